@@ -1,0 +1,84 @@
+"""Load the bundled GPU and model catalogs from profiles/ (YAML files with per-figure sources)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from recommender.hardware import Gpu
+from recommender.resources import profiles_dir
+from recommender.units import MiB
+
+_GPU_KEYS = {
+    "key", "name", "vendor", "aliases", "memory", "bandwidth_gbps", "dense_tflops", "compute_capability",
+    "supports", "interconnect", "gfd_product_label", "estimated", "sources",
+}
+
+
+def _load_yaml(path: Path) -> dict[str, Any]:
+    with path.open(encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping")
+    return data
+
+
+def gpu_from_profile(d: dict[str, Any], origin: str) -> Gpu:
+    """Build a Gpu from one profile document, rejecting unknown keys."""
+    unknown = set(d) - _GPU_KEYS
+    if unknown:
+        raise ValueError(f"{origin}: unknown keys {sorted(unknown)}")
+    mem, tf, sup = d["memory"], d.get("dense_tflops") or {}, d.get("supports") or {}
+    return Gpu(
+        key=d["key"], name=d["name"], vendor=d["vendor"], total_bytes=int(mem["cuda_total_mib"]) * MiB,
+        marketed_gb=mem.get("marketed_gb"), memory_type=str(mem.get("type", "")),
+        unified_memory=bool(mem.get("unified", False)), bandwidth_gbps=d.get("bandwidth_gbps"),
+        bf16_tflops=tf.get("bf16"), fp16_tflops=tf.get("fp16"), fp8_tflops=tf.get("fp8"), fp4_tflops=tf.get("fp4"),
+        compute_capability=str(d["compute_capability"]), fp8=bool(sup.get("fp8")), fp4=bool(sup.get("fp4")),
+        interconnect=str(d.get("interconnect", "")), gfd_product_label=d.get("gfd_product_label"),
+        aliases=tuple(d.get("aliases") or ()), estimated=tuple(d.get("estimated") or ()),
+        sources=dict(d.get("sources") or {}),
+    )
+
+
+@cache
+def load_gpus() -> tuple[Gpu, ...]:
+    """Every GPU profile, sorted by vendor then memory."""
+    folder = profiles_dir() / "gpus"
+    gpus = [gpu_from_profile(_load_yaml(p), p.name) for p in sorted(folder.glob("*.yaml"))]
+    return tuple(sorted(gpus, key=lambda g: (g.vendor != "nvidia", g.total_bytes, g.key)))
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogModel:
+    """One bundled model: its real config.json (and quant config) with where it came from."""
+
+    id: str
+    source: str
+    config: dict[str, Any]
+    hf_quant_config: dict[str, Any] | None
+    variants: tuple[str, ...]
+    base_model: str | None
+    published_params: int | None
+    published_params_source: str | None
+    note: str | None
+
+
+@cache
+def load_models() -> dict[str, CatalogModel]:
+    """Bundled models keyed by lower-cased Hugging Face id."""
+    out: dict[str, CatalogModel] = {}
+    for p in sorted((profiles_dir() / "models").glob("*.yaml")):
+        d = _load_yaml(p)
+        m = CatalogModel(
+            id=d["id"], source=d["source"], config=d["config"], hf_quant_config=d.get("hf_quant_config"),
+            variants=tuple(d.get("variants") or ()), base_model=d.get("base_model"),
+            published_params=d.get("published_params"), published_params_source=d.get("published_params_source"),
+            note=d.get("note"),
+        )
+        out[m.id.lower()] = m
+    return out

@@ -1,0 +1,56 @@
+"""The `vllm-plan` command line: parse, call the core, print. Errors become exit codes here only."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from recommender import __version__
+from recommender.errors import PlanError
+
+EXIT_CODES_HELP = """\b
+Exit codes:
+  0  success (explain: the numbers were computed, fit or not)
+  1  a check failed
+  2  bad input (unknown GPU/model, malformed config, invalid flag)
+  3  no feasible plan for the target
+  4  the model could not be fetched
+"""
+
+
+class PlanGroup(click.Group):
+    """Turns every PlanError into its documented exit code and one line on stderr."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except PlanError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+
+
+@click.group(cls=PlanGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
+@click.version_option(__version__, prog_name="vllm-plan")
+def cli() -> None:
+    """Which vLLM launch flags make this model serve this load on this hardware?"""
+
+
+def _register() -> None:
+    from recommender.cli import catalog_cmds, explain_cmd
+
+    cli.add_command(catalog_cmds.gpus)
+    cli.add_command(catalog_cmds.models)
+    cli.add_command(catalog_cmds.show)
+    cli.add_command(explain_cmd.explain)
+
+
+_register()
+
+
+def main() -> None:
+    """Console entry point."""
+    try:
+        cli.main(prog_name="vllm-plan")
+    except KeyboardInterrupt:
+        sys.exit(130)

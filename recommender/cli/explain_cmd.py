@@ -1,0 +1,164 @@
+"""`vllm-plan explain`: what vLLM will compute at startup for one model, GPU and set of flags."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from recommender.catalog import load_gpus
+from recommender.cli.output import emit, format_option
+from recommender.errors import FlagError, InputError
+from recommender.hardware import Gpu, custom_gpu, resolve_gpu
+from recommender.memory.budget import Explanation
+from recommender.memory.budget import explain as explain_budget
+from recommender.memory.engine import DEFAULT_VERSION, KV_CACHE_DTYPES, MODEL_DTYPES, EngineFlags, VllmVersion
+from recommender.serve_args import convert, parse_serve_argv
+from recommender.sources.resolve import resolve_model
+from recommender.units import GiB
+
+_FIELDS = (
+    "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "enable_expert_parallel", "quantization",
+    "dtype", "kv_cache_dtype", "gpu_memory_utilization", "kv_cache_memory_bytes", "max_model_len", "max_num_seqs",
+    "max_num_batched_tokens", "block_size", "enforce_eager", "enable_prefix_caching", "cpu_offload_gb",
+)
+
+
+def explanation_json(e: Explanation) -> dict[str, Any]:
+    """The `explain --format json` contract (sizes in GiB = 2**30 bytes)."""
+    st = e.stage
+
+    def g(b: int) -> float:
+        return round(b / GiB, 4)
+
+    return {
+        "model": e.model, "gpu": e.gpu, "vllm_version": e.vllm_version,
+        "gpu_total_gib": g(e.gpu_total_bytes), "free_gib": g(e.free_bytes),
+        "gpu_memory_utilization": e.utilization, "requested_gib": g(e.requested_bytes),
+        "weights_gib": g(st.weights) if st else None,
+        "activation_peak_gib": g(st.activation_peak) if st else None,
+        "non_torch_gib": g(st.non_torch) if st else None,
+        "cudagraph_gib": g(st.cudagraph) if st else None,
+        "kv_cache_gib": g(st.available_kv) if st else None,
+        "block_size": e.block_size, "num_gpu_blocks": e.num_gpu_blocks,
+        "kv_bytes_per_token": e.kv_bytes_per_token, "kv_cache_tokens": e.kv_cache_tokens,
+        "max_concurrency": round(e.max_concurrency, 2), "max_model_len": e.max_model_len,
+        "max_num_seqs": e.max_num_seqs, "max_num_batched_tokens": e.max_num_batched_tokens,
+        "tensor_parallel_size": e.tp, "pipeline_parallel_size": e.pp, "data_parallel_size": e.dp, "gpus": e.gpus,
+        "dtype": e.weight_dtype, "quantization": e.quantization, "kv_cache_dtype": e.kv_cache_dtype,
+        "kv_cache_groups": len(st.layout.groups) if st else 0,
+        "pipeline_stages": [{"stage": s.stage, "layers": s.layers, "weights_gib": g(s.weights),
+                             "kv_cache_gib": g(s.available_kv), "num_gpu_blocks": s.num_blocks} for s in e.stages],
+        "fits": e.fits, "errors": list(e.errors), "warnings": list(e.warnings),
+    }
+
+
+def _bar(e: Explanation, width: int = 60) -> list[str]:
+    st = e.stage
+    if st is None:
+        return []
+    total = e.gpu_total_bytes
+    parts = [("W", "weights", st.weights), ("A", "activation peak", st.activation_peak),
+             ("N", "non-torch", st.non_torch), ("G", "CUDA graphs", st.cudagraph),
+             ("K", "KV cache", max(0, st.available_kv))]
+    bar = "".join(ch * max(0, round(width * b / total)) for ch, _, b in parts)
+    bar = bar[:width].ljust(round(width * e.requested_bytes / total), ".")[:width].ljust(width, " ")
+    lines = [f"[{bar}] {e.gpu_total_bytes / GiB:.2f} GiB"]
+    lines += [f"  {ch} {name:<16}{b / GiB:8.2f} GiB" for ch, name, b in parts]
+    lines.append(f"    {'budget':<16}{e.requested_bytes / GiB:8.2f} GiB  (= ceil(total x {e.utilization}))")
+    return lines
+
+
+def render_table(e: Explanation) -> str:
+    """Human summary with the stacked per-GPU budget."""
+    out = [f"{e.model} on {e.gpu} — vLLM {e.vllm_version}",
+           f"  TP={e.tp} PP={e.pp} DP={e.dp} ({e.gpus} GPU{'s' if e.gpus > 1 else ''}), weights {e.weight_dtype}"
+           f" / {e.quantization}, KV {e.kv_cache_dtype}, max_model_len {e.max_model_len:,}, "
+           f"max_num_seqs {e.max_num_seqs}, max_num_batched_tokens {e.max_num_batched_tokens:,}", ""]
+    out += ["Per-GPU budget" + (f" (pipeline stage {e.stage.stage}, the tightest)" if e.pp > 1 and e.stage else "")]
+    out += _bar(e)
+    out += ["", f"  Available KV cache memory: {e.stage.available_kv / GiB:.2f} GiB" if e.stage else "",
+            f"  KV bytes per token: {e.kv_bytes_per_token:,}  block size: {e.block_size}  "
+            f"blocks: {e.num_gpu_blocks:,}",
+            f"  GPU KV cache size: {e.kv_cache_tokens:,} tokens, Maximum concurrency for {e.max_model_len:,} tokens "
+            f"per request: {e.max_concurrency:.2f}x", ""]
+    out.append("Verdict: vLLM starts" if e.fits else "Verdict: vLLM FAILS at startup")
+    out += [f"  error: {m}" for m in e.errors]
+    out += [f"  warning: {m}" for m in e.warnings]
+    return "\n".join(out)
+
+
+def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
+    """--gpu NAME or --gpu-memory-gib N (custom card)."""
+    if gpu_memory_gib is not None:
+        return custom_gpu(gpu_memory_gib, name=gpu or "custom")
+    if not gpu:
+        raise InputError("no GPU given: pass --gpu NAME (see `vllm-plan gpus`) or --gpu-memory-gib N")
+    return resolve_gpu(gpu, load_gpus())
+
+
+@click.command(context_settings={"ignore_unknown_options": False})
+@click.argument("model_arg", required=False, metavar="[MODEL]")
+@click.argument("serve", nargs=-1, type=click.UNPROCESSED, metavar="[-- vllm serve MODEL FLAGS...]")
+@click.option("--model", "model_opt", help="Model: Hugging Face id from the catalog or a local directory.")
+@click.option("--gpu", help="GPU type (name, alias or GFD label; see `vllm-plan gpus`).")
+@click.option("--gpu-memory-gib", type=float, help="Custom card: total memory in GiB as CUDA reports it.")
+@click.option("--free-memory-gib", type=float, help="Free memory at startup when the GPU is shared.")
+@click.option("-tp", "--tensor-parallel-size", type=int)
+@click.option("-pp", "--pipeline-parallel-size", type=int)
+@click.option("-dp", "--data-parallel-size", type=int)
+@click.option("--enable-expert-parallel", is_flag=True, default=None)
+@click.option("-q", "--quantization")
+@click.option("--dtype", type=click.Choice(MODEL_DTYPES))
+@click.option("--kv-cache-dtype", type=click.Choice(KV_CACHE_DTYPES))
+@click.option("--gpu-memory-utilization", type=float)
+@click.option("--kv-cache-memory-bytes", help="Fixed KV budget (1G = 2**30, 1g = 10**9).")
+@click.option("--max-model-len", help="Context length (32k = 32,000, 32K = 32,768; -1 or auto: auto-fit).")
+@click.option("--max-num-seqs", type=int)
+@click.option("--max-num-batched-tokens")
+@click.option("--block-size", type=int)
+@click.option("--enforce-eager", is_flag=True, default=None)
+@click.option("--cpu-offload-gb", type=float)
+@click.option("--vllm-version", default=DEFAULT_VERSION, show_default=True, help="vLLM release to model (0.8-0.33).")
+@format_option
+def explain(model_arg: str | None, serve: tuple[str, ...], model_opt: str | None, gpu: str | None,
+            gpu_memory_gib: float | None, free_memory_gib: float | None, vllm_version: str, fmt: str,
+            **flag_values: Any) -> None:
+    """Predict vLLM's startup memory figures and verdict for MODEL on a GPU.
+
+    Takes vLLM's own flag names, or a whole command after `--`.
+    Exits 0 whenever the numbers were computed, whether or not vLLM would start.
+
+    \b
+    Examples:
+      vllm-plan explain Qwen/Qwen2.5-7B-Instruct --gpu rtx4090 --max-model-len 8k
+      vllm-plan explain --gpu h100 -- vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2
+    """
+    values: dict[str, Any] = {}
+    model = model_opt or model_arg
+    if serve or (model_arg in ("vllm", "serve")):
+        argv = ([model_arg] if model_arg else []) + list(serve)
+        cmd = parse_serve_argv(argv)
+        values.update({k: v for k, v in cmd.values.items() if k != "model"})
+        model = model_opt or cmd.values.get("model")
+    for name, raw in flag_values.items():
+        if raw is None:
+            continue
+        if name == "max_model_len":
+            raw = convert("--max-model-len", "len", raw)
+        elif name in ("kv_cache_memory_bytes", "max_num_batched_tokens"):
+            raw = convert(f"--{name.replace('_', '-')}", "hint", raw)
+        values[name] = raw
+    if not model:
+        raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
+    unknown = set(values) - set(_FIELDS)
+    if unknown:
+        raise FlagError(f"unsupported flags: {', '.join(sorted(unknown))}")
+    flags = EngineFlags(**values)
+    hw = resolve_hardware(gpu, gpu_memory_gib)
+    free = int(free_memory_gib * GiB) if free_memory_gib is not None else None
+    result = explain_budget(resolve_model(model), hw, flags, VllmVersion.parse(vllm_version), free_bytes=free)
+    if fmt == "table":
+        click.echo(render_table(result))
+    else:
+        emit(explanation_json(result), fmt)

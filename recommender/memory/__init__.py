@@ -1,0 +1,1 @@
+"""GPU-free model of vLLM's startup memory accounting (pure: no I/O)."""

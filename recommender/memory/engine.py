@@ -1,0 +1,105 @@
+"""The launch flags that change memory, and the vLLM-version behaviour that interprets them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from recommender.errors import FlagError
+
+KV_CACHE_DTYPES = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2")
+MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+DEFAULT_VERSION = "0.33.0"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class VllmVersion:
+    """A vLLM release as (major, minor, patch), with the behaviour switches the memory model needs."""
+
+    major: int
+    minor: int
+    patch: int = 0
+
+    @classmethod
+    def parse(cls, text: str) -> VllmVersion:
+        """'0.33', 'v0.10.1.1', '0.19.0' -> VllmVersion."""
+        m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.(\d+))?(?:[.+\-].*)?", text.strip())
+        if not m:
+            raise FlagError(f"--vllm-version {text!r} is not a version like 0.33.0")
+        v = cls(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+        if v < cls(0, 8) or v > cls(0, 33, 99):
+            raise FlagError(f"--vllm-version {text}: supported versions are 0.8 to 0.33")
+        return v
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+    @property
+    def default_gpu_memory_utilization(self) -> float:
+        """0.92 in 0.33 (config/cache.py); 0.9 in every earlier release."""
+        return 0.92 if self >= VllmVersion(0, 33) else 0.9
+
+    @property
+    def cudagraph_memory_before_kv(self) -> bool:
+        """VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1 'since v0.21.0'."""
+        return self >= VllmVersion(0, 21)
+
+    @property
+    def one_line_capacity_log(self) -> bool:
+        """0.24+ prints 'GPU KV cache size: N tokens, Maximum concurrency ...' on one line with
+        tokens = int(concurrency * max_model_len); older V1 computed tokens from blocks // groups."""
+        return self >= VllmVersion(0, 24)
+
+    @property
+    def sliding_window_counts_in_flight_batches(self) -> bool:
+        """Newer releases reserve max_concurrent_batches x max_num_batched_tokens beyond the window."""
+        return self >= VllmVersion(0, 24)
+
+    @property
+    def gpu_dependent_batch_defaults(self) -> bool:
+        """get_batch_defaults picks max_num_seqs / max_num_batched_tokens from GPU memory (>= 0.10)."""
+        return self >= VllmVersion(0, 10)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineFlags:
+    """vLLM launch flags that shape memory. None means 'vLLM's default for this version and GPU'."""
+
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    data_parallel_size: int = 1
+    enable_expert_parallel: bool = False
+    quantization: str | None = None
+    dtype: str = "auto"
+    kv_cache_dtype: str = "auto"
+    gpu_memory_utilization: float | None = None
+    kv_cache_memory_bytes: int | None = None
+    max_model_len: int | None = None  # -1: auto-fit
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    block_size: int | None = None
+    enforce_eager: bool = False
+    enable_prefix_caching: bool | None = None
+    cpu_offload_gb: float = 0.0
+
+    def validate(self) -> None:
+        """vLLM's own argument checks, with vLLM-like one-line messages."""
+        for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
+            value = getattr(self, name)
+            if value < 1:
+                raise FlagError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+        u = self.gpu_memory_utilization
+        if u is not None and not 0 < u <= 1:
+            raise FlagError(f"--gpu-memory-utilization must be in (0, 1], got {u}")
+        if self.kv_cache_dtype not in KV_CACHE_DTYPES:
+            raise FlagError(f"--kv-cache-dtype {self.kv_cache_dtype!r}: choose from {', '.join(KV_CACHE_DTYPES)}")
+        if self.dtype not in MODEL_DTYPES:
+            raise FlagError(f"--dtype {self.dtype!r}: choose from {', '.join(MODEL_DTYPES)}")
+        if self.max_model_len is not None and self.max_model_len != -1 and self.max_model_len < 1:
+            raise FlagError(f"--max-model-len must be positive (or -1 / auto), got {self.max_model_len}")
+        for name in ("max_num_seqs", "max_num_batched_tokens", "block_size", "kv_cache_memory_bytes"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise FlagError(f"--{name.replace('_', '-')} must be positive, got {value}")
+        if self.cpu_offload_gb < 0:
+            raise FlagError(f"--cpu-offload-gb must not be negative, got {self.cpu_offload_gb}")

@@ -1,0 +1,144 @@
+"""KV-cache page sizes, vLLM's KV-cache groups, and blocks per request (vllm/v1/kv_cache_interface.py,
+vllm/v1/core/kv_cache_planning.py in 0.33)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from recommender.model.spec import ModelSpec
+from recommender.units import cdiv
+
+SpecKind = Literal["full", "sliding", "chunked", "mla", "mamba"]
+_STATE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, None: 2}
+
+
+@dataclass(frozen=True, slots=True)
+class LayerKv:
+    """KV spec of one layer on one GPU."""
+
+    kind: SpecKind
+    page_bytes: int  # bytes of one block of this layer (padded for mamba)
+    bytes_per_token: int  # 0 for mamba (state per request)
+    window: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KvGroup:
+    """A KV-cache group: up to `size` layers of one kind sharing block ids."""
+
+    kind: SpecKind
+    layers: int
+    window: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class KvLayout:
+    """The grouped layout of one GPU's KV cache."""
+
+    block_size: int
+    groups: tuple[KvGroup, ...]
+    group_size: int  # layer slots per group (padding included)
+    page_bytes: int  # one layer's page (uniform after unification)
+    bytes_per_block: int  # group_size * page_bytes (all groups alias one pool)
+    bytes_per_token: int  # full-attention-equivalent bytes per token over this GPU's attention layers
+    padding_layers: int
+
+    def blocks_per_request(self, max_model_len: int, max_in_flight_tokens: int, *, prefix_caching: bool) -> int:
+        """Sum over groups of cdiv(max_memory_usage_bytes, page) for one max-length request."""
+        total = 0
+        bs = self.block_size
+        for g in self.groups:
+            if g.kind in ("full", "mla"):
+                total += cdiv(max_model_len, bs)
+            elif g.kind in ("sliding", "chunked"):
+                w = g.window or max_model_len
+                span = min(w - 1 + max_in_flight_tokens, max_model_len)
+                total += cdiv(span, bs) + 1
+            else:  # mamba: one state block (two with prefix caching's align mode)
+                total += 2 if prefix_caching else 1
+        return total
+
+
+def kv_dtype_bytes(kv_cache_dtype: str, model_dtype_bytes: int) -> int:
+    """`auto` is the model dtype; fp8 variants are stored as uint8."""
+    if kv_cache_dtype.startswith("fp8"):
+        return 1
+    if kv_cache_dtype in ("float16", "bfloat16"):
+        return 2
+    return model_dtype_bytes
+
+
+def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, model_bytes: int) -> LayerKv | None:
+    """The KV spec of layer i on one TP rank, or None for a layer without cache."""
+    kind = s.layer_kinds[i]
+    if kind in ("full", "sliding", "chunked"):
+        kvh = max(1, s.num_kv_heads // tp)
+        per_token = kvh * (s.head_dim + s.v_head_dim) * kv_bytes
+        window = s.sliding_window if kind == "sliding" else s.attention_chunk_size if kind == "chunked" else None
+        return LayerKv(kind, block_size * per_token, per_token, window)
+    if kind == "mla":
+        assert s.mla is not None
+        per_token = (s.mla.kv_lora_rank + s.mla.qk_rope_head_dim) * kv_bytes
+        return LayerKv("mla", block_size * per_token, per_token)
+    if kind == "linear_attention":
+        la = s.linear_attention
+        assert la is not None
+        conv_dim = 2 * la.num_k_heads * la.head_k_dim + la.num_v_heads * la.head_v_dim
+        conv = cdiv(conv_dim, tp) * (la.conv_kernel - 1) * model_bytes
+        ssm = cdiv(la.num_v_heads, tp) * la.head_v_dim * la.head_k_dim * _STATE_BYTES.get(la.state_dtype, model_bytes)
+        return LayerKv("mamba", conv + ssm, 0)
+    if kind == "mamba":
+        m = s.mamba
+        assert m is not None
+        groups = m.n_groups if m.n_groups % tp == 0 else tp  # extra_groups_for_head_shards pads to tp
+        conv_dim = m.intermediate + 2 * groups * m.state_size
+        conv = cdiv(conv_dim, tp) * (m.conv_kernel - 1) * model_bytes
+        ssm = cdiv(m.num_heads, tp) * m.head_dim * m.state_size * _STATE_BYTES.get(m.ssm_state_dtype, 4)
+        return LayerKv("mamba", conv + ssm, 0)
+    return None
+
+
+def build_layout(
+    s: ModelSpec, layers: range, *, tp: int, block_size: int | None, kv_bytes: int, model_bytes: int,
+    hybrid_manager: bool = True,
+) -> KvLayout:
+    """Group the layers of one pipeline stage as vLLM does and size one block."""
+    bs = block_size or 16
+    specs = [x for x in (layer_kv(s, i, tp=tp, block_size=bs, kv_bytes=kv_bytes, model_bytes=model_bytes)
+                         for i in layers) if x is not None]
+    if not specs:
+        return KvLayout(bs, (), 0, 0, 0, 0, 0)
+    attn = [x for x in specs if x.kind != "mamba"]
+    mamba = [x for x in specs if x.kind == "mamba"]
+    if mamba and attn:
+        # _align_hybrid_block_size: attention block grows until its page >= the mamba page.
+        per_token = attn[0].bytes_per_token
+        mamba_page = max(x.page_bytes for x in mamba)
+        bs = bs * cdiv(mamba_page, bs * per_token)
+        page = bs * per_token
+        specs = [LayerKv(x.kind, page, x.bytes_per_token, x.window) for x in specs]
+    elif mamba:
+        page = max(x.page_bytes for x in mamba)
+        specs = [LayerKv("mamba", page, 0) for _ in mamba]
+    if not hybrid_manager:
+        specs = [LayerKv("full" if x.kind in ("sliding", "chunked") else x.kind, x.page_bytes, x.bytes_per_token)
+                 for x in specs]
+    page = max(x.page_bytes for x in specs)
+    by_kind: dict[tuple[SpecKind, int | None], int] = {}
+    for x in specs:
+        by_kind[(x.kind, x.window)] = by_kind.get((x.kind, x.window), 0) + 1
+    counts = list(by_kind.values())
+    if len(by_kind) == 1:
+        group_size = counts[0]
+    else:
+        lo, hi = min(counts), max(counts)
+        group_size = hi if hi < 1.5 * lo else lo
+    groups = [
+        KvGroup(kind, min(group_size, n - j * group_size), window)
+        for (kind, window), n in by_kind.items()
+        for j in range(cdiv(n, group_size))
+    ]
+    padding = len(groups) * group_size - len(specs)
+    per_token = sum(x.bytes_per_token for x in specs)
+    return KvLayout(bs, tuple(groups), group_size, page, group_size * page, per_token, padding)

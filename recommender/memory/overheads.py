@@ -1,0 +1,76 @@
+"""The terms vLLM measures rather than computes: activation peak, non-torch memory, CUDA-graph memory.
+
+Each is a small documented model fitted to the real startup logs in shared/calibration
+(`benchmarks/fidelity.py` prints the residuals). Constants name the records they come from.
+"""
+
+from __future__ import annotations
+
+from recommender.model.spec import ModelSpec
+from recommender.units import GiB, MiB
+
+# --- activation peak of the profiling run --------------------------------------------------------
+# vLLM's profile_run does one forward over max_num_batched_tokens (T) spread over
+# min(max_num_seqs, T) dummy requests, attention skipped, then the sampler over one row per request
+# with logits [num_reqs, vocab] converted to fp32 (v1/sample/sampler.py).
+# Forward part: bytes per token per unit of MLP width (gate/up output + activation) and of hidden size
+# (residual, norms, qkv). Fitted to the llm-d-planner v0.19.0 H100 sweep, using the pipeline-parallel
+# first stages (records C027, C028: no sampler on that rank) to separate the two parts.
+ACT_BYTES_PER_TOKEN_PER_MLP_UNIT = 6.3
+ACT_BYTES_PER_TOKEN_PER_HIDDEN_UNIT = 13.2
+# Sampler part: bytes per logit of the [num_reqs, vocab] fp32 work (C020 - C027: 0.79 GiB for
+# 1024 x 128,256 logits on Llama-3.1-8B).
+SAMPLER_BYTES_PER_LOGIT = 6.5
+
+
+def activation_peak_bytes(
+    s: ModelSpec, *, max_num_batched_tokens: int, max_num_seqs: int, tp: int, last_stage: bool
+) -> int:
+    """Transient torch peak of the profiling run on one GPU.
+
+    The logs show the same peak at TP=1, 2 and 4 (C020, C029, C030), so it is not divided by TP.
+    """
+    del tp
+    t = max_num_batched_tokens
+    if s.moe is not None and s.is_moe:
+        width = s.moe.top_k * s.moe.expert_intermediate + s.moe.shared_intermediate
+    else:
+        width = s.intermediate_size
+    forward = t * (ACT_BYTES_PER_TOKEN_PER_MLP_UNIT * width + ACT_BYTES_PER_TOKEN_PER_HIDDEN_UNIT * s.hidden_size)
+    sampler = 0.0
+    if last_stage:
+        num_reqs = min(max_num_seqs, t)
+        sampler = SAMPLER_BYTES_PER_LOGIT * num_reqs * s.vocab_size
+    return int(forward + sampler)
+
+
+# --- non-torch memory ----------------------------------------------------------------------------
+# CUDA context growth, cuBLAS workspaces and, with TP > 1 on NVLink, custom all-reduce and NCCL buffers.
+# TP=1: 0.24-0.26 GiB on H100 (C013-C048); TP>1 over NVLink: 2.06-2.21 GiB (C029, C030, C046, C047);
+# TP>1 over PCIe (no custom all-reduce): 0.21 GiB (C002, L40S TP=4).
+NON_TORCH_SINGLE_GPU = int(0.25 * GiB)
+NON_TORCH_TP_NVLINK = int(2.1 * GiB)
+NON_TORCH_TP_PCIE = int(0.3 * GiB)
+
+
+def non_torch_bytes(*, tp: int, nvlink: bool) -> int:
+    """Memory vLLM reports as non-torch on one GPU."""
+    if tp <= 1:
+        return NON_TORCH_SINGLE_GPU
+    return NON_TORCH_TP_NVLINK if nvlink else NON_TORCH_TP_PCIE
+
+
+# --- CUDA-graph memory ---------------------------------------------------------------------------
+# The captured graph pool grows with the number of layers (one set of kernels per layer per size).
+# Fitted to "CUDA graph pool memory: X GiB (actual)" of the v0.19.0 sweep: 0.87 GiB for 28 layers
+# (C040), 0.91 for 32 (C020), 1.23 for 46 (C014), 1.61 for 80 (C034).
+CUDAGRAPH_BASE = int(0.45 * GiB)
+CUDAGRAPH_PER_LAYER = int(14.5 * MiB)
+
+
+def cudagraph_bytes(s: ModelSpec, *, layers_on_gpu: int, enforce_eager: bool) -> int:
+    """vLLM's CUDA-graph memory estimate for one GPU (0 with --enforce-eager)."""
+    del s
+    if enforce_eager:
+        return 0
+    return CUDAGRAPH_BASE + CUDAGRAPH_PER_LAYER * layers_on_gpu

@@ -1,0 +1,169 @@
+"""Weight bytes per GPU, tensor by tensor: TP sharding, PP stage ranges, quantization formats.
+
+This is what vLLM logs as "Model loading took X GiB" (torch memory allocated by loading, after
+process_weights_after_loading), including the rotary cos/sin cache buffer.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+
+from recommender.model.spec import ModelSpec, QuantSpec
+from recommender.model.tensors import Tensor, model_tensors, padded_vocab
+from recommender.units import cdiv
+
+DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "half": 2, "float": 4}
+
+
+@dataclass(frozen=True, slots=True)
+class Parallel:
+    """How one replica is spread over GPUs."""
+
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+    expert_parallel: bool = False
+
+
+def pp_layer_ranges(num_layers: int, pp: int) -> list[range]:
+    """vllm/distributed/utils.py:get_pp_indices: L//pp each, the remainder one each to the ranks before the last."""
+    base = num_layers // pp
+    sizes = [base] * pp
+    remainder = num_layers % pp
+    for i in range(2, remainder + 2):
+        sizes[-i] += 1
+    ranges, start = [], 0
+    for size in sizes:
+        ranges.append(range(start, start + size))
+        start += size
+    return ranges
+
+
+def _sharded_shape(t: Tensor, par: Parallel, vocab_padded: int) -> tuple[int, int, int]:
+    """(rows, cols, count) held by one rank."""
+    tp = par.tp
+    if t.shard == "column":
+        return cdiv(t.rows, tp), t.cols, t.count
+    if t.shard == "head":
+        return cdiv(t.rows, tp), t.cols, t.count
+    if t.shard == "kv":
+        per_head = t.rows // max(t.heads, 1)
+        heads_rank = max(1, t.heads // tp)
+        return heads_rank * per_head, t.cols, t.count
+    if t.shard == "row":
+        return t.rows, cdiv(t.cols, tp), t.count
+    if t.shard == "vocab":
+        return cdiv(vocab_padded, tp), t.cols, t.count
+    if t.shard in ("expert_w13", "expert_w2", "expert_vec"):
+        ranks = tp * par.dp
+        if par.expert_parallel:
+            return t.rows, t.cols, cdiv(t.count, ranks)
+        if t.shard == "expert_w13" or t.shard == "expert_vec":
+            return cdiv(t.rows, ranks), t.cols, t.count
+        return t.rows, cdiv(t.cols, ranks), t.count
+    return t.rows, t.cols, t.count
+
+
+def _matches(module: str, patterns: tuple[str, ...]) -> bool:
+    for p in patterns:
+        if fnmatch.fnmatch(module, p) or fnmatch.fnmatch(module, p + ".*") or module.endswith("." + p):
+            return True
+        if p and (module == p or module.startswith(p + ".") or f".{p}." in f".{module}."):
+            return True
+    return False
+
+
+def _mixed_algo(q: QuantSpec, t: Tensor) -> str | None:
+    """ModelOpt MIXED_PRECISION: the algorithm listed for this layer's module kind, if any."""
+    if t.layer is None:
+        return None
+    kind = {"experts": ".mlp.experts", "shared_experts": ".shared_expert", "attention": ".self_attn.",
+            "mixer": ".linear_attn.", "mlp": ".mlp."}.get(t.group)
+    if kind is None:
+        return None
+    for name, algo in q.mixed:
+        if f"layers.{t.layer}." in name and kind in name + ".":
+            return algo
+    return None
+
+
+def quantized_bytes(q: QuantSpec, rows: int, cols: int, method: str | None = None) -> int:
+    """Bytes of one quantized [rows, cols] linear weight with its scales / zero points."""
+    n = rows * cols
+    m = method or q.method
+    if m in ("fp8", "FP8"):
+        if q.block:
+            scales = cdiv(rows, q.block[0]) * cdiv(cols, q.block[1]) * 4
+        elif q.group_size == -1:
+            scales = rows * 4
+        else:
+            scales = 4 + (4 if q.static_input_scales else 0)
+        return n + scales
+    if m == "int8":
+        return n + rows * 4
+    if m in ("gptq", "awq"):
+        groups = 1 if q.group_size <= 0 else cdiv(cols, q.group_size)
+        packed = n * q.bits // 8
+        scales = groups * rows * 2
+        zeros = groups * rows * q.bits // 8 if q.has_zero_points else 0
+        return packed + scales + zeros
+    if m in ("nvfp4", "NVFP4", "W4A16_NVFP4"):
+        return n // 2 + n // 16 + 8
+    if m == "mxfp4":
+        return n // 2 + n // 32
+    if m == "bitsandbytes":
+        return n * q.bits // 8 + cdiv(n, 64) * 4
+    raise ValueError(f"unknown quantization method {m}")
+
+
+def tensor_bytes(s: ModelSpec, t: Tensor, par: Parallel, dtype_bytes: int, quant: QuantSpec | None) -> int:
+    """Bytes of one tensor on one rank."""
+    rows, cols, count = _sharded_shape(t, par, padded_vocab(s.vocab_size))
+    plain = rows * cols * count * dtype_bytes
+    if quant is None or not t.linear:
+        return plain
+    if t.group in ("embedding", "lm_head") and not quant.lm_head_quantized:
+        return plain
+    if _matches(t.module, quant.keep_unquantized):
+        return plain
+    if quant.method == "mxfp4" and t.group != "experts":
+        return plain
+    method: str | None = None
+    if quant.method == "modelopt-mixed":
+        method = _mixed_algo(quant, t)
+        if method is None:
+            return plain
+    return count * quantized_bytes(quant, rows, cols, method)
+
+
+def stage_tensors(s: ModelSpec, par: Parallel, stage: int) -> list[Tensor]:
+    """Tensors held by pipeline stage `stage`: its layers, embedding on the first, norm + lm_head on the last."""
+    layers = pp_layer_ranges(s.num_layers, par.pp)[stage]
+    first, last = stage == 0, stage == par.pp - 1
+    held = []
+    for t in model_tensors(s):
+        if t.layer is not None:
+            if t.layer in layers:
+                held.append(t)
+        elif t.group == "embedding":
+            if first or (last and s.tie_word_embeddings):
+                held.append(t)
+        elif last:
+            held.append(t)
+    return held
+
+
+def rotary_cache_bytes(s: ModelSpec, dtype_bytes: int) -> int:
+    """RotaryEmbedding.cos_sin_cache: [max_position, rotary_dim] in the model dtype, one shared buffer."""
+    if s.rotary_dim <= 0 or not any(k in ("full", "sliding", "chunked", "mla") for k in s.layer_kinds):
+        return 0
+    return s.rope_max_position * s.rotary_dim * dtype_bytes
+
+
+def weight_bytes_per_gpu(
+    s: ModelSpec, par: Parallel, *, dtype_bytes: int, quant: QuantSpec | None, stage: int = 0
+) -> int:
+    """Bytes of weights one GPU of pipeline stage `stage` holds ("Model loading took")."""
+    total = sum(tensor_bytes(s, t, par, dtype_bytes, quant) for t in stage_tensors(s, par, stage))
+    return total + rotary_cache_bytes(s, dtype_bytes)

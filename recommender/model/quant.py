@@ -1,0 +1,127 @@
+"""Read a checkpoint's quantization declaration (config.json `quantization_config`, `hf_quant_config.json`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from recommender.errors import ModelConfigError, UnsupportedArchitectureError
+from recommender.model.spec import QuantSpec
+
+# Online methods a user can request with --quantization on an unquantized checkpoint.
+ONLINE_METHODS = ("fp8",)
+
+
+def online_quant(method: str) -> QuantSpec:
+    """The QuantSpec vLLM applies for `--quantization METHOD` on a 16-bit checkpoint."""
+    if method == "fp8":
+        # Fp8LinearMethod without a checkpoint config: per-tensor weight scale, dynamic activations.
+        return QuantSpec(method="fp8", bits=8, group_size=0, label="FP8 (online, per-tensor)")
+    raise UnsupportedArchitectureError(
+        f"online quantization {method!r} is not modelled; use a pre-quantized checkpoint or --quantization fp8"
+    )
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ModelConfigError(f"quantization_config.{what} must be an integer, got {value!r}")
+    return value
+
+
+def _str_tuple(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, list):
+        return tuple(str(v) for v in value)
+    return (str(value),)
+
+
+def parse_quant(qc: Mapping[str, Any] | None, hf_quant: Mapping[str, Any] | None = None) -> QuantSpec | None:
+    """QuantSpec from a `quantization_config` mapping and/or a ModelOpt `hf_quant_config.json`."""
+    if hf_quant and isinstance(hf_quant.get("quantization"), Mapping):
+        return _modelopt(hf_quant["quantization"])
+    if not qc:
+        return None
+    if not isinstance(qc, Mapping):
+        raise ModelConfigError("quantization_config must be a JSON object")
+    method = str(qc.get("quant_method", "")).lower()
+    if method == "fp8":
+        block = qc.get("weight_block_size")
+        keep = _str_tuple(qc.get("ignored_layers")) + _str_tuple(qc.get("modules_to_not_convert"))
+        static = qc.get("activation_scheme") == "static"
+        if block:
+            b = (int(block[0]), int(block[1]))
+            return QuantSpec("fp8", 8, block=b, keep_unquantized=keep, static_input_scales=static,
+                             label=f"FP8 block {b[0]}x{b[1]}")
+        return QuantSpec("fp8", 8, group_size=0, keep_unquantized=keep, static_input_scales=static,
+                         label="FP8 per-tensor" + (" static" if static else ""))
+    if method in ("awq", "gptq"):
+        bits = _int(qc.get("bits", qc.get("w_bit", 4)), "bits")
+        group = _int(qc.get("group_size", qc.get("q_group_size", 128)), "group_size")
+        if bits not in (2, 3, 4, 8):
+            raise ModelConfigError(f"{method} with {bits} bits is not a vLLM-supported width")
+        zero = (method == "awq" and bool(qc.get("zero_point", True))) or (method == "gptq" and qc.get("sym") is False)
+        keep = _str_tuple(qc.get("modules_to_not_convert"))
+        g = "per-channel" if group == -1 else f"g{group}"
+        return QuantSpec(method, bits, group_size=group, has_zero_points=zero,
+                         lm_head_quantized=bool(qc.get("lm_head", False)), keep_unquantized=keep,
+                         label=f"{method.upper()} {bits}-bit {g}")
+    if method == "compressed-tensors":
+        return _compressed_tensors(qc)
+    if method == "mxfp4":
+        return QuantSpec("mxfp4", 4, group_size=32, keep_unquantized=_str_tuple(qc.get("modules_to_not_convert")),
+                         label="MXFP4 (experts)")
+    if method in ("modelopt", "modelopt_fp4"):
+        return _modelopt(qc)
+    if method == "bitsandbytes":
+        bits = 4 if qc.get("load_in_4bit") else 8
+        return QuantSpec("bitsandbytes", bits, group_size=64, label=f"bitsandbytes {bits}-bit (removed in vLLM 0.33)")
+    raise UnsupportedArchitectureError(f"quantization method {method or '(none given)'!r} is not modelled")
+
+
+def _compressed_tensors(qc: Mapping[str, Any]) -> QuantSpec:
+    groups = qc.get("config_groups") or {}
+    if not isinstance(groups, Mapping) or not groups:
+        raise ModelConfigError("compressed-tensors quantization_config has no config_groups")
+    first = next(iter(groups.values()))
+    weights = first.get("weights") or {}
+    bits = _int(weights.get("num_bits", 8), "config_groups.weights.num_bits")
+    kind = str(weights.get("type", "int"))
+    strategy = str(weights.get("strategy", "channel"))
+    group = weights.get("group_size")
+    keep = _str_tuple(qc.get("ignore"))
+    kv_fp8 = bool(qc.get("kv_cache_scheme"))
+    fmt = str(qc.get("format", ""))
+    if (bits == 4 and kind == "float") or "nvfp4" in fmt:
+        return QuantSpec("nvfp4", 4, group_size=16, keep_unquantized=keep, kv_cache_fp8=kv_fp8,
+                         label="NVFP4 (compressed-tensors)")
+    if strategy == "group":
+        g = int(group or 128)
+        return QuantSpec("gptq", bits, group_size=g, has_zero_points=not bool(weights.get("symmetric", True)),
+                         keep_unquantized=keep, kv_cache_fp8=kv_fp8, label=f"W{bits}A16 g{g} (compressed-tensors)")
+    if strategy == "block":
+        bs = weights.get("block_structure") or [128, 128]
+        return QuantSpec("fp8", bits, block=(int(bs[0]), int(bs[1])), keep_unquantized=keep, kv_cache_fp8=kv_fp8,
+                         label=f"W{bits} block (compressed-tensors)")
+    gs = 0 if strategy == "tensor" else -1
+    label = f"W{bits}A{8 if first.get('input_activations') else 16} {'FP8' if kind == 'float' else 'INT8'} {strategy}"
+    return QuantSpec("fp8" if kind == "float" else "int8", bits, group_size=gs, keep_unquantized=keep,
+                     kv_cache_fp8=kv_fp8, label=label + " (compressed-tensors)")
+
+
+def _modelopt(q: Mapping[str, Any]) -> QuantSpec:
+    algo = str(q.get("quant_algo", "")).upper()
+    keep = _str_tuple(q.get("exclude_modules")) + _str_tuple(q.get("ignore"))
+    kv_fp8 = str(q.get("kv_cache_quant_algo", "")).upper() == "FP8"
+    if algo == "FP8":
+        return QuantSpec("fp8", 8, group_size=0, keep_unquantized=keep, kv_cache_fp8=kv_fp8,
+                         static_input_scales=True, label="FP8 (ModelOpt)")
+    if algo in ("NVFP4", "W4A16_NVFP4"):
+        return QuantSpec("nvfp4", 4, group_size=int(q.get("group_size", 16)), keep_unquantized=keep,
+                         kv_cache_fp8=kv_fp8, label="NVFP4 (ModelOpt)")
+    if algo == "MIXED_PRECISION":
+        layers = q.get("quantized_layers") or {}
+        mixed = tuple(sorted((str(k), str(v.get("quant_algo", "")).upper()) for k, v in layers.items()))
+        return QuantSpec("modelopt-mixed", 4, group_size=16, keep_unquantized=keep, kv_cache_fp8=kv_fp8,
+                         mixed=mixed, label="ModelOpt mixed NVFP4/FP8")
+    raise UnsupportedArchitectureError(f"ModelOpt quant_algo {algo or '(none)'!r} is not modelled")

@@ -1,0 +1,170 @@
+"""Frozen description of a model's architecture (what vLLM builds), independent of where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+LayerKind = Literal["full", "sliding", "chunked", "mla", "linear_attention", "mamba", "none"]
+"""Token mixer of one decoder layer. `none`: a layer without attention (e.g. an MLP-only Nemotron-H layer)."""
+
+MlpKind = Literal["dense", "moe", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class MoeSpec:
+    """Routed experts (and optional shared experts) of an MoE layer."""
+
+    num_experts: int
+    top_k: int
+    expert_intermediate: int
+    shared_intermediate: int = 0  # total width of the shared expert(s), 0 if none
+    gated: bool = True  # SwiGLU-style gate+up (2 x I) vs a single up projection (relu2)
+    expert_bias: bool = False  # gpt-oss: biases on expert projections
+    router_bias: bool = False
+    shared_gate: bool = False  # Qwen2-MoE style sigmoid gate on the shared expert (H -> 1)
+
+
+@dataclass(frozen=True, slots=True)
+class MlaSpec:
+    """Multi-head latent attention (DeepSeek V2/V3, Kimi-K2)."""
+
+    kv_lora_rank: int
+    q_lora_rank: int | None
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+
+
+@dataclass(frozen=True, slots=True)
+class LinearAttentionSpec:
+    """Gated DeltaNet (Qwen3-Next / Qwen3.5) recurrent layers."""
+
+    num_k_heads: int
+    num_v_heads: int
+    head_k_dim: int
+    head_v_dim: int
+    conv_kernel: int
+    state_dtype: str | None = None  # mamba_ssm_dtype from the config (Qwen3.5: float32)
+
+
+@dataclass(frozen=True, slots=True)
+class MambaSpec:
+    """Mamba2 mixer (Nemotron-H, Granite-4-H, Bamba)."""
+
+    num_heads: int
+    head_dim: int
+    state_size: int
+    n_groups: int
+    conv_kernel: int
+    intermediate: int
+    ssm_state_dtype: str | None = None  # NemotronH: float32 unless set
+
+
+@dataclass(frozen=True, slots=True)
+class QuantSpec:
+    """Weight quantization as declared by the checkpoint (or requested online).
+
+    `method`: fp8 | gptq | awq | compressed-tensors | nvfp4 | mxfp4 | modelopt-fp8 | bitsandbytes.
+    `bits`: bits per quantized weight; `group_size`: elements sharing one scale (-1 = per channel,
+    0 = per tensor); `block`: 2-D block scales (DeepSeek FP8 128x128).
+    """
+
+    method: str
+    bits: int
+    group_size: int = 0
+    block: tuple[int, int] | None = None
+    has_zero_points: bool = False
+    lm_head_quantized: bool = False
+    keep_unquantized: tuple[str, ...] = ()  # module-name patterns left in 16 bit
+    kv_cache_fp8: bool = False  # checkpoint declares an FP8 KV cache (vLLM then defaults to fp8)
+    static_input_scales: bool = False
+    mixed: tuple[tuple[str, str], ...] = ()  # ModelOpt MIXED_PRECISION: (module pattern, algo)
+    label: str = ""  # short human label: "AWQ 4-bit g128", "FP8 block 128x128"
+
+
+@dataclass(frozen=True, slots=True)
+class ParamCounts:
+    """Exact parameter counts per tensor group (logical, unsharded, before quantization)."""
+
+    embedding: int
+    attention: int
+    mlp: int
+    experts: int
+    shared_experts: int
+    router: int
+    mixer: int  # Mamba / linear-attention layers
+    norms: int
+    lm_head: int
+
+    @property
+    def total(self) -> int:
+        """Total parameters as a checkpoint counts them (tied lm_head counted once)."""
+        return (
+            self.embedding + self.attention + self.mlp + self.experts + self.shared_experts
+            + self.router + self.mixer + self.norms + self.lm_head
+        )
+
+    @property
+    def active(self) -> int:
+        """Parameters touched per token: everything but the routed experts not selected."""
+        return self.total - self.experts  # caller scales experts by top_k / E where needed
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """Everything the memory model needs about one model."""
+
+    name: str
+    architecture: str
+    model_type: str
+    dtype: str  # checkpoint torch dtype: bfloat16 | float16 | float32
+    hidden_size: int
+    num_layers: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    v_head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    max_model_len: int  # derived maximum context (vLLM's _get_and_verify_max_len)
+    max_len_key: str  # which config key gave it, for the error text
+    tie_word_embeddings: bool
+    layer_kinds: tuple[LayerKind, ...]
+    mlp_kinds: tuple[MlpKind, ...]
+    sliding_window: int | None = None
+    attention_chunk_size: int | None = None
+    qkv_bias: bool = False
+    o_bias: bool = False
+    mlp_bias: bool = False
+    gated_mlp: bool = True
+    qk_norm: bool = False
+    norms_per_layer: int = 2
+    attn_output_gate: bool = False  # Qwen3-Next/3.5: q_proj also emits a gate (2 x q width)
+    rotary_dim: int = 0
+    rope_max_position: int = 0
+    moe: MoeSpec | None = None
+    mla: MlaSpec | None = None
+    linear_attention: LinearAttentionSpec | None = None
+    mamba: MambaSpec | None = None
+    quant: QuantSpec | None = None
+    multimodal: bool = False
+    params: ParamCounts | None = None
+    published_params: int | None = None
+    source: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def is_moe(self) -> bool:
+        """True when at least one layer routes to experts."""
+        return self.moe is not None and "moe" in self.mlp_kinds
+
+    @property
+    def attention_kinds(self) -> tuple[str, ...]:
+        """Distinct token-mixer kinds, in first-seen order."""
+        return tuple(dict.fromkeys(self.layer_kinds))
+
+    @property
+    def is_hybrid(self) -> bool:
+        """More than one KV-cache kind (sliding + full, mamba + attention...)."""
+        return len(set(self.layer_kinds) - {"none"}) > 1

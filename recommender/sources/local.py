@@ -1,0 +1,49 @@
+"""Read a model from a local directory (or a config.json path)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from recommender.errors import ModelConfigError, UnknownModelError
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except PermissionError as exc:
+        raise ModelConfigError(f"cannot read {path}: permission denied") from exc
+    except OSError as exc:
+        raise ModelConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelConfigError(
+            f"{path} is not valid JSON ({what}, line {exc.lineno}): is the file truncated?"
+        ) from exc
+
+
+def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, int | None]:
+    """(config, hf_quant_config or None, checkpoint bytes from the safetensors index or None)."""
+    if path.is_file():
+        config_path, folder = path, path.parent
+    elif path.is_dir():
+        config_path, folder = path / "config.json", path
+        if not config_path.exists():
+            raise UnknownModelError(f"{path} has no config.json; give a model directory or a config.json file")
+    else:
+        raise UnknownModelError(f"{path} does not exist")
+    config = _read_json(config_path, "config.json")
+    if not isinstance(config, dict):
+        raise ModelConfigError(f"{config_path} must hold a JSON object")
+    hq_path = folder / "hf_quant_config.json"
+    hf_quant = _read_json(hq_path, "hf_quant_config.json") if hq_path.exists() else None
+    index_path = folder / "model.safetensors.index.json"
+    total = None
+    if index_path.exists():
+        index = _read_json(index_path, "safetensors index")
+        meta = index.get("metadata") if isinstance(index, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get("total_size"), int):
+            total = int(meta["total_size"])
+    return config, hf_quant if isinstance(hf_quant, dict) else None, total
