@@ -1,0 +1,66 @@
+"""The CLI through click's runner: exit codes, output, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from recommender.cli import cli
+
+from .conftest import HF_CONFIGS, invoke
+
+CONTRACT = ("model", "gpu", "vllm_version", "gpu_total_gib", "requested_gib", "weights_gib", "activation_peak_gib",
+            "non_torch_gib", "cudagraph_gib", "kv_cache_gib", "block_size", "num_gpu_blocks", "kv_bytes_per_token",
+            "kv_cache_tokens", "max_concurrency", "max_model_len", "fits", "errors", "warnings")
+
+
+def test_gpus_and_models_list() -> None:
+    assert len(json.loads(invoke(["gpus", "--format", "json"]).stdout)) >= 25
+    assert "h100-sxm" in invoke(["gpus"]).stdout
+    models = json.loads(invoke(["models", "--format", "json"]).stdout)
+    assert len(models) >= 40 and all(m["source"] for m in models)
+
+
+def test_show_reports_architecture() -> None:
+    out = invoke(["show", "deepseek-ai/DeepSeek-V3", "--format", "json"]).stdout
+    d = json.loads(out)
+    assert d["mla"]["kv_lora_rank"] == 512 and d["moe"]["experts"] == 256 and d["parameters"]["total"] > 6e11
+
+
+@pytest.mark.parametrize("folder", sorted(HF_CONFIGS.glob("*")) if HF_CONFIGS.is_dir() else [], ids=lambda p: p.name)
+def test_show_every_reference_dir(folder: Path) -> None:
+    result = CliRunner().invoke(cli, ["show", str(folder)])
+    assert result.exit_code in (0, 2), result.output
+    if result.exit_code == 2:
+        assert "not modelled" in result.stderr and result.stderr.count("\n") == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_explain_json_contract_and_serve_form() -> None:
+    out = invoke(["explain", "--gpu", "h100", "--format", "json", "--", "vllm", "serve",
+                  "meta-llama/Llama-3.1-8B-Instruct", "-tp", "2", "--max-model-len", "8k"]).stdout
+    d = json.loads(out)
+    assert set(CONTRACT) <= set(d)
+    assert d["max_model_len"] == 8000 and d["tensor_parallel_size"] == 2 and d["fits"] is True
+
+
+def test_explain_does_not_fit_still_exits_zero() -> None:
+    d = json.loads(invoke(["explain", "meta-llama/Meta-Llama-3.1-405B", "--gpu", "rtx4090", "--format", "json"]).stdout)
+    assert d["fits"] is False and d["errors"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["explain", "Qwen/Qwen3-8B", "--gpu", "h1000"], "unknown GPU 'h1000'"),
+    (["explain", "no/such-model", "--gpu", "h100"], "not in the bundled catalog"),
+    (["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--gpu-memory-utilization", "0"], "gpu-memory-utilization"),
+    (["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--max-model-len", "lots"], "invalid value 'lots'"),
+    (["explain", "Qwen/Qwen3-8B"], "no GPU given"),
+    (["explain", "--gpu", "h100", "--vllm-version", "banana", "Qwen/Qwen3-8B"], "not a version"),
+])
+def test_bad_input_one_line_exit_2(args: list[str], message: str) -> None:
+    result = invoke(args, exit_code=2)
+    assert message in result.stderr
+    assert "Traceback" not in result.output and result.stderr.strip().count("\n") == 0

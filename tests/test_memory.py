@@ -1,0 +1,119 @@
+"""Hand-checked numbers for each memory term, vLLM's grouping and its startup errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from recommender.catalog import load_gpus
+from recommender.errors import FlagError
+from recommender.hardware import resolve_gpu
+from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.kv_cache import build_layout
+from recommender.memory.weights import Parallel, pp_layer_ranges, weight_bytes_per_gpu
+from recommender.sources.resolve import resolve_model
+from recommender.units import GiB, parse_human_int
+
+V033 = VllmVersion.parse("0.33.0")
+H100 = resolve_gpu("h100", load_gpus())
+
+
+def _layout(model: str, tp: int = 1, kv_bytes: int = 2):
+    s = resolve_model(model)
+    return build_layout(s, range(s.num_layers), tp=tp, block_size=None, kv_bytes=kv_bytes, model_bytes=2)
+
+
+def test_llama_8b_bf16_weights() -> None:
+    # 8,030,261,248 params x 2 B + rotary cos/sin cache 131,072 x 128 x 2 B = 14.99 GiB ("Model loading took").
+    s = resolve_model("meta-llama/Llama-3.1-8B-Instruct")
+    w = weight_bytes_per_gpu(s, Parallel(), dtype_bytes=2, quant=None)
+    assert w == 8_030_261_248 * 2 + 131_072 * 128 * 2
+    assert round(w / GiB, 2) == 14.99
+    # TP=2: embeddings and every linear halve, norms replicate: 7.51 GiB in the v0.19 log (C029).
+    assert round(weight_bytes_per_gpu(s, Parallel(tp=2), dtype_bytes=2, quant=None) / GiB, 2) == 7.51
+
+
+def test_quantized_weights_match_logs() -> None:
+    w8a8 = resolve_model("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8")
+    assert w8a8.quant is not None
+    b = weight_bytes_per_gpu(w8a8, Parallel(), dtype_bytes=2, quant=w8a8.quant)
+    assert abs(b / GiB - 8.49) / 8.49 < 0.01  # calibration C051
+    awq = resolve_model("Qwen/Qwen2.5-7B-Instruct-AWQ")
+    b = weight_bytes_per_gpu(awq, Parallel(), dtype_bytes=2, quant=awq.quant)
+    assert abs(b / GiB - 5.29) / 5.29 < 0.03  # calibration C000
+
+
+def test_per_token_kv_bytes() -> None:
+    assert _layout("Qwen/Qwen2.5-7B-Instruct").bytes_per_token == 57_344  # 28 x 4 x 128 x 2 x 2
+    assert _layout("deepseek-ai/DeepSeek-R1").bytes_per_token == 70_272  # 61 x 576 x 2 (MLA latent)
+    assert _layout("deepseek-ai/DeepSeek-R1", tp=8).bytes_per_token == 70_272  # replicated on every TP rank
+    assert _layout("meta-llama/Llama-3.1-8B-Instruct", kv_bytes=1).bytes_per_token == 65_536  # fp8 halves
+    # TP above the KV-head count replicates heads: Qwen2.5-7B has 4 KV heads, TP=8 keeps 1 head per rank.
+    assert _layout("Qwen/Qwen2.5-7B-Instruct", tp=8).bytes_per_token == 57_344 // 4
+
+
+def test_sliding_window_groups_gemma2() -> None:
+    # gemma-2-27b: 46 layers alternating sliding/full -> 2 groups of 23; at 8192 a request needs
+    # 512 full blocks + (cdiv(min(4095 + in-flight, 8192), 16) + 1) sliding blocks = 512 + 513 (vLLM 0.19, C014).
+    lay = _layout("google/gemma-2-27b")
+    assert [g.kind for g in lay.groups] == ["sliding", "full"] and lay.group_size == 23
+    assert lay.blocks_per_request(8192, 8192, prefix_caching=False) == 1025
+    # gpt-oss-20b: window 128 -> sliding layers hold cdiv(127 + 2048, 16) + 1 = 137 blocks at 32k.
+    oss = _layout("openai/gpt-oss-20b")
+    assert oss.blocks_per_request(32768, 2048, prefix_caching=False) == 2048 + 137
+
+
+def test_hybrid_gdn_block_alignment() -> None:
+    # Qwen3.5-35B-A3B: GDN state (conv 8192 x 3 x 2 + ssm 32 x 128 x 128 x 4 B fp32) sets the attention block.
+    lay = _layout("Qwen/Qwen3.5-35B-A3B")
+    assert lay.block_size % 16 == 0 and lay.block_size > 16
+    assert {g.kind for g in lay.groups} == {"mamba", "full"}
+
+
+def test_fixed_kv_budget_is_exact() -> None:
+    # --kv-cache-memory-bytes skips profiling: blocks = bytes // (16 x 147,456) for Qwen3-8B; the oracle in
+    # shared/tools computes 2730 blocks, 43,680 tokens, 5.33x at 8192 for 6 GiB.
+    s = resolve_model("Qwen/Qwen3-8B")
+    e = explain(s, H100, EngineFlags(kv_cache_memory_bytes=6 * GiB, max_model_len=8192), V033)
+    assert (e.num_gpu_blocks, e.kv_cache_tokens, round(e.max_concurrency, 2)) == (2730, 43_680, 5.33)
+
+
+def test_budget_uses_ceil_of_total_times_utilization() -> None:
+    e = explain(resolve_model("Qwen/Qwen3-8B"), H100, EngineFlags(max_model_len=4096), V033)
+    assert e.utilization == 0.92 and e.requested_bytes == -(-H100.total_bytes * 92 // 100)
+    old = explain(resolve_model("Qwen/Qwen3-8B"), H100, EngineFlags(max_model_len=4096), VllmVersion.parse("0.19"))
+    assert old.utilization == 0.9
+
+
+def test_pipeline_layer_split() -> None:
+    assert [len(r) for r in pp_layer_ranges(61, 4)] == [15, 15, 16, 15]  # remainder before the last rank
+    assert [len(r) for r in pp_layer_ranges(32, 2)] == [16, 16]
+
+
+def test_startup_errors_use_vllm_text() -> None:
+    llama = resolve_model("meta-llama/Llama-3.1-8B-Instruct")
+    e = explain(llama, H100, EngineFlags(tensor_parallel_size=3), V033)
+    assert "Total number of attention heads (32) must be divisible by tensor parallel size (3)." in e.errors
+    e = explain(llama, H100, EngineFlags(max_model_len=200_000), V033)
+    assert any(m.startswith("User-specified max_model_len (200000) is greater than") for m in e.errors)
+    rtx = resolve_gpu("rtx3090", load_gpus())
+    e = explain(resolve_model("Qwen/Qwen2.5-7B-Instruct"), rtx, EngineFlags(gpu_memory_utilization=0.7,
+                                                                           max_model_len=32768), V033)
+    assert not e.fits
+    assert any("To serve at least one request with the model's max seq len (32768)" in m for m in e.errors)
+    assert any("estimated maximum model length is" in m for m in e.errors)
+    e = explain(llama, H100, EngineFlags(gpu_memory_utilization=0.9), V033, free_bytes=40 * GiB)
+    assert any(m.startswith("Free memory on device cuda:0 (40.00/79.19 GiB) on startup is less than") for m in e.errors)
+
+
+@pytest.mark.parametrize("flags", [
+    EngineFlags(gpu_memory_utilization=0), EngineFlags(gpu_memory_utilization=1.5), EngineFlags(max_model_len=-5),
+    EngineFlags(kv_cache_dtype="int3"), EngineFlags(tensor_parallel_size=0),
+])
+def test_bad_flags_are_rejected(flags: EngineFlags) -> None:
+    with pytest.raises(FlagError):
+        explain(resolve_model("Qwen/Qwen3-8B"), H100, flags, V033)
+
+
+def test_human_readable_lengths() -> None:
+    assert parse_human_int("32k") == 32_000 and parse_human_int("32K") == 32_768
