@@ -97,7 +97,7 @@ def test_truncated_and_missing_files(tmp_path: Path) -> None:
         resolve_model(str(tmp_path / "nope"))
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(UnknownModelError, match="no config.json"):
+    with pytest.raises(UnknownModelError, match=r"no config\.json"):
         resolve_model(str(empty))
     (tmp_path / "list.json").write_text(json.dumps([1, 2]))
     with pytest.raises(ModelConfigError, match="JSON object"):
