@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 
 from recommender import __version__
 from recommender.errors import PlanError
+
+INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in vllm-plan, not in the input
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -16,6 +19,7 @@ Exit codes:
   2  bad input (unknown GPU/model, malformed config, invalid flag)
   3  no feasible plan for the target
   4  the model could not be fetched
+  70 internal error (a bug: please report it)
 """
 
 
@@ -28,6 +32,14 @@ class PlanGroup(click.Group):
         except PlanError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get("VLLM_PLAN_DEBUG"):
+                raise
+            click.echo(f"Error: internal error ({exc.__class__.__name__}: {exc}); rerun with VLLM_PLAN_DEBUG=1 "
+                       "for a traceback and please report it", err=True)
+            ctx.exit(INTERNAL_ERROR)
 
 
 @click.group(cls=PlanGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)

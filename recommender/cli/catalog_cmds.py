@@ -102,15 +102,17 @@ def describe(s: ModelSpec) -> dict[str, Any]:
 
 @click.command()
 @click.argument("model")
+@click.option("--revision", help="Hub revision (branch, tag or commit) when MODEL is fetched from the hub.")
 @format_option
-def show(model: str, fmt: str) -> None:
+def show(model: str, revision: str | None, fmt: str) -> None:
     """Show a model's architecture as the planner understands it.
 
-    MODEL is a local directory (or config.json) or a Hugging Face id from the catalog.
+    MODEL is a local directory (or config.json), a Hugging Face id from the catalog, or any hub id
+    (fetched with huggingface_hub: HF_TOKEN, HF_ENDPOINT and HF_HUB_OFFLINE apply).
 
     Example: vllm-plan show Qwen/Qwen2.5-7B-Instruct
     """
-    d = describe(resolve_model(model))
+    d = describe(resolve_model(model, revision=revision))
     if fmt != "table":
         emit(d, fmt)
         return

@@ -100,7 +100,8 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
 @click.command(context_settings={"ignore_unknown_options": False})
 @click.argument("model_arg", required=False, metavar="[MODEL]")
 @click.argument("serve", nargs=-1, type=click.UNPROCESSED, metavar="[-- vllm serve MODEL FLAGS...]")
-@click.option("--model", "model_opt", help="Model: Hugging Face id from the catalog or a local directory.")
+@click.option("--model", "model_opt", help="Model: local directory, catalog id, or hub id.")
+@click.option("--revision", help="Hub revision when the model is fetched from the hub.")
 @click.option("--gpu", help="GPU type (name, alias or GFD label; see `vllm-plan gpus`).")
 @click.option("--gpu-memory-gib", type=float, help="Custom card: total memory in GiB as CUDA reports it.")
 @click.option("--free-memory-gib", type=float, help="Free memory at startup when the GPU is shared.")
@@ -121,7 +122,7 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
 @click.option("--cpu-offload-gb", type=float)
 @click.option("--vllm-version", default=DEFAULT_VERSION, show_default=True, help="vLLM release to model (0.8-0.33).")
 @format_option
-def explain(model_arg: str | None, serve: tuple[str, ...], model_opt: str | None, gpu: str | None,
+def explain(model_arg: str | None, serve: tuple[str, ...], model_opt: str | None, revision: str | None, gpu: str | None,
             gpu_memory_gib: float | None, free_memory_gib: float | None, vllm_version: str, fmt: str,
             **flag_values: Any) -> None:
     """Predict vLLM's startup memory figures and verdict for MODEL on a GPU.
@@ -157,7 +158,7 @@ def explain(model_arg: str | None, serve: tuple[str, ...], model_opt: str | None
     flags = EngineFlags(**values)
     hw = resolve_hardware(gpu, gpu_memory_gib)
     free = int(free_memory_gib * GiB) if free_memory_gib is not None else None
-    result = explain_budget(resolve_model(model), hw, flags, VllmVersion.parse(vllm_version), free_bytes=free)
+    result = explain_budget(resolve_model(model, revision=revision), hw, flags, VllmVersion.parse(vllm_version), free_bytes=free)
     if fmt == "table":
         click.echo(render_table(result))
     else:

@@ -8,7 +8,7 @@ _check_enough_kv_cache_memory. Pure: no I/O.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from recommender.errors import FlagError
 from recommender.hardware import Gpu
@@ -19,7 +19,7 @@ from recommender.memory.weights import DTYPE_BYTES, Parallel, pp_layer_ranges, w
 from recommender.model.quant import online_quant
 from recommender.model.spec import ModelSpec, QuantSpec
 from recommender.model.tensors import padded_vocab
-from recommender.units import GiB, MiB, cdiv, format_gib
+from recommender.units import GiB, MiB, format_gib
 
 CONSERVING_MEMORY_URL = "https://docs.vllm.ai/en/latest/configuration/conserving_memory/"
 REDUNDANCY_BUFFER = 150 * MiB  # gpu_worker.py redundancy_buffer_memory
@@ -69,7 +69,6 @@ class Explanation:
     fits: bool
     errors: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def block_size(self) -> int:
@@ -320,18 +319,3 @@ def _largest_fitting_len(layout: KvLayout, check: int, upper: int, in_flight: in
             hi = mid - 1
     return lo
 
-
-def tokens_capacity(e: Explanation) -> int:
-    """Raw token slots of the pool (num_blocks x block_size), ignoring per-request structure."""
-    return e.num_gpu_blocks * e.block_size if e.stage else 0
-
-
-def concurrency_at(e: Explanation, length: int) -> float:
-    """Concurrent requests of `length` tokens the predicted pool holds."""
-    if not e.stage or not e.stage.layout.groups:
-        return 0.0
-    bpr = e.stage.layout.blocks_per_request(length, e.max_num_batched_tokens, prefix_caching=False)
-    return e.num_gpu_blocks / bpr if bpr else 0.0
-
-
-__all__ = ["Explanation", "StageBudget", "batch_defaults", "cdiv", "explain", "resolve_quant"]

@@ -39,6 +39,7 @@ _UNSUPPORTED = {
     "KimiLinearForCausalLM": "Kimi delta attention (KDA) state is not modelled",
     "MiniMaxM3ForCausalLM": "MiniMax-M3 attention layout is not modelled",
     "MiniMaxM3SparseForCausalLM": "MiniMax-M3 sparse attention layout is not modelled",
+    "MiniMaxM3SparseForConditionalGeneration": "MiniMax-M3 sparse attention layout is not modelled",
     "Gemma4ForConditionalGeneration": "Gemma-4 parallel dense + MoE blocks are not modelled",
     "Gemma4ForCausalLM": "Gemma-4 parallel dense + MoE blocks are not modelled",
     "DeciLMForCausalLM": "Nemotron-NAS (DeciLM) per-layer block configs are not modelled",

@@ -5,10 +5,11 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from recommender.catalog import load_models
+from recommender.catalog import load_model, model_files
 from recommender.errors import UnknownModelError
 from recommender.model.parse import parse_config
 from recommender.model.spec import ModelSpec
+from recommender.sources.hub import HubFetcher, ModelFetcher
 from recommender.sources.local import read_local
 
 
@@ -16,8 +17,13 @@ def _looks_like_path(ref: str) -> bool:
     return ref.startswith((".", "/", "~")) or ref.endswith(".json") or Path(ref).expanduser().exists()
 
 
-def resolve_model(ref: str) -> ModelSpec:
-    """A ModelSpec for `ref` (a directory, a config.json, or a Hugging Face id in the catalog)."""
+def _is_repo_id(ref: str) -> bool:
+    parts = ref.split("/")
+    return len(parts) == 2 and all(parts) and " " not in ref
+
+
+def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetcher | None = None) -> ModelSpec:
+    """A ModelSpec for `ref`: a local directory or config.json, a catalog id, or (last) a hub repository."""
     ref = ref.strip()
     if not ref:
         raise UnknownModelError("no model given")
@@ -25,13 +31,16 @@ def resolve_model(ref: str) -> ModelSpec:
         path = Path(ref).expanduser()
         config, hf_quant, _total = read_local(path)
         return parse_config(config, name=str(path), source=f"local: {path}", hf_quant_config=hf_quant)
-    models = load_models()
-    entry = models.get(ref.lower())
+    entry = load_model(ref) if revision is None else None
+    if entry is None and _is_repo_id(ref):
+        remote = (fetcher or HubFetcher()).fetch(ref, revision)
+        at = f"@{revision}" if revision else ""
+        return parse_config(remote.config, name=ref, source=f"hub: {ref}{at}", hf_quant_config=remote.hf_quant_config)
     if entry is None:
-        close = difflib.get_close_matches(ref.lower(), list(models), n=3, cutoff=0.6)
-        hint = f"; closest in the catalog: {', '.join(models[c].id for c in close)}" if close else ""
+        close = difflib.get_close_matches(ref.lower(), list(model_files()), n=3, cutoff=0.6)
+        hint = f"; closest in the catalog: {', '.join(close)}" if close else ""
         raise UnknownModelError(
-            f"model {ref!r} is not a local directory and not in the bundled catalog{hint} "
+            f"model {ref!r} is not a local directory, a catalog entry or a hub id (org/name){hint} "
             "(run `vllm-plan models`, or give a directory holding its config.json)"
         )
     return parse_config(
