@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recommender.errors import FlagError
+from recommender.memory.engine import EngineFlags
 from recommender.units import parse_human_int
 
 # flag -> (field, kind). kind: int | hint (human-readable int) | float | str | bool
@@ -93,3 +94,44 @@ def parse_serve_argv(argv: Sequence[str] | str) -> ServeCommand:
             other.append(arg)
         i += 1
     return ServeCommand(values, tuple(other))
+
+
+def build_serve_argv(model: str, flags: EngineFlags, version: str) -> list[str]:
+    """`vllm serve MODEL ...` as an argv list: every memory-relevant flag the plan sets, pinned explicitly."""
+    del version  # every flag emitted here exists from 0.8 to 0.33; see profiles/ for the per-version table
+    argv = ["vllm", "serve", model]
+
+    def add(flag: str, value: object) -> None:
+        argv.extend([flag, str(value)])
+
+    if flags.tensor_parallel_size > 1:
+        add("--tensor-parallel-size", flags.tensor_parallel_size)
+    if flags.pipeline_parallel_size > 1:
+        add("--pipeline-parallel-size", flags.pipeline_parallel_size)
+    if flags.data_parallel_size > 1:
+        add("--data-parallel-size", flags.data_parallel_size)
+    if flags.enable_expert_parallel:
+        argv.append("--enable-expert-parallel")
+    if flags.quantization:
+        add("--quantization", flags.quantization)
+    if flags.dtype != "auto":
+        add("--dtype", flags.dtype)
+    if flags.kv_cache_dtype != "auto":
+        add("--kv-cache-dtype", flags.kv_cache_dtype)
+    if flags.kv_cache_memory_bytes is not None:
+        add("--kv-cache-memory-bytes", flags.kv_cache_memory_bytes)
+    elif flags.gpu_memory_utilization is not None:
+        add("--gpu-memory-utilization", flags.gpu_memory_utilization)
+    if flags.max_model_len is not None:
+        add("--max-model-len", flags.max_model_len)
+    if flags.max_num_seqs is not None:
+        add("--max-num-seqs", flags.max_num_seqs)
+    if flags.max_num_batched_tokens is not None:
+        add("--max-num-batched-tokens", flags.max_num_batched_tokens)
+    if flags.block_size is not None:
+        add("--block-size", flags.block_size)
+    if flags.enforce_eager:
+        argv.append("--enforce-eager")
+    if flags.cpu_offload_gb:
+        add("--cpu-offload-gb", flags.cpu_offload_gb)
+    return argv

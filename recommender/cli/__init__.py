@@ -49,12 +49,13 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from recommender.cli import catalog_cmds, explain_cmd
+    from recommender.cli import catalog_cmds, explain_cmd, recommend_cmd
 
     cli.add_command(catalog_cmds.gpus)
     cli.add_command(catalog_cmds.models)
     cli.add_command(catalog_cmds.show)
     cli.add_command(explain_cmd.explain)
+    cli.add_command(recommend_cmd.recommend)
 
 
 _register()

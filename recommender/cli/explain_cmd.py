@@ -8,6 +8,7 @@ import click
 
 from recommender.catalog import load_gpus
 from recommender.cli.output import emit, format_option
+from recommender.documents import explanation_json
 from recommender.errors import FlagError, InputError
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.budget import Explanation
@@ -22,35 +23,6 @@ _FIELDS = (
     "dtype", "kv_cache_dtype", "gpu_memory_utilization", "kv_cache_memory_bytes", "max_model_len", "max_num_seqs",
     "max_num_batched_tokens", "block_size", "enforce_eager", "enable_prefix_caching", "cpu_offload_gb",
 )
-
-
-def explanation_json(e: Explanation) -> dict[str, Any]:
-    """The `explain --format json` contract (sizes in GiB = 2**30 bytes)."""
-    st = e.stage
-
-    def g(b: int) -> float:
-        return round(b / GiB, 4)
-
-    return {
-        "model": e.model, "gpu": e.gpu, "vllm_version": e.vllm_version,
-        "gpu_total_gib": g(e.gpu_total_bytes), "free_gib": g(e.free_bytes),
-        "gpu_memory_utilization": e.utilization, "requested_gib": g(e.requested_bytes),
-        "weights_gib": g(st.weights) if st else None,
-        "activation_peak_gib": g(st.activation_peak) if st else None,
-        "non_torch_gib": g(st.non_torch) if st else None,
-        "cudagraph_gib": g(st.cudagraph) if st else None,
-        "kv_cache_gib": g(st.available_kv) if st else None,
-        "block_size": e.block_size, "num_gpu_blocks": e.num_gpu_blocks,
-        "kv_bytes_per_token": e.kv_bytes_per_token, "kv_cache_tokens": e.kv_cache_tokens,
-        "max_concurrency": round(e.max_concurrency, 2), "max_model_len": e.max_model_len,
-        "max_num_seqs": e.max_num_seqs, "max_num_batched_tokens": e.max_num_batched_tokens,
-        "tensor_parallel_size": e.tp, "pipeline_parallel_size": e.pp, "data_parallel_size": e.dp, "gpus": e.gpus,
-        "dtype": e.weight_dtype, "quantization": e.quantization, "kv_cache_dtype": e.kv_cache_dtype,
-        "kv_cache_groups": len(st.layout.groups) if st else 0,
-        "pipeline_stages": [{"stage": s.stage, "layers": s.layers, "weights_gib": g(s.weights),
-                             "kv_cache_gib": g(s.available_kv), "num_gpu_blocks": s.num_blocks} for s in e.stages],
-        "fits": e.fits, "errors": list(e.errors), "warnings": list(e.warnings),
-    }
 
 
 def _bar(e: Explanation, width: int = 60) -> list[str]:

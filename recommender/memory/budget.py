@@ -67,8 +67,26 @@ class Explanation:
     max_concurrency: float
     blocks_per_request: int
     fits: bool
+    in_flight_tokens: int = 0
+    prefix_caching: bool = False
     errors: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+
+    def concurrency_for(self, length: int) -> float:
+        """Requests of `length` tokens the predicted KV pool holds (vLLM's max-concurrency formula)."""
+        if self.stage is None or not self.stage.layout.groups:
+            return 0.0
+        bpr = self.stage.layout.blocks_per_request(length, self.in_flight_tokens, prefix_caching=self.prefix_caching)
+        return self.num_gpu_blocks / bpr if bpr else 0.0
+
+    def fits_one_request(self, length: int) -> bool:
+        """vLLM's admission check for one request of `length` tokens (the null block excluded)."""
+        if self.stage is None or not self.stage.layout.bytes_per_block:
+            return False
+        layout = self.stage.layout
+        need = layout.bytes_per_block * layout.blocks_per_request(length, self.in_flight_tokens,
+                                                                  prefix_caching=self.prefix_caching)
+        return 0 < self.stage.available_kv and need <= self.stage.available_kv - layout.bytes_per_block
 
     @property
     def block_size(self) -> int:
@@ -302,7 +320,8 @@ def explain(
         weight_dtype=dtype, quantization=quant.label if quant else "none", kv_cache_dtype=kv_dtype,
         tp=tp, pp=pp, dp=dp, max_model_len=max_len, max_num_seqs=max_seqs, max_num_batched_tokens=max_tokens,
         stage=worst, stages=tuple(stages), num_gpu_blocks=num_blocks, kv_cache_tokens=tokens,
-        max_concurrency=concurrency, blocks_per_request=bpr, fits=not errors, errors=tuple(errors),
+        max_concurrency=concurrency, blocks_per_request=bpr, fits=not errors, in_flight_tokens=in_flight,
+        prefix_caching=prefix_caching, errors=tuple(errors),
         warnings=tuple(warnings),
     )
 
