@@ -187,6 +187,10 @@ def explain(
         kv_dtype = "fp8"
         warnings.append("the checkpoint declares an FP8 KV-cache scheme, so vLLM uses fp8 for --kv-cache-dtype auto")
     kv_bytes = kv_dtype_bytes(kv_dtype, dtype_bytes)
+    if model.multimodal and model.vision is None:
+        warnings.append("the config does not size the vision/audio encoder: its weights and profiling are not counted")
+    elif model.multimodal:
+        warnings.append("the vision encoder's own profiling pass (encoder cache budget) is not counted")
     if kv_dtype.startswith("fp8") and not gpu.fp8 and model.mla is None:
         warnings.append(f"{gpu.name} has no FP8 tensor cores; an fp8 KV cache still halves memory but may be slow")
 

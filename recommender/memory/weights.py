@@ -149,6 +149,9 @@ def stage_tensors(s: ModelSpec, par: Parallel, stage: int) -> list[Tensor]:
         elif t.group == "embedding":
             if first or (last and s.tie_word_embeddings):
                 held.append(t)
+        elif t.group == "vision":
+            if first:
+                held.append(t)
         elif last:
             held.append(t)
     return held

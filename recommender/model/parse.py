@@ -19,6 +19,7 @@ from recommender.model.spec import (
     MlpKind,
     ModelSpec,
     MoeSpec,
+    VisionSpec,
 )
 from recommender.model.tensors import count_params
 
@@ -48,6 +49,28 @@ _UNSUPPORTED = {
 }
 
 _REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
+
+
+def _vision(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | None:
+    """A ViT-style vision tower from `vision_config`, when its size is stated."""
+    v = config.get("vision_config")
+    if not isinstance(v, Mapping):
+        return None
+    depth = v.get("depth") or v.get("num_hidden_layers")
+    hidden, inter = v.get("hidden_size"), v.get("intermediate_size")
+    if not all(isinstance(x, int) and x > 0 for x in (depth, hidden, inter)):
+        return None
+    assert isinstance(depth, int) and isinstance(hidden, int) and isinstance(inter, int)
+    patch = int(v.get("patch_size") or 14)
+    channels = int(v.get("in_channels") or v.get("num_channels") or 3)
+    temporal = int(v.get("temporal_patch_size") or 1)
+    positions = int(v.get("num_position_embeddings") or (int(v.get("image_size") or 896) // patch) ** 2)
+    merge = int(v.get("spatial_merge_size") or 0)
+    out_hidden = int(v.get("out_hidden_size") or text_hidden)
+    proj_in = hidden * merge * merge if merge else hidden
+    return VisionSpec(depth=depth, hidden=hidden, intermediate=inter,
+                      patch_params=channels * patch * patch * temporal * hidden + hidden, positions=positions,
+                      projector_in=proj_in, projector_hidden=proj_in if merge else 0, out_hidden=out_hidden)
 
 
 def _merged(config: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -308,7 +331,8 @@ def _parse(
         num_layers=n_layers, num_heads=n_heads, num_kv_heads=n_kv, head_dim=head_dim,
         v_head_dim=head_dim, intermediate_size=dense_intermediate, vocab_size=vocab,
         max_model_len=max_len, max_len_key=max_key,
-        tie_word_embeddings=bool(c.get("tie_word_embeddings", False)),
+        # Gemma configs tie by default (transformers' Gemma*Config: tie_word_embeddings=True).
+        tie_word_embeddings=bool(c.get("tie_word_embeddings", model_type.startswith("gemma"))),
         layer_kinds=tuple(kinds), mlp_kinds=tuple(mlps), sliding_window=window if "sliding" in kinds else None,
         attention_chunk_size=window if "chunked" in kinds else None,
         qkv_bias=bool(c.get("attention_bias", False)) or model_type == "qwen2" or model_type == "qwen2_moe",
@@ -318,7 +342,7 @@ def _parse(
         qk_norm=model_type.startswith(("qwen3", "gemma3", "gemma4", "olmo2")),
         norms_per_layer=norms, attn_output_gate=bool(c.get("attn_output_gate", False)),
         rotary_dim=rotary_dim, rope_max_position=rope_max, moe=moe, mla=mla, linear_attention=linear,
-        mamba=mamba, quant=quant, multimodal=multimodal, published_params=published_params, source=source,
+        mamba=mamba, quant=quant, multimodal=multimodal, vision=_vision(config, hidden), published_params=published_params, source=source,
     )
     return _with_params(spec)
 

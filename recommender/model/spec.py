@@ -62,6 +62,20 @@ class MambaSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class VisionSpec:
+    """A ViT-style vision encoder (SigLIP, Qwen-VL) and its projector into the language model."""
+
+    depth: int
+    hidden: int
+    intermediate: int
+    patch_params: int  # patch embedding weights (channels x patch area x temporal x hidden)
+    positions: int  # learned position embeddings
+    projector_in: int
+    projector_hidden: int  # 0: a single projection projector_in -> text hidden
+    out_hidden: int
+
+
+@dataclass(frozen=True, slots=True)
 class QuantSpec:
     """Weight quantization as declared by the checkpoint (or requested online).
 
@@ -96,19 +110,20 @@ class ParamCounts:
     mixer: int  # Mamba / linear-attention layers
     norms: int
     lm_head: int
+    vision: int = 0  # vision encoder + projector (multimodal checkpoints)
 
     @property
     def total(self) -> int:
         """Total parameters as a checkpoint counts them (tied lm_head counted once)."""
         return (
             self.embedding + self.attention + self.mlp + self.experts + self.shared_experts
-            + self.router + self.mixer + self.norms + self.lm_head
+            + self.router + self.mixer + self.norms + self.lm_head + self.vision
         )
 
     @property
     def active(self) -> int:
         """Parameters touched per token: everything but the routed experts not selected."""
-        return self.total - self.experts  # caller scales experts by top_k / E where needed
+        return self.total - self.experts - self.vision  # caller scales experts by top_k / E where needed
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +164,7 @@ class ModelSpec:
     mamba: MambaSpec | None = None
     quant: QuantSpec | None = None
     multimodal: bool = False
+    vision: VisionSpec | None = None
     params: ParamCounts | None = None
     published_params: int | None = None
     source: str = ""

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 Shard = Literal["column", "row", "kv", "vocab", "replicated", "expert_w13", "expert_w2", "expert_vec", "head"]
 Group = Literal[
-    "embedding", "attention", "mlp", "experts", "shared_experts", "router", "mixer", "norms", "lm_head", "rotary"
+    "embedding", "attention", "mlp", "experts", "shared_experts", "router", "mixer", "norms", "lm_head", "vision"
 ]
 
 VOCAB_PADDING = 64  # vllm/model_executor/layers/vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
@@ -199,10 +199,38 @@ def layer_tensors(s: ModelSpec, i: int) -> list[Tensor]:
     return out + _mlp(s, i)
 
 
+def vision_tensors(s: ModelSpec) -> list[Tensor]:
+    """The vision encoder (kept in 16 bit: quantization recipes skip it) and its projector, TP-sharded."""
+    v = s.vision
+    if v is None:
+        return []
+    h, i = v.hidden, v.intermediate
+    out = [Tensor("visual.patch_embed", "vision", v.patch_params, 1, "replicated", None, linear=False),
+           Tensor("visual.pos_embed", "vision", v.positions, h, "replicated", None, linear=False)]
+    for k in range(v.depth):
+        p = f"visual.blocks.{k}"
+        out += [
+            Tensor(f"{p}.attn.qkv", "vision", 3 * h, h + 1, "column", None, linear=False),
+            Tensor(f"{p}.attn.proj", "vision", h, h, "row", None, linear=False),
+            Tensor(f"{p}.mlp.fc1", "vision", i, h + 1, "column", None, linear=False),
+            Tensor(f"{p}.mlp.fc2", "vision", h, i, "row", None, linear=False),
+            Tensor(f"{p}.biases_norms", "vision", 6 * h, 1, "replicated", None, linear=False),
+        ]
+    if v.projector_hidden:
+        out += [Tensor("visual.merger.fc1", "vision", v.projector_hidden, v.projector_in + 1, "column", None,
+                       linear=False),
+                Tensor("visual.merger.fc2", "vision", v.out_hidden, v.projector_hidden + 1, "row", None, linear=False)]
+    else:
+        out.append(Tensor("multi_modal_projector", "vision", v.out_hidden, v.projector_in, "replicated", None,
+                          linear=False))
+    return out
+
+
 def model_tensors(s: ModelSpec) -> list[Tensor]:
-    """Every weight tensor of the model (embedding, layers, final norm, lm_head)."""
+    """Every weight tensor of the model (vision encoder, embedding, layers, final norm, lm_head)."""
     h = s.hidden_size
-    out = [Tensor("model.embed_tokens", "embedding", s.vocab_size, h, "vocab", None, linear=False)]
+    out = vision_tensors(s)
+    out.append(Tensor("model.embed_tokens", "embedding", s.vocab_size, h, "vocab", None, linear=False))
     for i in range(s.num_layers):
         out += layer_tensors(s, i)
     out.append(Tensor("model.norm", "norms", h, 1, "replicated", None, linear=False))
@@ -220,5 +248,5 @@ def count_params(s: ModelSpec) -> ParamCounts:
         embedding=totals.get("embedding", 0), attention=totals.get("attention", 0), mlp=totals.get("mlp", 0),
         experts=totals.get("experts", 0), shared_experts=totals.get("shared_experts", 0),
         router=totals.get("router", 0), mixer=totals.get("mixer", 0), norms=totals.get("norms", 0),
-        lm_head=totals.get("lm_head", 0),
+        lm_head=totals.get("lm_head", 0), vision=totals.get("vision", 0),
     )
