@@ -65,6 +65,7 @@ def plan_document(result: PlanResult, *, requested_model: str) -> dict[str, Any]
         "generator": f"vllm-plan {__version__}",
         "inputs": {
             "model": requested_model, "gpu": hw.gpu.key, "gpu_name": hw.gpu.name,
+            "gpu_product_label": hw.gpu.gfd_product_label,
             "gpu_total_gib": round(hw.gpu.total_bytes / GiB, 4), "gpus_per_node": hw.gpus_per_node,
             "nodes": hw.nodes, "free_memory_gib": round(hw.free_bytes / GiB, 4) if hw.free_bytes else None,
             "concurrency": result.target.concurrency, "context": result.target.context,

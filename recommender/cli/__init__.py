@@ -32,7 +32,7 @@ class PlanGroup(click.Group):
         except PlanError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(exc.exit_code)
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
             raise
         except Exception as exc:
             if os.environ.get("VLLM_PLAN_DEBUG"):
@@ -49,13 +49,14 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from recommender.cli import catalog_cmds, explain_cmd, recommend_cmd
+    from recommender.cli import catalog_cmds, explain_cmd, recommend_cmd, render_cmd
 
     cli.add_command(catalog_cmds.gpus)
     cli.add_command(catalog_cmds.models)
     cli.add_command(catalog_cmds.show)
     cli.add_command(explain_cmd.explain)
     cli.add_command(recommend_cmd.recommend)
+    cli.add_command(render_cmd.render)
 
 
 _register()
@@ -67,3 +68,6 @@ def main() -> None:
         cli.main(prog_name="vllm-plan")
     except KeyboardInterrupt:
         sys.exit(130)
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        sys.exit(0)

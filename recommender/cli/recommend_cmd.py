@@ -10,6 +10,7 @@ import click
 from recommender.catalog import load_model
 from recommender.cli.explain_cmd import render_table, resolve_hardware
 from recommender.cli.output import emit, format_option, table
+from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
 from recommender.documents import plan_document
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.project import merge_settings, require
@@ -59,8 +60,11 @@ def render_plan(result: PlanResult, doc: dict[str, Any]) -> str:
 @click.option("--vllm-version", help=f"vLLM release to plan for (default {DEFAULT_VERSION}).")
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
               help="Project file (default ./vllm-plan.yaml).")
+@click.option("--emit", "emit_spec", help=EMIT_HELP + " With -o, plan.yaml is written beside them.")
+@render_options
 @format_option
-def recommend(config: Path | None, fmt: str, no_quantization: bool, no_fp8_kv: bool, **options: Any) -> None:
+def recommend(config: Path | None, fmt: str, no_quantization: bool, no_fp8_kv: bool, emit_spec: str | None,
+              output_dir: Path | None, force: bool, **options: Any) -> None:
     """Find the best feasible vLLM launch flags for a model, hardware and target load.
 
     Model and hardware come from the options, VLLM_PLAN_* environment variables, or ./vllm-plan.yaml.
@@ -72,6 +76,9 @@ def recommend(config: Path | None, fmt: str, no_quantization: bool, no_fp8_kv: b
       vllm-plan recommend --concurrency 60 --context 8k        # model and GPU from vllm-plan.yaml
       vllm-plan recommend --model meta-llama/Llama-3.1-70B-Instruct --gpu h100 --gpus-per-node 4 --context 32k
     """
+    render_kw = {k: options.pop(k) for k in ("name", "namespace", "port", "image", "image_tag", "storage_class",
+                                              "storage_gib", "hf_token_secret", "runtime_class", "vllm_bin")}
+    opts = options_from(render_kw)
     s = merge_settings(options, config)
     model_ref = require(s, "model")
     if s.get("gpu_memory_gib") is None:
@@ -91,6 +98,12 @@ def recommend(config: Path | None, fmt: str, no_quantization: bool, no_fp8_kv: b
     result = plan(model, variants, hw, target, version=VllmVersion.parse(s.get("vllm_version") or DEFAULT_VERSION),
                   policy=policy)
     doc = plan_document(result, requested_model=model_ref)
+    if emit_spec or output_dir:
+        import yaml
+
+        plan_yaml = yaml.safe_dump(doc, sort_keys=False, width=120)
+        emit_artifacts(doc, emit_spec or "all", opts, output_dir, force, extra_files={"plan.yaml": plan_yaml})
+        return
     if fmt == "table":
         click.echo(render_plan(result, doc))
     else:
