@@ -49,6 +49,17 @@ def render(plan: dict[str, Any], artifacts: tuple[str, ...], opts: RenderOptions
     """{file name: content} for the requested artifacts, plus notes (e.g. a normalised name)."""
     ctx = build_context(plan, opts, tool_version=tool_version)
     files: dict[str, str] = {}
+    notes = list(ctx["notes"])
+    single_host = ("command", "systemd", "compose")
+    if ctx["multinode"]:
+        wanted = [a for a in artifacts if a in single_host]
+        if wanted and len(artifacts) == len(wanted):
+            raise InputError(f"a {ctx['nodes']}-node plan cannot run as {', '.join(wanted)} on one host: "
+                             "render k8s (LeaderWorkerSet with Ray) or helm instead")
+        if wanted:
+            notes.append(f"skipped {', '.join(wanted)}: a {ctx['nodes']}-node plan runs on Ray across nodes "
+                         "(see the LeaderWorkerSet)")
+        artifacts = tuple(a for a in artifacts if a not in single_host)
     for artifact in artifacts:
         if artifact == "command":
             files["serve.sh"] = _render("command.sh.j2", ctx)
@@ -64,4 +75,4 @@ def render(plan: dict[str, Any], artifacts: tuple[str, ...], opts: RenderOptions
             files["values.yaml"] = _render("helm-values.yaml.j2", ctx)
         elif artifact == "compose":
             files["compose.yaml"] = _render("compose.yaml.j2", ctx)
-    return files, list(ctx["notes"])
+    return files, notes
