@@ -120,6 +120,10 @@ def test_systemd_units_verify(plans: dict[str, dict[str, Any]], scenario: str, t
     fake.parent.mkdir()
     fake.write_text("#!/bin/sh\n")
     fake.chmod(0o755)
+    if plans[scenario]["inputs"]["nodes"] > 1:
+        with pytest.raises(InputError, match="cannot run as systemd on one host"):
+            _render(plans[scenario], "systemd", vllm_bin=str(fake))
+        return
     files = _render(plans[scenario], "systemd", vllm_bin=str(fake))
     assert len(files) == plans[scenario]["replicas"]
     for name, text in files.items():
@@ -139,7 +143,12 @@ def test_every_rendered_flag_exists_in_that_vllm_version(plans: dict[str, dict[s
     table = yaml.safe_load((profiles_dir() / "vllm-flags.yaml").read_text())["flags"]
     plan = plans[scenario]
     version = VllmVersion.parse(plan["inputs"]["vllm_version"])
-    argv = shlex.split(_render(plan, "command")["serve.sh"].split("\nexec ", 1)[1])
+    if plan["inputs"]["nodes"] > 1:
+        lws = _docs(_render(plan, "k8s")["leaderworkerset.yaml"])[0]
+        leader = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0]["args"][0]
+        argv = shlex.split(leader.split("&& exec ", 1)[1])
+    else:
+        argv = shlex.split(_render(plan, "command")["serve.sh"].split("\nexec ", 1)[1])
     assert argv[:3] == ["vllm", "serve", plan["model"]]
     for arg in argv[3:]:
         if arg.startswith("-"):
