@@ -193,7 +193,8 @@ def test_hostile_values_stay_inert(plans: dict[str, dict[str, Any]], evil: str, 
     assert argv[2] == evil and argv[4] == evil
     for name in ("kubernetes.yaml", "values.yaml", "compose.yaml"):
         first = _docs(files[name])[0]
-        assert set(first) <= {"apiVersion", "kind", "metadata", "spec", "servingEngineSpec", "services", "volumes"}
+        assert set(first) <= {"apiVersion", "kind", "metadata", "spec", "servingEngineSpec", "services", "volumes",
+                              "x-vllm-plan"}
     # YAML artifacts: every document parses, and the values come back unchanged.
     deployment = next(d for d in _docs(files["kubernetes.yaml"]) if d["kind"] == "Deployment")
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]

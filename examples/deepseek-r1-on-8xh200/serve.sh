@@ -1,4 +1,13 @@
 #!/bin/sh
 # deepseek-ai/DeepSeek-R1 served by vLLM 0.33.0: planned by vllm-plan 0.1.0.
 # Predicted: 676576 KV-cache tokens, 20.65x concurrency at 32768 tokens per request.
+# vllm-plan.io/tool-version: 0.1.0
+# vllm-plan.io/vllm-version: 0.33.0
+# vllm-plan.io/gpu: h200
+# vllm-plan.io/kv-cache-tokens: 676576
+# vllm-plan.io/max-concurrency: 20.65
+# vllm-plan.io/max-model-len: 32768
+# vllm-plan.io/target-concurrency: 16
+# vllm-plan.io/target-context: 32768
+# vllm-plan.io/replicas: 1
 exec vllm serve deepseek-ai/DeepSeek-R1 --tensor-parallel-size 8 --gpu-memory-utilization 0.92 --max-model-len 32768 --max-num-seqs 16 --max-num-batched-tokens 8192 --host 0.0.0.0 --port 8000

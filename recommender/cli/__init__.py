@@ -49,7 +49,7 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from recommender.cli import catalog_cmds, explain_cmd, recommend_cmd, render_cmd
+    from recommender.cli import catalog_cmds, check_cmd, explain_cmd, recommend_cmd, render_cmd
 
     cli.add_command(catalog_cmds.gpus)
     cli.add_command(catalog_cmds.models)
@@ -57,6 +57,7 @@ def _register() -> None:
     cli.add_command(explain_cmd.explain)
     cli.add_command(recommend_cmd.recommend)
     cli.add_command(render_cmd.render)
+    cli.add_command(check_cmd.check)
 
 
 _register()

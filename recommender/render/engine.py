@@ -50,12 +50,12 @@ def render(plan: dict[str, Any], artifacts: tuple[str, ...], opts: RenderOptions
     ctx = build_context(plan, opts, tool_version=tool_version)
     files: dict[str, str] = {}
     notes = list(ctx["notes"])
-    single_host = ("command", "systemd", "compose")
+    single_host = ("command", "systemd", "compose", "helm")  # the chart's engine pods do not span nodes
     if ctx["multinode"]:
         wanted = [a for a in artifacts if a in single_host]
         if wanted and len(artifacts) == len(wanted):
             raise InputError(f"a {ctx['nodes']}-node plan cannot run as {', '.join(wanted)} on one host: "
-                             "render k8s (LeaderWorkerSet with Ray) or helm instead")
+                             "render k8s (a LeaderWorkerSet with Ray) instead")
         if wanted:
             notes.append(f"skipped {', '.join(wanted)}: a {ctx['nodes']}-node plan runs on Ray across nodes "
                          "(see the LeaderWorkerSet)")

@@ -1,0 +1,167 @@
+"""Judge one found vLLM server: would it start, does it meet its SLO, and what to change (pure)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from recommender.check.found import Found
+from recommender.errors import PlanError
+from recommender.hardware import Gpu
+from recommender.memory.budget import Explanation, explain
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.model.spec import ModelSpec
+from recommender.serve_args import parse_serve_argv
+
+ANN = "vllm-plan.io/"
+
+
+@dataclass(frozen=True, slots=True)
+class Slo:
+    """The load a deployment promises: N concurrent requests of S tokens."""
+
+    concurrency: int | None = None
+    context: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """The verdict for one found server."""
+
+    found: Found
+    passed: bool
+    model: str
+    gpu: str | None
+    vllm_version: str
+    explanation: Explanation | None
+    failures: tuple[str, ...]
+    warnings: tuple[str, ...]
+    suggestions: tuple[str, ...]
+    slo: Slo
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value not in (None, "", "None") else None
+    except ValueError:
+        return None
+
+
+def slo_for(found: Found, concurrency: int | None, context: int | None) -> Slo:
+    """The command line wins over the plan annotations written by `render`."""
+    a = found.annotations
+    return Slo(concurrency if concurrency is not None else _int(a.get(ANN + "target-concurrency")),
+               context if context is not None else _int(a.get(ANN + "target-context")))
+
+
+def version_for(found: Found, given: str | None, default: str) -> VllmVersion:
+    """--vllm-version, else the plan annotation, else the image tag (vX.Y.Z), else the default."""
+    for candidate in (given, found.annotations.get(ANN + "vllm-version"), found.image_tag):
+        if candidate and re.fullmatch(r"v?\d+\.\d+(\.\d+)?.*", candidate):
+            try:
+                return VllmVersion.parse(candidate)
+            except PlanError:
+                continue
+    return VllmVersion.parse(default)
+
+
+def removed_flags(argv: tuple[str, ...], version: VllmVersion, table: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Flags the target vLLM release no longer accepts."""
+    out = []
+    for word in argv:
+        flag = word.split("=", 1)[0]
+        entry = table.get(flag)
+        if entry and entry.get("removed") and version >= VllmVersion.parse(str(entry["removed"])):
+            out.append(f"{flag} was removed in vLLM {entry['removed']} (target {version}): vLLM will refuse to start")
+    return out
+
+
+def _try(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -> Explanation | None:
+    try:
+        return explain(model, gpu, flags, version)
+    except PlanError:
+        return None
+
+
+def suggest(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation,
+            need: int, length: int, gpus_available: int | None) -> list[str]:
+    """Concrete changes that fix the problem, each with what it would give."""
+    out: list[str] = []
+    if e.stage and e.stage.available_kv > 0 and not e.fits_one_request(length):
+        lo, hi = 0, length
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if e.fits_one_request(mid) and e.concurrency_for(mid) >= need else (lo, mid - 1)
+        if lo > 0:
+            out.append(f"lower --max-model-len to {lo:,}")
+    elif e.stage and e.stage.available_kv > 0 and e.concurrency_for(length) < need:
+        lo, hi = 0, length
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if e.concurrency_for(mid) >= need else (lo, mid - 1)
+        if lo >= 256:
+            out.append(f"lower --max-model-len to {lo:,} ({need} requests of that length fit)")
+    if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
+        alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version)
+        if alt and alt.stage and alt.stage.available_kv > 0:
+            out.append(f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} "
+                       f"tokens fit)")
+    tp = flags.tensor_parallel_size * 2
+    while tp <= 8 and (gpus_available is None or tp * flags.pipeline_parallel_size <= gpus_available):
+        if model.num_heads % tp == 0:
+            alt = _try(model, gpu, replace(flags, tensor_parallel_size=tp), version)
+            if alt and alt.stage and alt.stage.available_kv > 0 and alt.concurrency_for(length) >= 1:
+                out.append(f"or -tp {tp} (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)")
+                break
+        tp *= 2
+    return out
+
+
+def evaluate(found: Found, *, resolve: Callable[[str], ModelSpec], gpu: Gpu | None, version: VllmVersion,
+             flag_table: Mapping[str, Mapping[str, Any]], slo: Slo) -> CheckResult:
+    """Predict vLLM's startup with exactly these flags and judge the deployment."""
+    failures: list[str] = list(found.problems)
+    warnings: list[str] = []
+    cmd = parse_serve_argv(list(found.argv))
+    model_ref = str(cmd.values.get("model", ""))
+    failures += removed_flags(found.argv, version, flag_table)
+
+    def result(e: Explanation | None, suggestions: list[str] | None = None) -> CheckResult:
+        return CheckResult(found, not failures, model_ref, gpu.name if gpu else None, str(version), e,
+                           tuple(failures), tuple(warnings), tuple(suggestions or ()), slo)
+
+    if gpu is None:
+        failures.append("no GPU type: pass --gpu, or select nodes with nvidia.com/gpu.product")
+        return result(None)
+    values = {k: v for k, v in cmd.values.items() if k != "model"}
+    try:
+        model = resolve(model_ref)
+        flags = EngineFlags(**values)
+        e = explain(model, gpu, flags, version)
+    except PlanError as exc:
+        failures.append(str(exc))
+        return result(None)
+    failures += list(e.errors)
+    for w in e.warnings:
+        (failures if "may run out of memory" in w else warnings).append(w)
+    gpus_engine = e.tp * e.pp
+    if found.gpus_per_pod is not None and found.gpus_per_pod * found.pods_per_replica != gpus_engine:
+        failures.append(f"{found.gpus_per_pod * found.pods_per_replica} GPU(s) requested but TP x PP = "
+                        f"{e.tp} x {e.pp} = {gpus_engine}: vLLM will not start (or wastes GPUs)")
+    if found.has_shm is False and gpus_engine > 1:
+        failures.append("TP/PP > 1 without a memory-backed /dev/shm: NCCL will fail or crawl (mount an emptyDir "
+                        "with medium: Memory at /dev/shm)")
+    replicas = _int(found.annotations.get(ANN + "replicas")) or 1
+    length = slo.context or e.max_model_len
+    need = slo.concurrency or 1
+    if slo.context and slo.context > e.max_model_len:
+        failures.append(f"promised {slo.context:,}-token requests exceed --max-model-len {e.max_model_len:,}")
+    elif e.fits and slo.concurrency is not None:
+        have = e.concurrency_for(length) * replicas
+        if have < slo.concurrency:
+            failures.append(f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised "
+                            f"{slo.concurrency}")
+    suggestions = suggest(model, gpu, flags, version, e, -(-need // replicas), length, None) if failures else []
+    return result(e, suggestions)
