@@ -7,7 +7,9 @@ process_weights_after_loading), including the rotary cos/sin cache buffer.
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from recommender.model.spec import ModelSpec, QuantSpec
 from recommender.model.tensors import Tensor, model_tensors, padded_vocab
@@ -65,13 +67,25 @@ def _sharded_shape(t: Tensor, par: Parallel, vocab_padded: int) -> tuple[int, in
     return t.rows, t.cols, t.count
 
 
-def _matches(module: str, patterns: tuple[str, ...]) -> bool:
+@lru_cache(maxsize=64)
+def _matcher(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One compiled regex for a modules_to_not_convert / ignore list: a glob, a module, or its parent path."""
+    if not patterns:
+        return None
+    parts = []
     for p in patterns:
-        if fnmatch.fnmatch(module, p) or fnmatch.fnmatch(module, p + ".*") or module.endswith("." + p):
-            return True
-        if p and (module == p or module.startswith(p + ".") or f".{p}." in f".{module}."):
-            return True
-    return False
+        if p.startswith("re:"):  # compressed-tensors regex entries
+            parts.append(p[3:])
+            continue
+        glob = fnmatch.translate(p).removesuffix("\\Z")
+        parts.append(rf"(?:.*\.)?{glob}(?:\..*)?")
+    return re.compile("|".join(f"(?:{x})" for x in parts) + r"\Z")
+
+
+def _matches(module: str, patterns: tuple[str, ...]) -> bool:
+    """True when `module` is named (exactly, by a parent path, or by a glob) in `patterns`."""
+    rx = _matcher(patterns)
+    return bool(rx and rx.match(module))
 
 
 def _mixed_algo(q: QuantSpec, t: Tensor) -> str | None:
