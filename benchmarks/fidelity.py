@@ -3,7 +3,8 @@
     python benchmarks/fidelity.py [path/to/vllm_startup_logs.jsonl]
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict,
-then median / max relative errors. Records whose model is not in the catalog are listed as skipped.
+then median / max relative errors. Records whose model is not in the catalog are counted as skipped.
+`tests/test_calibration.py` asserts the accuracy targets over the same predictions.
 """
 
 from __future__ import annotations
@@ -12,17 +13,44 @@ import json
 import re
 import statistics
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from recommender.catalog import load_models
+from recommender.catalog import model_files
 from recommender.errors import PlanError
 from recommender.hardware import Gpu
-from recommender.memory.budget import explain
+from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
 
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "calibration" / "vllm_startup_logs.jsonl"
+
+
+@dataclass(frozen=True)
+class Compared:
+    """One calibration record next to the model's prediction for the same model, GPU, version and flags."""
+
+    record: dict[str, Any]
+    model: str
+    explanation: Explanation
+
+    @property
+    def logged_ok(self) -> bool:
+        return str(self.record["status"]).startswith("ok")
+
+    @property
+    def quantized(self) -> bool:
+        return (self.record.get("quantization") or "none") != "none" or "quantized" in self.model
+
+    @property
+    def weights_gib(self) -> float:
+        return self.explanation.stage.weights / GiB if self.explanation.stage else 0.0
+
+    @property
+    def kv_gib(self) -> float:
+        return self.explanation.stage.available_kv / GiB if self.explanation.stage else 0.0
 
 
 def _version(text: str | None) -> VllmVersion | None:
@@ -35,51 +63,66 @@ def _version(text: str | None) -> VllmVersion | None:
         return None
 
 
+def _other_flag(r: dict[str, Any], name: str) -> float | None:
+    m = re.search(rf"'{name}': ([\d.]+)", r.get("other_flags") or "")
+    return float(m.group(1)) if m else None
+
+
+def load_records(path: Path) -> list[dict[str, Any]]:
+    """The calibration records, one JSON object per line."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def compare(r: dict[str, Any]) -> Compared | None:
+    """Predict one record, or None when its model, GPU total or version is unknown."""
+    model_id = (r["model"] or "").split(" ")[0].lower()
+    version = _version(r["vllm_version"])
+    if model_id not in model_files() or not r.get("gpu_total_gib") or version is None:
+        return None
+    gpu = Gpu(key="calibration", name=r["gpu"], vendor="nvidia", total_bytes=int(r["gpu_total_gib"] * GiB),
+              interconnect="NVLink" if re.search(r"H100|H200|A100", r["gpu"]) else "PCIe",
+              compute_capability="9.0", fp8=True)
+    quant = r.get("quantization") or "none"
+    flags = EngineFlags(
+        tensor_parallel_size=r["tp"] or 1, pipeline_parallel_size=r["pp"] or 1,
+        quantization="fp8" if quant == "fp8" else None,
+        dtype=r["dtype"] if r.get("dtype") in ("bfloat16", "float16", "float32") else "auto",
+        kv_cache_dtype=r["kv_cache_dtype"] if r["kv_cache_dtype"] in ("auto", "fp8") else "auto",
+        gpu_memory_utilization=r["gpu_memory_utilization"], max_model_len=r["max_model_len"],
+        max_num_seqs=r["max_num_seqs"], max_num_batched_tokens=r["max_num_batched_tokens"],
+        enforce_eager=bool(r["enforce_eager"]), cpu_offload_gb=_other_flag(r, "cpu_offload_gb") or 0.0,
+    )
+    try:
+        e = explain(resolve_model(model_id), gpu, flags, version)
+    except PlanError:
+        return None
+    return Compared(r, model_id, e)
+
+
+def rel(pred: float, logged: float | None) -> float | None:
+    """Relative error, None when the log has no (positive) figure."""
+    return abs(pred - logged) / logged if logged and logged > 0 else None
+
+
 def run(path: Path) -> int:
-    models = load_models()
-    rows, skipped = [], []
-    for line in path.read_text().splitlines():
-        r = json.loads(line)
-        model_id = (r["model"] or "").split(" ")[0].lower()
-        version = _version(r["vllm_version"])
-        if model_id not in models or not r.get("gpu_total_gib") or version is None:
-            skipped.append(r["id"])
-            continue
-        gpu = Gpu(key="cal", name=r["gpu"], vendor="nvidia", total_bytes=int(r["gpu_total_gib"] * GiB),
-                  interconnect="NVLink" if re.search(r"H100|H200|A100", r["gpu"]) else "PCIe",
-                  compute_capability="9.0", fp8=True)
-        quant = r.get("quantization") or "none"
-        flags = EngineFlags(
-            tensor_parallel_size=r["tp"] or 1, pipeline_parallel_size=r["pp"] or 1,
-            quantization="fp8" if quant == "fp8" else None,
-            dtype=r["dtype"] if r.get("dtype") in ("bfloat16", "float16", "float32") else "auto",
-            kv_cache_dtype=r["kv_cache_dtype"] if r["kv_cache_dtype"] in ("auto", "fp8") else "auto",
-            gpu_memory_utilization=r["gpu_memory_utilization"], max_model_len=r["max_model_len"],
-            max_num_seqs=r["max_num_seqs"], max_num_batched_tokens=r["max_num_batched_tokens"],
-            enforce_eager=bool(r["enforce_eager"]),
-        )
-        try:
-            e = explain(resolve_model(model_id), gpu, flags, version)
-        except PlanError as exc:
-            skipped.append(f"{r['id']} ({exc})")
-            continue
-        st = e.stage
-        assert st is not None
-        ok_logged = str(r["status"]).startswith("ok")
-        rows.append((r["id"], model_id, r["weights_gib"], st.weights / GiB, r["kv_available_gib"],
-                     st.available_kv / GiB, r["kv_cache_tokens"], e.kv_cache_tokens, ok_logged, e.fits))
+    records = load_records(path)
+    rows = [c for c in (compare(r) for r in records) if c is not None]
     print(f"{'id':5} {'model':52} {'W log':>7} {'W pred':>7} {'KV log':>7} {'KV pred':>7} {'tok log':>9} "
           f"{'tok pred':>9} verdict")
     errs: dict[str, list[float]] = {"weights": [], "kv": [], "tokens": []}
-    agree = 0
-    for rid, mid, wl, wp, kl, kp, tl, tp_, okl, okp in rows:
-        for key, logged, pred in (("weights", wl, wp), ("kv", kl, kp), ("tokens", tl, tp_)):
-            if logged and logged > 0:
-                errs[key].append(abs(pred - logged) / logged)
-        agree += okl == okp
-        print(f"{rid:5} {mid[:52]:52} {wl or '-':>7} {wp:7.2f} {kl or '-':>7} {kp:7.2f} {tl or '-':>9} {tp_:9} "
-              f"{'ok' if okl else 'FAIL'}/{'ok' if okp else 'FAIL'}")
-    print(f"\nrecords compared: {len(rows)}; skipped (model not in catalog, no GPU total or version): {len(skipped)}")
+    for c in rows:
+        r, e = c.record, c.explanation
+        for key, pred, logged in (("weights", c.weights_gib, r["weights_gib"]), ("kv", c.kv_gib, r["kv_available_gib"]),
+                                  ("tokens", float(e.kv_cache_tokens), r["kv_cache_tokens"])):
+            err = rel(pred, logged)
+            if err is not None:
+                errs[key].append(err)
+        print(f"{r['id']:5} {c.model[:52]:52} {r['weights_gib'] or '-':>7} {c.weights_gib:7.2f} "
+              f"{r['kv_available_gib'] or '-':>7} {c.kv_gib:7.2f} {r['kv_cache_tokens'] or '-':>9} "
+              f"{e.kv_cache_tokens:9} {'ok' if c.logged_ok else 'FAIL'}/{'ok' if e.fits else 'FAIL'}")
+    agree = sum(c.logged_ok == c.explanation.fits for c in rows)
+    print(f"\nrecords compared: {len(rows)} of {len(records)} (others: model not in the catalog, or no GPU total or "
+          "version in the log)")
     for key, values in errs.items():
         if values:
             print(f"{key:8} median error {statistics.median(values):6.2%}   max {max(values):6.2%}   (n={len(values)})")

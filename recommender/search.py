@@ -162,7 +162,8 @@ def _round_len(length: int) -> int:
 def _utilization(model: ModelSpec, hw: Hardware, version: VllmVersion, max_seqs: int, max_tokens: int) -> float:
     """The version default, lowered so the post-allocation sampler warm-up (and graphs before 0.21) fit outside."""
     total = hw.gpu.total_bytes
-    warmup = int(overheads.SAMPLER_BYTES_PER_LOGIT * min(max_seqs, max_tokens) * model.vocab_size)
+    per_logit = overheads.sampler_bytes_per_logit((version.major, version.minor))
+    warmup = int(per_logit * min(max_seqs, max_tokens) * model.vocab_size)
     if not version.cudagraph_memory_before_kv:
         warmup += overheads.cudagraph_bytes(model, layers_on_gpu=model.num_layers, enforce_eager=False)
     room = (total - warmup - WARMUP_SAFETY + REDUNDANCY_BUFFER) / total

@@ -243,13 +243,14 @@ def explain(
     prefix_caching = bool(flags.enable_prefix_caching) and not model.is_hybrid
     stages: list[StageBudget] = []
     for k, layers in enumerate(ranges):
-        w = weight_bytes_per_gpu(model, par, dtype_bytes=dtype_bytes, quant=quant, stage=k)
-        w = max(0, w - int(flags.cpu_offload_gb * GiB))
+        w = weight_bytes_per_gpu(model, par, dtype_bytes=dtype_bytes, quant=quant, stage=k,
+                                 cpu_offload_bytes=int(flags.cpu_offload_gb * GiB))
         last = k == pp - 1
         act = overheads.activation_peak_bytes(
-            model, max_num_batched_tokens=max_tokens, max_num_seqs=max_seqs, tp=tp, last_stage=last
+            model, max_num_batched_tokens=max_tokens, max_num_seqs=max_seqs, tp=tp, last_stage=last,
+            version=(version.major, version.minor),
         )
-        nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink)
+        nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=(version.major, version.minor))
         cg = overheads.cudagraph_bytes(model, layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager)
         cg_applied = cg if version.cudagraph_memory_before_kv else 0
         if flags.kv_cache_memory_bytes is not None:
@@ -310,7 +311,8 @@ def explain(
         tokens = num_blocks // len(layout.groups) * layout.block_size
     headroom = total - requested + REDUNDANCY_BUFFER
     post_alloc = (0 if version.cudagraph_memory_before_kv else worst.cudagraph) + int(
-        overheads.SAMPLER_BYTES_PER_LOGIT * min(max_seqs, max_tokens) * model.vocab_size
+        overheads.sampler_bytes_per_logit((version.major, version.minor)) * min(max_seqs, max_tokens)
+        * model.vocab_size
     )
     if post_alloc > headroom and flags.kv_cache_memory_bytes is None:
         warnings.append(

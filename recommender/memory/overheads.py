@@ -21,10 +21,22 @@ ACT_BYTES_PER_TOKEN_PER_HIDDEN_UNIT = 13.2
 # Sampler part: bytes per logit of the [num_reqs, vocab] fp32 work (C020 - C027: 0.79 GiB for
 # 1024 x 128,256 logits on Llama-3.1-8B).
 SAMPLER_BYTES_PER_LOGIT = 6.5
+# Releases up to 0.11 held several more fp32 copies of the logits in the dummy sampler run: 5.56 GiB for
+# Qwen3-0.6B with 1024 x 151,936 logits (C055, C058), 5.64 for Qwen3-32B (C056), 5.58 for Qwen3-Next on
+# v0.10.2 (C001), 1.4 GiB with 256 requests (C002): about 34 bytes per logit. By 0.17 the RTX 3090 records
+# (C004-C009) fit the lower figure; the exact release of the change is not known.
+SAMPLER_BYTES_PER_LOGIT_OLD = 34.0
+SAMPLER_CHANGED_IN = (0, 12)
+
+
+def sampler_bytes_per_logit(version: tuple[int, int]) -> float:
+    """Bytes per logit of the sampler warm-up for a vLLM release (major, minor)."""
+    return SAMPLER_BYTES_PER_LOGIT_OLD if version < SAMPLER_CHANGED_IN else SAMPLER_BYTES_PER_LOGIT
 
 
 def activation_peak_bytes(
-    s: ModelSpec, *, max_num_batched_tokens: int, max_num_seqs: int, tp: int, last_stage: bool
+    s: ModelSpec, *, max_num_batched_tokens: int, max_num_seqs: int, tp: int, last_stage: bool,
+    version: tuple[int, int] = (0, 33),
 ) -> int:
     """Transient torch peak of the profiling run on one GPU.
 
@@ -40,7 +52,7 @@ def activation_peak_bytes(
     sampler = 0.0
     if last_stage:
         num_reqs = min(max_num_seqs, t)
-        sampler = SAMPLER_BYTES_PER_LOGIT * num_reqs * s.vocab_size
+        sampler = sampler_bytes_per_logit(version) * num_reqs * s.vocab_size
     return int(forward + sampler)
 
 
@@ -48,16 +60,24 @@ def activation_peak_bytes(
 # CUDA context growth, cuBLAS workspaces and, with TP > 1 on NVLink, custom all-reduce and NCCL buffers.
 # TP=1: 0.24-0.26 GiB on H100 (C013-C048); TP>1 over NVLink: 2.06-2.21 GiB (C029, C030, C046, C047);
 # TP>1 over PCIe (no custom all-reduce): 0.21 GiB (C002, L40S TP=4).
+# Before 0.19 the logs show less: 0.13-0.14 GiB at TP=1 (C055-C058, v0.11) and 0.55-1.38 GiB at TP=2 over
+# NVLink (C059 v0.11, C001 v0.10.2).
 NON_TORCH_SINGLE_GPU = int(0.25 * GiB)
 NON_TORCH_TP_NVLINK = int(2.1 * GiB)
 NON_TORCH_TP_PCIE = int(0.3 * GiB)
+NON_TORCH_SINGLE_GPU_OLD = int(0.13 * GiB)
+NON_TORCH_TP_NVLINK_OLD = int(1.0 * GiB)
+NON_TORCH_CHANGED_IN = (0, 19)
 
 
-def non_torch_bytes(*, tp: int, nvlink: bool) -> int:
+def non_torch_bytes(*, tp: int, nvlink: bool, version: tuple[int, int] = (0, 33)) -> int:
     """Memory vLLM reports as non-torch on one GPU."""
+    old = version < NON_TORCH_CHANGED_IN
     if tp <= 1:
-        return NON_TORCH_SINGLE_GPU
-    return NON_TORCH_TP_NVLINK if nvlink else NON_TORCH_TP_PCIE
+        return NON_TORCH_SINGLE_GPU_OLD if old else NON_TORCH_SINGLE_GPU
+    if not nvlink:
+        return NON_TORCH_TP_PCIE
+    return NON_TORCH_TP_NVLINK_OLD if old else NON_TORCH_TP_NVLINK
 
 
 # --- CUDA-graph memory ---------------------------------------------------------------------------

@@ -179,8 +179,21 @@ def rotary_cache_bytes(s: ModelSpec, dtype_bytes: int) -> int:
 
 
 def weight_bytes_per_gpu(
-    s: ModelSpec, par: Parallel, *, dtype_bytes: int, quant: QuantSpec | None, stage: int = 0
+    s: ModelSpec, par: Parallel, *, dtype_bytes: int, quant: QuantSpec | None, stage: int = 0,
+    cpu_offload_bytes: int = 0,
 ) -> int:
-    """Bytes of weights one GPU of pipeline stage `stage` holds ("Model loading took")."""
-    total = sum(tensor_bytes(s, t, par, dtype_bytes, quant) for t in stage_tensors(s, par, stage))
+    """Bytes of weights one GPU of pipeline stage `stage` holds ("Model loading took").
+
+    `--cpu-offload-gb` moves decoder-layer parameters to pinned CPU memory one whole tensor at a time, in layer
+    order, while less than the limit has been moved (vllm/model_executor/models/utils.py maybe_offload_to_cpu),
+    so the last tensor can overshoot the limit.
+    """
+    total = 0
+    offloaded = 0
+    for t in stage_tensors(s, par, stage):
+        size = tensor_bytes(s, t, par, dtype_bytes, quant)
+        if t.layer is not None and offloaded < cpu_offload_bytes:
+            offloaded += size
+            continue
+        total += size
     return total + rotary_cache_bytes(s, dtype_bytes)
