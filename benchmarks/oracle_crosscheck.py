@@ -75,6 +75,8 @@ def main() -> int:
         theirs = (o.get("block_size"), o.get("num_gpu_blocks"), o.get("kv_cache_tokens"), o.get("max_concurrency"),
                   o.get("fits"))
         ok = ours == theirs
+        if o.get("error") and not kv_ok:  # both refuse: the admission error must read the same
+            ok = str(o["error"]) in e.errors
         same += ok
         print(f"{'OK  ' if ok else 'DIFF'} {folder:40} tp={tp} pp={pp} kv={kv_dtype:4} L={length:<7} "
               f"ours={ours} oracle={theirs}")

@@ -102,8 +102,17 @@ def test_startup_errors_use_vllm_text() -> None:
     assert not e.fits
     assert any("To serve at least one request with the model's max seq len (32768)" in m for m in e.errors)
     assert any("estimated maximum model length is" in m for m in e.errors)
+    # vLLM 0.33 prints sizes with format_gib (round to 2 places): "16.0 GiB", as the oracle in shared/tools shows.
+    e = explain(llama, H100, EngineFlags(kv_cache_memory_bytes=1 << 30, max_model_len=131072), V033)
+    assert e.errors == (
+        "To serve at least one request with the model's max seq len (131072), (16.0 GiB KV cache is needed, which "
+        "is larger than the available KV cache memory (1.0 GiB). Based on the available memory, the estimated "
+        "maximum model length is 8176. Try increasing `gpu_memory_utilization` (which also controls CPU memory on "
+        "the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
+        "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+    )
     e = explain(llama, H100, EngineFlags(gpu_memory_utilization=0.9), V033, free_bytes=40 * GiB)
-    assert any(m.startswith("Free memory on device cuda:0 (40.00/79.19 GiB) on startup is less than") for m in e.errors)
+    assert any(m.startswith("Free memory on device cuda:0 (40.0/79.19 GiB) on startup is less than") for m in e.errors)
 
 
 @pytest.mark.parametrize("flags", [

@@ -232,8 +232,8 @@ def explain(
     requested = math.ceil(total * util)
     if free < requested:
         errors.append(
-            f"Free memory on device cuda:0 ({format_gib(free):.2f}/{format_gib(total):.2f} GiB) on startup is less "
-            f"than desired GPU memory utilization ({util}, {format_gib(requested):.2f} GiB). Decrease GPU memory "
+            f"Free memory on device cuda:0 ({format_gib(free)}/{format_gib(total)} GiB) on startup is less "
+            f"than desired GPU memory utilization ({util}, {format_gib(requested)} GiB). Decrease GPU memory "
             "utilization or reduce GPU memory used by other processes."
         )
 
@@ -290,7 +290,7 @@ def explain(
                 else:
                     if fitted < max_len:
                         warnings.append(f"Auto-fit max_model_len: reduced from {max_len} to {fitted} to fit in "
-                                        f"available KV cache memory ({format_gib(check):.2f} GiB GPU)")
+                                        f"available KV cache memory ({format_gib(check)} GiB GPU)")
                     max_len = fitted
                     bpr = layout.blocks_per_request(max_len, in_flight, prefix_caching=prefix_caching)
             elif needed > check:
@@ -298,8 +298,8 @@ def explain(
                 hint = f" Based on the available memory, the estimated maximum model length is {est}." if est > 0 else ""
                 errors.append(
                     f"To serve at least one request with the model's max seq len ({max_len}), "
-                    f"({needed / GiB:.2f} GiB KV cache is needed, which is larger than the available KV cache memory "
-                    f"({check / GiB:.2f} GiB).{hint} Try increasing `gpu_memory_utilization` (which also controls CPU "
+                    f"({format_gib(needed)} GiB KV cache is needed, which is larger than the available KV cache "
+                    f"memory ({format_gib(check)} GiB).{hint} Try increasing `gpu_memory_utilization` (which also controls CPU "
                     "memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
                     f"{CONSERVING_MEMORY_URL} for more details."
                 )
