@@ -4,6 +4,7 @@ Routes: HEAD/GET /{org}/{name}/resolve/{revision}/{filename}. Repositories:
   acme/tiny    public, serves config.json (and 404 EntryNotFound for other files)
   acme/gated   401 GatedRepo unless the request carries `Authorization: Bearer good-token`
   acme/slow    answers after `delay` seconds (for timeouts)
+  acme/deleted 404 RepoNotFound (what the hub answers an authenticated client)
   anything else: 401 RepoNotFound, as the real hub answers for missing repositories
 """
 
@@ -52,6 +53,9 @@ class HubHandler(BaseHTTPRequestHandler):
             time.sleep(self.server.delay)
         if repo == "acme/gated" and self.headers.get("Authorization") != "Bearer good-token":
             self._send(401, b"gated", {"X-Error-Code": "GatedRepo", "X-Error-Message": "Access to model is restricted"})
+            return
+        if repo == "acme/deleted":
+            self._send(404, b"missing", {"X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found"})
             return
         if repo not in ("acme/tiny", "acme/gated", "acme/slow"):
             self._send(401, b"missing", {"X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found"})

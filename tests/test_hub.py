@@ -57,8 +57,9 @@ def test_gated_model_needs_token(hub: HubServer, tmp_path: Path) -> None:
     assert ("GET", "/acme/gated/resolve/main/config.json", "Bearer good-token") in hub.requests
 
 
-def test_missing_model(hub: HubServer, tmp_path: Path) -> None:
-    r = run(["show", "acme/missing"], hub, tmp_path)
+@pytest.mark.parametrize("repo", ["acme/missing", "acme/deleted"])  # 401 anonymous, 404 authenticated
+def test_missing_model(hub: HubServer, tmp_path: Path, repo: str) -> None:
+    r = run(["show", repo], hub, tmp_path)
     assert r.returncode == 2 and "not found on the hub" in r.stderr
 
 

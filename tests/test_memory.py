@@ -70,6 +70,26 @@ def test_hybrid_gdn_block_alignment() -> None:
     assert {g.kind for g in lay.groups} == {"mamba", "full"}
 
 
+def test_gated_deltanet_state_and_block_alignment() -> None:
+    # Qwen3-Next-80B (spec 2.5 worked example): conv 8192 x 3 x 2 B + ssm 32 x 128 x 128 x 2 B = 1,097,728 B per
+    # layer; the attention page per token is 2 KV heads x 256 x 2 x 2 B = 2,048 B, so the block grows to
+    # 16 x cdiv(1,097,728, 16 x 2,048) = 544 tokens (the C001 log: "attention block size 544").
+    s = resolve_model("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    lay = build_layout(s, range(s.num_layers), tp=1, block_size=None, kv_bytes=2, model_bytes=2)
+    assert lay.block_size == 544 and lay.page_bytes == 544 * 2048
+    assert lay.group_size == 12 and [g.kind for g in lay.groups].count("mamba") == 3  # 36 GDN : 12 attention
+
+
+def test_mamba2_state_nemotron_h() -> None:
+    # Nemotron-3-Nano: conv (4096 + 2 x 8 x 128) x 3 x 2 B = 36,864 B; ssm 64 heads x 64 x 128 x 4 B (fp32,
+    # mamba_ssm_cache_dtype) = 2,097,152 B; attention 2 KV heads x 128 x 2 x 2 B = 1,024 B per token, so the
+    # block is 16 x cdiv(2,134,016, 16 x 1,024) = 2,096 tokens.
+    s = resolve_model("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
+    lay = build_layout(s, range(s.num_layers), tp=1, block_size=None, kv_bytes=2, model_bytes=2)
+    assert lay.block_size == 2096 and lay.page_bytes == 2096 * 1024
+    assert {g.kind for g in lay.groups} == {"mamba", "full"}
+
+
 def test_fixed_kv_budget_is_exact() -> None:
     # --kv-cache-memory-bytes skips profiling: blocks = bytes // (16 x 147,456) for Qwen3-8B; the oracle in
     # shared/tools computes 2730 blocks, 43,680 tokens, 5.33x at 8192 for 6 GiB.

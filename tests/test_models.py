@@ -102,3 +102,34 @@ def test_truncated_and_missing_files(tmp_path: Path) -> None:
     (tmp_path / "list.json").write_text(json.dumps([1, 2]))
     with pytest.raises(ModelConfigError, match="JSON object"):
         resolve_model(str(tmp_path / "list.json"))
+
+
+def _safetensors(path: Path, tensors: dict[str, tuple[str, list[int]]]) -> int:
+    import struct
+
+    sizes = {"BF16": 2, "F32": 4, "F8_E4M3": 1}
+    table, offset = {}, 0
+    for name, (dtype, shape) in tensors.items():
+        n = sizes[dtype]
+        for d in shape:
+            n *= d
+        table[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + n]}
+        offset += n
+    header = json.dumps(table).encode()
+    path.write_bytes(struct.pack("<Q", len(header)) + header + b"\0" * offset)
+    return offset
+
+
+def test_local_checkpoint_headers_are_read(tmp_path: Path) -> None:
+    config = {k: v for k, v in BASE.items()}
+    (tmp_path / "config.json").write_text(json.dumps(config))  # no torch_dtype: taken from the tensors
+    total = _safetensors(tmp_path / "model.safetensors", {
+        "model.embed_tokens.weight": ("BF16", [128, 64]), "lm_head.weight": ("BF16", [128, 64]),
+        "model.layers.0.mlp.down_proj.weight": ("F8_E4M3", [64, 128]), "scale": ("F32", [1]),
+    })
+    spec = resolve_model(str(tmp_path))
+    assert spec.checkpoint_bytes == total == 128 * 64 * 2 * 2 + 64 * 128 + 4
+    assert dict(spec.checkpoint_dtypes)["F8_E4M3"] == 64 * 128 and spec.dtype == "bfloat16"
+    (tmp_path / "model.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{")
+    with pytest.raises(ModelConfigError, match="truncated"):
+        resolve_model(str(tmp_path))

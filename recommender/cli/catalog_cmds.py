@@ -96,6 +96,8 @@ def describe(s: ModelSpec) -> dict[str, Any]:
                            "mixer": p.mixer, "norms": p.norms, "lm_head": p.lm_head}
     if s.published_params:
         d["published_params"] = s.published_params
+    if s.checkpoint_bytes is not None:
+        d["checkpoint"] = {"bytes": s.checkpoint_bytes, **{f"{k}_bytes": v for k, v in s.checkpoint_dtypes}}
     d["source"] = s.source
     return d
 

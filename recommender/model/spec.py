@@ -167,6 +167,8 @@ class ModelSpec:
     vision: VisionSpec | None = None
     params: ParamCounts | None = None
     published_params: int | None = None
+    checkpoint_bytes: int | None = None  # from safetensors headers of a local checkpoint
+    checkpoint_dtypes: tuple[tuple[str, int], ...] = ()
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from recommender.errors import ModelConfigError, UnknownModelError
+from recommender.sources.safetensors import CheckpointSummary, summarize
 
 
 def _read_json(path: Path, what: str) -> Any:
@@ -24,8 +25,8 @@ def _read_json(path: Path, what: str) -> Any:
         ) from exc
 
 
-def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, int | None]:
-    """(config, hf_quant_config or None, checkpoint bytes from the safetensors index or None)."""
+def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, CheckpointSummary | None]:
+    """(config, hf_quant_config or None, what the safetensors headers hold or None)."""
     if path.is_file():
         config_path, folder = path, path.parent
     elif path.is_dir():
@@ -40,10 +41,11 @@ def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, int |
     hq_path = folder / "hf_quant_config.json"
     hf_quant = _read_json(hq_path, "hf_quant_config.json") if hq_path.exists() else None
     index_path = folder / "model.safetensors.index.json"
-    total = None
+    shards = sorted(folder.glob("*.safetensors")) if path.is_dir() else []
     if index_path.exists():
         index = _read_json(index_path, "safetensors index")
-        meta = index.get("metadata") if isinstance(index, dict) else None
-        if isinstance(meta, dict) and isinstance(meta.get("total_size"), int):
-            total = int(meta["total_size"])
-    return config, hf_quant if isinstance(hf_quant, dict) else None, total
+        weight_map = index.get("weight_map") if isinstance(index, dict) else None
+        if isinstance(weight_map, dict):
+            named = sorted({folder / str(f) for f in weight_map.values()})
+            shards = [p for p in named if p.exists()] or shards
+    return config, hf_quant if isinstance(hf_quant, dict) else None, summarize(shards)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 from pathlib import Path
 
 from recommender.catalog import load_model, model_files
@@ -29,8 +30,16 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
         raise UnknownModelError("no model given")
     if _looks_like_path(ref):
         path = Path(ref).expanduser()
-        config, hf_quant, _total = read_local(path)
-        return parse_config(config, name=str(path), source=f"local: {path}", hf_quant_config=hf_quant)
+        config, hf_quant, checkpoint = read_local(path)
+        if checkpoint and not (config.get("torch_dtype") or config.get("dtype")):
+            dtype = {"BF16": "bfloat16", "F16": "float16", "F32": "float32"}.get(checkpoint.main_dtype or "")
+            if dtype:
+                config = {**config, "torch_dtype": dtype}
+        spec = parse_config(config, name=str(path), source=f"local: {path}", hf_quant_config=hf_quant)
+        if checkpoint:
+            spec = replace(spec, checkpoint_bytes=checkpoint.total_bytes,
+                           checkpoint_dtypes=tuple(checkpoint.bytes_by_dtype.items()))
+        return spec
     entry = load_model(ref) if revision is None else None
     if entry is None and _is_repo_id(ref):
         remote = (fetcher or HubFetcher()).fetch(ref, revision)
