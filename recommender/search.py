@@ -173,18 +173,6 @@ def _utilization(model: ModelSpec, hw: Hardware, version: VllmVersion, max_seqs:
     return max(0.05, util)
 
 
-def _longest_len(e: Explanation, need: int, limit: int) -> int:
-    """Largest length <= limit whose per-replica concurrency reaches `need` and one request fits (0 if none)."""
-    lo, hi = 0, limit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if e.concurrency_for(mid) >= need and e.fits_one_request(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def evaluate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -> Evaluation:
     """Choose flags for one candidate and judge it against the target."""
     model = c.weights.model
@@ -224,7 +212,7 @@ def evaluate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -
         # N alone: the longest context at which all replicas together hold N requests.
         best_len, replicas = 0, 1
         for r in range(1, max_replicas + 1):
-            best_len = _longest_len(probe, math.ceil(need / r), limit)
+            best_len = probe.longest_len(math.ceil(need / r), limit)
             replicas = r
             if best_len >= min(limit, 1024):
                 break

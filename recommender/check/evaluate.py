@@ -89,20 +89,12 @@ def suggest(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion
             need: int, length: int, gpus_available: int | None) -> list[str]:
     """Concrete changes that fix the problem, each with what it would give."""
     out: list[str] = []
-    if e.stage and e.stage.available_kv > 0 and not e.fits_one_request(length):
-        lo, hi = 0, length
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if e.fits_one_request(mid) and e.concurrency_for(mid) >= need else (lo, mid - 1)
-        if lo > 0:
-            out.append(f"lower --max-model-len to {lo:,}")
-    elif e.stage and e.stage.available_kv > 0 and e.concurrency_for(length) < need:
-        lo, hi = 0, length
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if e.concurrency_for(mid) >= need else (lo, mid - 1)
-        if lo >= 256:
-            out.append(f"lower --max-model-len to {lo:,} ({need} requests of that length fit)")
+    if e.stage and e.stage.available_kv > 0:
+        shorter = e.longest_len(need, length)
+        if not e.fits_one_request(length) and shorter > 0:
+            out.append(f"lower --max-model-len to {shorter:,}")
+        elif e.concurrency_for(length) < need and shorter >= 256:
+            out.append(f"lower --max-model-len to {shorter:,} ({need} requests of that length fit)")
     if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
         alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version)
         if alt and alt.stage and alt.stage.available_kv > 0:

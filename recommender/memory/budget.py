@@ -79,6 +79,17 @@ class Explanation:
         bpr = self.stage.layout.blocks_per_request(length, self.in_flight_tokens, prefix_caching=self.prefix_caching)
         return self.num_gpu_blocks / bpr if bpr else 0.0
 
+    def longest_len(self, need: int, limit: int | None = None) -> int:
+        """The largest max_model_len (<= limit) at which one request fits and `need` requests are held; 0 if none."""
+        lo, hi = 0, self.max_model_len if limit is None else limit
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.fits_one_request(mid) and self.concurrency_for(mid) >= need:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
     def fits_one_request(self, length: int) -> bool:
         """vLLM's admission check for one request of `length` tokens (the null block excluded)."""
         if self.stage is None or not self.stage.layout.bytes_per_block:
@@ -154,6 +165,29 @@ def resolve_quant(model: ModelSpec, quantization: str | None) -> QuantSpec | Non
     return None
 
 
+def _parallel_checks(model: ModelSpec, tp: int, pp: int) -> tuple[list[str], list[str]]:
+    """vLLM's divisibility checks for tensor / pipeline parallelism, with its messages."""
+    errors: list[str] = []
+    warnings: list[str] = []
+    if model.num_heads % tp:
+        errors.append(
+            f"Total number of attention heads ({model.num_heads}) must be divisible by tensor parallel size ({tp})."
+        )
+    if tp > 1 and padded_vocab(model.vocab_size) % tp:
+        errors.append(f"{padded_vocab(model.vocab_size)} is not divisible by {tp}")
+    if pp > model.num_layers:
+        errors.append(f"pipeline parallel size ({pp}) exceeds the number of layers ({model.num_layers})")
+    if model.mla is None and 0 < model.num_kv_heads < tp:
+        if tp % model.num_kv_heads:
+            errors.append(f"{tp} is not divisible by {model.num_kv_heads}")
+        else:
+            warnings.append(
+                f"TP={tp} exceeds the {model.num_kv_heads} KV heads: each KV head is replicated on "
+                f"{tp // model.num_kv_heads} GPUs, so KV memory per token does not shrink further"
+            )
+    return errors, warnings
+
+
 def _max_len_error(model: ModelSpec, length: int) -> str:
     return (
         f"User-specified max_model_len ({length}) is greater than the derived max_model_len "
@@ -194,22 +228,10 @@ def explain(
     if kv_dtype.startswith("fp8") and not gpu.fp8 and model.mla is None:
         warnings.append(f"{gpu.name} has no FP8 tensor cores; an fp8 KV cache still halves memory but may be slow")
 
-    if model.num_heads % tp:
-        errors.append(
-            f"Total number of attention heads ({model.num_heads}) must be divisible by tensor parallel size ({tp})."
-        )
-    if tp > 1 and padded_vocab(model.vocab_size) % tp:
-        errors.append(f"{padded_vocab(model.vocab_size)} is not divisible by {tp}")
-    if pp > model.num_layers:
-        errors.append(f"pipeline parallel size ({pp}) exceeds the number of layers ({model.num_layers})")
-        pp = model.num_layers
-    if model.num_kv_heads < tp and model.mla is None and model.num_kv_heads and tp % model.num_kv_heads:
-        errors.append(f"{tp} is not divisible by {model.num_kv_heads}")
-    elif model.num_kv_heads < tp and model.mla is None:
-        warnings.append(
-            f"TP={tp} exceeds the {model.num_kv_heads} KV heads: each KV head is replicated on {tp // model.num_kv_heads}"
-            " GPUs, so KV memory per token does not shrink further"
-        )
+    parallel_errors, parallel_warnings = _parallel_checks(model, tp, pp)
+    errors += parallel_errors
+    warnings += parallel_warnings
+    pp = min(pp, model.num_layers)
 
     max_len = flags.max_model_len if flags.max_model_len is not None else model.max_model_len
     auto_fit = max_len == -1
