@@ -69,6 +69,7 @@ def plan_document(result: PlanResult, *, requested_model: str) -> dict[str, Any]
             "gpu_total_gib": round(hw.gpu.total_bytes / GiB, 4), "gpus_per_node": hw.gpus_per_node,
             "nodes": hw.nodes, "free_memory_gib": round(hw.free_bytes / GiB, 4) if hw.free_bytes else None,
             "concurrency": result.target.concurrency, "context": result.target.context,
+            "min_context": result.target.min_context if result.target.context is None else None,
             "objective": result.policy.objective, "vllm_version": version,
         },
         **_option(best, version),

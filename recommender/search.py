@@ -29,6 +29,7 @@ class Target:
 
     concurrency: int | None = None
     context: int | None = None
+    min_context: int = 4096  # with N alone: shorter contexts are not worth promising
 
     def describe(self) -> str:
         """'60 requests at 8,192 tokens' and the like."""
@@ -209,18 +210,21 @@ def evaluate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -
                           f"{label}: {target.context:,} tokens exceed the model's limit of {limit:,}")
     kv = st.available_kv / GiB
     if target.context is None:
-        # N alone: the longest context at which all replicas together hold N requests.
+        # N alone: the longest context at which the fewest engines hold N requests, at least `min_context`.
+        floor = min(limit, target.min_context)
         best_len, replicas = 0, 1
         for r in range(1, max_replicas + 1):
             best_len = probe.longest_len(math.ceil(need / r), limit)
             replicas = r
-            if best_len >= min(limit, 1024):
+            if best_len >= floor:
                 break
-        if best_len == 0:
-            one = probe.concurrency_for(min(limit, 1024)) * max_replicas
-            return Evaluation(c, flags, probe, 0, one, False,
-                              f"{label}: {kv:.1f} GiB KV per GPU holds {one:.0f} requests of 1,024 tokens "
-                              f"on {max_replicas * gpus_per_replica} GPUs, below {need}")
+        if best_len < floor:
+            held = probe.concurrency_for(floor) * max_replicas
+            return Evaluation(c, flags, probe, 0, held, False,
+                              f"{label}: {kv:.1f} GiB KV per GPU holds {held:.0f} requests of {floor:,} tokens "
+                              f"on {max_replicas * gpus_per_replica} GPUs, below {need}"
+                              + (f" (N requests fit only up to {best_len:,} tokens; --min-context lowers the floor)"
+                                 if best_len else ""))
         length = best_len if best_len == limit else _round_len(best_len)
     else:
         per = probe.concurrency_for(length)

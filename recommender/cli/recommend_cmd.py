@@ -12,6 +12,7 @@ from recommender.cli.explain_cmd import render_table, resolve_hardware
 from recommender.cli.output import emit, format_option, table
 from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
 from recommender.documents import plan_document
+from recommender.errors import InputError
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.project import merge_settings, require
 from recommender.search import Hardware, Target
@@ -53,6 +54,8 @@ def render_plan(result: PlanResult, doc: dict[str, Any]) -> str:
 @click.option("--free-memory-gib", type=float, help="Free memory per GPU at startup when GPUs are shared.")
 @click.option("--concurrency", type=int, help="Concurrent requests to serve (N).")
 @click.option("--context", help="Tokens per request, prompt + output (S); accepts 8k / 8K.")
+@click.option("--min-context", default="4096", show_default=True,
+              help="With --concurrency alone: the shortest context worth promising.")
 @click.option("--objective", type=click.Choice(OBJECTIVES), help="Ranking (default min-gpus).")
 @click.option("--quantization", help="Only this weights option (fp8, awq, gptq, ...).")
 @click.option("--no-quantization", is_flag=True, help="Keep the model's own weights (no online FP8, no variants).")
@@ -64,7 +67,7 @@ def render_plan(result: PlanResult, doc: dict[str, Any]) -> str:
 @render_options
 @format_option
 def recommend(config: Path | None, fmt: str, no_quantization: bool, no_fp8_kv: bool, emit_spec: str | None,
-              output_dir: Path | None, force: bool, **options: Any) -> None:
+              output_dir: Path | None, force: bool, min_context: str, **options: Any) -> None:
     """Find the best feasible vLLM launch flags for a model, hardware and target load.
 
     Model and hardware come from the options, VLLM_PLAN_* environment variables, or ./vllm-plan.yaml.
@@ -84,8 +87,12 @@ def recommend(config: Path | None, fmt: str, no_quantization: bool, no_fp8_kv: b
     if s.get("gpu_memory_gib") is None:
         require(s, "gpu")
     context = s.get("context")
+    floor = convert("--min-context", "hint", min_context)
+    if floor < 1:
+        raise InputError(f"--min-context must be at least 1 token, got {floor}")
     target = Target(concurrency=s.get("concurrency"),
-                    context=convert("--context", "hint", str(context)) if context is not None else None)
+                    context=convert("--context", "hint", str(context)) if context is not None else None,
+                    min_context=floor)
     gpu = resolve_hardware(s.get("gpu"), s.get("gpu_memory_gib"))
     free = s.get("free_memory_gib")
     hw = Hardware(gpu, gpus_per_node=s.get("gpus_per_node") or 1, nodes=s.get("nodes") or 1,
