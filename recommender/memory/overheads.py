@@ -11,22 +11,24 @@ from recommender.units import GiB, MiB
 
 # --- activation peak of the profiling run --------------------------------------------------------
 # vLLM's profile_run does one forward over max_num_batched_tokens (T) spread over
-# min(max_num_seqs, T) dummy requests, attention skipped, then the sampler over one row per request
-# with logits [num_reqs, vocab] converted to fp32 (v1/sample/sampler.py).
-# Forward part: bytes per token per unit of MLP width (gate/up output + activation) and of hidden size
-# (residual, norms, qkv). Fitted to the llm-d-planner v0.19.0 H100 sweep, using the pipeline-parallel
-# first stages (records C027, C028: no sampler on that rank) to separate the two parts.
-ACT_BYTES_PER_TOKEN_PER_MLP_UNIT = 6.3
-ACT_BYTES_PER_TOKEN_PER_HIDDEN_UNIT = 13.2
-# Sampler part: bytes per logit of the [num_reqs, vocab] fp32 work (C020 - C027: 0.79 GiB for
-# 1024 x 128,256 logits on Llama-3.1-8B).
-SAMPLER_BYTES_PER_LOGIT = 6.5
+# min(max_num_seqs, T) dummy requests (S), attention skipped, then the sampler over one row per request with
+# logits [S, vocab] converted to fp32 (v1/sample/sampler.py). Fitted to the llm-d-planner v0.19.0 H100 sweep
+# (T = 8192, S = 1024) across vocabularies of 32k to 262k and hidden sizes of 2k to 8k: the peak follows the
+# vocabulary, not the model width (Qwen2.5-7B, Qwen3-8B and the 72B Kimi-Dev all log 2.2-2.3 GiB with a
+# 152k vocabulary; CodeLlama-7B with 32k logs 0.77, gemma-7b and gemma-2-27b with 256k log 3.63 and 3.66).
+# Forward part: bytes per scheduled token (the intercept of that fit: 0.36 GiB at T = 8192).
+ACT_BYTES_PER_TOKEN = 47_000
+# Sampler part: bytes per logit of the [S, vocab] work (the slope of that fit).
+SAMPLER_BYTES_PER_LOGIT = 13.5
 # Releases up to 0.11 held several more fp32 copies of the logits in the dummy sampler run: 5.56 GiB for
-# Qwen3-0.6B with 1024 x 151,936 logits (C055, C058), 5.64 for Qwen3-32B (C056), 5.58 for Qwen3-Next on
-# v0.10.2 (C001), 1.4 GiB with 256 requests (C002): about 34 bytes per logit. By 0.17 the RTX 3090 records
+# Qwen3-0.6B with 1024 x 151,936 logits (C055, C058), 5.64 for Qwen3-32B (C056), 4.84 for Llama-3.3-70B
+# (C057), 5.58 for Qwen3-Next on v0.10.2 (C001): about 36 bytes per logit. By 0.17 the RTX 3090 records
 # (C004-C009) fit the lower figure; the exact release of the change is not known.
-SAMPLER_BYTES_PER_LOGIT_OLD = 34.0
+SAMPLER_BYTES_PER_LOGIT_OLD = 36.0
 SAMPLER_CHANGED_IN = (0, 12)
+# MoE layers add the fused-MoE intermediate cache, T x top_k x 2 x expert width (sharded by TP) in 16 bit:
+# Mixtral-8x7B at TP=2 logs 0.44 GiB above a dense model of its vocabulary (C033), Qwen1.5-MoE 0.16 (C038).
+MOE_WORKSPACE_BYTES = 2
 
 
 def sampler_bytes_per_logit(version: tuple[int, int]) -> float:
@@ -40,15 +42,12 @@ def activation_peak_bytes(
 ) -> int:
     """Transient torch peak of the profiling run on one GPU.
 
-    The logs show the same peak at TP=1, 2 and 4 (C020, C029, C030), so it is not divided by TP.
+    The dense part does not shrink with TP: the logs show the same peak at TP=1, 2 and 4 (C020, C029, C030).
     """
-    del tp
     t = max_num_batched_tokens
+    forward = float(t * ACT_BYTES_PER_TOKEN)
     if s.moe is not None and s.is_moe:
-        width = s.moe.top_k * s.moe.expert_intermediate + s.moe.shared_intermediate
-    else:
-        width = s.intermediate_size
-    forward = t * (ACT_BYTES_PER_TOKEN_PER_MLP_UNIT * width + ACT_BYTES_PER_TOKEN_PER_HIDDEN_UNIT * s.hidden_size)
+        forward += t * s.moe.top_k * 2 * s.moe.expert_intermediate * MOE_WORKSPACE_BYTES / tp
     sampler = 0.0
     if last_stage:
         num_reqs = min(max_num_seqs, t)
