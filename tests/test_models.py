@@ -99,6 +99,10 @@ def test_truncated_and_missing_files(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(UnknownModelError, match=r"no config\.json"):
         resolve_model(str(empty))
+    odd = tmp_path / "odd"
+    (odd / "config.json").mkdir(parents=True)  # a directory where the file should be: unreadable as a file
+    with pytest.raises(ModelConfigError, match="cannot read"):
+        resolve_model(str(odd))
     (tmp_path / "list.json").write_text(json.dumps([1, 2]))
     with pytest.raises(ModelConfigError, match="JSON object"):
         resolve_model(str(tmp_path / "list.json"))

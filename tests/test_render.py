@@ -173,6 +173,15 @@ def test_helm_values_and_compose(plans: dict[str, dict[str, Any]]) -> None:
     assert len(devices) == len(set(devices)) == plans["replicas"]["gpus"]
 
 
+def test_replicas_option(plans: dict[str, dict[str, Any]]) -> None:
+    deployment = next(d for d in _docs(_render(plans["one-gpu"], "k8s", replicas=3)["kubernetes.yaml"])
+                      if d["kind"] == "Deployment")
+    assert deployment["spec"]["replicas"] == 3
+    assert len(_render(plans["one-gpu"], "systemd", replicas=2)) == 2
+    with pytest.raises(InputError, match="--replicas"):
+        _render(plans["one-gpu"], "k8s", replicas=0)
+
+
 def test_output_is_byte_identical_across_runs(plans: dict[str, dict[str, Any]]) -> None:
     assert _render(plans["tp4"]) == _render(plans["tp4"])
 

@@ -79,7 +79,8 @@ def recommend(config: Path | None, fmt: str, no_quantization: bool, no_fp8_kv: b
       vllm-plan recommend --concurrency 60 --context 8k        # model and GPU from vllm-plan.yaml
       vllm-plan recommend --model meta-llama/Llama-3.1-70B-Instruct --gpu h100 --gpus-per-node 4 --context 32k
     """
-    render_kw = {k: options.pop(k) for k in ("name", "namespace", "port", "image", "image_tag", "storage_class",
+    render_kw = {k: options.pop(k) for k in ("name", "namespace", "port", "replicas", "image", "image_tag",
+                                              "storage_class",
                                               "storage_gib", "hf_token_secret", "runtime_class", "vllm_bin")}
     opts = options_from(render_kw)
     s = merge_settings(options, config)

@@ -26,6 +26,7 @@ def render_options(func: F) -> F:
         click.option("--name", help="Deployment / unit name (default: vllm-<model>)."),
         click.option("--namespace", default="default", show_default=True, help="Kubernetes namespace."),
         click.option("--port", type=int, default=8000, show_default=True, help="HTTP port of the server."),
+        click.option("--replicas", type=int, help="Engine replicas (default: what the plan needs)."),
         click.option("--image", default="vllm/vllm-openai", show_default=True, help="Container image (no tag)."),
         click.option("--image-tag", help="Image tag (default: v<vLLM version of the plan>)."),
         click.option("--storage-class", help="StorageClass of the model-cache volume."),
@@ -46,7 +47,8 @@ def options_from(kw: dict[str, Any]) -> RenderOptions:
     if not str(vllm_bin).startswith("/"):
         raise InputError(f"--vllm-bin must be an absolute path (systemd requires it), got {vllm_bin!r}")
     return RenderOptions(
-        name=kw.pop("name"), namespace=kw.pop("namespace"), port=kw.pop("port"), image=kw.pop("image"),
+        name=kw.pop("name"), namespace=kw.pop("namespace"), port=kw.pop("port"), replicas=kw.pop("replicas"),
+        image=kw.pop("image"),
         image_tag=kw.pop("image_tag"), storage_class=kw.pop("storage_class"), storage_gib=kw.pop("storage_gib"),
         hf_token_secret=kw.pop("hf_token_secret"), runtime_class=kw.pop("runtime_class"), vllm_bin=vllm_bin,
     )

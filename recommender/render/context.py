@@ -27,6 +27,7 @@ class RenderOptions:
     storage_class: str | None = None
     storage_gib: int | None = None
     hf_token_secret: str = "hf-token"
+    replicas: int | None = None  # override the plan's replica count
     runtime_class: str | None = None
     vllm_bin: str = "/opt/vllm/bin/vllm"
     user: str = "vllm"
@@ -59,6 +60,10 @@ def _plan_fields(plan: dict[str, Any]) -> dict[str, Any]:
 def build_context(plan: dict[str, Any], opts: RenderOptions, *, tool_version: str) -> dict[str, Any]:
     """Everything the templates need, computed once."""
     p = _plan_fields(plan)
+    if opts.replicas is not None:
+        if opts.replicas < 1:
+            raise InputError(f"--replicas must be at least 1, got {opts.replicas}")
+        p["replicas"] = opts.replicas
     argv = p["argv"]
     if argv[:2] != ["vllm", "serve"] or len(argv) < 3:
         raise InputError("the plan's command must start with `vllm serve MODEL`")
