@@ -42,7 +42,13 @@ def test_failures_come_with_computed_fixes() -> None:
     (r,) = json.loads(out)
     assert r["verdict"] == "fail" and r["gpu"] == "NVIDIA GeForce RTX 3090"
     fixes = " ".join(r["suggestions"])
-    assert "lower --max-model-len to" in fixes and "--kv-cache-dtype fp8 (then" in fixes and "-tp 2" in fixes
+    # fp8 KV alone would not fit one 32k request there, so it is not offered; a shorter context and TP=2 are.
+    assert "lower --max-model-len to" in fixes and "-tp 2 (then" in fixes and "fp8" not in fixes
+    cmd = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 16384 --gpu-memory-utilization 0.7"
+    (r,) = json.loads(invoke(["check", cmd, "--gpu", "rtx3090", "--format", "json"], exit_code=1).stdout)
+    assert any(f.startswith("add --kv-cache-dtype fp8 (then") for f in r["suggestions"])
+    (r,) = json.loads(invoke(["check", str(DATA / "misses_concurrency.yaml"), "--format", "json"], exit_code=1).stdout)
+    assert any("replicas" in f for f in r["suggestions"])
 
 
 @pytest.mark.parametrize(("name", "message"), [

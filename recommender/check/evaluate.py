@@ -97,17 +97,21 @@ def suggest(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion
             out.append(f"lower --max-model-len to {shorter:,} ({need} requests of that length fit)")
     if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
         alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version)
-        if alt and alt.stage and alt.stage.available_kv > 0:
+        if alt and alt.stage and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
             out.append(f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} "
                        f"tokens fit)")
     tp = flags.tensor_parallel_size * 2
     while tp <= 8 and (gpus_available is None or tp * flags.pipeline_parallel_size <= gpus_available):
         if model.num_heads % tp == 0:
             alt = _try(model, gpu, replace(flags, tensor_parallel_size=tp), version)
-            if alt and alt.stage and alt.stage.available_kv > 0 and alt.concurrency_for(length) >= 1:
-                out.append(f"or -tp {tp} (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)")
+            if alt and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
+                out.append(f"{'or ' if out else ''}-tp {tp} (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)")
                 break
         tp *= 2
+    per = e.concurrency_for(length)
+    if e.fits_one_request(length) and per >= 1 and per < need:
+        out.append(f"{'or ' if out else ''}run {-(-need // int(per))} replicas ({int(per)} requests of {length:,} "
+                   "tokens each)")
     return out
 
 
