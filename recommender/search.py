@@ -154,6 +154,10 @@ def parallel_shapes(model: ModelSpec, hw: Hardware) -> list[tuple[int, int]]:
     return shapes
 
 
+def _gpus(n: int) -> str:
+    return f"{n} GPU" if n == 1 else f"{n} GPUs"
+
+
 def _round_len(length: int) -> int:
     """Round a context length down to a value operators write: a multiple of 1024 (256 below 4096)."""
     step = 1024 if length >= 4096 else 256 if length >= 512 else 16
@@ -222,7 +226,7 @@ def evaluate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -
             held = probe.concurrency_for(floor) * max_replicas
             return Evaluation(c, flags, probe, 0, held, False,
                               f"{label}: {kv:.1f} GiB KV per GPU holds {held:.0f} requests of {floor:,} tokens "
-                              f"on {max_replicas * gpus_per_replica} GPUs, below {need}"
+                              f"on {_gpus(max_replicas * gpus_per_replica)}, below {need}"
                               + (f" (N requests fit only up to {best_len:,} tokens; --min-context lowers the floor)"
                                  if best_len else ""))
         length = best_len if best_len == limit else _round_len(best_len)
