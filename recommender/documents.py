@@ -48,7 +48,8 @@ def _option(e: Evaluation, version: str) -> dict[str, Any]:
     return {
         "command": build_serve_argv(c.weights.model.name, e.flags, version),
         "model": c.weights.model.name, "gpus": e.gpus, "replicas": e.replicas,
-        "tensor_parallel_size": c.tp, "pipeline_parallel_size": c.pp, "weights": c.weights.label,
+        "tensor_parallel_size": c.tp, "pipeline_parallel_size": c.pp, "expert_parallel": c.expert_parallel,
+        "weights": c.weights.label,
         "kv_cache_dtype": c.kv_cache_dtype, "max_model_len": e.max_model_len,
         "max_concurrency": round(e.concurrency, 2), "summary": e.reason,
     }

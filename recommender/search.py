@@ -74,10 +74,12 @@ class Candidate:
     kv_cache_dtype: str
     tp: int
     pp: int
+    expert_parallel: bool = False
 
     def describe(self) -> str:
-        """'TP=2 PP=1, AWQ 4-bit, KV fp8'."""
-        return f"TP={self.tp} PP={self.pp}, {self.weights.label}, KV {self.kv_cache_dtype}"
+        """'TP=2 PP=1, AWQ 4-bit, KV fp8' (+ ', EP' with expert parallelism)."""
+        ep = ", EP" if self.expert_parallel else ""
+        return f"TP={self.tp} PP={self.pp}{ep}, {self.weights.label}, KV {self.kv_cache_dtype}"
 
     @property
     def quality(self) -> int:
@@ -192,6 +194,7 @@ def evaluate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -
     util = _utilization(model, hw, version, max_seqs, max_tokens)
     flags = EngineFlags(
         tensor_parallel_size=c.tp, pipeline_parallel_size=c.pp, quantization=c.weights.quantization_flag,
+        enable_expert_parallel=c.expert_parallel,
         kv_cache_dtype=c.kv_cache_dtype, gpu_memory_utilization=util, max_model_len=min(length, limit),
         max_num_seqs=max_seqs, max_num_batched_tokens=max_tokens,
     )
@@ -265,4 +268,12 @@ def _empty(model: ModelSpec, hw: Hardware) -> Explanation:
 
 def candidates(options: Sequence[WeightOption], model: ModelSpec, hw: Hardware, kv: Sequence[str]) -> list[Candidate]:
     """The full search space, in a deterministic order."""
-    return [Candidate(w, k, tp, pp) for w in options for k in kv for tp, pp in parallel_shapes(model, hw)]
+    out = []
+    for w in options:
+        for k in kv:
+            for tp, pp in parallel_shapes(model, hw):
+                out.append(Candidate(w, k, tp, pp))
+                # MoE over several GPUs: experts held whole per GPU (--enable-expert-parallel) instead of sliced.
+                if model.is_moe and tp > 1:
+                    out.append(Candidate(w, k, tp, pp, expert_parallel=True))
+    return out

@@ -58,13 +58,14 @@ def _key(objective: Objective, target: Target) -> Callable[[Evaluation], tuple[f
         q = e.candidate.quality
         h = -_headroom(e, target)
         length = -e.max_model_len
+        ep = 0 if e.candidate.expert_parallel else 1  # vLLM's recommendation for MoE across GPUs, on ties
         if objective == "quality":
-            return (q, e.gpus, length, h)
+            return (q, e.gpus, length, h, ep)
         if objective == "max-concurrency":
-            return (-e.concurrency, e.gpus, q)
+            return (-e.concurrency, e.gpus, q, ep)
         if objective == "max-context":
-            return (length, e.gpus, q, h)
-        return (e.gpus, q, length, h)
+            return (length, e.gpus, q, h, ep)
+        return (e.gpus, q, length, h, ep)
 
     return key
 

@@ -10,4 +10,4 @@
 # vllm-plan.io/target-concurrency: 16
 # vllm-plan.io/target-context: 32768
 # vllm-plan.io/replicas: 1
-exec vllm serve deepseek-ai/DeepSeek-R1 --tensor-parallel-size 8 --gpu-memory-utilization 0.92 --max-model-len 32768 --max-num-seqs 16 --max-num-batched-tokens 8192 --host 0.0.0.0 --port 8000
+exec vllm serve deepseek-ai/DeepSeek-R1 --tensor-parallel-size 8 --enable-expert-parallel --gpu-memory-utilization 0.92 --max-model-len 32768 --max-num-seqs 16 --max-num-batched-tokens 8192 --host 0.0.0.0 --port 8000
