@@ -22,6 +22,7 @@ PUBLISHED = {
     "deepseek-ai/DeepSeek-V3": 671_026_419_200,  # without the 14B multi-token-prediction layer
     "meta-llama/Meta-Llama-3.1-405B": 405_853_388_800,
     "Qwen/Qwen3-8B": 8_190_735_360,
+    "Qwen/Qwen2.5-0.5B-Instruct": 494_032_768,
 }
 
 
