@@ -37,9 +37,9 @@ def _plan(model: str, target: Target, gpu: str = "rtx4090", gpus: int = 1, nodes
 @pytest.mark.parametrize(("model", "kv", "concurrency"), [
     # Article: ~13 -> ~33 -> ~66. Ours is exact vLLM 0.26 arithmetic with our weights and fitted overheads:
     # the AWQ checkpoint loads at 5.20 GiB (article: ~5.5), so AWQ gains a little more.
-    ("Qwen/Qwen2.5-7B-Instruct", "auto", 13.07),
-    ("Qwen/Qwen2.5-7B-Instruct-AWQ", "auto", 33.64),
-    ("Qwen/Qwen2.5-7B-Instruct-AWQ", "fp8", 67.28),
+    ("Qwen/Qwen2.5-7B-Instruct", "auto", 13.30),
+    ("Qwen/Qwen2.5-7B-Instruct-AWQ", "auto", 33.87),
+    ("Qwen/Qwen2.5-7B-Instruct-AWQ", "fp8", 67.74),
 ])
 def test_seed_qwen7b_on_4090_at_8k(model: str, kv: str, concurrency: float) -> None:
     e = explain(resolve_model(model), RTX4090, EngineFlags(gpu_memory_utilization=0.9, max_model_len=8192,
@@ -56,16 +56,16 @@ def test_seed_context_for_64_concurrent() -> None:
 
 def test_seed_coder_32b_awq_on_24gb_at_32k() -> None:
     # Article: bf16 KV holds 12,738 tokens, so --max-model-len 32768 crashes; fp8 KV doubles it (25,476).
-    # Ours: weights 18.0 GiB (article 17.1) leave 1.39 GiB of KV; less the null block, vLLM would estimate 5,680
-    # tokens in bf16 and 11,392 in fp8.
+    # Ours: weights 18.0 GiB (article 17.1) leave 1.41 GiB of KV; less the null block, vLLM would estimate 5,744
+    # tokens in bf16 and 11,504 in fp8.
     coder = resolve_model("Qwen/Qwen2.5-Coder-32B-Instruct-AWQ")
     flags = EngineFlags(gpu_memory_utilization=0.9, max_model_len=32768)
     bf16 = explain(coder, RTX4090, flags, V026)
     fp8 = explain(coder, RTX4090, EngineFlags(gpu_memory_utilization=0.9, max_model_len=32768, kv_cache_dtype="fp8"),
                   V026)
     assert not bf16.fits and not fp8.fits
-    assert "estimated maximum model length is 5680" in bf16.errors[0]
-    assert "estimated maximum model length is 11392" in fp8.errors[0]
+    assert "estimated maximum model length is 5744" in bf16.errors[0]
+    assert "estimated maximum model length is 11504" in fp8.errors[0]
 
 
 def test_recommend_picks_quantized_for_60_at_8k() -> None:

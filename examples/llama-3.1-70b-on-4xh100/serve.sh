@@ -1,11 +1,11 @@
 #!/bin/sh
 # nvidia/Llama-3.1-70B-Instruct-FP8 served by vLLM 0.33.0: planned by vllm-plan 0.1.0.
-# Predicted: 1358208 KV-cache tokens, 41.45x concurrency at 32768 tokens per request.
+# Predicted: 1357536 KV-cache tokens, 41.43x concurrency at 32768 tokens per request.
 # vllm-plan.io/tool-version: 0.1.0
 # vllm-plan.io/vllm-version: 0.33.0
 # vllm-plan.io/gpu: h100-sxm
-# vllm-plan.io/kv-cache-tokens: 1358208
-# vllm-plan.io/max-concurrency: 41.45
+# vllm-plan.io/kv-cache-tokens: 1357536
+# vllm-plan.io/max-concurrency: 41.43
 # vllm-plan.io/max-model-len: 32768
 # vllm-plan.io/target-concurrency: 32
 # vllm-plan.io/target-context: 32768

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4 served by vLLM 0.33.0: planned by vllm-plan 0.1.0.
-# Predicted: 584016 KV-cache tokens, 71.29x concurrency at 8192 tokens per request.
+# Predicted: 587824 KV-cache tokens, 71.76x concurrency at 8192 tokens per request.
 # vllm-plan.io/tool-version: 0.1.0
 # vllm-plan.io/vllm-version: 0.33.0
 # vllm-plan.io/gpu: rtx4090
-# vllm-plan.io/kv-cache-tokens: 584016
-# vllm-plan.io/max-concurrency: 71.29
+# vllm-plan.io/kv-cache-tokens: 587824
+# vllm-plan.io/max-concurrency: 71.76
 # vllm-plan.io/max-model-len: 8192
 # vllm-plan.io/target-concurrency: 60
 # vllm-plan.io/target-context: 8192

@@ -80,11 +80,13 @@ def non_torch_bytes(*, tp: int, nvlink: bool, version: tuple[int, int] = (0, 33)
 
 
 # --- CUDA-graph memory ---------------------------------------------------------------------------
-# The captured graph pool grows with the number of layers (one set of kernels per layer per size).
-# Fitted to "CUDA graph pool memory: X GiB (actual)" of the v0.19.0 sweep: 0.87 GiB for 28 layers
-# (C040), 0.91 for 32 (C020), 1.23 for 46 (C014), 1.61 for 80 (C034).
-CUDAGRAPH_BASE = int(0.45 * GiB)
-CUDAGRAPH_PER_LAYER = int(14.5 * MiB)
+# What vLLM >= 0.21 subtracts before sizing the KV cache is its own estimate (profile_cudagraph_memory), which
+# grows with the number of layers captured per graph. Least-squares fit to the "Estimated CUDA graph memory:
+# X GiB total" lines of the v0.19.0 sweep (17 configurations, 8 to 80 layers per GPU, e.g. 0.84 GiB for
+# Llama-3.1-8B (C020), 1.13 for gemma-2-27b (C014), 1.63 for the 80-layer Kimi-Dev-72B at TP=2 (C034),
+# 0.49 for 8 layers per stage at PP=4 (C028)): mean absolute error 0.10 GiB.
+CUDAGRAPH_BASE = int(0.28 * GiB)
+CUDAGRAPH_PER_LAYER = int(17 * MiB)
 
 
 def cudagraph_bytes(s: ModelSpec, *, layers_on_gpu: int, enforce_eager: bool) -> int:
