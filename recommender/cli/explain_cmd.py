@@ -83,7 +83,7 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
 @click.option("--enable-expert-parallel", is_flag=True, default=None)
 @click.option("-q", "--quantization")
 @click.option("--dtype", type=click.Choice(MODEL_DTYPES))
-@click.option("--kv-cache-dtype", type=click.Choice(KV_CACHE_DTYPES))
+@click.option("--kv-cache-dtype", help=f"KV-cache dtype: {', '.join(KV_CACHE_DTYPES)}.")
 @click.option("--gpu-memory-utilization", type=float)
 @click.option("--kv-cache-memory-bytes", help="Fixed KV budget (1G = 2**30, 1g = 10**9).")
 @click.option("--max-model-len", help="Context length (32k = 32,000, 32K = 32,768; -1 or auto: auto-fit).")
