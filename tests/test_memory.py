@@ -105,6 +105,16 @@ def test_budget_uses_ceil_of_total_times_utilization() -> None:
     assert old.utilization == 0.9
 
 
+def test_v0_engine_accounting() -> None:
+    # Before 0.8 (V0): GPU KV cache size = num_gpu_blocks x block_size; concurrency = that / max_model_len.
+    e = explain(resolve_model("Qwen/Qwen3-8B"), H100, EngineFlags(kv_cache_memory_bytes=6 * GiB, max_model_len=8192),
+                VllmVersion.parse("0.6.3"))
+    assert (e.num_gpu_blocks, e.kv_cache_tokens) == (2730, 2730 * 16)
+    assert e.max_concurrency == 2730 * 16 / 8192
+    with pytest.raises(FlagError, match=r"0\.4 to 0\.33"):
+        VllmVersion.parse("0.3.0")
+
+
 def test_pipeline_layer_split() -> None:
     assert [len(r) for r in pp_layer_ranges(61, 4)] == [15, 15, 16, 15]  # remainder before the last rank
     assert [len(r) for r in pp_layer_ranges(32, 2)] == [16, 16]

@@ -327,7 +327,12 @@ def explain(
                 )
 
     concurrency = num_blocks / bpr if bpr else 0.0
-    if version.one_line_capacity_log or not layout.groups:
+    if version.v0_engine:
+        # V0 (worker.py): "# GPU blocks: N"; "Maximum concurrency ... = num_gpu_blocks * block_size / max_model_len".
+        tokens = num_blocks * layout.block_size
+        concurrency = tokens / max_len if max_len else 0.0
+        warnings.append(f"vLLM {version} runs the V0 engine: figures follow its simpler block accounting")
+    elif version.one_line_capacity_log or not layout.groups:
         tokens = int(concurrency * max_len)
     else:
         tokens = num_blocks // len(layout.groups) * layout.block_size

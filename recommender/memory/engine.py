@@ -33,12 +33,17 @@ class VllmVersion:
         if not m:
             raise FlagError(f"--vllm-version {text!r} is not a version like 0.33.0")
         v = cls(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
-        if v < cls(0, 8) or v > cls(0, 33, 99):
-            raise FlagError(f"--vllm-version {text}: supported versions are 0.8 to 0.33")
+        if v < cls(0, 4) or v > cls(0, 33, 99):
+            raise FlagError(f"--vllm-version {text}: supported versions are 0.4 to 0.33 (V1 engine from 0.8)")
         return v
 
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}.{self.patch}"
+
+    @property
+    def v0_engine(self) -> bool:
+        """Before 0.8 the V0 engine sized the cache: blocks x block_size tokens, no KV-cache groups."""
+        return self < VllmVersion(0, 8)
 
     @property
     def default_gpu_memory_utilization(self) -> float:
