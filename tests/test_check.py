@@ -72,6 +72,14 @@ def test_command_stdin_and_slo_options() -> None:
     assert "exceed --max-model-len 8,192" in r.stdout
 
 
+def test_model_alias_for_container_paths() -> None:
+    cmd = "vllm serve /models/qwen --max-model-len 8192"
+    r = invoke(["check", cmd, "--gpu", "h100"], exit_code=1)
+    assert "/models/qwen does not exist" in r.stdout
+    invoke(["check", cmd, "--gpu", "h100", "--model-alias", "/models/qwen=Qwen/Qwen3-8B"])
+    assert "expected NAME=MODEL" in invoke(["check", cmd, "--model-alias", "nonsense"], exit_code=2).stderr
+
+
 def test_every_example_artifact_passes() -> None:
     out = json.loads(invoke(["check", str(ROOT / "examples"), "--format", "json"]).stdout)
     kinds = {r["resource"].split("/")[0] for r in out}

@@ -15,6 +15,7 @@ from recommender.documents import explanation_json
 from recommender.errors import InputError, UnknownGpuError
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.engine import DEFAULT_VERSION
+from recommender.model.spec import ModelSpec
 from recommender.serve_args import convert
 from recommender.sources.resolve import resolve_model
 
@@ -62,9 +63,13 @@ def result_json(r: CheckResult) -> dict[str, Any]:
 @click.option("--from-cluster", "kube_context", is_flag=False, flag_value="", default=None, metavar="[CONTEXT]",
               help="Read GPU nodes from the cluster (current kubeconfig context, or CONTEXT) to pick the GPU type "
                    "and check the pods can be scheduled.")
+@click.option("--model-alias", "aliases", multiple=True, metavar="NAME=MODEL",
+              help="Read the model NAME (e.g. a path inside the container) as MODEL (catalog id, hub id or local "
+                   "directory). Repeatable.")
 @format_option
 def check(inputs: tuple[str, ...], gpu: str | None, gpu_memory_gib: float | None, concurrency: int | None,
-          context: str | None, vllm_version: str | None, kube_context: str | None, fmt: str) -> None:
+          context: str | None, vllm_version: str | None, kube_context: str | None, aliases: tuple[str, ...],
+          fmt: str) -> None:
     """Check vLLM deployments before they reach a GPU: will they start, do they hold their load?
 
     INPUT is a `vllm serve ...` command, a file or directory of Kubernetes manifests (Deployment,
@@ -79,8 +84,19 @@ def check(inputs: tuple[str, ...], gpu: str | None, gpu_memory_gib: float | None
       vllm-plan check deploy/ --gpu h100
       vllm-plan check "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768" --gpu rtx4090
       vllm-plan check deploy/kubernetes.yaml --from-cluster --concurrency 60
+      vllm-plan check deploy/ --gpu l40s --model-alias /models/llama=meta-llama/Llama-3.1-8B-Instruct
     """
     found, notes = load_inputs(inputs)
+    mapping: dict[str, str] = {}
+    for item in aliases:
+        name, sep, target = item.partition("=")
+        if not sep or not name or not target:
+            raise InputError(f"--model-alias {item!r}: expected NAME=MODEL")
+        mapping[name] = target
+
+    def resolve(ref: str) -> ModelSpec:
+        return resolve_model(mapping.get(ref, ref))
+
     given = custom_gpu(gpu_memory_gib, name=gpu or "custom") if gpu_memory_gib else (
         resolve_gpu(gpu, load_gpus()) if gpu else None)
     nodes = None
@@ -105,7 +121,7 @@ def check(inputs: tuple[str, ...], gpu: str | None, gpu_memory_gib: float | None
             if problem:
                 f = Found(**{**{k: getattr(f, k) for k in f.__slots__}, "problems": (*f.problems, problem)})
         version = version_for(f, vllm_version, DEFAULT_VERSION)
-        results.append(evaluate(f, resolve=resolve_model, gpu=hw, version=version, flag_table=table_flags,
+        results.append(evaluate(f, resolve=resolve, gpu=hw, version=version, flag_table=table_flags,
                                 slo=slo_for(f, concurrency, length)))
     for note in notes:
         click.echo(f"note: {note}", err=True)
