@@ -100,38 +100,25 @@ def build_serve_argv(model: str, flags: EngineFlags, version: str) -> list[str]:
     """`vllm serve MODEL ...` as an argv list: every memory-relevant flag the plan sets, pinned explicitly."""
     del version  # every flag emitted here exists from 0.8 to 0.33; see profiles/ for the per-version table
     argv = ["vllm", "serve", model]
-
-    def add(flag: str, value: object) -> None:
-        argv.extend([flag, str(value)])
-
-    if flags.tensor_parallel_size > 1:
-        add("--tensor-parallel-size", flags.tensor_parallel_size)
-    if flags.pipeline_parallel_size > 1:
-        add("--pipeline-parallel-size", flags.pipeline_parallel_size)
-    if flags.data_parallel_size > 1:
-        add("--data-parallel-size", flags.data_parallel_size)
-    if flags.enable_expert_parallel:
-        argv.append("--enable-expert-parallel")
-    if flags.quantization:
-        add("--quantization", flags.quantization)
-    if flags.dtype != "auto":
-        add("--dtype", flags.dtype)
-    if flags.kv_cache_dtype != "auto":
-        add("--kv-cache-dtype", flags.kv_cache_dtype)
-    if flags.kv_cache_memory_bytes is not None:
-        add("--kv-cache-memory-bytes", flags.kv_cache_memory_bytes)
-    elif flags.gpu_memory_utilization is not None:
-        add("--gpu-memory-utilization", flags.gpu_memory_utilization)
-    if flags.max_model_len is not None:
-        add("--max-model-len", flags.max_model_len)
-    if flags.max_num_seqs is not None:
-        add("--max-num-seqs", flags.max_num_seqs)
-    if flags.max_num_batched_tokens is not None:
-        add("--max-num-batched-tokens", flags.max_num_batched_tokens)
-    if flags.block_size is not None:
-        add("--block-size", flags.block_size)
-    if flags.enforce_eager:
-        argv.append("--enforce-eager")
-    if flags.cpu_offload_gb:
-        add("--cpu-offload-gb", flags.cpu_offload_gb)
+    valued: list[tuple[str, object, bool]] = [
+        ("--tensor-parallel-size", flags.tensor_parallel_size, flags.tensor_parallel_size > 1),
+        ("--pipeline-parallel-size", flags.pipeline_parallel_size, flags.pipeline_parallel_size > 1),
+        ("--data-parallel-size", flags.data_parallel_size, flags.data_parallel_size > 1),
+        ("--enable-expert-parallel", None, flags.enable_expert_parallel),
+        ("--quantization", flags.quantization, flags.quantization is not None),
+        ("--dtype", flags.dtype, flags.dtype != "auto"),
+        ("--kv-cache-dtype", flags.kv_cache_dtype, flags.kv_cache_dtype != "auto"),
+        ("--kv-cache-memory-bytes", flags.kv_cache_memory_bytes, flags.kv_cache_memory_bytes is not None),
+        ("--gpu-memory-utilization", flags.gpu_memory_utilization,
+         flags.kv_cache_memory_bytes is None and flags.gpu_memory_utilization is not None),
+        ("--max-model-len", flags.max_model_len, flags.max_model_len is not None),
+        ("--max-num-seqs", flags.max_num_seqs, flags.max_num_seqs is not None),
+        ("--max-num-batched-tokens", flags.max_num_batched_tokens, flags.max_num_batched_tokens is not None),
+        ("--block-size", flags.block_size, flags.block_size is not None),
+        ("--enforce-eager", None, flags.enforce_eager),
+        ("--cpu-offload-gb", flags.cpu_offload_gb, bool(flags.cpu_offload_gb)),
+    ]
+    for flag, value, wanted in valued:
+        if wanted:
+            argv.extend([flag] if value is None else [flag, str(value)])
     return argv

@@ -55,6 +55,11 @@ def test_per_token_kv_bytes() -> None:
 def test_sliding_window_groups_gemma2() -> None:
     # gemma-2-27b: 46 layers alternating sliding/full -> 2 groups of 23; at 8192 a request needs
     # 512 full blocks + (cdiv(min(4095 + in-flight, 8192), 16) + 1) sliding blocks = 512 + 513 (vLLM 0.19, C014).
+    # gemma-3-27b: 10 full + 52 sliding layers in groups of 10 -> vLLM's "Add 8 padding layers, may waste at most
+    # 15.38% KV cache memory" (spec 2.4).
+    g3 = resolve_model("google/gemma-3-27b-it")
+    e = explain(g3, H100, EngineFlags(max_model_len=8192), V033)
+    assert "Add 8 padding layers, may waste at most 15.38% KV cache memory" in e.warnings
     lay = _layout("google/gemma-2-27b")
     assert [g.kind for g in lay.groups] == ["sliding", "full"] and lay.group_size == 23
     assert lay.blocks_per_request(8192, 8192, prefix_caching=False) == 1025

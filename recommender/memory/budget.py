@@ -326,6 +326,8 @@ def explain(
                     f"{CONSERVING_MEMORY_URL} for more details."
                 )
 
+    for _kind, pad, n in layout.padding_by_kind:  # kv_cache_planning.py's warning
+        warnings.append(f"Add {pad} padding layers, may waste at most {pad / n * 100:.2f}% KV cache memory")
     concurrency = num_blocks / bpr if bpr else 0.0
     if version.v0_engine:
         # V0 (worker.py): "# GPU blocks: N"; "Maximum concurrency ... = num_gpu_blocks * block_size / max_model_len".

@@ -43,6 +43,7 @@ class KvLayout:
     bytes_per_block: int  # group_size * page_bytes (all groups alias one pool)
     bytes_per_token: int  # full-attention-equivalent bytes per token over this GPU's attention layers
     padding_layers: int
+    padding_by_kind: tuple[tuple[str, int, int], ...] = ()  # (kind, padding layers, layers of that kind)
 
     def blocks_per_request(self, max_model_len: int, max_in_flight_tokens: int, *, prefix_caching: bool) -> int:
         """Sum over groups of cdiv(max_memory_usage_bytes, page) for one max-length request."""
@@ -140,5 +141,7 @@ def build_layout(
         for j in range(cdiv(n, group_size))
     ]
     padding = len(groups) * group_size - len(specs)
+    padding_kinds = tuple((str(kind), cdiv(n, group_size) * group_size - n, n)
+                          for (kind, _), n in by_kind.items() if n % group_size)
     per_token = sum(x.bytes_per_token for x in specs)
-    return KvLayout(bs, tuple(groups), group_size, page, group_size * page, per_token, padding)
+    return KvLayout(bs, tuple(groups), group_size, page, group_size * page, per_token, padding, padding_kinds)

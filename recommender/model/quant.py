@@ -8,9 +8,6 @@ from typing import Any
 from recommender.errors import ModelConfigError, UnsupportedArchitectureError
 from recommender.model.spec import QuantSpec
 
-# Online methods a user can request with --quantization on an unquantized checkpoint.
-ONLINE_METHODS = ("fp8",)
-
 
 def online_quant(method: str) -> QuantSpec:
     """The QuantSpec vLLM applies for `--quantization METHOD` on a 16-bit checkpoint."""

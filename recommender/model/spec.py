@@ -120,11 +120,6 @@ class ParamCounts:
             + self.router + self.mixer + self.norms + self.lm_head + self.vision
         )
 
-    @property
-    def active(self) -> int:
-        """Parameters touched per token: everything but the routed experts not selected."""
-        return self.total - self.experts - self.vision  # caller scales experts by top_k / E where needed
-
 
 @dataclass(frozen=True, slots=True)
 class ModelSpec:
