@@ -11,10 +11,11 @@ Routes: HEAD/GET /{org}/{name}/resolve/{revision}/{filename}. Repositories:
 from __future__ import annotations
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .local_server import LocalServer
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -74,23 +75,10 @@ class HubHandler(BaseHTTPRequestHandler):
     do_HEAD = _handle
 
 
-class HubServer(ThreadingHTTPServer):
+class HubServer(LocalServer):
     """The server plus a log of the requests it saw."""
 
     def __init__(self, delay: float = 3.0) -> None:
-        super().__init__(("127.0.0.1", 0), HubHandler)
+        super().__init__(HubHandler)
         self.requests: list[tuple[str, str, str | None]] = []
         self.delay = delay
-        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-    def __enter__(self) -> HubServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.shutdown()
-        self.server_close()

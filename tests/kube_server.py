@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from .local_server import LocalServer
 
 
 def node(name: str, product: str, gpus: int, *, unschedulable: bool = False) -> dict[str, Any]:
@@ -38,18 +39,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-class KubeServer(ThreadingHTTPServer):
+class KubeServer(LocalServer):
     """Serves a fixed node list; records requests."""
 
     def __init__(self, nodes: list[dict[str, Any]]) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(_Handler)
         self.nodes = nodes
         self.requests: list[tuple[str, str | None]] = []
-        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def kubeconfig(self, path: Path) -> Path:
         """A kubeconfig with context `test` (this server) and `other` (nothing listening)."""
-        url = f"http://127.0.0.1:{self.server_address[1]}"
+        url = self.url
         path.write_text(json.dumps({
             "apiVersion": "v1", "kind": "Config", "current-context": "test",
             "clusters": [{"name": "test", "cluster": {"server": url}},
@@ -59,11 +59,3 @@ class KubeServer(ThreadingHTTPServer):
                          {"name": "other", "context": {"cluster": "other", "user": "u"}}],
         }))
         return path
-
-    def __enter__(self) -> KubeServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.shutdown()
-        self.server_close()

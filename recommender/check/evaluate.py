@@ -86,7 +86,7 @@ def _try(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -
 
 
 def suggest(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation,
-            need: int, length: int, gpus_available: int | None) -> list[str]:
+            need: int, length: int) -> list[str]:
     """Concrete changes that fix the problem, each with what it would give."""
     out: list[str] = []
     if e.stage and e.stage.available_kv > 0:
@@ -101,7 +101,7 @@ def suggest(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion
             out.append(f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} "
                        f"tokens fit)")
     tp = flags.tensor_parallel_size * 2
-    while tp <= 8 and (gpus_available is None or tp * flags.pipeline_parallel_size <= gpus_available):
+    while tp <= 8:
         if model.num_heads % tp == 0:
             alt = _try(model, gpu, replace(flags, tensor_parallel_size=tp), version)
             if alt and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
@@ -159,5 +159,5 @@ def evaluate(found: Found, *, resolve: Callable[[str], ModelSpec], gpu: Gpu | No
         if have < slo.concurrency:
             failures.append(f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised "
                             f"{slo.concurrency}")
-    suggestions = suggest(model, gpu, flags, version, e, -(-need // replicas), length, None) if failures else []
+    suggestions = suggest(model, gpu, flags, version, e, -(-need // replicas), length) if failures else []
     return result(e, suggestions)

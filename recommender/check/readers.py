@@ -38,8 +38,7 @@ def _split(text: str) -> list[str]:
 
 def comment_annotations(text: str) -> dict[str, str]:
     """`# vllm-plan.io/key: value` comment lines written by `render` into scripts and units."""
-    found = re.findall(r"^#\s*(vllm-plan\.io/[a-z-]+):\s*(.*?)\s*$", text, re.M)
-    return {k: v for k, v in found}
+    return dict(re.findall(r"^#\s*(vllm-plan\.io/[a-z-]+):\s*(.*?)\s*$", text, re.M))
 
 
 def read_command(text: str, source: str) -> list[Found]:

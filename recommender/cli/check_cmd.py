@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -119,7 +120,7 @@ def check(inputs: tuple[str, ...], gpu: str | None, gpu_memory_gib: float | None
 
             problem = schedulable(nodes, hw.gfd_product_label or f.gpu_product, f.gpus_per_pod or 1)
             if problem:
-                f = Found(**{**{k: getattr(f, k) for k in f.__slots__}, "problems": (*f.problems, problem)})
+                f = replace(f, problems=(*f.problems, problem))
         version = version_for(f, vllm_version, DEFAULT_VERSION)
         results.append(evaluate(f, resolve=resolve, gpu=hw, version=version, flag_table=table_flags,
                                 slo=slo_for(f, concurrency, length)))

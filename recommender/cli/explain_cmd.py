@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 import click
@@ -18,11 +19,7 @@ from recommender.serve_args import convert, parse_serve_argv
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
 
-_FIELDS = (
-    "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "enable_expert_parallel", "quantization",
-    "dtype", "kv_cache_dtype", "gpu_memory_utilization", "kv_cache_memory_bytes", "max_model_len", "max_num_seqs",
-    "max_num_batched_tokens", "block_size", "enforce_eager", "enable_prefix_caching", "cpu_offload_gb",
-)
+_FIELDS = frozenset(f.name for f in fields(EngineFlags))
 
 
 def _bar(e: Explanation, width: int = 60) -> list[str]:
@@ -124,7 +121,7 @@ def explain(model_arg: str | None, serve: tuple[str, ...], model_opt: str | None
         values[name] = raw
     if not model:
         raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
-    unknown = set(values) - set(_FIELDS)
+    unknown = set(values) - _FIELDS
     if unknown:
         raise FlagError(f"unsupported flags: {', '.join(sorted(unknown))}")
     flags = EngineFlags(**values)
