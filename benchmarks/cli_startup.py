@@ -23,8 +23,10 @@ def main(runs: int) -> int:
             start = time.perf_counter()
             subprocess.run([sys.executable, "-m", "recommender", *args], capture_output=True, check=True)
             times.append(time.perf_counter() - start)
-        print(f"vllm-plan {' '.join(args):48} median {statistics.median(times) * 1000:7.1f} ms   "
-              f"max {max(times) * 1000:7.1f} ms   (n={runs})")
+        print(
+            f"vllm-plan {' '.join(args):48} median {statistics.median(times) * 1000:7.1f} ms   "
+            f"max {max(times) * 1000:7.1f} ms   (n={runs})"
+        )
     code = f"import sys, recommender.cli; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     print(f"heavy modules imported at start-up: {loaded or 'none'}")

@@ -79,18 +79,28 @@ def compare(r: dict[str, Any]) -> Compared | None:
     version = _version(r["vllm_version"])
     if model_id not in model_files() or not r.get("gpu_total_gib") or version is None:
         return None
-    gpu = Gpu(key="calibration", name=r["gpu"], vendor="nvidia", total_bytes=int(r["gpu_total_gib"] * GiB),
-              interconnect="NVLink" if re.search(r"H100|H200|A100", r["gpu"]) else "PCIe",
-              compute_capability="9.0", fp8=True)
+    gpu = Gpu(
+        key="calibration",
+        name=r["gpu"],
+        vendor="nvidia",
+        total_bytes=int(r["gpu_total_gib"] * GiB),
+        interconnect="NVLink" if re.search(r"H100|H200|A100", r["gpu"]) else "PCIe",
+        compute_capability="9.0",
+        fp8=True,
+    )
     quant = r.get("quantization") or "none"
     flags = EngineFlags(
-        tensor_parallel_size=r["tp"] or 1, pipeline_parallel_size=r["pp"] or 1,
+        tensor_parallel_size=r["tp"] or 1,
+        pipeline_parallel_size=r["pp"] or 1,
         quantization="fp8" if quant == "fp8" else None,
         dtype=r["dtype"] if r.get("dtype") in ("bfloat16", "float16", "float32") else "auto",
         kv_cache_dtype=r["kv_cache_dtype"] if r["kv_cache_dtype"] in ("auto", "fp8") else "auto",
-        gpu_memory_utilization=r["gpu_memory_utilization"], max_model_len=r["max_model_len"],
-        max_num_seqs=r["max_num_seqs"], max_num_batched_tokens=r["max_num_batched_tokens"],
-        enforce_eager=bool(r["enforce_eager"]), cpu_offload_gb=_other_flag(r, "cpu_offload_gb") or 0.0,
+        gpu_memory_utilization=r["gpu_memory_utilization"],
+        max_model_len=r["max_model_len"],
+        max_num_seqs=r["max_num_seqs"],
+        max_num_batched_tokens=r["max_num_batched_tokens"],
+        enforce_eager=bool(r["enforce_eager"]),
+        cpu_offload_gb=_other_flag(r, "cpu_offload_gb") or 0.0,
     )
     try:
         e = explain(resolve_model(model_id), gpu, flags, version)
@@ -107,22 +117,31 @@ def rel(pred: float, logged: float | None) -> float | None:
 def run(path: Path) -> int:
     records = load_records(path)
     rows = [c for c in (compare(r) for r in records) if c is not None]
-    print(f"{'id':5} {'model':52} {'W log':>7} {'W pred':>7} {'KV log':>7} {'KV pred':>7} {'tok log':>9} "
-          f"{'tok pred':>9} verdict")
+    print(
+        f"{'id':5} {'model':52} {'W log':>7} {'W pred':>7} {'KV log':>7} {'KV pred':>7} {'tok log':>9} "
+        f"{'tok pred':>9} verdict"
+    )
     errs: dict[str, list[float]] = {"weights": [], "kv": [], "tokens": []}
     for c in rows:
         r, e = c.record, c.explanation
-        for key, pred, logged in (("weights", c.weights_gib, r["weights_gib"]), ("kv", c.kv_gib, r["kv_available_gib"]),
-                                  ("tokens", float(e.kv_cache_tokens), r["kv_cache_tokens"])):
+        for key, pred, logged in (
+            ("weights", c.weights_gib, r["weights_gib"]),
+            ("kv", c.kv_gib, r["kv_available_gib"]),
+            ("tokens", float(e.kv_cache_tokens), r["kv_cache_tokens"]),
+        ):
             err = rel(pred, logged)
             if err is not None:
                 errs[key].append(err)
-        print(f"{r['id']:5} {c.model[:52]:52} {r['weights_gib'] or '-':>7} {c.weights_gib:7.2f} "
-              f"{r['kv_available_gib'] or '-':>7} {c.kv_gib:7.2f} {r['kv_cache_tokens'] or '-':>9} "
-              f"{e.kv_cache_tokens:9} {'ok' if c.logged_ok else 'FAIL'}/{'ok' if e.fits else 'FAIL'}")
+        print(
+            f"{r['id']:5} {c.model[:52]:52} {r['weights_gib'] or '-':>7} {c.weights_gib:7.2f} "
+            f"{r['kv_available_gib'] or '-':>7} {c.kv_gib:7.2f} {r['kv_cache_tokens'] or '-':>9} "
+            f"{e.kv_cache_tokens:9} {'ok' if c.logged_ok else 'FAIL'}/{'ok' if e.fits else 'FAIL'}"
+        )
     agree = sum(c.logged_ok == c.explanation.fits for c in rows)
-    print(f"\nrecords compared: {len(rows)} of {len(records)} (others: model not in the catalog, or no GPU total or "
-          "version in the log)")
+    print(
+        f"\nrecords compared: {len(rows)} of {len(records)} (others: model not in the catalog, or no GPU total or "
+        "version in the log)"
+    )
     for key, values in errs.items():
         if values:
             print(f"{key:8} median error {statistics.median(values):6.2%}   max {max(values):6.2%}   (n={len(values)})")

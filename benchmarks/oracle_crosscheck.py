@@ -45,11 +45,25 @@ CASES = [
 
 
 def oracle(folder: str, kv: int, length: int, tp: int, pp: int, kv_dtype: str) -> dict[str, object]:
-    cmd = [str(VENV / "bin" / "python"), str(ORACLE), "--config", str(SHARED / "reference" / "hf-configs" / folder),
-           "--kv-cache-memory-bytes", str(kv), "--max-model-len", str(length), "--tp", str(tp), "--pp", str(pp),
-           "--kv-cache-dtype", kv_dtype]
-    out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "VLLM_TARGET_DEVICE": "cpu"},
-                         check=False, timeout=600)
+    cmd = [
+        str(VENV / "bin" / "python"),
+        str(ORACLE),
+        "--config",
+        str(SHARED / "reference" / "hf-configs" / folder),
+        "--kv-cache-memory-bytes",
+        str(kv),
+        "--max-model-len",
+        str(length),
+        "--tp",
+        str(tp),
+        "--pp",
+        str(pp),
+        "--kv-cache-dtype",
+        kv_dtype,
+    ]
+    out = subprocess.run(
+        cmd, capture_output=True, text=True, env={**os.environ, "VLLM_TARGET_DEVICE": "cpu"}, check=False, timeout=600
+    )
     start = out.stdout.find("{")
     if start < 0:
         return {"error": (out.stderr or out.stdout).strip().splitlines()[-1:]}
@@ -65,21 +79,38 @@ def main() -> int:
     for folder, kv, length, tp, pp, kv_dtype in CASES:
         o = oracle(folder, kv, length, tp, pp, kv_dtype)
         spec = resolve_model(str(SHARED / "reference" / "hf-configs" / folder))
-        e = explain(spec, h100, EngineFlags(tensor_parallel_size=tp, pipeline_parallel_size=pp, kv_cache_dtype=kv_dtype,
-                                            kv_cache_memory_bytes=kv, max_model_len=length), VllmVersion.parse("0.33"))
+        e = explain(
+            spec,
+            h100,
+            EngineFlags(
+                tensor_parallel_size=tp,
+                pipeline_parallel_size=pp,
+                kv_cache_dtype=kv_dtype,
+                kv_cache_memory_bytes=kv,
+                max_model_len=length,
+            ),
+            VllmVersion.parse("0.33"),
+        )
         # The oracle checks only the KV admission (it never loads weights), so compare that verdict.
         kv_ok = not any(m.startswith(("To serve at least one request", "No available memory")) for m in e.errors)
         if any(m.startswith("Total number of attention heads") for m in e.errors):
             kv_ok = False
         ours = (e.block_size, e.num_gpu_blocks, e.kv_cache_tokens, round(e.max_concurrency, 2), kv_ok)
-        theirs = (o.get("block_size"), o.get("num_gpu_blocks"), o.get("kv_cache_tokens"), o.get("max_concurrency"),
-                  o.get("fits"))
+        theirs = (
+            o.get("block_size"),
+            o.get("num_gpu_blocks"),
+            o.get("kv_cache_tokens"),
+            o.get("max_concurrency"),
+            o.get("fits"),
+        )
         ok = ours == theirs
         if o.get("error") and not kv_ok:  # both refuse: the admission error must read the same
             ok = str(o["error"]) in e.errors
         same += ok
-        print(f"{'OK  ' if ok else 'DIFF'} {folder:40} tp={tp} pp={pp} kv={kv_dtype:4} L={length:<7} "
-              f"ours={ours} oracle={theirs}")
+        print(
+            f"{'OK  ' if ok else 'DIFF'} {folder:40} tp={tp} pp={pp} kv={kv_dtype:4} L={length:<7} "
+            f"ours={ours} oracle={theirs}"
+        )
         if not ok and o.get("error"):
             print(f"     oracle error: {o.get('error')}\n     ours: {e.errors}")
     print(f"\n{same}/{len(CASES)} cases equal to vLLM 0.33's own computation")

@@ -1,6 +1,6 @@
 """Speed of a full `recommend` search, in-process, per model and GPU type (the target: well under a second).
 
-    python benchmarks/solver_speed.py [repeats]
+python benchmarks/solver_speed.py [repeats]
 """
 
 from __future__ import annotations
@@ -42,9 +42,11 @@ def main(repeats: int) -> int:
             except InfeasibleError:
                 searched = -1
             times.append(time.perf_counter() - start)
-        print(f"{model_id:36} {per_node * nodes:>2} x {gpu:8} {target.describe():40} "
-              f"median {statistics.median(times) * 1000:7.1f} ms  max {max(times) * 1000:7.1f} ms  "
-              f"({searched} candidates)")
+        print(
+            f"{model_id:36} {per_node * nodes:>2} x {gpu:8} {target.describe():40} "
+            f"median {statistics.median(times) * 1000:7.1f} ms  max {max(times) * 1000:7.1f} ms  "
+            f"({searched} candidates)"
+        )
     return 0
 
 

@@ -14,8 +14,19 @@ from recommender.resources import profiles_dir
 from recommender.units import MiB
 
 _GPU_KEYS = {
-    "key", "name", "vendor", "aliases", "memory", "bandwidth_gbps", "dense_tflops", "compute_capability",
-    "supports", "interconnect", "gfd_product_label", "estimated", "sources",
+    "key",
+    "name",
+    "vendor",
+    "aliases",
+    "memory",
+    "bandwidth_gbps",
+    "dense_tflops",
+    "compute_capability",
+    "supports",
+    "interconnect",
+    "gfd_product_label",
+    "estimated",
+    "sources",
 }
 
 
@@ -37,13 +48,25 @@ def gpu_from_profile(d: dict[str, Any], origin: str) -> Gpu:
         raise ValueError(f"{origin}: unknown keys {sorted(unknown)}")
     mem, tf, sup = d["memory"], d.get("dense_tflops") or {}, d.get("supports") or {}
     return Gpu(
-        key=d["key"], name=d["name"], vendor=d["vendor"], total_bytes=int(mem["cuda_total_mib"]) * MiB,
-        marketed_gb=mem.get("marketed_gb"), memory_type=str(mem.get("type", "")),
-        unified_memory=bool(mem.get("unified", False)), bandwidth_gbps=d.get("bandwidth_gbps"),
-        bf16_tflops=tf.get("bf16"), fp16_tflops=tf.get("fp16"), fp8_tflops=tf.get("fp8"), fp4_tflops=tf.get("fp4"),
-        compute_capability=str(d["compute_capability"]), fp8=bool(sup.get("fp8")), fp4=bool(sup.get("fp4")),
-        interconnect=str(d.get("interconnect", "")), gfd_product_label=d.get("gfd_product_label"),
-        aliases=tuple(d.get("aliases") or ()), estimated=tuple(d.get("estimated") or ()),
+        key=d["key"],
+        name=d["name"],
+        vendor=d["vendor"],
+        total_bytes=int(mem["cuda_total_mib"]) * MiB,
+        marketed_gb=mem.get("marketed_gb"),
+        memory_type=str(mem.get("type", "")),
+        unified_memory=bool(mem.get("unified", False)),
+        bandwidth_gbps=d.get("bandwidth_gbps"),
+        bf16_tflops=tf.get("bf16"),
+        fp16_tflops=tf.get("fp16"),
+        fp8_tflops=tf.get("fp8"),
+        fp4_tflops=tf.get("fp4"),
+        compute_capability=str(d["compute_capability"]),
+        fp8=bool(sup.get("fp8")),
+        fp4=bool(sup.get("fp4")),
+        interconnect=str(d.get("interconnect", "")),
+        gfd_product_label=d.get("gfd_product_label"),
+        aliases=tuple(d.get("aliases") or ()),
+        estimated=tuple(d.get("estimated") or ()),
         sources=dict(d.get("sources") or {}),
     )
 
@@ -91,8 +114,13 @@ def load_models() -> dict[str, CatalogModel]:
 
 def _model_from_profile(d: dict[str, Any]) -> CatalogModel:
     return CatalogModel(
-        id=d["id"], source=d["source"], config=d["config"], hf_quant_config=d.get("hf_quant_config"),
-        variants=tuple(d.get("variants") or ()), base_model=d.get("base_model"),
-        published_params=d.get("published_params"), published_params_source=d.get("published_params_source"),
+        id=d["id"],
+        source=d["source"],
+        config=d["config"],
+        hf_quant_config=d.get("hf_quant_config"),
+        variants=tuple(d.get("variants") or ()),
+        base_model=d.get("base_model"),
+        published_params=d.get("published_params"),
+        published_params_source=d.get("published_params_source"),
         note=d.get("note"),
     )

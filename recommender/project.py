@@ -15,8 +15,17 @@ from recommender.errors import InputError
 
 PROJECT_FILE = "vllm-plan.yaml"
 KEYS = {
-    "model": str, "gpu": str, "gpus_per_node": int, "nodes": int, "gpu_memory_gib": float, "free_memory_gib": float,
-    "concurrency": int, "context": str, "objective": str, "vllm_version": str, "quantization": str,
+    "model": str,
+    "gpu": str,
+    "gpus_per_node": int,
+    "nodes": int,
+    "gpu_memory_gib": float,
+    "free_memory_gib": float,
+    "concurrency": int,
+    "context": str,
+    "objective": str,
+    "vllm_version": str,
+    "quantization": str,
 }
 ENV_PREFIX = "VLLM_PLAN_"
 
@@ -65,8 +74,9 @@ def read_env(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def merge_settings(cli: Mapping[str, Any], config: Path | None, cwd: Path | None = None,
-                   environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+def merge_settings(
+    cli: Mapping[str, Any], config: Path | None, cwd: Path | None = None, environ: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """Command line over environment over project file."""
     merged = read_project_file(config, cwd or Path.cwd())
     merged.update(read_env(os.environ if environ is None else environ))
@@ -83,6 +93,8 @@ MISSING_HELP = (
 def require(settings: Mapping[str, Any], key: str) -> Any:
     """A setting that must be given, with the three ways to give it in the error."""
     if settings.get(key) is None:
-        raise InputError(f"no {key.replace('_', ' ')} given: " + MISSING_HELP.format(
-            flag="--" + key.replace("_", "-"), env=ENV_PREFIX + key.upper(), key=key))
+        raise InputError(
+            f"no {key.replace('_', ' ')} given: "
+            + MISSING_HELP.format(flag="--" + key.replace("_", "-"), env=ENV_PREFIX + key.upper(), key=key)
+        )
     return settings[key]

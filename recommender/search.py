@@ -124,8 +124,14 @@ def quality_of(model: ModelSpec, quantization_flag: str | None) -> tuple[int, st
     return 3, q.label
 
 
-def weight_options(base: ModelSpec, variants: Sequence[ModelSpec], gpu: Gpu, *,
-                   allow_quantization: bool = True, only: str | None = None) -> list[WeightOption]:
+def weight_options(
+    base: ModelSpec,
+    variants: Sequence[ModelSpec],
+    gpu: Gpu,
+    *,
+    allow_quantization: bool = True,
+    only: str | None = None,
+) -> list[WeightOption]:
     """Native weights, online FP8 where vLLM runs it on this GPU, and the catalog's pre-quantized variants."""
     options: list[tuple[ModelSpec, str | None]] = [(base, None)]
     cc = gpu.cc_major_minor
@@ -193,10 +199,15 @@ def evaluate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -
     max_tokens = tokens_default
     util = _utilization(model, hw, version, max_seqs, max_tokens)
     flags = EngineFlags(
-        tensor_parallel_size=c.tp, pipeline_parallel_size=c.pp, quantization=c.weights.quantization_flag,
+        tensor_parallel_size=c.tp,
+        pipeline_parallel_size=c.pp,
+        quantization=c.weights.quantization_flag,
         enable_expert_parallel=c.expert_parallel,
-        kv_cache_dtype=c.kv_cache_dtype, gpu_memory_utilization=util, max_model_len=min(length, limit),
-        max_num_seqs=max_seqs, max_num_batched_tokens=max_tokens,
+        kv_cache_dtype=c.kv_cache_dtype,
+        gpu_memory_utilization=util,
+        max_model_len=min(length, limit),
+        max_num_seqs=max_seqs,
+        max_num_batched_tokens=max_tokens,
     )
     try:
         probe = explain(model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
@@ -206,15 +217,24 @@ def evaluate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -
     st = probe.stage
     if st is None or st.available_kv <= 0 or any("Failed to load" in m for m in probe.errors):
         w = st.weights / GiB if st else 0.0
-        return Evaluation(c, flags, probe, 0, 0.0, False,
-                          f"{label}: weights {w:.1f} GiB + overheads exceed the {probe.requested_bytes / GiB:.1f} GiB "
-                          "budget per GPU")
-    hard = [m for m in probe.errors if not m.startswith(("To serve at least one request", "User-specified max_model_len"))]
+        return Evaluation(
+            c,
+            flags,
+            probe,
+            0,
+            0.0,
+            False,
+            f"{label}: weights {w:.1f} GiB + overheads exceed the {probe.requested_bytes / GiB:.1f} GiB budget per GPU",
+        )
+    hard = [
+        m for m in probe.errors if not m.startswith(("To serve at least one request", "User-specified max_model_len"))
+    ]
     if hard:
         return Evaluation(c, flags, probe, 0, 0.0, False, f"{label}: {hard[0]}")
     if target.context is not None and target.context > limit:
-        return Evaluation(c, flags, probe, 0, 0.0, False,
-                          f"{label}: {target.context:,} tokens exceed the model's limit of {limit:,}")
+        return Evaluation(
+            c, flags, probe, 0, 0.0, False, f"{label}: {target.context:,} tokens exceed the model's limit of {limit:,}"
+        )
     kv = st.available_kv / GiB
     if target.context is None:
         # N alone: the longest context at which the fewest engines hold N requests, at least `min_context`.
@@ -227,42 +247,91 @@ def evaluate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -
                 break
         if best_len < floor:
             held = probe.concurrency_for(floor) * max_replicas
-            return Evaluation(c, flags, probe, 0, held, False,
-                              f"{label}: {kv:.1f} GiB KV per GPU holds {held:.0f} requests of {floor:,} tokens "
-                              f"on {_gpus(max_replicas * gpus_per_replica)}, below {need}"
-                              + (f" (N requests fit only up to {best_len:,} tokens; --min-context lowers the floor)"
-                                 if best_len else ""))
+            return Evaluation(
+                c,
+                flags,
+                probe,
+                0,
+                held,
+                False,
+                f"{label}: {kv:.1f} GiB KV per GPU holds {held:.0f} requests of {floor:,} tokens "
+                f"on {_gpus(max_replicas * gpus_per_replica)}, below {need}"
+                + (
+                    f" (N requests fit only up to {best_len:,} tokens; --min-context lowers the floor)"
+                    if best_len
+                    else ""
+                ),
+            )
         length = best_len if best_len == limit else _round_len(best_len)
     else:
         per = probe.concurrency_for(length)
         if not probe.fits_one_request(length) or per < 1:
-            return Evaluation(c, flags, probe, 0, per, False,
-                              f"{label}: {kv:.1f} GiB KV per GPU cannot hold one {length:,}-token request")
+            return Evaluation(
+                c,
+                flags,
+                probe,
+                0,
+                per,
+                False,
+                f"{label}: {kv:.1f} GiB KV per GPU cannot hold one {length:,}-token request",
+            )
         replicas = max(1, math.ceil(need / math.floor(per))) if target.concurrency else 1
         if replicas > max_replicas:
             engines = f"{max_replicas} engines on {hw.total_gpus} GPUs hold" if max_replicas > 1 else "that is"
-            return Evaluation(c, flags, probe, 0, per * max_replicas, False,
-                              f"{label}: weights {st.weights / GiB:.1f} GiB + overheads leave {kv:.1f} GiB KV per GPU "
-                              f"= {math.floor(per)} requests at {length:,} per engine; {engines} "
-                              f"{math.floor(per) * max_replicas}, below {need}")
+            return Evaluation(
+                c,
+                flags,
+                probe,
+                0,
+                per * max_replicas,
+                False,
+                f"{label}: weights {st.weights / GiB:.1f} GiB + overheads leave {kv:.1f} GiB KV per GPU "
+                f"= {math.floor(per)} requests at {length:,} per engine; {engines} "
+                f"{math.floor(per) * max_replicas}, below {need}",
+            )
     per_replica_seqs = math.ceil(need / replicas) if target.concurrency else max_seqs
-    final_flags = replace(flags, max_model_len=length, max_num_seqs=min(per_replica_seqs, seqs_default)
-                          if target.concurrency else max_seqs, data_parallel_size=1)
+    final_flags = replace(
+        flags,
+        max_model_len=length,
+        max_num_seqs=min(per_replica_seqs, seqs_default) if target.concurrency else max_seqs,
+        data_parallel_size=1,
+    )
     final = explain(model, hw.gpu, final_flags, version, free_bytes=hw.free_bytes)
     total_conc = final.max_concurrency * replicas
     ok = final.fits and total_conc >= need
-    reason = (f"{label}: {final.max_concurrency:.1f} requests of {length:,} tokens per replica x {replicas}"
-              if ok else f"{label}: re-check with the chosen flags failed ({'; '.join(final.errors) or 'concurrency'})")
+    reason = (
+        f"{label}: {final.max_concurrency:.1f} requests of {length:,} tokens per replica x {replicas}"
+        if ok
+        else f"{label}: re-check with the chosen flags failed ({'; '.join(final.errors) or 'concurrency'})"
+    )
     return Evaluation(c, final_flags, final, replicas, total_conc, ok, reason)
 
 
 def _empty(model: ModelSpec, hw: Hardware) -> Explanation:
     return Explanation(
-        model=model.name, gpu=hw.gpu.name, vllm_version="", gpu_total_bytes=hw.gpu.total_bytes,
-        free_bytes=hw.gpu.total_bytes, utilization=0.0, requested_bytes=0, weight_dtype=model.dtype,
-        quantization="", kv_cache_dtype="", tp=1, pp=1, dp=1, max_model_len=0, max_num_seqs=0,
-        max_num_batched_tokens=0, stage=None, stages=(), num_gpu_blocks=0, kv_cache_tokens=0, max_concurrency=0.0,
-        blocks_per_request=0, fits=False,
+        model=model.name,
+        gpu=hw.gpu.name,
+        vllm_version="",
+        gpu_total_bytes=hw.gpu.total_bytes,
+        free_bytes=hw.gpu.total_bytes,
+        utilization=0.0,
+        requested_bytes=0,
+        weight_dtype=model.dtype,
+        quantization="",
+        kv_cache_dtype="",
+        tp=1,
+        pp=1,
+        dp=1,
+        max_model_len=0,
+        max_num_seqs=0,
+        max_num_batched_tokens=0,
+        stage=None,
+        stages=(),
+        num_gpu_blocks=0,
+        kv_cache_tokens=0,
+        max_concurrency=0.0,
+        blocks_per_request=0,
+        fits=False,
     )
 
 

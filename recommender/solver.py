@@ -85,14 +85,22 @@ def validate_target(target: Target, model: ModelSpec) -> None:
         )
 
 
-def plan(model: ModelSpec, variants: Sequence[ModelSpec], hw: Hardware, target: Target, *,
-         version: VllmVersion, policy: SearchPolicy = SearchPolicy()) -> PlanResult:
+def plan(
+    model: ModelSpec,
+    variants: Sequence[ModelSpec],
+    hw: Hardware,
+    target: Target,
+    *,
+    version: VllmVersion,
+    policy: SearchPolicy = SearchPolicy(),
+) -> PlanResult:
     """Search weights x KV dtype x TP x PP (+ replicas), return the best feasible plan or raise InfeasibleError."""
     validate_target(target, model)
     if hw.gpus_per_node < 1 or hw.nodes < 1:
         raise InputError("--gpus-per-node and --nodes must be at least 1")
-    options = weight_options(model, variants, hw.gpu, allow_quantization=policy.allow_quantization,
-                             only=policy.only_quantization)
+    options = weight_options(
+        model, variants, hw.gpu, allow_quantization=policy.allow_quantization, only=policy.only_quantization
+    )
     if not options:
         raise InputError(f"no weights option matches --quantization {policy.only_quantization}")
     space = candidates(options, model, hw, kv_dtypes(hw.gpu, allow_fp8=policy.allow_fp8_kv))
@@ -101,8 +109,9 @@ def plan(model: ModelSpec, variants: Sequence[ModelSpec], hw: Hardware, target: 
     rejected = tuple(e for e in results if not e.feasible)
     if not feasible:
         raise InfeasibleError(_nearest(results, target, hw))
-    return PlanResult(target, hw, version, policy, feasible[0], tuple(feasible[1:1 + policy.alternatives]),
-                      rejected, len(space))
+    return PlanResult(
+        target, hw, version, policy, feasible[0], tuple(feasible[1 : 1 + policy.alternatives]), rejected, len(space)
+    )
 
 
 def _nearest(results: Sequence[Evaluation], target: Target, hw: Hardware) -> str:
@@ -110,19 +119,23 @@ def _nearest(results: Sequence[Evaluation], target: Target, hw: Hardware) -> str
     what = target.describe()
     gpus = f"{hw.total_gpus} x {hw.gpu.name}"
     if not loaded:
-        smallest = min(results, key=lambda e: (e.explanation.stage.weights if e.explanation.stage else 1 << 62))
+        smallest = min(results, key=lambda e: e.explanation.stage.weights if e.explanation.stage else 1 << 62)
         st = smallest.explanation.stage
         if st is None:
             return f"no configuration serves {what} on {gpus}"
         usable = smallest.explanation.requested_bytes - st.activation_peak - st.non_torch - st.cudagraph
         shards = st.weights * smallest.candidate.tp * smallest.candidate.pp
         at_least = -(-shards // max(usable, 1))
-        return (f"no configuration serves {what} on {gpus}: even the smallest option ({smallest.candidate.describe()})"
-                f" needs {st.weights / (1 << 30):.1f} GiB of weights per GPU, more than the "
-                f"{smallest.explanation.requested_bytes / (1 << 30):.1f} GiB budget; the weights alone need at least "
-                f"{at_least} such GPUs")
+        return (
+            f"no configuration serves {what} on {gpus}: even the smallest option ({smallest.candidate.describe()})"
+            f" needs {st.weights / (1 << 30):.1f} GiB of weights per GPU, more than the "
+            f"{smallest.explanation.requested_bytes / (1 << 30):.1f} GiB budget; the weights alone need at least "
+            f"{at_least} such GPUs"
+        )
     best = max(loaded, key=lambda e: e.concurrency)
     need = target.concurrency or 1
     per_gpu = best.concurrency / max(1, best.candidate.tp * best.candidate.pp * max(1, best.replicas or 1))
-    more = f"; at that rate {need} requests need about {int(-(-need // max(per_gpu, 1e-9)))} GPUs" if per_gpu > 0 else ""
+    more = (
+        f"; at that rate {need} requests need about {int(-(-need // max(per_gpu, 1e-9)))} GPUs" if per_gpu > 0 else ""
+    )
     return f"no configuration serves {what} on {gpus}; nearest: {best.reason}{more}"

@@ -20,9 +20,16 @@ from .local_server import LocalServer
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 TINY_CONFIG: dict[str, Any] = {
-    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 256, "intermediate_size": 512,
-    "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 2, "vocab_size": 1000,
-    "max_position_embeddings": 4096, "torch_dtype": "bfloat16",
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 256,
+    "intermediate_size": 512,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 2,
+    "vocab_size": 1000,
+    "max_position_embeddings": 4096,
+    "torch_dtype": "bfloat16",
 }
 
 
@@ -68,8 +75,9 @@ class HubHandler(BaseHTTPRequestHandler):
             self._send(404, b"", {"X-Error-Code": "EntryNotFound", "X-Repo-Commit": COMMIT})
             return
         body = json.dumps(TINY_CONFIG).encode()
-        self._send(200, body, {"ETag": f'"etag-{len(body)}"', "X-Repo-Commit": COMMIT,
-                               "Content-Type": "application/json"})
+        self._send(
+            200, body, {"ETag": f'"etag-{len(body)}"', "X-Repo-Commit": COMMIT, "Content-Type": "application/json"}
+        )
 
     do_GET = _handle
     do_HEAD = _handle

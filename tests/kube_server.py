@@ -30,8 +30,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.dumps({"kind": "Status", "status": "Failure", "code": 404}).encode()
             self.send_response(404)
         else:
-            body = json.dumps({"kind": "NodeList", "apiVersion": "v1", "metadata": {},
-                               "items": self.server.nodes}).encode()
+            body = json.dumps(
+                {"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": self.server.nodes}
+            ).encode()
             self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -50,12 +51,22 @@ class KubeServer(LocalServer):
     def kubeconfig(self, path: Path) -> Path:
         """A kubeconfig with context `test` (this server) and `other` (nothing listening)."""
         url = self.url
-        path.write_text(json.dumps({
-            "apiVersion": "v1", "kind": "Config", "current-context": "test",
-            "clusters": [{"name": "test", "cluster": {"server": url}},
-                         {"name": "other", "cluster": {"server": "http://127.0.0.1:9"}}],
-            "users": [{"name": "u", "user": {"token": "test-token"}}],
-            "contexts": [{"name": "test", "context": {"cluster": "test", "user": "u"}},
-                         {"name": "other", "context": {"cluster": "other", "user": "u"}}],
-        }))
+        path.write_text(
+            json.dumps(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Config",
+                    "current-context": "test",
+                    "clusters": [
+                        {"name": "test", "cluster": {"server": url}},
+                        {"name": "other", "cluster": {"server": "http://127.0.0.1:9"}},
+                    ],
+                    "users": [{"name": "u", "user": {"token": "test-token"}}],
+                    "contexts": [
+                        {"name": "test", "context": {"cluster": "test", "user": "u"}},
+                        {"name": "other", "context": {"cluster": "other", "user": "u"}},
+                    ],
+                }
+            )
+        )
         return path

@@ -18,7 +18,7 @@ COMPARED = [c for c in (compare(r) for r in RECORDS) if c is not None]
 # Known deviations, each with its reason; strict xfail so a fix shows up as XPASS.
 WEIGHT_DEVIATIONS = {
     "C016": "gemma-3-4b-it: SigLIP tower estimated from vision_config and one rotary cache counted; vLLM logs "
-            "0.5 GiB more (two fp32 rotary caches and the projector are not modelled exactly)",
+    "0.5 GiB more (two fp32 rotary caches and the projector are not modelled exactly)",
 }
 
 

@@ -23,14 +23,17 @@ def test_fitting_manifest_passes() -> None:
     assert "PASS" in out and "Deployment/llm/qwen" in out
 
 
-@pytest.mark.parametrize(("name", "message"), [
-    ("kv_too_small.yaml", "To serve at least one request with the model's max seq len (32768)"),
-    ("weights_too_big.yaml", "Failed to load model - not enough GPU memory"),
-    ("misses_concurrency.yaml", "below the promised 500"),
-    ("removed_flag.yaml", "--swap-space was removed in vLLM 0.18.0"),
-    ("tp_mismatch.yaml", "1 GPU(s) requested but TP x PP = 2 x 1 = 2"),
-    ("tp_mismatch.yaml", "without a memory-backed /dev/shm"),
-])
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("kv_too_small.yaml", "To serve at least one request with the model's max seq len (32768)"),
+        ("weights_too_big.yaml", "Failed to load model - not enough GPU memory"),
+        ("misses_concurrency.yaml", "below the promised 500"),
+        ("removed_flag.yaml", "--swap-space was removed in vLLM 0.18.0"),
+        ("tp_mismatch.yaml", "1 GPU(s) requested but TP x PP = 2 x 1 = 2"),
+        ("tp_mismatch.yaml", "without a memory-backed /dev/shm"),
+    ],
+)
 def test_failing_manifests_exit_1_with_the_reason(name: str, message: str) -> None:
     result = invoke(["check", str(DATA / name)], exit_code=1)
     assert message in result.stdout
@@ -51,13 +54,16 @@ def test_failures_come_with_computed_fixes() -> None:
     assert any("replicas" in f for f in r["suggestions"])
 
 
-@pytest.mark.parametrize(("name", "message"), [
-    ("malformed.yaml", "malformed YAML at line"),
-    ("no_vllm.yaml", "no vLLM server found"),
-    ("unknown_kinds.yaml", "no vLLM server found"),
-    ("no_gpu.yaml", "no GPU type"),
-    ("does-not-exist.yaml", "no such file or directory"),
-])
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("malformed.yaml", "malformed YAML at line"),
+        ("no_vllm.yaml", "no vLLM server found"),
+        ("unknown_kinds.yaml", "no vLLM server found"),
+        ("no_gpu.yaml", "no GPU type"),
+        ("does-not-exist.yaml", "no such file or directory"),
+    ],
+)
 def test_bad_inputs_exit_2(name: str, message: str) -> None:
     result = invoke(["check", str(DATA / name)], exit_code=2)
     assert message in result.stderr and "Traceback" not in result.output
@@ -92,8 +98,9 @@ def test_github_actions_workflow_command(tmp_path: Path) -> None:
     step = next(s for s in workflow["jobs"]["check"]["steps"] if s.get("name") == "Check vLLM deployments")
     shutil.copytree(ROOT / "examples" / "llama-3.1-70b-on-4xh100", tmp_path / "deploy")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    done = subprocess.run(["bash", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        ["bash", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((tmp_path / "vllm-plan-check.json").read_text())
     assert report and all(r["verdict"] == "pass" for r in report)
@@ -103,20 +110,30 @@ def test_github_actions_workflow_command(tmp_path: Path) -> None:
 
 def _check_with_cluster(kubeconfig: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "KUBECONFIG": str(kubeconfig)}
-    return subprocess.run([sys.executable, "-m", "recommender", "check", str(DATA / "no_gpu.yaml"), *args],
-                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "recommender", "check", str(DATA / "no_gpu.yaml"), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_from_cluster_picks_gpu_and_checks_scheduling(tmp_path: Path) -> None:
-    nodes = [node("gpu-a", "NVIDIA-H100-80GB-HBM3", 8), node("gpu-b", "NVIDIA-H100-80GB-HBM3", 8),
-             node("gpu-c", "NVIDIA-L4", 1)]
+    nodes = [
+        node("gpu-a", "NVIDIA-H100-80GB-HBM3", 8),
+        node("gpu-b", "NVIDIA-H100-80GB-HBM3", 8),
+        node("gpu-c", "NVIDIA-L4", 1),
+    ]
     with KubeServer(nodes) as server:
         r = _check_with_cluster(server.kubeconfig(tmp_path / "kubeconfig"), "--from-cluster")
         assert r.returncode == 0, r.stdout + r.stderr
         assert "PASS" in r.stdout
         assert ("/api/v1/nodes", "Bearer test-token") in server.requests
-    with KubeServer([node("small", "NVIDIA-H100-80GB-HBM3", 1), node("cordoned", "NVIDIA-H100-80GB-HBM3", 8,
-                                                                     unschedulable=True)]) as server:
+    with KubeServer(
+        [node("small", "NVIDIA-H100-80GB-HBM3", 1), node("cordoned", "NVIDIA-H100-80GB-HBM3", 8, unschedulable=True)]
+    ) as server:
         r = _check_with_cluster(server.kubeconfig(tmp_path / "kubeconfig2"), "--from-cluster", "test")
         assert r.returncode == 1
         assert "no NVIDIA-H100-80GB-HBM3 node has 2 allocatable GPUs (at most 1)" in r.stdout

@@ -12,9 +12,27 @@ from recommender.cli import cli
 
 from .conftest import HF_CONFIGS, invoke
 
-CONTRACT = ("model", "gpu", "vllm_version", "gpu_total_gib", "requested_gib", "weights_gib", "activation_peak_gib",
-            "non_torch_gib", "cudagraph_gib", "kv_cache_gib", "block_size", "num_gpu_blocks", "kv_bytes_per_token",
-            "kv_cache_tokens", "max_concurrency", "max_model_len", "fits", "errors", "warnings")
+CONTRACT = (
+    "model",
+    "gpu",
+    "vllm_version",
+    "gpu_total_gib",
+    "requested_gib",
+    "weights_gib",
+    "activation_peak_gib",
+    "non_torch_gib",
+    "cudagraph_gib",
+    "kv_cache_gib",
+    "block_size",
+    "num_gpu_blocks",
+    "kv_bytes_per_token",
+    "kv_cache_tokens",
+    "max_concurrency",
+    "max_model_len",
+    "fits",
+    "errors",
+    "warnings",
+)
 
 
 def test_gpus_and_models_list() -> None:
@@ -40,8 +58,23 @@ def test_show_every_reference_dir(folder: Path) -> None:
 
 
 def test_explain_json_contract_and_serve_form() -> None:
-    out = invoke(["explain", "--gpu", "h100", "--format", "json", "--", "vllm", "serve",
-                  "meta-llama/Llama-3.1-8B-Instruct", "-tp", "2", "--max-model-len", "8k"]).stdout
+    out = invoke(
+        [
+            "explain",
+            "--gpu",
+            "h100",
+            "--format",
+            "json",
+            "--",
+            "vllm",
+            "serve",
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "-tp",
+            "2",
+            "--max-model-len",
+            "8k",
+        ]
+    ).stdout
     d = json.loads(out)
     assert set(CONTRACT) <= set(d)
     assert d["max_model_len"] == 8000 and d["tensor_parallel_size"] == 2 and d["fits"] is True
@@ -52,14 +85,17 @@ def test_explain_does_not_fit_still_exits_zero() -> None:
     assert d["fits"] is False and d["errors"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["explain", "Qwen/Qwen3-8B", "--gpu", "h1000"], "unknown GPU 'h1000'"),
-    (["explain", "no-such-model", "--gpu", "h100"], "not a local directory, a catalog entry or a hub id"),
-    (["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--gpu-memory-utilization", "0"], "gpu-memory-utilization"),
-    (["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--max-model-len", "lots"], "invalid value 'lots'"),
-    (["explain", "Qwen/Qwen3-8B"], "no GPU given"),
-    (["explain", "--gpu", "h100", "--vllm-version", "banana", "Qwen/Qwen3-8B"], "not a version"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["explain", "Qwen/Qwen3-8B", "--gpu", "h1000"], "unknown GPU 'h1000'"),
+        (["explain", "no-such-model", "--gpu", "h100"], "not a local directory, a catalog entry or a hub id"),
+        (["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--gpu-memory-utilization", "0"], "gpu-memory-utilization"),
+        (["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--max-model-len", "lots"], "invalid value 'lots'"),
+        (["explain", "Qwen/Qwen3-8B"], "no GPU given"),
+        (["explain", "--gpu", "h100", "--vllm-version", "banana", "Qwen/Qwen3-8B"], "not a version"),
+    ],
+)
 def test_bad_input_one_line_exit_2(args: list[str], message: str) -> None:
     result = invoke(args, exit_code=2)
     assert message in result.stderr

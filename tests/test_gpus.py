@@ -14,9 +14,30 @@ def test_at_least_25_gpus_with_nvidia_and_amd() -> None:
     gpus = load_gpus()
     assert len(gpus) >= 25
     assert {"nvidia", "amd"} <= {g.vendor for g in gpus}
-    for key in ("t4", "v100-16gb", "a10g", "a10", "l4", "l40s", "a100-40gb", "a100-80gb", "h100-pcie", "h100-sxm",
-                "h100-nvl", "h200", "gh200", "b200", "rtx3090", "rtx4090", "rtx5090", "rtx-a6000", "rtx6000-ada",
-                "rtx-pro-6000", "mi300x", "mi325x"):
+    for key in (
+        "t4",
+        "v100-16gb",
+        "a10g",
+        "a10",
+        "l4",
+        "l40s",
+        "a100-40gb",
+        "a100-80gb",
+        "h100-pcie",
+        "h100-sxm",
+        "h100-nvl",
+        "h200",
+        "gh200",
+        "b200",
+        "rtx3090",
+        "rtx4090",
+        "rtx5090",
+        "rtx-a6000",
+        "rtx6000-ada",
+        "rtx-pro-6000",
+        "mi300x",
+        "mi325x",
+    ):
         assert any(g.key == key for g in gpus), key
 
 

@@ -22,10 +22,24 @@ def hub() -> Iterator[HubServer]:
 
 def run(args: list[str], hub: HubServer, home: Path, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
-    environ.update({"HF_ENDPOINT": hub.url, "HF_HOME": str(home), "HF_HUB_ETAG_TIMEOUT": "1",
-                    "HF_HUB_DOWNLOAD_TIMEOUT": "1", "HF_HUB_DISABLE_TELEMETRY": "1", **env})
-    return subprocess.run([sys.executable, "-m", "recommender", *args], capture_output=True, text=True, env=environ,
-                          timeout=60, check=False)
+    environ.update(
+        {
+            "HF_ENDPOINT": hub.url,
+            "HF_HOME": str(home),
+            "HF_HUB_ETAG_TIMEOUT": "1",
+            "HF_HUB_DOWNLOAD_TIMEOUT": "1",
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+            **env,
+        }
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "recommender", *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_public_model_is_fetched_then_cached_for_offline_use(hub: HubServer, tmp_path: Path) -> None:

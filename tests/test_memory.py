@@ -112,8 +112,12 @@ def test_budget_uses_ceil_of_total_times_utilization() -> None:
 
 def test_v0_engine_accounting() -> None:
     # Before 0.8 (V0): GPU KV cache size = num_gpu_blocks x block_size; concurrency = that / max_model_len.
-    e = explain(resolve_model("Qwen/Qwen3-8B"), H100, EngineFlags(kv_cache_memory_bytes=6 * GiB, max_model_len=8192),
-                VllmVersion.parse("0.6.3"))
+    e = explain(
+        resolve_model("Qwen/Qwen3-8B"),
+        H100,
+        EngineFlags(kv_cache_memory_bytes=6 * GiB, max_model_len=8192),
+        VllmVersion.parse("0.6.3"),
+    )
     assert (e.num_gpu_blocks, e.kv_cache_tokens) == (2730, 2730 * 16)
     assert e.max_concurrency == 2730 * 16 / 8192
     with pytest.raises(FlagError, match=r"0\.4 to 0\.33"):
@@ -132,8 +136,12 @@ def test_startup_errors_use_vllm_text() -> None:
     e = explain(llama, H100, EngineFlags(max_model_len=200_000), V033)
     assert any(m.startswith("User-specified max_model_len (200000) is greater than") for m in e.errors)
     rtx = resolve_gpu("rtx3090", load_gpus())
-    e = explain(resolve_model("Qwen/Qwen2.5-7B-Instruct"), rtx, EngineFlags(gpu_memory_utilization=0.7,
-                                                                           max_model_len=32768), V033)
+    e = explain(
+        resolve_model("Qwen/Qwen2.5-7B-Instruct"),
+        rtx,
+        EngineFlags(gpu_memory_utilization=0.7, max_model_len=32768),
+        V033,
+    )
     assert not e.fits
     assert any("To serve at least one request with the model's max seq len (32768)" in m for m in e.errors)
     assert any("estimated maximum model length is" in m for m in e.errors)
@@ -150,10 +158,16 @@ def test_startup_errors_use_vllm_text() -> None:
     assert any(m.startswith("Free memory on device cuda:0 (40.0/79.19 GiB) on startup is less than") for m in e.errors)
 
 
-@pytest.mark.parametrize("flags", [
-    EngineFlags(gpu_memory_utilization=0), EngineFlags(gpu_memory_utilization=1.5), EngineFlags(max_model_len=-5),
-    EngineFlags(kv_cache_dtype="int3"), EngineFlags(tensor_parallel_size=0),
-])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        EngineFlags(gpu_memory_utilization=0),
+        EngineFlags(gpu_memory_utilization=1.5),
+        EngineFlags(max_model_len=-5),
+        EngineFlags(kv_cache_dtype="int3"),
+        EngineFlags(tensor_parallel_size=0),
+    ],
+)
 def test_bad_flags_are_rejected(flags: EngineFlags) -> None:
     with pytest.raises(FlagError):
         explain(resolve_model("Qwen/Qwen3-8B"), H100, flags, V033)

@@ -70,18 +70,29 @@ def test_hybrid_and_mla_kinds() -> None:
     assert oss.sliding_window == 128 and set(oss.layer_kinds) == {"sliding", "full"}
 
 
-BASE = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
-        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128, "intermediate_size": 128,
-        "max_position_embeddings": 256}
+BASE = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "vocab_size": 128,
+    "intermediate_size": 128,
+    "max_position_embeddings": 256,
+}
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"hidden_size": None}, "missing hidden_size"),
-    ({"num_attention_heads": 0}, "must be positive"),
-    ({"vocab_size": -5}, "must be positive"),
-    ({"num_hidden_layers": "two"}, "must be an integer"),
-    ({"torch_dtype": "int4"}, "torch_dtype"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"hidden_size": None}, "missing hidden_size"),
+        ({"num_attention_heads": 0}, "must be positive"),
+        ({"vocab_size": -5}, "must be positive"),
+        ({"num_hidden_layers": "two"}, "must be an integer"),
+        ({"torch_dtype": "int4"}, "torch_dtype"),
+    ],
+)
 def test_bad_configs_get_one_line_errors(change: dict[str, object], message: str) -> None:
     config = {**BASE, **change}
     config = {k: v for k, v in config.items() if v is not None}
@@ -128,10 +139,15 @@ def _safetensors(path: Path, tensors: dict[str, tuple[str, list[int]]]) -> int:
 def test_local_checkpoint_headers_are_read(tmp_path: Path) -> None:
     config = {k: v for k, v in BASE.items()}
     (tmp_path / "config.json").write_text(json.dumps(config))  # no torch_dtype: taken from the tensors
-    total = _safetensors(tmp_path / "model.safetensors", {
-        "model.embed_tokens.weight": ("BF16", [128, 64]), "lm_head.weight": ("BF16", [128, 64]),
-        "model.layers.0.mlp.down_proj.weight": ("F8_E4M3", [64, 128]), "scale": ("F32", [1]),
-    })
+    total = _safetensors(
+        tmp_path / "model.safetensors",
+        {
+            "model.embed_tokens.weight": ("BF16", [128, 64]),
+            "lm_head.weight": ("BF16", [128, 64]),
+            "model.layers.0.mlp.down_proj.weight": ("F8_E4M3", [64, 128]),
+            "scale": ("F32", [1]),
+        },
+    )
     spec = resolve_model(str(tmp_path))
     assert spec.checkpoint_bytes == total == 128 * 64 * 2 * 2 + 64 * 128 + 4
     assert dict(spec.checkpoint_dtypes)["F8_E4M3"] == 64 * 128 and spec.dtype == "bfloat16"

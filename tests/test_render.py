@@ -27,12 +27,45 @@ from .conftest import invoke
 
 SCENARIOS = {
     "one-gpu": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency", "60", "--context", "8192"],
-    "tp4": ["--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "h100", "--gpus-per-node", "4",
-            "--concurrency", "32", "--context", "16384"],
-    "replicas": ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100", "--gpus-per-node", "8",
-                 "--concurrency", "300", "--context", "8192", "--no-quantization", "--no-fp8-kv"],
-    "two-node": ["--model", "meta-llama/Meta-Llama-3.1-405B", "--gpu", "h100", "--gpus-per-node", "8", "--nodes",
-                 "2", "--context", "32768", "--no-quantization"],
+    "tp4": [
+        "--model",
+        "meta-llama/Llama-3.1-70B-Instruct",
+        "--gpu",
+        "h100",
+        "--gpus-per-node",
+        "4",
+        "--concurrency",
+        "32",
+        "--context",
+        "16384",
+    ],
+    "replicas": [
+        "--model",
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "--gpu",
+        "h100",
+        "--gpus-per-node",
+        "8",
+        "--concurrency",
+        "300",
+        "--context",
+        "8192",
+        "--no-quantization",
+        "--no-fp8-kv",
+    ],
+    "two-node": [
+        "--model",
+        "meta-llama/Meta-Llama-3.1-405B",
+        "--gpu",
+        "h100",
+        "--gpus-per-node",
+        "8",
+        "--nodes",
+        "2",
+        "--context",
+        "32768",
+        "--no-quantization",
+    ],
 }
 
 
@@ -63,7 +96,7 @@ def test_kubernetes_manifests_validate(plans: dict[str, dict[str, Any]], scenari
 
     plan = plans[scenario]
     files = _render(plan, "k8s", namespace="llm", runtime_class="nvidia", storage_class="fast")
-    (name, text), = files.items()
+    ((name, text),) = files.items()
     docs = _docs(text)
     api = ApiClient()
     for doc in docs:
@@ -77,11 +110,16 @@ def test_kubernetes_manifests_validate(plans: dict[str, dict[str, Any]], scenari
             spec = model.spec.template.spec
             container = spec.containers[0]
             gpus = plan["tensor_parallel_size"] * plan["pipeline_parallel_size"]
-            assert container.resources.limits["nvidia.com/gpu"] == str(gpus) == container.resources.requests["nvidia.com/gpu"]
+            assert (
+                container.resources.limits["nvidia.com/gpu"]
+                == str(gpus)
+                == container.resources.requests["nvidia.com/gpu"]
+            )
             assert model.spec.replicas == plan["replicas"]
             assert spec.runtime_class_name == "nvidia" and spec.node_selector["nvidia.com/gpu.product"]
-            assert {p.http_get.path for p in (container.startup_probe, container.readiness_probe,
-                                                container.liveness_probe)} == {"/health"}
+            assert {
+                p.http_get.path for p in (container.startup_probe, container.readiness_probe, container.liveness_probe)
+            } == {"/health"}
             shm = next(v for v in spec.volumes if v.name == "shm")
             assert shm.empty_dir.medium == "Memory"
             assert container.args[0] == plan["model"] and "--port" in container.args
@@ -100,8 +138,12 @@ def _check_lws(doc: dict[str, Any], plan: dict[str, Any]) -> None:
     from kubernetes.client import ApiClient
 
     for role in ("leaderTemplate", "workerTemplate"):
-        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x", **tmpl[role]["metadata"]},
-               "spec": tmpl[role]["spec"]}
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "x", **tmpl[role]["metadata"]},
+            "spec": tmpl[role]["spec"],
+        }
         kubernetes_validate.validate(pod, "1.33.0", strict=True)
         model = ApiClient().deserialize(json.dumps(pod), "V1Pod", "application/json")
         assert model.spec.containers[0].resources.limits["nvidia.com/gpu"] == str(plan["tensor_parallel_size"])
@@ -129,12 +171,21 @@ def test_systemd_units_verify(plans: dict[str, dict[str, Any]], scenario: str, t
     for name, text in files.items():
         (tmp_path / name).write_text(text)
         assert "HF_TOKEN" not in text.replace("# HF_TOKEN=... lives in this file", "")
-        for needle in ("After=network-online.target", "Wants=network-online.target", "Restart=on-failure",
-                       "StartLimitBurst=", "TimeoutStartSec=", "LimitNOFILE=", "CUDA_VISIBLE_DEVICES=",
-                       "EnvironmentFile=", f"ExecStart={fake}"):
+        for needle in (
+            "After=network-online.target",
+            "Wants=network-online.target",
+            "Restart=on-failure",
+            "StartLimitBurst=",
+            "TimeoutStartSec=",
+            "LimitNOFILE=",
+            "CUDA_VISIBLE_DEVICES=",
+            "EnvironmentFile=",
+            f"ExecStart={fake}",
+        ):
             assert needle in text, needle
-    out = subprocess.run([analyze, "verify", *[str(tmp_path / n) for n in files]], capture_output=True, text=True,
-                         check=False)
+    out = subprocess.run(
+        [analyze, "verify", *[str(tmp_path / n) for n in files]], capture_output=True, text=True, check=False
+    )
     assert out.returncode == 0, out.stderr
 
 
@@ -169,13 +220,16 @@ def test_helm_values_and_compose(plans: dict[str, dict[str, Any]]) -> None:
     compose = yaml.safe_load(_render(plans["replicas"], "compose")["compose.yaml"])
     services = compose["services"]
     assert len(services) == plans["replicas"]["replicas"]
-    devices = [d for s in services.values() for d in s["deploy"]["resources"]["reservations"]["devices"][0]["device_ids"]]
+    devices = [
+        d for s in services.values() for d in s["deploy"]["resources"]["reservations"]["devices"][0]["device_ids"]
+    ]
     assert len(devices) == len(set(devices)) == plans["replicas"]["gpus"]
 
 
 def test_replicas_option(plans: dict[str, dict[str, Any]]) -> None:
-    deployment = next(d for d in _docs(_render(plans["one-gpu"], "k8s", replicas=3)["kubernetes.yaml"])
-                      if d["kind"] == "Deployment")
+    deployment = next(
+        d for d in _docs(_render(plans["one-gpu"], "k8s", replicas=3)["kubernetes.yaml"]) if d["kind"] == "Deployment"
+    )
     assert deployment["spec"]["replicas"] == 3
     assert len(_render(plans["one-gpu"], "systemd", replicas=2)) == 2
     with pytest.raises(InputError, match="--replicas"):
@@ -186,7 +240,7 @@ def test_output_is_byte_identical_across_runs(plans: dict[str, dict[str, Any]]) 
     assert _render(plans["tp4"]) == _render(plans["tp4"])
 
 
-HOSTILE = ['my model $(rm -rf /); `id` "quoted" \'single\'', "line\nbreak: {a: b} # not a comment", "50% $HOME ;&|"]
+HOSTILE = ["my model $(rm -rf /); `id` \"quoted\" 'single'", "line\nbreak: {a: b} # not a comment", "50% $HOME ;&|"]
 
 
 @pytest.mark.parametrize("evil", HOSTILE)
@@ -202,8 +256,16 @@ def test_hostile_values_stay_inert(plans: dict[str, dict[str, Any]], evil: str, 
     assert argv[2] == evil and argv[4] == evil
     for name in ("kubernetes.yaml", "values.yaml", "compose.yaml"):
         first = _docs(files[name])[0]
-        assert set(first) <= {"apiVersion", "kind", "metadata", "spec", "servingEngineSpec", "services", "volumes",
-                              "x-vllm-plan"}
+        assert set(first) <= {
+            "apiVersion",
+            "kind",
+            "metadata",
+            "spec",
+            "servingEngineSpec",
+            "services",
+            "volumes",
+            "x-vllm-plan",
+        }
     # YAML artifacts: every document parses, and the values come back unchanged.
     deployment = next(d for d in _docs(files["kubernetes.yaml"]) if d["kind"] == "Deployment")
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
@@ -224,8 +286,9 @@ def test_hostile_values_stay_inert(plans: dict[str, dict[str, Any]], evil: str, 
         fake.chmod(0o755)
         files = _render(plan, "systemd", name="evil", vllm_bin=str(fake))
         (tmp_path / "evil.service").write_text(files["evil.service"])
-        out = subprocess.run([analyze, "verify", str(tmp_path / "evil.service")], capture_output=True, text=True,
-                             check=False)
+        out = subprocess.run(
+            [analyze, "verify", str(tmp_path / "evil.service")], capture_output=True, text=True, check=False
+        )
         assert out.returncode == 0, out.stderr
 
 
@@ -233,9 +296,19 @@ def test_bad_render_input() -> None:
     with pytest.raises(InputError, match="--emit"):
         expand("k8s,bogus")
     with pytest.raises(InputError, match="namespace"):
-        _render({"command": ["vllm", "serve", "m"], "model": "m", "gpus": 1, "replicas": 1,
-                 "tensor_parallel_size": 1, "pipeline_parallel_size": 1, "inputs": {}, "prediction": {}},
-                namespace="Bad_NS")
+        _render(
+            {
+                "command": ["vllm", "serve", "m"],
+                "model": "m",
+                "gpus": 1,
+                "replicas": 1,
+                "tensor_parallel_size": 1,
+                "pipeline_parallel_size": 1,
+                "inputs": {},
+                "prediction": {},
+            },
+            namespace="Bad_NS",
+        )
 
 
 def test_writes_are_atomic_and_protected(tmp_path: Path) -> None:

@@ -25,8 +25,15 @@ V033 = VllmVersion.parse("0.33.0")
 RTX4090 = resolve_gpu("rtx4090", load_gpus())
 
 
-def _plan(model: str, target: Target, gpu: str = "rtx4090", gpus: int = 1, nodes: int = 1,
-          version: VllmVersion = V033, **policy: object):
+def _plan(
+    model: str,
+    target: Target,
+    gpu: str = "rtx4090",
+    gpus: int = 1,
+    nodes: int = 1,
+    version: VllmVersion = V033,
+    **policy: object,
+):
     spec = resolve_model(model)
     entry = load_model(model)
     variants = [resolve_model(v) for v in entry.variants] if entry else []
@@ -34,16 +41,23 @@ def _plan(model: str, target: Target, gpu: str = "rtx4090", gpus: int = 1, nodes
     return plan(spec, variants, hw, target, version=version, policy=SearchPolicy(**policy))  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("model", "kv", "concurrency"), [
-    # Article: ~13 -> ~33 -> ~66. Ours is exact vLLM 0.26 arithmetic with our weights and fitted overheads:
-    # the AWQ checkpoint loads at 5.20 GiB (article: ~5.5), so AWQ gains a little more.
-    ("Qwen/Qwen2.5-7B-Instruct", "auto", 13.30),
-    ("Qwen/Qwen2.5-7B-Instruct-AWQ", "auto", 33.87),
-    ("Qwen/Qwen2.5-7B-Instruct-AWQ", "fp8", 67.74),
-])
+@pytest.mark.parametrize(
+    ("model", "kv", "concurrency"),
+    [
+        # Article: ~13 -> ~33 -> ~66. Ours is exact vLLM 0.26 arithmetic with our weights and fitted overheads:
+        # the AWQ checkpoint loads at 5.20 GiB (article: ~5.5), so AWQ gains a little more.
+        ("Qwen/Qwen2.5-7B-Instruct", "auto", 13.30),
+        ("Qwen/Qwen2.5-7B-Instruct-AWQ", "auto", 33.87),
+        ("Qwen/Qwen2.5-7B-Instruct-AWQ", "fp8", 67.74),
+    ],
+)
 def test_seed_qwen7b_on_4090_at_8k(model: str, kv: str, concurrency: float) -> None:
-    e = explain(resolve_model(model), RTX4090, EngineFlags(gpu_memory_utilization=0.9, max_model_len=8192,
-                                                           kv_cache_dtype=kv), V026)
+    e = explain(
+        resolve_model(model),
+        RTX4090,
+        EngineFlags(gpu_memory_utilization=0.9, max_model_len=8192, kv_cache_dtype=kv),
+        V026,
+    )
     assert e.fits and round(e.max_concurrency, 2) == concurrency
 
 
@@ -61,8 +75,9 @@ def test_seed_coder_32b_awq_on_24gb_at_32k() -> None:
     coder = resolve_model("Qwen/Qwen2.5-Coder-32B-Instruct-AWQ")
     flags = EngineFlags(gpu_memory_utilization=0.9, max_model_len=32768)
     bf16 = explain(coder, RTX4090, flags, V026)
-    fp8 = explain(coder, RTX4090, EngineFlags(gpu_memory_utilization=0.9, max_model_len=32768, kv_cache_dtype="fp8"),
-                  V026)
+    fp8 = explain(
+        coder, RTX4090, EngineFlags(gpu_memory_utilization=0.9, max_model_len=32768, kv_cache_dtype="fp8"), V026
+    )
     assert not bf16.fits and not fp8.fits
     assert "estimated maximum model length is 5744" in bf16.errors[0]
     assert "estimated maximum model length is 11504" in fp8.errors[0]
@@ -74,12 +89,23 @@ def test_recommend_picks_quantized_for_60_at_8k() -> None:
     assert any("bfloat16, KV auto" in e.reason and "below 60" in e.reason for e in r.rejected)
 
 
-@pytest.mark.parametrize("target", [Target(concurrency=60, context=8192), Target(concurrency=200),
-                                    Target(context=32768), Target(concurrency=8, context=32768)])
-@pytest.mark.parametrize(("model", "gpu", "gpus"), [
-    ("Qwen/Qwen2.5-7B-Instruct", "rtx4090", 2), ("meta-llama/Llama-3.1-70B-Instruct", "h100", 8),
-    ("Qwen/Qwen3-30B-A3B", "l40s", 4),
-])
+@pytest.mark.parametrize(
+    "target",
+    [
+        Target(concurrency=60, context=8192),
+        Target(concurrency=200),
+        Target(context=32768),
+        Target(concurrency=8, context=32768),
+    ],
+)
+@pytest.mark.parametrize(
+    ("model", "gpu", "gpus"),
+    [
+        ("Qwen/Qwen2.5-7B-Instruct", "rtx4090", 2),
+        ("meta-llama/Llama-3.1-70B-Instruct", "h100", 8),
+        ("Qwen/Qwen3-30B-A3B", "l40s", 4),
+    ],
+)
 def test_feasible_plans_are_feasible_under_explain(target: Target, model: str, gpu: str, gpus: int) -> None:
     r = _plan(model, target, gpu=gpu, gpus=gpus)
     cmd = parse_serve_argv(_argv(r))
@@ -131,12 +157,27 @@ def test_impossible_targets() -> None:
 
 
 def test_recommend_cli_json_document_and_exit_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    d = json.loads(invoke(["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency",
-                           "60", "--format", "json"]).stdout)
+    d = json.loads(
+        invoke(
+            [
+                "recommend",
+                "--model",
+                "Qwen/Qwen2.5-7B-Instruct",
+                "--gpu",
+                "rtx4090",
+                "--concurrency",
+                "60",
+                "--format",
+                "json",
+            ]
+        ).stdout
+    )
     assert {"command", "prediction", "gpus", "alternatives", "apiVersion"} <= set(d)
     assert d["command"][:2] == ["vllm", "serve"] and d["prediction"]["fits"] is True
-    r = invoke(["recommend", "--model", "meta-llama/Meta-Llama-3.1-405B", "--gpu", "rtx4090", "--concurrency", "1"],
-               exit_code=3)
+    r = invoke(
+        ["recommend", "--model", "meta-llama/Meta-Llama-3.1-405B", "--gpu", "rtx4090", "--concurrency", "1"],
+        exit_code=3,
+    )
     assert "no configuration serves" in r.stderr
     monkeypatch.chdir(tmp_path)
     for var in ("VLLM_PLAN_MODEL", "VLLM_PLAN_GPU"):

@@ -52,8 +52,10 @@ def _int(value: str | None) -> int | None:
 def slo_for(found: Found, concurrency: int | None, context: int | None) -> Slo:
     """The command line wins over the plan annotations written by `render`."""
     a = found.annotations
-    return Slo(concurrency if concurrency is not None else _int(a.get(ANN + "target-concurrency")),
-               context if context is not None else _int(a.get(ANN + "target-context")))
+    return Slo(
+        concurrency if concurrency is not None else _int(a.get(ANN + "target-concurrency")),
+        context if context is not None else _int(a.get(ANN + "target-context")),
+    )
 
 
 def version_for(found: Found, given: str | None, default: str) -> VllmVersion:
@@ -85,8 +87,9 @@ def _try(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -
         return None
 
 
-def suggest(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation,
-            need: int, length: int) -> list[str]:
+def suggest(
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation, need: int, length: int
+) -> list[str]:
     """Concrete changes that fix the problem, each with what it would give."""
     out: list[str] = []
     if e.stage and e.stage.available_kv > 0:
@@ -98,25 +101,36 @@ def suggest(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion
     if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
         alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version)
         if alt and alt.stage and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
-            out.append(f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} "
-                       f"tokens fit)")
+            out.append(
+                f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
+            )
     tp = flags.tensor_parallel_size * 2
     while tp <= 8:
         if model.num_heads % tp == 0:
             alt = _try(model, gpu, replace(flags, tensor_parallel_size=tp), version)
             if alt and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
-                out.append(f"{'or ' if out else ''}-tp {tp} (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)")
+                out.append(
+                    f"{'or ' if out else ''}-tp {tp} (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
+                )
                 break
         tp *= 2
     per = e.concurrency_for(length)
     if e.fits_one_request(length) and per >= 1 and per < need:
-        out.append(f"{'or ' if out else ''}run {-(-need // int(per))} replicas ({int(per)} requests of {length:,} "
-                   "tokens each)")
+        out.append(
+            f"{'or ' if out else ''}run {-(-need // int(per))} replicas ({int(per)} requests of {length:,} tokens each)"
+        )
     return out
 
 
-def evaluate(found: Found, *, resolve: Callable[[str], ModelSpec], gpu: Gpu | None, version: VllmVersion,
-             flag_table: Mapping[str, Mapping[str, Any]], slo: Slo) -> CheckResult:
+def evaluate(
+    found: Found,
+    *,
+    resolve: Callable[[str], ModelSpec],
+    gpu: Gpu | None,
+    version: VllmVersion,
+    flag_table: Mapping[str, Mapping[str, Any]],
+    slo: Slo,
+) -> CheckResult:
     """Predict vLLM's startup with exactly these flags and judge the deployment."""
     failures: list[str] = list(found.problems)
     warnings: list[str] = []
@@ -125,8 +139,18 @@ def evaluate(found: Found, *, resolve: Callable[[str], ModelSpec], gpu: Gpu | No
     failures += removed_flags(found.argv, version, flag_table)
 
     def result(e: Explanation | None, suggestions: list[str] | None = None) -> CheckResult:
-        return CheckResult(found, not failures, model_ref, gpu.name if gpu else None, str(version), e,
-                           tuple(failures), tuple(warnings), tuple(suggestions or ()), slo)
+        return CheckResult(
+            found,
+            not failures,
+            model_ref,
+            gpu.name if gpu else None,
+            str(version),
+            e,
+            tuple(failures),
+            tuple(warnings),
+            tuple(suggestions or ()),
+            slo,
+        )
 
     if gpu is None:
         failures.append("no GPU type: pass --gpu, or select nodes with nvidia.com/gpu.product")
@@ -144,11 +168,15 @@ def evaluate(found: Found, *, resolve: Callable[[str], ModelSpec], gpu: Gpu | No
         (failures if "may run out of memory" in w else warnings).append(w)
     gpus_engine = e.tp * e.pp
     if found.gpus_per_pod is not None and found.gpus_per_pod * found.pods_per_replica != gpus_engine:
-        failures.append(f"{found.gpus_per_pod * found.pods_per_replica} GPU(s) requested but TP x PP = "
-                        f"{e.tp} x {e.pp} = {gpus_engine}: vLLM will not start (or wastes GPUs)")
+        failures.append(
+            f"{found.gpus_per_pod * found.pods_per_replica} GPU(s) requested but TP x PP = "
+            f"{e.tp} x {e.pp} = {gpus_engine}: vLLM will not start (or wastes GPUs)"
+        )
     if found.has_shm is False and gpus_engine > 1:
-        failures.append("TP/PP > 1 without a memory-backed /dev/shm: NCCL will fail or crawl (mount an emptyDir "
-                        "with medium: Memory at /dev/shm)")
+        failures.append(
+            "TP/PP > 1 without a memory-backed /dev/shm: NCCL will fail or crawl (mount an emptyDir "
+            "with medium: Memory at /dev/shm)"
+        )
     replicas = _int(found.annotations.get(ANN + "replicas")) or 1
     length = slo.context or e.max_model_len
     need = slo.concurrency or 1
@@ -157,7 +185,8 @@ def evaluate(found: Found, *, resolve: Callable[[str], ModelSpec], gpu: Gpu | No
     elif e.fits and slo.concurrency is not None:
         have = e.concurrency_for(length) * replicas
         if have < slo.concurrency:
-            failures.append(f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised "
-                            f"{slo.concurrency}")
+            failures.append(
+                f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised {slo.concurrency}"
+            )
     suggestions = suggest(model, gpu, flags, version, e, -(-need // replicas), length) if failures else []
     return result(e, suggestions)

@@ -28,8 +28,9 @@ def read_text(text: str, source: str, suffix: str = "") -> list[Found]:
     """Found records in one document, whatever its kind."""
     if suffix == ".service" or "[Service]" in text:
         return readers.read_systemd(text, source)
-    if suffix in (".sh", ".txt", ".cmd") or (suffix == "" and text.lstrip().startswith(("vllm", "exec", "#!",
-                                                                                           "python"))):
+    if suffix in (".sh", ".txt", ".cmd") or (
+        suffix == "" and text.lstrip().startswith(("vllm", "exec", "#!", "python"))
+    ):
         return readers.read_command(text, source)
     docs = _yaml_docs(text, source)
     if not docs:
@@ -48,8 +49,9 @@ def read_text(text: str, source: str, suffix: str = "") -> list[Found]:
         return readers.read_helm(first, source)
     if "services" in first:
         return readers.read_compose(first, source)
-    raise InputError(f"{source}: not a Kubernetes manifest, Helm values, compose file, systemd unit, plan or "
-                     "vllm serve command")
+    raise InputError(
+        f"{source}: not a Kubernetes manifest, Helm values, compose file, systemd unit, plan or vllm serve command"
+    )
 
 
 def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> tuple[list[Found], list[str]]:

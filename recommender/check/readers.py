@@ -18,13 +18,13 @@ def normalise_argv(words: list[str]) -> list[str] | None:
     """`vllm serve M ...`, `python -m vllm.entrypoints.openai.api_server --model M ...` -> ["vllm","serve",M,...]."""
     for i, w in enumerate(words):
         if (w == "vllm" or w.endswith("/vllm")) and i + 1 < len(words) and words[i + 1] == "serve":
-            return ["vllm", "serve", *words[i + 2:]]
+            return ["vllm", "serve", *words[i + 2 :]]
         if w == _API_SERVER:
-            rest = words[i + 1:]
+            rest = words[i + 1 :]
             if "--model" in rest:
                 k = rest.index("--model")
                 if k + 1 < len(rest):
-                    return ["vllm", "serve", rest[k + 1], *rest[:k], *rest[k + 2:]]
+                    return ["vllm", "serve", rest[k + 1], *rest[:k], *rest[k + 2 :]]
             return ["vllm", "serve", *rest]
     return None
 
@@ -67,8 +67,9 @@ def read_systemd(text: str, source: str) -> list[Found]:
             if argv:
                 gpus = re.search(r"^Environment=.*CUDA_VISIBLE_DEVICES=([\d,]+)", text, re.M)
                 count = len(gpus.group(1).split(",")) if gpus else None
-                out.append(Found(source, "ExecStart", tuple(argv), gpus_per_pod=count,
-                                 annotations=comment_annotations(text)))
+                out.append(
+                    Found(source, "ExecStart", tuple(argv), gpus_per_pod=count, annotations=comment_annotations(text))
+                )
     return out
 
 
@@ -91,8 +92,12 @@ def _gpu_product(pod_spec: dict[str, Any]) -> str | None:
     selector = pod_spec.get("nodeSelector") or {}
     if "nvidia.com/gpu.product" in selector:
         return str(selector["nvidia.com/gpu.product"])
-    terms = (((pod_spec.get("affinity") or {}).get("nodeAffinity") or {})
-             .get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms") or []
+    terms = (
+        ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+        or {}
+    ).get("nodeSelectorTerms") or []
     for term in terms:
         for expr in term.get("matchExpressions") or []:
             if expr.get("key") == "nvidia.com/gpu.product" and expr.get("operator") == "In" and expr.get("values"):
@@ -113,10 +118,13 @@ def _gpu_count(container: dict[str, Any]) -> int | None:
 
 
 def _has_shm(pod_spec: dict[str, Any], container: dict[str, Any]) -> bool:
-    memory_volumes = {v.get("name") for v in pod_spec.get("volumes") or []
-                      if (v.get("emptyDir") or {}).get("medium") == "Memory"}
-    return any(m.get("mountPath") == "/dev/shm" and m.get("name") in memory_volumes
-               for m in container.get("volumeMounts") or [])
+    memory_volumes = {
+        v.get("name") for v in pod_spec.get("volumes") or [] if (v.get("emptyDir") or {}).get("medium") == "Memory"
+    }
+    return any(
+        m.get("mountPath") == "/dev/shm" and m.get("name") in memory_volumes
+        for m in container.get("volumeMounts") or []
+    )
 
 
 def _pod_specs(doc: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any], int]]:
@@ -147,23 +155,39 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
                     continue
                 image = str(container.get("image", ""))
                 tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else None
-                annotations = {**{str(k): str(v) for k, v in (meta.get("annotations") or {}).items()},
-                               **{str(k): str(v) for k, v in pod_annotations.items()}}
-                out.append(Found(source, resource, tuple(argv), gpu_product=_gpu_product(pod_spec),
-                                 gpus_per_pod=_gpu_count(container), pods_per_replica=size,
-                                 has_shm=_has_shm(pod_spec, container), annotations=annotations, image_tag=tag))
+                annotations = {
+                    **{str(k): str(v) for k, v in (meta.get("annotations") or {}).items()},
+                    **{str(k): str(v) for k, v in pod_annotations.items()},
+                }
+                out.append(
+                    Found(
+                        source,
+                        resource,
+                        tuple(argv),
+                        gpu_product=_gpu_product(pod_spec),
+                        gpus_per_pod=_gpu_count(container),
+                        pods_per_replica=size,
+                        has_shm=_has_shm(pod_spec, container),
+                        annotations=annotations,
+                        image_tag=tag,
+                    )
+                )
     return out
 
 
 def read_helm(values: dict[str, Any], source: str) -> list[Found]:
     """production-stack chart values: servingEngineSpec.modelSpec[]."""
     out = []
-    for spec in ((values.get("servingEngineSpec") or {}).get("modelSpec") or []):
+    for spec in (values.get("servingEngineSpec") or {}).get("modelSpec") or []:
         cfg = spec.get("vllmConfig") or {}
         argv = ["vllm", "serve", str(spec.get("modelURL", ""))]
-        for key, flag in (("tensorParallelSize", "--tensor-parallel-size"), ("maxModelLen", "--max-model-len"),
-                          ("gpuMemoryUtilization", "--gpu-memory-utilization"), ("maxNumSeqs", "--max-num-seqs"),
-                          ("dtype", "--dtype")):
+        for key, flag in (
+            ("tensorParallelSize", "--tensor-parallel-size"),
+            ("maxModelLen", "--max-model-len"),
+            ("gpuMemoryUtilization", "--gpu-memory-utilization"),
+            ("maxNumSeqs", "--max-num-seqs"),
+            ("dtype", "--dtype"),
+        ):
             if cfg.get(key) is not None:
                 argv += [flag, str(cfg[key])]
         argv += [str(a) for a in cfg.get("extraArgs") or []]
@@ -173,9 +197,17 @@ def read_helm(values: dict[str, Any], source: str) -> list[Found]:
                 if expr.get("key") == "nvidia.com/gpu.product" and expr.get("values"):
                     product = str(expr["values"][0])
         gpus = spec.get("requestGPU")
-        out.append(Found(source, f"modelSpec/{spec.get('name', '?')}", tuple(argv), gpu_product=product,
-                         gpus_per_pod=int(gpus) if gpus is not None else None,
-                         has_shm=bool(spec.get("shmSize")), image_tag=spec.get("tag")))
+        out.append(
+            Found(
+                source,
+                f"modelSpec/{spec.get('name', '?')}",
+                tuple(argv),
+                gpu_product=product,
+                gpus_per_pod=int(gpus) if gpus is not None else None,
+                has_shm=bool(spec.get("shmSize")),
+                image_tag=spec.get("tag"),
+            )
+        )
     return out
 
 
@@ -203,8 +235,17 @@ def read_compose(doc: dict[str, Any], source: str) -> list[Found]:
         tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else None
         has_shm = bool(svc.get("shm_size")) or svc.get("ipc") == "host"
         annotations = {str(k): str(v) for k, v in (doc.get("x-vllm-plan") or {}).items()}
-        out.append(Found(source, f"service/{name}", tuple(argv), gpus_per_pod=count, has_shm=has_shm, image_tag=tag,
-                         annotations=annotations))
+        out.append(
+            Found(
+                source,
+                f"service/{name}",
+                tuple(argv),
+                gpus_per_pod=count,
+                has_shm=has_shm,
+                image_tag=tag,
+                annotations=annotations,
+            )
+        )
     return out
 
 
@@ -212,7 +253,8 @@ def read_plan(doc: dict[str, Any], source: str) -> list[Found]:
     """A plan document written by `recommend`."""
     inputs = doc.get("inputs") or {}
     annotations = {
-        "vllm-plan.io/gpu": str(inputs.get("gpu") or ""), "vllm-plan.io/vllm-version": str(inputs.get("vllm_version")),
+        "vllm-plan.io/gpu": str(inputs.get("gpu") or ""),
+        "vllm-plan.io/vllm-version": str(inputs.get("vllm_version")),
         "vllm-plan.io/target-concurrency": str(inputs.get("concurrency") or ""),
         "vllm-plan.io/target-context": str(inputs.get("context") or ""),
         "vllm-plan.io/replicas": str(doc.get("replicas") or 1),

@@ -37,8 +37,11 @@ class PlanGroup(click.Group):
         except Exception as exc:
             if os.environ.get("VLLM_PLAN_DEBUG"):
                 raise
-            click.echo(f"Error: internal error ({exc.__class__.__name__}: {exc}); rerun with VLLM_PLAN_DEBUG=1 "
-                       "for a traceback and please report it", err=True)
+            click.echo(
+                f"Error: internal error ({exc.__class__.__name__}: {exc}); rerun with VLLM_PLAN_DEBUG=1 "
+                "for a traceback and please report it",
+                err=True,
+            )
             ctx.exit(INTERNAL_ERROR)
 
 

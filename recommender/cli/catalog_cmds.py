@@ -22,17 +22,43 @@ def gpus(fmt: str) -> None:
     """
     items = load_gpus()
     if fmt != "table":
-        emit([{
-            "key": g.key, "name": g.name, "vendor": g.vendor, "cuda_total_gib": round(g.total_bytes / GiB, 2),
-            "marketed_gb": g.marketed_gb, "bandwidth_gbps": g.bandwidth_gbps, "bf16_tflops": g.bf16_tflops,
-            "fp8_tflops": g.fp8_tflops, "compute_capability": g.compute_capability, "fp8": g.fp8, "fp4": g.fp4,
-            "interconnect": g.interconnect, "gfd_product_label": g.gfd_product_label, "aliases": list(g.aliases),
-            "estimated": list(g.estimated), "sources": dict(g.sources),
-        } for g in items], fmt)
+        emit(
+            [
+                {
+                    "key": g.key,
+                    "name": g.name,
+                    "vendor": g.vendor,
+                    "cuda_total_gib": round(g.total_bytes / GiB, 2),
+                    "marketed_gb": g.marketed_gb,
+                    "bandwidth_gbps": g.bandwidth_gbps,
+                    "bf16_tflops": g.bf16_tflops,
+                    "fp8_tflops": g.fp8_tflops,
+                    "compute_capability": g.compute_capability,
+                    "fp8": g.fp8,
+                    "fp4": g.fp4,
+                    "interconnect": g.interconnect,
+                    "gfd_product_label": g.gfd_product_label,
+                    "aliases": list(g.aliases),
+                    "estimated": list(g.estimated),
+                    "sources": dict(g.sources),
+                }
+                for g in items
+            ],
+            fmt,
+        )
         return
-    rows = [(g.key, g.name, f"{g.total_bytes / GiB:.2f}" + ("*" if "memory.cuda_total_mib" in g.estimated else ""),
-             g.bandwidth_gbps or "", g.compute_capability, "yes" if g.fp8 else "no", g.gfd_product_label or "")
-            for g in items]
+    rows = [
+        (
+            g.key,
+            g.name,
+            f"{g.total_bytes / GiB:.2f}" + ("*" if "memory.cuda_total_mib" in g.estimated else ""),
+            g.bandwidth_gbps or "",
+            g.compute_capability,
+            "yes" if g.fp8 else "no",
+            g.gfd_product_label or "",
+        )
+        for g in items
+    ]
     click.echo(table(["key", "name", "CUDA GiB", "GB/s", "CC", "FP8", "GFD label"], rows))
     click.echo(f"\n{len(items)} GPUs; * = estimated total (see `--format yaml` for every figure's source).")
 
@@ -47,15 +73,35 @@ def models(fmt: str) -> None:
     entries = sorted(load_models().values(), key=lambda m: m.id.lower())
     specs = [(m, resolve_model(m.id)) for m in entries]
     if fmt != "table":
-        emit([{
-            "id": m.id, "architecture": s.architecture, "params": s.params.total if s.params else None,
-            "max_model_len": s.max_model_len, "attention": list(s.attention_kinds),
-            "quantization": s.quant.label if s.quant else None, "variants": list(m.variants),
-            "base_model": m.base_model, "source": m.source,
-        } for m, s in specs], fmt)
+        emit(
+            [
+                {
+                    "id": m.id,
+                    "architecture": s.architecture,
+                    "params": s.params.total if s.params else None,
+                    "max_model_len": s.max_model_len,
+                    "attention": list(s.attention_kinds),
+                    "quantization": s.quant.label if s.quant else None,
+                    "variants": list(m.variants),
+                    "base_model": m.base_model,
+                    "source": m.source,
+                }
+                for m, s in specs
+            ],
+            fmt,
+        )
         return
-    rows = [(m.id, s.architecture, f"{(s.params.total if s.params else 0) / 1e9:.2f}B", s.max_model_len,
-             "+".join(s.attention_kinds), s.quant.label if s.quant else "") for m, s in specs]
+    rows = [
+        (
+            m.id,
+            s.architecture,
+            f"{(s.params.total if s.params else 0) / 1e9:.2f}B",
+            s.max_model_len,
+            "+".join(s.attention_kinds),
+            s.quant.label if s.quant else "",
+        )
+        for m, s in specs
+    ]
     click.echo(table(["model", "architecture", "params", "max len", "attention", "quantization"], rows))
     click.echo(f"\n{len(rows)} models; `vllm-plan show MODEL` for one, `--format yaml` for sources.")
 
@@ -65,35 +111,73 @@ def describe(s: ModelSpec) -> dict[str, Any]:
     p = s.params
     kinds = {k: s.layer_kinds.count(k) for k in s.attention_kinds}
     d: dict[str, Any] = {
-        "model": s.name, "architecture": s.architecture, "model_type": s.model_type, "dtype": s.dtype,
-        "layers": s.num_layers, "hidden_size": s.hidden_size, "attention_heads": s.num_heads,
-        "kv_heads": s.num_kv_heads, "head_dim": s.head_dim, "layer_kinds": kinds,
-        "sliding_window": s.sliding_window, "attention_chunk_size": s.attention_chunk_size,
-        "intermediate_size": s.intermediate_size, "vocab_size": s.vocab_size, "max_model_len": s.max_model_len,
-        "max_model_len_from": s.max_len_key, "tie_word_embeddings": s.tie_word_embeddings,
+        "model": s.name,
+        "architecture": s.architecture,
+        "model_type": s.model_type,
+        "dtype": s.dtype,
+        "layers": s.num_layers,
+        "hidden_size": s.hidden_size,
+        "attention_heads": s.num_heads,
+        "kv_heads": s.num_kv_heads,
+        "head_dim": s.head_dim,
+        "layer_kinds": kinds,
+        "sliding_window": s.sliding_window,
+        "attention_chunk_size": s.attention_chunk_size,
+        "intermediate_size": s.intermediate_size,
+        "vocab_size": s.vocab_size,
+        "max_model_len": s.max_model_len,
+        "max_model_len_from": s.max_len_key,
+        "tie_word_embeddings": s.tie_word_embeddings,
         "multimodal": s.multimodal,
     }
     if s.moe:
-        d["moe"] = {"experts": s.moe.num_experts, "top_k": s.moe.top_k,
-                    "expert_intermediate": s.moe.expert_intermediate, "shared_intermediate": s.moe.shared_intermediate,
-                    "moe_layers": s.mlp_kinds.count("moe")}
+        d["moe"] = {
+            "experts": s.moe.num_experts,
+            "top_k": s.moe.top_k,
+            "expert_intermediate": s.moe.expert_intermediate,
+            "shared_intermediate": s.moe.shared_intermediate,
+            "moe_layers": s.mlp_kinds.count("moe"),
+        }
     if s.mla:
-        d["mla"] = {"kv_lora_rank": s.mla.kv_lora_rank, "q_lora_rank": s.mla.q_lora_rank,
-                    "qk_nope_head_dim": s.mla.qk_nope_head_dim, "qk_rope_head_dim": s.mla.qk_rope_head_dim,
-                    "v_head_dim": s.mla.v_head_dim}
+        d["mla"] = {
+            "kv_lora_rank": s.mla.kv_lora_rank,
+            "q_lora_rank": s.mla.q_lora_rank,
+            "qk_nope_head_dim": s.mla.qk_nope_head_dim,
+            "qk_rope_head_dim": s.mla.qk_rope_head_dim,
+            "v_head_dim": s.mla.v_head_dim,
+        }
     if s.linear_attention:
         la = s.linear_attention
-        d["linear_attention"] = {"k_heads": la.num_k_heads, "v_heads": la.num_v_heads, "head_k_dim": la.head_k_dim,
-                                 "head_v_dim": la.head_v_dim, "conv_kernel": la.conv_kernel}
+        d["linear_attention"] = {
+            "k_heads": la.num_k_heads,
+            "v_heads": la.num_v_heads,
+            "head_k_dim": la.head_k_dim,
+            "head_v_dim": la.head_v_dim,
+            "conv_kernel": la.conv_kernel,
+        }
     if s.mamba:
         m = s.mamba
-        d["mamba"] = {"heads": m.num_heads, "head_dim": m.head_dim, "state_size": m.state_size,
-                      "n_groups": m.n_groups, "conv_kernel": m.conv_kernel}
+        d["mamba"] = {
+            "heads": m.num_heads,
+            "head_dim": m.head_dim,
+            "state_size": m.state_size,
+            "n_groups": m.n_groups,
+            "conv_kernel": m.conv_kernel,
+        }
     d["quantization"] = s.quant.label if s.quant else None
     if p:
-        d["parameters"] = {"total": p.total, "embedding": p.embedding, "attention": p.attention, "mlp": p.mlp,
-                           "experts": p.experts, "shared_experts": p.shared_experts, "router": p.router,
-                           "mixer": p.mixer, "norms": p.norms, "lm_head": p.lm_head}
+        d["parameters"] = {
+            "total": p.total,
+            "embedding": p.embedding,
+            "attention": p.attention,
+            "mlp": p.mlp,
+            "experts": p.experts,
+            "shared_experts": p.shared_experts,
+            "router": p.router,
+            "mixer": p.mixer,
+            "norms": p.norms,
+            "lm_head": p.lm_head,
+        }
     if s.published_params:
         d["published_params"] = s.published_params
     if s.checkpoint_bytes is not None:
@@ -120,9 +204,13 @@ def show(model: str, revision: str | None, fmt: str) -> None:
         return
     for key, value in d.items():
         if isinstance(value, dict):
-            inner = ", ".join(f"{k}={v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k}={v}"
-                              for k, v in value.items())
+            inner = ", ".join(
+                f"{k}={v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k}={v}" for k, v in value.items()
+            )
             click.echo(f"{key:>20}: {inner}")
         elif value is not None:
-            click.echo(f"{key:>20}: {value:,}" if isinstance(value, int) and not isinstance(value, bool)
-                       else f"{key:>20}: {value}")
+            click.echo(
+                f"{key:>20}: {value:,}"
+                if isinstance(value, int) and not isinstance(value, bool)
+                else f"{key:>20}: {value}"
+            )

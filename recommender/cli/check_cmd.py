@@ -45,11 +45,17 @@ def _gpu_for(found: Found, given: Gpu | None, cluster_product: str | None) -> Gp
 def result_json(r: CheckResult) -> dict[str, Any]:
     """One result per input for CI annotations."""
     return {
-        "file": r.found.source, "resource": r.found.resource, "verdict": "pass" if r.passed else "fail",
-        "model": r.model, "gpu": r.gpu, "vllm_version": r.vllm_version,
+        "file": r.found.source,
+        "resource": r.found.resource,
+        "verdict": "pass" if r.passed else "fail",
+        "model": r.model,
+        "gpu": r.gpu,
+        "vllm_version": r.vllm_version,
         "slo": {"concurrency": r.slo.concurrency, "context": r.slo.context},
         "figures": explanation_json(r.explanation) if r.explanation else None,
-        "failures": list(r.failures), "warnings": list(r.warnings), "suggestions": list(r.suggestions),
+        "failures": list(r.failures),
+        "warnings": list(r.warnings),
+        "suggestions": list(r.suggestions),
     }
 
 
@@ -59,18 +65,37 @@ def result_json(r: CheckResult) -> dict[str, Any]:
 @click.option("--gpu-memory-gib", type=float, help="Custom card: total memory in GiB as CUDA reports it.")
 @click.option("--concurrency", type=int, help="Concurrent requests the deployment must hold.")
 @click.option("--context", help="Tokens per request for the concurrency promise (default: --max-model-len).")
-@click.option("--vllm-version", help="vLLM release (default: plan annotation, image tag, else "
-                                     f"{DEFAULT_VERSION}).")
-@click.option("--from-cluster", "kube_context", is_flag=False, flag_value="", default=None, metavar="[CONTEXT]",
-              help="Read GPU nodes from the cluster (current kubeconfig context, or CONTEXT) to pick the GPU type "
-                   "and check the pods can be scheduled.")
-@click.option("--model-alias", "aliases", multiple=True, metavar="NAME=MODEL",
-              help="Read the model NAME (e.g. a path inside the container) as MODEL (catalog id, hub id or local "
-                   "directory). Repeatable.")
+@click.option("--vllm-version", help=f"vLLM release (default: plan annotation, image tag, else {DEFAULT_VERSION}).")
+@click.option(
+    "--from-cluster",
+    "kube_context",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[CONTEXT]",
+    help="Read GPU nodes from the cluster (current kubeconfig context, or CONTEXT) to pick the GPU type "
+    "and check the pods can be scheduled.",
+)
+@click.option(
+    "--model-alias",
+    "aliases",
+    multiple=True,
+    metavar="NAME=MODEL",
+    help="Read the model NAME (e.g. a path inside the container) as MODEL (catalog id, hub id or local "
+    "directory). Repeatable.",
+)
 @format_option
-def check(inputs: tuple[str, ...], gpu: str | None, gpu_memory_gib: float | None, concurrency: int | None,
-          context: str | None, vllm_version: str | None, kube_context: str | None, aliases: tuple[str, ...],
-          fmt: str) -> None:
+def check(
+    inputs: tuple[str, ...],
+    gpu: str | None,
+    gpu_memory_gib: float | None,
+    concurrency: int | None,
+    context: str | None,
+    vllm_version: str | None,
+    kube_context: str | None,
+    aliases: tuple[str, ...],
+    fmt: str,
+) -> None:
     """Check vLLM deployments before they reach a GPU: will they start, do they hold their load?
 
     INPUT is a `vllm serve ...` command, a file or directory of Kubernetes manifests (Deployment,
@@ -98,8 +123,11 @@ def check(inputs: tuple[str, ...], gpu: str | None, gpu_memory_gib: float | None
     def resolve(ref: str) -> ModelSpec:
         return resolve_model(mapping.get(ref, ref))
 
-    given = custom_gpu(gpu_memory_gib, name=gpu or "custom") if gpu_memory_gib else (
-        resolve_gpu(gpu, load_gpus()) if gpu else None)
+    given = (
+        custom_gpu(gpu_memory_gib, name=gpu or "custom")
+        if gpu_memory_gib
+        else (resolve_gpu(gpu, load_gpus()) if gpu else None)
+    )
     nodes = None
     cluster_product = None
     if kube_context is not None:
@@ -113,8 +141,10 @@ def check(inputs: tuple[str, ...], gpu: str | None, gpu_memory_gib: float | None
     for f in found:
         hw = _gpu_for(f, given, cluster_product)
         if hw is None:
-            raise InputError(f"{f.source} ({f.resource}): no GPU type; pass --gpu NAME, select nodes with "
-                             "nvidia.com/gpu.product in the manifest, or use --from-cluster")
+            raise InputError(
+                f"{f.source} ({f.resource}): no GPU type; pass --gpu NAME, select nodes with "
+                "nvidia.com/gpu.product in the manifest, or use --from-cluster"
+            )
         if nodes is not None:
             from recommender.check.cluster import schedulable
 
@@ -122,17 +152,27 @@ def check(inputs: tuple[str, ...], gpu: str | None, gpu_memory_gib: float | None
             if problem:
                 f = replace(f, problems=(*f.problems, problem))
         version = version_for(f, vllm_version, DEFAULT_VERSION)
-        results.append(evaluate(f, resolve=resolve, gpu=hw, version=version, flag_table=table_flags,
-                                slo=slo_for(f, concurrency, length)))
+        results.append(
+            evaluate(
+                f, resolve=resolve, gpu=hw, version=version, flag_table=table_flags, slo=slo_for(f, concurrency, length)
+            )
+        )
     for note in notes:
         click.echo(f"note: {note}", err=True)
     if fmt == "table":
         rows = []
         for r in results:
             e = r.explanation
-            rows.append((r.found.source, r.found.resource, "PASS" if r.passed else "FAIL",
-                         f"{e.kv_cache_tokens:,}" if e else "-", f"{e.max_concurrency:.2f}" if e else "-",
-                         f"{e.max_model_len:,}" if e else "-"))
+            rows.append(
+                (
+                    r.found.source,
+                    r.found.resource,
+                    "PASS" if r.passed else "FAIL",
+                    f"{e.kv_cache_tokens:,}" if e else "-",
+                    f"{e.max_concurrency:.2f}" if e else "-",
+                    f"{e.max_model_len:,}" if e else "-",
+                )
+            )
         click.echo(table(["input", "resource", "verdict", "KV tokens", "concurrency", "max len"], rows))
         for r in results:
             for m in r.failures:

@@ -27,9 +27,13 @@ def _bar(e: Explanation, width: int = 60) -> list[str]:
     if st is None:
         return []
     total = e.gpu_total_bytes
-    parts = [("W", "weights", st.weights), ("A", "activation peak", st.activation_peak),
-             ("N", "non-torch", st.non_torch), ("G", "CUDA graphs", st.cudagraph),
-             ("K", "KV cache", max(0, st.available_kv))]
+    parts = [
+        ("W", "weights", st.weights),
+        ("A", "activation peak", st.activation_peak),
+        ("N", "non-torch", st.non_torch),
+        ("G", "CUDA graphs", st.cudagraph),
+        ("K", "KV cache", max(0, st.available_kv)),
+    ]
     bar = "".join(ch * max(0, round(width * b / total)) for ch, _, b in parts)
     bar = bar[:width].ljust(round(width * e.requested_bytes / total), ".")[:width].ljust(width, " ")
     lines = [f"[{bar}] {e.gpu_total_bytes / GiB:.2f} GiB"]
@@ -40,17 +44,23 @@ def _bar(e: Explanation, width: int = 60) -> list[str]:
 
 def render_table(e: Explanation) -> str:
     """Human summary with the stacked per-GPU budget."""
-    out = [f"{e.model} on {e.gpu} — vLLM {e.vllm_version}",
-           f"  TP={e.tp} PP={e.pp} DP={e.dp} ({e.gpus} GPU{'s' if e.gpus > 1 else ''}), weights {e.weight_dtype}"
-           f" / {e.quantization}, KV {e.kv_cache_dtype}, max_model_len {e.max_model_len:,}, "
-           f"max_num_seqs {e.max_num_seqs}, max_num_batched_tokens {e.max_num_batched_tokens:,}", ""]
+    out = [
+        f"{e.model} on {e.gpu} — vLLM {e.vllm_version}",
+        f"  TP={e.tp} PP={e.pp} DP={e.dp} ({e.gpus} GPU{'s' if e.gpus > 1 else ''}), weights {e.weight_dtype}"
+        f" / {e.quantization}, KV {e.kv_cache_dtype}, max_model_len {e.max_model_len:,}, "
+        f"max_num_seqs {e.max_num_seqs}, max_num_batched_tokens {e.max_num_batched_tokens:,}",
+        "",
+    ]
     out += ["Per-GPU budget" + (f" (pipeline stage {e.stage.stage}, the tightest)" if e.pp > 1 and e.stage else "")]
     out += _bar(e)
-    out += ["", f"  Available KV cache memory: {e.stage.available_kv / GiB:.2f} GiB" if e.stage else "",
-            f"  KV bytes per token: {e.kv_bytes_per_token:,}  block size: {e.block_size}  "
-            f"blocks: {e.num_gpu_blocks:,}",
-            f"  GPU KV cache size: {e.kv_cache_tokens:,} tokens, Maximum concurrency for {e.max_model_len:,} tokens "
-            f"per request: {e.max_concurrency:.2f}x", ""]
+    out += [
+        "",
+        f"  Available KV cache memory: {e.stage.available_kv / GiB:.2f} GiB" if e.stage else "",
+        f"  KV bytes per token: {e.kv_bytes_per_token:,}  block size: {e.block_size}  blocks: {e.num_gpu_blocks:,}",
+        f"  GPU KV cache size: {e.kv_cache_tokens:,} tokens, Maximum concurrency for {e.max_model_len:,} tokens "
+        f"per request: {e.max_concurrency:.2f}x",
+        "",
+    ]
     out.append("Verdict: vLLM starts" if e.fits else "Verdict: vLLM FAILS at startup")
     out += [f"  error: {m}" for m in e.errors]
     out += [f"  warning: {m}" for m in e.warnings]
@@ -91,9 +101,18 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
 @click.option("--cpu-offload-gb", type=float)
 @click.option("--vllm-version", default=DEFAULT_VERSION, show_default=True, help="vLLM release to model (0.8-0.33).")
 @format_option
-def explain(model_arg: str | None, serve: tuple[str, ...], model_opt: str | None, revision: str | None, gpu: str | None,
-            gpu_memory_gib: float | None, free_memory_gib: float | None, vllm_version: str, fmt: str,
-            **flag_values: Any) -> None:
+def explain(
+    model_arg: str | None,
+    serve: tuple[str, ...],
+    model_opt: str | None,
+    revision: str | None,
+    gpu: str | None,
+    gpu_memory_gib: float | None,
+    free_memory_gib: float | None,
+    vllm_version: str,
+    fmt: str,
+    **flag_values: Any,
+) -> None:
     """Predict vLLM's startup memory figures and verdict for MODEL on a GPU.
 
     Takes vLLM's own flag names, or a whole command after `--`.
@@ -127,7 +146,9 @@ def explain(model_arg: str | None, serve: tuple[str, ...], model_opt: str | None
     flags = EngineFlags(**values)
     hw = resolve_hardware(gpu, gpu_memory_gib)
     free = int(free_memory_gib * GiB) if free_memory_gib is not None else None
-    result = explain_budget(resolve_model(model, revision=revision), hw, flags, VllmVersion.parse(vllm_version), free_bytes=free)
+    result = explain_budget(
+        resolve_model(model, revision=revision), hw, flags, VllmVersion.parse(vllm_version), free_bytes=free
+    )
     if fmt == "table":
         click.echo(render_table(result))
     else:

@@ -29,6 +29,10 @@ def emit(data: Any, fmt: str) -> None:
 
 
 format_option = click.option(
-    "--format", "fmt", type=click.Choice(["table", "json", "yaml"]), default="table", show_default=True,
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "yaml"]),
+    default="table",
+    show_default=True,
     help="Output format.",
 )

@@ -27,18 +27,39 @@ def render_plan(result: PlanResult, doc: dict[str, Any]) -> str:
     import shlex
 
     best = result.best
-    lines = [f"Plan for {result.target.describe()} on {result.hardware.total_gpus} x {result.hardware.gpu.name}",
-             f"  {best.reason}", "", "  " + shlex.join(doc["command"]), ""]
+    lines = [
+        f"Plan for {result.target.describe()} on {result.hardware.total_gpus} x {result.hardware.gpu.name}",
+        f"  {best.reason}",
+        "",
+        "  " + shlex.join(doc["command"]),
+        "",
+    ]
     if best.replicas > 1:
-        lines.insert(3, f"  {best.replicas} replicas of this engine (one per {best.candidate.tp * best.candidate.pp} "
-                        "GPU(s)), behind a load balancer")
+        lines.insert(
+            3,
+            f"  {best.replicas} replicas of this engine (one per {best.candidate.tp * best.candidate.pp} "
+            "GPU(s)), behind a load balancer",
+        )
     lines.append(render_table(best.explanation))
     if result.alternatives:
-        rows = [(a.candidate.tp, a.candidate.pp, a.replicas, a.gpus, a.candidate.weights.label,
-                 a.candidate.kv_cache_dtype, f"{a.max_model_len:,}", f"{a.concurrency:.1f}")
-                for a in result.alternatives]
-        lines += ["", "Alternatives:", table(["TP", "PP", "replicas", "GPUs", "weights", "KV", "max len", "concurrency"],
-                                             rows)]
+        rows = [
+            (
+                a.candidate.tp,
+                a.candidate.pp,
+                a.replicas,
+                a.gpus,
+                a.candidate.weights.label,
+                a.candidate.kv_cache_dtype,
+                f"{a.max_model_len:,}",
+                f"{a.concurrency:.1f}",
+            )
+            for a in result.alternatives
+        ]
+        lines += [
+            "",
+            "Alternatives:",
+            table(["TP", "PP", "replicas", "GPUs", "weights", "KV", "max len", "concurrency"], rows),
+        ]
     if result.rejected:
         lines += ["", f"Rejected ({len(result.rejected)} of {result.searched}):"]
         lines += [f"  - {e.reason}" for e in result.rejected]
@@ -54,20 +75,37 @@ def render_plan(result: PlanResult, doc: dict[str, Any]) -> str:
 @click.option("--free-memory-gib", type=float, help="Free memory per GPU at startup when GPUs are shared.")
 @click.option("--concurrency", type=int, help="Concurrent requests to serve (N).")
 @click.option("--context", help="Tokens per request, prompt + output (S); accepts 8k / 8K.")
-@click.option("--min-context", default="4096", show_default=True,
-              help="With --concurrency alone: the shortest context worth promising.")
+@click.option(
+    "--min-context",
+    default="4096",
+    show_default=True,
+    help="With --concurrency alone: the shortest context worth promising.",
+)
 @click.option("--objective", type=click.Choice(OBJECTIVES), help="Ranking (default min-gpus).")
 @click.option("--quantization", help="Only this weights option (fp8, awq, gptq, ...).")
 @click.option("--no-quantization", is_flag=True, help="Keep the model's own weights (no online FP8, no variants).")
 @click.option("--no-fp8-kv", is_flag=True, help="Keep the KV cache in the model dtype.")
 @click.option("--vllm-version", help=f"vLLM release to plan for (default {DEFAULT_VERSION}).")
-@click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
-              help="Project file (default ./vllm-plan.yaml).")
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Project file (default ./vllm-plan.yaml).",
+)
 @click.option("--emit", "emit_spec", help=EMIT_HELP + " With -o, plan.yaml is written beside them.")
 @render_options
 @format_option
-def recommend(config: Path | None, fmt: str, no_quantization: bool, no_fp8_kv: bool, emit_spec: str | None,
-              output_dir: Path | None, force: bool, min_context: str, **options: Any) -> None:
+def recommend(
+    config: Path | None,
+    fmt: str,
+    no_quantization: bool,
+    no_fp8_kv: bool,
+    emit_spec: str | None,
+    output_dir: Path | None,
+    force: bool,
+    min_context: str,
+    **options: Any,
+) -> None:
     """Find the best feasible vLLM launch flags for a model, hardware and target load.
 
     Model and hardware come from the options, VLLM_PLAN_* environment variables, or ./vllm-plan.yaml.
@@ -79,9 +117,22 @@ def recommend(config: Path | None, fmt: str, no_quantization: bool, no_fp8_kv: b
       vllm-plan recommend --concurrency 60 --context 8k        # model and GPU from vllm-plan.yaml
       vllm-plan recommend --model meta-llama/Llama-3.1-70B-Instruct --gpu h100 --gpus-per-node 4 --context 32k
     """
-    render_kw = {k: options.pop(k) for k in ("name", "namespace", "port", "replicas", "image", "image_tag",
-                                              "storage_class",
-                                              "storage_gib", "hf_token_secret", "runtime_class", "vllm_bin")}
+    render_kw = {
+        k: options.pop(k)
+        for k in (
+            "name",
+            "namespace",
+            "port",
+            "replicas",
+            "image",
+            "image_tag",
+            "storage_class",
+            "storage_gib",
+            "hf_token_secret",
+            "runtime_class",
+            "vllm_bin",
+        )
+    }
     opts = options_from(render_kw)
     s = merge_settings(options, config)
     model_ref = require(s, "model")
@@ -91,20 +142,31 @@ def recommend(config: Path | None, fmt: str, no_quantization: bool, no_fp8_kv: b
     floor = convert("--min-context", "hint", min_context)
     if floor < 1:
         raise InputError(f"--min-context must be at least 1 token, got {floor}")
-    target = Target(concurrency=s.get("concurrency"),
-                    context=convert("--context", "hint", str(context)) if context is not None else None,
-                    min_context=floor)
+    target = Target(
+        concurrency=s.get("concurrency"),
+        context=convert("--context", "hint", str(context)) if context is not None else None,
+        min_context=floor,
+    )
     gpu = resolve_hardware(s.get("gpu"), s.get("gpu_memory_gib"))
     free = s.get("free_memory_gib")
-    hw = Hardware(gpu, gpus_per_node=s.get("gpus_per_node") or 1, nodes=s.get("nodes") or 1,
-                  free_bytes=int(free * GiB) if free is not None else None)
+    hw = Hardware(
+        gpu,
+        gpus_per_node=s.get("gpus_per_node") or 1,
+        nodes=s.get("nodes") or 1,
+        free_bytes=int(free * GiB) if free is not None else None,
+    )
     model = resolve_model(model_ref)
     entry = load_model(model.name)
     variants = [resolve_model(v) for v in entry.variants] if entry else []
-    policy = SearchPolicy(objective=s.get("objective") or "min-gpus", allow_quantization=not no_quantization,
-                          only_quantization=s.get("quantization"), allow_fp8_kv=not no_fp8_kv)
-    result = plan(model, variants, hw, target, version=VllmVersion.parse(s.get("vllm_version") or DEFAULT_VERSION),
-                  policy=policy)
+    policy = SearchPolicy(
+        objective=s.get("objective") or "min-gpus",
+        allow_quantization=not no_quantization,
+        only_quantization=s.get("quantization"),
+        allow_fp8_kv=not no_fp8_kv,
+    )
+    result = plan(
+        model, variants, hw, target, version=VllmVersion.parse(s.get("vllm_version") or DEFAULT_VERSION), policy=policy
+    )
     doc = plan_document(result, requested_model=model_ref)
     if emit_spec or output_dir:
         import yaml

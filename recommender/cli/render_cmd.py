@@ -19,24 +19,38 @@ EMIT_HELP = f"Artifacts to render: {', '.join(ARTIFACTS)} (comma-separated) or a
 
 def render_options(func: F) -> F:
     """Options that shape the artifacts (not the plan)."""
-    for decorator in reversed([
-        click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path),
-                     help="Write files here (atomically) instead of printing them."),
-        click.option("--force", is_flag=True, help="Overwrite files that differ from the new rendering."),
-        click.option("--name", help="Deployment / unit name (default: vllm-<model>)."),
-        click.option("--namespace", default="default", show_default=True, help="Kubernetes namespace."),
-        click.option("--port", type=int, default=8000, show_default=True, help="HTTP port of the server."),
-        click.option("--replicas", type=int, help="Engine replicas (default: what the plan needs)."),
-        click.option("--image", default="vllm/vllm-openai", show_default=True, help="Container image (no tag)."),
-        click.option("--image-tag", help="Image tag (default: v<vLLM version of the plan>)."),
-        click.option("--storage-class", help="StorageClass of the model-cache volume."),
-        click.option("--storage-gib", type=int, help="Size of the model-cache volume (default: from the weights)."),
-        click.option("--hf-token-secret", default="hf-token", show_default=True,
-                     help="Kubernetes Secret holding HF_TOKEN under key 'token'."),
-        click.option("--runtime-class", help="Kubernetes runtimeClassName (e.g. nvidia)."),
-        click.option("--vllm-bin", default="/opt/vllm/bin/vllm", show_default=True,
-                     help="Absolute path of the vllm executable for the systemd unit."),
-    ]):
+    for decorator in reversed(
+        [
+            click.option(
+                "-o",
+                "--output-dir",
+                type=click.Path(file_okay=False, path_type=Path),
+                help="Write files here (atomically) instead of printing them.",
+            ),
+            click.option("--force", is_flag=True, help="Overwrite files that differ from the new rendering."),
+            click.option("--name", help="Deployment / unit name (default: vllm-<model>)."),
+            click.option("--namespace", default="default", show_default=True, help="Kubernetes namespace."),
+            click.option("--port", type=int, default=8000, show_default=True, help="HTTP port of the server."),
+            click.option("--replicas", type=int, help="Engine replicas (default: what the plan needs)."),
+            click.option("--image", default="vllm/vllm-openai", show_default=True, help="Container image (no tag)."),
+            click.option("--image-tag", help="Image tag (default: v<vLLM version of the plan>)."),
+            click.option("--storage-class", help="StorageClass of the model-cache volume."),
+            click.option("--storage-gib", type=int, help="Size of the model-cache volume (default: from the weights)."),
+            click.option(
+                "--hf-token-secret",
+                default="hf-token",
+                show_default=True,
+                help="Kubernetes Secret holding HF_TOKEN under key 'token'.",
+            ),
+            click.option("--runtime-class", help="Kubernetes runtimeClassName (e.g. nvidia)."),
+            click.option(
+                "--vllm-bin",
+                default="/opt/vllm/bin/vllm",
+                show_default=True,
+                help="Absolute path of the vllm executable for the systemd unit.",
+            ),
+        ]
+    ):
         func = decorator(func)
     return func
 
@@ -47,15 +61,28 @@ def options_from(kw: dict[str, Any]) -> RenderOptions:
     if not str(vllm_bin).startswith("/"):
         raise InputError(f"--vllm-bin must be an absolute path (systemd requires it), got {vllm_bin!r}")
     return RenderOptions(
-        name=kw.pop("name"), namespace=kw.pop("namespace"), port=kw.pop("port"), replicas=kw.pop("replicas"),
+        name=kw.pop("name"),
+        namespace=kw.pop("namespace"),
+        port=kw.pop("port"),
+        replicas=kw.pop("replicas"),
         image=kw.pop("image"),
-        image_tag=kw.pop("image_tag"), storage_class=kw.pop("storage_class"), storage_gib=kw.pop("storage_gib"),
-        hf_token_secret=kw.pop("hf_token_secret"), runtime_class=kw.pop("runtime_class"), vllm_bin=vllm_bin,
+        image_tag=kw.pop("image_tag"),
+        storage_class=kw.pop("storage_class"),
+        storage_gib=kw.pop("storage_gib"),
+        hf_token_secret=kw.pop("hf_token_secret"),
+        runtime_class=kw.pop("runtime_class"),
+        vllm_bin=vllm_bin,
     )
 
 
-def emit_artifacts(plan: dict[str, Any], emit: str, opts: RenderOptions, output_dir: Path | None, force: bool,
-                   extra_files: dict[str, str] | None = None) -> None:
+def emit_artifacts(
+    plan: dict[str, Any],
+    emit: str,
+    opts: RenderOptions,
+    output_dir: Path | None,
+    force: bool,
+    extra_files: dict[str, str] | None = None,
+) -> None:
     """Render, then print or write (all or nothing)."""
     from recommender.render.engine import expand, render
     from recommender.render.output import write_files
@@ -83,8 +110,11 @@ def load_plan(path: Path) -> dict[str, Any]:
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
     except yaml.YAMLError as exc:
         raise InputError(f"{path} is not valid YAML or JSON") from exc
-    if not isinstance(data, dict) or data.get("kind") != "Plan" or not str(data.get("apiVersion", "")).startswith(
-            "vllm-plan/"):
+    if (
+        not isinstance(data, dict)
+        or data.get("kind") != "Plan"
+        or not str(data.get("apiVersion", "")).startswith("vllm-plan/")
+    ):
         raise InputError(f"{path} is not a vllm-plan plan document (apiVersion vllm-plan/v1, kind Plan)")
     return data
 

@@ -95,8 +95,9 @@ class Explanation:
         if self.stage is None or not self.stage.layout.bytes_per_block:
             return False
         layout = self.stage.layout
-        need = layout.bytes_per_block * layout.blocks_per_request(length, self.in_flight_tokens,
-                                                                  prefix_caching=self.prefix_caching)
+        need = layout.bytes_per_block * layout.blocks_per_request(
+            length, self.in_flight_tokens, prefix_caching=self.prefix_caching
+        )
         return 0 < self.stage.available_kv and need <= self.stage.available_kv - layout.bytes_per_block
 
     @property
@@ -145,8 +146,15 @@ def _resolve_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu) -> tuple[str,
     return d, errors
 
 
-_QUANT_ALIASES = {"awq_marlin": "awq", "gptq_marlin": "gptq", "auto_awq": "awq", "auto_gptq": "gptq",
-                  "modelopt": "fp8", "modelopt_fp4": "nvfp4", "fbgemm_fp8": "fp8"}
+_QUANT_ALIASES = {
+    "awq_marlin": "awq",
+    "gptq_marlin": "gptq",
+    "auto_awq": "awq",
+    "auto_gptq": "gptq",
+    "modelopt": "fp8",
+    "modelopt_fp4": "nvfp4",
+    "fbgemm_fp8": "fp8",
+}
 
 
 def resolve_quant(model: ModelSpec, quantization: str | None) -> QuantSpec | None:
@@ -265,11 +273,16 @@ def explain(
     prefix_caching = bool(flags.enable_prefix_caching) and not model.is_hybrid
     stages: list[StageBudget] = []
     for k, layers in enumerate(ranges):
-        w = weight_bytes_per_gpu(model, par, dtype_bytes=dtype_bytes, quant=quant, stage=k,
-                                 cpu_offload_bytes=int(flags.cpu_offload_gb * GiB))
+        w = weight_bytes_per_gpu(
+            model, par, dtype_bytes=dtype_bytes, quant=quant, stage=k, cpu_offload_bytes=int(flags.cpu_offload_gb * GiB)
+        )
         last = k == pp - 1
         act = overheads.activation_peak_bytes(
-            model, max_num_batched_tokens=max_tokens, max_num_seqs=max_seqs, tp=tp, last_stage=last,
+            model,
+            max_num_batched_tokens=max_tokens,
+            max_num_seqs=max_seqs,
+            tp=tp,
+            last_stage=last,
             version=(version.major, version.minor),
         )
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=(version.major, version.minor))
@@ -279,8 +292,9 @@ def explain(
             avail = flags.kv_cache_memory_bytes
         else:
             avail = requested - (w + act + nt + cg_applied)
-        layout = build_layout(model, layers, tp=tp, block_size=flags.block_size, kv_bytes=kv_bytes,
-                              model_bytes=dtype_bytes)
+        layout = build_layout(
+            model, layers, tp=tp, block_size=flags.block_size, kv_bytes=kv_bytes, model_bytes=dtype_bytes
+        )
         blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
         stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
         if w > free:
@@ -307,17 +321,23 @@ def explain(
             if auto_fit:
                 fitted = _largest_fitting_len(layout, check, max_len, in_flight, prefix_caching)
                 if fitted <= 0:
-                    errors.append("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
-                                  "single token. Try increasing `gpu_memory_utilization`.")
+                    errors.append(
+                        "Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
+                        "single token. Try increasing `gpu_memory_utilization`."
+                    )
                 else:
                     if fitted < max_len:
-                        warnings.append(f"Auto-fit max_model_len: reduced from {max_len} to {fitted} to fit in "
-                                        f"available KV cache memory ({format_gib(check)} GiB GPU)")
+                        warnings.append(
+                            f"Auto-fit max_model_len: reduced from {max_len} to {fitted} to fit in "
+                            f"available KV cache memory ({format_gib(check)} GiB GPU)"
+                        )
                     max_len = fitted
                     bpr = layout.blocks_per_request(max_len, in_flight, prefix_caching=prefix_caching)
             elif needed > check:
                 est = _largest_fitting_len(layout, check, max_len, in_flight, prefix_caching)
-                hint = f" Based on the available memory, the estimated maximum model length is {est}." if est > 0 else ""
+                hint = (
+                    f" Based on the available memory, the estimated maximum model length is {est}." if est > 0 else ""
+                )
                 errors.append(
                     f"To serve at least one request with the model's max seq len ({max_len}), "
                     f"({format_gib(needed)} GiB KV cache is needed, which is larger than the available KV cache "
@@ -340,8 +360,7 @@ def explain(
         tokens = num_blocks // len(layout.groups) * layout.block_size
     headroom = total - requested + REDUNDANCY_BUFFER
     post_alloc = (0 if version.cudagraph_memory_before_kv else worst.cudagraph) + int(
-        overheads.sampler_bytes_per_logit((version.major, version.minor)) * min(max_seqs, max_tokens)
-        * model.vocab_size
+        overheads.sampler_bytes_per_logit((version.major, version.minor)) * min(max_seqs, max_tokens) * model.vocab_size
     )
     if post_alloc > headroom and flags.kv_cache_memory_bytes is None:
         warnings.append(
@@ -350,13 +369,32 @@ def explain(
             "startup may run out of memory"
         )
     return Explanation(
-        model=model.name, gpu=gpu.name, vllm_version=str(version), gpu_total_bytes=total, free_bytes=free,
-        utilization=util, requested_bytes=requested if flags.kv_cache_memory_bytes is None else flags.kv_cache_memory_bytes,
-        weight_dtype=dtype, quantization=quant.label if quant else "none", kv_cache_dtype=kv_dtype,
-        tp=tp, pp=pp, dp=dp, max_model_len=max_len, max_num_seqs=max_seqs, max_num_batched_tokens=max_tokens,
-        stage=worst, stages=tuple(stages), num_gpu_blocks=num_blocks, kv_cache_tokens=tokens,
-        max_concurrency=concurrency, blocks_per_request=bpr, fits=not errors, in_flight_tokens=in_flight,
-        prefix_caching=prefix_caching, errors=tuple(errors),
+        model=model.name,
+        gpu=gpu.name,
+        vllm_version=str(version),
+        gpu_total_bytes=total,
+        free_bytes=free,
+        utilization=util,
+        requested_bytes=requested if flags.kv_cache_memory_bytes is None else flags.kv_cache_memory_bytes,
+        weight_dtype=dtype,
+        quantization=quant.label if quant else "none",
+        kv_cache_dtype=kv_dtype,
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        max_model_len=max_len,
+        max_num_seqs=max_seqs,
+        max_num_batched_tokens=max_tokens,
+        stage=worst,
+        stages=tuple(stages),
+        num_gpu_blocks=num_blocks,
+        kv_cache_tokens=tokens,
+        max_concurrency=concurrency,
+        blocks_per_request=bpr,
+        fits=not errors,
+        in_flight_tokens=in_flight,
+        prefix_caching=prefix_caching,
+        errors=tuple(errors),
         warnings=tuple(warnings),
     )
 
@@ -372,4 +410,3 @@ def _largest_fitting_len(layout: KvLayout, check: int, upper: int, in_flight: in
         else:
             hi = mid - 1
     return lo
-

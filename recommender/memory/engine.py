@@ -10,9 +10,22 @@ from recommender.errors import FlagError
 KV_CACHE_DTYPES = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2")
 # vLLM 0.33 accepts these too (config/cache.py CacheDType), but their packed page layouts are not modelled.
 KV_CACHE_DTYPES_NOT_MODELLED = (
-    "fp8_inc", "fp8_ds_mla", "nvfp4_ds_mla", "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc",
-    "turboquant_3bit_nc", "octave_k3v4", "octave_k3v3", "octave_k3v3_compact", "ultraquant_4bit",
-    "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head", "nvfp4", "nvfp4_4over6",
+    "fp8_inc",
+    "fp8_ds_mla",
+    "nvfp4_ds_mla",
+    "turboquant_k8v4",
+    "turboquant_4bit_nc",
+    "turboquant_k3v4_nc",
+    "turboquant_3bit_nc",
+    "octave_k3v4",
+    "octave_k3v3",
+    "octave_k3v3_compact",
+    "ultraquant_4bit",
+    "int4_per_token_head",
+    "int8_per_token_head",
+    "fp8_per_token_head",
+    "nvfp4",
+    "nvfp4_4over6",
 )
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 DEFAULT_VERSION = "0.33.0"
@@ -103,8 +116,10 @@ class EngineFlags:
         if u is not None and not 0 < u <= 1:
             raise FlagError(f"--gpu-memory-utilization must be in (0, 1], got {u}")
         if self.kv_cache_dtype in KV_CACHE_DTYPES_NOT_MODELLED:
-            raise FlagError(f"--kv-cache-dtype {self.kv_cache_dtype} is a valid vLLM choice whose page layout is not "
-                            f"modelled here; use one of {', '.join(KV_CACHE_DTYPES)}")
+            raise FlagError(
+                f"--kv-cache-dtype {self.kv_cache_dtype} is a valid vLLM choice whose page layout is not "
+                f"modelled here; use one of {', '.join(KV_CACHE_DTYPES)}"
+            )
         if self.kv_cache_dtype not in KV_CACHE_DTYPES:
             raise FlagError(f"--kv-cache-dtype {self.kv_cache_dtype!r}: choose from {', '.join(KV_CACHE_DTYPES)}")
         if self.dtype not in MODEL_DTYPES:

@@ -101,13 +101,22 @@ def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, m
 
 
 def build_layout(
-    s: ModelSpec, layers: range, *, tp: int, block_size: int | None, kv_bytes: int, model_bytes: int,
+    s: ModelSpec,
+    layers: range,
+    *,
+    tp: int,
+    block_size: int | None,
+    kv_bytes: int,
+    model_bytes: int,
     hybrid_manager: bool = True,
 ) -> KvLayout:
     """Group the layers of one pipeline stage as vLLM does and size one block."""
     bs = block_size or 16
-    specs = [x for x in (layer_kv(s, i, tp=tp, block_size=bs, kv_bytes=kv_bytes, model_bytes=model_bytes)
-                         for i in layers) if x is not None]
+    specs = [
+        x
+        for x in (layer_kv(s, i, tp=tp, block_size=bs, kv_bytes=kv_bytes, model_bytes=model_bytes) for i in layers)
+        if x is not None
+    ]
     if not specs:
         return KvLayout(bs, (), 0, 0, 0, 0, 0)
     attn = [x for x in specs if x.kind != "mamba"]
@@ -123,8 +132,10 @@ def build_layout(
         page = max(x.page_bytes for x in mamba)
         specs = [LayerKv("mamba", page, 0) for _ in mamba]
     if not hybrid_manager:
-        specs = [LayerKv("full" if x.kind in ("sliding", "chunked") else x.kind, x.page_bytes, x.bytes_per_token)
-                 for x in specs]
+        specs = [
+            LayerKv("full" if x.kind in ("sliding", "chunked") else x.kind, x.page_bytes, x.bytes_per_token)
+            for x in specs
+        ]
     page = max(x.page_bytes for x in specs)
     by_kind: dict[tuple[SpecKind, int | None], int] = {}
     for x in specs:
@@ -141,7 +152,8 @@ def build_layout(
         for j in range(cdiv(n, group_size))
     ]
     padding = len(groups) * group_size - len(specs)
-    padding_kinds = tuple((str(kind), cdiv(n, group_size) * group_size - n, n)
-                          for (kind, _), n in by_kind.items() if n % group_size)
+    padding_kinds = tuple(
+        (str(kind), cdiv(n, group_size) * group_size - n, n) for (kind, _), n in by_kind.items() if n % group_size
+    )
     per_token = sum(x.bytes_per_token for x in specs)
     return KvLayout(bs, tuple(groups), group_size, page, group_size * page, per_token, padding, padding_kinds)

@@ -37,7 +37,12 @@ def sampler_bytes_per_logit(version: tuple[int, int]) -> float:
 
 
 def activation_peak_bytes(
-    s: ModelSpec, *, max_num_batched_tokens: int, max_num_seqs: int, tp: int, last_stage: bool,
+    s: ModelSpec,
+    *,
+    max_num_batched_tokens: int,
+    max_num_seqs: int,
+    tp: int,
+    last_stage: bool,
     version: tuple[int, int] = (0, 33),
 ) -> int:
     """Transient torch peak of the profiling run on one GPU.

@@ -92,8 +92,13 @@ def _mixed_algo(q: QuantSpec, t: Tensor) -> str | None:
     """ModelOpt MIXED_PRECISION: the algorithm listed for this layer's module kind, if any."""
     if t.layer is None:
         return None
-    kind = {"experts": ".mlp.experts", "shared_experts": ".shared_expert", "attention": ".self_attn.",
-            "mixer": ".linear_attn.", "mlp": ".mlp."}.get(t.group)
+    kind = {
+        "experts": ".mlp.experts",
+        "shared_experts": ".shared_expert",
+        "attention": ".self_attn.",
+        "mixer": ".linear_attn.",
+        "mlp": ".mlp.",
+    }.get(t.group)
     if kind is None:
         return None
     for name, algo in q.mixed:
@@ -179,7 +184,12 @@ def rotary_cache_bytes(s: ModelSpec, dtype_bytes: int) -> int:
 
 
 def weight_bytes_per_gpu(
-    s: ModelSpec, par: Parallel, *, dtype_bytes: int, quant: QuantSpec | None, stage: int = 0,
+    s: ModelSpec,
+    par: Parallel,
+    *,
+    dtype_bytes: int,
+    quant: QuantSpec | None,
+    stage: int = 0,
     cpu_offload_bytes: int = 0,
 ) -> int:
     """Bytes of weights one GPU of pipeline stage `stage` holds ("Model loading took").

@@ -25,8 +25,15 @@ from recommender.model.tensors import count_params
 
 # vLLM transformers_utils/model_arch_config_convertor.py: keys whose minimum is the derived max length.
 MAX_LEN_KEYS = (
-    "max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
-    "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len",
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
 )
 # Rope types whose `factor` is already reflected in max_position_embeddings (config/model.py).
 _ROPE_NO_SCALE = {"su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling", "mrope", "default"}
@@ -68,9 +75,16 @@ def _vision(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | None:
     merge = int(v.get("spatial_merge_size") or 0)
     out_hidden = int(v.get("out_hidden_size") or text_hidden)
     proj_in = hidden * merge * merge if merge else hidden
-    return VisionSpec(depth=depth, hidden=hidden, intermediate=inter,
-                      patch_params=channels * patch * patch * temporal * hidden + hidden, positions=positions,
-                      projector_in=proj_in, projector_hidden=proj_in if merge else 0, out_hidden=out_hidden)
+    return VisionSpec(
+        depth=depth,
+        hidden=hidden,
+        intermediate=inter,
+        patch_params=channels * patch * patch * temporal * hidden + hidden,
+        positions=positions,
+        projector_in=proj_in,
+        projector_hidden=proj_in if merge else 0,
+        out_hidden=out_hidden,
+    )
 
 
 def _merged(config: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -136,8 +150,11 @@ def _layer_kinds(c: Mapping[str, Any], n_layers: int, model_type: str) -> tuple[
     types = c.get("layer_types")
     if isinstance(types, list) and len(types) == n_layers:
         mapping: dict[str, LayerKind] = {
-            "full_attention": "full", "sliding_attention": "sliding", "linear_attention": "linear_attention",
-            "chunked_attention": "chunked", "attention": "full",
+            "full_attention": "full",
+            "sliding_attention": "sliding",
+            "linear_attention": "linear_attention",
+            "chunked_attention": "chunked",
+            "attention": "full",
         }
         kinds = []
         for t in types:
@@ -172,7 +189,10 @@ def _nemotron_h(pattern: str) -> tuple[list[LayerKind], list[MlpKind]]:
     kinds: list[LayerKind] = []
     mlps: list[MlpKind] = []
     table: dict[str, tuple[LayerKind, MlpKind]] = {
-        "M": ("mamba", "none"), "*": ("full", "none"), "-": ("none", "dense"), "E": ("none", "moe"),
+        "M": ("mamba", "none"),
+        "*": ("full", "none"),
+        "-": ("none", "dense"),
+        "E": ("none", "moe"),
     }
     for ch in pattern:
         if ch not in table:
@@ -196,7 +216,11 @@ def _mlp_kinds(c: Mapping[str, Any], n_layers: int, n_experts: int) -> list[MlpK
     kinds: list[MlpKind] = []
     for i in range(n_layers):
         moe = (
-            i >= first_dense and i % freq == 0 and (per_layer is None or bool(per_layer[i])) and (i + 1) % step == 0 and (i + 1) % interleave == 0
+            i >= first_dense
+            and i % freq == 0
+            and (per_layer is None or bool(per_layer[i]))
+            and (i + 1) % step == 0
+            and (i + 1) % interleave == 0
             and i not in only_dense
         )
         kinds.append("moe" if moe else "dense")
@@ -215,8 +239,9 @@ def parse_config(
     if not isinstance(config, Mapping):
         raise ModelConfigError("config.json must hold a JSON object")
     try:
-        return _parse(config, name=name, source=source, hf_quant_config=hf_quant_config,
-                      published_params=published_params)
+        return _parse(
+            config, name=name, source=source, hf_quant_config=hf_quant_config, published_params=published_params
+        )
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
         raise ModelConfigError(f"config.json of {name} has a value of an unexpected type or shape ({exc})") from exc
 
@@ -278,9 +303,14 @@ def _parse(
             if not shared and n_shared:
                 shared = n_shared * int(c.get("moe_shared_expert_intermediate_size") or expert_i)
         moe = MoeSpec(
-            num_experts=n_experts, top_k=top_k, expert_intermediate=expert_i, shared_intermediate=shared,
-            gated=model_type != "nemotron_h", expert_bias=model_type == "gpt_oss",
-            router_bias=model_type == "gpt_oss", shared_gate=bool(c.get("shared_expert_intermediate_size")),
+            num_experts=n_experts,
+            top_k=top_k,
+            expert_intermediate=expert_i,
+            shared_intermediate=shared,
+            gated=model_type != "nemotron_h",
+            expert_bias=model_type == "gpt_oss",
+            router_bias=model_type == "gpt_oss",
+            shared_gate=bool(c.get("shared_expert_intermediate_size")),
         )
     dense_intermediate = int(c.get("intermediate_size_mlp") or intermediate)
     if "dense" in mlps and dense_intermediate <= 0:
@@ -289,25 +319,34 @@ def _parse(
     mla = None
     if "mla" in kinds:
         mla = MlaSpec(
-            kv_lora_rank=_pos_int(c, "kv_lora_rank"), q_lora_rank=c.get("q_lora_rank") or None,
-            qk_nope_head_dim=_pos_int(c, "qk_nope_head_dim"), qk_rope_head_dim=_pos_int(c, "qk_rope_head_dim"),
+            kv_lora_rank=_pos_int(c, "kv_lora_rank"),
+            q_lora_rank=c.get("q_lora_rank") or None,
+            qk_nope_head_dim=_pos_int(c, "qk_nope_head_dim"),
+            qk_rope_head_dim=_pos_int(c, "qk_rope_head_dim"),
             v_head_dim=_pos_int(c, "v_head_dim"),
         )
     linear = None
     if "linear_attention" in kinds:
         linear = LinearAttentionSpec(
-            num_k_heads=_pos_int(c, "linear_num_key_heads"), num_v_heads=_pos_int(c, "linear_num_value_heads"),
-            head_k_dim=_pos_int(c, "linear_key_head_dim"), head_v_dim=_pos_int(c, "linear_value_head_dim"),
-            conv_kernel=_pos_int(c, "linear_conv_kernel_dim", 4), state_dtype=c.get("mamba_ssm_dtype"),
+            num_k_heads=_pos_int(c, "linear_num_key_heads"),
+            num_v_heads=_pos_int(c, "linear_num_value_heads"),
+            head_k_dim=_pos_int(c, "linear_key_head_dim"),
+            head_v_dim=_pos_int(c, "linear_value_head_dim"),
+            conv_kernel=_pos_int(c, "linear_conv_kernel_dim", 4),
+            state_dtype=c.get("mamba_ssm_dtype"),
         )
     mamba = None
     if "mamba" in kinds:
         m_heads = _pos_int(c, "mamba_num_heads")
         m_hd = _pos_int(c, "mamba_head_dim")
         mamba = MambaSpec(
-            num_heads=m_heads, head_dim=m_hd, state_size=_pos_int(c, "ssm_state_size"),
-            n_groups=_pos_int(c, "n_groups", 1), conv_kernel=_pos_int(c, "conv_kernel", 4),
-            intermediate=m_heads * m_hd, ssm_state_dtype=c.get("mamba_ssm_cache_dtype") or "float32",
+            num_heads=m_heads,
+            head_dim=m_hd,
+            state_size=_pos_int(c, "ssm_state_size"),
+            n_groups=_pos_int(c, "n_groups", 1),
+            conv_kernel=_pos_int(c, "conv_kernel", 4),
+            intermediate=m_heads * m_hd,
+            ssm_state_dtype=c.get("mamba_ssm_cache_dtype") or "float32",
         )
 
     max_len, max_key = derive_max_len(c, model_type)
@@ -327,22 +366,44 @@ def _parse(
         norms = 1
     quant = parse_quant(config.get("quantization_config") or c.get("quantization_config"), hf_quant_config)
     spec = ModelSpec(
-        name=name, architecture=arch, model_type=model_type, dtype=_dtype(c), hidden_size=hidden,
-        num_layers=n_layers, num_heads=n_heads, num_kv_heads=n_kv, head_dim=head_dim,
-        v_head_dim=head_dim, intermediate_size=dense_intermediate, vocab_size=vocab,
-        max_model_len=max_len, max_len_key=max_key,
+        name=name,
+        architecture=arch,
+        model_type=model_type,
+        dtype=_dtype(c),
+        hidden_size=hidden,
+        num_layers=n_layers,
+        num_heads=n_heads,
+        num_kv_heads=n_kv,
+        head_dim=head_dim,
+        v_head_dim=head_dim,
+        intermediate_size=dense_intermediate,
+        vocab_size=vocab,
+        max_model_len=max_len,
+        max_len_key=max_key,
         # Gemma configs tie by default (transformers' Gemma*Config: tie_word_embeddings=True).
         tie_word_embeddings=bool(c.get("tie_word_embeddings", model_type.startswith("gemma"))),
-        layer_kinds=tuple(kinds), mlp_kinds=tuple(mlps), sliding_window=window if "sliding" in kinds else None,
+        layer_kinds=tuple(kinds),
+        mlp_kinds=tuple(mlps),
+        sliding_window=window if "sliding" in kinds else None,
         attention_chunk_size=window if "chunked" in kinds else None,
         qkv_bias=bool(c.get("attention_bias", False)) or model_type == "qwen2" or model_type == "qwen2_moe",
         o_bias=bool(c.get("attention_bias", False)) and model_type == "gpt_oss",
         mlp_bias=bool(c.get("mlp_bias", False)),
         gated_mlp=model_type not in ("nemotron_h",),
         qk_norm=model_type.startswith(("qwen3", "gemma3", "gemma4", "olmo2")),
-        norms_per_layer=norms, attn_output_gate=bool(c.get("attn_output_gate", False)),
-        rotary_dim=rotary_dim, rope_max_position=rope_max, moe=moe, mla=mla, linear_attention=linear,
-        mamba=mamba, quant=quant, multimodal=multimodal, vision=_vision(config, hidden), published_params=published_params, source=source,
+        norms_per_layer=norms,
+        attn_output_gate=bool(c.get("attn_output_gate", False)),
+        rotary_dim=rotary_dim,
+        rope_max_position=rope_max,
+        moe=moe,
+        mla=mla,
+        linear_attention=linear,
+        mamba=mamba,
+        quant=quant,
+        multimodal=multimodal,
+        vision=_vision(config, hidden),
+        published_params=published_params,
+        source=source,
     )
     return _with_params(spec)
 
@@ -351,4 +412,3 @@ def _with_params(spec: ModelSpec) -> ModelSpec:
     from dataclasses import replace
 
     return replace(spec, params=count_params(spec))
-

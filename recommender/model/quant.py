@@ -48,10 +48,17 @@ def parse_quant(qc: Mapping[str, Any] | None, hf_quant: Mapping[str, Any] | None
         static = qc.get("activation_scheme") == "static"
         if block:
             b = (int(block[0]), int(block[1]))
-            return QuantSpec("fp8", 8, block=b, keep_unquantized=keep, static_input_scales=static,
-                             label=f"FP8 block {b[0]}x{b[1]}")
-        return QuantSpec("fp8", 8, group_size=0, keep_unquantized=keep, static_input_scales=static,
-                         label="FP8 per-tensor" + (" static" if static else ""))
+            return QuantSpec(
+                "fp8", 8, block=b, keep_unquantized=keep, static_input_scales=static, label=f"FP8 block {b[0]}x{b[1]}"
+            )
+        return QuantSpec(
+            "fp8",
+            8,
+            group_size=0,
+            keep_unquantized=keep,
+            static_input_scales=static,
+            label="FP8 per-tensor" + (" static" if static else ""),
+        )
     if method in ("awq", "gptq"):
         bits = _int(qc.get("bits", qc.get("w_bit", 4)), "bits")
         group = _int(qc.get("group_size", qc.get("q_group_size", 128)), "group_size")
@@ -60,14 +67,25 @@ def parse_quant(qc: Mapping[str, Any] | None, hf_quant: Mapping[str, Any] | None
         zero = (method == "awq" and bool(qc.get("zero_point", True))) or (method == "gptq" and qc.get("sym") is False)
         keep = _str_tuple(qc.get("modules_to_not_convert"))
         g = "per-channel" if group == -1 else f"g{group}"
-        return QuantSpec(method, bits, group_size=group, has_zero_points=zero,
-                         lm_head_quantized=bool(qc.get("lm_head", False)), keep_unquantized=keep,
-                         label=f"{method.upper()} {bits}-bit {g}")
+        return QuantSpec(
+            method,
+            bits,
+            group_size=group,
+            has_zero_points=zero,
+            lm_head_quantized=bool(qc.get("lm_head", False)),
+            keep_unquantized=keep,
+            label=f"{method.upper()} {bits}-bit {g}",
+        )
     if method == "compressed-tensors":
         return _compressed_tensors(qc)
     if method == "mxfp4":
-        return QuantSpec("mxfp4", 4, group_size=32, keep_unquantized=_str_tuple(qc.get("modules_to_not_convert")),
-                         label="MXFP4 (experts)")
+        return QuantSpec(
+            "mxfp4",
+            4,
+            group_size=32,
+            keep_unquantized=_str_tuple(qc.get("modules_to_not_convert")),
+            label="MXFP4 (experts)",
+        )
     if method in ("modelopt", "modelopt_fp4"):
         return _modelopt(qc)
     if method == "bitsandbytes":
@@ -90,20 +108,40 @@ def _compressed_tensors(qc: Mapping[str, Any]) -> QuantSpec:
     kv_fp8 = bool(qc.get("kv_cache_scheme"))
     fmt = str(qc.get("format", ""))
     if (bits == 4 and kind == "float") or "nvfp4" in fmt:
-        return QuantSpec("nvfp4", 4, group_size=16, keep_unquantized=keep, kv_cache_fp8=kv_fp8,
-                         label="NVFP4 (compressed-tensors)")
+        return QuantSpec(
+            "nvfp4", 4, group_size=16, keep_unquantized=keep, kv_cache_fp8=kv_fp8, label="NVFP4 (compressed-tensors)"
+        )
     if strategy == "group":
         g = int(group or 128)
-        return QuantSpec("gptq", bits, group_size=g, has_zero_points=not bool(weights.get("symmetric", True)),
-                         keep_unquantized=keep, kv_cache_fp8=kv_fp8, label=f"W{bits}A16 g{g} (compressed-tensors)")
+        return QuantSpec(
+            "gptq",
+            bits,
+            group_size=g,
+            has_zero_points=not bool(weights.get("symmetric", True)),
+            keep_unquantized=keep,
+            kv_cache_fp8=kv_fp8,
+            label=f"W{bits}A16 g{g} (compressed-tensors)",
+        )
     if strategy == "block":
         bs = weights.get("block_structure") or [128, 128]
-        return QuantSpec("fp8", bits, block=(int(bs[0]), int(bs[1])), keep_unquantized=keep, kv_cache_fp8=kv_fp8,
-                         label=f"W{bits} block (compressed-tensors)")
+        return QuantSpec(
+            "fp8",
+            bits,
+            block=(int(bs[0]), int(bs[1])),
+            keep_unquantized=keep,
+            kv_cache_fp8=kv_fp8,
+            label=f"W{bits} block (compressed-tensors)",
+        )
     gs = 0 if strategy == "tensor" else -1
     label = f"W{bits}A{8 if first.get('input_activations') else 16} {'FP8' if kind == 'float' else 'INT8'} {strategy}"
-    return QuantSpec("fp8" if kind == "float" else "int8", bits, group_size=gs, keep_unquantized=keep,
-                     kv_cache_fp8=kv_fp8, label=label + " (compressed-tensors)")
+    return QuantSpec(
+        "fp8" if kind == "float" else "int8",
+        bits,
+        group_size=gs,
+        keep_unquantized=keep,
+        kv_cache_fp8=kv_fp8,
+        label=label + " (compressed-tensors)",
+    )
 
 
 def _modelopt(q: Mapping[str, Any]) -> QuantSpec:
@@ -111,14 +149,34 @@ def _modelopt(q: Mapping[str, Any]) -> QuantSpec:
     keep = _str_tuple(q.get("exclude_modules")) + _str_tuple(q.get("ignore"))
     kv_fp8 = str(q.get("kv_cache_quant_algo", "")).upper() == "FP8"
     if algo == "FP8":
-        return QuantSpec("fp8", 8, group_size=0, keep_unquantized=keep, kv_cache_fp8=kv_fp8,
-                         static_input_scales=True, label="FP8 (ModelOpt)")
+        return QuantSpec(
+            "fp8",
+            8,
+            group_size=0,
+            keep_unquantized=keep,
+            kv_cache_fp8=kv_fp8,
+            static_input_scales=True,
+            label="FP8 (ModelOpt)",
+        )
     if algo in ("NVFP4", "W4A16_NVFP4"):
-        return QuantSpec("nvfp4", 4, group_size=int(q.get("group_size", 16)), keep_unquantized=keep,
-                         kv_cache_fp8=kv_fp8, label="NVFP4 (ModelOpt)")
+        return QuantSpec(
+            "nvfp4",
+            4,
+            group_size=int(q.get("group_size", 16)),
+            keep_unquantized=keep,
+            kv_cache_fp8=kv_fp8,
+            label="NVFP4 (ModelOpt)",
+        )
     if algo == "MIXED_PRECISION":
         layers = q.get("quantized_layers") or {}
         mixed = tuple(sorted((str(k), str(v.get("quant_algo", "")).upper()) for k, v in layers.items()))
-        return QuantSpec("modelopt-mixed", 4, group_size=16, keep_unquantized=keep, kv_cache_fp8=kv_fp8,
-                         mixed=mixed, label="ModelOpt mixed NVFP4/FP8")
+        return QuantSpec(
+            "modelopt-mixed",
+            4,
+            group_size=16,
+            keep_unquantized=keep,
+            kv_cache_fp8=kv_fp8,
+            mixed=mixed,
+            label="ModelOpt mixed NVFP4/FP8",
+        )
     raise UnsupportedArchitectureError(f"ModelOpt quant_algo {algo or '(none)'!r} is not modelled")

@@ -116,8 +116,16 @@ class ParamCounts:
     def total(self) -> int:
         """Total parameters as a checkpoint counts them (tied lm_head counted once)."""
         return (
-            self.embedding + self.attention + self.mlp + self.experts + self.shared_experts
-            + self.router + self.mixer + self.norms + self.lm_head + self.vision
+            self.embedding
+            + self.attention
+            + self.mlp
+            + self.experts
+            + self.shared_experts
+            + self.router
+            + self.mixer
+            + self.norms
+            + self.lm_head
+            + self.vision
         )
 
 

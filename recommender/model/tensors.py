@@ -66,8 +66,14 @@ def _attention(s: ModelSpec, i: int) -> list[Tensor]:
         out += [
             Tensor(f"{p}.kv_a_proj_with_mqa", "attention", m.kv_lora_rank + m.qk_rope_head_dim, h, "replicated", i),
             Tensor(f"{p}.kv_a_layernorm", "norms", m.kv_lora_rank, 1, "replicated", i, linear=False),
-            Tensor(f"{p}.kv_b_proj", "attention", s.num_heads * (m.qk_nope_head_dim + m.v_head_dim),
-                   m.kv_lora_rank, "column", i),
+            Tensor(
+                f"{p}.kv_b_proj",
+                "attention",
+                s.num_heads * (m.qk_nope_head_dim + m.v_head_dim),
+                m.kv_lora_rank,
+                "column",
+                i,
+            ),
             Tensor(f"{p}.o_proj", "attention", h, s.num_heads * m.v_head_dim, "row", i),
         ]
         return out
@@ -123,8 +129,9 @@ def _mamba(s: ModelSpec, i: int) -> list[Tensor]:
     h = s.hidden_size
     conv_dim = m.intermediate + 2 * m.n_groups * m.state_size
     return [
-        Tensor(f"{p}.in_proj", "mixer", 2 * m.intermediate + 2 * m.n_groups * m.state_size + m.num_heads, h,
-               "column", i),
+        Tensor(
+            f"{p}.in_proj", "mixer", 2 * m.intermediate + 2 * m.n_groups * m.state_size + m.num_heads, h, "column", i
+        ),
         Tensor(f"{p}.conv1d.weight", "mixer", conv_dim, m.conv_kernel, "column", i, linear=False),
         Tensor(f"{p}.conv1d.bias", "mixer", conv_dim, 1, "column", i, linear=False),
         Tensor(f"{p}.dt_bias", "mixer", m.num_heads, 1, "column", i, linear=False),
@@ -170,8 +177,9 @@ def _mlp(s: ModelSpec, i: int) -> list[Tensor]:
             Tensor(f"{p}.experts.w2_bias", "experts", h, 1, "expert_vec", i, linear=False, count=m.num_experts),
         ]
     if s.model_type.startswith("deepseek") or s.model_type in ("kimi_k2", "nemotron_h"):
-        out.append(Tensor(f"{p}.gate.e_score_correction_bias", "router", m.num_experts, 1, "replicated", i,
-                          linear=False))
+        out.append(
+            Tensor(f"{p}.gate.e_score_correction_bias", "router", m.num_experts, 1, "replicated", i, linear=False)
+        )
     if m.shared_intermediate:
         si = m.shared_intermediate
         s_up = 2 * si if m.gated else si
@@ -188,8 +196,10 @@ def layer_tensors(s: ModelSpec, i: int) -> list[Tensor]:
     """All tensors of decoder layer i."""
     h = s.hidden_size
     kind = s.layer_kinds[i]
-    out = [Tensor(f"model.layers.{i}.norm{j}", "norms", h, 1, "replicated", i, linear=False)
-           for j in range(s.norms_per_layer)]
+    out = [
+        Tensor(f"model.layers.{i}.norm{j}", "norms", h, 1, "replicated", i, linear=False)
+        for j in range(s.norms_per_layer)
+    ]
     if kind in ("full", "sliding", "chunked", "mla"):
         out += _attention(s, i)
     elif kind == "linear_attention":
@@ -205,8 +215,10 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
     if v is None:
         return []
     h, i = v.hidden, v.intermediate
-    out = [Tensor("visual.patch_embed", "vision", v.patch_params, 1, "replicated", None, linear=False),
-           Tensor("visual.pos_embed", "vision", v.positions, h, "replicated", None, linear=False)]
+    out = [
+        Tensor("visual.patch_embed", "vision", v.patch_params, 1, "replicated", None, linear=False),
+        Tensor("visual.pos_embed", "vision", v.positions, h, "replicated", None, linear=False),
+    ]
     for k in range(v.depth):
         p = f"visual.blocks.{k}"
         out += [
@@ -217,12 +229,14 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
             Tensor(f"{p}.biases_norms", "vision", 6 * h, 1, "replicated", None, linear=False),
         ]
     if v.projector_hidden:
-        out += [Tensor("visual.merger.fc1", "vision", v.projector_hidden, v.projector_in + 1, "column", None,
-                       linear=False),
-                Tensor("visual.merger.fc2", "vision", v.out_hidden, v.projector_hidden + 1, "row", None, linear=False)]
+        out += [
+            Tensor("visual.merger.fc1", "vision", v.projector_hidden, v.projector_in + 1, "column", None, linear=False),
+            Tensor("visual.merger.fc2", "vision", v.out_hidden, v.projector_hidden + 1, "row", None, linear=False),
+        ]
     else:
-        out.append(Tensor("multi_modal_projector", "vision", v.out_hidden, v.projector_in, "replicated", None,
-                          linear=False))
+        out.append(
+            Tensor("multi_modal_projector", "vision", v.out_hidden, v.projector_in, "replicated", None, linear=False)
+        )
     return out
 
 
@@ -245,8 +259,14 @@ def count_params(s: ModelSpec) -> ParamCounts:
     for t in model_tensors(s):
         totals[t.group] = totals.get(t.group, 0) + t.numel
     return ParamCounts(
-        embedding=totals.get("embedding", 0), attention=totals.get("attention", 0), mlp=totals.get("mlp", 0),
-        experts=totals.get("experts", 0), shared_experts=totals.get("shared_experts", 0),
-        router=totals.get("router", 0), mixer=totals.get("mixer", 0), norms=totals.get("norms", 0),
-        lm_head=totals.get("lm_head", 0), vision=totals.get("vision", 0),
+        embedding=totals.get("embedding", 0),
+        attention=totals.get("attention", 0),
+        mlp=totals.get("mlp", 0),
+        experts=totals.get("experts", 0),
+        shared_experts=totals.get("shared_experts", 0),
+        router=totals.get("router", 0),
+        mixer=totals.get("mixer", 0),
+        norms=totals.get("norms", 0),
+        lm_head=totals.get("lm_head", 0),
+        vision=totals.get("vision", 0),
     )

@@ -48,9 +48,13 @@ def _yaml(value: Any) -> str:
 def _plan_fields(plan: dict[str, Any]) -> dict[str, Any]:
     try:
         return {
-            "argv": [str(a) for a in plan["command"]], "model": str(plan["model"]), "gpus": int(plan["gpus"]),
-            "replicas": int(plan.get("replicas") or 1), "tp": int(plan["tensor_parallel_size"]),
-            "pp": int(plan["pipeline_parallel_size"]), "inputs": dict(plan["inputs"]),
+            "argv": [str(a) for a in plan["command"]],
+            "model": str(plan["model"]),
+            "gpus": int(plan["gpus"]),
+            "replicas": int(plan.get("replicas") or 1),
+            "tp": int(plan["tensor_parallel_size"]),
+            "pp": int(plan["pipeline_parallel_size"]),
+            "inputs": dict(plan["inputs"]),
             "prediction": dict(plan["prediction"]),
         }
     except (KeyError, TypeError, ValueError) as exc:
@@ -104,41 +108,81 @@ def build_context(plan: dict[str, Any], opts: RenderOptions, *, tool_version: st
         f"{ANNOTATION_PREFIX}/replicas": str(p["replicas"]),
     }
     labels = {
-        "app.kubernetes.io/name": "vllm", "app.kubernetes.io/instance": name,
-        "app.kubernetes.io/version": version, "app.kubernetes.io/component": "inference-server",
+        "app.kubernetes.io/name": "vllm",
+        "app.kubernetes.io/instance": name,
+        "app.kubernetes.io/version": version,
+        "app.kubernetes.io/component": "inference-server",
         "app.kubernetes.io/managed-by": "vllm-plan",
     }
-    visible = [",".join(str(g) for g in range(r * gpus_per_replica, (r + 1) * gpus_per_replica))
-               for r in range(p["replicas"])]
+    visible = [
+        ",".join(str(g) for g in range(r * gpus_per_replica, (r + 1) * gpus_per_replica)) for r in range(p["replicas"])
+    ]
     exec_start = [opts.vllm_bin, "serve", *argv[2:], "--host", "0.0.0.0"]
-    units = [{"name": f"{name}-{r}" if p["replicas"] > 1 else name, "cuda_visible_devices": visible[r],
-              "device_ids": visible[r].split(","),
-              # compose interpolates $ in every value: $$ keeps it literal
-              "compose_args": [a.replace("$", "$$") for a in [*argv[2:], "--host", "0.0.0.0", "--port",
-                                                                str(opts.port + r)]],
-              "exec_start": " ".join(systemd_quote(a) for a in [*exec_start, "--port", str(opts.port + r)]),
-              "port": opts.port + r} for r in range(p["replicas"])]
+    units = [
+        {
+            "name": f"{name}-{r}" if p["replicas"] > 1 else name,
+            "cuda_visible_devices": visible[r],
+            "device_ids": visible[r].split(","),
+            # compose interpolates $ in every value: $$ keeps it literal
+            "compose_args": [
+                a.replace("$", "$$") for a in [*argv[2:], "--host", "0.0.0.0", "--port", str(opts.port + r)]
+            ],
+            "exec_start": " ".join(systemd_quote(a) for a in [*exec_start, "--port", str(opts.port + r)]),
+            "port": opts.port + r,
+        }
+        for r in range(p["replicas"])
+    ]
     return {
-        "tool_version": tool_version, "vllm_version": version, "model": p["model"], "name": name,
+        "tool_version": tool_version,
+        "vllm_version": version,
+        "model": p["model"],
+        "name": name,
         "model_comment": one_line(p["model"]),
         "model_systemd": one_line(p["model"]).replace("%", "%%").replace("$", "$$"),
-        "namespace": namespace, "port": opts.port, "image": f"{opts.image}:{opts.image_tag or 'v' + version}",
-        "image_repository": opts.image, "image_tag": opts.image_tag or f"v{version}",
-        "gpus_per_pod": gpus_per_pod, "gpus_per_replica": gpus_per_replica, "replicas": p["replicas"],
-        "nodes": nodes, "multinode": multinode, "tp": p["tp"], "pp": p["pp"],
+        "namespace": namespace,
+        "port": opts.port,
+        "image": f"{opts.image}:{opts.image_tag or 'v' + version}",
+        "image_repository": opts.image,
+        "image_tag": opts.image_tag or f"v{version}",
+        "gpus_per_pod": gpus_per_pod,
+        "gpus_per_replica": gpus_per_replica,
+        "replicas": p["replicas"],
+        "nodes": nodes,
+        "multinode": multinode,
+        "tp": p["tp"],
+        "pp": p["pp"],
         "shell_command": shlex.join([*argv, "--host", "0.0.0.0", "--port", str(opts.port)]),
-        "serve_args": serve_args, "serve_args_shell": shlex.join(["vllm", "serve", *serve_args]),
-        "startup_seconds": startup_seconds, "startup_failure_threshold": math.ceil(startup_seconds / 10),
-        "storage": f"{storage}Gi", "access_mode": "ReadWriteOnce" if p["replicas"] == 1 else "ReadWriteMany", "storage_class": opts.storage_class, "shm": f"{shm_gib}Gi", "shm_compose": f"{shm_gib}g",
-        "cpu": str(cpu), "cpu_count": cpu, "memory": f"{memory_gib}Gi", "hf_token_secret": secret,
-        "gpu_product": inputs.get("gpu_product_label"), "runtime_class": opts.runtime_class,
-        "annotations": annotations, "labels": labels,
-        "comment_annotations": {k: one_line(v) for k, v in annotations.items()}, "units": units, "user": opts.user,
-        "env_file": opts.env_file, "hf_home": opts.hf_home, "timeout_start": startup_seconds + 60,
-        "prediction": pred, "inputs": inputs, "notes": notes,
+        "serve_args": serve_args,
+        "serve_args_shell": shlex.join(["vllm", "serve", *serve_args]),
+        "startup_seconds": startup_seconds,
+        "startup_failure_threshold": math.ceil(startup_seconds / 10),
+        "storage": f"{storage}Gi",
+        "access_mode": "ReadWriteOnce" if p["replicas"] == 1 else "ReadWriteMany",
+        "storage_class": opts.storage_class,
+        "shm": f"{shm_gib}Gi",
+        "shm_compose": f"{shm_gib}g",
+        "cpu": str(cpu),
+        "cpu_count": cpu,
+        "memory": f"{memory_gib}Gi",
+        "hf_token_secret": secret,
+        "gpu_product": inputs.get("gpu_product_label"),
+        "runtime_class": opts.runtime_class,
+        "annotations": annotations,
+        "labels": labels,
+        "comment_annotations": {k: one_line(v) for k, v in annotations.items()},
+        "units": units,
+        "user": opts.user,
+        "env_file": opts.env_file,
+        "hf_home": opts.hf_home,
+        "timeout_start": startup_seconds + 60,
+        "prediction": pred,
+        "inputs": inputs,
+        "notes": notes,
         "helm_extra_args": _helm_extra(argv[3:]),
-        "max_model_len": pred.get("max_model_len"), "gpu_memory_utilization": pred.get("gpu_memory_utilization"),
-        "max_num_seqs": pred.get("max_num_seqs"), "dtype": "auto",
+        "max_model_len": pred.get("max_model_len"),
+        "gpu_memory_utilization": pred.get("gpu_memory_utilization"),
+        "max_num_seqs": pred.get("max_num_seqs"),
+        "dtype": "auto",
     }
 
 

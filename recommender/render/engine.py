@@ -19,8 +19,12 @@ def environment() -> jinja2.Environment:
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())), undefined=jinja2.StrictUndefined,
-        autoescape=False, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
     env.filters["y"] = yaml_scalar
     return env
@@ -44,8 +48,9 @@ def expand(emit: str) -> tuple[str, ...]:
     return names
 
 
-def render(plan: dict[str, Any], artifacts: tuple[str, ...], opts: RenderOptions, *,
-           tool_version: str) -> tuple[dict[str, str], list[str]]:
+def render(
+    plan: dict[str, Any], artifacts: tuple[str, ...], opts: RenderOptions, *, tool_version: str
+) -> tuple[dict[str, str], list[str]]:
     """{file name: content} for the requested artifacts, plus notes (e.g. a normalised name)."""
     ctx = build_context(plan, opts, tool_version=tool_version)
     files: dict[str, str] = {}
@@ -54,11 +59,15 @@ def render(plan: dict[str, Any], artifacts: tuple[str, ...], opts: RenderOptions
     if ctx["multinode"]:
         wanted = [a for a in artifacts if a in single_host]
         if wanted and len(artifacts) == len(wanted):
-            raise InputError(f"a {ctx['nodes']}-node plan cannot run as {', '.join(wanted)} on one host: "
-                             "render k8s (a LeaderWorkerSet with Ray) instead")
+            raise InputError(
+                f"a {ctx['nodes']}-node plan cannot run as {', '.join(wanted)} on one host: "
+                "render k8s (a LeaderWorkerSet with Ray) instead"
+            )
         if wanted:
-            notes.append(f"skipped {', '.join(wanted)}: a {ctx['nodes']}-node plan runs on Ray across nodes "
-                         "(see the LeaderWorkerSet)")
+            notes.append(
+                f"skipped {', '.join(wanted)}: a {ctx['nodes']}-node plan runs on Ray across nodes "
+                "(see the LeaderWorkerSet)"
+            )
         artifacts = tuple(a for a in artifacts if a not in single_host)
     for artifact in artifacts:
         if artifact == "command":

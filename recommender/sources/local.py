@@ -20,9 +20,7 @@ def _read_json(path: Path, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ModelConfigError(
-            f"{path} is not valid JSON ({what}, line {exc.lineno}): is the file truncated?"
-        ) from exc
+        raise ModelConfigError(f"{path} is not valid JSON ({what}, line {exc.lineno}): is the file truncated?") from exc
 
 
 def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, CheckpointSummary | None]:

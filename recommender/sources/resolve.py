@@ -37,8 +37,11 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
                 config = {**config, "torch_dtype": dtype}
         spec = parse_config(config, name=str(path), source=f"local: {path}", hf_quant_config=hf_quant)
         if checkpoint:
-            spec = replace(spec, checkpoint_bytes=checkpoint.total_bytes,
-                           checkpoint_dtypes=tuple(checkpoint.bytes_by_dtype.items()))
+            spec = replace(
+                spec,
+                checkpoint_bytes=checkpoint.total_bytes,
+                checkpoint_dtypes=tuple(checkpoint.bytes_by_dtype.items()),
+            )
         return spec
     entry = load_model(ref) if revision is None else None
     if entry is None and _is_repo_id(ref):
@@ -53,6 +56,9 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
             "(run `vllm-plan models`, or give a directory holding its config.json)"
         )
     return parse_config(
-        entry.config, name=entry.id, source=entry.source, hf_quant_config=entry.hf_quant_config,
+        entry.config,
+        name=entry.id,
+        source=entry.source,
+        hf_quant_config=entry.hf_quant_config,
         published_params=entry.published_params,
     )

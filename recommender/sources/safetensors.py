@@ -10,8 +10,24 @@ from pathlib import Path
 from recommender.errors import ModelConfigError
 
 MAX_HEADER = 100 * 1024 * 1024  # safetensors caps headers at 100 MB
-DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
-               "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "U32": 4, "U16": 2, "F4": 0.5}
+DTYPE_BYTES = {
+    "F64": 8,
+    "F32": 4,
+    "F16": 2,
+    "BF16": 2,
+    "I64": 8,
+    "I32": 4,
+    "I16": 2,
+    "I8": 1,
+    "U8": 1,
+    "BOOL": 1,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+    "F8_E8M0": 1,
+    "U32": 4,
+    "U16": 2,
+    "F4": 0.5,
+}
 
 
 @dataclass(frozen=True, slots=True)
