@@ -6,10 +6,14 @@ import json
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import venv
 from pathlib import Path
+from typing import Any
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from .conftest import ROOT
 
@@ -56,3 +60,51 @@ def test_wheel_installs_and_finds_its_data(tmp_path: Path) -> None:
     assert "_data" in where and str(ROOT) not in where
     # The editable install in the test environment must not shadow the wheel.
     assert where.startswith(site)
+
+
+def _pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[canonicalize_name(name)] = version
+    return pins
+
+
+def _project() -> dict[str, Any]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]  # type: ignore[no-any-return]
+
+
+def test_runtime_dependencies_are_ranges_and_ci_pins_satisfy_them() -> None:
+    pins = _pins()
+    for spec in _project()["dependencies"]:
+        req = Requirement(spec)
+        assert not any(s.operator == "==" for s in req.specifier), f"{spec}: a range, not a pin (installed beside vLLM)"
+        assert any(s.operator == "<" for s in req.specifier), f"{spec}: an upper bound at the next untested major"
+        assert pins[canonicalize_name(req.name)] in req.specifier, f"constraints.txt pins {req.name} outside {spec}"
+
+
+def test_dependencies_accept_what_vllm_0_33_requires() -> None:
+    """Every package vLLM 0.33 and vllm-plan both require has a version both accept: the one CI tests."""
+    vllm = {}
+    for line in (ROOT / "tests" / "data" / "vllm-0.33.0-requires.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            req = Requirement(line)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                vllm[canonicalize_name(req.name)] = req
+    pins = _pins()
+    shared = 0
+    for spec in _project()["dependencies"]:
+        ours = Requirement(spec)
+        theirs = vllm.get(canonicalize_name(ours.name))
+        if theirs is not None:
+            shared += 1
+            pin = pins[canonicalize_name(ours.name)]
+            assert pin in theirs.specifier and pin in ours.specifier, (ours, theirs, pin)
+    assert shared >= 2  # huggingface_hub and pyyaml at least
+
+
+def test_kubernetes_client_is_an_extra() -> None:
+    project = _project()
+    assert not any(Requirement(d).name == "kubernetes" for d in project["dependencies"])
+    assert any(Requirement(d).name == "kubernetes" for d in project["optional-dependencies"]["cluster"])

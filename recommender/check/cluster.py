@@ -19,8 +19,11 @@ class GpuNode:
 
 def read_gpu_nodes(context: str | None = None) -> list[GpuNode]:
     """GPU nodes of the cluster in the kubeconfig (KUBECONFIG or ~/.kube/config), optionally a named context."""
-    from kubernetes import client, config
-    from kubernetes.config.config_exception import ConfigException
+    try:
+        from kubernetes import client, config
+        from kubernetes.config.config_exception import ConfigException
+    except ImportError:
+        raise InputError("--from-cluster needs the Kubernetes client: pip install 'vllm-plan[cluster]'") from None
 
     try:
         config.load_kube_config(context=context)  # type: ignore[no-untyped-call]
