@@ -1,8 +1,12 @@
-"""Shared fixtures: paths to the read-only shared/ material, a CliRunner helper."""
+"""Shared fixtures: paths to the read-only shared/ material, a CliRunner helper, and a guard against the network."""
 
 from __future__ import annotations
 
+import ipaddress
+import socket
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -29,3 +33,56 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not beside this checkout")
     return SHARED
+
+
+class NetworkAccessError(RuntimeError):
+    """A test tried to leave the machine: tests may talk to loopback servers only."""
+
+
+def _loopback(host: object) -> bool:
+    if not isinstance(host, str):
+        return False
+    if host in ("localhost", "localhost.localdomain", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_network() -> Iterator[None]:
+    """Fail any in-process connection or name lookup that is not loopback (the hub and cluster fakes listen on
+    127.0.0.1; subprocess tests point HF_ENDPOINT and KUBECONFIG there too)."""
+    real_connect, real_connect_ex, real_getaddrinfo = (
+        socket.socket.connect,
+        socket.socket.connect_ex,
+        socket.getaddrinfo,
+    )
+
+    def check(sock: socket.socket, address: Any) -> None:
+        if sock.family != getattr(socket, "AF_UNIX", None) and not _loopback(address[0]):
+            raise NetworkAccessError(f"a test tried to reach {address!r}: tests must not use the network")
+
+    def connect(sock: socket.socket, address: Any) -> None:
+        check(sock, address)
+        real_connect(sock, address)
+
+    def connect_ex(sock: socket.socket, address: Any) -> int:
+        check(sock, address)
+        return real_connect_ex(sock, address)
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host is not None and not _loopback(host.decode() if isinstance(host, bytes) else host):
+            raise NetworkAccessError(f"a test tried to resolve {host!r}: tests must not use the network")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = getaddrinfo
+    try:
+        yield
+    finally:
+        socket.socket.connect = real_connect  # type: ignore[method-assign]
+        socket.socket.connect_ex = real_connect_ex  # type: ignore[method-assign]
+        socket.getaddrinfo = real_getaddrinfo
