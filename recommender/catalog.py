@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from recommender.hardware import Gpu
+from recommender.node_gpu import LABEL_KINDS, InstanceType, NodeGpuTables, NodeLabel
 from recommender.resources import profiles_dir
 from recommender.units import MiB
 
@@ -77,6 +78,36 @@ def load_gpus() -> tuple[Gpu, ...]:
     folder = profiles_dir() / "gpus"
     gpus = [gpu_from_profile(_load_yaml(p), p.name) for p in sorted(folder.glob("*.yaml"))]
     return tuple(sorted(gpus, key=lambda g: (g.vendor != "nvidia", g.total_bytes, g.key)))
+
+
+@cache
+def load_node_gpu_tables() -> NodeGpuTables:
+    """profiles/instance-types.yaml: cloud instance types and node labels that name a GPU (each row sourced)."""
+    d = _load_yaml(profiles_dir() / "instance-types.yaml")
+    sources = d["sources"]
+    rows = [
+        InstanceType(str(r["name"]), provider, str(r["gpu"]), int(r["count"]), sources[r["source"]])
+        for provider, items in d["instance_types"].items()
+        for r in items
+    ]
+    labels = tuple(_node_label(item, sources) for item in d["labels"])
+    return NodeGpuTables(
+        instance_types={r.name.lower(): r for r in rows},
+        labels=labels,
+        count_labels=tuple(d["count_labels"]),
+        memory_labels=tuple(d["memory_labels"]),
+        mig_labels=tuple(d.get("mig_labels") or ()),
+    )
+
+
+def _node_label(item: dict[str, Any], sources: dict[str, str]) -> NodeLabel:
+    if item["kind"] not in LABEL_KINDS:
+        raise ValueError(f"instance-types.yaml: label {item['key']}: unknown kind {item['kind']!r}")
+    values = {
+        str(v).lower(): tuple(keys) if isinstance(keys, list) else (str(keys),)
+        for v, keys in (item.get("values") or {}).items()
+    }
+    return NodeLabel(item["key"], item["kind"], values, sources.get(item["source"], item["source"]))
 
 
 @dataclass(frozen=True, slots=True)

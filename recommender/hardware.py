@@ -69,26 +69,108 @@ def custom_gpu(memory_gib: float, *, name: str = "custom") -> Gpu:
     )
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+_MEMORY = re.compile(r"(?<![a-z0-9])(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?![a-z0-9])")
+# Words that vendors and tools put around a model name without changing the card: "NVIDIA GeForce RTX 4090",
+# "Tesla T4", "AMD Instinct MI300X OAM" (rocm-smi / the AMD node labeller), "... VF" (an SR-IOV function of
+# the whole card), "-SHARED" (GPU feature discovery's suffix for a time-sliced card).
+_NOISE_WORDS = frozenset({"nvidia", "amd", "geforce", "tesla", "instinct", "oam", "vf", "shared"})
 
 
-def resolve_gpu(query: str, catalog: Sequence[Gpu]) -> Gpu:
-    """Find a GPU by key, name, alias or GPU-feature-discovery label, ignoring case, spaces and dashes.
+@dataclass(frozen=True, slots=True)
+class GpuName:
+    """A GPU name reduced to what identifies the card: the model words and, if written, the memory in GB."""
 
-    Raises UnknownGpuError naming the closest matches.
+    model: str
+    memory_gb: float | None
+    mig: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> GpuName:
+        """Deterministic rules: lower-case; take out one `<n>GB`/`<n>G`/`<n>GiB` token as the memory; drop
+        vendor words; join the remaining letters and digits (`NVIDIA A100-SXM4-80GB` -> a100sxm4, 80)."""
+        lowered = text.lower().replace("_", " ")
+        memory: float | None = None
+        m = _MEMORY.search(lowered)
+        if m:
+            memory = float(m.group(1))
+            lowered = lowered[: m.start()] + " " + lowered[m.end() :]
+        words = [w for w in re.split(r"[^a-z0-9.]+", lowered) if w]
+        mig = "mig" in words
+        if mig:
+            words = words[: words.index("mig")]
+        model = "".join(re.sub(r"[^a-z0-9]", "", w) for w in words if w not in _NOISE_WORDS)
+        return cls(model, memory, mig)
+
+
+def _names(gpu: Gpu) -> set[GpuName]:
+    texts = (gpu.key, gpu.name, *gpu.aliases, *((gpu.gfd_product_label,) if gpu.gfd_product_label else ()))
+    return {GpuName.parse(t) for t in texts}
+
+
+def _same_memory(gpu: Gpu, memory_gb: float) -> bool:
+    return gpu.marketed_gb is not None and abs(gpu.marketed_gb - memory_gb) < 0.5
+
+
+def _by_memory_hint(candidates: list[Gpu], memory_mib: int | None) -> list[Gpu]:
+    """Among variants of one name, the one whose marketed size is nearest to a reported MiB total."""
+    if memory_mib is None or len(candidates) < 2 or any(g.marketed_gb is None for g in candidates):
+        return candidates
+    gib = memory_mib / 1024
+    best = min(abs((g.marketed_gb or 0) - gib) for g in candidates)
+    return [g for g in candidates if abs((g.marketed_gb or 0) - gib) == best]
+
+
+def _unique(gpus: list[Gpu]) -> list[Gpu]:
+    return list({g.key: g for g in gpus}.values())
+
+
+def _ambiguous(query: str, gpus: list[Gpu]) -> UnknownGpuError:
+    choices = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" if g.marketed_gb else g.key for g in gpus)
+    return UnknownGpuError(f"GPU {query!r} is ambiguous: one of {choices}")
+
+
+def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = None) -> Gpu:
+    """Find a GPU by key, name, alias, nvidia-smi/rocm-smi name or GPU-feature-discovery label.
+
+    Names are compared after `GpuName.parse`. A memory size in the query picks the variant with that marketed
+    size (`L4 24GB`, `A100 80G`); `memory_mib` (a MiB total a tool reported, e.g. GFD's nvidia.com/gpu.memory)
+    picks the nearest variant when the name alone is shared. A name that several cards share without a
+    catalogued default raises UnknownGpuError listing them; so does an unknown name, with the closest keys.
     """
-    wanted = _norm(query)
-    if not wanted:
+    wanted = GpuName.parse(query)
+    if not wanted.model:
         raise UnknownGpuError("empty GPU name; run `vllm-plan gpus` to list the known GPUs")
-    for gpu in catalog:
-        names = (gpu.key, gpu.name, *gpu.aliases, *((gpu.gfd_product_label,) if gpu.gfd_product_label else ()))
-        if wanted in {_norm(n) for n in names}:
-            return gpu
-    choices = {_norm(a): g.key for g in catalog for a in (g.key, *g.aliases)}
-    close = difflib.get_close_matches(wanted, list(choices), n=5, cutoff=0.5)
+    if wanted.mig:
+        raise UnknownGpuError(
+            f"{query!r} is a MIG slice: its memory is a fraction of the card's; give --gpu-memory-gib"
+        )
+    exact = _unique([g for g in catalog if wanted in _names(g)])
+    same_model = _unique([g for g in catalog if any(n.model == wanted.model for n in _names(g))])
+    if wanted.memory_gb is not None and not exact:
+        exact = [g for g in same_model if _same_memory(g, wanted.memory_gb)]
+        if not exact and same_model:
+            raise (
+                _ambiguous(query, same_model)
+                if len(same_model) > 1
+                else UnknownGpuError(
+                    f"{same_model[0].key} has {same_model[0].marketed_gb:g} GB, not {wanted.memory_gb:g} GB; "
+                    "for a modified card give --gpu-memory-gib"
+                )
+            )
+    found = exact or same_model
+    found = _by_memory_hint(found, memory_mib)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise _ambiguous(query, found)
+    raise _unknown(query, wanted, catalog)
+
+
+def _unknown(query: str, wanted: GpuName, catalog: Sequence[Gpu]) -> UnknownGpuError:
+    choices = {n.model: g.key for g in catalog for n in _names(g)}
+    close = difflib.get_close_matches(wanted.model, list(choices), n=5, cutoff=0.5)
     hint = ", ".join(dict.fromkeys(choices[c] for c in close))
     suffix = f"; closest: {hint}" if hint else ""
-    raise UnknownGpuError(
+    return UnknownGpuError(
         f"unknown GPU {query!r}{suffix} (run `vllm-plan gpus` for the list, or give --gpu-memory-gib)"
     )

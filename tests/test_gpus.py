@@ -79,3 +79,58 @@ def test_custom_card() -> None:
     assert gpu.total_bytes == 24 * GiB
     with pytest.raises(InputError):
         custom_gpu(0)
+
+
+# GPU names as tools print them and people write them, with where each spelling was seen.
+REAL_WORLD_NAMES = [
+    ("NVIDIA A100-SXM4-80GB", "a100-80gb", "vllm-project/vllm#17269 collect_env 'GPU 0: NVIDIA A100-SXM4-80GB'"),
+    ("NVIDIA H100 80GB HBM3", "h100-sxm", "NVIDIA/nccl#1264 nvidia-smi"),
+    ("NVIDIA GeForce RTX 4090", "rtx4090", "vllm-project/vllm#7553 nvidia-smi"),
+    ("NVIDIA L40S", "l40s", "modal-labs/modal-client#2797 nvidia-smi totals"),
+    ("Tesla T4", "t4", "torch.cuda.get_device_properties name (profiles/gpus/t4.yaml source)"),
+    ("NVIDIA RTX 6000 Ada Generation", "rtx6000-ada", "torch device name (profiles/gpus/rtx6000-ada.yaml source)"),
+    ("AMD Instinct MI300X", "mi300x", "rocm-smi/torch device name, e.g. Azure ND MI300X v5 notes"),
+    ("AMD_Instinct_MI300X_OAM", "mi300x", "AMD node labeller amd.com/gpu.product-name (ROCm k8s-device-plugin docs)"),
+    ("NVIDIA A10G", "a10g", "NVIDIA/DCGM#232 nvidia-smi"),
+    ("NVIDIA_H200", "h200", "vLLM fused_moe config device_name (shared calibration record C001)"),
+    ("NVIDIA-H100-80GB-HBM3", "h100-sxm", "GFD nvidia.com/gpu.product in public nodeSelectors"),
+    ("NVIDIA-A100-SXM4-40GB", "a100-40gb", "GFD label, vllm-project/aibrix#2388"),
+    ("Tesla-V100-SXM2-16GB", "v100-16gb", "GFD label, vllm-project/aibrix#2388"),
+    ("RTX 3090 24GB", "rtx3090", "shared calibration records C004-C009 'gpu' field"),
+    ("L40S 48GB", "l40s", "shared calibration record C002 'gpu' field"),
+    ("L4 24GB", "l4", "issue #11 (names people write)"),
+    ("H100 80GB HBM3", "h100-sxm", "issue #11 (names people write)"),
+    ("RTX 4080 16GB", "rtx4080", "shared calibration record C000 'gpu' field"),
+    ("A100-80GB", "a100-80gb", "shared calibration record C074 'gpu' field"),
+    ("A100 80G", "a100-80gb", "hiyouga/LlamaFactory#4056 ('A100 80G')"),
+    ("A100 40GB", "a100-40gb", "shared calibration record C010 'gpu' field"),
+    ("h100-sxm", "h100-sxm", "this catalog's key"),
+    ("H100", "h100-sxm", "documented default: the SXM card"),
+    ("A100", "a100-80gb", "documented default: the 80 GB SXM card"),
+]
+
+
+@pytest.mark.parametrize(("name", "key", "seen"), REAL_WORLD_NAMES)
+def test_real_world_names_resolve(name: str, key: str, seen: str) -> None:
+    assert resolve_gpu(name, load_gpus()).key == key, seen
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("A100 PCIe", r"ambiguous: one of a100-40gb-pcie \(40 GB\), a100-80gb-pcie \(80 GB\)"),
+        ("RTX 4090 48GB", r"rtx4090 has 24 GB, not 48 GB"),
+        ("NVIDIA A100-SXM4-40GB MIG 1g.5gb", r"MIG slice"),
+        ("", r"empty GPU name"),
+    ],
+)
+def test_names_that_do_not_identify_one_card(name: str, message: str) -> None:
+    with pytest.raises(UnknownGpuError, match=message):
+        resolve_gpu(name, load_gpus())
+
+
+def test_every_name_in_the_catalog_resolves_to_its_own_card() -> None:
+    catalog = load_gpus()
+    for gpu in catalog:
+        for name in (gpu.key, gpu.name, *((gpu.gfd_product_label,) if gpu.gfd_product_label else ())):
+            assert resolve_gpu(name, catalog).key == gpu.key, name
