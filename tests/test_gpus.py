@@ -7,12 +7,12 @@ import pytest
 from recommender.catalog import load_gpus
 from recommender.errors import InputError, UnknownGpuError
 from recommender.hardware import custom_gpu, resolve_gpu
-from recommender.units import GiB
+from recommender.units import GiB, MiB
 
 
-def test_at_least_25_gpus_with_nvidia_and_amd() -> None:
+def test_at_least_50_gpus_with_nvidia_and_amd() -> None:
     gpus = load_gpus()
-    assert len(gpus) >= 25
+    assert len(gpus) >= 50
     assert {"nvidia", "amd"} <= {g.vendor for g in gpus}
     for key in (
         "t4",
@@ -37,6 +37,26 @@ def test_at_least_25_gpus_with_nvidia_and_amd() -> None:
         "rtx-pro-6000",
         "mi300x",
         "mi325x",
+        # issue #11: cards people deploy that were missing
+        "a800-80gb",
+        "a800-40gb-pcie",
+        "h800",
+        "h20",
+        "l20",
+        "rtx5080",
+        "rtx5070ti",
+        "rtx4070ti-super",
+        "rtx4060ti-16gb",
+        "rtx-a4000",
+        "rtx-a4500",
+        "rtx-a5000",
+        "rtx-a5500",
+        "rtx-pro-6000-ws",
+        "rtx-pro-6000-maxq",
+        "mi250x",
+        "mi355x",
+        "a40",
+        "gb10",
     ):
         assert any(g.key == key for g in gpus), key
 
@@ -132,5 +152,33 @@ def test_names_that_do_not_identify_one_card(name: str, message: str) -> None:
 def test_every_name_in_the_catalog_resolves_to_its_own_card() -> None:
     catalog = load_gpus()
     for gpu in catalog:
-        for name in (gpu.key, gpu.name, *((gpu.gfd_product_label,) if gpu.gfd_product_label else ())):
-            assert resolve_gpu(name, catalog).key == gpu.key, name
+        assert resolve_gpu(gpu.key, catalog).key == gpu.key
+        for alias in gpu.aliases:
+            assert resolve_gpu(alias, catalog).key == gpu.key, alias
+        # nvidia-smi names and GFD labels may be shared by memory variants (RTX 4060 Ti 8/16 GB): the memory
+        # total a tool reports beside them (GFD's nvidia.com/gpu.memory) tells them apart.
+        mib = gpu.total_bytes // MiB
+        for name in (gpu.name, *((gpu.gfd_product_label,) if gpu.gfd_product_label else ())):
+            assert resolve_gpu(name, catalog, memory_mib=mib).key == gpu.key, name
+
+
+def test_a_name_two_memory_variants_share_needs_the_memory() -> None:
+    catalog = load_gpus()
+    with pytest.raises(UnknownGpuError, match=r"ambiguous: one of rtx4060ti-8gb \(8 GB\), rtx4060ti-16gb \(16 GB\)"):
+        resolve_gpu("NVIDIA GeForce RTX 4060 Ti", catalog)
+    assert resolve_gpu("RTX 4060 Ti 16GB", catalog).key == "rtx4060ti-16gb"
+    assert resolve_gpu("NVIDIA-GeForce-RTX-4060-Ti", catalog, memory_mib=8188).key == "rtx4060ti-8gb"
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [("h100-sxm", (1024, 8192)), ("a100-80gb", (256, 2048)), ("a800-80gb", (1024, 8192)), ("gb10", (256, 2048))],
+)
+def test_batch_defaults_follow_vllm_device_checks(key: str, expected: tuple[int, int]) -> None:
+    # vllm/engine/arg_utils.py get_batch_defaults: >= 70 GiB gets the large tier unless the device name holds
+    # "a100" (an A800 does not) or the device is a GB10 (cc 12.1, DGX Spark).
+    from recommender.memory.budget import batch_defaults
+    from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
+
+    gpu = next(g for g in load_gpus() if g.key == key)
+    assert batch_defaults(gpu, VllmVersion.parse(DEFAULT_VERSION)) == expected

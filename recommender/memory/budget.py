@@ -123,7 +123,8 @@ def batch_defaults(gpu: Gpu, version: VllmVersion) -> tuple[int, int]:
     total_gib = gpu.total_bytes / GiB
     if total_gib >= 160:
         return 1024, 16384
-    if total_gib >= 70 and "A100" not in gpu.name.upper():
+    # GB10 (DGX Spark, cc 12.1) has the memory but not the compute of a large GPU: vLLM keeps it on the small tier.
+    if total_gib >= 70 and "A100" not in gpu.name.upper() and gpu.compute_capability != "12.1":
         return 1024, 8192
     return 256, 2048
 
