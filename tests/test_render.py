@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from recommender.cli.render_cmd import load_plan
+from recommender.documents import plan_from_data
 from recommender.errors import InputError
 from recommender.memory.engine import VllmVersion
 from recommender.render.context import RenderOptions
@@ -75,7 +76,7 @@ def plans() -> dict[str, dict[str, Any]]:
 
 
 def _render(plan: dict[str, Any], emit: str = "all", **opts: Any) -> dict[str, str]:
-    files, _ = render(plan, expand(emit), RenderOptions(**opts), tool_version="test")
+    files, _ = render(plan_from_data(plan, "plan.json"), expand(emit), RenderOptions(**opts), tool_version="test")
     return files
 
 
@@ -240,13 +241,13 @@ def test_output_is_byte_identical_across_runs(plans: dict[str, dict[str, Any]]) 
     assert _render(plans["tp4"]) == _render(plans["tp4"])
 
 
-HOSTILE = ["my model $(rm -rf /); `id` \"quoted\" 'single'", "line\nbreak: {a: b} # not a comment", "50% $HOME ;&|"]
+HOSTILE = ["my model $(rm -rf /); `id` \"quoted\" 'single'", "x: {a: b} # not a comment - [1]", "50% $HOME ;&| \\"]
 
 
 @pytest.mark.parametrize("evil", HOSTILE)
 def test_hostile_values_stay_inert(plans: dict[str, dict[str, Any]], evil: str, tmp_path: Path) -> None:
     plan = json.loads(json.dumps(plans["one-gpu"]))
-    plan["model"] = evil
+    plan["model"] = plan["prediction"]["model"] = evil
     plan["command"] = ["vllm", "serve", evil, "--served-model-name", evil, *plan["command"][3:]]
     files = _render(plan, name=evil)
     # Shell: one argument, exactly the value.
@@ -266,11 +267,14 @@ def test_hostile_values_stay_inert(plans: dict[str, dict[str, Any]], evil: str, 
             "volumes",
             "x-vllm-plan",
         }
-    # YAML artifacts: every document parses, and the values come back unchanged.
+    # YAML artifacts: every document parses, and the values come back with `$` doubled where Kubernetes
+    # ($(VAR) in container words) and compose (${VAR} anywhere) would expand it.
     deployment = next(d for d in _docs(files["kubernetes.yaml"]) if d["kind"] == "Deployment")
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert args[0] == evil and args[2] == evil
-    assert yaml.safe_load(files["values.yaml"])["servingEngineSpec"]["modelSpec"][0]["modelURL"] == evil
+    assert args[0] == evil.replace("$", "$$") and args[2] == evil.replace("$", "$$")
+    assert yaml.safe_load(files["values.yaml"])["servingEngineSpec"]["modelSpec"][0]["modelURL"] == evil.replace(
+        "$", "$$"
+    )
     compose = yaml.safe_load(files["compose.yaml"])
     cmd = next(iter(compose["services"].values()))["command"]
     assert cmd[0] == evil.replace("$", "$$")  # compose reads $$ as a literal $
@@ -292,23 +296,13 @@ def test_hostile_values_stay_inert(plans: dict[str, dict[str, Any]], evil: str, 
         assert out.returncode == 0, out.stderr
 
 
-def test_bad_render_input() -> None:
+def test_bad_render_input(plans: dict[str, dict[str, Any]]) -> None:
     with pytest.raises(InputError, match="--emit"):
         expand("k8s,bogus")
     with pytest.raises(InputError, match="namespace"):
-        _render(
-            {
-                "command": ["vllm", "serve", "m"],
-                "model": "m",
-                "gpus": 1,
-                "replicas": 1,
-                "tensor_parallel_size": 1,
-                "pipeline_parallel_size": 1,
-                "inputs": {},
-                "prediction": {},
-            },
-            namespace="Bad_NS",
-        )
+        _render(plans["one-gpu"], namespace="Bad_NS")
+    with pytest.raises(InputError, match="namespace"):
+        _render(plans["one-gpu"], namespace="default\n")
 
 
 def test_writes_are_atomic_and_protected(tmp_path: Path) -> None:
@@ -327,7 +321,7 @@ def test_writes_are_atomic_and_protected(tmp_path: Path) -> None:
 def test_render_cli_from_saved_plan(tmp_path: Path) -> None:
     invoke(["recommend", *SCENARIOS["one-gpu"], "-o", str(tmp_path / "out"), "--emit", "command"])
     plan_file = tmp_path / "out" / "plan.yaml"
-    assert load_plan(plan_file)["kind"] == "Plan"
+    assert load_plan(plan_file).kind == "Plan"
     out = invoke(["render", str(plan_file), "--emit", "k8s"]).stdout
     assert "kind: Deployment" in out
     result = invoke(["render", str(tmp_path / "out" / "serve.sh")], exit_code=2)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from recommender.catalog import load_gpus, load_model
-from recommender.documents import plan_document
+from recommender.documents import plan_of
 from recommender.errors import InfeasibleError, InputError
 from recommender.hardware import resolve_gpu
 from recommender.memory.budget import explain
@@ -118,7 +118,7 @@ def test_feasible_plans_are_feasible_under_explain(target: Target, model: str, g
 
 
 def _argv(r: PlanResult) -> list[str]:
-    command: list[str] = plan_document(r, requested_model="x")["command"]
+    command = list(plan_of(r, requested_model="x").best.command)
     return command
 
 

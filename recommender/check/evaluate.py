@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from recommender.check.found import Found
+from recommender.documents import plan_annotations
 from recommender.errors import PlanError
 from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation, explain
@@ -15,7 +16,7 @@ from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.serve_args import parse_serve_argv
 
-ANN = "vllm-plan.io/"
+ANN = plan_annotations.PREFIX
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,25 +43,19 @@ class CheckResult:
     slo: Slo
 
 
-def _int(value: str | None) -> int | None:
-    try:
-        return int(value) if value not in (None, "", "None") else None
-    except ValueError:
-        return None
-
-
 def slo_for(found: Found, concurrency: int | None, context: int | None) -> Slo:
     """The command line wins over the plan annotations written by `render`."""
-    a = found.annotations
+    claimed, _ = plan_annotations.decode(found.annotations)
     return Slo(
-        concurrency if concurrency is not None else _int(a.get(ANN + "target-concurrency")),
-        context if context is not None else _int(a.get(ANN + "target-context")),
+        concurrency if concurrency is not None else claimed.target_concurrency,
+        context if context is not None else claimed.target_context,
     )
 
 
 def version_for(found: Found, given: str | None, default: str) -> VllmVersion:
     """--vllm-version, else the plan annotation, else the image tag (vX.Y.Z), else the default."""
-    for candidate in (given, found.annotations.get(ANN + "vllm-version"), found.image_tag):
+    claimed, _ = plan_annotations.decode(found.annotations)
+    for candidate in (given, claimed.vllm_version, found.image_tag):
         if candidate and re.fullmatch(r"v?\d+\.\d+(\.\d+)?.*", candidate):
             try:
                 return VllmVersion.parse(candidate)
@@ -132,7 +127,8 @@ def evaluate(
     slo: Slo,
 ) -> CheckResult:
     """Predict vLLM's startup with exactly these flags and judge the deployment."""
-    failures: list[str] = list(found.problems)
+    claimed, malformed = plan_annotations.decode(found.annotations)
+    failures: list[str] = [*found.problems, *malformed]
     warnings: list[str] = []
     cmd = parse_serve_argv(list(found.argv))
     model_ref = str(cmd.values.get("model", ""))
@@ -177,7 +173,10 @@ def evaluate(
             "TP/PP > 1 without a memory-backed /dev/shm: NCCL will fail or crawl (mount an emptyDir "
             "with medium: Memory at /dev/shm)"
         )
-    replicas = _int(found.annotations.get(ANN + "replicas")) or 1
+    overstated, understated = plan_annotations.prediction_drift(claimed, e, gpu_key=gpu.key, version=version)
+    failures += overstated
+    warnings += understated
+    replicas = claimed.replicas or 1
     length = slo.context or e.max_model_len
     need = slo.concurrency or 1
     if slo.context and slo.context > e.max_model_len:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from recommender.check.found import Found
+from recommender.documents import plan_annotations, plan_from_data
 from recommender.errors import InputError
 
 _API_SERVER = "vllm.entrypoints.openai.api_server"
@@ -250,13 +251,9 @@ def read_compose(doc: dict[str, Any], source: str) -> list[Found]:
 
 
 def read_plan(doc: dict[str, Any], source: str) -> list[Found]:
-    """A plan document written by `recommend`."""
-    inputs = doc.get("inputs") or {}
-    annotations = {
-        "vllm-plan.io/gpu": str(inputs.get("gpu") or ""),
-        "vllm-plan.io/vllm-version": str(inputs.get("vllm_version")),
-        "vllm-plan.io/target-concurrency": str(inputs.get("concurrency") or ""),
-        "vllm-plan.io/target-context": str(inputs.get("context") or ""),
-        "vllm-plan.io/replicas": str(doc.get("replicas") or 1),
-    }
-    return [Found(source, "plan", tuple(str(a) for a in doc.get("command") or []), annotations=annotations)]
+    """A plan document written by `recommend`, validated (a malformed or tampered plan is an input error); its
+    promise and prediction become the annotations `render` would write, so the same checks apply."""
+    plan = plan_from_data(doc, source)
+    tool = plan.generator.removeprefix("vllm-plan ")
+    claimed = plan_annotations.from_plan(plan, tool_version=tool)
+    return [Found(source, "plan", plan.best.command, annotations=dict(plan_annotations.encode(claimed)))]

@@ -11,7 +11,7 @@ from recommender.catalog import load_model
 from recommender.cli.explain_cmd import render_table, resolve_hardware
 from recommender.cli.output import emit, format_option, table
 from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
-from recommender.documents import plan_document
+from recommender.documents import Plan, dump, plan_of
 from recommender.errors import InputError
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.project import merge_settings, require
@@ -22,7 +22,7 @@ from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
 
 
-def render_plan(result: PlanResult, doc: dict[str, Any]) -> str:
+def render_plan(result: PlanResult, plan: Plan) -> str:
     """Human output: the chosen command and budget, alternatives, and why the rest was rejected."""
     import shlex
 
@@ -31,7 +31,7 @@ def render_plan(result: PlanResult, doc: dict[str, Any]) -> str:
         f"Plan for {result.target.describe()} on {result.hardware.total_gpus} x {result.hardware.gpu.name}",
         f"  {best.reason}",
         "",
-        "  " + shlex.join(doc["command"]),
+        "  " + shlex.join(plan.best.command),
         "",
     ]
     if best.replicas > 1:
@@ -167,14 +167,14 @@ def recommend(
     result = plan(
         model, variants, hw, target, version=VllmVersion.parse(s.get("vllm_version") or DEFAULT_VERSION), policy=policy
     )
-    doc = plan_document(result, requested_model=model_ref)
+    doc = plan_of(result, requested_model=model_ref)
     if emit_spec or output_dir:
         import yaml
 
-        plan_yaml = yaml.safe_dump(doc, sort_keys=False, width=120)
+        plan_yaml = yaml.safe_dump(dump(doc), sort_keys=False, width=120)
         emit_artifacts(doc, emit_spec or "all", opts, output_dir, force, extra_files={"plan.yaml": plan_yaml})
         return
     if fmt == "table":
         click.echo(render_plan(result, doc))
     else:
-        emit(doc, fmt)
+        emit(dump(doc), fmt)

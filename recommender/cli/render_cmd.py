@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 import click
 
 from recommender import __version__
+from recommender.documents import Plan, plan_from_text
+from recommender.documents.parse import MAX_PLAN_CHARS
 from recommender.errors import InputError
 from recommender.render.context import ARTIFACTS, RenderOptions
 
@@ -56,10 +58,7 @@ def render_options(func: F) -> F:
 
 
 def options_from(kw: dict[str, Any]) -> RenderOptions:
-    """RenderOptions from the click keyword arguments (consumed)."""
-    vllm_bin = kw.pop("vllm_bin")
-    if not str(vllm_bin).startswith("/"):
-        raise InputError(f"--vllm-bin must be an absolute path (systemd requires it), got {vllm_bin!r}")
+    """RenderOptions from the click keyword arguments (consumed); validated when rendering."""
     return RenderOptions(
         name=kw.pop("name"),
         namespace=kw.pop("namespace"),
@@ -71,12 +70,12 @@ def options_from(kw: dict[str, Any]) -> RenderOptions:
         storage_gib=kw.pop("storage_gib"),
         hf_token_secret=kw.pop("hf_token_secret"),
         runtime_class=kw.pop("runtime_class"),
-        vllm_bin=vllm_bin,
+        vllm_bin=kw.pop("vllm_bin"),
     )
 
 
 def emit_artifacts(
-    plan: dict[str, Any],
+    plan: Plan,
     emit: str,
     opts: RenderOptions,
     output_dir: Path | None,
@@ -100,23 +99,18 @@ def emit_artifacts(
         click.echo(f"{status}: {path}")
 
 
-def load_plan(path: Path) -> dict[str, Any]:
-    """Read a plan document (YAML or JSON) written by `recommend`."""
-    import yaml
-
+def load_plan(path: Path) -> Plan:
+    """Read and validate a plan document (YAML or JSON) written by `recommend`."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_PLAN_CHARS * 4 + 1)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path} is not valid YAML or JSON") from exc
-    if (
-        not isinstance(data, dict)
-        or data.get("kind") != "Plan"
-        or not str(data.get("apiVersion", "")).startswith("vllm-plan/")
-    ):
-        raise InputError(f"{path} is not a vllm-plan plan document (apiVersion vllm-plan/v1, kind Plan)")
-    return data
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}), not a plan document") from exc
+    return plan_from_text(text, str(path))
 
 
 @click.command()

@@ -1,18 +1,49 @@
-"""Plan document -> the values each template places (pure: every number and string is computed here)."""
+"""Typed plan + options -> the values each template places (pure: every number and string is computed here).
+
+`deployment()` validates the options and computes the facts every artifact shares (`Deployment`, raw values);
+one frozen context per artifact then holds exactly what its template places, already escaped for that target
+(render/escape.py). A renamed field is a mypy error here and a test failure for the template
+(tests/test_render.py compares each template's variables with its context's fields).
+"""
 
 from __future__ import annotations
 
-import json
 import math
-import shlex
+import re
 from dataclasses import dataclass
-from typing import Any
 
+from recommender.documents import plan_annotations
+from recommender.documents.plan import MAX_REPLICAS, Plan
 from recommender.errors import InputError
-from recommender.render.names import k8s_name, systemd_quote, validate_k8s_name
+from recommender.render.escape import (
+    Comment,
+    Shell,
+    Systemd,
+    Yaml,
+    comment,
+    shell,
+    systemd_command,
+    systemd_text,
+    systemd_word,
+    yaml_arg,
+    yaml_list,
+    yaml_str,
+)
+from recommender.render.names import k8s_name, validate_k8s_name
+from recommender.serve_args import FLAGS
 
 ARTIFACTS = ("command", "systemd", "k8s", "helm", "compose")
-ANNOTATION_PREFIX = "vllm-plan.io"
+MAX_GPUS_PER_HOST = 64  # systemd units and compose services share one host; render k8s beyond that
+MAX_STORAGE_GIB = 1 << 20
+
+# distribution/reference's grammar for a repository name (no tag, no digest) and for a tag
+_IMAGE = re.compile(
+    r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?/)?"
+    r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"
+)
+_TAG = re.compile(r"[\w][\w.-]{0,127}", re.ASCII)
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_USER = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,173 +66,435 @@ class RenderOptions:
     hf_home: str = "/var/lib/vllm/huggingface"
 
 
-def one_line(text: str) -> str:
-    """Text safe inside a comment or a one-line systemd setting: control characters shown as escapes."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+@dataclass(frozen=True, slots=True)
+class Deployment:
+    """What every artifact deploys: the plan's command and figures, the options, and the sizes derived from them."""
+
+    plan: Plan
+    opts: RenderOptions
+    tool_version: str
+    name: str
+    notes: tuple[str, ...]
+    replicas: int
+    nodes: int
+    multinode: bool
+    gpus_per_replica: int
+    gpus_per_pod: int
+    image_tag: str
+    startup_seconds: int
+    storage_gib: int
+    shm_gib: int
+    cpu: int
+    memory_gib: int
+    annotations: tuple[tuple[str, str], ...]
+
+    @property
+    def serve_args(self) -> tuple[str, ...]:
+        """`vllm serve` arguments after `serve` for one server on --port (Ray for a multi-node plan)."""
+        ray = ("--distributed-executor-backend", "ray") if self.multinode else ()
+        return (*self.plan.best.command[2:], "--host", "0.0.0.0", "--port", str(self.opts.port), *ray)
+
+    @property
+    def vllm_version(self) -> str:
+        """The plan's vLLM release."""
+        return self.plan.inputs.vllm_version
+
+    @property
+    def model(self) -> str:
+        """The model the command serves."""
+        return self.plan.best.model
 
 
-def _yaml(value: Any) -> str:
-    """A YAML scalar that parses back to exactly `value` (JSON is a subset of YAML flow scalars)."""
-    return json.dumps(value, ensure_ascii=False)
+def _check_options(opts: RenderOptions) -> None:
+    checks: list[tuple[bool, str]] = [
+        (1 <= opts.port <= 65535, f"--port must be between 1 and 65535, got {opts.port}"),
+        (
+            opts.replicas is None or 1 <= opts.replicas <= MAX_REPLICAS,
+            f"--replicas must be between 1 and {MAX_REPLICAS:,}, got {opts.replicas}",
+        ),
+        (
+            opts.storage_gib is None or 1 <= opts.storage_gib <= MAX_STORAGE_GIB,
+            f"--storage-gib must be between 1 and {MAX_STORAGE_GIB:,}, got {opts.storage_gib}",
+        ),
+        (
+            len(opts.image) <= 255 and bool(_IMAGE.fullmatch(opts.image)),
+            f"--image {opts.image!r} is not an image repository (give the tag with --image-tag)",
+        ),
+        (
+            opts.image_tag is None or bool(_TAG.fullmatch(opts.image_tag)),
+            f"--image-tag {opts.image_tag!r} is not a valid image tag",
+        ),
+        (
+            opts.vllm_bin.startswith("/") and opts.vllm_bin.isprintable() and len(opts.vllm_bin) <= 4096,
+            f"--vllm-bin must be an absolute path (systemd requires it), got {opts.vllm_bin!r}",
+        ),
+        (bool(_USER.fullmatch(opts.user)), f"user {opts.user!r} is not a valid user name"),
+    ]
+    for what, value in (("--storage-class", opts.storage_class), ("--runtime-class", opts.runtime_class)):
+        checks.append(
+            (
+                value is None or (len(value) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(value))),
+                f"{what} {value!r} is not a valid Kubernetes name (lowercase letters, digits, '-', '.')",
+            )
+        )
+    checks += [
+        (p.startswith("/") and p.isprintable(), f"{p!r} is not an absolute path") for p in (opts.env_file, opts.hf_home)
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise InputError(message)
+    validate_k8s_name(opts.namespace, what="namespace")
+    validate_k8s_name(opts.hf_token_secret, what="secret name")
 
 
-def _plan_fields(plan: dict[str, Any]) -> dict[str, Any]:
-    try:
-        return {
-            "argv": [str(a) for a in plan["command"]],
-            "model": str(plan["model"]),
-            "gpus": int(plan["gpus"]),
-            "replicas": int(plan.get("replicas") or 1),
-            "tp": int(plan["tensor_parallel_size"]),
-            "pp": int(plan["pipeline_parallel_size"]),
-            "inputs": dict(plan["inputs"]),
-            "prediction": dict(plan["prediction"]),
-        }
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"the plan document is missing or has a malformed field ({exc})") from exc
-
-
-def build_context(plan: dict[str, Any], opts: RenderOptions, *, tool_version: str) -> dict[str, Any]:
-    """Everything the templates need, computed once."""
-    p = _plan_fields(plan)
-    if opts.replicas is not None:
-        if opts.replicas < 1:
-            raise InputError(f"--replicas must be at least 1, got {opts.replicas}")
-        p["replicas"] = opts.replicas
-    argv = p["argv"]
-    if argv[:2] != ["vllm", "serve"] or len(argv) < 3:
-        raise InputError("the plan's command must start with `vllm serve MODEL`")
-    notes: list[str] = []
-    name, note = k8s_name(opts.name or f"vllm-{p['model'].split('/')[-1]}", what="name", max_len=50)
-    if note and opts.name:
-        notes.append(note)
-    namespace = validate_k8s_name(opts.namespace, what="namespace")
-    secret = validate_k8s_name(opts.hf_token_secret, what="secret name")
-    if not 1 <= opts.port <= 65535:
-        raise InputError(f"--port must be between 1 and 65535, got {opts.port}")
-    inputs, pred = p["inputs"], p["prediction"]
-    version = str(inputs.get("vllm_version") or pred.get("vllm_version"))
-    gpus_per_replica = p["tp"] * p["pp"]
-    nodes = int(inputs.get("nodes") or 1)
-    gpus_per_pod = gpus_per_replica // nodes if p["pp"] > 1 and nodes > 1 else gpus_per_replica
-    weights_gib = float(pred.get("weights_gib") or 0) * gpus_per_replica
-    serve_args = [*argv[2:], "--host", "0.0.0.0", "--port", str(opts.port)]
-    multinode = nodes > 1 and p["pp"] > 1
-    if multinode:
-        serve_args += ["--distributed-executor-backend", "ray"]
+def deployment(plan: Plan, opts: RenderOptions, *, tool_version: str) -> Deployment:
+    """Validate the options against the plan and compute what every artifact shares."""
+    _check_options(opts)
+    best = plan.best
+    replicas = opts.replicas if opts.replicas is not None else best.replicas
+    name, note = k8s_name(opts.name or f"vllm-{best.model.split('/')[-1]}", what="name", max_len=50)
+    nodes = plan.inputs.nodes
+    pp = best.pipeline_parallel_size
+    gpus_per_replica = best.tensor_parallel_size * pp
+    multinode = nodes > 1 and pp > 1
+    gpus_per_pod = max(1, gpus_per_replica // nodes) if multinode else gpus_per_replica
+    weights_gib = (plan.prediction.weights_gib or 0.0) * gpus_per_replica
     # Loading time budget: 10 s per GiB of weights (download + load) on top of 2 minutes, at most 1 hour.
     startup_seconds = min(3600, 120 + math.ceil(weights_gib * 10))
-    storage = opts.storage_gib or max(20, math.ceil(weights_gib * 1.3 / 10) * 10)
-    shm_gib = 1 if gpus_per_pod == 1 else min(32, 2 * gpus_per_pod)
-    cpu = max(2, 4 * gpus_per_pod)
-    memory_gib = 16 + 8 * gpus_per_pod
-    gpu_key = str(inputs.get("gpu", ""))
-    annotations = {
-        f"{ANNOTATION_PREFIX}/tool-version": tool_version,
-        f"{ANNOTATION_PREFIX}/vllm-version": version,
-        f"{ANNOTATION_PREFIX}/gpu": gpu_key,
-        f"{ANNOTATION_PREFIX}/kv-cache-tokens": str(pred.get("kv_cache_tokens")),
-        f"{ANNOTATION_PREFIX}/max-concurrency": str(pred.get("max_concurrency")),
-        f"{ANNOTATION_PREFIX}/max-model-len": str(pred.get("max_model_len")),
-        f"{ANNOTATION_PREFIX}/target-concurrency": str(inputs.get("concurrency") or ""),
-        f"{ANNOTATION_PREFIX}/target-context": str(inputs.get("context") or ""),
-        f"{ANNOTATION_PREFIX}/replicas": str(p["replicas"]),
-    }
-    labels = {
-        "app.kubernetes.io/name": "vllm",
-        "app.kubernetes.io/instance": name,
-        "app.kubernetes.io/version": version,
-        "app.kubernetes.io/component": "inference-server",
-        "app.kubernetes.io/managed-by": "vllm-plan",
-    }
-    visible = [
-        ",".join(str(g) for g in range(r * gpus_per_replica, (r + 1) * gpus_per_replica)) for r in range(p["replicas"])
-    ]
-    exec_start = [opts.vllm_bin, "serve", *argv[2:], "--host", "0.0.0.0"]
-    units = [
-        {
-            "name": f"{name}-{r}" if p["replicas"] > 1 else name,
-            "cuda_visible_devices": visible[r],
-            "device_ids": visible[r].split(","),
-            # compose interpolates $ in every value: $$ keeps it literal
-            "compose_args": [
-                a.replace("$", "$$") for a in [*argv[2:], "--host", "0.0.0.0", "--port", str(opts.port + r)]
-            ],
-            "exec_start": " ".join(systemd_quote(a) for a in [*exec_start, "--port", str(opts.port + r)]),
-            "port": opts.port + r,
-        }
-        for r in range(p["replicas"])
-    ]
-    return {
-        "tool_version": tool_version,
-        "vllm_version": version,
-        "model": p["model"],
-        "name": name,
-        "model_comment": one_line(p["model"]),
-        "model_systemd": one_line(p["model"]).replace("%", "%%").replace("$", "$$"),
-        "namespace": namespace,
-        "port": opts.port,
-        "image": f"{opts.image}:{opts.image_tag or 'v' + version}",
-        "image_repository": opts.image,
-        "image_tag": opts.image_tag or f"v{version}",
-        "gpus_per_pod": gpus_per_pod,
-        "gpus_per_replica": gpus_per_replica,
-        "replicas": p["replicas"],
-        "nodes": nodes,
-        "multinode": multinode,
-        "tp": p["tp"],
-        "pp": p["pp"],
-        "shell_command": shlex.join([*argv, "--host", "0.0.0.0", "--port", str(opts.port)]),
-        "serve_args": serve_args,
-        "serve_args_shell": shlex.join(["vllm", "serve", *serve_args]),
-        "startup_seconds": startup_seconds,
-        "startup_failure_threshold": math.ceil(startup_seconds / 10),
-        "storage": f"{storage}Gi",
-        "access_mode": "ReadWriteOnce" if p["replicas"] == 1 else "ReadWriteMany",
-        "storage_class": opts.storage_class,
-        "shm": f"{shm_gib}Gi",
-        "shm_compose": f"{shm_gib}g",
-        "cpu": str(cpu),
-        "cpu_count": cpu,
-        "memory": f"{memory_gib}Gi",
-        "hf_token_secret": secret,
-        "gpu_product": inputs.get("gpu_product_label"),
-        "runtime_class": opts.runtime_class,
-        "annotations": annotations,
-        "labels": labels,
-        "comment_annotations": {k: one_line(v) for k, v in annotations.items()},
-        "units": units,
-        "user": opts.user,
-        "env_file": opts.env_file,
-        "hf_home": opts.hf_home,
-        "timeout_start": startup_seconds + 60,
-        "prediction": pred,
-        "inputs": inputs,
-        "notes": notes,
-        "helm_extra_args": _helm_extra(argv[3:]),
-        "max_model_len": pred.get("max_model_len"),
-        "gpu_memory_utilization": pred.get("gpu_memory_utilization"),
-        "max_num_seqs": pred.get("max_num_seqs"),
-        "dtype": "auto",
-    }
+    claimed = plan_annotations.from_plan(plan, tool_version=tool_version, replicas=replicas)
+    return Deployment(
+        plan=plan,
+        opts=opts,
+        tool_version=tool_version,
+        name=name,
+        notes=(note,) if note and opts.name else (),
+        replicas=replicas,
+        nodes=nodes,
+        multinode=multinode,
+        gpus_per_replica=gpus_per_replica,
+        gpus_per_pod=gpus_per_pod,
+        image_tag=opts.image_tag or f"v{plan.inputs.vllm_version}",
+        startup_seconds=startup_seconds,
+        storage_gib=opts.storage_gib or max(20, math.ceil(weights_gib * 1.3 / 10) * 10),
+        shm_gib=1 if gpus_per_pod == 1 else min(32, 2 * gpus_per_pod),
+        cpu=max(2, 4 * gpus_per_pod),
+        memory_gib=16 + 8 * gpus_per_pod,
+        annotations=plan_annotations.encode(claimed),
+    )
 
 
-_HELM_FIELDS = {"--tensor-parallel-size", "--max-model-len", "--gpu-memory-utilization", "--max-num-seqs"}
+def _one_host(d: Deployment, artifact: str) -> None:
+    """systemd units and compose services put every replica on one host, each on its own port."""
+    gpus = d.replicas * d.gpus_per_replica
+    if gpus > MAX_GPUS_PER_HOST:
+        raise InputError(
+            f"{d.replicas} replicas x {d.gpus_per_replica} GPU(s) = {gpus} GPUs on one host for {artifact}: "
+            f"at most {MAX_GPUS_PER_HOST} (render k8s to spread replicas over nodes)"
+        )
+    last = d.opts.port + d.replicas - 1
+    if last > 65535:
+        raise InputError(
+            f"--port {d.opts.port} with {d.replicas} replicas needs ports up to {last} for {artifact} "
+            "(one per replica): lower --port"
+        )
 
 
-def _helm_extra(flags: list[str]) -> list[str]:
-    """Flags the production-stack chart has no dedicated key for."""
+def _header(d: Deployment) -> tuple[Comment, Comment, Comment]:
+    return comment(d.model), comment(d.vllm_version), comment(d.tool_version)
+
+
+def _comment_annotations(d: Deployment) -> tuple[Comment, ...]:
+    return tuple(comment(f"{k}: {v}") for k, v in d.annotations)
+
+
+def _yaml_pairs(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[Yaml, Yaml], ...]:
+    return tuple((yaml_str(k), yaml_str(v)) for k, v in pairs)
+
+
+def _visible_devices(d: Deployment, replica: int) -> tuple[str, ...]:
+    first = replica * d.gpus_per_replica
+    return tuple(str(g) for g in range(first, first + d.gpus_per_replica))
+
+
+def _replica_name(d: Deployment, replica: int) -> str:
+    return f"{d.name}-{replica}" if d.replicas > 1 else d.name
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptContext:
+    """command.sh.j2: a POSIX shell script that execs vllm serve."""
+
+    model: Comment
+    vllm_version: Comment
+    tool_version: Comment
+    kv_cache_tokens: int
+    max_concurrency: float
+    max_model_len: int
+    annotations: tuple[Comment, ...]
+    command: Shell
+
+
+def script_context(d: Deployment) -> ScriptContext:
+    """The values of serve.sh."""
+    model, version, tool = _header(d)
+    pred = d.plan.prediction
+    return ScriptContext(
+        model=model,
+        vllm_version=version,
+        tool_version=tool,
+        kv_cache_tokens=pred.kv_cache_tokens,
+        max_concurrency=pred.max_concurrency,
+        max_model_len=pred.max_model_len,
+        annotations=_comment_annotations(d),
+        command=shell(["vllm", "serve", *d.plan.best.command[2:], "--host", "0.0.0.0", "--port", str(d.opts.port)]),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class UnitContext:
+    """vllm.service.j2: one systemd unit per replica."""
+
+    annotations: tuple[Comment, ...]
+    description: Systemd
+    user: Systemd
+    env_file: Systemd
+    environment: tuple[Systemd, ...]
+    exec_start: Systemd
+    timeout_start: int
+
+
+def unit_contexts(d: Deployment) -> tuple[tuple[str, UnitContext], ...]:
+    """Each replica's unit file name (<name>.service: a DNS label, safe as a file name) and values."""
+    _one_host(d, "systemd")
+    units = []
+    for r in range(d.replicas):
+        name = _replica_name(d, r)
+        argv = [d.opts.vllm_bin, "serve", *d.plan.best.command[2:], "--host", "0.0.0.0", "--port", str(d.opts.port + r)]
+        unit = UnitContext(
+            annotations=_comment_annotations(d),
+            description=systemd_text(
+                f"vLLM server {name} for {d.model} (planned by vllm-plan {d.tool_version}, vLLM {d.vllm_version})"
+            ),
+            user=systemd_text(d.opts.user),
+            env_file=systemd_text(d.opts.env_file),
+            environment=(
+                systemd_word(f"CUDA_VISIBLE_DEVICES={','.join(_visible_devices(d, r))}"),
+                systemd_word(f"HF_HOME={d.opts.hf_home}"),
+            ),
+            exec_start=systemd_command(argv),
+            timeout_start=d.startup_seconds + 60,
+        )
+        units.append((f"{name}.service", unit))
+    return tuple(units)
+
+
+@dataclass(frozen=True, slots=True)
+class KubernetesContext:
+    """k8s/deployment.yaml.j2 and k8s/leaderworkerset.yaml.j2."""
+
+    model: Comment
+    tool_version: Comment
+    replicas: int
+    gpus_per_pod: int
+    nodes: int
+    tp: int
+    pp: int
+    name: Yaml
+    cache_claim: Yaml
+    namespace: Yaml
+    labels: tuple[tuple[Yaml, Yaml], ...]
+    annotations: tuple[tuple[Yaml, Yaml], ...]
+    access_mode: Yaml
+    storage_class: Yaml | None
+    storage: Yaml
+    runtime_class: Yaml | None
+    gpu_product: Yaml | None
+    image: Yaml
+    args: tuple[Yaml, ...]
+    leader_command: Yaml
+    port: int
+    hf_token_secret: Yaml
+    cpu: Yaml
+    memory: Yaml
+    gpu_count: Yaml
+    startup_failure_threshold: int
+    shm: Yaml
+
+
+def _labels(d: Deployment) -> tuple[tuple[str, str], ...]:
+    return (
+        ("app.kubernetes.io/name", "vllm"),
+        ("app.kubernetes.io/instance", d.name),
+        ("app.kubernetes.io/version", d.vllm_version),
+        ("app.kubernetes.io/component", "inference-server"),
+        ("app.kubernetes.io/managed-by", "vllm-plan"),
+    )
+
+
+def _optional(value: str | None) -> Yaml | None:
+    return yaml_str(value) if value else None
+
+
+def kubernetes_context(d: Deployment) -> KubernetesContext:
+    """The values of the Kubernetes manifests (container words `$`-escaped: Kubernetes expands `$(VAR)`)."""
+    model, _, tool = _header(d)
+    leader = "ray start --head --port=6379 && exec " + shell(["vllm", "serve", *d.serve_args])
+    return KubernetesContext(
+        model=model,
+        tool_version=tool,
+        replicas=d.replicas,
+        gpus_per_pod=d.gpus_per_pod,
+        nodes=d.nodes,
+        tp=d.plan.best.tensor_parallel_size,
+        pp=d.plan.best.pipeline_parallel_size,
+        name=yaml_str(d.name),
+        cache_claim=yaml_str(f"{d.name}-cache"),
+        namespace=yaml_str(d.opts.namespace),
+        labels=_yaml_pairs(_labels(d)),
+        annotations=_yaml_pairs(d.annotations),
+        access_mode=yaml_str("ReadWriteOnce" if d.replicas == 1 else "ReadWriteMany"),
+        storage_class=_optional(d.opts.storage_class),
+        storage=yaml_str(f"{d.storage_gib}Gi"),
+        runtime_class=_optional(d.opts.runtime_class),
+        gpu_product=_optional(d.plan.inputs.gpu_product_label),
+        image=yaml_str(f"{d.opts.image}:{d.image_tag}"),
+        args=tuple(yaml_arg(a) for a in d.serve_args),
+        leader_command=yaml_arg(leader),
+        port=d.opts.port,
+        hf_token_secret=yaml_str(d.opts.hf_token_secret),
+        cpu=yaml_str(str(d.cpu)),
+        memory=yaml_str(f"{d.memory_gib}Gi"),
+        gpu_count=yaml_str(str(d.gpus_per_pod)),
+        startup_failure_threshold=math.ceil(d.startup_seconds / 10),
+        shm=yaml_str(f"{d.shm_gib}Gi"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HelmContext:
+    """helm-values.yaml.j2: vLLM production-stack chart values."""
+
+    model_comment: Comment
+    tool_version: Comment
+    runtime_class: Yaml | None
+    name: Yaml
+    repository: Yaml
+    tag: Yaml
+    model_url: Yaml
+    replicas: int
+    cpu: int
+    memory: Yaml
+    gpus: int
+    storage: Yaml
+    storage_class: Yaml | None
+    shm: Yaml
+    hf_token_secret: Yaml
+    gpu_product: Yaml | None
+    tp: int
+    max_model_len: int
+    gpu_memory_utilization: float
+    max_num_seqs: int
+    dtype: Yaml
+    extra_args: tuple[Yaml, ...]
+
+
+# Flags the production-stack chart has its own vllmConfig keys for (deployment-vllm-multi.yaml)
+_HELM_FIELDS = frozenset({"tensor_parallel_size", "max_model_len", "gpu_memory_utilization", "max_num_seqs"})
+
+
+def helm_extra_args(flags: tuple[str, ...]) -> tuple[str, ...]:
+    """The flags after the model that the chart has no dedicated key for (each with its value)."""
     out: list[str] = []
     i = 0
     while i < len(flags):
-        flag = flags[i]
-        takes_value = i + 1 < len(flags) and not flags[i + 1].startswith("--")
-        if flag not in _HELM_FIELDS:
-            out.append(flag)
-            if takes_value:
-                out.append(flags[i + 1])
+        name, eq, _ = flags[i].partition("=")
+        field, kind = FLAGS.get(name, ("", "?"))
+        takes_value = not eq and kind not in ("bool", "false") and i + 1 < len(flags)
+        if kind == "?":  # not a flag we model: a value follows unless the next word is a flag
+            takes_value = takes_value and not flags[i + 1].startswith("-")
+        if field not in _HELM_FIELDS:
+            out += flags[i : i + (2 if takes_value else 1)]
         i += 2 if takes_value else 1
-    return out
+    return tuple(out)
 
 
-yaml_scalar = _yaml
+def helm_context(d: Deployment) -> HelmContext:
+    """The values of the production-stack chart (container words `$`-escaped: they become container args)."""
+    model, _, tool = _header(d)
+    pred = d.plan.prediction
+    return HelmContext(
+        model_comment=model,
+        tool_version=tool,
+        runtime_class=_optional(d.opts.runtime_class),
+        name=yaml_str(d.name),
+        repository=yaml_str(d.opts.image),
+        tag=yaml_str(d.image_tag),
+        model_url=yaml_arg(d.model),
+        replicas=d.replicas,
+        cpu=d.cpu,
+        memory=yaml_str(f"{d.memory_gib}Gi"),
+        gpus=d.gpus_per_pod,
+        storage=yaml_str(f"{d.storage_gib}Gi"),
+        storage_class=_optional(d.opts.storage_class),
+        shm=yaml_str(f"{d.shm_gib}Gi"),
+        hf_token_secret=yaml_str(d.opts.hf_token_secret),
+        gpu_product=_optional(d.plan.inputs.gpu_product_label),
+        tp=d.plan.best.tensor_parallel_size,
+        max_model_len=pred.max_model_len,
+        gpu_memory_utilization=pred.gpu_memory_utilization,
+        max_num_seqs=pred.max_num_seqs,
+        dtype=yaml_str("auto"),
+        extra_args=tuple(yaml_arg(a) for a in helm_extra_args(d.plan.best.command[3:])),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ComposeService:
+    """One replica's service in compose.yaml."""
+
+    name: Yaml
+    command: tuple[Yaml, ...]
+    ports: Yaml
+    health_url: Yaml
+    device_ids: Yaml
+
+
+@dataclass(frozen=True, slots=True)
+class ComposeContext:
+    """compose.yaml.j2 (every string `$`-escaped: compose interpolates `${VAR}` in all values)."""
+
+    model: Comment
+    tool_version: Comment
+    annotations: tuple[tuple[Yaml, Yaml], ...]
+    services: tuple[ComposeService, ...]
+    image: Yaml
+    shm: Yaml
+    start_period: Yaml
+
+
+def compose_context(d: Deployment) -> ComposeContext:
+    """The values of the docker compose file."""
+    _one_host(d, "compose")
+    model, _, tool = _header(d)
+    services = []
+    for r in range(d.replicas):
+        port = d.opts.port + r
+        args = (*d.plan.best.command[2:], "--host", "0.0.0.0", "--port", str(port))
+        services.append(
+            ComposeService(
+                name=yaml_str(_replica_name(d, r)),
+                command=tuple(yaml_arg(a) for a in args),
+                ports=yaml_str(f"{port}:{port}"),
+                health_url=yaml_str(f"http://localhost:{port}/health"),
+                device_ids=yaml_list(_visible_devices(d, r)),
+            )
+        )
+    return ComposeContext(
+        model=model,
+        tool_version=tool,
+        annotations=tuple((yaml_str(k), yaml_arg(v)) for k, v in d.annotations),
+        services=tuple(services),
+        image=yaml_arg(f"{d.opts.image}:{d.image_tag}"),
+        shm=yaml_str(f"{d.shm_gib}g"),
+        start_period=yaml_str(f"{d.startup_seconds}s"),
+    )

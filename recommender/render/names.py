@@ -1,4 +1,4 @@
-"""Kubernetes-safe names and systemd/shell quoting (pure)."""
+"""Kubernetes-safe names (pure)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def k8s_name(raw: str, *, what: str = "name", max_len: int = 63) -> tuple[str, s
     name = re.sub(r"-{2,}", "-", name)[:max_len].rstrip("-")
     if not name:
         raise InputError(f"{what} {raw!r} has no characters usable in a Kubernetes name")
-    if not _DNS1123.match(name):  # pragma: no cover - the substitutions above guarantee the form
+    if not _DNS1123.fullmatch(name):  # pragma: no cover - the substitutions above guarantee the form
         raise InputError(f"{what} {raw!r} cannot be turned into a Kubernetes name")
     note = None if name == raw else f"{what} {raw!r} normalised to {name!r} (Kubernetes DNS-1123 label)"
     return name, note
@@ -23,16 +23,6 @@ def k8s_name(raw: str, *, what: str = "name", max_len: int = 63) -> tuple[str, s
 
 def validate_k8s_name(raw: str, *, what: str) -> str:
     """Reject (rather than rewrite) a name the user chose for a namespace or secret."""
-    if len(raw) > 63 or not _DNS1123.match(raw):
+    if len(raw) > 63 or not _DNS1123.fullmatch(raw):
         raise InputError(f"{what} {raw!r} is not a valid Kubernetes name (lowercase letters, digits, '-', max 63)")
     return raw
-
-
-def systemd_quote(arg: str) -> str:
-    """Quote one ExecStart word so systemd passes it through literally (no $ or % expansion)."""
-    if "\n" in arg or "\r" in arg:
-        arg = arg.replace("\r", "\\r").replace("\n", "\\n")
-    escaped = arg.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%").replace("$", "$$")
-    if escaped and re.fullmatch(r"[A-Za-z0-9_@%+=:,./-]+", escaped) and escaped == arg:
-        return escaped
-    return f'"{escaped}"'
