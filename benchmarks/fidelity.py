@@ -3,7 +3,7 @@
     python benchmarks/fidelity.py [path/to/vllm_startup_logs.jsonl]
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict,
-then median / max relative errors. Records whose model is not in the catalog are counted as skipped.
+then median / max relative errors. Records whose model the catalog does not resolve (id, alias, renamed repository) are counted as skipped.
 `tests/test_calibration.py` asserts the accuracy targets over the same predictions.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recommender.catalog import model_files
+from recommender.catalog import find_model
 from recommender.errors import PlanError
 from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation, explain
@@ -77,7 +77,7 @@ def compare(r: dict[str, Any]) -> Compared | None:
     """Predict one record, or None when its model, GPU total or version is unknown."""
     model_id = (r["model"] or "").split(" ")[0].lower()
     version = _version(r["vllm_version"])
-    if model_id not in model_files() or not r.get("gpu_total_gib") or version is None:
+    if find_model(model_id) is None or not r.get("gpu_total_gib") or version is None:
         return None
     gpu = Gpu(
         key="calibration",

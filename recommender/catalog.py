@@ -143,6 +143,97 @@ def load_models() -> dict[str, CatalogModel]:
     return {key: m for key in model_files() if (m := load_model(key)) is not None}
 
 
+@dataclass(frozen=True, slots=True)
+class Alias:
+    """One explicit alternative id for a catalog entry, with why it is safe (profiles/aliases.yaml)."""
+
+    alias: str
+    target: str
+    kind: str  # renamed | base-of | instruct-of | mirror
+    reason: str
+    differs: tuple[str, ...]  # config keys that differ from the target's file (none the planner reads)
+    checked_on: tuple[tuple[str, str], ...] = ()  # bundled (alias-like, target-like) pairs showing `differs`
+
+    @property
+    def same_model(self) -> bool:
+        """The alias names the very checkpoint of the target (a renamed repository or a byte-identical mirror)."""
+        return self.kind in ("renamed", "mirror")
+
+
+@dataclass(frozen=True, slots=True)
+class Rename:
+    """A repository prefix the hub renamed (`old` ids redirect to `new` ids); tried in both directions."""
+
+    old: str
+    new: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogMatch:
+    """A catalog entry found for a model reference, and how (None: the reference is the entry's id)."""
+
+    entry: CatalogModel
+    via: str | None = None
+    same_model: bool = True
+
+
+_ALIAS_KINDS = ("renamed", "base-of", "instruct-of", "mirror")
+
+
+@cache
+def load_aliases() -> tuple[dict[str, Alias], tuple[Rename, ...]]:
+    """The explicit alias table and the renamed repository prefixes, keyed by lower-cased alias."""
+    path = profiles_dir() / "aliases.yaml"
+    d = _load_yaml(path)
+    aliases: dict[str, Alias] = {}
+    for row in d.get("aliases") or []:
+        kind = str(row["kind"])
+        if kind not in _ALIAS_KINDS:
+            raise ValueError(f"{path.name}: alias {row['alias']!r} has kind {kind!r}, not one of {_ALIAS_KINDS}")
+        pairs = tuple((str(x), str(y)) for x, y in row.get("checked_on") or ())
+        a = Alias(
+            str(row["alias"]), str(row["target"]), kind, str(row["reason"]), tuple(row.get("differs") or ()), pairs
+        )
+        aliases[a.alias.lower()] = a
+    renames = tuple(Rename(str(r["old"]), str(r["new"]), str(r["reason"])) for r in d.get("renames") or [])
+    return aliases, renames
+
+
+def _renamed(ref: str, renames: tuple[Rename, ...]) -> list[tuple[str, Rename]]:
+    low = ref.lower()
+    out = []
+    for r in renames:
+        for old, new in ((r.old, r.new), (r.new, r.old)):
+            if low.startswith(old.lower()):
+                out.append((new + ref[len(old) :], r))
+    return out
+
+
+def bare_name_matches(ref: str) -> list[str]:
+    """Catalog ids whose repository name (after the organisation) equals `ref`, case-insensitively."""
+    low = ref.lower()
+    return [key for key in model_files() if key.split("/", 1)[1] == low]
+
+
+def find_model(ref: str) -> CatalogMatch | None:
+    """The catalog entry for `ref`: its id, an explicit alias, a renamed repository, or an id without organisation
+    that names exactly one entry. Nothing else (no fuzzy matching)."""
+    entry = load_model(ref)
+    if entry is not None:
+        return CatalogMatch(entry)
+    aliases, renames = load_aliases()
+    alias = aliases.get(ref.lower())
+    if alias is not None and (entry := load_model(alias.target)) is not None:
+        return CatalogMatch(entry, f"alias of {entry.id} ({alias.kind}): {alias.reason}", alias.same_model)
+    for new_id, rename in _renamed(ref, renames):
+        if (entry := load_model(new_id)) is not None:
+            return CatalogMatch(entry, f"renamed repository, now {entry.id}: {rename.reason}")
+    if "/" not in ref and len(found := bare_name_matches(ref)) == 1 and (entry := load_model(found[0])) is not None:
+        return CatalogMatch(entry, f"no organisation given; {entry.id} is the only catalog entry with that name")
+    return None
+
+
 def _model_from_profile(d: dict[str, Any]) -> CatalogModel:
     return CatalogModel(
         id=d["id"],

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from recommender.catalog import load_models
+from recommender.catalog import find_model, load_aliases, load_model, load_models
 from recommender.errors import ModelConfigError, UnknownModelError, UnsupportedArchitectureError
 from recommender.model.parse import parse_config
 from recommender.sources.resolve import resolve_model
@@ -31,6 +31,83 @@ def test_parameter_count_matches_published(model: str, count: int) -> None:
     spec = resolve_model(model)
     assert spec.params is not None
     assert spec.params.total == count
+
+
+# Model-card figures ("Number of Parameters", rounded as printed), for a sample of families added to the catalog.
+# Qwen2.5 cards: github:ZHUI/paddlenlp_model_readme Qwen/<name>/index.md @40a7101e (copies of the HF READMEs).
+CARD_PARAMS_B = {
+    "Qwen/Qwen2.5-3B": "3.09",  # Qwen/Qwen2.5-3B/index.md
+    "Qwen/Qwen2.5-14B": "14.7",  # Qwen/Qwen2.5-14B/index.md
+    "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B": "14.7",  # Qwen2.5-14B architecture (Qwen/Qwen2.5-14B/index.md)
+    "Qwen/Qwen2-7B-Instruct": "7.61",  # the Qwen2.5-7B architecture (Qwen/Qwen2.5-7B-Instruct/index.md)
+    "Qwen/Qwen2.5-7B-Instruct": "7.61",  # Qwen/Qwen2.5-7B-Instruct/index.md
+    "Qwen/Qwen2.5-72B": "72.7",  # Qwen/Qwen2.5-72B/index.md
+}
+
+
+@pytest.mark.parametrize(("model", "billions"), sorted(CARD_PARAMS_B.items()))
+def test_parameter_count_matches_model_card(model: str, billions: str) -> None:
+    spec = resolve_model(model)
+    assert spec.params is not None
+    unit = 10.0 ** -len(billions.split(".")[1])  # cards round or truncate: within one unit of the last digit
+    assert abs(spec.params.total / 1e9 - float(billions)) < unit
+
+
+def test_every_bundled_model_parses_with_a_source() -> None:
+    for key, m in load_models().items():
+        assert m.id.lower() == key, f"{m.id}: the file name must be the id with / written as --"
+        assert len(m.source) >= 30, f"{m.id}: 'source' must say where the config was copied from"
+        spec = resolve_model(m.id)
+        assert spec.params is not None and spec.params.total > 0, m.id
+        for other in (*m.variants, *([m.base_model] if m.base_model else [])):
+            assert load_model(other) is not None, f"{m.id} names {other}, which is not bundled"
+
+
+# Keys of config.json that vLLM's memory accounting (and so the planner) never reads.
+NOT_PLANNER_KEYS = {"eos_token_id", "bos_token_id", "pad_token_id", "transformers_version", "use_cache"}
+
+
+def test_alias_table_is_explicit_and_safe() -> None:
+    aliases, renames = load_aliases()
+    assert aliases and renames
+    for a in aliases.values():
+        assert load_model(a.alias) is None, f"{a.alias} is itself a catalog entry"
+        assert load_model(a.target) is not None, f"alias {a.alias} -> {a.target}: target is not bundled"
+        assert set(a.differs) <= NOT_PLANNER_KEYS, f"{a.alias}: differs in keys the planner reads"
+        if a.kind in ("instruct-of", "base-of"):
+            assert a.checked_on, f"{a.alias}: an instruct/base alias needs bundled pairs that show what differs"
+        for x, y in a.checked_on:
+            cx, cy = load_model(x), load_model(y)
+            assert cx is not None and cy is not None
+            diff = {k for k in set(cx.config) | set(cy.config) if cx.config.get(k) != cy.config.get(k)}
+            assert diff <= set(a.differs), f"{a.alias}: {x} and {y} differ in {sorted(diff - set(a.differs))}"
+
+
+@pytest.mark.parametrize(
+    ("ref", "entry", "how"),
+    [
+        ("meta-llama/Llama-3.1-405B-Instruct", "meta-llama/Meta-Llama-3.1-405B", "instruct-of"),
+        ("meta-llama/Llama-3.1-405B", "meta-llama/Meta-Llama-3.1-405B", "renamed repository"),
+        ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "renamed repository"),
+        ("META-LLAMA/LLAMA-3.1-70B", "meta-llama/Meta-Llama-3.1-70B", "renamed repository"),
+        ("qwen3-8b", "Qwen/Qwen3-8B", "only catalog entry"),
+    ],
+)
+def test_ids_as_people_write_them(ref: str, entry: str, how: str) -> None:
+    match = find_model(ref)
+    assert match is not None and match.entry.id == entry and match.via is not None and how in match.via
+    spec = resolve_model(ref)
+    assert spec.name == ref  # the plan serves what the user named
+    assert any(how in n for n in spec.notes) and entry in spec.source
+
+
+def test_nothing_resolves_by_similarity() -> None:
+    for ref in ("meta-llama/Llama-3.1-8b-instruct-awq", "Qwen3-8B-Instruct", "llama-3.1-8b"):
+        assert find_model(ref) is None
+    with pytest.raises(UnknownModelError, match="not a local directory"):
+        resolve_model("Qwen3-8B-Instruct")
+    assert find_model("Qwen/Qwen3-8B") == find_model("qwen/qwen3-8b")
+    assert find_model("Qwen/Qwen3-8B").via is None  # type: ignore[union-attr]
 
 
 def test_catalog_has_40_models_with_sources_and_variants() -> None:
@@ -154,3 +231,17 @@ def test_local_checkpoint_headers_are_read(tmp_path: Path) -> None:
     (tmp_path / "model.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{")
     with pytest.raises(ModelConfigError, match="truncated"):
         resolve_model(str(tmp_path))
+
+
+def test_cli_lists_aliases_and_says_when_one_was_used() -> None:
+    from .conftest import invoke
+
+    listing = invoke(["models"]).stdout
+    assert "meta-llama/Llama-3.1-405B-Instruct  meta-llama/Meta-Llama-3.1-405B  instruct-of" in listing
+    assert "neuralmagic/* = RedHatAI/*" in listing
+    shown = invoke(["show", "meta-llama/Llama-3.1-405B-Instruct"]).stdout
+    assert "model: meta-llama/Llama-3.1-405B-Instruct" in shown and "alias of meta-llama/Meta-Llama-3.1-405B" in shown
+    explained = invoke(["explain", "Meta-Llama-3.1-405B", "--gpu", "h100", "-tp", "8", "--format", "json"]).stdout
+    assert "only catalog entry" in json.loads(explained)["model_notes"][0]
+    plain = invoke(["explain", "meta-llama/Meta-Llama-3.1-405B", "--gpu", "h100", "-tp", "8", "--format", "json"])
+    assert "model_notes" not in json.loads(plain.stdout)

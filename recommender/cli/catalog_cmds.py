@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from recommender.catalog import load_gpus, load_models
+from recommender.catalog import load_aliases, load_gpus, load_models
 from recommender.cli.output import emit, format_option, table
 from recommender.model.spec import ModelSpec
 from recommender.sources.resolve import resolve_model
@@ -72,6 +72,8 @@ def models(fmt: str) -> None:
     """
     entries = sorted(load_models().values(), key=lambda m: m.id.lower())
     specs = [(m, resolve_model(m.id)) for m in entries]
+    table_aliases, renames = load_aliases()
+    aliases = sorted(table_aliases.values(), key=lambda a: a.alias.lower())
     if fmt != "table":
         emit(
             [
@@ -84,6 +86,7 @@ def models(fmt: str) -> None:
                     "quantization": s.quant.label if s.quant else None,
                     "variants": list(m.variants),
                     "base_model": m.base_model,
+                    "aliases": [a.alias for a in aliases if a.target.lower() == m.id.lower()],
                     "source": m.source,
                 }
                 for m, s in specs
@@ -104,6 +107,10 @@ def models(fmt: str) -> None:
     ]
     click.echo(table(["model", "architecture", "params", "max len", "attention", "quantization"], rows))
     click.echo(f"\n{len(rows)} models; `vllm-plan show MODEL` for one, `--format yaml` for sources.")
+    click.echo("\nAliases (profiles/aliases.yaml; `vllm-plan show ALIAS` says why each is safe):")
+    click.echo(table(["alias", "resolves to", "kind"], [(a.alias, a.target, a.kind) for a in aliases]))
+    click.echo("Renamed repositories (either spelling resolves): " + ", ".join(f"{r.old}* = {r.new}*" for r in renames))
+    click.echo("An id without organisation resolves when exactly one entry has that name (e.g. Qwen3-8B).")
 
 
 def describe(s: ModelSpec) -> dict[str, Any]:
@@ -183,6 +190,8 @@ def describe(s: ModelSpec) -> dict[str, Any]:
     if s.checkpoint_bytes is not None:
         d["checkpoint"] = {"bytes": s.checkpoint_bytes, **{f"{k}_bytes": v for k, v in s.checkpoint_dtypes}}
     d["source"] = s.source
+    if s.notes:
+        d["notes"] = " | ".join(s.notes)
     return d
 
 

@@ -146,10 +146,9 @@ def explain(
     flags = EngineFlags(**values)
     hw = resolve_hardware(gpu, gpu_memory_gib)
     free = int(free_memory_gib * GiB) if free_memory_gib is not None else None
-    result = explain_budget(
-        resolve_model(model, revision=revision), hw, flags, VllmVersion.parse(vllm_version), free_bytes=free
-    )
+    spec = resolve_model(model, revision=revision)
+    result = explain_budget(spec, hw, flags, VllmVersion.parse(vllm_version), free_bytes=free)
     if fmt == "table":
-        click.echo(render_table(result))
+        click.echo("".join(f"note: {n}\n" for n in spec.notes) + render_table(result))
     else:
-        emit(explanation_json(result), fmt)
+        emit({**explanation_json(result), **({"model_notes": list(spec.notes)} if spec.notes else {})}, fmt)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from recommender.catalog import load_model
+from recommender.catalog import find_model
 from recommender.cli.explain_cmd import render_table, resolve_hardware
 from recommender.cli.output import emit, format_option, table
 from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
@@ -156,7 +156,8 @@ def recommend(
         free_bytes=int(free * GiB) if free is not None else None,
     )
     model = resolve_model(model_ref)
-    entry = load_model(model.name)
+    match = find_model(model.name)
+    entry = match.entry if match and match.same_model else None  # a base model's variants are not the instruct's
     variants = [resolve_model(v) for v in entry.variants] if entry else []
     policy = SearchPolicy(
         objective=s.get("objective") or "min-gpus",

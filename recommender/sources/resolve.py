@@ -6,7 +6,7 @@ import difflib
 from dataclasses import replace
 from pathlib import Path
 
-from recommender.catalog import load_model, model_files
+from recommender.catalog import bare_name_matches, find_model, model_files
 from recommender.errors import UnknownModelError
 from recommender.model.parse import parse_config
 from recommender.model.spec import ModelSpec
@@ -43,22 +43,34 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
                 checkpoint_dtypes=tuple(checkpoint.bytes_by_dtype.items()),
             )
         return spec
-    entry = load_model(ref) if revision is None else None
-    if entry is None and _is_repo_id(ref):
+    match = find_model(ref) if revision is None else None
+    if match is None and _is_repo_id(ref):
         remote = (fetcher or HubFetcher()).fetch(ref, revision)
         at = f"@{revision}" if revision else ""
         return parse_config(remote.config, name=ref, source=f"hub: {ref}{at}", hf_quant_config=remote.hf_quant_config)
-    if entry is None:
-        close = difflib.get_close_matches(ref.lower(), list(model_files()), n=3, cutoff=0.6)
-        hint = f"; closest in the catalog: {', '.join(close)}" if close else ""
-        raise UnknownModelError(
-            f"model {ref!r} is not a local directory, a catalog entry or a hub id (org/name){hint} "
-            "(run `vllm-plan models`, or give a directory holding its config.json)"
-        )
-    return parse_config(
+    if match is None:
+        raise UnknownModelError(_not_found(ref))
+    entry = match.entry
+    spec = parse_config(
         entry.config,
-        name=entry.id,
-        source=entry.source,
+        name=entry.id if match.via is None else ref,
+        source=entry.source if match.via is None else f"catalog entry {entry.id}: {entry.source}",
         hf_quant_config=entry.hf_quant_config,
         published_params=entry.published_params,
+    )
+    if match.via is None:
+        return spec
+    return replace(spec, notes=(*spec.notes, f"{ref!r} resolved through the catalog: {match.via}"))
+
+
+def _not_found(ref: str) -> str:
+    """The one-line error for a reference that is no path, catalog entry, alias or hub id."""
+    several = bare_name_matches(ref) if "/" not in ref else []
+    if len(several) > 1:
+        return f"model {ref!r} names several catalog entries ({', '.join(several)}); give the organisation too"
+    close = difflib.get_close_matches(ref.lower(), list(model_files()), n=3, cutoff=0.6)
+    hint = f"; closest in the catalog: {', '.join(close)}" if close else ""
+    return (
+        f"model {ref!r} is not a local directory, a catalog entry or a hub id (org/name){hint} "
+        "(run `vllm-plan models`, or give a directory holding its config.json)"
     )
