@@ -19,6 +19,12 @@ COMPARED = [c for c in (compare(r) for r in RECORDS) if c is not None]
 WEIGHT_DEVIATIONS = {
     "C016": "gemma-3-4b-it: SigLIP tower estimated from vision_config and one rotary cache counted; vLLM logs "
     "0.5 GiB more (two fp32 rotary caches and the projector are not modelled exactly)",
+    "C064": "unsloth/Qwen2.5-7B-Instruct-bnb-4bit on vLLM 0.7.3: bitsandbytes NF4 (double quant) weights predicted "
+    "5.46 GiB, logged 5.20 (the per-block absmax and 16-bit embeddings/lm_head accounting is not exact)",
+}
+# Records whose available-KV figure is off for a reason named here (strict xfail: a fix shows as XPASS).
+KV_DEVIATIONS = {
+    "C064": "follows the 0.25 GiB bitsandbytes weights overestimate of the same record (verdict agrees: no KV)",
 }
 
 
@@ -44,6 +50,8 @@ def test_available_kv_and_tokens(c: Compared) -> None:
     kv, tokens = c.record["kv_available_gib"], c.record["kv_cache_tokens"]
     if kv is None:
         pytest.skip("the log shows no KV figure")
+    if c.record["id"] in KV_DEVIATIONS:
+        pytest.xfail(KV_DEVIATIONS[c.record["id"]])
     if kv <= 0.5:
         # Near zero a relative error says little: compare in absolute terms (the verdict test covers the rest).
         assert abs(c.kv_gib - kv) <= 0.25
