@@ -42,7 +42,6 @@ CARD_PARAMS_B = {
     "Qwen/Qwen2-7B-Instruct": "7.61",  # the Qwen2.5-7B architecture (Qwen/Qwen2.5-7B-Instruct/index.md)
     "Qwen/Qwen2.5-7B-Instruct": "7.61",  # Qwen/Qwen2.5-7B-Instruct/index.md
     "Qwen/Qwen2.5-72B": "72.7",  # Qwen/Qwen2.5-72B/index.md
-    "Qwen/QwQ-32B": "32.5",  # Qwen/QwQ-32B/index.md
 }
 
 
