@@ -1,19 +1,28 @@
-"""A small HTTP server on 127.0.0.1 that answers the hub routes huggingface_hub calls for a file download.
+"""A small HTTP server on 127.0.0.1 that answers the hub routes huggingface_hub calls for downloads and for
+safetensors headers (HEAD and GET /{org}/{name}/resolve/{revision}/{filename}, GET with `Range: bytes=a-b`).
 
-Routes: HEAD/GET /{org}/{name}/resolve/{revision}/{filename}. Repositories:
-  acme/tiny    public, serves config.json (and 404 EntryNotFound for other files)
+Repositories:
+  acme/tiny    public: config.json and one model.safetensors whose header lists every tensor of a Llama with
+               TINY_CONFIG's shapes (the data region reads as zeros; only the ranges asked for are sent)
+  acme/sharded public: the same config, model.safetensors.index.json and two shards whose embedding and lm_head
+               are padded to 1,100 rows (a checkpoint that disagrees with the config's vocab_size of 1,000)
   acme/gated   401 GatedRepo unless the request carries `Authorization: Bearer good-token`
   acme/slow    answers after `delay` seconds (for timeouts)
   acme/deleted 404 RepoNotFound (what the hub answers an authenticated client)
   anything else: 401 RepoNotFound, as the real hub answers for missing repositories
+Plus `SilentServer`: a TCP port that accepts connections and never answers (a black hole for timeouts).
 """
 
 from __future__ import annotations
 
 import json
+import re
+import socket
+import struct
+import threading
 import time
 from http.server import BaseHTTPRequestHandler
-from typing import Any
+from typing import Any, Self
 
 from .local_server import LocalServer
 
@@ -33,6 +42,83 @@ TINY_CONFIG: dict[str, Any] = {
 }
 
 
+def llama_tensors(config: dict[str, Any], vocab_rows: int | None = None) -> dict[str, tuple[int, ...]]:
+    """Every tensor of a Llama checkpoint with these dimensions (names and shapes as transformers saves them)."""
+    h, inter, layers = config["hidden_size"], config["intermediate_size"], config["num_hidden_layers"]
+    head_dim = h // config["num_attention_heads"]
+    kv = config["num_key_value_heads"] * head_dim
+    vocab = vocab_rows or config["vocab_size"]
+    shapes: dict[str, tuple[int, ...]] = {"model.embed_tokens.weight": (vocab, h)}
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        shapes |= {
+            p + "self_attn.q_proj.weight": (h, h),
+            p + "self_attn.k_proj.weight": (kv, h),
+            p + "self_attn.v_proj.weight": (kv, h),
+            p + "self_attn.o_proj.weight": (h, h),
+            p + "mlp.gate_proj.weight": (inter, h),
+            p + "mlp.up_proj.weight": (inter, h),
+            p + "mlp.down_proj.weight": (h, inter),
+            p + "input_layernorm.weight": (h,),
+            p + "post_attention_layernorm.weight": (h,),
+        }
+    return shapes | {"model.norm.weight": (h,), "lm_head.weight": (vocab, h)}
+
+
+class SafetensorsFile:
+    """A safetensors file as the format defines it: an 8-byte little-endian header size, the JSON header (padded
+    with spaces to 8 bytes) and the data. The data region is all zeros and never materialised."""
+
+    def __init__(self, shapes: dict[str, tuple[int, ...]], dtype: str = "BF16", itemsize: int = 2) -> None:
+        header: dict[str, Any] = {"__metadata__": {"format": "pt"}}
+        offset = 0
+        for name, shape in shapes.items():
+            size = itemsize
+            for d in shape:
+                size *= d
+            header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + size]}
+            offset += size
+        raw = json.dumps(header, separators=(",", ":")).encode()
+        raw += b" " * (-len(raw) % 8)
+        self.head = struct.pack("<Q", len(raw)) + raw
+        self.size = len(self.head) + offset
+
+    def read(self, start: int, end: int) -> bytes:
+        """Bytes start..end inclusive (clamped to the file)."""
+        end = min(end, self.size - 1)
+        head = self.head[start : end + 1]
+        return head + b"\0" * (end + 1 - start - len(head))
+
+
+def _repos() -> dict[str, dict[str, bytes | SafetensorsFile]]:
+    config = json.dumps(TINY_CONFIG).encode()
+    shapes = llama_tensors(TINY_CONFIG, vocab_rows=1100)
+    names = list(shapes)
+    first = {n: shapes[n] for n in names if n.startswith(("model.embed_tokens", "model.layers.0.", "model.layers.1."))}
+    second = {n: shapes[n] for n in names if n not in first}
+    files = ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")
+    shards = [SafetensorsFile(first), SafetensorsFile(second)]
+    index = {
+        "metadata": {"total_size": sum(s.size - len(s.head) for s in shards)},
+        "weight_map": {n: files[0] for n in first} | {n: files[1] for n in second},
+    }
+    return {
+        "acme/tiny": {"config.json": config, "model.safetensors": SafetensorsFile(llama_tensors(TINY_CONFIG))},
+        "acme/sharded": {
+            "config.json": config,
+            "model.safetensors.index.json": json.dumps(index).encode(),
+            files[0]: shards[0],
+            files[1]: shards[1],
+        },
+        "acme/gated": {"config.json": config},
+        "acme/slow": {"config.json": config},
+    }
+
+
+REPOS = _repos()
+_RANGE = re.compile(r"bytes=(\d+)-(\d*)")
+
+
 class HubHandler(BaseHTTPRequestHandler):
     """Serves the resolve route."""
 
@@ -42,16 +128,20 @@ class HubHandler(BaseHTTPRequestHandler):
         del format, args
 
     def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
+        headers = dict(headers or {})
+        length = headers.pop("Content-Length", str(len(body)))
         self.send_response(status)
-        for k, v in (headers or {}).items():
+        for k, v in headers.items():
             self.send_header(k, v)
-        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Length", length)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
 
     def _handle(self) -> None:
+        rng = self.headers.get("Range")
         self.server.requests.append((self.command, self.path, self.headers.get("Authorization")))
+        self.server.ranges.append((self.command, self.path, rng))
         parts = self.path.split("?")[0].strip("/").split("/")
         if len(parts) < 5 or parts[2] != "resolve":
             self._send(404, b"not found", {"X-Error-Code": "RepoNotFound"})
@@ -62,22 +152,34 @@ class HubHandler(BaseHTTPRequestHandler):
         if repo == "acme/gated" and self.headers.get("Authorization") != "Bearer good-token":
             self._send(401, b"gated", {"X-Error-Code": "GatedRepo", "X-Error-Message": "Access to model is restricted"})
             return
-        if repo == "acme/deleted":
-            self._send(404, b"missing", {"X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found"})
-            return
-        if repo not in ("acme/tiny", "acme/gated", "acme/slow"):
-            self._send(401, b"missing", {"X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found"})
+        if repo == "acme/deleted" or repo not in REPOS:
+            status = 404 if repo == "acme/deleted" else 401
+            self._send(status, b"missing", {"X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found"})
             return
         if revision not in ("main", "v1", COMMIT):
             self._send(404, b"", {"X-Error-Code": "RevisionNotFound"})
             return
-        if filename != "config.json":
+        content = REPOS[repo].get(filename)
+        if content is None:
             self._send(404, b"", {"X-Error-Code": "EntryNotFound", "X-Repo-Commit": COMMIT})
             return
-        body = json.dumps(TINY_CONFIG).encode()
-        self._send(
-            200, body, {"ETag": f'"etag-{len(body)}"', "X-Repo-Commit": COMMIT, "Content-Type": "application/json"}
-        )
+        self._serve(repo, filename, content, rng)
+
+    def _serve(self, repo: str, filename: str, content: bytes | SafetensorsFile, rng: str | None) -> None:
+        size = len(content) if isinstance(content, bytes) else content.size
+        etag = f"{repo}-{filename}-{size}".replace("/", "-")
+        headers = {"ETag": f'"{etag}"', "X-Repo-Commit": COMMIT}
+        m = _RANGE.fullmatch(rng or "")
+        if m is None:
+            if isinstance(content, SafetensorsFile) and self.command == "GET":
+                self._send(400, b"this test server serves safetensors files by range only")  # never the weights
+                return
+            body = content if isinstance(content, bytes) else b""
+            self._send(200, body, headers | {"Content-Length": str(size)})
+            return
+        start, end = int(m.group(1)), int(m.group(2) or size - 1)
+        body = content[start : end + 1] if isinstance(content, bytes) else content.read(start, end)
+        self._send(206, body, headers | {"Content-Range": f"bytes {start}-{start + len(body) - 1}/{size}"})
 
     do_GET = _handle
     do_HEAD = _handle
@@ -89,4 +191,45 @@ class HubServer(LocalServer):
     def __init__(self, delay: float = 3.0) -> None:
         super().__init__(HubHandler)
         self.requests: list[tuple[str, str, str | None]] = []
+        self.ranges: list[tuple[str, str, str | None]] = []
         self.delay = delay
+
+
+class SilentServer:
+    """A loopback TCP port that accepts connections and never says a word (a hub that hangs)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.held: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+def refused_url() -> str:
+    """A loopback URL whose port nobody listens on (connections are refused)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}"

@@ -188,7 +188,11 @@ def describe(s: ModelSpec) -> dict[str, Any]:
     if s.published_params:
         d["published_params"] = s.published_params
     if s.checkpoint_bytes is not None:
-        d["checkpoint"] = {"bytes": s.checkpoint_bytes, **{f"{k}_bytes": v for k, v in s.checkpoint_dtypes}}
+        d["checkpoint"] = {
+            "bytes": s.checkpoint_bytes,
+            **{f"{k}_bytes": v for k, v in s.checkpoint_dtypes},
+            **({"tensors": len(s.checkpoint_tensors)} if s.checkpoint_tensors else {}),
+        }
     d["source"] = s.source
     if s.notes:
         d["notes"] = " | ".join(s.notes)

@@ -130,6 +130,15 @@ class ParamCounts:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckpointTensor:
+    """One tensor as a safetensors header lists it (local shards, or the hub's headers read by range requests)."""
+
+    name: str
+    dtype: str  # safetensors dtype: BF16, F16, F32, F8_E4M3, I32, U8, F4, ...
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ModelSpec:
     """Everything the memory model needs about one model."""
 
@@ -172,6 +181,7 @@ class ModelSpec:
     published_params: int | None = None
     checkpoint_bytes: int | None = None  # from safetensors headers of a local checkpoint
     checkpoint_dtypes: tuple[tuple[str, int], ...] = ()
+    checkpoint_tensors: tuple[CheckpointTensor, ...] = ()  # every tensor of the checkpoint, when headers were read
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from recommender.catalog import bare_name_matches, find_model, model_files
 from recommender.errors import UnknownModelError
@@ -12,6 +13,7 @@ from recommender.model.parse import parse_config
 from recommender.model.spec import ModelSpec
 from recommender.sources.hub import HubFetcher, ModelFetcher
 from recommender.sources.local import read_local
+from recommender.sources.safetensors import CheckpointSummary
 
 
 def _looks_like_path(ref: str) -> bool:
@@ -23,6 +25,36 @@ def _is_repo_id(ref: str) -> bool:
     return len(parts) == 2 and all(parts) and " " not in ref
 
 
+def _with_dtype(config: dict[str, Any], checkpoint: CheckpointSummary | None) -> dict[str, Any]:
+    """A config without torch_dtype takes the checkpoint's main dtype (as vLLM's `auto` then would)."""
+    if checkpoint is None or config.get("torch_dtype") or config.get("dtype"):
+        return config
+    dtype = {"BF16": "bfloat16", "F16": "float16", "F32": "float32"}.get(checkpoint.main_dtype or "")
+    return {**config, "torch_dtype": dtype} if dtype else config
+
+
+def with_checkpoint(spec: ModelSpec, checkpoint: CheckpointSummary | None, notes: tuple[str, ...] = ()) -> ModelSpec:
+    """Attach what the safetensors headers hold (bytes, dtypes, every tensor), and say when the architecture
+    formula's parameter count is more than 1% away from the headers' count of an unquantized checkpoint."""
+    notes = spec.notes + notes
+    if checkpoint is None:
+        return replace(spec, notes=notes) if notes != spec.notes else spec
+    formula = spec.params.total if spec.params else 0
+    stored = checkpoint.elements
+    if spec.quant is None and formula and stored and abs(stored - formula) > 0.01 * stored:
+        notes += (
+            f"the safetensors headers hold {stored:,} parameters, the architecture formula {formula:,} "
+            f"({(formula - stored) / stored:+.1%})",
+        )
+    return replace(
+        spec,
+        checkpoint_bytes=checkpoint.total_bytes,
+        checkpoint_dtypes=tuple(checkpoint.bytes_by_dtype.items()),
+        checkpoint_tensors=checkpoint.tensors,
+        notes=notes,
+    )
+
+
 def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetcher | None = None) -> ModelSpec:
     """A ModelSpec for `ref`: a local directory or config.json, a catalog id, or (last) a hub repository."""
     ref = ref.strip()
@@ -31,23 +63,21 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
     if _looks_like_path(ref):
         path = Path(ref).expanduser()
         config, hf_quant, checkpoint = read_local(path)
-        if checkpoint and not (config.get("torch_dtype") or config.get("dtype")):
-            dtype = {"BF16": "bfloat16", "F16": "float16", "F32": "float32"}.get(checkpoint.main_dtype or "")
-            if dtype:
-                config = {**config, "torch_dtype": dtype}
-        spec = parse_config(config, name=str(path), source=f"local: {path}", hf_quant_config=hf_quant)
-        if checkpoint:
-            spec = replace(
-                spec,
-                checkpoint_bytes=checkpoint.total_bytes,
-                checkpoint_dtypes=tuple(checkpoint.bytes_by_dtype.items()),
-            )
-        return spec
+        spec = parse_config(
+            _with_dtype(config, checkpoint), name=str(path), source=f"local: {path}", hf_quant_config=hf_quant
+        )
+        return with_checkpoint(spec, checkpoint)
     match = find_model(ref) if revision is None else None
     if match is None and _is_repo_id(ref):
         remote = (fetcher or HubFetcher()).fetch(ref, revision)
         at = f"@{revision}" if revision else ""
-        return parse_config(remote.config, name=ref, source=f"hub: {ref}{at}", hf_quant_config=remote.hf_quant_config)
+        spec = parse_config(
+            _with_dtype(remote.config, remote.checkpoint),
+            name=ref,
+            source=f"hub: {ref}{at}",
+            hf_quant_config=remote.hf_quant_config,
+        )
+        return with_checkpoint(spec, remote.checkpoint, remote.notes)
     if match is None:
         raise UnknownModelError(_not_found(ref))
     entry = match.entry

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from math import prod
 from pathlib import Path
 
 from recommender.errors import ModelConfigError
+from recommender.model.spec import CheckpointTensor
+
+HeaderTable = Mapping[str, Mapping[str, object]]  # tensor name -> {"dtype", "shape", "data_offsets"}
 
 MAX_HEADER = 100 * 1024 * 1024  # safetensors caps headers at 100 MB
 DTYPE_BYTES = {
@@ -32,12 +37,17 @@ DTYPE_BYTES = {
 
 @dataclass(frozen=True, slots=True)
 class CheckpointSummary:
-    """What the checkpoint files hold: tensors, bytes in total and per dtype."""
+    """What the checkpoint files hold: every tensor, bytes in total and per dtype."""
 
     files: int
-    tensors: int
+    tensors: tuple[CheckpointTensor, ...]
     total_bytes: int
     bytes_by_dtype: dict[str, int]
+
+    @property
+    def elements(self) -> int:
+        """Stored elements over all tensors (the parameter count of an unquantized checkpoint)."""
+        return sum(prod(t.shape) for t in self.tensors)
 
     @property
     def main_dtype(self) -> str | None:
@@ -70,23 +80,32 @@ def read_header(path: Path) -> dict[str, dict[str, object]]:
 
 
 def summarize(files: list[Path]) -> CheckpointSummary | None:
-    """Totals over every shard (None when there are no safetensors files)."""
-    if not files:
-        return None
+    """Totals over every local shard (None when there are no safetensors files)."""
+    return summarize_tables([read_header(f) for f in files]) if files else None
+
+
+def summarize_tables(tables: Iterable[HeaderTable]) -> CheckpointSummary:
+    """Tensors and byte totals from header tables, one per file (local shards or the hub's headers)."""
     by_dtype: dict[str, int] = {}
-    tensors = 0
-    for f in files:
-        for info in read_header(f).values():
-            offsets = info.get("data_offsets")
-            dtype = str(info.get("dtype", "?"))
-            if isinstance(offsets, list) and len(offsets) == 2:
-                size = int(offsets[1]) - int(offsets[0])
-            else:
-                shape = info.get("shape") or []
-                n = 1
-                for d in shape if isinstance(shape, list) else []:
-                    n *= int(d)
-                size = int(n * DTYPE_BYTES.get(dtype, 1))
-            by_dtype[dtype] = by_dtype.get(dtype, 0) + size
-            tensors += 1
-    return CheckpointSummary(len(files), tensors, sum(by_dtype.values()), dict(sorted(by_dtype.items())))
+    tensors: list[CheckpointTensor] = []
+    files = 0
+    for table in tables:
+        files += 1
+        for name, info in table.items():
+            tensor, size = _tensor(name, info)
+            by_dtype[tensor.dtype] = by_dtype.get(tensor.dtype, 0) + size
+            tensors.append(tensor)
+    return CheckpointSummary(files, tuple(tensors), sum(by_dtype.values()), dict(sorted(by_dtype.items())))
+
+
+def _tensor(name: str, info: Mapping[str, object]) -> tuple[CheckpointTensor, int]:
+    """One header entry as a tensor and its stored bytes (from data_offsets, else shape x dtype size)."""
+    dtype = str(info.get("dtype", "?"))
+    raw_shape = info.get("shape")
+    shape = tuple(int(d) for d in raw_shape) if isinstance(raw_shape, (list, tuple)) else ()
+    offsets = info.get("data_offsets")
+    if isinstance(offsets, (list, tuple)) and len(offsets) == 2:
+        size = int(offsets[1]) - int(offsets[0])
+    else:
+        size = int(prod(shape) * DTYPE_BYTES.get(dtype, 1))
+    return CheckpointTensor(name, dtype, shape), size
