@@ -177,3 +177,23 @@ def test_an_unreachable_hub_fails_fast_in_one_line(hub: HubServer, tmp_path: Pat
         assert r.stderr.count("\n") == 1 and "Retry" not in r.stderr and "Traceback" not in r.stderr, kind
         assert f"cannot fetch {repo}" in r.stderr and "not in the local cache" in r.stderr, kind
         assert elapsed < 10, f"{kind}: {elapsed:.1f} s"
+
+
+def test_the_parameter_note_needs_more_than_one_percent_and_an_unquantized_checkpoint() -> None:
+    from recommender.model.spec import CheckpointTensor
+    from recommender.sources.resolve import resolve_model, with_checkpoint
+    from recommender.sources.safetensors import CheckpointSummary
+
+    def summary(params: int) -> CheckpointSummary:
+        return CheckpointSummary(1, (CheckpointTensor("w", "BF16", (params,)),), 2 * params, {"BF16": 2 * params})
+
+    spec = resolve_model("Qwen/Qwen2.5-7B-Instruct")
+    assert spec.params is not None and spec.quant is None
+    total = spec.params.total
+    assert with_checkpoint(spec, summary(int(total * 1.009))).notes == spec.notes  # 0.9% apart: no note
+    noted = with_checkpoint(spec, summary(int(total * 1.02))).notes
+    assert len(noted) == len(spec.notes) + 1 and noted[-1].endswith("(-2.0%)")
+    quantized = resolve_model("Qwen/Qwen2.5-7B-Instruct-AWQ")
+    assert quantized.quant is not None  # packed int4: element counts are not parameter counts
+    assert with_checkpoint(quantized, summary(total // 3)).notes == quantized.notes
+    assert with_checkpoint(spec, summary(total)).checkpoint_tensors == (CheckpointTensor("w", "BF16", (total,)),)
