@@ -46,11 +46,11 @@ class Compared:
 
     @property
     def weights_gib(self) -> float:
-        return self.explanation.stage.weights / GiB if self.explanation.stage else 0.0
+        return self.explanation.stage.weights / GiB
 
     @property
     def kv_gib(self) -> float:
-        return self.explanation.stage.available_kv / GiB if self.explanation.stage else 0.0
+        return self.explanation.stage.available_kv / GiB
 
 
 def _version(text: str | None) -> VllmVersion | None:

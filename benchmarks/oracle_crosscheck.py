@@ -19,6 +19,7 @@ from recommender.catalog import load_gpus
 from recommender.hardware import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.startup_issues import IssueKind
 from recommender.sources.resolve import resolve_model
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
@@ -92,9 +93,7 @@ def main() -> int:
             VllmVersion.parse("0.33"),
         )
         # The oracle checks only the KV admission (it never loads weights), so compare that verdict.
-        kv_ok = not any(m.startswith(("To serve at least one request", "No available memory")) for m in e.errors)
-        if any(m.startswith("Total number of attention heads") for m in e.errors):
-            kv_ok = False
+        kv_ok = not e.has(IssueKind.KV_TOO_SMALL, IssueKind.NO_CACHE_MEMORY, IssueKind.TP_HEADS)
         ours = (e.block_size, e.num_gpu_blocks, e.kv_cache_tokens, round(e.max_concurrency, 2), kv_ok)
         theirs = (
             o.get("block_size"),

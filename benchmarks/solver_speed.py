@@ -13,8 +13,7 @@ from recommender.catalog import load_gpus, load_model
 from recommender.errors import InfeasibleError
 from recommender.hardware import resolve_gpu
 from recommender.memory.engine import VllmVersion
-from recommender.search import Hardware, Target
-from recommender.solver import plan
+from recommender.planner import Hardware, Target, plan
 from recommender.sources.resolve import resolve_model
 
 CASES = [

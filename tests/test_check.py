@@ -140,3 +140,14 @@ def test_from_cluster_picks_gpu_and_checks_scheduling(tmp_path: Path) -> None:
     with KubeServer(nodes) as server:
         r = _check_with_cluster(server.kubeconfig(tmp_path / "kubeconfig3"), "--from-cluster", "missing-context")
         assert r.returncode == 2 and "cannot load the kubeconfig" in r.stderr
+
+
+def test_warmup_without_headroom_fails_the_check() -> None:
+    # 0.99 x 79.19 GiB leaves 0.79 GiB + vLLM's 150 MiB buffer outside the budget; the sampler warm-up over
+    # 1,024 requests x 152,064 logits x 13.5 B needs 1.96 GiB after the KV cache is allocated. explain warns
+    # (vLLM reaches that point), check fails the deployment.
+    cmd = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --gpu-memory-utilization 0.99 --max-num-seqs 1024"
+    (r,) = json.loads(invoke(["check", cmd, "--gpu", "h100", "--format", "json"], exit_code=1).stdout)
+    assert any("startup may run out of memory" in f for f in r["failures"])
+    d = json.loads(invoke(["explain", "--gpu", "h100", "--format", "json", "--", *cmd.split()]).stdout)
+    assert d["fits"] is True and d["error_kinds"] == [] and any("may run out of memory" in w for w in d["warnings"])

@@ -10,9 +10,10 @@ from recommender.hardware import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.kv_cache import build_layout
+from recommender.memory.startup_issues import IssueKind
 from recommender.memory.weights import Parallel, pp_layer_ranges, weight_bytes_per_gpu
 from recommender.sources.resolve import resolve_model
-from recommender.units import GiB, parse_human_int
+from recommender.units import GiB, MiB, parse_human_int
 
 V033 = VllmVersion.parse("0.33.0")
 H100 = resolve_gpu("h100", load_gpus())
@@ -175,3 +176,29 @@ def test_bad_flags_are_rejected(flags: EngineFlags) -> None:
 
 def test_human_readable_lengths() -> None:
     assert parse_human_int("32k") == 32_000 and parse_human_int("32K") == 32_768
+
+
+def test_startup_issues_carry_their_kind_and_the_numbers_a_fix_needs() -> None:
+    llama = resolve_model("meta-llama/Llama-3.1-8B-Instruct")
+    e = explain(llama, H100, EngineFlags(tensor_parallel_size=3), V033)
+    heads = e.issue(IssueKind.TP_HEADS)
+    assert heads is not None and (heads.count, heads.parallel) == (32, 3) and heads.fatal
+    e = explain(llama, H100, EngineFlags(max_model_len=200_000), V033)
+    assert e.error_kinds == (IssueKind.MAX_LEN_ABOVE_MODEL,)
+    above = e.issue(IssueKind.MAX_LEN_ABOVE_MODEL)
+    assert above is not None and (above.requested, above.max_len) == (200_000, 131_072)
+    # 1 GiB of KV at 131,072 tokens: Llama-3.1-8B keeps 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 131,072 B
+    # per token, so one request needs 131,072 x 131,072 B = 16 GiB; vLLM checks against 1 GiB less one block
+    # (16 tokens = 2 MiB), which holds (1 GiB - 2 MiB) / 131,072 B = 8,176 tokens: its estimated maximum length.
+    e = explain(llama, H100, EngineFlags(kv_cache_memory_bytes=GiB, max_model_len=131_072), V033)
+    kv = e.issue(IssueKind.KV_TOO_SMALL)
+    assert kv is not None and e.error_kinds == (IssueKind.KV_TOO_SMALL,)
+    assert (kv.needed_bytes, kv.available_bytes, kv.max_len, kv.requested) == (16 * GiB, GiB - 2 * MiB, 8176, 131_072)
+    e = explain(llama, H100, EngineFlags(gpu_memory_utilization=0.9), V033, free_bytes=40 * GiB)
+    free = e.issue(IssueKind.FREE_BELOW_BUDGET)
+    assert free is not None and free.available_bytes == 40 * GiB
+    assert free.needed_bytes == -(-H100.total_bytes * 9 // 10) == e.requested_bytes
+    # Warnings have kinds too, and never make a configuration fail.
+    e = explain(resolve_model("google/gemma-3-27b-it"), H100, EngineFlags(max_model_len=8192), V033)
+    pad = e.issue(IssueKind.PADDING_LAYERS)
+    assert pad is not None and pad.count == 8 and not pad.fatal and e.fits

@@ -13,9 +13,8 @@ from recommender.errors import InfeasibleError, InputError
 from recommender.hardware import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
-from recommender.search import Hardware, Target
+from recommender.planner import Hardware, PlanResult, SearchPolicy, Target, plan
 from recommender.serve_args import parse_serve_argv
-from recommender.solver import PlanResult, SearchPolicy, plan
 from recommender.sources.resolve import resolve_model
 
 from .conftest import invoke
@@ -85,7 +84,7 @@ def test_seed_coder_32b_awq_on_24gb_at_32k() -> None:
 
 def test_recommend_picks_quantized_for_60_at_8k() -> None:
     r = _plan("Qwen/Qwen2.5-7B-Instruct", Target(concurrency=60, context=8192))
-    assert r.best.gpus == 1 and r.best.candidate.weights.quality == 3 and r.best.concurrency >= 60
+    assert r.best.gpus == 1 and r.best.candidate.weights.precision_rank == 3 and r.best.concurrency >= 60
     assert any("bfloat16, KV auto" in e.reason and "below 60" in e.reason for e in r.rejected)
 
 

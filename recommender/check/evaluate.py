@@ -13,6 +13,7 @@ from recommender.errors import PlanError
 from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.startup_issues import IssueKind, StartupIssue, removed_flag
 from recommender.model.spec import ModelSpec
 from recommender.serve_args import parse_serve_argv
 
@@ -64,14 +65,16 @@ def version_for(found: Found, given: str | None, default: str) -> VllmVersion:
     return VllmVersion.parse(default)
 
 
-def removed_flags(argv: tuple[str, ...], version: VllmVersion, table: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def removed_flags(
+    argv: tuple[str, ...], version: VllmVersion, table: Mapping[str, Mapping[str, Any]]
+) -> list[StartupIssue]:
     """Flags the target vLLM release no longer accepts."""
     out = []
     for word in argv:
         flag = word.split("=", 1)[0]
         entry = table.get(flag)
         if entry and entry.get("removed") and version >= VllmVersion.parse(str(entry["removed"])):
-            out.append(f"{flag} was removed in vLLM {entry['removed']} (target {version}): vLLM will refuse to start")
+            out.append(removed_flag(flag, str(entry["removed"]), str(version)))
     return out
 
 
@@ -87,7 +90,7 @@ def suggest(
 ) -> list[str]:
     """Concrete changes that fix the problem, each with what it would give."""
     out: list[str] = []
-    if e.stage and e.stage.available_kv > 0:
+    if e.stage.available_kv > 0:
         shorter = e.longest_len(need, length)
         if not e.fits_one_request(length) and shorter > 0:
             out.append(f"lower --max-model-len to {shorter:,}")
@@ -95,7 +98,7 @@ def suggest(
             out.append(f"lower --max-model-len to {shorter:,} ({need} requests of that length fit)")
     if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
         alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version)
-        if alt and alt.stage and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
+        if alt and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
             out.append(
                 f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
             )
@@ -132,7 +135,7 @@ def evaluate(
     warnings: list[str] = []
     cmd = parse_serve_argv(list(found.argv))
     model_ref = str(cmd.values.get("model", ""))
-    failures += removed_flags(found.argv, version, flag_table)
+    failures += [i.message for i in removed_flags(found.argv, version, flag_table)]
 
     def result(e: Explanation | None, suggestions: list[str] | None = None) -> CheckResult:
         return CheckResult(
@@ -159,9 +162,9 @@ def evaluate(
     except PlanError as exc:
         failures.append(str(exc))
         return result(None)
-    failures += list(e.errors)
-    for w in e.warnings:
-        (failures if "may run out of memory" in w else warnings).append(w)
+    # A warm-up that does not fit outside the budget crashes after the KV cache is allocated: a failure here.
+    for issue in e.issues:
+        (failures if issue.fatal or issue.kind is IssueKind.WARMUP_HEADROOM else warnings).append(issue.message)
     gpus_engine = e.tp * e.pp
     if found.gpus_per_pod is not None and found.gpus_per_pod * found.pods_per_replica != gpus_engine:
         failures.append(

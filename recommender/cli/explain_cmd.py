@@ -24,8 +24,6 @@ _FIELDS = frozenset(f.name for f in fields(EngineFlags))
 
 def _bar(e: Explanation, width: int = 60) -> list[str]:
     st = e.stage
-    if st is None:
-        return []
     total = e.gpu_total_bytes
     parts = [
         ("W", "weights", st.weights),
@@ -51,11 +49,11 @@ def render_table(e: Explanation) -> str:
         f"max_num_seqs {e.max_num_seqs}, max_num_batched_tokens {e.max_num_batched_tokens:,}",
         "",
     ]
-    out += ["Per-GPU budget" + (f" (pipeline stage {e.stage.stage}, the tightest)" if e.pp > 1 and e.stage else "")]
+    out += ["Per-GPU budget" + (f" (pipeline stage {e.stage.stage}, the tightest)" if e.pp > 1 else "")]
     out += _bar(e)
     out += [
         "",
-        f"  Available KV cache memory: {e.stage.available_kv / GiB:.2f} GiB" if e.stage else "",
+        f"  Available KV cache memory: {e.stage.available_kv / GiB:.2f} GiB",
         f"  KV bytes per token: {e.kv_bytes_per_token:,}  block size: {e.block_size}  blocks: {e.num_gpu_blocks:,}",
         f"  GPU KV cache size: {e.kv_cache_tokens:,} tokens, Maximum concurrency for {e.max_model_len:,} tokens "
         f"per request: {e.max_concurrency:.2f}x",
@@ -151,4 +149,6 @@ def explain(
     if fmt == "table":
         click.echo("".join(f"note: {n}\n" for n in spec.notes) + render_table(result))
     else:
-        emit({**explanation_json(result), **({"model_notes": list(spec.notes)} if spec.notes else {})}, fmt)
+        # error_kinds: stable names of the startup errors (IssueKind values), for scripts that branch on them.
+        doc = {**explanation_json(result), "error_kinds": [k.value for k in result.error_kinds]}
+        emit({**doc, **({"model_notes": list(spec.notes)} if spec.notes else {})}, fmt)

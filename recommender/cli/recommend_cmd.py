@@ -14,10 +14,9 @@ from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, 
 from recommender.documents import Plan, dump, plan_of
 from recommender.errors import InputError
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
+from recommender.planner import OBJECTIVES, Hardware, PlanResult, SearchPolicy, Target, plan
 from recommender.project import merge_settings, require
-from recommender.search import Hardware, Target
 from recommender.serve_args import convert
-from recommender.solver import OBJECTIVES, PlanResult, SearchPolicy, plan
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
 

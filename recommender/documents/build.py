@@ -6,9 +6,8 @@ from recommender import __version__
 from recommender.documents.plan import PLAN_API_VERSION, PLAN_KIND, Plan, PlanInputs, PlanOption, Prediction
 from recommender.documents.plan import StagePrediction as Stage
 from recommender.memory.budget import Explanation
-from recommender.search import Evaluation
+from recommender.planner import Evaluation, PlanResult
 from recommender.serve_args import build_serve_argv
-from recommender.solver import PlanResult
 from recommender.units import GiB
 
 
@@ -27,11 +26,11 @@ def prediction_of(e: Explanation) -> Prediction:
         free_gib=_gib(e.free_bytes),
         gpu_memory_utilization=e.utilization,
         requested_gib=_gib(e.requested_bytes),
-        weights_gib=_gib(st.weights) if st else None,
-        activation_peak_gib=_gib(st.activation_peak) if st else None,
-        non_torch_gib=_gib(st.non_torch) if st else None,
-        cudagraph_gib=_gib(st.cudagraph) if st else None,
-        kv_cache_gib=_gib(st.available_kv) if st else None,
+        weights_gib=_gib(st.weights),
+        activation_peak_gib=_gib(st.activation_peak),
+        non_torch_gib=_gib(st.non_torch),
+        cudagraph_gib=_gib(st.cudagraph),
+        kv_cache_gib=_gib(st.available_kv),
         block_size=e.block_size,
         num_gpu_blocks=e.num_gpu_blocks,
         kv_bytes_per_token=e.kv_bytes_per_token,
@@ -47,7 +46,7 @@ def prediction_of(e: Explanation) -> Prediction:
         dtype=e.weight_dtype,
         quantization=e.quantization,
         kv_cache_dtype=e.kv_cache_dtype,
-        kv_cache_groups=len(st.layout.groups) if st else 0,
+        kv_cache_groups=len(st.layout.groups),
         pipeline_stages=tuple(
             Stage(
                 stage=s.stage,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from recommender.documents.schema import MAX_TEXT, count, flag, items, nested, real, text
 from recommender.memory.engine import KV_CACHE_DTYPES, MODEL_DTYPES
-from recommender.solver import OBJECTIVES
+from recommender.planner.types import OBJECTIVES
 
 PLAN_API_VERSION = "vllm-plan/v1"
 PLAN_KIND = "Plan"

@@ -1,27 +1,30 @@
 """Put the terms together exactly as vLLM's startup does, and say whether it starts.
 
-`explain(model, gpu, flags, version)` mirrors Worker.init_device (request_memory), load_model,
-determine_available_memory, get_kv_cache_configs (min over workers), update_kv_cache_capacity and
-_check_enough_kv_cache_memory. Pure: no I/O.
+`explain(model, gpu, flags, version)` follows vLLM's startup order, one named step each: precision (dtype,
+quantization, KV dtype), scheduler limits (max_model_len, max_num_seqs, max_num_batched_tokens), the parallel
+checks, the per-stage budget (Worker.init_device's request_memory, load_model, determine_available_memory),
+KV admission (get_kv_cache_configs, min over workers, and _check_enough_kv_cache_memory), the capacity line
+(update_kv_cache_capacity) and the warm-up headroom left after the KV cache is allocated. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from recommender.errors import FlagError
 from recommender.hardware import Gpu
 from recommender.memory import overheads
-from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory import startup_issues as si
+from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults
 from recommender.memory.kv_cache import KvLayout, build_layout, kv_dtype_bytes
+from recommender.memory.startup_issues import IssueKind, StartupIssue
 from recommender.memory.weights import DTYPE_BYTES, Parallel, pp_layer_ranges, weight_bytes_per_gpu
-from recommender.model.quant import online_quant
+from recommender.model.quant import resolve_quant
 from recommender.model.spec import ModelSpec, QuantSpec
 from recommender.model.tensors import padded_vocab
-from recommender.units import GiB, MiB, format_gib
+from recommender.units import GiB, MiB
 
-CONSERVING_MEMORY_URL = "https://docs.vllm.ai/en/latest/configuration/conserving_memory/"
 REDUNDANCY_BUFFER = 150 * MiB  # gpu_worker.py redundancy_buffer_memory
 
 
@@ -38,6 +41,41 @@ class StageBudget:
     available_kv: int
     layout: KvLayout
     num_blocks: int
+
+    def blocks_per_request(self, length: int, in_flight: int, prefix_caching: bool) -> int:
+        """Blocks one request of `length` tokens takes across the KV-cache groups (0 without groups)."""
+        if not self.layout.groups:
+            return 0
+        return self.layout.blocks_per_request(length, in_flight, prefix_caching=prefix_caching)
+
+    def admits(self, length: int, in_flight: int, prefix_caching: bool) -> bool:
+        """vLLM's admission check for one request of `length` tokens (the null block excluded)."""
+        block = self.layout.bytes_per_block
+        if not block or self.available_kv <= 0:
+            return False
+        return block * self.blocks_per_request(length, in_flight, prefix_caching) <= self.available_kv - block
+
+    def concurrency(self, length: int, in_flight: int, prefix_caching: bool) -> float:
+        """Requests of `length` tokens the KV pool holds (vLLM's max-concurrency formula)."""
+        bpr = self.blocks_per_request(length, in_flight, prefix_caching)
+        return self.num_blocks / bpr if bpr else 0.0
+
+    def longest_len(self, upper: int, in_flight: int, prefix_caching: bool, requests: int = 1) -> int:
+        """The largest length <= upper at which one request is admitted and `requests` are held; 0 if none.
+
+        The one length search: vLLM's "estimated maximum model length" and auto-fit (requests = 1), the
+        planner's longest context for N requests, and check's "lower --max-model-len to" fix.
+        """
+        lo, hi = 0, upper
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.admits(mid, in_flight, prefix_caching) and (
+                self.concurrency(mid, in_flight, prefix_caching) >= requests
+            ):
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,55 +98,66 @@ class Explanation:
     max_model_len: int
     max_num_seqs: int
     max_num_batched_tokens: int
-    stage: StageBudget | None
+    stage: StageBudget  # the tightest pipeline stage (fewest blocks), the one vLLM's min over workers picks
     stages: tuple[StageBudget, ...]
     num_gpu_blocks: int
     kv_cache_tokens: int
     max_concurrency: float
     blocks_per_request: int
-    fits: bool
     in_flight_tokens: int = 0
     prefix_caching: bool = False
-    errors: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
+    issues: tuple[StartupIssue, ...] = ()
+
+    @property
+    def fits(self) -> bool:
+        """vLLM starts: no fatal issue."""
+        return not any(i.fatal for i in self.issues)
+
+    @property
+    def errors(self) -> tuple[str, ...]:
+        """The fatal issues' messages, in vLLM's order (what `explain` prints)."""
+        return tuple(i.message for i in self.issues if i.fatal)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The other issues' messages."""
+        return tuple(i.message for i in self.issues if not i.fatal)
+
+    @property
+    def error_kinds(self) -> tuple[IssueKind, ...]:
+        """The kinds of the fatal issues, in order."""
+        return tuple(i.kind for i in self.issues if i.fatal)
+
+    def issue(self, kind: IssueKind) -> StartupIssue | None:
+        """The first issue of this kind, if any."""
+        return next((i for i in self.issues if i.kind is kind), None)
+
+    def has(self, *kinds: IssueKind) -> bool:
+        """True if any issue is of one of these kinds."""
+        return any(i.kind in kinds for i in self.issues)
 
     def concurrency_for(self, length: int) -> float:
         """Requests of `length` tokens the predicted KV pool holds (vLLM's max-concurrency formula)."""
-        if self.stage is None or not self.stage.layout.groups:
-            return 0.0
-        bpr = self.stage.layout.blocks_per_request(length, self.in_flight_tokens, prefix_caching=self.prefix_caching)
-        return self.num_gpu_blocks / bpr if bpr else 0.0
+        return self.stage.concurrency(length, self.in_flight_tokens, self.prefix_caching)
 
     def longest_len(self, need: int, limit: int | None = None) -> int:
         """The largest max_model_len (<= limit) at which one request fits and `need` requests are held; 0 if none."""
-        lo, hi = 0, self.max_model_len if limit is None else limit
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.fits_one_request(mid) and self.concurrency_for(mid) >= need:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        upper = self.max_model_len if limit is None else limit
+        return self.stage.longest_len(upper, self.in_flight_tokens, self.prefix_caching, requests=need)
 
     def fits_one_request(self, length: int) -> bool:
         """vLLM's admission check for one request of `length` tokens (the null block excluded)."""
-        if self.stage is None or not self.stage.layout.bytes_per_block:
-            return False
-        layout = self.stage.layout
-        need = layout.bytes_per_block * layout.blocks_per_request(
-            length, self.in_flight_tokens, prefix_caching=self.prefix_caching
-        )
-        return 0 < self.stage.available_kv and need <= self.stage.available_kv - layout.bytes_per_block
+        return self.stage.admits(length, self.in_flight_tokens, self.prefix_caching)
 
     @property
     def block_size(self) -> int:
         """Block size after backend / hybrid alignment."""
-        return self.stage.layout.block_size if self.stage else 16
+        return self.stage.layout.block_size
 
     @property
     def kv_bytes_per_token(self) -> int:
         """KV bytes per token on one GPU, over its attention layers."""
-        return self.stage.layout.bytes_per_token if self.stage else 0
+        return self.stage.layout.bytes_per_token
 
     @property
     def gpus(self) -> int:
@@ -116,21 +165,21 @@ class Explanation:
         return self.tp * self.pp * self.dp
 
 
-def batch_defaults(gpu: Gpu, version: VllmVersion) -> tuple[int, int]:
-    """(max_num_seqs, max_num_batched_tokens) for the OpenAI API server (engine/arg_utils.py:get_batch_defaults)."""
-    if not version.gpu_dependent_batch_defaults:
-        return 256, 2048
-    total_gib = gpu.total_bytes / GiB
-    if total_gib >= 160:
-        return 1024, 16384
-    # GB10 (DGX Spark, cc 12.1) has the memory but not the compute of a large GPU: vLLM keeps it on the small tier.
-    if total_gib >= 70 and "A100" not in gpu.name.upper() and gpu.compute_capability != "12.1":
-        return 1024, 8192
-    return 256, 2048
+# --- step 1: precision ----------------------------------------------------------------------------------------
 
 
-def _resolve_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu) -> tuple[str, list[str]]:
-    errors: list[str] = []
+@dataclass(frozen=True, slots=True)
+class Precision:
+    """Weight dtype, quantization and KV-cache dtype as vLLM resolves them."""
+
+    dtype: str
+    dtype_bytes: int
+    quant: QuantSpec | None
+    kv_cache_dtype: str
+    kv_bytes: int
+
+
+def _weight_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[StartupIssue]) -> str:
     d = {"half": "float16", "float": "float32"}.get(flags.dtype, flags.dtype)
     if d == "auto":
         d = model.dtype
@@ -139,73 +188,257 @@ def _resolve_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu) -> tuple[str,
         if d == "bfloat16" and not gpu.supports_bf16:
             d = "float16"
     elif d == "bfloat16" and not gpu.supports_bf16:
-        errors.append(
-            f"Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu.name} GPU "
-            f"has compute capability {gpu.compute_capability}. You can use float16 instead by explicitly setting "
-            "the `dtype` flag in CLI, for example: --dtype=half."
+        issues.append(si.bf16_unsupported(gpu.name, gpu.compute_capability))
+    return d
+
+
+def resolve_precision(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[StartupIssue]) -> Precision:
+    """ModelConfig's dtype, the quantization config and CacheConfig's KV dtype."""
+    dtype = _weight_dtype(model, flags, gpu, issues)
+    dtype_bytes = DTYPE_BYTES[dtype]
+    quant = resolve_quant(model, flags.quantization)
+    kv_dtype = flags.kv_cache_dtype
+    if kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8:
+        kv_dtype = "fp8"
+        issues.append(
+            si.note(
+                IssueKind.FP8_KV_FROM_CHECKPOINT,
+                "the checkpoint declares an FP8 KV-cache scheme, so vLLM uses fp8 for --kv-cache-dtype auto",
+            )
         )
-    return d, errors
+    if model.multimodal and model.vision is None:
+        issues.append(
+            si.note(
+                IssueKind.ENCODER_NOT_COUNTED,
+                "the config does not size the vision/audio encoder: its weights and profiling are not counted",
+            )
+        )
+    elif model.multimodal:
+        issues.append(
+            si.note(
+                IssueKind.ENCODER_NOT_COUNTED,
+                "the vision encoder's own profiling pass (encoder cache budget) is not counted",
+            )
+        )
+    if kv_dtype.startswith("fp8") and not gpu.fp8 and model.mla is None:
+        issues.append(
+            si.note(
+                IssueKind.FP8_KV_WITHOUT_TENSOR_CORES,
+                f"{gpu.name} has no FP8 tensor cores; an fp8 KV cache still halves memory but may be slow",
+            )
+        )
+    return Precision(dtype, dtype_bytes, quant, kv_dtype, kv_dtype_bytes(kv_dtype, dtype_bytes))
 
 
-_QUANT_ALIASES = {
-    "awq_marlin": "awq",
-    "gptq_marlin": "gptq",
-    "auto_awq": "awq",
-    "auto_gptq": "gptq",
-    "modelopt": "fp8",
-    "modelopt_fp4": "nvfp4",
-    "fbgemm_fp8": "fp8",
-}
+# --- step 2: parallel checks ----------------------------------------------------------------------------------
 
 
-def resolve_quant(model: ModelSpec, quantization: str | None) -> QuantSpec | None:
-    """The checkpoint's quantization, or the online method asked for on a 16-bit checkpoint."""
-    if model.quant is not None:
-        if quantization and quantization not in ("compressed-tensors", "modelopt", "mxfp4", "modelopt_fp4"):
-            wanted = _QUANT_ALIASES.get(quantization, quantization)
-            if wanted != model.quant.method and not (wanted == "fp8" and model.quant.method == "fp8"):
-                raise FlagError(
-                    f"Quantization method specified in the model config ({model.quant.method}) does not match the "
-                    f"quantization method specified in the `quantization` argument ({quantization})."
-                )
-        return model.quant
-    if quantization:
-        return online_quant(_QUANT_ALIASES.get(quantization, quantization))
-    return None
-
-
-def _parallel_checks(model: ModelSpec, tp: int, pp: int) -> tuple[list[str], list[str]]:
+def parallel_checks(model: ModelSpec, tp: int, pp: int, issues: list[StartupIssue]) -> None:
     """vLLM's divisibility checks for tensor / pipeline parallelism, with its messages."""
-    errors: list[str] = []
-    warnings: list[str] = []
     if model.num_heads % tp:
-        errors.append(
-            f"Total number of attention heads ({model.num_heads}) must be divisible by tensor parallel size ({tp})."
-        )
+        issues.append(si.tp_heads(model.num_heads, tp))
     if tp > 1 and padded_vocab(model.vocab_size) % tp:
-        errors.append(f"{padded_vocab(model.vocab_size)} is not divisible by {tp}")
+        issues.append(si.tp_vocab(padded_vocab(model.vocab_size), tp))
     if pp > model.num_layers:
-        errors.append(f"pipeline parallel size ({pp}) exceeds the number of layers ({model.num_layers})")
+        issues.append(si.pp_layers(model.num_layers, pp))
     if model.mla is None and 0 < model.num_kv_heads < tp:
         if tp % model.num_kv_heads:
-            errors.append(f"{tp} is not divisible by {model.num_kv_heads}")
+            issues.append(si.tp_kv_heads(model.num_kv_heads, tp))
         else:
-            warnings.append(
-                f"TP={tp} exceeds the {model.num_kv_heads} KV heads: each KV head is replicated on "
-                f"{tp // model.num_kv_heads} GPUs, so KV memory per token does not shrink further"
+            issues.append(si.kv_heads_replicated(model.num_kv_heads, tp))
+
+
+# --- step 3: scheduler limits ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerLimits:
+    """max_model_len (before auto-fit), max_num_seqs and max_num_batched_tokens as the engine resolves them."""
+
+    max_model_len: int
+    auto_fit: bool
+    max_num_seqs: int
+    max_num_batched_tokens: int
+
+
+def scheduler_limits(
+    model: ModelSpec, flags: EngineFlags, gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]
+) -> SchedulerLimits:
+    """ModelConfig's max_model_len check and SchedulerConfig's defaults (arg_utils.py get_batch_defaults)."""
+    max_len = flags.max_model_len if flags.max_model_len is not None else model.max_model_len
+    auto_fit = max_len == -1
+    if auto_fit:
+        max_len = model.max_model_len
+    elif max_len > model.max_model_len:
+        issues.append(si.max_len_above_model(max_len, model.max_model_len, model.max_len_key))
+    seqs_default, tokens_default = batch_defaults(gpu, version)
+    max_tokens = flags.max_num_batched_tokens or tokens_default
+    max_seqs = flags.max_num_seqs or seqs_default
+    if flags.max_num_batched_tokens is None:
+        max_tokens = min(max_tokens, max_seqs * max_len)
+    if flags.max_num_seqs is None:
+        max_seqs = min(max_seqs, max_tokens)
+    return SchedulerLimits(max_len, auto_fit, max_seqs, max_tokens)
+
+
+# --- step 4: the per-stage budget -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """The memory request: what the engine may use on each GPU, and what was free."""
+
+    total: int
+    free: int
+    utilization: float
+    requested: int
+
+
+def request_memory(
+    gpu: Gpu, flags: EngineFlags, version: VllmVersion, free_bytes: int | None, issues: list[StartupIssue]
+) -> Budget:
+    """Worker.init_device: requested = ceil(total x utilization), refused if free memory is below it."""
+    util = flags.gpu_memory_utilization or version.default_gpu_memory_utilization
+    total = gpu.total_bytes
+    free = total if free_bytes is None else free_bytes
+    requested = math.ceil(total * util)
+    if free < requested:
+        issues.append(si.free_below_budget(free, total, util, requested))
+    return Budget(total, free, util, requested)
+
+
+def stage_budgets(
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    version: VllmVersion,
+    setup: tuple[Precision, SchedulerLimits, Budget],
+    issues: list[StartupIssue],
+) -> tuple[StageBudget, ...]:
+    """load_model + determine_available_memory for every pipeline stage; the KV layout of its layers."""
+    precision, limits, budget = setup
+    tp, pp = flags.tensor_parallel_size, min(flags.pipeline_parallel_size, model.num_layers)
+    par = Parallel(tp=tp, pp=pp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
+    v = (version.major, version.minor)
+    stages: list[StageBudget] = []
+    for k, layers in enumerate(pp_layer_ranges(model.num_layers, pp)):
+        w = weight_bytes_per_gpu(
+            model,
+            par,
+            dtype_bytes=precision.dtype_bytes,
+            quant=precision.quant,
+            stage=k,
+            cpu_offload_bytes=int(flags.cpu_offload_gb * GiB),
+        )
+        act = overheads.activation_peak_bytes(
+            model,
+            max_num_batched_tokens=limits.max_num_batched_tokens,
+            max_num_seqs=limits.max_num_seqs,
+            tp=tp,
+            last_stage=k == pp - 1,
+            version=v,
+        )
+        nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v)
+        cg = overheads.cudagraph_bytes(model, layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager)
+        cg_applied = cg if version.cudagraph_memory_before_kv else 0
+        avail = flags.kv_cache_memory_bytes
+        if avail is None:
+            avail = budget.requested - (w + act + nt + cg_applied)
+        layout = build_layout(
+            model,
+            layers,
+            tp=tp,
+            block_size=flags.block_size,
+            kv_bytes=precision.kv_bytes,
+            model_bytes=precision.dtype_bytes,
+        )
+        blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
+        stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
+        if w > budget.free:
+            issues.append(si.weights_do_not_fit(w, budget.free))
+    return tuple(stages)
+
+
+# --- step 5: KV admission -------------------------------------------------------------------------------------
+
+
+def kv_admission(
+    worst: StageBudget, limits: SchedulerLimits, in_flight: int, prefix_caching: bool, issues: list[StartupIssue]
+) -> int:
+    """_check_enough_kv_cache_memory (or auto-fit): the max_model_len vLLM runs with, errors appended."""
+    max_len = limits.max_model_len
+    block = worst.layout.bytes_per_block
+    if not block or any(i.kind is IssueKind.WEIGHTS_DO_NOT_FIT for i in issues):
+        return max_len
+    if worst.available_kv <= 0:
+        issues.append(si.no_cache_memory(block, worst.available_kv))
+        return max_len
+    check = worst.available_kv - block
+    if limits.auto_fit:
+        fitted = worst.longest_len(max_len, in_flight, prefix_caching)
+        if fitted <= 0:
+            issues.append(si.auto_fit_impossible(check))
+            return max_len
+        if fitted < max_len:
+            issues.append(si.auto_fit_reduced(max_len, fitted, check))
+        return fitted
+    needed = block * worst.blocks_per_request(max_len, in_flight, prefix_caching)
+    if needed > check:
+        estimate = worst.longest_len(max_len, in_flight, prefix_caching)
+        issues.append(si.kv_too_small(max_len, needed, check, estimate))
+    return max_len
+
+
+# --- step 6: the capacity line --------------------------------------------------------------------------------
+
+
+def capacity(
+    worst: StageBudget, max_len: int, bpr: int, version: VllmVersion, issues: list[StartupIssue]
+) -> tuple[int, float]:
+    """update_kv_cache_capacity: ("GPU KV cache size" tokens, "Maximum concurrency" for max_len)."""
+    layout = worst.layout
+    concurrency = worst.num_blocks / bpr if bpr else 0.0
+    if version.v0_engine:
+        # V0 (worker.py): "# GPU blocks: N"; "Maximum concurrency ... = num_gpu_blocks * block_size / max_model_len".
+        tokens = worst.num_blocks * layout.block_size
+        issues.append(
+            si.note(
+                IssueKind.V0_ENGINE, f"vLLM {version} runs the V0 engine: figures follow its simpler block accounting"
             )
-    return errors, warnings
+        )
+        return tokens, tokens / max_len if max_len else 0.0
+    if version.one_line_capacity_log or not layout.groups:
+        return int(concurrency * max_len), concurrency
+    return worst.num_blocks // len(layout.groups) * layout.block_size, concurrency
 
 
-def _max_len_error(model: ModelSpec, length: int) -> str:
-    return (
-        f"User-specified max_model_len ({length}) is greater than the derived max_model_len "
-        f"({model.max_len_key}={model.max_model_len} or model_max_length=None in model's config.json). To allow "
-        "overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN "
-        "must be used with extreme caution. If the model uses relative position encoding (RoPE), positions "
-        "exceeding derived_max_model_len lead to nan. If the model uses absolute position encoding, positions "
-        "exceeding derived_max_model_len will cause a CUDA array out-of-bounds error."
+# --- step 7: warm-up headroom ---------------------------------------------------------------------------------
+
+
+def warmup_headroom(
+    model: ModelSpec,
+    worst: StageBudget,
+    limits: SchedulerLimits,
+    budget: Budget,
+    version: VllmVersion,
+    issues: list[StartupIssue],
+) -> None:
+    """After the KV cache is allocated, the sampler warm-up (and CUDA graphs before 0.21) must fit outside it."""
+    headroom = budget.total - budget.requested + REDUNDANCY_BUFFER
+    sampler = overheads.sampler_bytes_per_logit((version.major, version.minor)) * min(
+        limits.max_num_seqs, limits.max_num_batched_tokens
     )
+    post_alloc = (0 if version.cudagraph_memory_before_kv else worst.cudagraph) + int(sampler * model.vocab_size)
+    if post_alloc > headroom:
+        issues.append(si.warmup_headroom(budget.utilization, headroom, post_alloc))
+
+
+# --- explain: the steps in order --------------------------------------------------------------------------------
+
+
+def tightest(stages: Sequence[StageBudget]) -> StageBudget:
+    """The stage with the fewest blocks: vLLM takes the minimum over workers."""
+    return min(stages, key=lambda st: (st.num_blocks, st.available_kv))
 
 
 def explain(
@@ -218,196 +451,47 @@ def explain(
 ) -> Explanation:
     """Predict vLLM's startup figures and verdict for one configuration (per GPU, worst pipeline stage)."""
     flags.validate()
-    errors: list[str] = []
-    warnings: list[str] = []
+    issues: list[StartupIssue] = []
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size
-    dtype, dtype_errors = _resolve_dtype(model, flags, gpu)
-    errors += dtype_errors
-    dtype_bytes = DTYPE_BYTES[dtype]
-    quant = resolve_quant(model, flags.quantization)
-    kv_dtype = flags.kv_cache_dtype
-    if kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8:
-        kv_dtype = "fp8"
-        warnings.append("the checkpoint declares an FP8 KV-cache scheme, so vLLM uses fp8 for --kv-cache-dtype auto")
-    kv_bytes = kv_dtype_bytes(kv_dtype, dtype_bytes)
-    if model.multimodal and model.vision is None:
-        warnings.append("the config does not size the vision/audio encoder: its weights and profiling are not counted")
-    elif model.multimodal:
-        warnings.append("the vision encoder's own profiling pass (encoder cache budget) is not counted")
-    if kv_dtype.startswith("fp8") and not gpu.fp8 and model.mla is None:
-        warnings.append(f"{gpu.name} has no FP8 tensor cores; an fp8 KV cache still halves memory but may be slow")
-
-    parallel_errors, parallel_warnings = _parallel_checks(model, tp, pp)
-    errors += parallel_errors
-    warnings += parallel_warnings
+    precision = resolve_precision(model, flags, gpu, issues)
+    parallel_checks(model, tp, pp, issues)
     pp = min(pp, model.num_layers)
-
-    max_len = flags.max_model_len if flags.max_model_len is not None else model.max_model_len
-    auto_fit = max_len == -1
-    if auto_fit:
-        max_len = model.max_model_len
-    elif max_len > model.max_model_len:
-        errors.append(_max_len_error(model, max_len))
-
-    seqs_default, tokens_default = batch_defaults(gpu, version)
-    max_tokens = flags.max_num_batched_tokens or tokens_default
-    max_seqs = flags.max_num_seqs or seqs_default
-    if flags.max_num_batched_tokens is None:
-        max_tokens = min(max_tokens, max_seqs * max_len)
-    if flags.max_num_seqs is None:
-        max_seqs = min(max_seqs, max_tokens)
-
-    util = flags.gpu_memory_utilization or version.default_gpu_memory_utilization
-    total = gpu.total_bytes
-    free = total if free_bytes is None else free_bytes
-    requested = math.ceil(total * util)
-    if free < requested:
-        errors.append(
-            f"Free memory on device cuda:0 ({format_gib(free)}/{format_gib(total)} GiB) on startup is less "
-            f"than desired GPU memory utilization ({util}, {format_gib(requested)} GiB). Decrease GPU memory "
-            "utilization or reduce GPU memory used by other processes."
-        )
-
-    par = Parallel(tp=tp, pp=pp, dp=dp, expert_parallel=flags.enable_expert_parallel)
-    ranges = pp_layer_ranges(model.num_layers, pp)
-    in_flight = max_tokens * ((pp + 1) if version.sliding_window_counts_in_flight_batches else 1)
+    limits = scheduler_limits(model, flags, gpu, version, issues)
+    budget = request_memory(gpu, flags, version, free_bytes, issues)
+    stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues)
+    worst = tightest(stages)
+    in_flight = limits.max_num_batched_tokens * ((pp + 1) if version.sliding_window_counts_in_flight_batches else 1)
     prefix_caching = bool(flags.enable_prefix_caching) and not model.is_hybrid
-    stages: list[StageBudget] = []
-    for k, layers in enumerate(ranges):
-        w = weight_bytes_per_gpu(
-            model, par, dtype_bytes=dtype_bytes, quant=quant, stage=k, cpu_offload_bytes=int(flags.cpu_offload_gb * GiB)
-        )
-        last = k == pp - 1
-        act = overheads.activation_peak_bytes(
-            model,
-            max_num_batched_tokens=max_tokens,
-            max_num_seqs=max_seqs,
-            tp=tp,
-            last_stage=last,
-            version=(version.major, version.minor),
-        )
-        nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=(version.major, version.minor))
-        cg = overheads.cudagraph_bytes(model, layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager)
-        cg_applied = cg if version.cudagraph_memory_before_kv else 0
-        if flags.kv_cache_memory_bytes is not None:
-            avail = flags.kv_cache_memory_bytes
-        else:
-            avail = requested - (w + act + nt + cg_applied)
-        layout = build_layout(
-            model, layers, tp=tp, block_size=flags.block_size, kv_bytes=kv_bytes, model_bytes=dtype_bytes
-        )
-        blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
-        stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
-        if w > free:
-            errors.append(
-                "Failed to load model - not enough GPU memory. Try lowering --gpu-memory-utilization to free memory "
-                "for weights, increasing --tensor-parallel-size, or using --quantization. See "
-                f"{CONSERVING_MEMORY_URL} for more details."
-            )
-    worst = min(stages, key=lambda st: (st.num_blocks, st.available_kv))
-    layout = worst.layout
-    num_blocks = worst.num_blocks
-    bpr = layout.blocks_per_request(max_len, in_flight, prefix_caching=prefix_caching) if layout.groups else 0
-
-    if layout.bytes_per_block and not any("Failed to load" in e for e in errors):
-        if worst.available_kv <= 0:
-            errors.append(
-                "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing "
-                "the engine (this flag also controls CPU memory reservation on the CPU backend, despite its name). "
-                f"See {CONSERVING_MEMORY_URL} for more details."
-            )
-        else:
-            check = worst.available_kv - layout.bytes_per_block
-            needed = layout.bytes_per_block * bpr
-            if auto_fit:
-                fitted = _largest_fitting_len(layout, check, max_len, in_flight, prefix_caching)
-                if fitted <= 0:
-                    errors.append(
-                        "Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
-                        "single token. Try increasing `gpu_memory_utilization`."
-                    )
-                else:
-                    if fitted < max_len:
-                        warnings.append(
-                            f"Auto-fit max_model_len: reduced from {max_len} to {fitted} to fit in "
-                            f"available KV cache memory ({format_gib(check)} GiB GPU)"
-                        )
-                    max_len = fitted
-                    bpr = layout.blocks_per_request(max_len, in_flight, prefix_caching=prefix_caching)
-            elif needed > check:
-                est = _largest_fitting_len(layout, check, max_len, in_flight, prefix_caching)
-                hint = (
-                    f" Based on the available memory, the estimated maximum model length is {est}." if est > 0 else ""
-                )
-                errors.append(
-                    f"To serve at least one request with the model's max seq len ({max_len}), "
-                    f"({format_gib(needed)} GiB KV cache is needed, which is larger than the available KV cache "
-                    f"memory ({format_gib(check)} GiB).{hint} Try increasing `gpu_memory_utilization` (which also controls CPU "
-                    "memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
-                    f"{CONSERVING_MEMORY_URL} for more details."
-                )
-
-    for _kind, pad, n in layout.padding_by_kind:  # kv_cache_planning.py's warning
-        warnings.append(f"Add {pad} padding layers, may waste at most {pad / n * 100:.2f}% KV cache memory")
-    concurrency = num_blocks / bpr if bpr else 0.0
-    if version.v0_engine:
-        # V0 (worker.py): "# GPU blocks: N"; "Maximum concurrency ... = num_gpu_blocks * block_size / max_model_len".
-        tokens = num_blocks * layout.block_size
-        concurrency = tokens / max_len if max_len else 0.0
-        warnings.append(f"vLLM {version} runs the V0 engine: figures follow its simpler block accounting")
-    elif version.one_line_capacity_log or not layout.groups:
-        tokens = int(concurrency * max_len)
-    else:
-        tokens = num_blocks // len(layout.groups) * layout.block_size
-    headroom = total - requested + REDUNDANCY_BUFFER
-    post_alloc = (0 if version.cudagraph_memory_before_kv else worst.cudagraph) + int(
-        overheads.sampler_bytes_per_logit((version.major, version.minor)) * min(max_seqs, max_tokens) * model.vocab_size
-    )
-    if post_alloc > headroom and flags.kv_cache_memory_bytes is None:
-        warnings.append(
-            f"--gpu-memory-utilization {util} leaves {format_gib(headroom):.2f} GiB outside the budget, less than the "
-            f"~{format_gib(post_alloc):.2f} GiB the sampler warm-up (and CUDA graphs) allocate after the KV cache: "
-            "startup may run out of memory"
-        )
+    max_len = kv_admission(worst, limits, in_flight, prefix_caching, issues)
+    bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
+    issues += [si.padding_layers(pad, n) for _kind, pad, n in worst.layout.padding_by_kind]
+    tokens, concurrency = capacity(worst, max_len, bpr, version, issues)
+    if flags.kv_cache_memory_bytes is None:
+        warmup_headroom(model, worst, limits, budget, version, issues)
     return Explanation(
         model=model.name,
         gpu=gpu.name,
         vllm_version=str(version),
-        gpu_total_bytes=total,
-        free_bytes=free,
-        utilization=util,
-        requested_bytes=requested if flags.kv_cache_memory_bytes is None else flags.kv_cache_memory_bytes,
-        weight_dtype=dtype,
-        quantization=quant.label if quant else "none",
-        kv_cache_dtype=kv_dtype,
+        gpu_total_bytes=budget.total,
+        free_bytes=budget.free,
+        utilization=budget.utilization,
+        requested_bytes=budget.requested if flags.kv_cache_memory_bytes is None else flags.kv_cache_memory_bytes,
+        weight_dtype=precision.dtype,
+        quantization=precision.quant.label if precision.quant else "none",
+        kv_cache_dtype=precision.kv_cache_dtype,
         tp=tp,
         pp=pp,
         dp=dp,
         max_model_len=max_len,
-        max_num_seqs=max_seqs,
-        max_num_batched_tokens=max_tokens,
+        max_num_seqs=limits.max_num_seqs,
+        max_num_batched_tokens=limits.max_num_batched_tokens,
         stage=worst,
-        stages=tuple(stages),
-        num_gpu_blocks=num_blocks,
+        stages=stages,
+        num_gpu_blocks=worst.num_blocks,
         kv_cache_tokens=tokens,
         max_concurrency=concurrency,
         blocks_per_request=bpr,
-        fits=not errors,
         in_flight_tokens=in_flight,
         prefix_caching=prefix_caching,
-        errors=tuple(errors),
-        warnings=tuple(warnings),
+        issues=tuple(issues),
     )
-
-
-def _largest_fitting_len(layout: KvLayout, check: int, upper: int, in_flight: int, prefix_caching: bool) -> int:
-    """vLLM's estimate: the largest max_model_len whose one request fits in `check` bytes (binary search)."""
-    lo, hi = 0, upper
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        need = layout.bytes_per_block * layout.blocks_per_request(mid, in_flight, prefix_caching=prefix_caching)
-        if need <= check:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 
 from recommender.errors import FlagError
+from recommender.hardware import Gpu
+from recommender.units import GiB
 
 KV_CACHE_DTYPES = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2")
 # vLLM 0.33 accepts these too (config/cache.py CacheDType), but their packed page layouts are not modelled.
@@ -83,6 +85,19 @@ class VllmVersion:
     def gpu_dependent_batch_defaults(self) -> bool:
         """get_batch_defaults picks max_num_seqs / max_num_batched_tokens from GPU memory (>= 0.10)."""
         return self >= VllmVersion(0, 10)
+
+
+def batch_defaults(gpu: Gpu, version: VllmVersion) -> tuple[int, int]:
+    """(max_num_seqs, max_num_batched_tokens) for the OpenAI API server (engine/arg_utils.py:get_batch_defaults)."""
+    if not version.gpu_dependent_batch_defaults:
+        return 256, 2048
+    total_gib = gpu.total_bytes / GiB
+    if total_gib >= 160:
+        return 1024, 16384
+    # GB10 (DGX Spark, cc 12.1) has the memory but not the compute of a large GPU: vLLM keeps it on the small tier.
+    if total_gib >= 70 and "A100" not in gpu.name.upper() and gpu.compute_capability != "12.1":
+        return 1024, 8192
+    return 256, 2048
 
 
 @dataclass(frozen=True, slots=True)

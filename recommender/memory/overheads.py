@@ -62,15 +62,17 @@ def activation_peak_bytes(
 
 # --- non-torch memory ----------------------------------------------------------------------------
 # CUDA context growth, cuBLAS workspaces and, with TP > 1 on NVLink, custom all-reduce and NCCL buffers.
-# TP=1: 0.24-0.26 GiB on H100 (C013-C048); TP>1 over NVLink: 2.06-2.21 GiB (C029, C030, C046, C047);
-# TP>1 over PCIe (no custom all-reduce): 0.21 GiB (C002, L40S TP=4).
-# Before 0.19 the logs show less: 0.13-0.14 GiB at TP=1 (C055-C058, v0.11) and 0.55-1.38 GiB at TP=2 over
-# NVLink (C059 v0.11, C001 v0.10.2).
+# From 0.19: TP=1 0.24-0.26 GiB on H100 (C013-C048); TP>1 over NVLink 2.06-2.21 GiB (C029, C030, C046, C047).
+# Before 0.19 the logs show less: 0.13-0.14 GiB at TP=1 (C055-C058, v0.11), 0.55-1.38 GiB at TP=2 over NVLink
+# (C059 v0.11, C001 v0.10.2), and 0.21 GiB at TP=4 over PCIe, where there is no custom all-reduce (C002, L40S,
+# v0.11). No record shows TP>1 over PCIe from 0.19 on: that figure is C002's 0.21 GiB plus the 0.12 GiB by which
+# the single-GPU figure grew from v0.11 to v0.19 (0.13 -> 0.25), i.e. 0.33, rounded to 0.3 GiB; an estimate.
 NON_TORCH_SINGLE_GPU = int(0.25 * GiB)
 NON_TORCH_TP_NVLINK = int(2.1 * GiB)
 NON_TORCH_TP_PCIE = int(0.3 * GiB)
 NON_TORCH_SINGLE_GPU_OLD = int(0.13 * GiB)
 NON_TORCH_TP_NVLINK_OLD = int(1.0 * GiB)
+NON_TORCH_TP_PCIE_OLD = int(0.21 * GiB)
 NON_TORCH_CHANGED_IN = (0, 19)
 
 
@@ -80,7 +82,7 @@ def non_torch_bytes(*, tp: int, nvlink: bool, version: tuple[int, int] = (0, 33)
     if tp <= 1:
         return NON_TORCH_SINGLE_GPU_OLD if old else NON_TORCH_SINGLE_GPU
     if not nvlink:
-        return NON_TORCH_TP_PCIE
+        return NON_TORCH_TP_PCIE_OLD if old else NON_TORCH_TP_PCIE
     return NON_TORCH_TP_NVLINK_OLD if old else NON_TORCH_TP_NVLINK
 
 

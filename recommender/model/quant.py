@@ -5,8 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from recommender.errors import ModelConfigError, UnsupportedArchitectureError
-from recommender.model.spec import QuantSpec
+from recommender.errors import FlagError, ModelConfigError, UnsupportedArchitectureError
+from recommender.model.spec import ModelSpec, QuantSpec
+
+# --quantization names vLLM accepts for the same checkpoint formats this module reads.
+_QUANT_ALIASES = {
+    "awq_marlin": "awq",
+    "gptq_marlin": "gptq",
+    "auto_awq": "awq",
+    "auto_gptq": "gptq",
+    "modelopt": "fp8",
+    "modelopt_fp4": "nvfp4",
+    "fbgemm_fp8": "fp8",
+}
+# Methods that name a checkpoint family rather than one format: any checkpoint of theirs matches.
+_FAMILY_METHODS = ("compressed-tensors", "modelopt", "mxfp4", "modelopt_fp4")
 
 
 def online_quant(method: str) -> QuantSpec:
@@ -17,6 +30,22 @@ def online_quant(method: str) -> QuantSpec:
     raise UnsupportedArchitectureError(
         f"online quantization {method!r} is not modelled; use a pre-quantized checkpoint or --quantization fp8"
     )
+
+
+def resolve_quant(model: ModelSpec, quantization: str | None) -> QuantSpec | None:
+    """The checkpoint's quantization, or the online method asked for on a 16-bit checkpoint."""
+    if model.quant is not None:
+        if quantization and quantization not in _FAMILY_METHODS:
+            wanted = _QUANT_ALIASES.get(quantization, quantization)
+            if wanted != model.quant.method:
+                raise FlagError(
+                    f"Quantization method specified in the model config ({model.quant.method}) does not match the "
+                    f"quantization method specified in the `quantization` argument ({quantization})."
+                )
+        return model.quant
+    if quantization:
+        return online_quant(_QUANT_ALIASES.get(quantization, quantization))
+    return None
 
 
 def _int(value: Any, what: str) -> int:

@@ -1,0 +1,265 @@
+"""What can go wrong at vLLM's startup, as values: a kind to branch on, vLLM's own text to print, and the
+numbers a fix needs (pure).
+
+Decisions (the planner's rejections, check's failures and fixes) are keyed on `IssueKind`, never on the text:
+the messages are vLLM 0.33's wording (tests compare them with vLLM's) and may change with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from recommender.units import format_gib
+
+CONSERVING_MEMORY_URL = "https://docs.vllm.ai/en/latest/configuration/conserving_memory/"
+
+
+class IssueKind(StrEnum):
+    """Every startup error and the warnings code branches on. The value is the stable name in JSON output."""
+
+    # Errors: vLLM refuses to start (or crashes during startup).
+    BF16_UNSUPPORTED = "bf16-unsupported"  # config/model.py: compute capability < 8.0
+    TP_HEADS = "tp-does-not-divide-heads"  # count = attention heads, parallel = TP
+    TP_VOCAB = "tp-does-not-divide-vocab"  # count = padded vocabulary, parallel = TP
+    TP_KV_HEADS = "tp-does-not-divide-kv-heads"  # count = KV heads, parallel = TP
+    PP_LAYERS = "pp-above-layers"  # count = layers, parallel = PP
+    MAX_LEN_ABOVE_MODEL = "max-model-len-above-model"  # max_len = the model's limit, requested = the flag
+    FREE_BELOW_BUDGET = "free-memory-below-budget"  # needed = requested budget, available = free memory
+    WEIGHTS_DO_NOT_FIT = "weights-do-not-fit"  # needed = weights on one GPU, available = free memory
+    NO_CACHE_MEMORY = "no-cache-memory"  # needed = one block, available = KV memory (<= 0)
+    KV_TOO_SMALL = "kv-too-small-for-max-model-len"  # needed/available KV bytes, max_len = vLLM's estimate
+    AUTO_FIT_IMPOSSIBLE = "auto-fit-impossible"  # available = KV memory less one block
+    REMOVED_FLAG = "removed-flag"  # flag, version = the release that removed it
+    # Warnings: vLLM starts, with a caveat.
+    WARMUP_HEADROOM = "warmup-headroom"  # needed = post-allocation warm-ups, available = memory outside the budget
+    AUTO_FIT_REDUCED = "auto-fit-reduced"  # max_len = the fitted length, requested = the model's limit
+    KV_HEADS_REPLICATED = "kv-heads-replicated"  # count = KV heads, parallel = TP
+    FP8_KV_FROM_CHECKPOINT = "fp8-kv-from-checkpoint"
+    FP8_KV_WITHOUT_TENSOR_CORES = "fp8-kv-without-tensor-cores"
+    ENCODER_NOT_COUNTED = "encoder-not-counted"
+    PADDING_LAYERS = "padding-layers"  # count = padding layers
+    V0_ENGINE = "v0-engine"
+
+    @property
+    def fatal(self) -> bool:
+        """True for the kinds vLLM does not start with."""
+        return self not in _WARNING_KINDS
+
+
+_WARNING_KINDS = frozenset(
+    {
+        IssueKind.WARMUP_HEADROOM,
+        IssueKind.AUTO_FIT_REDUCED,
+        IssueKind.KV_HEADS_REPLICATED,
+        IssueKind.FP8_KV_FROM_CHECKPOINT,
+        IssueKind.FP8_KV_WITHOUT_TENSOR_CORES,
+        IssueKind.ENCODER_NOT_COUNTED,
+        IssueKind.PADDING_LAYERS,
+        IssueKind.V0_ENGINE,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StartupIssue:
+    """One startup error or warning. Which numeric fields are set depends on the kind (see `IssueKind`)."""
+
+    kind: IssueKind
+    message: str
+    needed_bytes: int | None = None
+    available_bytes: int | None = None
+    max_len: int | None = None
+    requested: int | None = None
+    count: int | None = None
+    parallel: int | None = None
+    flag: str | None = None
+    version: str | None = None
+
+    @property
+    def fatal(self) -> bool:
+        """vLLM does not start."""
+        return self.kind.fatal
+
+
+# --- vLLM 0.33's messages, verbatim (source locations in each docstring) ---------------------------------------
+
+
+def bf16_unsupported(gpu_name: str, compute_capability: str) -> StartupIssue:
+    """platforms/cuda.py:651 check_if_supports_dtype."""
+    return StartupIssue(
+        IssueKind.BF16_UNSUPPORTED,
+        f"Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu_name} GPU "
+        f"has compute capability {compute_capability}. You can use float16 instead by explicitly setting "
+        "the `dtype` flag in CLI, for example: --dtype=half.",
+    )
+
+
+def tp_heads(heads: int, tp: int) -> StartupIssue:
+    """config/model.py:1559 verify_with_parallel_config."""
+    return StartupIssue(
+        IssueKind.TP_HEADS,
+        f"Total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp}).",
+        count=heads,
+        parallel=tp,
+    )
+
+
+def tp_vocab(padded_vocab: int, tp: int) -> StartupIssue:
+    """VocabParallelEmbedding splits the padded vocabulary over TP ranks (distributed/utils.py divide())."""
+    return StartupIssue(IssueKind.TP_VOCAB, f"{padded_vocab} is not divisible by {tp}", count=padded_vocab, parallel=tp)
+
+
+def tp_kv_heads(kv_heads: int, tp: int) -> StartupIssue:
+    """QKVParallelLinear: TP above the KV heads must be a multiple of them (distributed/utils.py divide())."""
+    return StartupIssue(IssueKind.TP_KV_HEADS, f"{tp} is not divisible by {kv_heads}", count=kv_heads, parallel=tp)
+
+
+def pp_layers(layers: int, pp: int) -> StartupIssue:
+    """Every pipeline stage needs a layer (distributed/utils.py:198 get_pp_indices); this tool's wording."""
+    return StartupIssue(
+        IssueKind.PP_LAYERS,
+        f"pipeline parallel size ({pp}) exceeds the number of layers ({layers})",
+        count=layers,
+        parallel=pp,
+    )
+
+
+def max_len_above_model(requested: int, limit: int, limit_key: str) -> StartupIssue:
+    """config/model.py:2664 _get_and_verify_max_len."""
+    return StartupIssue(
+        IssueKind.MAX_LEN_ABOVE_MODEL,
+        f"User-specified max_model_len ({requested}) is greater than the derived max_model_len "
+        f"({limit_key}={limit} or model_max_length=None in model's config.json). To allow "
+        "overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN "
+        "must be used with extreme caution. If the model uses relative position encoding (RoPE), positions "
+        "exceeding derived_max_model_len lead to nan. If the model uses absolute position encoding, positions "
+        "exceeding derived_max_model_len will cause a CUDA array out-of-bounds error.",
+        max_len=limit,
+        requested=requested,
+    )
+
+
+def free_below_budget(free: int, total: int, utilization: float, requested: int) -> StartupIssue:
+    """v1/worker/utils.py:763 request_memory."""
+    return StartupIssue(
+        IssueKind.FREE_BELOW_BUDGET,
+        f"Free memory on device cuda:0 ({format_gib(free)}/{format_gib(total)} GiB) on startup is less "
+        f"than desired GPU memory utilization ({utilization}, {format_gib(requested)} GiB). Decrease GPU memory "
+        "utilization or reduce GPU memory used by other processes.",
+        needed_bytes=requested,
+        available_bytes=free,
+    )
+
+
+def weights_do_not_fit(weights: int, free: int) -> StartupIssue:
+    """v1/worker/gpu_model_runner.py:5079 load_model (torch.OutOfMemoryError while loading)."""
+    return StartupIssue(
+        IssueKind.WEIGHTS_DO_NOT_FIT,
+        "Failed to load model - not enough GPU memory. Try lowering --gpu-memory-utilization to free memory "
+        "for weights, increasing --tensor-parallel-size, or using --quantization. See "
+        f"{CONSERVING_MEMORY_URL} for more details.",
+        needed_bytes=weights,
+        available_bytes=free,
+    )
+
+
+def no_cache_memory(block_bytes: int, available: int) -> StartupIssue:
+    """v1/core/kv_cache_planning.py:58 _check_enough_kv_cache_memory."""
+    return StartupIssue(
+        IssueKind.NO_CACHE_MEMORY,
+        "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing "
+        "the engine (this flag also controls CPU memory reservation on the CPU backend, despite its name). "
+        f"See {CONSERVING_MEMORY_URL} for more details.",
+        needed_bytes=block_bytes,
+        available_bytes=available,
+    )
+
+
+def kv_too_small(max_len: int, needed: int, available: int, estimate: int) -> StartupIssue:
+    """v1/core/kv_cache_planning.py:78 _check_enough_kv_cache_memory (the estimate: a binary search)."""
+    hint = f" Based on the available memory, the estimated maximum model length is {estimate}." if estimate > 0 else ""
+    return StartupIssue(
+        IssueKind.KV_TOO_SMALL,
+        f"To serve at least one request with the model's max seq len ({max_len}), "
+        f"({format_gib(needed)} GiB KV cache is needed, which is larger than the available KV cache "
+        f"memory ({format_gib(available)} GiB).{hint} Try increasing `gpu_memory_utilization` (which also controls "
+        "CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
+        f"{CONSERVING_MEMORY_URL} for more details.",
+        needed_bytes=needed,
+        available_bytes=available,
+        max_len=estimate,
+        requested=max_len,
+    )
+
+
+def auto_fit_impossible(available: int) -> StartupIssue:
+    """v1/core/kv_cache_planning.py:1382 (max_model_len -1: auto-fit)."""
+    return StartupIssue(
+        IssueKind.AUTO_FIT_IMPOSSIBLE,
+        "Cannot auto-fit max_model_len: not enough GPU memory available to serve even a "
+        "single token. Try increasing `gpu_memory_utilization`.",
+        available_bytes=available,
+    )
+
+
+def auto_fit_reduced(limit: int, fitted: int, available: int) -> StartupIssue:
+    """v1/core/kv_cache_planning.py:1405, the auto-fit log line."""
+    return StartupIssue(
+        IssueKind.AUTO_FIT_REDUCED,
+        f"Auto-fit max_model_len: reduced from {limit} to {fitted} to fit in "
+        f"available KV cache memory ({format_gib(available)} GiB GPU)",
+        available_bytes=available,
+        max_len=fitted,
+        requested=limit,
+    )
+
+
+def padding_layers(pad: int, layers_of_kind: int) -> StartupIssue:
+    """v1/core/kv_cache_planning.py:538: hybrid groups padded to one size."""
+    return StartupIssue(
+        IssueKind.PADDING_LAYERS,
+        f"Add {pad} padding layers, may waste at most {pad / layers_of_kind * 100:.2f}% KV cache memory",
+        count=pad,
+    )
+
+
+def removed_flag(flag: str, removed_in: str, target: str) -> StartupIssue:
+    """vLLM's argument parser refuses a flag the release no longer has."""
+    return StartupIssue(
+        IssueKind.REMOVED_FLAG,
+        f"{flag} was removed in vLLM {removed_in} (target {target}): vLLM will refuse to start",
+        flag=flag,
+        version=removed_in,
+    )
+
+
+# --- warnings of this tool (its own wording) ---------------------------------------------------------------------
+
+
+def kv_heads_replicated(kv_heads: int, tp: int) -> StartupIssue:
+    """TP above the KV-head count: heads are replicated, KV memory per token stops shrinking."""
+    return StartupIssue(
+        IssueKind.KV_HEADS_REPLICATED,
+        f"TP={tp} exceeds the {kv_heads} KV heads: each KV head is replicated on "
+        f"{tp // kv_heads} GPUs, so KV memory per token does not shrink further",
+        count=kv_heads,
+        parallel=tp,
+    )
+
+
+def warmup_headroom(utilization: float, outside: int, post_alloc: int) -> StartupIssue:
+    """Post-allocation warm-ups (sampler, CUDA graphs) larger than what the budget leaves outside."""
+    return StartupIssue(
+        IssueKind.WARMUP_HEADROOM,
+        f"--gpu-memory-utilization {utilization} leaves {format_gib(outside):.2f} GiB outside the budget, less than "
+        f"the ~{format_gib(post_alloc):.2f} GiB the sampler warm-up (and CUDA graphs) allocate after the KV cache: "
+        "startup may run out of memory",
+        needed_bytes=post_alloc,
+        available_bytes=outside,
+    )
+
+
+def note(kind: IssueKind, message: str) -> StartupIssue:
+    """A warning with no numbers attached."""
+    return StartupIssue(kind, message)

@@ -1,0 +1,40 @@
+"""The planner: search launch configurations for a target load and rank the feasible ones (pure).
+
+types (the values), space (what is searched), evaluation (one candidate's flags and verdict), ranking (order
+and the nearest miss), search (`plan`).
+"""
+
+from __future__ import annotations
+
+from recommender.planner.evaluation import evaluate_candidate
+from recommender.planner.search import plan, validate_target
+from recommender.planner.types import (
+    OBJECTIVES,
+    Candidate,
+    Evaluation,
+    Hardware,
+    Objective,
+    PlanResult,
+    SearchPolicy,
+    Target,
+    Unevaluable,
+    Verdict,
+    WeightOption,
+)
+
+__all__ = [
+    "OBJECTIVES",
+    "Candidate",
+    "Evaluation",
+    "Hardware",
+    "Objective",
+    "PlanResult",
+    "SearchPolicy",
+    "Target",
+    "Unevaluable",
+    "Verdict",
+    "WeightOption",
+    "evaluate_candidate",
+    "plan",
+    "validate_target",
+]

@@ -1,0 +1,196 @@
+"""Evaluate one candidate: choose the flags a careful operator would set and judge them with `explain` (pure).
+
+For a candidate (weights option, KV-cache dtype, TP, PP), `evaluate_candidate` picks the utilization with
+warm-up headroom, max_num_seqs from the target and max_model_len from the target (or the longest that serves
+it), runs `explain` on exactly those flags, and says whether the target is met and, if not, why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from recommender.errors import PlanError
+from recommender.memory import overheads
+from recommender.memory.budget import REDUNDANCY_BUFFER, Explanation, explain
+from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults
+from recommender.memory.startup_issues import IssueKind
+from recommender.model.spec import ModelSpec
+from recommender.planner.types import Candidate, Evaluation, Hardware, Target, Unevaluable, Verdict
+from recommender.units import GiB
+
+WARMUP_SAFETY = 256 * 1024 * 1024  # extra slack kept outside the budget, beyond vLLM's 150 MiB buffer
+# Errors the planner repairs by choosing max_model_len itself; any other startup error rejects the candidate.
+_LENGTH_ERRORS = frozenset({IssueKind.KV_TOO_SMALL, IssueKind.MAX_LEN_ABOVE_MODEL})
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What every step of one candidate's evaluation shares."""
+
+    candidate: Candidate
+    target: Target
+    hw: Hardware
+    version: VllmVersion
+    flags: EngineFlags
+    probe: Explanation
+
+    @property
+    def label(self) -> str:
+        return self.candidate.describe()
+
+    @property
+    def gpus_per_replica(self) -> int:
+        return self.candidate.tp * self.candidate.pp
+
+    @property
+    def max_replicas(self) -> int:
+        return max(1, self.hw.total_gpus // self.gpus_per_replica)
+
+    def reject(self, reason: str, concurrency: float = 0.0) -> Evaluation:
+        return Evaluation(self.candidate, self.flags, self.probe, 0, concurrency, False, f"{self.label}: {reason}")
+
+
+def _gpus(n: int) -> str:
+    return f"{n} GPU" if n == 1 else f"{n} GPUs"
+
+
+def _round_len(length: int) -> int:
+    """Round a context length down to a value operators write: a multiple of 1024 (256 below 4096)."""
+    step = 1024 if length >= 4096 else 256 if length >= 512 else 16
+    return max(step, length // step * step) if length >= step else length
+
+
+def choose_utilization(model: ModelSpec, hw: Hardware, version: VllmVersion, max_seqs: int, max_tokens: int) -> float:
+    """The version default, lowered so the post-allocation sampler warm-up (and graphs before 0.21) fit outside."""
+    total = hw.gpu.total_bytes
+    per_logit = overheads.sampler_bytes_per_logit((version.major, version.minor))
+    warmup = int(per_logit * min(max_seqs, max_tokens) * model.vocab_size)
+    if not version.cudagraph_memory_before_kv:
+        warmup += overheads.cudagraph_bytes(model, layers_on_gpu=model.num_layers, enforce_eager=False)
+    room = (total - warmup - WARMUP_SAFETY + REDUNDANCY_BUFFER) / total
+    util = min(version.default_gpu_memory_utilization, math.floor(room * 100) / 100)
+    if hw.free_bytes is not None:
+        util = min(util, math.floor(hw.free_bytes / total * 100) / 100)
+    return max(0.05, util)
+
+
+def probe_flags(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -> EngineFlags:
+    """The first flags tried: the target's length (or the model's), max_num_seqs from N, utilization with room."""
+    model = c.weights.model
+    seqs_default, tokens_default = batch_defaults(hw.gpu, version)
+    need = target.concurrency or 1
+    max_seqs = min(max(need, 1), seqs_default) if target.concurrency else seqs_default
+    return EngineFlags(
+        tensor_parallel_size=c.tp,
+        pipeline_parallel_size=c.pp,
+        quantization=c.weights.quantization_flag,
+        enable_expert_parallel=c.expert_parallel,
+        kv_cache_dtype=c.kv_cache_dtype,
+        gpu_memory_utilization=choose_utilization(model, hw, version, max_seqs, tokens_default),
+        max_model_len=min(target.context or model.max_model_len, model.max_model_len),
+        max_num_seqs=max_seqs,
+        max_num_batched_tokens=tokens_default,
+    )
+
+
+def _startup_rejection(ctx: _Context) -> Evaluation | None:
+    """Reject what no choice of max_model_len repairs: weights that do not fit, other startup errors."""
+    probe, st = ctx.probe, ctx.probe.stage
+    if st.available_kv <= 0 or probe.has(IssueKind.WEIGHTS_DO_NOT_FIT):
+        return ctx.reject(
+            f"weights {st.weights / GiB:.1f} GiB + overheads exceed the {probe.requested_bytes / GiB:.1f} GiB "
+            "budget per GPU"
+        )
+    hard = [i for i in probe.issues if i.fatal and i.kind not in _LENGTH_ERRORS]
+    if hard:
+        return ctx.reject(hard[0].message)
+    limit = ctx.candidate.weights.model.max_model_len
+    if ctx.target.context is not None and ctx.target.context > limit:
+        return ctx.reject(f"{ctx.target.context:,} tokens exceed the model's limit of {limit:,}")
+    return None
+
+
+def _size_for_concurrency(ctx: _Context) -> tuple[int, int] | Evaluation:
+    """N alone: the longest context at which the fewest engines hold N requests, at least `min_context`."""
+    limit = ctx.candidate.weights.model.max_model_len
+    need = ctx.target.concurrency or 1
+    floor = min(limit, ctx.target.min_context)
+    best_len, replicas = 0, 1
+    for r in range(1, ctx.max_replicas + 1):
+        best_len = ctx.probe.longest_len(math.ceil(need / r), limit)
+        replicas = r
+        if best_len >= floor:
+            break
+    if best_len < floor:
+        held = ctx.probe.concurrency_for(floor) * ctx.max_replicas
+        shorter = (
+            f" (N requests fit only up to {best_len:,} tokens; --min-context lowers the floor)" if best_len else ""
+        )
+        return ctx.reject(
+            f"{ctx.probe.stage.available_kv / GiB:.1f} GiB KV per GPU holds {held:.0f} requests of {floor:,} tokens "
+            f"on {_gpus(ctx.max_replicas * ctx.gpus_per_replica)}, below {need}{shorter}",
+            held,
+        )
+    return (best_len if best_len == limit else _round_len(best_len)), replicas
+
+
+def _size_for_context(ctx: _Context, length: int) -> tuple[int, int] | Evaluation:
+    """S given: replicas of the engine that hold N requests of S tokens (one without N)."""
+    probe, st = ctx.probe, ctx.probe.stage
+    kv = st.available_kv / GiB
+    per = probe.concurrency_for(length)
+    if not probe.fits_one_request(length) or per < 1:
+        return ctx.reject(f"{kv:.1f} GiB KV per GPU cannot hold one {length:,}-token request", per)
+    need = ctx.target.concurrency or 1
+    replicas = max(1, math.ceil(need / math.floor(per))) if ctx.target.concurrency else 1
+    if replicas > ctx.max_replicas:
+        n = ctx.max_replicas
+        engines = f"{n} engines on {ctx.hw.total_gpus} GPUs hold" if n > 1 else "that is"
+        return ctx.reject(
+            f"weights {st.weights / GiB:.1f} GiB + overheads leave {kv:.1f} GiB KV per GPU "
+            f"= {math.floor(per)} requests at {length:,} per engine; {engines} {math.floor(per) * n}, below {need}",
+            per * n,
+        )
+    return length, replicas
+
+
+def _final_check(ctx: _Context, length: int, replicas: int) -> Evaluation:
+    """Re-run `explain` on exactly the flags the plan prints."""
+    need = ctx.target.concurrency or 1
+    seqs_default, _ = batch_defaults(ctx.hw.gpu, ctx.version)
+    max_seqs = ctx.flags.max_num_seqs or seqs_default
+    final_flags = replace(
+        ctx.flags,
+        max_model_len=length,
+        max_num_seqs=min(math.ceil(need / replicas), seqs_default) if ctx.target.concurrency else max_seqs,
+        data_parallel_size=1,
+    )
+    model = ctx.candidate.weights.model
+    final = explain(model, ctx.hw.gpu, final_flags, ctx.version, free_bytes=ctx.hw.free_bytes)
+    total_conc = final.max_concurrency * replicas
+    ok = final.fits and total_conc >= need
+    reason = (
+        f"{ctx.label}: {final.max_concurrency:.1f} requests of {length:,} tokens per replica x {replicas}"
+        if ok
+        else f"{ctx.label}: re-check with the chosen flags failed ({'; '.join(final.errors) or 'concurrency'})"
+    )
+    return Evaluation(ctx.candidate, final_flags, final, replicas, total_conc, ok, reason)
+
+
+def evaluate_candidate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -> Verdict:
+    """Choose flags for one candidate and judge it against the target."""
+    flags = probe_flags(c, target, hw, version)
+    try:
+        probe = explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
+    except PlanError as exc:
+        return Unevaluable(c, flags, f"{c.describe()}: {exc}")
+    ctx = _Context(c, target, hw, version, flags, probe)
+    rejection = _startup_rejection(ctx)
+    if rejection is not None:
+        return rejection
+    limit = c.weights.model.max_model_len
+    sized = _size_for_concurrency(ctx) if target.context is None else _size_for_context(ctx, target.context or limit)
+    if isinstance(sized, Evaluation):
+        return sized
+    return _final_check(ctx, *sized)

@@ -1,0 +1,65 @@
+"""Order the feasible evaluations by the objective, and say what comes nearest when none is feasible (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from recommender.planner.types import Evaluation, Hardware, Objective, Target, Verdict
+from recommender.units import GiB
+
+
+def _headroom(e: Evaluation, target: Target) -> float:
+    need = target.concurrency or 1
+    return e.concurrency / need
+
+
+def ranking_key(objective: Objective, target: Target) -> Callable[[Evaluation], tuple[float, ...]]:
+    """Sort key, smaller is better: the objective first, then GPUs, precision rank, context and headroom."""
+
+    def key(e: Evaluation) -> tuple[float, ...]:
+        rank = e.candidate.precision_rank
+        h = -_headroom(e, target)
+        length = -e.max_model_len
+        ep = 0 if e.candidate.expert_parallel else 1  # vLLM's recommendation for MoE across GPUs, on ties
+        if objective == "quality":
+            return (rank, e.gpus, length, h, ep)
+        if objective == "max-concurrency":
+            return (-e.concurrency, e.gpus, rank, ep)
+        if objective == "max-context":
+            return (length, e.gpus, rank, h, ep)
+        return (e.gpus, rank, length, h, ep)
+
+    return key
+
+
+def _weights_too_big(evaluated: Sequence[Evaluation], what: str, gpus: str) -> str:
+    smallest = min(evaluated, key=lambda e: e.explanation.stage.weights)
+    x = smallest.explanation
+    st = x.stage
+    usable = x.requested_bytes - st.activation_peak - st.non_torch - st.cudagraph
+    shards = st.weights * smallest.candidate.tp * smallest.candidate.pp
+    at_least = -(-shards // max(usable, 1))
+    return (
+        f"no configuration serves {what} on {gpus}: even the smallest option ({smallest.candidate.describe()})"
+        f" needs {st.weights / GiB:.1f} GiB of weights per GPU, more than the "
+        f"{x.requested_bytes / GiB:.1f} GiB budget; the weights alone need at least {at_least} such GPUs"
+    )
+
+
+def nearest(results: Sequence[Verdict], target: Target, hw: Hardware) -> str:
+    """The InfeasibleError message: the closest configuration and what it would take."""
+    loaded = [e for e in results if e.concurrency > 0]
+    what = target.describe()
+    gpus = f"{hw.total_gpus} x {hw.gpu.name}"
+    if not loaded:
+        evaluated = [e for e in results if isinstance(e, Evaluation)]
+        if not evaluated:
+            return f"no configuration serves {what} on {gpus}"
+        return _weights_too_big(evaluated, what, gpus)
+    best = max(loaded, key=lambda e: e.concurrency)
+    need = target.concurrency or 1
+    per_gpu = best.concurrency / max(1, best.candidate.tp * best.candidate.pp * max(1, best.replicas or 1))
+    more = (
+        f"; at that rate {need} requests need about {int(-(-need // max(per_gpu, 1e-9)))} GPUs" if per_gpu > 0 else ""
+    )
+    return f"no configuration serves {what} on {gpus}; nearest: {best.reason}{more}"

@@ -1,0 +1,61 @@
+"""plan(): search the launch configurations, keep the feasible ones, rank them, explain the rest (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from recommender.errors import InfeasibleError, InputError
+from recommender.memory.engine import VllmVersion
+from recommender.model.spec import ModelSpec
+from recommender.planner.evaluation import evaluate_candidate
+from recommender.planner.ranking import nearest, ranking_key
+from recommender.planner.space import candidates, kv_dtypes, weight_options
+from recommender.planner.types import Evaluation, Hardware, PlanResult, SearchPolicy, Target
+
+DEFAULT_POLICY = SearchPolicy()
+
+
+def validate_target(target: Target, model: ModelSpec) -> None:
+    """Reject targets that are not targets (one-line errors, exit 2) before searching."""
+    if target.concurrency is None and target.context is None:
+        raise InputError("give a target: --concurrency N, --context S, or both")
+    if target.concurrency is not None and target.concurrency < 1:
+        raise InputError(f"--concurrency must be at least 1, got {target.concurrency}")
+    if target.context is not None and target.context < 1:
+        raise InputError(f"--context must be at least 1 token, got {target.context}")
+    if target.context is not None and target.context > model.max_model_len:
+        raise InfeasibleError(
+            f"--context {target.context:,} exceeds {model.name}'s limit of {model.max_model_len:,} tokens "
+            f"({model.max_len_key}); the longest it serves is {model.max_model_len:,}"
+        )
+
+
+def plan(
+    model: ModelSpec,
+    variants: Sequence[ModelSpec],
+    hw: Hardware,
+    target: Target,
+    *,
+    version: VllmVersion,
+    policy: SearchPolicy = DEFAULT_POLICY,
+) -> PlanResult:
+    """Search weights x KV dtype x TP x PP (+ replicas), return the best feasible plan or raise InfeasibleError."""
+    validate_target(target, model)
+    if hw.gpus_per_node < 1 or hw.nodes < 1:
+        raise InputError("--gpus-per-node and --nodes must be at least 1")
+    options = weight_options(
+        model, variants, hw.gpu, allow_quantization=policy.allow_quantization, only=policy.only_quantization
+    )
+    if not options:
+        raise InputError(f"no weights option matches --quantization {policy.only_quantization}")
+    space = candidates(options, model, hw, kv_dtypes(hw.gpu, allow_fp8=policy.allow_fp8_kv))
+    results = [evaluate_candidate(c, target, hw, version) for c in space]
+    feasible = sorted(
+        (e for e in results if isinstance(e, Evaluation) and e.feasible), key=ranking_key(policy.objective, target)
+    )
+    rejected = tuple(e for e in results if not e.feasible)
+    if not feasible:
+        raise InfeasibleError(nearest(results, target, hw))
+    return PlanResult(
+        target, hw, version, policy, feasible[0], tuple(feasible[1 : 1 + policy.alternatives]), rejected, len(space)
+    )

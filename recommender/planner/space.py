@@ -1,0 +1,76 @@
+"""The search space: weights options, KV-cache dtypes, parallel shapes and their product (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from recommender.hardware import Gpu
+from recommender.model.spec import ModelSpec
+from recommender.planner.types import Candidate, Hardware, WeightOption
+
+TP_SIZES = (1, 2, 4, 8)
+
+
+def precision_of(model: ModelSpec, quantization_flag: str | None) -> tuple[int, str]:
+    """Precision rank (lower is better) and label of a weights option."""
+    q = model.quant
+    if q is None and quantization_flag:
+        return 1, f"{quantization_flag.upper()} (online)"
+    if q is None:
+        return 0, model.dtype
+    if q.method == "fp8":
+        return 1, q.label
+    if q.bits >= 8:
+        return 2, q.label
+    return 3, q.label
+
+
+def weight_options(
+    base: ModelSpec,
+    variants: Sequence[ModelSpec],
+    gpu: Gpu,
+    *,
+    allow_quantization: bool = True,
+    only: str | None = None,
+) -> list[WeightOption]:
+    """Native weights, online FP8 where vLLM runs it on this GPU, and the catalog's pre-quantized variants."""
+    options: list[tuple[ModelSpec, str | None]] = [(base, None)]
+    cc = gpu.cc_major_minor
+    if allow_quantization:
+        if base.quant is None and (cc is None or cc >= (8, 0)):
+            options.append((base, "fp8"))  # FP8 W8A8 on Ada/Hopper+, FP8 weight-only Marlin on Ampere
+        options += [(v, None) for v in variants]
+    out = []
+    for model, flag in options:
+        rank, label = precision_of(model, flag)
+        if only is not None and only not in (label.lower(), (flag or ""), (model.quant.method if model.quant else "")):
+            continue
+        out.append(WeightOption(model, flag, label, rank))
+    return out
+
+
+def kv_dtypes(gpu: Gpu, *, allow_fp8: bool = True) -> tuple[str, ...]:
+    """`auto`, plus `fp8` where the GPU supports an fp8 KV cache in vLLM (compute capability 8.0+ / CDNA3)."""
+    cc = gpu.cc_major_minor
+    return ("auto", "fp8") if allow_fp8 and (cc is None or cc >= (8, 0)) else ("auto",)
+
+
+def parallel_shapes(model: ModelSpec, hw: Hardware) -> list[tuple[int, int]]:
+    """(TP, PP) pairs: TP within a node (heads must divide), PP across nodes."""
+    shapes = [(tp, 1) for tp in TP_SIZES if tp <= hw.gpus_per_node and model.num_heads % tp == 0]
+    if hw.nodes > 1 and model.num_heads % hw.gpus_per_node == 0 and hw.nodes <= model.num_layers:
+        shapes.append((hw.gpus_per_node, hw.nodes))
+    return shapes
+
+
+def candidates(options: Sequence[WeightOption], model: ModelSpec, hw: Hardware, kv: Sequence[str]) -> list[Candidate]:
+    """The full search space, in a deterministic order."""
+    out = []
+    for w in options:
+        for k in kv:
+            for tp, pp in parallel_shapes(model, hw):
+                out.append(Candidate(w, k, tp, pp))
+                # MoE over several GPUs: experts held whole per GPU (--enable-expert-parallel) instead of sliced.
+                if model.is_moe and tp > 1:
+                    out.append(Candidate(w, k, tp, pp, expert_parallel=True))
+    return out
