@@ -64,7 +64,14 @@ def test_every_bundled_model_parses_with_a_source() -> None:
 
 
 # Keys of config.json that vLLM's memory accounting (and so the planner) never reads.
-NOT_PLANNER_KEYS = {"eos_token_id", "bos_token_id", "pad_token_id", "transformers_version", "use_cache", "attention_dropout"}
+NOT_PLANNER_KEYS = {
+    "eos_token_id",
+    "bos_token_id",
+    "pad_token_id",
+    "transformers_version",
+    "use_cache",
+    "attention_dropout",
+}
 
 
 def test_alias_table_is_explicit_and_safe() -> None:
