@@ -149,13 +149,10 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     if wanted.memory_gb is not None and not exact:
         exact = [g for g in same_model if _same_memory(g, wanted.memory_gb)]
         if not exact and same_model:
-            raise (
-                _ambiguous(query, same_model)
-                if len(same_model) > 1
-                else UnknownGpuError(
-                    f"{same_model[0].key} has {same_model[0].marketed_gb:g} GB, not {wanted.memory_gb:g} GB; "
-                    "for a modified card give --gpu-memory-gib"
-                )
+            known = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" for g in same_model)
+            raise UnknownGpuError(
+                f"no {wanted.memory_gb:g} GB card named {query!r} in the catalog (known: {known}); "
+                "run `vllm-plan gpus` for the full names, or give --gpu-memory-gib"
             )
     found = exact or same_model
     found = _by_memory_hint(found, memory_mib)
