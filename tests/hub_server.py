@@ -9,6 +9,7 @@ Repositories:
   acme/gated   401 GatedRepo unless the request carries `Authorization: Bearer good-token`
   acme/slow    answers after `delay` seconds (for timeouts)
   acme/deleted 404 RepoNotFound (what the hub answers an authenticated client)
+  acme/broken  503 (an overloaded hub or a proxy's error page)
   anything else: 401 RepoNotFound, as the real hub answers for missing repositories
 Plus `SilentServer`: a TCP port that accepts connections and never answers (a black hole for timeouts).
 """
@@ -151,6 +152,9 @@ class HubHandler(BaseHTTPRequestHandler):
             time.sleep(self.server.delay)
         if repo == "acme/gated" and self.headers.get("Authorization") != "Bearer good-token":
             self._send(401, b"gated", {"X-Error-Code": "GatedRepo", "X-Error-Message": "Access to model is restricted"})
+            return
+        if repo == "acme/broken":
+            self._send(503, b"upstream unavailable")
             return
         if repo == "acme/deleted" or repo not in REPOS:
             status = 404 if repo == "acme/deleted" else 401

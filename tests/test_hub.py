@@ -160,13 +160,14 @@ def test_weights_come_from_the_hub_headers_by_range_requests(hub: HubServer, tmp
 
 
 def test_an_unreachable_hub_fails_fast_in_one_line(hub: HubServer, tmp_path: Path) -> None:
-    """Refused, silent (accepts, never answers) and slow hubs, with the default timeouts a user has: one line,
+    """Refused, silent (accepts, never answers), slow and failing (503) hubs, with the default timeouts a user has: one line,
     exit 4, no retries, in a few seconds (benchmarks/hub_failfast.py prints the real figures)."""
     with SilentServer() as silent:
         kinds = {
             "refused": (refused_url(), "acme/tiny"),
             "silent": (silent.url, "acme/tiny"),
             "slow": (hub.url, "acme/slow"),
+            "503": (hub.url, "acme/broken"),
         }
         results = run_together(
             [(["explain", repo, "--gpu", "l4"], url, tmp_path / kind) for kind, (url, repo) in kinds.items()],
@@ -175,7 +176,8 @@ def test_an_unreachable_hub_fails_fast_in_one_line(hub: HubServer, tmp_path: Pat
     for (kind, (_, repo)), (r, elapsed) in zip(kinds.items(), results, strict=True):
         assert r.returncode == 4, (kind, r.stderr)
         assert r.stderr.count("\n") == 1 and "Retry" not in r.stderr and "Traceback" not in r.stderr, kind
-        assert f"cannot fetch {repo}" in r.stderr and "not in the local cache" in r.stderr, kind
+        assert f"cannot fetch {repo}" in r.stderr, kind
+        assert ("HTTP 503" if kind == "503" else "not in the local cache") in r.stderr, kind
         assert elapsed < 10, f"{kind}: {elapsed:.1f} s"
 
 

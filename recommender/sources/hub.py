@@ -102,6 +102,7 @@ def _hub_errors(repo_id: str, revision: str | None) -> Iterator[None]:
     from huggingface_hub.errors import (
         EntryNotFoundError,
         GatedRepoError,
+        HfHubHTTPError,
         HFValidationError,
         LocalEntryNotFoundError,
         OfflineModeIsEnabled,
@@ -131,6 +132,12 @@ def _hub_errors(repo_id: str, revision: str | None) -> Iterator[None]:
         raise UnknownModelError(f"{repo_id} has no config.json on the hub") from exc
     except HFValidationError as exc:
         raise UnknownModelError(f"{repo_id!r} is not a valid hub repository id") from exc
+    except HfHubHTTPError as exc:  # any other answer: 5xx, 429 rate limit, a proxy's error page
+        status = exc.response.status_code if exc.response is not None else "an error"
+        raise FetchError(
+            f"cannot fetch {repo_id}: the hub answered HTTP {status}; try again later, or set HF_HUB_OFFLINE=1 to "
+            "use only the local cache"
+        ) from exc
 
 
 class HubFetcher:
