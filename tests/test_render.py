@@ -3,10 +3,14 @@ systemd-analyze verify, vLLM's flag table; quoting of hostile input; atomic, pro
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shlex
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +24,7 @@ from recommender.errors import InputError
 from recommender.memory.engine import VllmVersion
 from recommender.render.context import RenderOptions
 from recommender.render.engine import expand, render
-from recommender.render.output import write_files
+from recommender.render.output import LocalDisk, write_files
 from recommender.resources import profiles_dir
 from recommender.serve_args import parse_serve_argv
 
@@ -326,3 +330,135 @@ def test_render_cli_from_saved_plan(tmp_path: Path) -> None:
     assert "kind: Deployment" in out
     result = invoke(["render", str(tmp_path / "out" / "serve.sh")], exit_code=2)
     assert "not a vllm-plan plan document" in result.stderr
+
+
+class FailingDisk(LocalDisk):
+    """Raises an OSError on the n-th call of one operation (ENOSPC on a write chunk, EIO on a rename)."""
+
+    def __init__(self, operation: str, n: int, code: int) -> None:
+        self.operation, self.n, self.code, self.calls = operation, n, code, 0
+
+    def _maybe_fail(self, operation: str) -> None:
+        if operation == self.operation:
+            self.calls += 1
+            if self.calls == self.n:
+                raise OSError(self.code, os.strerror(self.code))
+
+    def write_chunk(self, fd: int, data: bytes) -> None:
+        self._maybe_fail("write")
+        super().write_chunk(fd, data)
+
+    def replace(self, src: Path, dst: Path) -> None:
+        self._maybe_fail("replace")
+        super().replace(src, dst)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(("operation", "code"), [("write", errno.ENOSPC), ("replace", errno.EIO)])
+def test_failed_writes_leave_nothing_behind(tmp_path: Path, operation: str, code: int) -> None:
+    """Disk full on the n-th write (or a failing rename): the directory is exactly as before, for every n."""
+    existing = tmp_path / "deploy"
+    write_files({"a.yaml": "old a\n", "b.service": "old b\n"}, existing, force=False)
+    before = _tree(tmp_path)
+    big = "x" * 200_000  # several write chunks
+    new = {"a.yaml": "new a\n", "b.service": big, "c.sh": "#!/bin/sh\n", "d.yaml": big}
+    counter = FailingDisk(operation, 0, code)  # never fails: counts the calls a successful write makes
+    write_files(new, tmp_path / "scratch", force=True, disk=counter)
+    shutil.rmtree(tmp_path / "scratch")
+    assert counter.calls >= 4
+    for n in range(1, counter.calls + 1):
+        for target in (existing, tmp_path / "fresh" / "nested"):
+            with pytest.raises(InputError, match="nothing was written") as info:
+                write_files(new, target, force=True, disk=FailingDisk(operation, n, code))
+            assert os.strerror(code) in str(info.value) and "\n" not in str(info.value)
+            assert _tree(tmp_path) == before and not (tmp_path / "fresh").exists(), (n, target)
+    write_files(new, existing, force=True)  # and without a failure everything lands
+    assert _tree(existing) == {k: v.encode() for k, v in new.items()}
+
+
+@contextmanager
+def _tmpfs(path: Path, options: str) -> Iterator[bool]:
+    """A real tmpfs mounted at `path` (root only; False when it cannot be mounted here)."""
+    path.mkdir()
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        yield False
+        return
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True)
+    try:
+        yield mounted.returncode == 0
+    finally:
+        if mounted.returncode == 0:
+            subprocess.run(["umount", str(path)], check=True)
+
+
+def test_read_only_directory_exits_2_and_leaves_nothing(plans: dict[str, dict[str, Any]], tmp_path: Path) -> None:
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plans["one-gpu"]))
+    target = tmp_path / "ro"
+    with _tmpfs(target, "ro,size=1m") as mounted:
+        if not mounted:
+            if os.geteuid() == 0:
+                pytest.skip("root ignores permissions and tmpfs cannot be mounted here")
+            target.chmod(0o555)
+        for out in (target, target / "sub"):
+            result = invoke(["render", str(plan_file), "-o", str(out)], exit_code=2)
+            assert result.stderr.count("\n") == 1 and "nothing was written" in result.stderr, result.stderr
+            assert not list(target.iterdir())
+        if not mounted:
+            target.chmod(0o755)
+
+
+def test_full_disk_exits_2_and_leaves_nothing(plans: dict[str, dict[str, Any]], tmp_path: Path) -> None:
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plans["one-gpu"]))
+    target = tmp_path / "small"
+    with _tmpfs(target, "size=16k") as mounted:
+        if not mounted:
+            pytest.skip("a small tmpfs cannot be mounted here (test_failed_writes_leave_nothing_behind injects ENOSPC)")
+        (target / "keep.txt").write_text("already here\n")
+        result = invoke(["render", str(plan_file), "-o", str(target / "deploy")], exit_code=2)
+        assert "No space left on device; nothing was written" in result.stderr, result.stderr
+        assert [p.name for p in target.iterdir()] == ["keep.txt"]
+
+
+def test_templates_place_exactly_their_context() -> None:
+    """Each template's variables are its context's fields (a renamed field fails here, not at render time),
+    and the engine places nothing but numbers and escaped text."""
+    import dataclasses
+
+    import jinja2.meta
+
+    from recommender.render import context as c
+    from recommender.render.engine import TEMPLATES, environment
+    from recommender.render.escape import yaml_str
+
+    env = environment()
+    assert env.loader is not None
+    contexts = {
+        "command": c.ScriptContext,
+        "systemd": c.UnitContext,
+        "k8s": c.KubernetesContext,
+        "lws": c.KubernetesContext,
+        "helm": c.HelmContext,
+        "compose": c.ComposeContext,
+    }
+    used: dict[type, set[str]] = {}
+    for artifact, cls in contexts.items():
+        source = env.loader.get_source(env, TEMPLATES[artifact])[0]
+        fields = {f.name for f in dataclasses.fields(cls)}
+        # a field named like a Jinja global (namespace) shadows it and is not reported as undeclared
+        names = jinja2.meta.find_undeclared_variables(env.parse(source)) | {
+            n for n in fields & set(env.globals) if n in source
+        }
+        assert names <= fields, f"{TEMPLATES[artifact]} uses {names - fields}"
+        used.setdefault(cls, set()).update(names)
+    for cls, names in used.items():
+        assert names == {f.name for f in dataclasses.fields(cls)}, f"{cls.__name__} has unused fields"
+    template = env.from_string("{{ x }}")
+    assert template.render(x=yaml_str("a: b")) == '"a: b"' and template.render(x=3) == "3"
+    for raw in ("a: b", True, None, ["x"]):
+        with pytest.raises(TypeError, match="unescaped"):
+            template.render(x=raw)

@@ -7,6 +7,8 @@ the prediction is for the chosen command). Any problem is one `PlanDocumentError
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,19 +65,63 @@ class PlanDocumentError(InputError):
     """A plan document that is not one, is of another version, or is malformed."""
 
 
+MAX_DEPTH = 32  # a plan nests 4 levels; YAML nested thousands deep takes seconds to refuse otherwise
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _safe_load(text: str) -> object:
+    """yaml.safe_load, refusing documents nested deeper than MAX_DEPTH as soon as the composer gets there."""
+    import yaml
+
+    class BoundedLoader(yaml.SafeLoader):
+        depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise _TooDeep
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    loader = BoundedLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _flow_depth(text: str) -> int:
+    """The deepest nesting of [ and { (quotes ignored: an upper bound). PyYAML's scanner is quadratic in it;
+    a plan holds a few dozen brackets, so more than 100,000 count as too deep without walking them."""
+    brackets = re.sub(r"[^\[\]{}]+", "", text)
+    if len(brackets) > 100_000:
+        return len(brackets)
+    return max(itertools.accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
+
+
 def plan_from_text(text: str, source: str) -> Plan:
     """Parse YAML or JSON text (JSON is YAML) into a validated Plan."""
     import yaml
 
     if len(text) > MAX_PLAN_CHARS:
         raise PlanDocumentError(f"{source}: larger than {MAX_PLAN_CHARS >> 20} MiB, not a plan document")
+    if _flow_depth(text) > MAX_DEPTH:
+        raise PlanDocumentError(f"{source}: nested too deeply to be a plan document")
     try:
-        data = yaml.safe_load(text)
+        data = _safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise PlanDocumentError(f"{source}: not valid YAML or JSON{where}") from exc
-    except RecursionError as exc:
+    except (_TooDeep, RecursionError) as exc:
         raise PlanDocumentError(f"{source}: nested too deeply to be a plan document") from exc
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise PlanDocumentError(f"{source}: not a plan document ({exc})") from exc

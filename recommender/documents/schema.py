@@ -187,9 +187,10 @@ def _scalar(hint: Any, meta: Mapping[str, Any], raw: object, path: str) -> Any:
 
 def _in_range(value: float, meta: Mapping[str, Any], path: str) -> float:
     lo, hi = meta.get("range", (-math.inf, math.inf))
-    if meta.get("above") and not value > lo:
-        raise SchemaError(path, f"must be above {lo} and at most {hi:,}, got {value!r}")
-    if not lo <= value <= hi:
+    if meta.get("above"):
+        if not lo < value <= hi:
+            raise SchemaError(path, f"must be above {lo:,} and at most {hi:,}, got {value!r}")
+    elif not lo <= value <= hi:
         raise SchemaError(path, f"must be between {lo:,} and {hi:,}, got {value!r}")
     return value
 

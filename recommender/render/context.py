@@ -16,6 +16,7 @@ from recommender.documents import plan_annotations
 from recommender.documents.plan import MAX_REPLICAS, Plan
 from recommender.errors import InputError
 from recommender.render.escape import (
+    SYSTEMD_EXECUTABLE_REFUSED,
     Comment,
     Shell,
     Systemd,
@@ -36,11 +37,11 @@ ARTIFACTS = ("command", "systemd", "k8s", "helm", "compose")
 MAX_GPUS_PER_HOST = 64  # systemd units and compose services share one host; render k8s beyond that
 MAX_STORAGE_GIB = 1 << 20
 
-# distribution/reference's grammar for a repository name (no tag, no digest) and for a tag
-_IMAGE = re.compile(
-    r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?/)?"
-    r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"
-)
+# distribution/reference's grammar for a repository name (no tag, no digest) and for a tag; the first component
+# is a registry only with a dot, a port or as localhost (docker's rule), else it is a lowercase path component.
+_HOST = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?"
+_PATH = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_IMAGE = re.compile(rf"(?:(?:localhost|{_HOST}(?:\.{_HOST})+|{_HOST}(?=:))(?::[0-9]+)?/)?{_PATH}(?:/{_PATH})*")
 _TAG = re.compile(r"[\w][\w.-]{0,127}", re.ASCII)
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _USER = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
@@ -127,6 +128,10 @@ def _check_options(opts: RenderOptions) -> None:
         (
             opts.vllm_bin.startswith("/") and opts.vllm_bin.isprintable() and len(opts.vllm_bin) <= 4096,
             f"--vllm-bin must be an absolute path (systemd requires it), got {opts.vllm_bin!r}",
+        ),
+        (
+            not any(ch in SYSTEMD_EXECUTABLE_REFUSED for ch in opts.vllm_bin),
+            f"--vllm-bin {opts.vllm_bin!r}: systemd refuses quotes and backslashes in the program path",
         ),
         (bool(_USER.fullmatch(opts.user)), f"user {opts.user!r} is not a valid user name"),
     ]
@@ -269,7 +274,7 @@ def unit_contexts(d: Deployment) -> tuple[tuple[str, UnitContext], ...]:
     units = []
     for r in range(d.replicas):
         name = _replica_name(d, r)
-        argv = [d.opts.vllm_bin, "serve", *d.plan.best.command[2:], "--host", "0.0.0.0", "--port", str(d.opts.port + r)]
+        args = ["serve", *d.plan.best.command[2:], "--host", "0.0.0.0", "--port", str(d.opts.port + r)]
         unit = UnitContext(
             annotations=_comment_annotations(d),
             description=systemd_text(
@@ -281,7 +286,7 @@ def unit_contexts(d: Deployment) -> tuple[tuple[str, UnitContext], ...]:
                 systemd_word(f"CUDA_VISIBLE_DEVICES={','.join(_visible_devices(d, r))}"),
                 systemd_word(f"HF_HOME={d.opts.hf_home}"),
             ),
-            exec_start=systemd_command(argv),
+            exec_start=systemd_command(d.opts.vllm_bin, args),
             timeout_start=d.startup_seconds + 60,
         )
         units.append((f"{name}.service", unit))

@@ -5,9 +5,10 @@ only way to make an `Escaped` string is through the functions below, so every st
 the quoting of its target:
 
 - shell: `shlex.quote` (single quotes; nothing inside is special);
-- systemd: ExecStart words double-quoted with C escapes for `\\` and `"` and for every non-printable character,
-  `%` doubled (specifiers) and `$` doubled (environment expansion), per systemd.service(5) "Command lines" and
-  systemd.unit(5) "Specifiers"; setting values with `%` doubled and no line break;
+- systemd: ExecStart arguments double-quoted with C escapes for `\\` and `"` and for every non-printable
+  character, `%` doubled (specifiers) and `$` doubled (environment expansion), per systemd.service(5) "Command
+  lines" and systemd.syntax(7) "Quoting" (a quoted `;` is an argument, not a command separator); the program
+  path with `%` doubled only; setting values with `%` doubled and no line break;
 - YAML: a double-quoted scalar (JSON's string syntax, a subset of YAML's) with every character YAML reads as a
   line break or refuses (U+0085, U+2028, U+2029, DEL, C1 controls, surrogates, ...) written as an escape;
   docker compose and Kubernetes container arguments also double `$`, which they would otherwise interpolate
@@ -95,9 +96,17 @@ def systemd_word(word: str) -> Systemd:
     return Systemd('"' + "".join(_systemd_char(ch) for ch in word) + '"')
 
 
-def systemd_command(words: Iterable[str]) -> Systemd:
-    """An ExecStart= command line."""
-    return Systemd(" ".join(systemd_word(w) for w in words))
+SYSTEMD_EXECUTABLE_REFUSED = "\"'\\"  # systemd refuses these in the program path ("special characters")
+
+
+def systemd_command(program: str, args: Iterable[str]) -> Systemd:
+    """An ExecStart= command line. The program path is not subject to `$` expansion (so `$` stays single);
+    systemd refuses quotes, backslashes and control characters in it, so the caller validated them away."""
+    if not program.isprintable() or any(ch in SYSTEMD_EXECUTABLE_REFUSED for ch in program):
+        raise ValueError(f"systemd cannot run a program path holding quotes, backslashes or controls: {program!r}")
+    exe = program.replace("%", "%%")
+    quoted = exe if _SYSTEMD_BARE.fullmatch(exe) else f'"{exe}"'
+    return Systemd(" ".join([quoted, *(systemd_word(w) for w in args)]))
 
 
 def systemd_text(text: str) -> Systemd:

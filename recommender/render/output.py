@@ -170,7 +170,8 @@ def write_files(
                 tx.backups[path] = disk.backup(path)
         for path, _, _ in changes:
             where = path
-            disk.replace(tx.staged.pop(path), path)
+            disk.replace(tx.staged[path], path)
+            del tx.staged[path]
             tx.committed.append(path)
     except OSError as exc:
         tx.rollback()
