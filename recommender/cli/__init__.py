@@ -52,7 +52,7 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from recommender.cli import catalog_cmds, check_cmd, explain_cmd, recommend_cmd, render_cmd
+    from recommender.cli import catalog_cmds, check_cmd, explain_cmd, perf_cmd, recommend_cmd, render_cmd
 
     cli.add_command(catalog_cmds.gpus)
     cli.add_command(catalog_cmds.models)
@@ -61,6 +61,8 @@ def _register() -> None:
     cli.add_command(recommend_cmd.recommend)
     cli.add_command(render_cmd.render)
     cli.add_command(check_cmd.check)
+    cli.add_command(perf_cmd.perf)
+    cli.add_command(perf_cmd.calibrate)
 
 
 _register()

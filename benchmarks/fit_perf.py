@@ -1,0 +1,134 @@
+"""Fit the performance model's constants on the published points and write profiles/perf.yaml.
+
+    python benchmarks/fit_perf.py [--max-evaluations N] [--dry-run]
+
+Fits only on the points `benchmarks/perf_points.py` marks "fit"; the held-out model x GPU combinations are
+predicted with the fitted constants and reported (and by `benchmarks/perf_fidelity.py`), never fitted on.
+The loss is a Huber loss of log(predicted / measured) over mean TTFT, mean TPOT and output throughput. Reproducible:
+the same data and starting values give the same constants.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.perf_points import Point, points
+from benchmarks.perf_run import Prepared, predicted_metrics, prepare
+from recommender.perf.fit import Knob, compass_search, huber, log_error
+from recommender.perf.params import PerfParams
+from recommender.perf_profile import bundled_params
+from recommender.resources import profiles_dir
+
+# Families with published points; their multipliers are pulled towards 1 (a prior) so one source cannot drag a
+# whole family far from the datasheet.
+FITTED_FAMILIES = ("ampere", "hopper", "blackwell", "cdna")
+FAMILY_PRIOR = 0.02
+KNOBS = (
+    Knob("bandwidth_efficiency", 0.3, 1.0),
+    Knob("compute_efficiency", 0.1, 1.0),
+    Knob("attention_efficiency", 0.05, 1.0),
+    Knob("moe_efficiency", 0.1, 1.5),
+    Knob("dequant_efficiency", 0.1, 1.5),
+    Knob("step_overhead_ms", 0.05, 30.0),
+    Knob("layer_overhead_us", 0.5, 200.0),
+    Knob("seq_overhead_us", 0.5, 500.0),
+    Knob("request_overhead_ms", 0.01, 50.0),
+    Knob("request_latency_ms", 0.5, 200.0),
+    Knob("allreduce_latency_us", 1.0, 200.0),
+    *(Knob(f"families.{fam}.{part}", 0.25, 4.0) for fam in FITTED_FAMILIES for part in ("bandwidth", "overhead")),
+)
+METRIC_WEIGHTS = {"ttft": 0.7, "tpot": 1.0, "throughput": 1.0}
+
+_PREPARED: list[Prepared] = []
+
+
+def _loss_of(index_params: tuple[int, PerfParams]) -> float:
+    index, params = index_params
+    prep = _PREPARED[index]
+    pred = predicted_metrics(prep, params)
+    if pred is None:
+        return 3.0
+    return sum(
+        METRIC_WEIGHTS[k] * huber(log_error(pred[k], v)) for k, v in prep.point.measured.items() if k in METRIC_WEIGHTS
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--max-evaluations", type=int, default=300)
+    ap.add_argument("--dry-run", action="store_true", help="print the constants, do not write profiles/perf.yaml")
+    ap.add_argument("--warm", action="store_true", help="start from profiles/perf.yaml instead of the code defaults")
+    args = ap.parse_args()
+    start = bundled_params() if args.warm else PerfParams()
+    fit_points: list[Point] = [p for p in points() if p.use == "fit"]
+    for p in fit_points:
+        prep = prepare(p)
+        if prep is not None:
+            _PREPARED.append(prep)
+    print(f"fitting on {len(_PREPARED)} points (of {len(fit_points)} marked 'fit')")
+    t0 = time.perf_counter()
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+
+        def objective(params: PerfParams) -> float:
+            losses = pool.map(_loss_of, [(i, params) for i in range(len(_PREPARED))])
+            prior = sum(
+                math.log(getattr(eff, part)) ** 2
+                for eff in params.families.values()
+                for part in ("bandwidth", "overhead")
+            )
+            return sum(losses) / len(losses) + FAMILY_PRIOR * prior
+
+        def progress(evals: int, loss: float, _params: PerfParams) -> None:
+            print(f"  {evals:4d} evaluations, loss {loss:.4f} ({time.perf_counter() - t0:.0f} s)", flush=True)
+
+        result = compass_search(objective, start, KNOBS, max_evaluations=args.max_evaluations, progress=progress)
+    print(f"loss {result.start_loss:.4f} -> {result.loss:.4f} in {result.evaluations} evaluations")
+    doc = document(result.params, [p.point.id for p in _PREPARED])
+    print(yaml.safe_dump(doc["global"], sort_keys=False))
+    if not args.dry_run:
+        path = profiles_dir() / "perf.yaml"
+        with path.open("w", encoding="utf-8") as fh:
+            fh.write(HEADER)
+            yaml.safe_dump(doc, fh, sort_keys=False, width=120)
+        print(f"wrote {path}")
+    return 0
+
+
+HEADER = """\
+# Constants of the performance model (recommender/perf/), fitted by `python benchmarks/fit_perf.py` on the
+# published vLLM serving points in benchmarks/data/perf/ (ids below; sources in that file). Do not edit by hand:
+# re-run the script. Meanings: recommender/perf/params.py. Held-out errors: `python benchmarks/perf_fidelity.py`.
+"""
+
+
+def document(params: PerfParams, ids: list[str]) -> dict[str, object]:
+    """The perf.yaml document for fitted `params`."""
+    g = {k.name: round(float(getattr(params, k.name)), 4) for k in KNOBS if "." not in k.name}
+    g["pcie_allreduce_latency_us"] = round(params.pcie_allreduce_latency_us, 4)
+    g["link_efficiency"] = round(params.link_efficiency, 4)
+    fams = {
+        k: {"bandwidth": round(v.bandwidth, 4), "compute": round(v.compute, 4), "overhead": round(v.overhead, 4)}
+        for k, v in params.families.items()
+    }
+    return {
+        "fitted": datetime.date.today().isoformat(),
+        "method": "compass search, Huber loss of log(predicted/measured) over mean TTFT, mean TPOT, output throughput",
+        "global": g,
+        "families": fams,
+        "fitted_on": sorted(ids),
+        "held_out": sorted(p.id for p in points() if p.use == "holdout"),
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""Predicted vs measured for every published serving point, with a summary.
+
+    python benchmarks/perf_fidelity.py [--markdown] [--quiet]
+
+Uses the bundled constants (profiles/perf.yaml; any local calibration is ignored). For each point of
+benchmarks/data/perf/: mean TTFT, mean TPOT and output throughput, predicted and measured, and the relative error.
+The summary gives the median and 90th-percentile absolute error per metric for the points the constants were
+fitted on and, separately, for the held-out model x GPU combinations; points not used say why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.perf_points import METRICS, Point, points
+from benchmarks.perf_run import predicted_metrics, prepare
+from recommender.perf_profile import load_params
+
+
+def _p90(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(0.9 * (len(xs) - 1)))]
+
+
+def evaluate() -> tuple[list[tuple[Point, dict[str, float] | None, str]], float]:
+    """Every point with its prediction (None when not answered) and why; and the mean seconds per point."""
+    params = load_params(local=False)
+    rows: list[tuple[Point, dict[str, float] | None, str]] = []
+    spent, answered = 0.0, 0
+    for p in points():
+        if p.use == "excluded":
+            rows.append((p, None, p.reason))
+            continue
+        prep = prepare(p)
+        if prep is None:
+            rows.append((p, None, "the memory model cannot start this configuration"))
+            continue
+        t = time.perf_counter()
+        pred = predicted_metrics(prep, params)
+        spent += time.perf_counter() - t
+        answered += 1
+        rows.append((p, pred, prep.note))
+    return rows, spent / max(answered, 1)
+
+
+def summary(rows: list[tuple[Point, dict[str, float] | None, str]], use: str) -> dict[str, object]:
+    """Counts and errors of one split ("fit" or "holdout")."""
+    chosen = [(p, pred) for p, pred, _ in rows if p.use == use]
+    answered = [(p, pred) for p, pred in chosen if pred is not None]
+    out: dict[str, object] = {"points": len(chosen), "answered": len(answered)}
+    for m in METRICS:
+        errs = [pred[m] / p.measured[m] - 1 for p, pred in answered if pred is not None and m in p.measured]
+        if errs:
+            absolute = [abs(e) for e in errs]
+            out[m] = (len(errs), statistics.median(absolute), _p90(absolute), statistics.median(errs))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--markdown", action="store_true", help="print the README table")
+    ap.add_argument("--quiet", action="store_true", help="summary only")
+    args = ap.parse_args()
+    rows, per_point = evaluate()
+    if not args.quiet:
+        print(f"{'id':5} {'use':8} {'model':40} {'gpu':10} {'load':34} " + " ".join(f"{m:>24}" for m in METRICS))
+        for p, pred, why in rows:
+            load = p.load.describe()[:34]
+            if pred is None:
+                print(f"{p.id:5} {p.use:8} {p.model[:40]:40} {p.gpu:10} not used: {why}")
+                continue
+            cells = []
+            for m in METRICS:
+                if m in p.measured:
+                    cells.append(f"{pred[m]:9.1f}/{p.measured[m]:9.1f} {pred[m] / p.measured[m] - 1:+4.0%}")
+                else:
+                    cells.append(f"{pred[m]:9.1f}/{'-':>9} {'':>5}")
+            print(f"{p.id:5} {p.use:8} {p.model[:40]:40} {p.gpu:10} {load:34} " + " ".join(cells))
+    print(f"\nmean prediction time {per_point * 1000:.0f} ms per point")
+    for use in ("fit", "holdout"):
+        s = summary(rows, use)
+        print(f"\n{use}: {s['answered']} of {s['points']} points answered")
+        for m in METRICS:
+            if m in s:
+                n, med, p90, bias = s[m]  # type: ignore[misc]
+                print(f"  {m:10} n={n:3}  median |error| {med:6.1%}  p90 {p90:6.1%}  median signed {bias:+6.1%}")
+    if args.markdown:
+        print("\n| split | points answered | mean TPOT median / p90 error | mean TTFT | output throughput |")
+        print("|---|---|---|---|---|")
+        for use, label in (("fit", "fitted on"), ("holdout", "held out (model x GPU not fitted)")):
+            s = summary(rows, use)
+            cells = []
+            for m in ("tpot", "ttft", "throughput"):
+                if m in s:
+                    n, med, p90, _ = s[m]  # type: ignore[misc]
+                    cells.append(f"{med:.0%} / {p90:.0%} (n={n})")
+                else:
+                    cells.append("-")
+            print(f"| {label} | {s['answered']} of {s['points']} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,255 @@
+"""The published vLLM serving points (benchmarks/data/perf/), read as inputs to the performance model.
+
+Each row of `vllm_perf_calibration.jsonl` (a copy of shared/calibration's, ids and sources kept) becomes a
+`Point`: the model and GPU, the flags the source states, the load as `vllm bench serve` would take it, and the
+measured mean TTFT / mean TPOT / output throughput. The rules below read each source's notes; rows a source
+cannot support are kept with the reason they are not used. Which points the constants are fitted on and which
+are held out is decided here too (by model x GPU, so held-out errors are on combinations the fit never saw).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from recommender.catalog import load_gpus, model_files
+from recommender.hardware import Gpu, resolve_gpu
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.perf.load import Load
+from recommender.serve_args import parse_serve_argv
+from recommender.units import GiB
+
+DATA = Path(__file__).resolve().parent / "data" / "perf" / "vllm_perf_calibration.jsonl"
+
+GPU_KEYS = {
+    "A100-80GB": "a100-80gb",
+    "A100-SXM-80GB": "a100-80gb",
+    "A100-40GB": "a100-40gb",
+    "H100-SXM-80GB": "h100-sxm",
+    "H100-SXM-80GB (H100 80GB HBM3)": "h100-sxm",
+    "H100-80GB": "h100-sxm",
+    "H100-PCIe": "h100-pcie",
+    "H200-SXM-141GB": "h200",
+    "B200": "b200",
+    "MI300X": "mi300x",
+}
+MODEL_IDS = {
+    "Qwen2-7B-Instruct": "Qwen/Qwen2-7B-Instruct",
+    "Qwen2.5-32B": "Qwen/Qwen2.5-32B",
+    "gpt-oss-120b": "openai/gpt-oss-120b",
+}
+# Used only while the exact checkpoint is missing from the catalog: the same architecture (config.json layers,
+# widths, heads, experts, vocabulary) under another name; the 2507 releases only raise max_position_embeddings.
+SAME_ARCHITECTURE = {
+    "Qwen/Qwen2-7B-Instruct": "Qwen/Qwen2.5-7B-Instruct",
+    "Qwen/Qwen3-235B-A22B-Instruct-2507": "Qwen/Qwen3-235B-A22B",
+    "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "Qwen/Qwen3-235B-A22B-FP8",
+}
+EXCLUDED = {
+    **dict.fromkeys(
+        [f"P{i:03d}" for i in range(40, 52)],
+        "tensor parallel across two nodes over a network the source does not state",
+    ),
+    **dict.fromkeys(
+        [f"P{i:03d}" for i in (*range(52, 75), *range(95, 102))],
+        "TP=2 over a link the source does not describe: slower than TP=1 from 100 requests on (P062 vs P091), so "
+        "neither NVLink nor a peer-to-peer PCIe path",
+    ),
+    **dict.fromkeys([f"P{i:03d}" for i in range(111, 121)], "4 GPUs across nodes, parallel layout not stated"),
+    **dict.fromkeys(
+        [f"P{i:03d}" for i in (*range(138, 142), *range(143, 147))],
+        "the A100 and H100 pages print identical figures for these cases: a copy error, GPU unknown",
+    ),
+    **dict.fromkeys(
+        [f"P{i:03d}" for i in range(268, 274)],
+        "vLLM 0.6 V0 engine with multi-step scheduling; ShareGPT lengths not stated",
+    ),
+    **dict.fromkeys([f"P{i:03d}" for i in range(274, 279)], "lengths and serving flags not stated"),
+}
+# Held out of the fit, by model x GPU: the fidelity report's honest errors are measured on these.
+HOLDOUT_GROUPS = frozenset(
+    {
+        ("Qwen/Qwen3-14B", "h100-sxm"),
+        ("Qwen/Qwen2.5-32B", "a100-80gb"),
+        ("openai/gpt-oss-20b", "h100-pcie"),
+        ("Qwen/Qwen3-235B-A22B-Instruct-2507", "h100-sxm"),
+        ("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "h100-sxm"),
+        ("zai-org/GLM-4.6", "h200"),
+        ("meta-llama/Llama-3.1-8B-Instruct", "a100-40gb"),
+    }
+)
+TOKENS_PER_WORD = 1.33  # English text in the o200k (gpt-oss) tokenizer
+METRICS = ("ttft", "tpot", "throughput")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One published measurement as the performance model's inputs, with what was measured."""
+
+    id: str
+    source: str
+    model: str  # the checkpoint the source names
+    catalog_model: str | None  # the catalog entry used (None: not bundled)
+    gpu: str  # catalog key
+    flags: EngineFlags
+    version: VllmVersion
+    async_scheduling: bool | None
+    load: Load
+    measured: dict[str, float]  # ttft (ms), tpot (ms), throughput (output tok/s): only what the row supports
+    use: str  # "fit" | "holdout" | "excluded"
+    reason: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def group(self) -> tuple[str, str]:
+        return (self.model, self.gpu)
+
+
+def _raw_figure(raw: str, label: str) -> float | None:
+    m = re.search(re.escape(label) + r"[^:|]*:\s*([\d.]+)", raw)
+    return float(m.group(1)) if m else None
+
+
+def _model_id(name: str) -> str:
+    return MODEL_IDS.get(name, name)
+
+
+def _catalog(model: str) -> str | None:
+    bundled = model_files()
+    if model.lower() in bundled:
+        return model
+    alias = SAME_ARCHITECTURE.get(model)
+    return alias if alias and alias.lower() in bundled else None
+
+
+def _version(row: dict[str, Any]) -> VllmVersion:
+    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", row.get("vllm_version") or "")
+    if m:
+        return VllmVersion(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+    return VllmVersion(0, 10, 1)  # sariekr/gpu_conc: "Aug 2025, likely 0.10.x"
+
+
+def _serve_flags(row: dict[str, Any]) -> tuple[dict[str, Any], bool | None]:
+    """Flags from the notes: a stated `vllm serve` command, utilization, or the logged KV cache size."""
+    notes = row.get("notes") or ""
+    values: dict[str, Any] = {}
+    async_flag: bool | None = None
+    m = re.search(r"serving cmd:[^;]*?(vllm serve [^;]*)", notes)
+    if m:
+        cmd = parse_serve_argv(m.group(1))
+        values.update({k: v for k, v in cmd.values.items() if k != "model"})
+        if "--async-scheduling" in cmd.other:
+            async_flag = True
+    kv = re.search(r"KV ([\d.]+) GiB", notes)
+    util = re.search(r"gpu_memory_utilization ([\d.]+)", notes)
+    if kv:
+        values["kv_cache_memory_bytes"] = int(float(kv.group(1)) * GiB)
+    elif util:
+        values["gpu_memory_utilization"] = float(util.group(1))
+    if row.get("tp") and "tensor_parallel_size" not in values:
+        values["tensor_parallel_size"] = int(row["tp"])
+    return values, async_flag
+
+
+def _load(row: dict[str, Any]) -> tuple[Load, list[str]]:
+    raw = row.get("raw") or ""
+    notes: list[str] = []
+    dataset = "sharegpt" if "sharegpt" in (row.get("dataset") or "").lower() else "random"
+    if row["id"] < "P040":  # sariekr/gpu_conc: a custom closed-loop client; Little's law gives what was in flight
+        stats = json.loads(raw)
+        inflight = stats["requests_per_second"] * stats["average_latency_per_request"] / 1000
+        notes.append(f"in flight by Little's law: {inflight:.1f} (nominal {row['concurrency']})")
+        return (
+            Load(
+                input_len=row["input_len"] * TOKENS_PER_WORD,
+                output_len=row["output_len"],
+                num_prompts=int(stats["successful_requests"]),
+                max_concurrency=max(1, round(inflight)),
+                dataset=dataset,
+            ),
+            notes,
+        )
+    n = _raw_figure(raw, "Successful requests") or row.get("num_prompts") or 1
+    tin = _raw_figure(raw, "Total input tokens")
+    tout = _raw_figure(raw, "Total generated tokens")
+    cap = _raw_figure(raw, "Maximum request concurrency") or row.get("concurrency")
+    rate = row.get("request_rate")
+    return (
+        Load(
+            input_len=tin / n if tin else float(row["input_len"] or 1),
+            output_len=tout / n if tout else float(row["output_len"] or 1),
+            num_prompts=int(n),
+            max_concurrency=int(cap) if cap else None,
+            request_rate=None if rate in (None, "inf") or rate == float("inf") else float(rate),
+            dataset=dataset,
+        ),
+        notes,
+    )
+
+
+def _measured(row: dict[str, Any]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    src = row.get("source") or ""
+    if row.get("mean_ttft_ms") and "dennislee22" not in src:  # those runs re-sent cached prompts: TTFT understated
+        out["ttft"] = float(row["mean_ttft_ms"])
+    tpot = row.get("mean_tpot_ms") or row.get("derived_tpot_ms")
+    if tpot:
+        out["tpot"] = float(tpot)
+    if row.get("output_throughput") and row["id"] != "P279":
+        out["throughput"] = float(row["output_throughput"])
+    return out
+
+
+def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tuple[str, str]:
+    if row["id"] in EXCLUDED:
+        return "excluded", EXCLUDED[row["id"]]
+    if "failed=0" not in (row.get("notes") or "") and row["id"] < "P040":
+        return "excluded", "requests failed during the run"
+    if row.get("input_len") is None or row.get("output_len") is None:
+        return "excluded", "lengths not stated"
+    if catalog is None:
+        return "excluded", f"{model} is not in the catalog"
+    return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
+
+
+def point(row: dict[str, Any]) -> Point:
+    """Interpret one row."""
+    model = _model_id(row["model"])
+    gpu = GPU_KEYS[row["gpu"]]
+    catalog = _catalog(model)
+    values, async_flag = _serve_flags(row)
+    load, notes = _load(row)
+    use, reason = _use(row, model, gpu, catalog)
+    if catalog and catalog != model:
+        notes.append(f"architecture from the catalog's {catalog}")
+    return Point(
+        id=row["id"],
+        source=row["source"],
+        model=model,
+        catalog_model=catalog,
+        gpu=gpu,
+        flags=EngineFlags(**values),
+        version=_version(row),
+        async_scheduling=async_flag,
+        load=load,
+        measured=_measured(row),
+        use=use,
+        reason=reason,
+        notes=tuple(notes),
+    )
+
+
+@cache
+def points(path: Path = DATA) -> tuple[Point, ...]:
+    """Every row of the file, interpreted."""
+    with path.open(encoding="utf-8") as fh:
+        return tuple(point(json.loads(line)) for line in fh if line.strip())
+
+
+def gpu(key: str) -> Gpu:
+    """The catalog GPU of a point."""
+    return resolve_gpu(key, load_gpus())

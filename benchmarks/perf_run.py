@@ -1,0 +1,68 @@
+"""Run the performance model on one published point (shared by fit_perf.py and perf_fidelity.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from benchmarks.perf_points import Point, gpu
+from recommender.errors import PlanError
+from recommender.hardware import Gpu
+from recommender.memory.budget import explain, resolve_quant
+from recommender.perf.costs import EngineFacts, engine_costs, engine_facts
+from recommender.perf.metrics import PerfResult
+from recommender.perf.params import PerfParams
+from recommender.perf.predict import async_default, predict_engine
+from recommender.sources.resolve import resolve_model
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A point with everything that does not depend on the fitted constants computed once."""
+
+    point: Point
+    gpu: Gpu
+    facts: EngineFacts
+    async_scheduling: bool
+    note: str = ""
+
+
+def prepare(p: Point) -> Prepared | None:
+    """Model, GPU, startup prediction and engine facts of a point; None when the model cannot answer it."""
+    if p.catalog_model is None:
+        return None
+    try:
+        model = resolve_model(p.catalog_model)
+        g = gpu(p.gpu)
+        flags = p.flags
+        e = explain(model, g, flags, p.version)
+        note = ""
+        if not e.fits and flags.max_model_len is None:
+            # The source ran it, so vLLM started: the memory model is pessimistic here. Serve the point with the
+            # longest context that fits (its requests are far shorter) and say so.
+            flags = replace(flags, max_model_len=-1)
+            e = explain(model, g, flags, p.version)
+            note = "memory model predicts a startup failure the source did not see; max_model_len auto-fitted"
+        if not e.fits:
+            return None
+        facts = engine_facts(
+            model, g, e, quant=resolve_quant(model, flags.quantization), expert_parallel=flags.enable_expert_parallel
+        )
+    except PlanError:
+        return None
+    overlap = async_default(p.version, e.pp) if p.async_scheduling is None else p.async_scheduling
+    return Prepared(p, g, facts, overlap, note)
+
+
+def predict_point(prep: Prepared, params: PerfParams) -> PerfResult:
+    """The replayed benchmark for a prepared point."""
+    costs = engine_costs(prep.facts, prep.gpu, params, async_scheduling=prep.async_scheduling)
+    return predict_engine(costs, prep.point.load)
+
+
+def predicted_metrics(prep: Prepared, params: PerfParams) -> dict[str, float] | None:
+    """Mean TTFT (ms), mean TPOT (ms) and output throughput (tok/s) as the point measured them."""
+    try:
+        r = predict_point(prep, params)
+    except PlanError:
+        return None
+    return {"ttft": r.ttft.mean, "tpot": r.tpot.mean, "throughput": r.output_throughput}

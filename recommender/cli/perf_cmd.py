@@ -1,0 +1,366 @@
+"""`vllm-plan perf` (what `vllm bench serve` would measure) and `vllm-plan calibrate` (fit the local GPU)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import click
+
+from recommender.cli.explain_cmd import resolve_hardware
+from recommender.cli.output import emit, format_option, table
+from recommender.errors import FlagError, InputError
+from recommender.hardware import Gpu
+from recommender.memory.engine import DEFAULT_VERSION, KV_CACHE_DTYPES, MODEL_DTYPES, EngineFlags, VllmVersion
+from recommender.model.spec import ModelSpec
+from recommender.perf.bench_result import BenchResult, read_bench_result
+from recommender.perf.calibrate import calibrate_gpu
+from recommender.perf.load import DATASETS, Load
+from recommender.perf.metrics import PerfResult
+from recommender.perf.params import PerfParams
+from recommender.perf.predict import Sweep, predict, sweep
+from recommender.perf_profile import load_params, local_profile_path, save_local
+from recommender.serve_args import build_serve_argv, convert
+from recommender.sources.resolve import resolve_model
+
+_FIELDS = frozenset(f.name for f in fields(EngineFlags))
+
+
+def _serve_flag_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """vLLM's own serve flags that shape memory and speed (the same names as `vllm serve`)."""
+    options = [
+        click.option("-tp", "--tensor-parallel-size", type=int),
+        click.option("-pp", "--pipeline-parallel-size", type=int),
+        click.option("-dp", "--data-parallel-size", type=int),
+        click.option("--enable-expert-parallel", is_flag=True, default=None),
+        click.option("-q", "--quantization"),
+        click.option("--dtype", type=click.Choice(MODEL_DTYPES)),
+        click.option("--kv-cache-dtype", help=f"KV-cache dtype: {', '.join(KV_CACHE_DTYPES)}."),
+        click.option("--gpu-memory-utilization", type=float),
+        click.option("--kv-cache-memory-bytes", help="Fixed KV budget (1G = 2**30, 1g = 10**9)."),
+        click.option("--max-model-len", help="Context length (32k = 32,000, 32K = 32,768; -1 or auto: auto-fit)."),
+        click.option("--max-num-seqs", type=int),
+        click.option("--max-num-batched-tokens"),
+        click.option("--block-size", type=int),
+        click.option("--enforce-eager", is_flag=True, default=None),
+        click.option(
+            "--async-scheduling/--no-async-scheduling",
+            default=None,
+            help="vLLM's --async-scheduling (default: on from vLLM 0.12 without pipeline parallelism).",
+        ),
+        click.option("--vllm-version", default=DEFAULT_VERSION, show_default=True, help="vLLM release to model."),
+        click.option("--gpu", help="GPU type (name, alias or GFD label; see `vllm-plan gpus`)."),
+        click.option("--gpu-memory-gib", type=float, hidden=True),
+        click.option(
+            "--no-local-calibration",
+            is_flag=True,
+            help="Ignore the local calibration written by `vllm-plan calibrate`.",
+        ),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def engine_flags(values: dict[str, Any]) -> EngineFlags:
+    """EngineFlags from the serve-flag options (None = vLLM's default)."""
+    out: dict[str, Any] = {}
+    for name, raw in values.items():
+        if raw is None:
+            continue
+        if name == "max_model_len":
+            raw = convert("--max-model-len", "len", raw)
+        elif name in ("kv_cache_memory_bytes", "max_num_batched_tokens"):
+            raw = convert(f"--{name.replace('_', '-')}", "hint", raw)
+        out[name] = raw
+    unknown = set(out) - _FIELDS
+    if unknown:
+        raise FlagError(f"unsupported flags: {', '.join(sorted(unknown))}")
+    return EngineFlags(**out)
+
+
+def _rate(text: str | None) -> float | None:
+    if text is None or text.strip().lower() in ("inf", "infinity"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"--request-rate {text!r}: a number of requests/s or inf") from None
+    if not value > 0:
+        raise InputError(f"--request-rate must be positive or inf, got {text}")
+    return value
+
+
+def _sweep_values(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise InputError(f"--sweep {text!r}: a comma-separated list of concurrencies like 1,2,4,8") from None
+    if not values or min(values) < 1:
+        raise InputError("--sweep needs concurrencies of at least 1")
+    return values
+
+
+def _params(no_local: bool) -> PerfParams:
+    return load_params(local=not no_local)
+
+
+def _header(model: ModelSpec, gpu: Gpu, flags: EngineFlags, load: Load, version: str) -> list[str]:
+    argv = build_serve_argv(model.name, flags, version)
+    return [
+        f"{model.name} on {gpu.name} (vLLM {version})",
+        f"  {' '.join(argv)}",
+        f"  load: {load.describe()}",
+        "",
+    ]
+
+
+def render_result(r: PerfResult) -> list[str]:
+    """The latency table, throughputs and the bound of one prediction."""
+    rows = [
+        (name, f"{st.mean:,.1f}", f"{st.median:,.1f}", f"{st.p90:,.1f}", f"{st.p99:,.1f}")
+        for name, st in (("TTFT", r.ttft), ("TPOT", r.tpot), ("ITL", r.itl), ("E2EL", r.e2el))
+    ]
+    shares = ", ".join(f"{name} {share:.0%}" for name, share in r.shares)
+    return [
+        table(("ms", "mean", "median", "p90", "p99"), rows),
+        "",
+        f"Throughput: {r.request_throughput:,.2f} req/s, {r.output_throughput:,.0f} output tok/s "
+        f"({r.output_throughput_per_gpu:,.0f} per GPU over {r.gpus}), {r.total_token_throughput:,.0f} total tok/s; "
+        f"{r.output_tokens_per_s_per_user:,.1f} tok/s per user",
+        f"Bound by: {r.bound} (engine time: {shares}); {r.preemptions} preemptions, "
+        f"{r.peak_running} requests running at the peak",
+    ]
+
+
+def _document(model: ModelSpec, gpu: Gpu, flags: EngineFlags, load: Load, version: str) -> dict[str, Any]:
+    return {
+        "model_id": model.name,
+        "gpu": gpu.key,
+        "vllm_version": version,
+        "command": build_serve_argv(model.name, flags, version),
+        "num_prompts": load.num_prompts,
+        "request_rate": "inf" if load.is_burst else load.request_rate,
+        "burstiness": load.burstiness,
+        "max_concurrency": load.max_concurrency,
+        "dataset": load.dataset,
+        "input_len": load.input_len,
+        "output_len": load.output_len,
+    }
+
+
+def _sweep_output(s: Sweep, head: dict[str, Any], fmt: str) -> None:
+    if fmt != "table":
+        emit({**head, "sweep": [{"max_concurrency": p.concurrency, **p.result.bench_json()} for p in s.points]}, fmt)
+        return
+    rows = [
+        (
+            p.concurrency,
+            f"{p.result.request_throughput:,.2f}",
+            f"{p.result.output_throughput:,.0f}",
+            f"{p.result.output_throughput_per_gpu:,.0f}",
+            f"{p.result.output_tokens_per_s_per_user:,.1f}",
+            f"{p.result.ttft.mean:,.0f}",
+            f"{p.result.tpot.mean:,.1f}",
+            f"{p.result.itl.p99:,.1f}",
+            p.result.bound,
+        )
+        for p in s.points
+    ]
+    headers = ("conc", "req/s", "out tok/s", "per GPU", "per user", "TTFT ms", "TPOT ms", "ITL p99", "bound")
+    click.echo(table(headers, rows))
+
+
+def _compare_rows(pred: PerfResult, measured: BenchResult) -> list[tuple[str, str, str, str]]:
+    predicted = {k: v for k, v in pred.bench_json().items() if isinstance(v, int | float)}
+    rows = []
+    for key, real in measured.measured.items():
+        if key in predicted and real:
+            p = float(predicted[key])
+            rows.append((key, f"{p:,.2f}", f"{real:,.2f}", f"{p / real - 1:+.1%}"))
+    return rows
+
+
+def _compare(
+    path: Path, model_opt: str | None, gpu: Gpu, flags: EngineFlags, dataset: str, params: PerfParams, v: VllmVersion
+) -> tuple[PerfResult, BenchResult]:
+    result = read_result_file(path, dataset)[0]
+    model = resolve_model(model_opt or result.model_id)
+    return predict(model, gpu, flags, result.load, params=params, version=v), result
+
+
+def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
+    """Every result in a saved file (one JSON object, or one per line as --append-result writes)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        docs = [json.loads(text)]
+    except json.JSONDecodeError:
+        try:
+            docs = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not docs:
+        raise InputError(f"{path}: empty")
+    return [
+        read_bench_result(d, f"{path}" + (f"#{i + 1}" if len(docs) > 1 else ""), dataset=dataset)
+        for i, d in enumerate(docs)
+    ]
+
+
+@click.command("perf")
+@click.argument("model_arg", required=False, metavar="[MODEL]")
+@click.option("--model", "model_opt", help="Model: local directory, catalog id, or hub id.")
+@_serve_flag_options
+@click.option("--input-len", type=float, help="Prompt tokens per request (vllm bench's --random-input-len).")
+@click.option("--output-len", type=float, help="Output tokens per request (--random-output-len).")
+@click.option("--max-concurrency", type=int, help="Requests in flight at most (a closed loop).")
+@click.option("--request-rate", help="Requests per second (Poisson), or inf: all at once (the default).")
+@click.option("--burstiness", type=float, default=1.0, show_default=True)
+@click.option("--num-prompts", type=int, default=1000, show_default=True)
+@click.option("--dataset-name", type=click.Choice(DATASETS), default="random", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--sweep", "sweep_text", help="Concurrencies to sweep, e.g. 1,2,4,8,16 (a curve).")
+@click.option("--compare", "compare_path", type=click.Path(path_type=Path), help="A `vllm bench serve` result file.")
+@format_option
+def perf(
+    model_arg: str | None,
+    model_opt: str | None,
+    input_len: float | None,
+    output_len: float | None,
+    max_concurrency: int | None,
+    request_rate: str | None,
+    burstiness: float,
+    num_prompts: int,
+    dataset_name: str,
+    seed: int,
+    sweep_text: str | None,
+    compare_path: Path | None,
+    fmt: str,
+    gpu: str | None,
+    gpu_memory_gib: float | None,
+    vllm_version: str,
+    async_scheduling: bool | None,
+    no_local_calibration: bool,
+    **flag_values: Any,
+) -> None:
+    """Predict what `vllm bench serve` would measure against `vllm serve MODEL` with these flags on a GPU.
+
+    \b
+    Examples:
+      vllm-plan perf Qwen/Qwen3-8B --gpu h100 --input-len 2000 --output-len 256 --max-concurrency 64
+      vllm-plan perf meta-llama/Llama-3.1-70B-Instruct --gpu h100 -tp 2 --input-len 1000 --output-len 500 \\
+          --sweep 1,8,32,128
+      vllm-plan perf --gpu l40s --compare result.json
+    """
+    flags = engine_flags(flag_values)
+    hw = resolve_hardware(gpu, gpu_memory_gib)
+    v = VllmVersion.parse(vllm_version)
+    params = _params(no_local_calibration)
+    if compare_path is not None:
+        if input_len is not None or output_len is not None or sweep_text:
+            raise InputError("--compare reads the load from the result file: drop --input-len/--output-len/--sweep")
+        model_ref = model_opt or model_arg
+        pred, measured = _compare(compare_path, model_ref, hw, flags, dataset_name, params, v)
+        rows = _compare_rows(pred, measured)
+        if fmt == "table":
+            click.echo(f"{measured.model_id} on {hw.name}: {measured.load.describe()}")
+            click.echo(table(("metric", "predicted", "measured", "error"), rows))
+        else:
+            emit({"predicted": pred.bench_json(), "measured": dict(measured.measured)}, fmt)
+        return
+    model_ref = model_opt or model_arg
+    if not model_ref:
+        raise InputError("no model given: pass MODEL or --model")
+    if input_len is None or output_len is None:
+        raise InputError("--input-len and --output-len are required (tokens per request)")
+    load = Load(
+        input_len=input_len,
+        output_len=output_len,
+        num_prompts=num_prompts,
+        max_concurrency=max_concurrency,
+        request_rate=_rate(request_rate),
+        burstiness=burstiness,
+        dataset=dataset_name,
+        seed=seed,
+    )
+    load.validate()
+    model = resolve_model(model_ref)
+    head = _document(model, hw, flags, load, str(v))
+    if sweep_text:
+        s = sweep(
+            model,
+            hw,
+            flags,
+            load,
+            _sweep_values(sweep_text),
+            params=params,
+            version=v,
+            async_scheduling=async_scheduling,
+        )
+        if fmt == "table":
+            click.echo("\n".join(_header(model, hw, flags, load, str(v))))
+        _sweep_output(s, head, fmt)
+        return
+    r = predict(model, hw, flags, load, params=params, version=v, async_scheduling=async_scheduling)
+    if fmt == "table":
+        click.echo("\n".join(_header(model, hw, flags, load, str(v)) + render_result(r)))
+    else:
+        emit({**head, **r.bench_json()}, fmt)
+
+
+@click.command("calibrate")
+@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="RESULT.json...")
+@click.option("--model", "model_opt", help="Model served in the runs (default: each file's model_id).")
+@_serve_flag_options
+@click.option("--dataset-name", type=click.Choice(DATASETS), default="random", show_default=True)
+@click.option("--dry-run", is_flag=True, help="Print the fitted multipliers; do not write the local profile.")
+@format_option
+def calibrate(
+    results: Sequence[Path],
+    model_opt: str | None,
+    dataset_name: str,
+    dry_run: bool,
+    fmt: str,
+    gpu: str | None,
+    gpu_memory_gib: float | None,
+    vllm_version: str,
+    async_scheduling: bool | None,
+    no_local_calibration: bool,
+    **flag_values: Any,
+) -> None:
+    """Fit the efficiencies of your GPU from your own `vllm bench serve --save-result` files.
+
+    The multipliers (bandwidth, compute, overhead) are written to the local profile
+    ($XDG_CONFIG_HOME/vllm-plan/perf-local.yaml, or VLLM_PLAN_PERF_LOCAL) that `perf` and `recommend` use.
+    Every file must come from the same `vllm serve` flags, given here as for `perf`.
+    """
+    del no_local_calibration  # calibration always starts from the bundled constants
+    flags = engine_flags(flag_values)
+    hw = resolve_hardware(gpu, gpu_memory_gib)
+    v = VllmVersion.parse(vllm_version)
+    runs = [r for path in results for r in read_result_file(path, dataset_name)]
+    models = {ref: resolve_model(ref) for ref in {model_opt or r.model_id for r in runs}}
+    cases = [(models[model_opt or r.model_id], r) for r in runs]
+    outcome = calibrate_gpu(cases, hw, flags, load_params(local=False), version=v, async_scheduling=async_scheduling)
+    doc = outcome.summary()
+    if not dry_run:
+        record = {"fitted_on": [r.origin for r in runs], "flags": build_serve_argv("MODEL", flags, str(v))[3:]}
+        doc["written_to"] = str(save_local(hw.key, outcome.efficiency, record))
+    elif local_profile_path() is not None:
+        doc["would_write_to"] = str(local_profile_path())
+    if fmt == "table":
+        e = outcome.efficiency
+        click.echo(f"{hw.name}: bandwidth x{e.bandwidth:.3f}, compute x{e.compute:.3f}, overhead x{e.overhead:.3f}")
+        click.echo(
+            f"  median |error| over {len(runs)} run(s): {outcome.error_before:.1%} with the bundled constants, "
+            f"{outcome.error_after:.1%} calibrated"
+        )
+        click.echo(f"  wrote {doc['written_to']}" if "written_to" in doc else "  dry run: nothing written")
+    else:
+        emit(doc, fmt)

@@ -1,0 +1,316 @@
+"""Per-GPU cost coefficients of one engine configuration, from the memory model's own facts (pure).
+
+Weights per GPU come from memory/weights.py (every tensor, sharded by TP/EP, split by PP, as loaded), KV bytes per
+token and the block pool from the startup `Explanation`, the architecture from the ModelSpec. Nothing here is
+fitted: the fitted efficiencies and overheads (`PerfParams`) only scale these into seconds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+
+from recommender.errors import InputError
+from recommender.hardware import Gpu
+from recommender.memory.budget import Explanation
+from recommender.memory.kv_cache import kv_dtype_bytes, layer_kv
+from recommender.memory.weights import DTYPE_BYTES, Parallel, pp_layer_ranges, stage_tensors, tensor_bytes
+from recommender.model.spec import ModelSpec, QuantSpec
+from recommender.model.tensors import Tensor
+from recommender.perf.params import PerfParams
+from recommender.units import cdiv
+
+_WEIGHT_ONLY = ("gptq", "awq", "bitsandbytes", "mxfp4")
+_PCIE_GBPS = {"gen3": 16.0, "gen4": 32.0, "gen5": 64.0, "gen6": 128.0}  # x16, one direction
+
+
+class PerfUnavailableError(InputError):
+    """The performance model lacks a figure it needs (e.g. the GPU profile has no TFLOPS)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KvPool:
+    """The KV-cache block pool one engine schedules against (from the startup prediction)."""
+
+    num_blocks: int
+    block_size: int
+    full_groups: int  # KV-cache groups whose blocks grow with the whole context (full attention, MLA)
+    window_groups: int  # groups of sliding-window / chunked layers
+    window_blocks: int  # blocks a window group needs at most per request
+    state_groups: int  # Mamba / linear-attention groups: one state block per request
+
+
+@dataclass(frozen=True, slots=True)
+class EngineFacts:
+    """What one engine moves and computes per GPU (its slowest pipeline stage): physics only, nothing fitted."""
+
+    tp: int
+    pp: int
+    dp: int
+    layers: int
+    dense_bytes: float  # weights read every step: attention, dense MLP, shared experts, router, mixers, norms
+    lm_head_bytes: float  # read when the step samples
+    expert_bytes: float  # every routed-expert weight held by this GPU
+    num_experts: int
+    top_k: int
+    dense_flops: float  # per token
+    expert_flops: float  # per token (top_k experts, this GPU's share)
+    lm_head_flops: float  # per sampled token
+    kv_full: float  # KV bytes per context token over full-attention / MLA layers
+    kv_window: float  # the same over sliding-window / chunked layers
+    window: int  # their window (tokens)
+    state_bytes: float  # recurrent state read and written per sequence and step (Mamba, DeltaNet)
+    attn_flops_full: float  # per (query, key) pair over full layers
+    attn_flops_window: float  # per pair over window layers
+    allreduces: int  # per step (two per layer with TP > 1)
+    allreduce_bytes: float  # per token and all-reduce
+    moe_exchanges: int  # per step: dispatch + combine per MoE layer with DP/EP
+    peak_dense: float  # datasheet flop/s of the linear layers in their compute kind
+    peak_expert: float  # the same for the routed experts
+    peak_attention: float  # 16-bit flop/s
+    dense_weight_only: bool  # the linear layers dequantize (W4A16, W8A16): dequant efficiency applies
+    expert_weight_only: bool
+    hbm_bandwidth: float  # datasheet bytes/s
+    link_one_way: float  # datasheet bytes/s of the intra-node link, one direction
+    nvlink: bool
+    pool: KvPool
+    max_num_seqs: int
+    max_num_batched_tokens: int
+    max_model_len: int
+
+
+@dataclass(frozen=True, slots=True)
+class EngineCosts:
+    """An engine's facts turned into rates by the fitted efficiencies (flat: the step time reads it often)."""
+
+    tp: int
+    pp: int
+    dp: int
+    layers: int
+    dense_bytes: float
+    lm_head_bytes: float
+    expert_bytes: float
+    num_experts: int
+    top_k: int
+    dense_flops: float
+    expert_flops: float
+    lm_head_flops: float
+    kv_full: float
+    kv_window: float
+    window: int
+    state_bytes: float
+    attn_flops_full: float
+    attn_flops_window: float
+    allreduces: int
+    allreduce_bytes: float
+    moe_exchanges: int
+    bandwidth: float  # achieved bytes/s
+    dense_compute: float  # achieved flop/s of the linear layers
+    expert_bandwidth: float
+    expert_compute: float
+    attention_compute: float
+    link_bandwidth: float  # achieved bytes/s of the all-reduce
+    link_latency: float  # seconds per all-reduce
+    layer_overhead: float  # GPU seconds per step that do not shrink with the batch (kernel latencies, all layers)
+    step_overhead: float  # CPU seconds per step: scheduler, input preparation, launch
+    seq_overhead: float  # CPU seconds per scheduled sequence and step
+    async_scheduling: bool  # the CPU part overlaps the GPU part (vLLM --async-scheduling)
+    request_overhead: float  # seconds per request at the API server, one request at a time
+    request_latency: float  # seconds every request waits before the engine sees it, in parallel
+    pool: KvPool
+    max_num_seqs: int
+    max_num_batched_tokens: int
+    max_model_len: int
+
+
+def compute_kind(quant: QuantSpec | None, gpu: Gpu) -> str:
+    """How the linear layers compute: 'bf16', 'fp8' (W8A8 on sm >= 89), 'int8', 'fp4', or 'w-only' (dequant)."""
+    if quant is None:
+        return "bf16"
+    method = quant.method
+    if method in _WEIGHT_ONLY or "A16" in quant.label:
+        return "w-only"
+    if method == "fp8":
+        return "fp8" if gpu.fp8 else "w-only"
+    if method == "int8":
+        return "int8"
+    if method in ("nvfp4", "modelopt-mixed"):
+        return "fp4" if gpu.fp4 else ("fp8" if gpu.fp8 else "w-only")
+    return "bf16"
+
+
+def peak_flops(gpu: Gpu, kind: str) -> float:
+    """Dense tensor-core peak in flop/s for a compute kind (datasheet figures of profiles/gpus)."""
+    bf16 = gpu.bf16_tflops or gpu.fp16_tflops
+    if not bf16:
+        raise PerfUnavailableError(
+            f"{gpu.name} has no dense BF16/FP16 TFLOPS figure in its profile: the performance model cannot "
+            "estimate compute time on it"
+        )
+    if kind == "fp4":
+        return (gpu.fp4_tflops or gpu.fp8_tflops or 2 * bf16) * 1e12
+    if kind in ("fp8", "int8"):
+        return (gpu.fp8_tflops or 2 * bf16) * 1e12
+    return bf16 * 1e12
+
+
+def link_one_way(gpu: Gpu) -> float:
+    """Datasheet bytes/s of the GPU's intra-node link in one direction (NVLink figures are both directions)."""
+    text = gpu.interconnect.lower()
+    m = re.search(r"(\d+(?:\.\d+)?)\s*gb/s", text)
+    if gpu.nvlink:
+        return (float(m.group(1)) / 2 if m else 150.0) * 1e9
+    gen = re.search(r"pcie\s*(gen\s*\d)", text)
+    return _PCIE_GBPS.get(gen.group(1).replace(" ", "") if gen else "gen4", 32.0) * 1e9
+
+
+def _shard_factor(t: Tensor, tp: int, ranks: int) -> float:
+    """Fraction of a tensor's elements one rank holds (for FLOPs; bytes come from memory/weights.py)."""
+    if t.shard in ("column", "row", "head", "vocab"):
+        return 1 / tp
+    if t.shard == "kv":
+        return max(1, t.heads // tp) / max(t.heads, 1)
+    if t.shard.startswith("expert"):
+        return 1 / ranks
+    return 1.0
+
+
+def _weights(model: ModelSpec, e: Explanation, quant: QuantSpec | None, ep: bool) -> dict[str, float]:
+    """Bytes and parameters per GPU by role: the layers of the stage with the most layers, the lm_head of the last
+    stage (the tied embedding when there is no separate head; otherwise the embedding is a gather, not a stream)."""
+    par = Parallel(tp=e.tp, pp=e.pp, dp=e.dp, expert_parallel=ep)
+    ranges = pp_layer_ranges(model.num_layers, e.pp)
+    stage = max(range(e.pp), key=lambda k: (len(ranges[k]), k))
+    dtype_bytes = DTYPE_BYTES[e.weight_dtype]
+    out = dict.fromkeys(("dense_b", "dense_p", "expert_b", "expert_p", "head_b", "head_p"), 0.0)
+    head_group = "embedding" if model.tie_word_embeddings else "lm_head"
+    tensors = [t for t in stage_tensors(model, par, stage) if t.layer is not None and t.group != "vision"]
+    tensors += [t for t in stage_tensors(model, par, e.pp - 1) if t.layer is None and t.group == head_group]
+    for t in tensors:
+        role = "head" if t.layer is None else "expert" if t.group == "experts" else "dense"
+        out[f"{role}_b"] += tensor_bytes(model, t, par, dtype_bytes, quant)
+        out[f"{role}_p"] += t.numel * _shard_factor(t, e.tp, e.tp * e.dp)
+    return out
+
+
+def _attention(model: ModelSpec, e: Explanation, layers: range) -> dict[str, float]:
+    """KV bytes per context token, FLOPs per (query, key) pair and state bytes, over the stage's layers."""
+    dtype_bytes = DTYPE_BYTES[e.weight_dtype]
+    kv_bytes = kv_dtype_bytes(e.kv_cache_dtype, dtype_bytes)
+    out = dict.fromkeys(("kv_full", "kv_window", "state", "fl_full", "fl_window"), 0.0)
+    heads = max(1, model.num_heads // e.tp)
+    for i in layers:
+        spec = layer_kv(model, i, tp=e.tp, block_size=16, kv_bytes=kv_bytes, model_bytes=dtype_bytes)
+        if spec is None:
+            continue
+        if spec.kind == "mamba":
+            out["state"] += 2 * spec.page_bytes  # read and written every step
+            continue
+        if spec.kind == "mla" and model.mla is not None:
+            width = 2 * model.mla.kv_lora_rank + model.mla.qk_rope_head_dim  # absorbed: q.k over 576, p.v over 512
+        else:
+            width = model.head_dim + model.v_head_dim
+        flops = 2.0 * heads * width
+        key = "window" if spec.kind in ("sliding", "chunked") else "full"
+        out[f"kv_{key}"] += spec.bytes_per_token
+        out[f"fl_{key}"] += flops
+    return out
+
+
+def _pool(e: Explanation) -> KvPool:
+    layout = e.stage.layout if e.stage is not None else None
+    if layout is None or not layout.groups:
+        return KvPool(e.num_gpu_blocks, e.block_size, 0, 0, 0, 0)
+    full = sum(1 for g in layout.groups if g.kind in ("full", "mla"))
+    window = [g for g in layout.groups if g.kind in ("sliding", "chunked")]
+    state = sum(1 for g in layout.groups if g.kind == "mamba")
+    bs = layout.block_size
+    w = window[0].window or e.max_model_len if window else 0
+    cap = cdiv(min(w - 1 + e.in_flight_tokens, e.max_model_len), bs) + 1 if window else 0
+    return KvPool(e.num_gpu_blocks, bs, full, len(window), cap, state)
+
+
+def engine_facts(
+    model: ModelSpec,
+    gpu: Gpu,
+    e: Explanation,
+    *,
+    quant: QuantSpec | None,
+    expert_parallel: bool = False,
+) -> EngineFacts:
+    """The facts of one configuration whose startup `explain` predicted `e`."""
+    if not gpu.bandwidth_gbps:
+        raise PerfUnavailableError(f"{gpu.name} has no memory-bandwidth figure in its profile")
+    w = _weights(model, e, quant, expert_parallel)
+    layers = max(pp_layer_ranges(model.num_layers, e.pp), key=len)
+    att = _attention(model, e, layers)
+    kind = compute_kind(quant, gpu)
+    dense_kind = "bf16" if quant is not None and quant.method == "mxfp4" else kind
+    moe = model.moe if model.is_moe else None
+    moe_layers = sum(1 for i in layers if model.mlp_kinds[i] == "moe")
+    return EngineFacts(
+        tp=e.tp,
+        pp=e.pp,
+        dp=e.dp,
+        layers=len(layers),
+        dense_bytes=w["dense_b"],
+        lm_head_bytes=w["head_b"],
+        expert_bytes=w["expert_b"],
+        num_experts=moe.num_experts if moe else 0,
+        top_k=moe.top_k if moe else 0,
+        dense_flops=2 * w["dense_p"],
+        expert_flops=2 * w["expert_p"] * (moe.top_k / moe.num_experts if moe else 0.0),
+        lm_head_flops=2 * w["head_p"],
+        kv_full=att["kv_full"],
+        kv_window=att["kv_window"],
+        window=model.sliding_window or model.attention_chunk_size or 0,
+        state_bytes=att["state"],
+        attn_flops_full=att["fl_full"],
+        attn_flops_window=att["fl_window"],
+        allreduces=2 * len(layers) if e.tp > 1 else 0,
+        allreduce_bytes=model.hidden_size * 2 * 2 * (e.tp - 1) / e.tp,
+        moe_exchanges=2 * moe_layers if moe and e.dp > 1 else 0,
+        peak_dense=peak_flops(gpu, dense_kind),
+        peak_expert=peak_flops(gpu, kind),
+        peak_attention=peak_flops(gpu, "bf16"),
+        dense_weight_only=dense_kind == "w-only",
+        expert_weight_only=kind == "w-only",
+        hbm_bandwidth=gpu.bandwidth_gbps * 1e9,
+        link_one_way=link_one_way(gpu),
+        nvlink=gpu.nvlink,
+        pool=_pool(e),
+        max_num_seqs=e.max_num_seqs,
+        max_num_batched_tokens=e.max_num_batched_tokens,
+        max_model_len=e.max_model_len,
+    )
+
+
+_SHARED = tuple(f.name for f in fields(EngineFacts) if f.name in {g.name for g in fields(EngineCosts)})
+
+
+def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduling: bool = False) -> EngineCosts:
+    """Rates from facts: datasheet figures times the fitted efficiencies of this GPU's family (cheap)."""
+    eff = params.efficiency_for(gpu)
+    bw = f.hbm_bandwidth * params.bandwidth_efficiency * eff.bandwidth
+    comp = params.compute_efficiency * eff.compute
+    dequant = params.dequant_efficiency
+    dense = f.peak_dense * comp * (dequant if f.dense_weight_only else 1.0)
+    expert = f.peak_expert * comp * (dequant if f.expert_weight_only else 1.0)
+    latency = params.allreduce_latency_us if f.nvlink else params.pcie_allreduce_latency_us
+    over = eff.overhead
+    return EngineCosts(
+        **{name: getattr(f, name) for name in _SHARED},
+        bandwidth=bw,
+        dense_compute=dense,
+        expert_bandwidth=bw * params.moe_efficiency,
+        expert_compute=expert * params.moe_efficiency,
+        attention_compute=f.peak_attention * params.attention_efficiency * eff.compute,
+        link_bandwidth=f.link_one_way * params.link_efficiency,
+        link_latency=latency * 1e-6,
+        layer_overhead=f.layers * params.layer_overhead_us * 1e-6 * over,
+        step_overhead=params.step_overhead_ms * 1e-3 * over,
+        seq_overhead=params.seq_overhead_us * 1e-6 * over,
+        async_scheduling=async_scheduling,
+        request_overhead=params.request_overhead_ms * 1e-3,
+        request_latency=params.request_latency_ms * 1e-3,
+    )

@@ -1,0 +1,106 @@
+"""Fitting the performance model's constants to measurements (pure: the caller supplies the objective).
+
+A compass search in log space over a few named knobs: each round tries every knob one step up and down, keeps
+any improvement, and halves the step when nothing improves. Robust to the noisy, piecewise objective a replay
+gives (no gradients), deterministic, and cheap in evaluations for the handful of knobs the model has.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from recommender.perf.params import Efficiency, PerfParams
+
+METRIC_NAMES = ("ttft", "tpot", "throughput")
+
+
+@dataclass(frozen=True, slots=True)
+class Knob:
+    """One fitted constant: a PerfParams field, `families.<family>.<part>` or `gpus.<key>.<part>`."""
+
+    name: str
+    lo: float
+    hi: float
+
+
+def get_value(params: PerfParams, name: str) -> float:
+    """The current value of knob `name`."""
+    parts = name.split(".")
+    if len(parts) == 1:
+        return float(getattr(params, name))
+    table = params.families if parts[0] == "families" else params.gpus
+    return float(getattr(table.get(parts[1], Efficiency()), parts[2]))
+
+
+def set_value(params: PerfParams, name: str, value: float) -> PerfParams:
+    """A copy of `params` with knob `name` set to `value`."""
+    parts = name.split(".")
+    changes: dict[str, Any] = {name: value}
+    if len(parts) == 3:
+        which, key, part = parts
+        table = dict(params.families if which == "families" else params.gpus)
+        entry: dict[str, Any] = {part: value}
+        table[key] = replace(table.get(key, Efficiency()), **entry)
+        changes = {which: table}
+    return replace(params, **changes)
+
+
+def huber(x: float, delta: float = 0.5) -> float:
+    """Squared below `delta`, linear above: one wild point cannot dominate the fit."""
+    a = abs(x)
+    return 0.5 * a * a if a <= delta else delta * (a - 0.5 * delta)
+
+
+def log_error(predicted: float, measured: float) -> float:
+    """log(predicted / measured): symmetric for over- and under-prediction."""
+    if predicted <= 0 or measured <= 0:
+        return 3.0
+    return math.log(predicted / measured)
+
+
+@dataclass(frozen=True, slots=True)
+class FitResult:
+    """The fitted constants, the objective before and after, and the evaluations it took."""
+
+    params: PerfParams
+    start_loss: float
+    loss: float
+    evaluations: int
+
+
+def compass_search(
+    objective: Callable[[PerfParams], float],
+    start: PerfParams,
+    knobs: Sequence[Knob],
+    *,
+    step: float = 0.35,
+    min_step: float = 0.02,
+    max_evaluations: int = 400,
+    progress: Callable[[int, float, PerfParams], None] | None = None,
+) -> FitResult:
+    """Minimise `objective` over `knobs` (log space, clipped to each knob's bounds)."""
+    best = start
+    start_loss = best_loss = objective(best)
+    evals = 1
+    while step >= min_step and evals < max_evaluations:
+        improved = False
+        for knob in knobs:
+            current = get_value(best, knob.name)
+            for direction in (1, -1):
+                value = min(knob.hi, max(knob.lo, current * math.exp(direction * step)))
+                if value == current:
+                    continue
+                trial = set_value(best, knob.name, value)
+                loss = objective(trial)
+                evals += 1
+                if loss < best_loss - 1e-9:
+                    best, best_loss, improved = trial, loss, True
+                    if progress:
+                        progress(evals, best_loss, best)
+                    break
+        if not improved:
+            step /= 2
+    return FitResult(best, start_loss, best_loss, evals)

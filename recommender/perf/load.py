@@ -1,0 +1,122 @@
+"""The load, as `vllm bench serve` takes it, and the requests it sends (pure, seeded, deterministic).
+
+`--max-concurrency N` is a closed loop (a new request as soon as one finishes); `--request-rate R` sends Poisson
+arrivals (gamma with `burstiness`); `--request-rate inf` (the default) sends all `--num-prompts` at once.
+Lengths: the random dataset sends fixed lengths (`--random-range-ratio 0`); a small seeded jitter stands in for
+early end-of-sequence and timing noise so requests do not run in lockstep. ShareGPT-like data has long-tailed
+lengths: log-normal around the given means, clipped as `vllm bench serve` filters ShareGPT (4..1024 prompt
+tokens, 2048 in total).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+
+from recommender.errors import InputError
+
+DATASETS = ("random", "sharegpt")
+SHAREGPT_SIGMA = 1.0  # log-normal spread of ShareGPT prompt and completion lengths
+SHAREGPT_MAX_PROMPT = 1024
+SHAREGPT_MAX_TOTAL = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """What the benchmark client sends. `request_rate` None or inf: every prompt at once (unless capped)."""
+
+    input_len: float
+    output_len: float
+    num_prompts: int = 1000
+    max_concurrency: int | None = None
+    request_rate: float | None = None  # requests/s; None = inf
+    burstiness: float = 1.0
+    dataset: str = "random"
+    jitter: float = 0.05  # relative spread of fixed lengths
+    seed: int = 0
+
+    def validate(self) -> None:
+        """One-line errors for values `vllm bench serve` would refuse."""
+        if not self.input_len >= 1 or not self.output_len >= 1:
+            raise InputError("--input-len and --output-len must be at least 1")
+        if self.num_prompts < 1:
+            raise InputError(f"--num-prompts must be at least 1, got {self.num_prompts}")
+        if self.max_concurrency is not None and self.max_concurrency < 1:
+            raise InputError(f"--max-concurrency must be at least 1, got {self.max_concurrency}")
+        if self.request_rate is not None and not self.request_rate > 0:
+            raise InputError(f"--request-rate must be positive or inf, got {self.request_rate}")
+        if not self.burstiness > 0:
+            raise InputError(f"--burstiness must be positive, got {self.burstiness}")
+        if self.dataset not in DATASETS:
+            raise InputError(f"--dataset {self.dataset!r}: choose from {', '.join(DATASETS)}")
+        if not 0 <= self.jitter < 1:
+            raise InputError(f"length jitter must be in [0, 1), got {self.jitter}")
+
+    @property
+    def is_burst(self) -> bool:
+        """All prompts sent at once (request rate inf)."""
+        return self.request_rate is None or math.isinf(self.request_rate)
+
+    def describe(self) -> str:
+        """'2,000 in / 256 out, 64 concurrent, 1,000 prompts' and the like."""
+        rate = "all at once" if self.is_burst else f"{self.request_rate:g} req/s"
+        cap = f", at most {self.max_concurrency} in flight" if self.max_concurrency else ""
+        return (
+            f"{self.input_len:,.0f} in / {self.output_len:,.0f} out ({self.dataset}), {self.num_prompts:,} prompts, "
+            f"{rate}{cap}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Requests:
+    """The prompts of one run: lengths and the times the client would send them (before any concurrency cap)."""
+
+    prompt: tuple[int, ...]
+    output: tuple[int, ...]
+    arrival: tuple[float, ...]
+
+
+def _fit_lognormal(zs: list[float], mean: float, lo: int, hi: int) -> list[int]:
+    """exp(mu + sigma z) clipped to [lo, hi], with mu chosen (bisection) so the clipped mean is `mean`."""
+    target = min(max(mean, lo), hi)
+    base = [math.exp(SHAREGPT_SIGMA * z) for z in zs]
+    a, b = math.log(lo) - 8, math.log(hi) + 8
+    for _ in range(28):
+        mu = (a + b) / 2
+        scale = math.exp(mu)
+        avg = sum(min(hi, max(lo, scale * x)) for x in base) / len(base)
+        a, b = (mu, b) if avg < target else (a, mu)
+    scale = math.exp((a + b) / 2)
+    return [min(hi, max(lo, round(scale * x))) for x in base]
+
+
+def _lengths(load: Load, rng: random.Random, max_len: int) -> tuple[list[int], list[int]]:
+    n = load.num_prompts
+    if load.dataset == "sharegpt":
+        prompts = _fit_lognormal([rng.gauss(0, 1) for _ in range(n)], load.input_len, 4, SHAREGPT_MAX_PROMPT)
+        outputs = _fit_lognormal([rng.gauss(0, 1) for _ in range(n)], load.output_len, 1, SHAREGPT_MAX_TOTAL // 2)
+    else:
+        j = load.jitter
+        prompts = [max(1, round(load.input_len * (1 + rng.uniform(-j, j)))) for _ in range(n)]
+        outputs = [max(1, round(load.output_len * (1 + rng.uniform(-j, j)))) for _ in range(n)]
+    prompts = [min(p, max_len - 1) for p in prompts]
+    outputs = [max(1, min(o, max_len - p)) for p, o in zip(prompts, outputs, strict=True)]
+    return prompts, outputs
+
+
+@lru_cache(maxsize=256)
+def make_requests(load: Load, max_model_len: int) -> Requests:
+    """The run's requests, deterministic for a given seed; lengths clipped to fit `max_model_len`."""
+    rng = random.Random(load.seed)
+    prompts, outputs = _lengths(load, rng, max_model_len)
+    arrivals: list[float] = []
+    t = 0.0
+    for _ in range(load.num_prompts):
+        arrivals.append(t)
+        if not load.is_burst:
+            assert load.request_rate is not None
+            theta = 1.0 / (load.request_rate * load.burstiness)
+            t += rng.gammavariate(load.burstiness, theta)
+    return Requests(tuple(prompts), tuple(outputs), tuple(arrivals))

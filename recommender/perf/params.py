@@ -1,0 +1,100 @@
+"""The fitted constants of the performance model, as frozen values (pure: the YAML lives in profiles/perf.yaml).
+
+Few global parameters, each with a physical meaning, plus a multiplier per GPU family where the published points
+support one. `benchmarks/fit_perf.py` fits them and writes them with the ids of the points they were fitted on;
+`vllm-plan calibrate` fits a local override for one GPU from the user's own `vllm bench serve` results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from recommender.hardware import Gpu
+
+
+@dataclass(frozen=True, slots=True)
+class Efficiency:
+    """Multipliers for one GPU family (or one GPU, from a local calibration): 1.0 = the global figure."""
+
+    bandwidth: float = 1.0
+    compute: float = 1.0
+    overhead: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class PerfParams:
+    """Everything the step-time model takes from measurements rather than from datasheets.
+
+    bandwidth_efficiency: achieved fraction of the datasheet HBM bandwidth when streaming weights and KV.
+    compute_efficiency: achieved fraction of the dense tensor-core peak in the linear layers (GEMMs).
+    attention_efficiency: achieved fraction of the 16-bit peak in attention (FlashAttention prefill).
+    moe_efficiency: fused-MoE kernels reach this fraction of the dense roofline (routing, gather, uneven experts).
+    dequant_efficiency: weight-only quantized GEMMs (W4A16, W8A16 Marlin) reach this fraction of the 16-bit peak.
+    step_overhead_ms: per engine step: scheduler, input preparation, launch, sampler (CUDA graphs hide the rest).
+    layer_overhead_us: per decoder layer and step: kernel latencies a graph replay still pays.
+    seq_overhead_us: per scheduled sequence and step: input/output processing, detokenization, streaming.
+    request_overhead_ms: per request on the API server (tokenization, admission); serialized in a burst.
+    request_latency_ms: fixed latency every request adds to its TTFT (HTTP, queues, detokenization), in parallel.
+    allreduce_latency_us: fixed cost of one all-reduce over NVLink / Infinity Fabric (custom all-reduce).
+    pcie_allreduce_latency_us: the same over PCIe (NCCL ring).
+    link_efficiency: achieved fraction of the interconnect's bandwidth in an all-reduce.
+    families: multipliers per GPU family ("ampere", "ada", "hopper", "blackwell", "cdna", "older").
+    gpus: local multipliers per GPU key (`vllm-plan calibrate`), applied on top of the family's.
+    fitted_on: ids of the published points the constants were fitted on.
+    """
+
+    bandwidth_efficiency: float = 0.80
+    compute_efficiency: float = 0.55
+    attention_efficiency: float = 0.35
+    moe_efficiency: float = 0.6
+    dequant_efficiency: float = 0.6
+    step_overhead_ms: float = 1.5
+    layer_overhead_us: float = 15.0
+    seq_overhead_us: float = 20.0
+    request_overhead_ms: float = 1.0
+    request_latency_ms: float = 30.0
+    allreduce_latency_us: float = 10.0
+    pcie_allreduce_latency_us: float = 40.0
+    link_efficiency: float = 0.5
+    families: Mapping[str, Efficiency] = field(default_factory=dict)
+    gpus: Mapping[str, Efficiency] = field(default_factory=dict)
+    fitted_on: tuple[str, ...] = ()
+    source: str = "built-in defaults"
+
+    def efficiency_for(self, gpu: Gpu) -> Efficiency:
+        """The family multipliers times any local calibration of this GPU."""
+        fam = self.families.get(gpu_family(gpu), Efficiency())
+        local = self.gpus.get(gpu.key)
+        if local is None:
+            return fam
+        return Efficiency(
+            bandwidth=fam.bandwidth * local.bandwidth,
+            compute=fam.compute * local.compute,
+            overhead=fam.overhead * local.overhead,
+        )
+
+    def with_local(self, key: str, eff: Efficiency) -> PerfParams:
+        """A copy with a local calibration for GPU `key`."""
+        return replace(self, gpus={**self.gpus, key: eff})
+
+
+FAMILIES = ("ampere", "ada", "hopper", "blackwell", "cdna", "older")
+
+
+def gpu_family(gpu: Gpu) -> str:
+    """The architecture family the efficiencies are fitted per: by compute capability, or the vendor for AMD."""
+    if gpu.vendor.lower() == "amd":
+        return "cdna"
+    cc = gpu.cc_major_minor
+    if cc is None:
+        return "older"
+    if cc >= (10, 0):
+        return "blackwell"
+    if cc >= (9, 0):
+        return "hopper"
+    if cc >= (8, 9):
+        return "ada"
+    if cc >= (8, 0):
+        return "ampere"
+    return "older"

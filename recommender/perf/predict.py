@@ -1,0 +1,131 @@
+"""`predict(model, gpu, flags, load)`: what `vllm bench serve` would measure against `vllm serve` with these flags.
+
+The startup prediction (memory/budget.py `explain`) gives the engine: weights per GPU, KV blocks, the scheduler
+limits vLLM picks by default. The replay runs the load against it. With `--data-parallel-size N` the client's
+requests are spread evenly over N engines (each replayed with its share; MoE experts see every rank's tokens).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from recommender.errors import InfeasibleError
+from recommender.hardware import Gpu
+from recommender.memory.budget import Explanation, explain, resolve_quant
+from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
+from recommender.model.spec import ModelSpec
+from recommender.perf.costs import EngineCosts, EngineFacts, engine_costs, engine_facts
+from recommender.perf.load import Load, make_requests
+from recommender.perf.metrics import PerfResult, summarize
+from recommender.perf.params import PerfParams
+from recommender.perf.replay import replay
+
+
+@dataclass(frozen=True, slots=True)
+class SweepPoint:
+    """One point of a concurrency sweep."""
+
+    concurrency: int
+    result: PerfResult
+
+
+@dataclass(frozen=True, slots=True)
+class Sweep:
+    """A curve over concurrency for one configuration (what `perf --sweep` prints and reports plot)."""
+
+    model: str
+    gpu: str
+    flags: EngineFlags
+    load: Load
+    points: tuple[SweepPoint, ...]
+
+
+def startup(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -> Explanation:
+    """The startup prediction; a configuration vLLM would not start cannot be benchmarked."""
+    e = explain(model, gpu, flags, version)
+    if not e.fits:
+        raise InfeasibleError(f"vLLM would not start with these flags, so nothing can be measured: {e.errors[0]}")
+    return e
+
+
+ASYNC_SCHEDULING_DEFAULT_FROM = VllmVersion(0, 12)  # vllm-project/vllm#27614 made --async-scheduling the default
+
+
+def async_default(version: VllmVersion, pp: int) -> bool:
+    """Whether vLLM schedules asynchronously without the flag (never with pipeline parallelism: config/vllm.py)."""
+    return version >= ASYNC_SCHEDULING_DEFAULT_FROM and pp == 1
+
+
+def facts_for(model: ModelSpec, gpu: Gpu, flags: EngineFlags, e: Explanation) -> EngineFacts:
+    """What the engine `explain` accepted moves and computes per step (no fitted constant involved)."""
+    quant = resolve_quant(model, flags.quantization)
+    return engine_facts(model, gpu, e, quant=quant, expert_parallel=flags.enable_expert_parallel)
+
+
+def costs_for(
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    e: Explanation,
+    params: PerfParams,
+    *,
+    async_scheduling: bool | None = None,
+) -> EngineCosts:
+    """The engine's cost coefficients for a configuration `explain` accepted."""
+    version = VllmVersion.parse(e.vllm_version)
+    overlap = async_default(version, e.pp) if async_scheduling is None else async_scheduling and e.pp == 1
+    return engine_costs(facts_for(model, gpu, flags, e), gpu, params, async_scheduling=overlap)
+
+
+def _share(load: Load, dp: int) -> Load:
+    """One data-parallel engine's share of the client's load."""
+    if dp == 1:
+        return load
+    rate = None if load.is_burst or load.request_rate is None else load.request_rate / dp
+    cap = None if load.max_concurrency is None else max(1, math.ceil(load.max_concurrency / dp))
+    return replace(load, num_prompts=max(1, math.ceil(load.num_prompts / dp)), request_rate=rate, max_concurrency=cap)
+
+
+def predict_engine(costs: EngineCosts, load: Load) -> PerfResult:
+    """Replay `load` against an engine whose costs are known."""
+    load.validate()
+    share = _share(load, costs.dp)
+    reqs = make_requests(share, costs.max_model_len)
+    timeline = replay(costs, reqs, share.max_concurrency)
+    return summarize(timeline, gpus=costs.tp * costs.pp, replicas=costs.dp, offered_rate=share.request_rate)
+
+
+def predict(
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    load: Load,
+    *,
+    params: PerfParams,
+    version: VllmVersion | None = None,
+    async_scheduling: bool | None = None,
+) -> PerfResult:
+    """What `vllm bench serve` would report for `load` against `vllm serve` with `flags` on `gpu`."""
+    v = version or VllmVersion.parse(DEFAULT_VERSION)
+    e = startup(model, gpu, flags, v)
+    return predict_engine(costs_for(model, gpu, flags, e, params, async_scheduling=async_scheduling), load)
+
+
+def sweep(
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    load: Load,
+    concurrencies: tuple[int, ...],
+    *,
+    params: PerfParams,
+    version: VllmVersion | None = None,
+    async_scheduling: bool | None = None,
+) -> Sweep:
+    """The same load at each `--max-concurrency` of `concurrencies` (one startup prediction for all)."""
+    v = version or VllmVersion.parse(DEFAULT_VERSION)
+    e = startup(model, gpu, flags, v)
+    costs = costs_for(model, gpu, flags, e, params, async_scheduling=async_scheduling)
+    points = tuple(SweepPoint(c, predict_engine(costs, replace(load, max_concurrency=c))) for c in concurrencies)
+    return Sweep(model.name, gpu.name, flags, load, points)

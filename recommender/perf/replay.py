@@ -1,0 +1,355 @@
+"""A replay of vLLM V1's scheduler over one run of `vllm bench serve` (pure, deterministic).
+
+Follows vllm/v1/core/sched/scheduler.py (0.33) `schedule()`: every step first serves the RUNNING requests in
+order (a decode takes one token of the `--max-num-batched-tokens` budget, an unfinished prompt the rest as a
+chunk), then admits WAITING requests first-come-first-served while budget, `--max-num-seqs` and free KV blocks
+allow (the whole prompt must fit: `scheduler_reserve_full_isl`). When a decode needs a block and none is free,
+the last running request is preempted (its blocks freed, recomputed later from the front of the queue).
+
+Decode-only stretches between events (a request finishing or arriving, the pool running out) are summed in closed
+form: their step time grows linearly with the context, so one iteration covers many steps. A run of 1,000
+requests costs a few thousand iterations.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from dataclasses import dataclass
+
+from recommender.perf.costs import EngineCosts
+from recommender.perf.load import Requests
+from recommender.perf.step import Batch, StepTime, decode_steps, step_time
+
+MAX_ITERATIONS = 5_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """What the client of a replayed run would have measured, plus what bounded the engine."""
+
+    send: tuple[float, ...]  # when each request was sent (after any client-side concurrency cap)
+    first_token: tuple[float, ...]
+    finish: tuple[float, ...]
+    prompt: tuple[int, ...]
+    output: tuple[int, ...]
+    itl: tuple[tuple[float, float, float], ...]  # (first step, last step, decode tokens) per stretch
+    busy: StepTime  # summed step times by bound
+    steps: int
+    preemptions: int
+    peak_running: int
+    kv_blocked: float  # seconds with a request waiting for KV blocks
+    seqs_blocked: float  # seconds with a request waiting for a --max-num-seqs slot
+
+
+class _Engine:
+    """Mutable replay state; one instance per run."""
+
+    def __init__(self, c: EngineCosts, reqs: Requests, cap: int | None) -> None:
+        self.c = c
+        self.r = reqs
+        n = len(reqs.prompt)
+        self.n = n
+        self.cap = cap if cap is not None else n
+        pool = c.pool
+        self.bs = pool.block_size
+        self.total_blocks = float(pool.num_blocks)
+        longest = max(p + o for p, o in zip(reqs.prompt, reqs.output, strict=True))
+        window_tokens = pool.window_blocks * pool.block_size
+        self.win_grows = pool.window_groups and longest <= window_tokens
+        self.grow_groups = pool.full_groups + (pool.window_groups if self.win_grows else 0)
+        self.fixed_blocks = pool.state_groups + (0 if self.win_grows else pool.window_groups * pool.window_blocks)
+        self.used = 0.0
+        self.t = 0.0
+        self.s = 0
+        self.send = [math.nan] * n
+        self.first = [math.nan] * n
+        self.finish = [math.nan] * n
+        self.generated = [0] * n
+        self.need = [0] * n  # tokens to prefill at (re)admission
+        self.computed = [0] * n
+        self.s0 = [0] * n
+        self.g0 = [0] * n
+        self.version = [0] * n
+        self.decoding: set[int] = set()
+        self.a_sum = 0.0  # sum over decodes of (prompt + g0 - s0): context = a_sum + n_dec * s
+        self.heap: list[tuple[int, int, int]] = []
+        self.running: dict[int, None] = {}
+        self.partial: dict[int, None] = {}
+        self.waiting: deque[int] = deque()
+        self.entering: deque[tuple[float, int]] = deque()
+        self.next_send = 0
+        self.inflight = 0
+        self.server_free = 0.0  # when the API server is done with the requests sent so far
+        self.itl: list[tuple[float, float, float]] = []
+        self.busy = [0.0, 0.0, 0.0, 0.0, 0.0]
+        self.preemptions = 0
+        self.peak = 0
+        self.kv_blocked = 0.0
+        self.seqs_blocked = 0.0
+
+    # --- KV blocks ---------------------------------------------------------------------------------------
+    def blocks(self, tokens: float) -> float:
+        """Blocks one request of `tokens` holds (continuous: half a block of rounding per group)."""
+        if tokens <= 0:
+            return 0.0
+        return self.grow_groups * (tokens / self.bs + 0.5) + self.fixed_blocks
+
+    # --- client ------------------------------------------------------------------------------------------
+    def dispatch(self, now: float) -> None:
+        """Send requests while the client's concurrency cap allows; the API server admits them one at a time."""
+        arrival = self.r.arrival
+        over, latency = self.c.request_overhead, self.c.request_latency
+        while self.next_send < self.n and self.inflight < self.cap:
+            i = self.next_send
+            sent = max(arrival[i], now)
+            self.send[i] = sent
+            self.server_free = max(sent, self.server_free) + over
+            self.entering.append((self.server_free + latency, i))
+            self.need[i] = self.r.prompt[i]
+            self.next_send += 1
+            self.inflight += 1
+
+    def admit_entered(self) -> None:
+        while self.entering and self.entering[0][0] <= self.t:
+            self.waiting.append(self.entering.popleft()[1])
+
+    # --- decode set --------------------------------------------------------------------------------------
+    def start_decoding(self, i: int) -> None:
+        """Request i sampled a token at the end of step self.s."""
+        self.generated[i] += 1
+        if math.isnan(self.first[i]):
+            self.first[i] = self.t
+        if self.generated[i] >= self.r.output[i]:
+            self.complete(i)
+            return
+        self.s0[i], self.g0[i] = self.s, self.generated[i]
+        self.decoding.add(i)
+        self.a_sum += self.r.prompt[i] + self.g0[i] - self.s
+        self.version[i] += 1
+        heapq.heappush(self.heap, (self.s + self.r.output[i] - self.g0[i], i, self.version[i]))
+
+    def stop_decoding(self, i: int) -> int:
+        """Remove i from the decode set; returns the tokens it holds."""
+        self.decoding.discard(i)
+        gen = self.g0[i] + self.s - self.s0[i]
+        self.generated[i] = gen
+        self.a_sum -= self.r.prompt[i] + self.g0[i] - self.s0[i]
+        self.version[i] += 1
+        return self.r.prompt[i] + gen
+
+    def complete(self, i: int) -> None:
+        tokens = self.stop_decoding(i) if i in self.decoding else self.r.prompt[i] + self.generated[i]
+        self.generated[i] = self.r.output[i]
+        self.finish[i] = self.t
+        self.used -= self.blocks(tokens)
+        del self.running[i]
+        self.inflight -= 1
+        self.dispatch(self.t)
+
+    def preempt_last(self) -> bool:
+        """Preempt the most recently admitted running request (vLLM's FCFS victim); False if none is left."""
+        if not self.running:
+            return False
+        i = next(reversed(self.running))
+        del self.running[i]
+        if i in self.decoding:
+            tokens = self.stop_decoding(i)
+        else:
+            tokens = self.computed[i]
+            self.partial.pop(i, None)
+        self.used -= self.blocks(tokens)
+        self.need[i] = self.r.prompt[i] + self.generated[i]  # recomputed from scratch when re-admitted
+        self.computed[i] = 0
+        self.waiting.appendleft(i)
+        self.preemptions += 1
+        return True
+
+    def finish_due(self) -> None:
+        heap = self.heap
+        while heap and heap[0][0] <= self.s:
+            _, i, ver = heapq.heappop(heap)
+            if ver == self.version[i] and i in self.decoding:
+                self.complete(i)
+
+    # --- one scheduling decision -------------------------------------------------------------------------
+    def make_room(self, n_dec: int) -> int:
+        """Preempt until this step's decodes have the blocks they grow into; returns the decodes left."""
+        while n_dec and self.total_blocks - self.used < n_dec * self.grow_groups / self.bs:
+            if not self.preempt_last():
+                break
+            n_dec = len(self.decoding)
+        return n_dec
+
+    def schedule_prefills(self, budget: int, n_dec: int, admit: bool) -> list[tuple[int, int]]:
+        """Chunks of running prompts, then (`admit`) admissions from the queue: [(request, tokens)]."""
+        chunks: list[tuple[int, int]] = []
+        free = self.total_blocks - self.used - n_dec * self.grow_groups / self.bs
+        for i in self.partial:
+            if budget <= 0:
+                break
+            before = self.computed[i]
+            take = min(self.need[i] - before, budget)
+            chunks.append((i, take))
+            budget -= take
+            free -= self.blocks(before + take) - self.blocks(before)
+        max_seqs = self.c.max_num_seqs
+        while admit and budget > 0 and self.waiting and len(self.running) < max_seqs:
+            i = self.waiting[0]
+            if self.blocks(self.need[i]) > free:  # the whole prompt must fit (scheduler_reserve_full_isl)
+                break
+            self.waiting.popleft()
+            self.running[i] = None
+            self.partial[i] = None
+            self.computed[i] = 0
+            take = min(self.need[i], budget)
+            chunks.append((i, take))
+            budget -= take
+            free -= self.blocks(take)
+        return chunks
+
+    def prefill_step(self, n_dec: int, chunks: list[tuple[int, int]]) -> None:
+        """One step with prompt chunks (and every decode); its end samples the prompts it completes."""
+        c = self.c
+        tokens = prefix = pairs = wpairs = 0.0
+        done: list[int] = []
+        w = c.window
+        for i, take in chunks:
+            before = self.computed[i]
+            tokens += take
+            prefix += before
+            pairs += take * before + take * (take + 1) / 2
+            if w:
+                wpairs += take * min(w, before + (take + 1) / 2)
+            self.used += self.blocks(before + take) - self.blocks(before)
+            self.computed[i] = before + take
+            if before + take >= self.need[i]:
+                done.append(i)
+        ctx = self.a_sum + n_dec * self.s
+        st = step_time(
+            c,
+            Batch(n_dec, ctx, int(tokens), prefix, pairs, wpairs, len(chunks), n_dec + len(done)),
+        )
+        self.used += n_dec * self.grow_groups / self.bs
+        self.advance(st, st, 1, n_dec)
+        for i in done:
+            del self.partial[i]
+            self.start_decoding(i)
+        self.finish_due()
+
+    def advance(self, first: StepTime, last: StepTime, k: int, n_dec: int) -> None:
+        """Account k steps whose times go linearly from `first` to `last`."""
+        total = k * (first.total + last.total) / 2
+        b = self.busy
+        b[0] += total
+        b[1] += k * (first.memory + last.memory) / 2
+        b[2] += k * (first.compute + last.compute) / 2
+        b[3] += k * (first.overhead + last.overhead) / 2
+        b[4] += k * (first.communication + last.communication) / 2
+        if self.waiting:
+            head = self.waiting[0]
+            if len(self.running) >= self.c.max_num_seqs:
+                self.seqs_blocked += total
+            elif self.blocks(self.need[head]) > self.total_blocks - self.used:
+                self.kv_blocked += total
+        if n_dec:
+            self.itl.append((first.total, last.total, float(k * n_dec)))
+        self.t += total
+        self.s += k
+        self.peak = max(self.peak, len(self.running))
+
+    def drop_stale(self) -> None:
+        heap = self.heap
+        while heap and (heap[0][2] != self.version[heap[0][1]] or heap[0][1] not in self.decoding):
+            heapq.heappop(heap)
+
+    def decode_stretch(self, n_dec: int) -> None:
+        """Decode-only steps up to the next event, summed in closed form."""
+        self.drop_stale()
+        k = self.heap[0][0] - self.s if self.heap else 1
+        growth = n_dec * self.grow_groups / self.bs
+        if growth > 0:
+            k = min(k, max(1, int((self.total_blocks - self.used) / growth)))
+        k = max(1, k)
+        ctx0 = self.a_sum + n_dec * self.s
+        first, last = decode_steps(self.c, n_dec, ctx0, ctx0 + n_dec * (k - 1))
+        if not self.waiting and self.entering and k > 1:
+            j = _steps_to_reach(first.total, (last.total - first.total) / (k - 1), self.entering[0][0] - self.t)
+            if j < k:
+                last = _interpolate(first, last, (j - 1) / (k - 1))
+                k = j
+        self.used += growth * k
+        self.advance(first, last, k, n_dec)
+        self.finish_due()
+
+    def run(self) -> None:
+        """Replay the whole run."""
+        self.dispatch(0.0)
+        c = self.c
+        for _ in range(MAX_ITERATIONS):
+            if self.next_send >= self.n and self.inflight == 0:
+                return
+            self.admit_entered()
+            if not self.running and not self.waiting:
+                self.t = max(self.t, self.entering[0][0])
+                continue
+            before = self.preemptions
+            n_dec = self.make_room(len(self.decoding))
+            chunks = self.schedule_prefills(c.max_num_batched_tokens - n_dec, n_dec, self.preemptions == before)
+            if chunks:
+                self.prefill_step(n_dec, chunks)
+            elif n_dec:
+                self.decode_stretch(n_dec)
+            elif self.entering:
+                self.t = max(self.t, self.entering[0][0])
+            else:  # a prompt the empty pool cannot hold: vLLM refuses it at startup; never reached
+                raise RuntimeError("replay stalled: a waiting request can never be admitted")
+        raise RuntimeError("replay did not finish")
+
+    def timeline(self) -> Timeline:
+        b = self.busy
+        return Timeline(
+            send=tuple(self.send),
+            first_token=tuple(self.first),
+            finish=tuple(self.finish),
+            prompt=self.r.prompt,
+            output=self.r.output,
+            itl=tuple(self.itl),
+            busy=StepTime(b[0], b[1], b[2], b[3], b[4]),
+            steps=self.s,
+            preemptions=self.preemptions,
+            peak_running=self.peak,
+            kv_blocked=self.kv_blocked,
+            seqs_blocked=self.seqs_blocked,
+        )
+
+
+def _interpolate(a: StepTime, b: StepTime, q: float) -> StepTime:
+    """The step a fraction q of the way from a to b (step times are linear in the context within a stretch)."""
+    return StepTime(
+        a.total + (b.total - a.total) * q,
+        a.memory + (b.memory - a.memory) * q,
+        a.compute + (b.compute - a.compute) * q,
+        a.overhead + (b.overhead - a.overhead) * q,
+        a.communication + (b.communication - a.communication) * q,
+    )
+
+
+def _steps_to_reach(a: float, b: float, dt: float) -> int:
+    """Smallest j >= 1 with j*a + b*j*(j-1)/2 >= dt (step times a, a+b, a+2b, ...)."""
+    if dt <= a:
+        return 1
+    if b <= 1e-15:
+        return max(1, math.ceil(dt / a))
+    # b/2 j^2 + (a - b/2) j - dt = 0
+    p = a - b / 2
+    j = (-p + math.sqrt(p * p + 2 * b * dt)) / b
+    return max(1, math.ceil(j - 1e-9))
+
+
+def replay(costs: EngineCosts, requests: Requests, max_concurrency: int | None) -> Timeline:
+    """Replay one benchmark run of `requests` against one engine."""
+    engine = _Engine(costs, requests, max_concurrency)
+    engine.run()
+    return engine.timeline()

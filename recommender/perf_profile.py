@@ -1,0 +1,139 @@
+"""Read and write the performance model's constants: the bundled `profiles/perf.yaml` (fitted by
+`benchmarks/fit_perf.py`) and the user's local calibration `$XDG_CONFIG_HOME/vllm-plan/perf-local.yaml`
+(written by `vllm-plan calibrate`; `VLLM_PLAN_PERF_LOCAL` names another file, `none` disables it).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from recommender.errors import InputError
+from recommender.perf.params import FAMILIES, Efficiency, PerfParams
+from recommender.resources import profiles_dir
+
+_GLOBAL_KEYS = (
+    "bandwidth_efficiency",
+    "compute_efficiency",
+    "attention_efficiency",
+    "moe_efficiency",
+    "dequant_efficiency",
+    "step_overhead_ms",
+    "layer_overhead_us",
+    "seq_overhead_us",
+    "request_overhead_ms",
+    "request_latency_ms",
+    "allreduce_latency_us",
+    "pcie_allreduce_latency_us",
+    "link_efficiency",
+)
+_EFFICIENCY_KEYS = ("bandwidth", "compute", "overhead")
+
+
+def local_profile_path() -> Path | None:
+    """Where `calibrate` writes and `perf` reads the local calibration (None when disabled)."""
+    override = os.environ.get("VLLM_PLAN_PERF_LOCAL")
+    if override:
+        return None if override.lower() == "none" else Path(override).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "vllm-plan" / "perf-local.yaml"
+
+
+def _efficiency(d: Any, where: str) -> Efficiency:
+    if not isinstance(d, Mapping) or set(d) - set(_EFFICIENCY_KEYS):
+        raise InputError(f"{where}: expected a mapping with keys among {', '.join(_EFFICIENCY_KEYS)}")
+    try:
+        values = {k: float(d[k]) for k in _EFFICIENCY_KEYS if k in d}
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: efficiencies must be numbers") from None
+    if any(not 0.01 <= v <= 100 for v in values.values()):
+        raise InputError(f"{where}: efficiency multipliers must be between 0.01 and 100")
+    return Efficiency(**values)
+
+
+def params_from_document(doc: Mapping[str, Any], origin: str) -> PerfParams:
+    """PerfParams from a perf.yaml document, rejecting unknown keys and non-numbers."""
+    g = doc.get("global")
+    if not isinstance(g, Mapping) or set(g) - set(_GLOBAL_KEYS):
+        raise InputError(f"{origin}: 'global' must map {', '.join(_GLOBAL_KEYS)} to numbers")
+    try:
+        values: dict[str, Any] = {k: float(g[k]) for k in _GLOBAL_KEYS if k in g}
+    except (TypeError, ValueError):
+        raise InputError(f"{origin}: global constants must be numbers") from None
+    families = doc.get("families") or {}
+    if not isinstance(families, Mapping) or set(families) - set(FAMILIES):
+        raise InputError(f"{origin}: 'families' keys must be among {', '.join(FAMILIES)}")
+    return PerfParams(
+        **values,
+        families={k: _efficiency(v, f"{origin}: families.{k}") for k, v in families.items()},
+        fitted_on=tuple(str(x) for x in doc.get("fitted_on") or ()),
+        source=origin,
+    )
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open(encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a mapping")
+    return data
+
+
+@cache
+def bundled_params() -> PerfParams:
+    """The constants shipped in profiles/perf.yaml."""
+    path = profiles_dir() / "perf.yaml"
+    return params_from_document(_read(path), "profiles/perf.yaml")
+
+
+def local_calibrations(path: Path | None = None) -> dict[str, Efficiency]:
+    """Per-GPU multipliers from the local calibration file ({} when there is none)."""
+    where = path or local_profile_path()
+    if where is None or not where.is_file():
+        return {}
+    doc = _read(where)
+    gpus = doc.get("gpus") or {}
+    if not isinstance(gpus, Mapping):
+        raise InputError(f"{where}: 'gpus' must map GPU keys to efficiencies")
+    return {str(k): _efficiency(v.get("efficiency", v), f"{where}: gpus.{k}") for k, v in gpus.items()}
+
+
+def load_params(*, local: bool = True) -> PerfParams:
+    """The bundled constants, with the user's local GPU calibrations on top."""
+    params = bundled_params()
+    if not local:
+        return params
+    for key, eff in local_calibrations().items():
+        params = params.with_local(key, eff)
+    return params
+
+
+def save_local(key: str, eff: Efficiency, record: Mapping[str, Any], path: Path | None = None) -> Path:
+    """Write (atomically) GPU `key`'s calibration into the local file, keeping the other GPUs'."""
+    where = path or local_profile_path()
+    if where is None:
+        raise InputError("VLLM_PLAN_PERF_LOCAL=none: local calibration is disabled")
+    doc: dict[str, Any] = _read(where) if where.is_file() else {}
+    gpus = dict(doc.get("gpus") or {})
+    gpus[key] = {
+        "efficiency": {"bandwidth": eff.bandwidth, "compute": eff.compute, "overhead": eff.overhead},
+        **record,
+    }
+    doc = {"comment": "written by `vllm-plan calibrate`; multipliers on profiles/perf.yaml", **doc, "gpus": gpus}
+    where.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=where.parent, prefix=".perf-local.", suffix=".yaml")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        yaml.safe_dump(doc, fh, sort_keys=False)
+    Path(tmp).replace(where)
+    return where

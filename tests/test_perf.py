@@ -1,0 +1,273 @@
+"""The performance model's core: engine facts from the memory model, the roofline step time, the scheduler
+replay and the benchmark metrics. Numbers are derived by hand in the comments."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from recommender.catalog import load_gpus
+from recommender.errors import InfeasibleError, InputError
+from recommender.hardware import resolve_gpu
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.perf.costs import EngineCosts, KvPool, engine_costs
+from recommender.perf.load import Load, make_requests
+from recommender.perf.metrics import percentile, summarize
+from recommender.perf.params import Efficiency, PerfParams, gpu_family
+from recommender.perf.predict import facts_for, predict, predict_engine, startup, sweep
+from recommender.perf.replay import replay
+from recommender.perf.step import Batch, expected_experts, step_time
+from recommender.sources.resolve import resolve_model
+
+V33 = VllmVersion(0, 33)
+# Round constants so hand computations stay readable; no overheads unless a test adds them.
+PLAIN = PerfParams(
+    bandwidth_efficiency=1.0,
+    compute_efficiency=1.0,
+    attention_efficiency=1.0,
+    moe_efficiency=1.0,
+    dequant_efficiency=1.0,
+    step_overhead_ms=0.0,
+    layer_overhead_us=0.0,
+    seq_overhead_us=0.0,
+    request_overhead_ms=0.0,
+    request_latency_ms=0.0,
+    allreduce_latency_us=0.0,
+    pcie_allreduce_latency_us=0.0,
+    link_efficiency=1.0,
+)
+
+
+def _gpu(name: str):  # type: ignore[no-untyped-def]
+    return resolve_gpu(name, load_gpus())
+
+
+def _costs(model: str, gpu: str, params: PerfParams = PLAIN, **flags: object) -> EngineCosts:
+    m, g = resolve_model(model), _gpu(gpu)
+    f = EngineFlags(**flags)  # type: ignore[arg-type]
+    e = startup(m, g, f, V33)
+    return engine_costs(facts_for(m, g, f, e), g, params)
+
+
+def test_llama_8b_facts_come_from_the_memory_model() -> None:
+    c = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", max_model_len=8192)
+    # 32 layers x (q,k,v 4096x6144 + o 4096x4096 + gate/up/down 3x4096x14336 + 2 norms of 4096) x 2 bytes
+    per_layer = 4096 * 6144 + 4096 * 4096 + 3 * 4096 * 14336 + 2 * 4096
+    assert c.dense_bytes == 32 * per_layer * 2 == 13_959_168_000
+    assert c.lm_head_bytes == 128256 * 4096 * 2  # untied lm_head; the embedding is a gather, not read per step
+    assert c.kv_full == 32 * 8 * 128 * 2 * 2  # layers x KV heads x head dim x (K, V) x bf16
+    assert c.attn_flops_full == 32 * 2 * 32 * (128 + 128)  # 2 x heads x (q.k + p.v widths) per layer
+    assert c.pool.block_size == 16 and c.pool.full_groups == 1 and c.pool.num_blocks > 0
+
+
+def test_tp_halves_weights_and_adds_two_all_reduces_per_layer() -> None:
+    one = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", max_model_len=8192)
+    two = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", max_model_len=8192, tensor_parallel_size=2)
+    assert two.dense_bytes == pytest.approx(one.dense_bytes / 2, rel=1e-3)
+    assert (one.allreduces, two.allreduces) == (0, 64)
+    assert two.allreduce_bytes == 4096 * 2 * 2 * (2 - 1) / 2  # hidden x bf16 x ring factor 2(n-1)/n
+    # NVLink 4.0, 900 GB/s both ways -> 450 GB/s one way (link efficiency 1 here)
+    assert two.link_bandwidth == 450e9
+
+
+def test_decode_step_is_the_weight_stream_plus_the_kv_read() -> None:
+    c = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", max_model_len=8192)
+    st = step_time(c, Batch(decodes=1, decode_context=1000, sampled=1))
+    # memory-bound: (13.96e9 weights + 1.05e9 lm_head + 1001 tokens x 131,072 B of KV) / 3.35e12 B/s
+    expected = (13_959_168_000 + 128256 * 4096 * 2 + 1001 * 131_072) / 3.35e12
+    assert st.total == pytest.approx(expected, rel=1e-9)
+    assert st.memory == pytest.approx(st.total) and st.compute == 0
+
+
+def test_prefill_step_is_compute_bound() -> None:
+    c = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", max_model_len=8192)
+    pairs = 4096 * 4097 / 2
+    st = step_time(c, Batch(prefill_tokens=4096, prefill_pairs=pairs, prefills=1, sampled=1))
+    gemm = (4096 * 13_959_168_000 + 128256 * 4096 * 2) / 989e12  # 2 flops per weight per token, lm_head once
+    attention_compute = pairs * 524_288 / 989e12
+    attention_memory = 4096 * 131_072 / 3.35e12  # the new tokens' KV written
+    assert st.total == pytest.approx(gemm + max(attention_compute, attention_memory), rel=1e-9)
+    assert st.compute > st.memory
+
+
+def test_expected_experts_touched() -> None:
+    assert expected_experts(8, 2, 1) == pytest.approx(2)
+    assert expected_experts(8, 2, 2) == pytest.approx(8 * (1 - 0.75**2))  # 3.5
+    assert expected_experts(128, 8, 10_000) == pytest.approx(128)
+    assert expected_experts(0, 0, 5) == 0
+
+
+def test_moe_reads_only_the_experts_a_small_batch_touches() -> None:
+    c = _costs("Qwen/Qwen3-30B-A3B", "h100", max_model_len=8192)
+    one = step_time(c, Batch(decodes=1, decode_context=100, sampled=1))
+    many = step_time(c, Batch(decodes=256, decode_context=25_600, sampled=256))
+    # 1 token touches 8 of 128 experts (1/16 of the expert bytes); 256 tokens touch nearly all of them
+    assert c.expert_bytes / 16 / c.expert_bandwidth < one.total < c.expert_bytes / 4 / c.expert_bandwidth
+    assert many.memory > c.expert_bytes * 0.99 / c.expert_bandwidth
+
+
+def test_sliding_window_caps_the_kv_read() -> None:
+    c = _costs("openai/gpt-oss-20b", "h100", max_model_len=8192)
+    assert c.window == 128 and c.kv_window > 0 and c.kv_full > 0
+    short = step_time(c, Batch(decodes=1, decode_context=128, sampled=1))
+    long = step_time(c, Batch(decodes=1, decode_context=4128, sampled=1))
+    # 4,000 more context tokens are read only by the full-attention layers
+    assert long.total - short.total == pytest.approx(4000 * c.kv_full / c.bandwidth, rel=1e-6)
+
+
+def test_async_scheduling_overlaps_the_cpu_side() -> None:
+    params = replace(PLAIN, step_overhead_ms=2.0)
+    c = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", params, max_model_len=8192)
+    sync = step_time(c, Batch(decodes=1, decode_context=10, sampled=1))
+    overlapped = step_time(replace(c, async_scheduling=True), Batch(decodes=1, decode_context=10, sampled=1))
+    assert sync.total == pytest.approx(overlapped.total + 0.002)  # the GPU part (4.5 ms) hides the 2 ms
+
+
+def _synthetic(step_s: float = 0.01, **changes: object) -> EngineCosts:
+    """An engine whose every step takes `step_s` (all in the per-step overhead), with a big KV pool."""
+    c = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", max_model_len=8192)
+    zero = dict.fromkeys(
+        ("dense_bytes", "lm_head_bytes", "dense_flops", "lm_head_flops", "kv_full", "attn_flops_full"), 0.0
+    )
+    return replace(c, **zero, step_overhead=step_s, **changes)  # type: ignore[arg-type]
+
+
+def test_closed_loop_one_request_at_a_time() -> None:
+    c = _synthetic()
+    r = predict_engine(c, Load(100, 11, num_prompts=5, max_concurrency=1, jitter=0))
+    # one prefill step (first token after 10 ms), then 10 decode steps of 10 ms each
+    assert r.ttft.mean == pytest.approx(10.0)
+    assert r.tpot.mean == pytest.approx(10.0)
+    assert r.e2el.mean == pytest.approx(110.0)
+    assert r.output_throughput == pytest.approx(11 / 0.110)
+    assert r.peak_running == 1 and r.preemptions == 0
+
+
+def test_burst_is_limited_by_max_num_seqs() -> None:
+    c = _synthetic(max_num_seqs=4)
+    r = predict_engine(c, Load(100, 10, num_prompts=8, jitter=0))
+    assert r.peak_running == 4
+    # the second wave of 4 waits for the first (one prefill step + 9 decode steps) before its prefill
+    assert r.ttft.median == pytest.approx(55.0, abs=5.1)
+
+
+def test_chunked_prefill_spreads_a_long_prompt_over_steps() -> None:
+    c = _synthetic(max_num_batched_tokens=2048)
+    r = predict_engine(c, Load(8000, 2, num_prompts=1, jitter=0))
+    assert r.ttft.mean == pytest.approx(40.0)  # ceil(8,000 / 2,048) = 4 steps of 10 ms
+
+
+def test_a_small_kv_pool_preempts() -> None:
+    small = KvPool(num_blocks=200, block_size=16, full_groups=1, window_groups=0, window_blocks=0, state_groups=0)
+    c = _synthetic(pool=small)
+    r = predict_engine(c, Load(500, 600, num_prompts=4, jitter=0))
+    # 4 x 1,100 tokens need 275+ blocks of 16: decodes run out of the 200 blocks
+    assert r.preemptions > 0 and r.bound == "kv-capacity"
+    assert r.completed == 4
+
+
+def test_request_rate_far_below_capacity_leaves_the_engine_idle() -> None:
+    c = _synthetic()
+    r = predict_engine(c, Load(100, 5, num_prompts=50, request_rate=1.0, jitter=0))
+    assert r.bound == "arrival-rate"
+    assert r.ttft.p99 == pytest.approx(10.0, abs=10.1)  # at most a step of waiting, then its own prefill step
+    assert r.request_throughput == pytest.approx(1.0, rel=0.35)
+
+
+def test_replay_is_deterministic_and_seeded() -> None:
+    c = _costs("Qwen/Qwen3-8B", "h100", params=PerfParams())
+    load = Load(500, 200, num_prompts=200, max_concurrency=16, dataset="sharegpt")
+    a, b = predict_engine(c, load), predict_engine(c, load)
+    assert a == b
+    assert predict_engine(c, replace(load, seed=1)) != a
+
+
+def test_sharegpt_lengths_keep_the_requested_means() -> None:
+    reqs = make_requests(Load(217, 200, num_prompts=1000, dataset="sharegpt"), 40960)
+    assert sum(reqs.prompt) / 1000 == pytest.approx(217, rel=0.02)
+    assert sum(reqs.output) / 1000 == pytest.approx(200, rel=0.02)
+    assert max(reqs.prompt) <= 1024 and min(reqs.prompt) >= 4
+    fixed = make_requests(Load(1000, 100, num_prompts=100, jitter=0.05), 40960)
+    assert all(950 <= p <= 1050 for p in fixed.prompt) and len(set(fixed.prompt)) > 1
+
+
+def test_poisson_arrivals_have_the_requested_rate() -> None:
+    reqs = make_requests(Load(10, 10, num_prompts=2000, request_rate=5.0), 4096)
+    assert reqs.arrival[-1] / 1999 == pytest.approx(0.2, rel=0.06)
+
+
+def test_percentile_is_numpys_linear() -> None:
+    assert percentile([1.0, 2.0, 3.0, 4.0], 99) == pytest.approx(3.97)
+    assert percentile([5.0], 50) == 5.0
+    assert percentile([1.0, 3.0], 50) == 2.0
+
+
+def test_summary_follows_vllm_bench_definitions() -> None:
+    c = _synthetic()
+    reqs = make_requests(Load(100, 3, num_prompts=2, max_concurrency=1, jitter=0), 8192)
+    tl = replay(c, reqs, 1)
+    r = summarize(tl, gpus=1)
+    assert tl.first_token[0] == pytest.approx(0.01) and tl.finish[0] == pytest.approx(0.03)
+    assert r.tpot.mean == pytest.approx((30 - 10) / (3 - 1))  # (latency - ttft) / (output - 1)
+    assert r.total_output_tokens == 6 and r.total_input_tokens == 200
+    assert set(r.bench_json()) >= {
+        "mean_ttft_ms",
+        "median_ttft_ms",
+        "p99_ttft_ms",
+        "mean_tpot_ms",
+        "median_tpot_ms",
+        "p99_tpot_ms",
+        "mean_itl_ms",
+        "median_itl_ms",
+        "p99_itl_ms",
+        "mean_e2el_ms",
+        "median_e2el_ms",
+        "p99_e2el_ms",
+        "request_throughput",
+        "output_throughput",
+        "total_token_throughput",
+    }
+
+
+def test_data_parallel_replicas_multiply_throughput() -> None:
+    m, g = resolve_model("Qwen/Qwen3-8B"), _gpu("h100")
+    load = Load(1000, 200, num_prompts=400, max_concurrency=64)
+    one = predict(m, g, EngineFlags(), load, params=PerfParams())
+    two = predict(m, g, EngineFlags(data_parallel_size=2), load, params=PerfParams())
+    assert two.gpus == 2 and two.output_throughput > 1.4 * one.output_throughput
+
+
+def test_flags_that_do_not_start_cannot_be_benchmarked() -> None:
+    with pytest.raises(InfeasibleError, match="would not start"):
+        predict(resolve_model("meta-llama/Llama-3.1-70B-Instruct"), _gpu("l4"), EngineFlags(), Load(10, 10), params=PLAIN)
+
+
+def test_bad_loads_are_input_errors() -> None:
+    for bad in (Load(0, 10), Load(10, 10, num_prompts=0), Load(10, 10, request_rate=-1.0), Load(10, 10, dataset="x")):
+        with pytest.raises(InputError):
+            bad.validate()
+
+
+def test_sweep_shares_one_startup_and_rises_with_concurrency() -> None:
+    s = sweep(
+        resolve_model("Qwen/Qwen3-8B"),
+        _gpu("h100"),
+        EngineFlags(),
+        Load(1000, 200, num_prompts=200),
+        (1, 8, 64),
+        params=PerfParams(),
+    )
+    tput = [p.result.output_throughput for p in s.points]
+    tpot = [p.result.tpot.mean for p in s.points]
+    assert tput == sorted(tput) and tpot == sorted(tpot)
+
+
+def test_families_and_local_multipliers() -> None:
+    h100, a100, mi300 = _gpu("h100"), _gpu("a100-80gb"), _gpu("mi300x")
+    assert (gpu_family(h100), gpu_family(a100), gpu_family(mi300)) == ("hopper", "ampere", "cdna")
+    p = PerfParams(families={"hopper": Efficiency(bandwidth=0.9)}).with_local(h100.key, Efficiency(bandwidth=0.5))
+    assert p.efficiency_for(h100).bandwidth == pytest.approx(0.45)
+    assert p.efficiency_for(a100) == Efficiency()
+    assert math.isclose(p.efficiency_for(mi300).compute, 1.0)

@@ -1,0 +1,179 @@
+"""`vllm-plan perf` and `vllm-plan calibrate` through click's CliRunner, with real `vllm bench serve` results
+(tests/data/bench_results, sources in SOURCES.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from recommender.perf_profile import local_calibrations
+from tests.conftest import invoke
+
+RESULTS = Path(__file__).resolve().parent / "data" / "bench_results"
+L40S_INF = RESULTS / "nerdalert-llama-3.2-3b-4xl40s-inf.json"
+L40S_10 = RESULTS / "nerdalert-llama-3.2-3b-4xl40s-10qps.json"
+L40S_30 = RESULTS / "nerdalert-llama-3.2-3b-4xl40s-30qps.json"
+BENCH_KEYS = (
+    "mean_ttft_ms",
+    "median_ttft_ms",
+    "p99_ttft_ms",
+    "mean_tpot_ms",
+    "median_tpot_ms",
+    "p99_tpot_ms",
+    "mean_itl_ms",
+    "median_itl_ms",
+    "p99_itl_ms",
+    "mean_e2el_ms",
+    "median_e2el_ms",
+    "p99_e2el_ms",
+    "request_throughput",
+    "output_throughput",
+    "total_token_throughput",
+)
+
+
+@pytest.fixture(autouse=True)
+def no_local_profile(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VLLM_PLAN_PERF_LOCAL", "none")
+
+
+def test_perf_table_names_the_command_load_and_bound() -> None:
+    out = invoke(
+        ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "2000", "--output-len", "256", "--max-concurrency", "8"]
+    ).stdout
+    assert "vllm serve Qwen/Qwen3-8B" in out
+    assert "2,000 in / 256 out (random), 1,000 prompts, all at once, at most 8 in flight" in out
+    assert "TTFT" in out and "TPOT" in out and "Bound by: " in out
+
+
+def test_perf_json_has_the_keys_vllm_bench_serve_writes() -> None:
+    args = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "2000", "--output-len", "256", "--format", "json"]
+    doc = json.loads(invoke([*args, "--max-concurrency", "16", "--num-prompts", "100"]).stdout)
+    for key in BENCH_KEYS:
+        assert isinstance(doc[key], float), key
+    assert doc["max_concurrency"] == 16 and doc["num_prompts"] == 100 and doc["request_rate"] == "inf"
+    assert doc["bound"] in ("bandwidth", "compute", "overhead", "communication", "kv-capacity", "max-num-seqs")
+    assert doc["output_throughput_per_gpu"] == pytest.approx(doc["output_throughput"], rel=1e-3)
+    assert doc["output_tokens_per_s_per_user"] == pytest.approx(1000 / doc["mean_tpot_ms"], rel=1e-2)
+    assert doc["command"][:3] == ["vllm", "serve", "Qwen/Qwen3-8B"]
+
+
+def test_perf_takes_vllm_serve_flags() -> None:
+    base = ["perf", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "h100", "--input-len", "1000", "--output-len", "200"]
+    base += ["--max-concurrency", "8", "--num-prompts", "100"]
+    tp2 = json.loads(invoke([*base, "-tp", "2", "--max-model-len", "8k", "--format", "json"]).stdout)
+    tp4 = json.loads(invoke([*base, "-tp", "4", "--max-model-len", "8k", "--format", "json"]).stdout)
+    assert tp2["command"][3:] == ["--tensor-parallel-size", "2", "--max-model-len", "8000"]
+    assert tp4["mean_tpot_ms"] < tp2["mean_tpot_ms"]
+
+
+def test_perf_request_rate() -> None:
+    args = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "500", "--output-len", "100", "--format", "json"]
+    doc = json.loads(invoke([*args, "--request-rate", "2", "--num-prompts", "200"]).stdout)
+    assert doc["request_rate"] == 2.0 and doc["bound"] == "arrival-rate"
+    assert doc["request_throughput"] == pytest.approx(2.0, rel=0.25)
+
+
+def test_sweep_gives_a_curve() -> None:
+    args = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1000", "--output-len", "200", "--sweep", "1,4,32"]
+    doc = json.loads(invoke([*args, "--num-prompts", "200", "--format", "json"]).stdout)
+    conc = [p["max_concurrency"] for p in doc["sweep"]]
+    tput = [p["output_throughput"] for p in doc["sweep"]]
+    assert conc == [1, 4, 32] and tput == sorted(tput)
+    table = invoke([*args, "--num-prompts", "100"]).stdout
+    assert "conc" in table and "per user" in table
+
+
+def test_compare_reads_the_load_from_a_real_result() -> None:
+    out = invoke(["perf", "--gpu", "l40s", "--compare", str(L40S_10), "-dp", "4"]).stdout
+    # 300 prompts of 999 tokens in, 270 out, at 10 req/s (the file's totals and traffic)
+    assert "meta-llama/Llama-3.2-3B-Instruct on NVIDIA L40S: 999 in / 270 out (random), 300 prompts, 10 req/s" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+    assert rows["output_throughput"][2] == "2,249.25"  # measured, as the file says
+    doc = json.loads(invoke(["perf", "--gpu", "l40s", "--compare", str(L40S_10), "-dp", "4", "--format", "json"]).stdout)
+    assert doc["measured"]["mean_tpot_ms"] == pytest.approx(13.578, rel=1e-4)
+    # at 10 req/s the 4 replicas keep up: throughput follows the arrivals
+    assert doc["predicted"]["request_throughput"] == pytest.approx(8.33, rel=0.15)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--output-len", "10"], "--input-len and --output-len"),
+        (["perf", "Qwen/Qwen3-8B", "--gpu", "nosuchgpu", "--input-len", "1", "--output-len", "1"], "unknown GPU"),
+        (
+            ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1", "--output-len", "1", "--request-rate", "-2"],
+            "--request-rate",
+        ),
+        (["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1", "--output-len", "1", "--sweep", "a"], "--sweep"),
+        (["perf", "--gpu", "h100", "--compare", "/nonexistent/result.json"], "cannot read"),
+        (["perf", "--gpu", "l40s", "--compare", str(L40S_10), "--input-len", "5"], "reads the load"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
+    result = invoke(args, exit_code=2)
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_flags_that_do_not_start_exit_3() -> None:
+    args = ["perf", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "l4", "--input-len", "10", "--output-len", "10"]
+    assert "would not start" in invoke(args, exit_code=3).stderr
+
+
+def test_malformed_result_files(tmp_path: Path) -> None:
+    cases = {
+        "notjson.json": "{not json",
+        "list.json": "[1, 2]",
+        "nomodel.json": json.dumps({"completed": 3}),
+        "badrate.json": json.dumps(
+            {**json.loads(L40S_10.read_text()), "request_rate": "fast"},
+        ),
+    }
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        err = invoke(["perf", "--gpu", "l40s", "--compare", str(path)], exit_code=2).stderr
+        assert str(path) in err or "not JSON" in err, err
+
+
+def test_calibrate_writes_a_local_profile_that_perf_then_uses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    local = tmp_path / "cfg" / "vllm-plan" / "perf-local.yaml"
+    monkeypatch.setenv("VLLM_PLAN_PERF_LOCAL", str(local))
+    compare = ["perf", "--gpu", "l40s", "--compare", str(L40S_30), "-dp", "4", "--format", "json"]
+    before = json.loads(invoke(compare).stdout)["predicted"]
+    out = invoke(["calibrate", str(L40S_10), "--gpu", "l40s", "-dp", "4"]).stdout
+    assert "NVIDIA L40S: bandwidth x" in out and f"wrote {local}" in out
+    doc = yaml.safe_load(local.read_text())
+    assert set(doc["gpus"]) == {"l40s"}
+    assert doc["gpus"]["l40s"]["fitted_on"] == [str(L40S_10)]
+    eff = local_calibrations(local)["l40s"]
+    assert (eff.bandwidth, eff.compute, eff.overhead) != (1.0, 1.0, 1.0)
+    after = json.loads(invoke(compare).stdout)["predicted"]
+    assert after["mean_tpot_ms"] != before["mean_tpot_ms"]
+    ignored = json.loads(invoke([*compare, "--no-local-calibration"]).stdout)["predicted"]
+    assert ignored["mean_tpot_ms"] == before["mean_tpot_ms"]
+
+
+def test_calibrate_dry_run_and_bad_files_write_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    local = tmp_path / "perf-local.yaml"
+    monkeypatch.setenv("VLLM_PLAN_PERF_LOCAL", str(local))
+    doc = json.loads(invoke(["calibrate", str(L40S_10), "--gpu", "l40s", "-dp", "4", "--dry-run", "--format", "json"]).stdout)
+    assert doc["would_write_to"] == str(local) and not local.exists()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    invoke(["calibrate", str(L40S_10), str(bad), "--gpu", "l40s"], exit_code=2)
+    assert not local.exists()
+
+
+def test_a_malformed_local_profile_is_an_input_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    local = tmp_path / "perf-local.yaml"
+    local.write_text("gpus:\n  h100-sxm:\n    efficiency: {bandwidth: fast}\n")
+    monkeypatch.setenv("VLLM_PLAN_PERF_LOCAL", str(local))
+    err = invoke(["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1", "--output-len", "2"], exit_code=2).stderr
+    assert "efficiencies must be numbers" in err
