@@ -70,15 +70,18 @@ EXCLUDED = {
     ),
     **dict.fromkeys([f"P{i:03d}" for i in range(274, 279)], "lengths and serving flags not stated"),
 }
-# Held out of the fit, by model x GPU: the fidelity report's honest errors are measured on these.
+# Held out of the fit, by model x GPU: the fidelity report's honest errors are measured on these. One of each
+# kind the fit also sees (a dense and an MoE model on Ampere and on Hopper, FP8, a PCIe card, a closed loop), so
+# the held-out errors say how the constants carry to combinations they were not fitted on.
 HOLDOUT_GROUPS = frozenset(
     {
-        ("Qwen/Qwen3-14B", "h100-sxm"),
         ("Qwen/Qwen2.5-32B", "a100-80gb"),
+        ("Qwen/Qwen3-32B-FP8", "a100-80gb"),
+        ("Qwen/Qwen3-32B-AWQ", "a100-80gb"),
         ("openai/gpt-oss-20b", "h100-pcie"),
-        ("Qwen/Qwen3-235B-A22B-Instruct-2507", "h100-sxm"),
         ("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "h100-sxm"),
         ("zai-org/GLM-4.6", "h200"),
+        ("zai-org/GLM-4.5-Air", "h100-sxm"),
         ("meta-llama/Llama-3.1-8B-Instruct", "a100-40gb"),
     }
 )

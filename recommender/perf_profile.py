@@ -26,6 +26,7 @@ _GLOBAL_KEYS = (
     "dequant_efficiency",
     "step_overhead_ms",
     "layer_overhead_us",
+    "moe_layer_overhead_us",
     "seq_overhead_us",
     "request_overhead_ms",
     "request_latency_ms",

@@ -12,6 +12,7 @@ from recommender.catalog import load_gpus
 from recommender.errors import InfeasibleError, InputError
 from recommender.hardware import resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.perf.closed_form import estimate
 from recommender.perf.costs import EngineCosts, KvPool, engine_costs
 from recommender.perf.load import Load, make_requests
 from recommender.perf.metrics import percentile, summarize
@@ -241,7 +242,9 @@ def test_data_parallel_replicas_multiply_throughput() -> None:
 
 def test_flags_that_do_not_start_cannot_be_benchmarked() -> None:
     with pytest.raises(InfeasibleError, match="would not start"):
-        predict(resolve_model("meta-llama/Llama-3.1-70B-Instruct"), _gpu("l4"), EngineFlags(), Load(10, 10), params=PLAIN)
+        predict(
+            resolve_model("meta-llama/Llama-3.1-70B-Instruct"), _gpu("l4"), EngineFlags(), Load(10, 10), params=PLAIN
+        )
 
 
 def test_bad_loads_are_input_errors() -> None:
@@ -271,3 +274,35 @@ def test_families_and_local_multipliers() -> None:
     assert p.efficiency_for(h100).bandwidth == pytest.approx(0.45)
     assert p.efficiency_for(a100) == Efficiency()
     assert math.isclose(p.efficiency_for(mi300).compute, 1.0)
+
+
+def test_expert_parallel_pays_for_the_busiest_gpu_and_the_exchanges() -> None:
+    tp = _costs("Qwen/Qwen3-30B-A3B", "h100", max_model_len=8192, tensor_parallel_size=4)
+    ep = _costs("Qwen/Qwen3-30B-A3B", "h100", max_model_len=8192, tensor_parallel_size=4, enable_expert_parallel=True)
+    assert ep.expert_ranks == 4 and tp.expert_ranks == 1
+    # 48 layers: TP all-reduces after attention and MoE (96); with EP the MoE output comes back by the exchange
+    assert (tp.allreduces, ep.allreduces, ep.moe_exchanges) == (96, 48, 96)
+    assert ep.exchange_bytes == 2048 * 2 * 4 * 3 / 4  # hidden x bf16 x min(top-k, ranks) x (ranks - 1)/ranks
+    one_tp = step_time(tp, Batch(decodes=1, decode_context=100, sampled=1))
+    one_ep = step_time(ep, Batch(decodes=1, decode_context=100, sampled=1))
+    assert one_ep.memory > one_tp.memory  # one token's 8 experts land unevenly on 4 GPUs
+    big_tp = step_time(tp, Batch(decodes=512, decode_context=51_200, sampled=512))
+    big_ep = step_time(ep, Batch(decodes=512, decode_context=51_200, sampled=512))
+    assert big_ep.memory == pytest.approx(big_tp.memory, rel=0.02)  # every expert touched: balanced again
+
+
+@pytest.mark.parametrize(
+    "load",
+    [
+        Load(2000, 256, max_concurrency=1),
+        Load(2000, 256, max_concurrency=16),
+        Load(1000, 500, request_rate=2.0),
+        Load(500, 300, num_prompts=2000),
+    ],
+)
+def test_closed_form_screen_tracks_the_replay(load: Load) -> None:
+    c = _costs("Qwen/Qwen3-8B", "h100", params=PerfParams(), max_model_len=8192)
+    quick, full = estimate(c, load), predict_engine(c, load)
+    assert quick.method == "closed-form" and full.method == "replay"
+    assert quick.tpot.mean == pytest.approx(full.tpot.mean, rel=0.15)
+    assert quick.output_throughput == pytest.approx(full.output_throughput, rel=0.15)

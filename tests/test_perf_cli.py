@@ -42,7 +42,18 @@ def no_local_profile(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_perf_table_names_the_command_load_and_bound() -> None:
     out = invoke(
-        ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "2000", "--output-len", "256", "--max-concurrency", "8"]
+        [
+            "perf",
+            "Qwen/Qwen3-8B",
+            "--gpu",
+            "h100",
+            "--input-len",
+            "2000",
+            "--output-len",
+            "256",
+            "--max-concurrency",
+            "8",
+        ]
     ).stdout
     assert "vllm serve Qwen/Qwen3-8B" in out
     assert "2,000 in / 256 out (random), 1,000 prompts, all at once, at most 8 in flight" in out
@@ -93,7 +104,9 @@ def test_compare_reads_the_load_from_a_real_result() -> None:
     assert "meta-llama/Llama-3.2-3B-Instruct on NVIDIA L40S: 999 in / 270 out (random), 300 prompts, 10 req/s" in out
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
     assert rows["output_throughput"][2] == "2,249.25"  # measured, as the file says
-    doc = json.loads(invoke(["perf", "--gpu", "l40s", "--compare", str(L40S_10), "-dp", "4", "--format", "json"]).stdout)
+    doc = json.loads(
+        invoke(["perf", "--gpu", "l40s", "--compare", str(L40S_10), "-dp", "4", "--format", "json"]).stdout
+    )
     assert doc["measured"]["mean_tpot_ms"] == pytest.approx(13.578, rel=1e-4)
     # at 10 req/s the 4 replicas keep up: throughput follows the arrivals
     assert doc["predicted"]["request_throughput"] == pytest.approx(8.33, rel=0.15)
@@ -108,7 +121,10 @@ def test_compare_reads_the_load_from_a_real_result() -> None:
             ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1", "--output-len", "1", "--request-rate", "-2"],
             "--request-rate",
         ),
-        (["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1", "--output-len", "1", "--sweep", "a"], "--sweep"),
+        (
+            ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1", "--output-len", "1", "--sweep", "a"],
+            "--sweep",
+        ),
         (["perf", "--gpu", "h100", "--compare", "/nonexistent/result.json"], "cannot read"),
         (["perf", "--gpu", "l40s", "--compare", str(L40S_10), "--input-len", "5"], "reads the load"),
     ],
@@ -140,9 +156,7 @@ def test_malformed_result_files(tmp_path: Path) -> None:
         assert str(path) in err or "not JSON" in err, err
 
 
-def test_calibrate_writes_a_local_profile_that_perf_then_uses(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_calibrate_writes_a_local_profile_that_perf_then_uses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     local = tmp_path / "cfg" / "vllm-plan" / "perf-local.yaml"
     monkeypatch.setenv("VLLM_PLAN_PERF_LOCAL", str(local))
     compare = ["perf", "--gpu", "l40s", "--compare", str(L40S_30), "-dp", "4", "--format", "json"]
@@ -163,7 +177,9 @@ def test_calibrate_writes_a_local_profile_that_perf_then_uses(
 def test_calibrate_dry_run_and_bad_files_write_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     local = tmp_path / "perf-local.yaml"
     monkeypatch.setenv("VLLM_PLAN_PERF_LOCAL", str(local))
-    doc = json.loads(invoke(["calibrate", str(L40S_10), "--gpu", "l40s", "-dp", "4", "--dry-run", "--format", "json"]).stdout)
+    doc = json.loads(
+        invoke(["calibrate", str(L40S_10), "--gpu", "l40s", "-dp", "4", "--dry-run", "--format", "json"]).stdout
+    )
     assert doc["would_write_to"] == str(local) and not local.exists()
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
@@ -175,5 +191,7 @@ def test_a_malformed_local_profile_is_an_input_error(tmp_path: Path, monkeypatch
     local = tmp_path / "perf-local.yaml"
     local.write_text("gpus:\n  h100-sxm:\n    efficiency: {bandwidth: fast}\n")
     monkeypatch.setenv("VLLM_PLAN_PERF_LOCAL", str(local))
-    err = invoke(["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1", "--output-len", "2"], exit_code=2).stderr
+    err = invoke(
+        ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1", "--output-len", "2"], exit_code=2
+    ).stderr
     assert "efficiencies must be numbers" in err

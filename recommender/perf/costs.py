@@ -48,6 +48,7 @@ class EngineFacts:
     pp: int
     dp: int
     layers: int
+    moe_layers: int
     dense_bytes: float  # weights read every step: attention, dense MLP, shared experts, router, mixers, norms
     lm_head_bytes: float  # read when the step samples
     expert_bytes: float  # every routed-expert weight held by this GPU
@@ -64,7 +65,9 @@ class EngineFacts:
     attn_flops_window: float  # per pair over window layers
     allreduces: int  # per step (two per layer with TP > 1)
     allreduce_bytes: float  # per token and all-reduce
-    moe_exchanges: int  # per step: dispatch + combine per MoE layer with DP/EP
+    moe_exchanges: int  # per step: dispatch + combine per MoE layer with expert parallelism or DP
+    exchange_bytes: float  # per token and exchange
+    expert_ranks: int  # GPUs the experts are spread over as whole experts (expert parallelism), else 1
     peak_dense: float  # datasheet flop/s of the linear layers in their compute kind
     peak_expert: float  # the same for the routed experts
     peak_attention: float  # 16-bit flop/s
@@ -104,6 +107,8 @@ class EngineCosts:
     allreduces: int
     allreduce_bytes: float
     moe_exchanges: int
+    exchange_bytes: float
+    expert_ranks: int
     bandwidth: float  # achieved bytes/s
     dense_compute: float  # achieved flop/s of the linear layers
     expert_bandwidth: float
@@ -248,11 +253,14 @@ def engine_facts(
     dense_kind = "bf16" if quant is not None and quant.method == "mxfp4" else kind
     moe = model.moe if model.is_moe else None
     moe_layers = sum(1 for i in layers if model.mlp_kinds[i] == "moe")
+    ep = bool(moe) and expert_parallel
+    ranks = e.tp * e.dp
     return EngineFacts(
         tp=e.tp,
         pp=e.pp,
         dp=e.dp,
         layers=len(layers),
+        moe_layers=moe_layers if moe else 0,
         dense_bytes=w["dense_b"],
         lm_head_bytes=w["head_b"],
         expert_bytes=w["expert_b"],
@@ -267,9 +275,13 @@ def engine_facts(
         state_bytes=att["state"],
         attn_flops_full=att["fl_full"],
         attn_flops_window=att["fl_window"],
-        allreduces=2 * len(layers) if e.tp > 1 else 0,
+        # Two all-reduces per layer with TP (attention, MLP); with expert parallelism the MoE output is combined by
+        # the exchange instead. Exchanges move each token's hidden state to and from its top-k experts' GPUs.
+        allreduces=(2 * len(layers) - (moe_layers if ep else 0)) if e.tp > 1 else 0,
         allreduce_bytes=model.hidden_size * 2 * 2 * (e.tp - 1) / e.tp,
-        moe_exchanges=2 * moe_layers if moe and e.dp > 1 else 0,
+        moe_exchanges=2 * moe_layers if moe and (ep or e.dp > 1) else 0,
+        exchange_bytes=model.hidden_size * 2 * min(moe.top_k if moe else 1, ranks) * (ranks - 1) / max(ranks, 1),
+        expert_ranks=ranks if ep else 1,
         peak_dense=peak_flops(gpu, dense_kind),
         peak_expert=peak_flops(gpu, kind),
         peak_attention=peak_flops(gpu, "bf16"),
@@ -307,7 +319,9 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
         attention_compute=f.peak_attention * params.attention_efficiency * eff.compute,
         link_bandwidth=f.link_one_way * params.link_efficiency,
         link_latency=latency * 1e-6,
-        layer_overhead=f.layers * params.layer_overhead_us * 1e-6 * over,
+        layer_overhead=(f.layers * params.layer_overhead_us + f.moe_layers * params.moe_layer_overhead_us)
+        * 1e-6
+        * over,
         step_overhead=params.step_overhead_ms * 1e-3 * over,
         seq_overhead=params.seq_overhead_us * 1e-6 * over,
         async_scheduling=async_scheduling,

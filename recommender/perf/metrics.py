@@ -121,8 +121,13 @@ def weighted_stats_ms(segments: Sequence[tuple[float, float, float]]) -> Stats:
         if a == b:
             points.append((a, w))
         else:
-            d, q = b - a, w / 4
-            points += ((a + d * 0.125, q), (a + d * 0.375, q), (a + d * 0.625, q), (a + d * 0.875, q))
+            d, quarter = b - a, w / 4
+            points += (
+                (a + d * 0.125, quarter),
+                (a + d * 0.375, quarter),
+                (a + d * 0.625, quarter),
+                (a + d * 0.875, quarter),
+            )
     if not points:
         return Stats(0.0, 0.0, 0.0, 0.0, 0.0)
     points.sort()
@@ -133,10 +138,10 @@ def weighted_stats_ms(segments: Sequence[tuple[float, float, float]]) -> Stats:
     mean = sum(v * w for v, w in points) / total
     var = sum(w * (v - mean) ** 2 for v, w in points) / total
 
-    def q(p: float) -> float:
+    def at(p: float) -> float:
         return points[min(len(points) - 1, bisect.bisect_left(cumulative, total * p / 100))][0]
 
-    return Stats(mean * 1000, q(50) * 1000, q(90) * 1000, q(99) * 1000, math.sqrt(var) * 1000)
+    return Stats(mean * 1000, at(50) * 1000, at(90) * 1000, at(99) * 1000, math.sqrt(var) * 1000)
 
 
 def _bound(tl: Timeline, duration: float, offered_rate: float | None) -> tuple[str, tuple[tuple[str, float], ...]]:

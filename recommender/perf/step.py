@@ -4,6 +4,8 @@ Each part of the forward is bounded by the slower of streaming its bytes from HB
 the linear layers (weights once per step, FLOPs per token), the routed experts (only the experts the step's tokens
 touch are read), attention (the KV of every context token is read; FLOPs per query-key pair, capped by sliding
 windows), plus the TP all-reduces over the interconnect and the fixed per-step and per-sequence overheads.
+With expert parallelism each GPU holds whole experts: the busiest GPU (more touched experts, more routed tokens
+than the mean) sets the pace, and tokens are dispatched to and combined from the experts' GPUs.
 Pipeline parallelism runs `pp` micro-batches, each through every stage: a token waits for all stages.
 The CPU side (scheduling, input preparation, output processing) adds to the step, or overlaps it with
 `--async-scheduling` (the default from vLLM 0.12, vllm-project/vllm#27614; not with pipeline parallelism).
@@ -49,24 +51,63 @@ def expected_experts(num_experts: int, top_k: int, tokens: float) -> float:
     return num_experts * (1.0 - math.pow(1.0 - top_k / num_experts, tokens))
 
 
+def _roofline(mem: float, comp: float, t_mem: float, t_comp: float) -> tuple[float, float]:
+    """Add one part to (memory, compute) time: it counts where it is bound."""
+    return (mem + t_mem, comp) if t_mem >= t_comp else (mem, comp + t_comp)
+
+
+def _busiest(mean: float, ranks: int, sd: float) -> float:
+    """Expected maximum over `ranks` of a count with this mean and deviation (Gaussian approximation)."""
+    if ranks <= 1 or sd <= 0:
+        return mean
+    return mean + math.sqrt(2 * math.log(ranks)) * sd
+
+
+def _fixed_parts(c: EngineCosts, tokens: float, sampled: float) -> tuple[float, float, float]:
+    """(memory, compute, communication) seconds of the parts that do not depend on the context: linear layers,
+    routed experts, all-reduces and expert exchanges."""
+    mem, comp = _roofline(
+        0.0,
+        0.0,
+        (c.dense_bytes + (c.lm_head_bytes if sampled else 0.0)) / c.bandwidth,
+        (tokens * c.dense_flops + sampled * c.lm_head_flops) / c.dense_compute,
+    )
+    if c.num_experts:
+        routed = tokens * c.dp  # every DP rank's tokens meet in the experts
+        touched = expected_experts(c.num_experts, c.top_k, routed) / c.num_experts
+        read, work = touched, 1.0
+        ranks = c.expert_ranks
+        if ranks > 1:  # whole experts per GPU: the busiest GPU reads and computes more than the mean
+            local = c.num_experts / ranks
+            read = min(1.0, _busiest(local * touched, ranks, math.sqrt(local * touched * (1 - touched))) / local)
+            pairs = routed * c.top_k / ranks
+            work = _busiest(pairs, ranks, math.sqrt(pairs)) / pairs if pairs else 1.0
+        mem, comp = _roofline(
+            mem, comp, c.expert_bytes * read / c.expert_bandwidth, tokens * work * c.expert_flops / c.expert_compute
+        )
+    comm = 0.0
+    if c.allreduces:
+        comm += c.allreduces * (c.link_latency + tokens * c.allreduce_bytes / c.link_bandwidth)
+    if c.moe_exchanges:
+        comm += c.moe_exchanges * (c.link_latency + tokens * c.exchange_bytes / c.link_bandwidth)
+    return mem, comp, comm
+
+
+def _finish(c: EngineCosts, mem: float, comp: float, comm: float, seqs: float) -> StepTime:
+    """Add the overheads; with async scheduling the scheduler prepares step N+1 while step N runs."""
+    gpu = mem + comp + comm + c.layer_overhead
+    cpu = c.step_overhead + seqs * c.seq_overhead
+    stage = max(gpu, cpu) if c.async_scheduling else gpu + cpu
+    pp = c.pp
+    return StepTime(stage * pp, mem * pp, comp * pp, (stage - mem - comp - comm) * pp, comm * pp)
+
+
 def step_time(c: EngineCosts, b: Batch) -> StepTime:
     """The roofline time of one step of batch `b` on engine `c` (per GPU of the slowest stage)."""
     pp = c.pp
     tokens = (b.decodes + b.prefill_tokens) / pp
     seqs = (b.decodes + b.prefills) / pp
-    sampled = b.sampled / pp
-    mem = comp = 0.0
-    # Linear layers: every weight once per step; FLOPs per token (lm_head only for the sampled rows).
-    m = c.dense_bytes + (c.lm_head_bytes if sampled else 0.0)
-    f = tokens * c.dense_flops + sampled * c.lm_head_flops
-    t_m, t_f = m / c.bandwidth, f / c.dense_compute
-    mem, comp = (mem + t_m, comp) if t_m >= t_f else (mem, comp + t_f)
-    # Routed experts: the experts the step's tokens touch (all DP ranks' tokens meet in the experts).
-    if c.num_experts:
-        touched = expected_experts(c.num_experts, c.top_k, tokens * c.dp) / c.num_experts
-        t_m = c.expert_bytes * touched / c.expert_bandwidth
-        t_f = tokens * c.expert_flops / c.expert_compute
-        mem, comp = (mem + t_m, comp) if t_m >= t_f else (mem, comp + t_f)
+    mem, comp, comm = _fixed_parts(c, tokens, b.sampled / pp)
     # Attention: KV of every context token read; FLOPs per (query, key) pair; windows cap both.
     ctx = b.decode_context / pp
     prefix = b.prefill_prefix / pp
@@ -75,19 +116,8 @@ def step_time(c: EngineCosts, b: Batch) -> StepTime:
     prefix_w = min(prefix, (b.prefills / pp) * w) if w else prefix
     m = (ctx + prefix + tokens) * c.kv_full + (ctx_w + prefix_w + tokens) * c.kv_window + seqs * c.state_bytes
     f = (ctx + b.prefill_pairs / pp) * c.attn_flops_full + (ctx_w + b.prefill_window_pairs / pp) * c.attn_flops_window
-    t_m, t_f = m / c.bandwidth, f / c.attention_compute
-    mem, comp = (mem + t_m, comp) if t_m >= t_f else (mem, comp + t_f)
-    comm = 0.0
-    if c.allreduces:
-        comm += c.allreduces * (c.link_latency + tokens * c.allreduce_bytes / c.link_bandwidth)
-    if c.moe_exchanges:
-        comm += c.moe_exchanges * (c.link_latency + tokens * c.dp * c.allreduce_bytes / c.link_bandwidth)
-    gpu = mem + comp + comm + c.layer_overhead
-    cpu = c.step_overhead + seqs * c.seq_overhead
-    # With async scheduling the scheduler prepares step N+1 while step N runs: the slower side sets the pace.
-    stage = max(gpu, cpu) if c.async_scheduling else gpu + cpu
-    over = stage - mem - comp - comm
-    return StepTime(stage * pp, mem * pp, comp * pp, over * pp, comm * pp)
+    mem, comp = _roofline(mem, comp, m / c.bandwidth, f / c.attention_compute)
+    return _finish(c, mem, comp, comm, seqs)
 
 
 def decode_steps(c: EngineCosts, decodes: int, first_context: float, last_context: float) -> tuple[StepTime, StepTime]:
@@ -95,31 +125,13 @@ def decode_steps(c: EngineCosts, decodes: int, first_context: float, last_contex
     parts that do not depend on the context (the replay's hot path; the same arithmetic as `step_time`)."""
     pp = c.pp
     tokens = decodes / pp
-    mem = comp = 0.0
-    t_m = (c.dense_bytes + c.lm_head_bytes) / c.bandwidth
-    t_f = tokens * (c.dense_flops + c.lm_head_flops) / c.dense_compute
-    mem, comp = (mem + t_m, comp) if t_m >= t_f else (mem, comp + t_f)
-    if c.num_experts:
-        touched = expected_experts(c.num_experts, c.top_k, tokens * c.dp) / c.num_experts
-        t_m = c.expert_bytes * touched / c.expert_bandwidth
-        t_f = tokens * c.expert_flops / c.expert_compute
-        mem, comp = (mem + t_m, comp) if t_m >= t_f else (mem, comp + t_f)
-    comm = 0.0
-    if c.allreduces:
-        comm += c.allreduces * (c.link_latency + tokens * c.allreduce_bytes / c.link_bandwidth)
-    if c.moe_exchanges:
-        comm += c.moe_exchanges * (c.link_latency + tokens * c.dp * c.allreduce_bytes / c.link_bandwidth)
-    cpu = c.step_overhead + tokens * c.seq_overhead
+    mem0, comp0, comm = _fixed_parts(c, tokens, tokens)
     out = []
     for context in (first_context, last_context):
         ctx = context / pp
         ctx_w = min(ctx, tokens * c.window) if c.window else ctx
         m = (ctx + tokens) * c.kv_full + (ctx_w + tokens) * c.kv_window + tokens * c.state_bytes
         f = ctx * c.attn_flops_full + ctx_w * c.attn_flops_window
-        t_m, t_f = m / c.bandwidth, f / c.attention_compute
-        mem2, comp2 = (mem + t_m, comp) if t_m >= t_f else (mem, comp + t_f)
-        gpu = mem2 + comp2 + comm + c.layer_overhead
-        stage = max(gpu, cpu) if c.async_scheduling else gpu + cpu
-        over = stage - mem2 - comp2 - comm
-        out.append(StepTime(stage * pp, mem2 * pp, comp2 * pp, over * pp, comm * pp))
+        mem, comp = _roofline(mem0, comp0, m / c.bandwidth, f / c.attention_compute)
+        out.append(_finish(c, mem, comp, comm, tokens))
     return out[0], out[1]
