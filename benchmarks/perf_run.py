@@ -7,7 +7,8 @@ from dataclasses import dataclass, replace
 from benchmarks.perf_points import Point, gpu
 from recommender.errors import PlanError
 from recommender.hardware import Gpu
-from recommender.memory.budget import explain, resolve_quant
+from recommender.memory.budget import explain
+from recommender.model.quant import resolve_quant
 from recommender.perf.costs import EngineFacts, engine_costs, engine_facts
 from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams

@@ -12,8 +12,9 @@ from dataclasses import dataclass, replace
 
 from recommender.errors import InfeasibleError
 from recommender.hardware import Gpu
-from recommender.memory.budget import Explanation, explain, resolve_quant
+from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
+from recommender.model.quant import resolve_quant
 from recommender.model.spec import ModelSpec
 from recommender.perf.costs import EngineCosts, EngineFacts, engine_costs, engine_facts
 from recommender.perf.load import Load, make_requests
