@@ -12,6 +12,7 @@ import yaml
 from recommender.hardware import Gpu
 from recommender.node_gpu import LABEL_KINDS, InstanceType, NodeGpuTables, NodeLabel
 from recommender.resources import profiles_dir
+from recommender.serve_args import FlagTable
 from recommender.units import MiB
 
 _GPU_KEYS = {
@@ -246,3 +247,9 @@ def _model_from_profile(d: dict[str, Any]) -> CatalogModel:
         published_params_source=d.get("published_params_source"),
         note=d.get("note"),
     )
+
+
+@cache
+def load_flag_table() -> FlagTable:
+    """profiles/vllm-flags.yaml: vLLM's serve options per release."""
+    return FlagTable.from_yaml(_load_yaml(profiles_dir() / "vllm-flags.yaml"))

@@ -1,108 +1,442 @@
-"""Parse a `vllm serve MODEL --flags...` command line into the memory-relevant flags (pure)."""
+"""Read a `vllm serve` command line the way vLLM's FlexibleArgumentParser does, with a per-release flag table (pure).
+
+What vLLM 0.33 does with argv (vllm/utils/argparse_utils.py, argparse underneath), reproduced here:
+- `--model X` anywhere is moved to the front as the positional model (`vllm serve` only);
+- `--config FILE.yaml` is expanded in place (command line > config file > defaults);
+- underscores in option names become dashes (`--max_model_len` = `--max-model-len`); `-O3` is
+  `--optimization-level 3`; dotted `--json-arg.key value` forms are JSON flags;
+- argparse: `--flag value` / `--flag=value`, unique-prefix abbreviations (`--max-num-seq`), ambiguous prefixes
+  and unknown options are errors, `--no-x` / `--disable-x` booleans, booleans reject `=value`, the last
+  occurrence wins, a value that looks like an option is "expected one argument".
+Which options take a value comes from profiles/vllm-flags.yaml, never from guesses, so `--port 8000` before the
+model is never read as the model. tests/test_serve_args.py compares this module with vLLM 0.33's own parser.
+"""
 
 from __future__ import annotations
 
+import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from recommender.errors import FlagError
-from recommender.memory.engine import EngineFlags
+from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.units import parse_human_int
 
-# flag -> (field, kind). kind: int | hint (human-readable int) | float | str | bool
-FLAGS: dict[str, tuple[str, str]] = {
-    "--model": ("model", "str"),
-    "--tensor-parallel-size": ("tensor_parallel_size", "int"),
-    "-tp": ("tensor_parallel_size", "int"),
-    "--pipeline-parallel-size": ("pipeline_parallel_size", "int"),
-    "-pp": ("pipeline_parallel_size", "int"),
-    "--data-parallel-size": ("data_parallel_size", "int"),
-    "-dp": ("data_parallel_size", "int"),
-    "--enable-expert-parallel": ("enable_expert_parallel", "bool"),
-    "--quantization": ("quantization", "str"),
-    "-q": ("quantization", "str"),
-    "--dtype": ("dtype", "str"),
-    "--kv-cache-dtype": ("kv_cache_dtype", "str"),
-    "--gpu-memory-utilization": ("gpu_memory_utilization", "float"),
-    "--device-memory-utilization": ("gpu_memory_utilization", "float"),
-    "--kv-cache-memory-bytes": ("kv_cache_memory_bytes", "hint"),
-    "--kv-cache-memory": ("kv_cache_memory_bytes", "hint"),
-    "--max-model-len": ("max_model_len", "len"),
-    "--max-num-seqs": ("max_num_seqs", "int"),
-    "--max-num-batched-tokens": ("max_num_batched_tokens", "hint"),
-    "--block-size": ("block_size", "int"),
-    "--enforce-eager": ("enforce_eager", "bool"),
-    "--enable-prefix-caching": ("enable_prefix_caching", "bool"),
-    "--no-enable-prefix-caching": ("enable_prefix_caching", "false"),
-    "--cpu-offload-gb": ("cpu_offload_gb", "float"),
+# EngineFlags field -> how vLLM converts the value (the argparse `type` of that EngineArgs field)
+ENGINE_FIELDS: dict[str, str] = {
+    "tensor_parallel_size": "int",
+    "pipeline_parallel_size": "int",
+    "data_parallel_size": "int",
+    "enable_expert_parallel": "bool",
+    "quantization": "str",
+    "dtype": "str",
+    "kv_cache_dtype": "str",
+    "gpu_memory_utilization": "float",
+    "kv_cache_memory_bytes": "human_readable_int",
+    "max_model_len": "human_readable_int_or_auto",
+    "max_num_seqs": "int",
+    "max_num_batched_tokens": "human_readable_int",
+    "block_size": "int",
+    "enforce_eager": "bool",
+    "enable_prefix_caching": "bool",
+    "cpu_offload_gb": "float",
 }
+# vLLM's positional model when none is given (vllm/entrypoints/cli/serve.py DESCRIPTION, 0.33)
+DEFAULT_MODEL = "Qwen/Qwen3-0.6B"
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+@dataclass(frozen=True, slots=True)
+class FlagSpec:
+    """One vLLM option: its spellings, whether it takes a value, and the releases that accept it."""
+
+    name: str
+    dest: str
+    takes: str  # value | flag | bool
+    nargs: str | None = None  # '+', '?' or None (exactly one)
+    aliases: tuple[str, ...] = ()
+    negated: tuple[str, ...] = ()  # spellings that set a bool to False
+    since: VllmVersion | None = None
+    removed: VllmVersion | None = None
+
+    def label(self) -> str:
+        """How argparse names the option in its messages ('--tensor-parallel-size/-tp')."""
+        inverse = [n for n in self.negated if not n.startswith("--no-")]
+        shown = (
+            [self.name, *self.aliases, *(inverse or self.negated[:1])]
+            if self.takes == "bool"
+            else [self.name, *self.aliases]
+        )
+        return "/".join(shown)
+
+    def accepted_in(self, version: VllmVersion) -> bool:
+        return (self.since is None or version >= self.since) and (self.removed is None or version < self.removed)
+
+
+@dataclass(frozen=True, slots=True)
+class FlagTable:
+    """Every option of the newest release modelled plus the ones older releases had (profiles/vllm-flags.yaml)."""
+
+    specs: tuple[FlagSpec, ...]
+    newest: VllmVersion
+    options: Mapping[str, tuple[FlagSpec, bool]] = field(default_factory=dict)  # spelling -> (spec, sets True)
+
+    @classmethod
+    def from_yaml(cls, data: Mapping[str, Any]) -> FlagTable:
+        """Build the table from the parsed profiles/vllm-flags.yaml."""
+        specs = []
+        for name, e in data["flags"].items():
+            since, removed = e.get("since"), e.get("removed")
+            specs.append(
+                FlagSpec(
+                    str(name),
+                    str(e["dest"]),
+                    str(e["takes"]),
+                    e.get("nargs"),
+                    tuple(e.get("aliases") or ()),
+                    tuple(e.get("negated") or ()),
+                    VllmVersion.parse(str(since)) if since else None,
+                    VllmVersion.parse(str(removed)) if removed else None,
+                )
+            )
+        options: dict[str, tuple[FlagSpec, bool]] = {}
+        for s in specs:
+            for spelling in (s.name, *s.aliases):
+                options[spelling] = (s, True)
+            for spelling in s.negated:
+                options[spelling] = (s, False)
+        return cls(tuple(specs), VllmVersion.parse(str(data["versions"]["newest"])), options)
+
+    def match(self, option: str) -> tuple[FlagSpec, bool] | list[str] | None:
+        """argparse's lookup: the exact spelling, else the only long option it is a prefix of; a list when
+        several match (ambiguous), None when none does."""
+        if option in self.options:
+            return self.options[option]
+        if not option.startswith("--") or len(option) < 3:
+            return None
+        hits = [o for o in self.options if o.startswith(option)]
+        if len(hits) == 1:
+            return self.options[hits[0]]
+        return hits or None
+
+
+@dataclass(frozen=True, slots=True)
+class GivenFlag:
+    """One option as written on the command line, resolved to vLLM's flag."""
+
+    written: str  # as written, e.g. '--max_model_len' or '--max-num-seq'
+    spec: FlagSpec
+    value: str | tuple[str, ...] | bool
 
 
 @dataclass(frozen=True, slots=True)
 class ServeCommand:
-    """The memory-relevant part of a vllm serve command; `other` keeps every flag we do not model."""
+    """A parsed `vllm serve` command line (issue #9.3's typed result).
 
-    values: dict[str, Any] = field(default_factory=dict)
-    other: tuple[str, ...] = ()
+    `values` holds the memory-relevant settings as EngineFlags fields (converted as vLLM converts them);
+    `errors` are what vLLM's parser would print before exiting (with its wording), apart from unrecognized
+    arguments, which are in `extras` (whether they are errors depends on the release: see strict_errors);
+    `config_file` is a `--config` file that could not be read here.
+    """
+
+    model: str | None
+    values: Mapping[str, Any]
+    given: tuple[GivenFlag, ...] = ()
+    unknown: tuple[str, ...] = ()  # options no release in the table knows
+    extras: tuple[str, ...] = ()  # what argparse would call unrecognized: unknown options, their values, stray words
+    errors: tuple[str, ...] = ()
+    config_file: str | None = None
+    other: tuple[str, ...] = ()  # every token that is not a memory-relevant setting (for display)
+
+    def engine_flags(self) -> EngineFlags:
+        """The settings as EngineFlags (vLLM's defaults for everything not given)."""
+        return EngineFlags(**{k: v for k, v in self.values.items() if k in ENGINE_FIELDS})
+
+    def dest(self, name: str) -> str | tuple[str, ...] | bool | None:
+        """The last value given for an argparse destination (e.g. 'distributed_executor_backend')."""
+        for g in reversed(self.given):
+            if g.spec.dest == name:
+                return g.value
+        return None
+
+
+ConfigReader = Callable[[str], "list[str] | None"]
 
 
 def convert(flag: str, kind: str, raw: str) -> Any:
-    """Convert one flag value the way vLLM's argparse would, with a one-line error otherwise."""
+    """Convert one flag value the way vLLM's argparse would, with vLLM's one-line error otherwise."""
     try:
         if kind == "int":
             return int(raw)
         if kind == "float":
             return float(raw)
-        if kind == "hint":
+        if kind in ("hint", "human_readable_int"):
             return parse_human_int(raw)
-        if kind == "len":
+        if kind in ("len", "human_readable_int_or_auto"):
             return -1 if raw.strip().lower() in ("-1", "auto") else parse_human_int(raw)
     except ValueError:
-        raise FlagError(f"argument {flag}: invalid value {raw!r}") from None
+        name = {"hint": "human_readable_int", "len": "human_readable_int_or_auto"}.get(kind, kind)
+        raise FlagError(f"argument {flag}: invalid {name} value: {raw!r}") from None
     return raw
 
 
-def parse_serve_argv(argv: Sequence[str] | str) -> ServeCommand:
-    """Parse `vllm serve MODEL ...` (a string or an argv list; a leading 'vllm serve' is optional)."""
-    args = shlex.split(argv) if isinstance(argv, str) else list(argv)
-    if args[:2] == ["vllm", "serve"]:
-        args = args[2:]
-    elif args[:1] == ["serve"]:
-        args = args[1:]
-    values: dict[str, Any] = {}
-    other: list[str] = []
+def config_args(data: Any, source: str, *, keep_false: bool = False) -> list[str]:
+    """vLLM's FlexibleArgumentParser.load_config_file: a YAML mapping flattened to `--key value` arguments.
+
+    A `key: false` becomes `--no-key` only when the parser reading the file has that option; under `vllm serve`
+    the file is read by the top-level `vllm` parser, which has none, so false booleans are dropped there (vLLM
+    0.33 behaviour, checked against its parser): `keep_false=True` is for `python -m ...api_server`.
+    """
+    if not isinstance(data, dict):
+        raise FlagError(f"--config {source}: expected a YAML mapping of flag names to values")
+    out: list[str] = []
+    for key, value in data.items():
+        if isinstance(value, bool):
+            out += [f"--{key}"] if value else ([f"--no-{key}"] if keep_false else [])
+        elif isinstance(value, list):
+            out += [f"--{key}", *(str(v) for v in value)] if value else []
+        elif isinstance(value, dict):
+            import json
+
+            out += [f"--{key}", json.dumps(value)]
+        else:
+            out += [f"--{key}", str(value)]
+    return out
+
+
+def _move_model_first(args: list[str]) -> list[str]:
+    """`vllm serve ... --model X ...` -> `X ...` (FlexibleArgumentParser.parse_args, serve only)."""
+    for i, arg in enumerate(args):
+        if arg == "--model" and i + 1 < len(args):
+            return [args[i + 1], *args[:i], *args[i + 2 :]]
+        if arg.startswith("--model="):
+            return [arg.removeprefix("--model="), *args[:i], *args[i + 1 :]]
+    return args
+
+
+def _expand_config(args: list[str], read_config: ConfigReader | None, serve: bool) -> tuple[list[str], str | None]:
+    """Insert a `--config` file's flags after the model (command line > config file > defaults)."""
+    if "--config" not in args:
+        return args, None
+    index = args.index("--config")
+    if index == len(args) - 1:
+        raise FlagError("No config file specified! Please check your command-line arguments.")
+    path = args[index + 1]
+    if not path.endswith((".yaml", ".yml")):
+        raise FlagError(f"Config file must be of a yaml/yml type. {path.rsplit('.', 1)[-1]} supplied")
+    extra = read_config(path) if read_config else None
+    rest = args[:index] + args[index + 2 :]
+    if extra is None:
+        return rest, path
+    model_in_cli = serve and bool(rest) and not rest[0].startswith("-")
+    if serve and not model_in_cli and "--model" not in extra:
+        raise FlagError("No model specified! Please specify model either as a positional argument or in a config file.")
+    if model_in_cli:
+        return [rest[0], *extra, *rest[1:]], None
+    return [*extra, *rest], None
+
+
+def _normalise(args: list[str]) -> list[str]:
+    """Underscores to dashes in option names, `-O3` -> `--optimization-level 3`."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if arg.startswith("--"):
+            key, eq, value = arg.partition("=")
+            head, dot, tail = key[2:].partition(".")
+            out.append("--" + head.replace("_", "-") + dot + tail + eq + value)
+        elif arg.startswith("-O") and arg != "-O":
+            out += ["--optimization-level", arg[3:] if arg[2:3] == "=" else arg[2:]]
+        elif arg == "-O" and i + 1 < len(args) and args[i + 1] in {"0", "1", "2", "3"}:
+            out.append("--optimization-level")
+        else:
+            out.append(arg)
+    return out
+
+
+def _is_option(token: str) -> bool:
+    """argparse's 'O': starts with '-', is not a negative number, and has no space."""
+    return token.startswith("-") and len(token) > 1 and not _NEGATIVE_NUMBER.match(token) and " " not in token
+
+
+@dataclass
+class _State:
+    given: list[GivenFlag] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    extras: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    positional: str | None = None
+
+
+def _take_values(spec: FlagSpec, args: list[str], i: int, st: _State) -> tuple[Any, int]:
+    """The value(s) after the option at args[i]; returns (value, index of the last token used)."""
+    j = i + 1
+    if spec.nargs is None:
+        if j >= len(args) or _is_option(args[j]):
+            st.errors.append(f"argument {spec.label()}: expected one argument")
+            return None, i
+        return args[j], j
+    values = []
+    while j < len(args) and not _is_option(args[j]):
+        values.append(args[j])
+        j += 1
+        if spec.nargs == "?":
+            break
+    if spec.nargs == "+" and not values:
+        st.errors.append(f"argument {spec.label()}: expected at least one argument")
+    return tuple(values), j - 1
+
+
+def _parse_tokens(args: list[str], table: FlagTable) -> _State:
+    st = _State()
     i = 0
     while i < len(args):
-        arg = args[i]
-        name, eq, inline = arg.partition("=")
-        if name in FLAGS:
-            field_name, kind = FLAGS[name]
-            if kind == "bool":
-                values[field_name] = True
-            elif kind == "false":
-                values[field_name] = False
+        tok = args[i]
+        if not _is_option(tok):
+            if st.positional is None:
+                st.positional = tok
             else:
-                if eq:
-                    raw = inline
-                else:
-                    i += 1
-                    if i >= len(args):
-                        raise FlagError(f"argument {name}: expected one argument")
-                    raw = args[i]
-                values[field_name] = convert(name, kind, raw)
-        elif not arg.startswith("-") and "model" not in values:
-            values["model"] = arg
+                st.extras.append(tok)
+            i += 1
+            continue
+        name, eq, explicit = tok.partition("=")
+        if "." in name and name.startswith("--"):  # --json-arg.key value: a JSON flag set key by key
+            i += 1 if eq or i + 1 >= len(args) else 2
+            continue
+        hit = table.match(name)
+        if isinstance(hit, list):
+            st.errors.append(f"ambiguous option: {name} could match {', '.join(hit)}")
+            i += 1
+            continue
+        if hit is None:
+            j = i + 1
+            while not eq and j < len(args) and not _is_option(args[j]):
+                j += 1
+            st.unknown.append(name)
+            st.extras += args[i:j]
+            i = j
+            continue
+        spec, positive = hit
+        if spec.takes in ("flag", "bool"):
+            if eq:
+                st.errors.append(f"argument {spec.label()}: ignored explicit argument {explicit!r}")
+            st.given.append(GivenFlag(name, spec, positive))
+            i += 1
+            continue
+        if eq:
+            value: Any = explicit if spec.nargs is None else (explicit,)
+            last = i
         else:
-            other.append(arg)
-        i += 1
-    return ServeCommand(values, tuple(other))
+            value, last = _take_values(spec, args, i, st)
+        if value is not None:
+            st.given.append(GivenFlag(name, spec, value))
+        i = last + 1
+    return st
+
+
+def _engine_values(given: Sequence[GivenFlag], errors: list[str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for g in given:  # in order: the last occurrence wins, as in argparse
+        kind = ENGINE_FIELDS.get(g.spec.dest)
+        if kind is None:
+            continue
+        if kind == "bool":
+            values[g.spec.dest] = bool(g.value)
+            continue
+        try:
+            values[g.spec.dest] = convert(g.spec.label(), kind, str(g.value))
+        except FlagError as exc:
+            errors.append(str(exc))
+    return values
+
+
+def parse_serve_argv(
+    argv: Sequence[str] | str,
+    table: FlagTable | None = None,
+    *,
+    read_config: ConfigReader | None = None,
+    serve: bool | None = None,
+) -> ServeCommand:
+    """Parse `vllm serve MODEL ...` (a string or an argv list; a leading `vllm serve` is optional).
+
+    `serve=False` reads the arguments of `python -m vllm.entrypoints.openai.api_server` (where `--model` is an
+    ordinary option). `read_config(path)` returns a `--config` file's arguments (see config_args), or None when it
+    cannot be read here. Argument errors are collected in `errors`, never raised.
+    """
+    args = shlex.split(argv) if isinstance(argv, str) else [str(a) for a in argv]
+    if args[:2] == ["vllm", "serve"]:
+        args = args[2:]
+        serve = True if serve is None else serve
+    elif args[:1] == ["serve"]:
+        args = args[1:]
+    serve = True if serve is None else serve
+    table = table or default_flag_table()
+    errors: list[str] = []
+    config_file = None
+    try:
+        if serve:
+            args = _move_model_first(args)
+            if args and args[0].startswith("-") and "--config" not in args:
+                if any(re.match(r"^--served[-_]model[-_]name(=.+|$)", a) for a in args):
+                    raise FlagError(
+                        "`model` should be provided as the first positional argument when using `vllm serve`. "
+                        "i.e. `vllm serve <model> --<arg> <value>`."
+                    )
+        args, config_file = _expand_config(args, read_config, serve)
+    except FlagError as exc:
+        errors.append(str(exc))
+    st = _parse_tokens(_normalise(args), table)
+    errors += st.errors
+    values = _engine_values(st.given, errors)
+    model = st.positional
+    if model is None:
+        given_model = next((g.value for g in reversed(st.given) if g.spec.dest == "model"), None)
+        model = str(given_model) if given_model is not None else None
+    other = tuple(a for a in args if a != model)
+    return ServeCommand(
+        model, values, tuple(st.given), tuple(st.unknown), tuple(st.extras), tuple(errors), config_file, other
+    )
+
+
+def not_accepted(cmd: ServeCommand, version: VllmVersion) -> list[GivenFlag]:
+    """The options given that this release does not have (introduced later or removed by then)."""
+    return [g for g in cmd.given if not g.spec.accepted_in(version)]
+
+
+def strict_errors(cmd: ServeCommand, version: VllmVersion | None = None) -> list[str]:
+    """What vLLM's parser (of `version`, default the newest in the table) prints for this command, unrecognized
+    arguments included."""
+    version = version or default_flag_table().newest
+    out = list(cmd.errors)
+    stray: list[str] = []
+    for g in not_accepted(cmd, version):
+        stray.append(g.written)
+        if isinstance(g.value, str):
+            stray.append(g.value)
+        elif isinstance(g.value, tuple):
+            stray += g.value
+    stray += cmd.extras
+    if stray:
+        out.append(f"unrecognized arguments: {' '.join(stray)}")
+    return out
+
+
+_TABLE: list[FlagTable] = []
+
+
+def default_flag_table() -> FlagTable:
+    """profiles/vllm-flags.yaml, loaded once."""
+    if not _TABLE:
+        from recommender.catalog import load_flag_table
+
+        _TABLE.append(load_flag_table())
+    return _TABLE[0]
 
 
 def build_serve_argv(model: str, flags: EngineFlags, version: str) -> list[str]:
     """`vllm serve MODEL ...` as an argv list: every memory-relevant flag the plan sets, pinned explicitly."""
-    del version  # every flag emitted here exists from 0.8 to 0.33; see profiles/ for the per-version table
+    del version  # every flag emitted here exists from 0.8 to 0.33; see profiles/vllm-flags.yaml
     argv = ["vllm", "serve", model]
     valued: list[tuple[str, object, bool]] = [
         ("--tensor-parallel-size", flags.tensor_parallel_size, flags.tensor_parallel_size > 1),

@@ -18,6 +18,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from recommender.catalog import load_flag_table
 from recommender.cli.render_cmd import load_plan
 from recommender.documents import plan_from_data
 from recommender.errors import InputError
@@ -26,7 +27,7 @@ from recommender.render.context import RenderOptions
 from recommender.render.engine import expand, render
 from recommender.render.output import LocalDisk, write_files
 from recommender.resources import profiles_dir
-from recommender.serve_args import parse_serve_argv
+from recommender.serve_args import parse_serve_argv, strict_errors
 
 from .conftest import invoke
 
@@ -196,7 +197,7 @@ def test_systemd_units_verify(plans: dict[str, dict[str, Any]], scenario: str, t
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_every_rendered_flag_exists_in_that_vllm_version(plans: dict[str, dict[str, Any]], scenario: str) -> None:
-    table = yaml.safe_load((profiles_dir() / "vllm-flags.yaml").read_text())["flags"]
+    table = load_flag_table()
     plan = plans[scenario]
     version = VllmVersion.parse(plan["inputs"]["vllm_version"])
     if plan["inputs"]["nodes"] > 1:
@@ -208,11 +209,10 @@ def test_every_rendered_flag_exists_in_that_vllm_version(plans: dict[str, dict[s
     assert argv[:3] == ["vllm", "serve", plan["model"]]
     for arg in argv[3:]:
         if arg.startswith("-"):
-            assert arg in table, f"{arg} is not a known vLLM flag"
-            entry = table[arg]
-            assert VllmVersion.parse(entry["since"]) <= version
-            assert "removed" not in entry or version < VllmVersion.parse(entry["removed"])
-    assert parse_serve_argv(argv).values["model"] == plan["model"]
+            assert arg in table.options, f"{arg} is not a known vLLM flag"
+            assert table.options[arg][0].accepted_in(version), f"{arg} is not accepted by vLLM {version}"
+    cmd = parse_serve_argv(argv)
+    assert cmd.model == plan["model"] and strict_errors(cmd, version) == []
 
 
 def test_helm_values_and_compose(plans: dict[str, dict[str, Any]]) -> None:

@@ -108,8 +108,8 @@ def test_recommend_picks_quantized_for_60_at_8k() -> None:
 def test_feasible_plans_are_feasible_under_explain(target: Target, model: str, gpu: str, gpus: int) -> None:
     r = _plan(model, target, gpu=gpu, gpus=gpus)
     cmd = parse_serve_argv(_argv(r))
-    values = {k: v for k, v in cmd.values.items() if k != "model"}
-    e = explain(resolve_model(cmd.values["model"]), resolve_gpu(gpu, load_gpus()), EngineFlags(**values), V033)
+    assert cmd.model is not None
+    e = explain(resolve_model(cmd.model), resolve_gpu(gpu, load_gpus()), cmd.engine_flags(), V033)
     assert e.fits, e.errors
     assert e.max_concurrency * r.best.replicas >= (target.concurrency or 1)
     if target.context:

@@ -134,7 +134,7 @@ def evaluate(
     failures: list[str] = [*found.problems, *malformed]
     warnings: list[str] = []
     cmd = parse_serve_argv(list(found.argv))
-    model_ref = str(cmd.values.get("model", ""))
+    model_ref = cmd.model or ""
     failures += [i.message for i in removed_flags(found.argv, version, flag_table)]
 
     def result(e: Explanation | None, suggestions: list[str] | None = None) -> CheckResult:
@@ -154,7 +154,7 @@ def evaluate(
     if gpu is None:
         failures.append("no GPU type: pass --gpu, or select nodes with nvidia.com/gpu.product")
         return result(None)
-    values = {k: v for k, v in cmd.values.items() if k != "model"}
+    values = dict(cmd.values)
     try:
         model = resolve(model_ref)
         flags = EngineFlags(**values)

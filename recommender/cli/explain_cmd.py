@@ -15,7 +15,7 @@ from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.budget import Explanation
 from recommender.memory.budget import explain as explain_budget
 from recommender.memory.engine import DEFAULT_VERSION, KV_CACHE_DTYPES, MODEL_DTYPES, EngineFlags, VllmVersion
-from recommender.serve_args import convert, parse_serve_argv
+from recommender.serve_args import convert, parse_serve_argv, strict_errors
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
 
@@ -126,8 +126,11 @@ def explain(
     if serve or (model_arg in ("vllm", "serve")):
         argv = ([model_arg] if model_arg else []) + list(serve)
         cmd = parse_serve_argv(argv)
-        values.update({k: v for k, v in cmd.values.items() if k != "model"})
-        model = model_opt or cmd.values.get("model")
+        problems = strict_errors(cmd, VllmVersion.parse(vllm_version))
+        if problems:
+            raise FlagError(problems[0])
+        values.update(cmd.values)
+        model = model_opt or cmd.model
     for name, raw in flag_values.items():
         if raw is None:
             continue

@@ -1,0 +1,108 @@
+"""The `vllm serve` reader against vLLM 0.33's own parser (frozen dumps in tests/data/vllm-args, made with the
+oracle venv by the scripts beside them): the flag table has exactly vLLM's options, and every command line in
+parse-cases.txt reads as vLLM read it, errors included."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import yaml
+
+from recommender.catalog import load_flag_table
+from recommender.errors import FlagError
+from recommender.memory.engine import VllmVersion
+from recommender.serve_args import ENGINE_FIELDS, config_args, parse_serve_argv, strict_errors
+
+from .conftest import ROOT
+
+ARGS = ROOT / "tests" / "data" / "vllm-args"
+DUMP = json.loads((ARGS / "vllm-0.33.0-serve.json").read_text(encoding="utf-8"))
+CASES = json.loads((ARGS / "vllm-0.33.0-parse-cases.json").read_text(encoding="utf-8"))["cases"]
+V033 = VllmVersion.parse(DUMP["vllm_version"])
+
+
+def test_flag_table_is_vllm_0_33s_parser() -> None:
+    table = load_flag_table()
+    assert table.newest == V033
+    dumped = {}
+    for action in DUMP["actions"]:
+        if action.get("positional") or action["dest"] == "help":
+            continue
+        for option in action["options"]:
+            dumped[option] = action
+    in_033 = {o: spec for o, (spec, _) in table.options.items() if spec.accepted_in(V033)}
+    assert set(in_033) == set(dumped), set(in_033) ^ set(dumped)
+    for option, spec in in_033.items():
+        action = dumped[option]
+        assert spec.dest == action["dest"], option
+        assert spec.takes == {"value": "value", "flag": "flag", "bool-optional": "bool"}[action["kind"]], option
+        assert spec.nargs == (action.get("nargs") if action.get("nargs") in ("+", "?") else None), option
+    removed = [s for s in table.specs if s.removed is not None]
+    assert removed and all(s.removed is not None and s.removed <= V033 for s in removed)
+    assert {"--swap-space", "--max-seq-len-to-capture", "--num-scheduler-steps"} <= {s.name for s in removed}
+
+
+def _read_config(path: str) -> list[str] | None:
+    file = ARGS / path
+    return config_args(yaml.safe_load(file.read_text(encoding="utf-8")), path) if file.is_file() else None
+
+
+def _vllm_message(error: str) -> str:
+    for prefix in ("ParseError: vllm serve: error: ", "ParseError: vllm: error: ", "ValueError: "):
+        if error.startswith(prefix):
+            return error.removeprefix(prefix)
+    raise AssertionError(error)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["args"][:60] for c in CASES])
+def test_reads_each_command_as_vllm_0_33_does(case: dict[str, Any]) -> None:
+    cmd = parse_serve_argv(["vllm", "serve", *_split(case["args"])], read_config=_read_config)
+    if "error" in case:
+        message = _vllm_message(case["error"])
+        if "validation error" in message:  # JSON flag contents are not validated here (documented)
+            return
+        assert message in strict_errors(cmd), (message, strict_errors(cmd))
+        return
+    assert strict_errors(cmd) == [], strict_errors(cmd)
+    parsed = case["parsed"]
+    assert cmd.model == parsed["model_tag"]
+    defaults = CASES[0]["parsed"]
+    for name in ENGINE_FIELDS:
+        if name in cmd.values:
+            assert cmd.values[name] == parsed[name], name
+        else:
+            assert parsed[name] == defaults[name], f"{name} was given but not read"
+
+
+def _split(text: str) -> list[str]:
+    import shlex
+
+    return shlex.split(text)
+
+
+def test_values_of_other_flags_are_never_the_model() -> None:
+    for argv in (
+        "vllm serve --host 0.0.0.0 --port 8000 --model org/m",
+        "vllm serve --port 8000 org/m",
+        "vllm serve --uvicorn-log-level warning --model=org/m --host 0.0.0.0",
+    ):
+        assert parse_serve_argv(argv).model == "org/m", argv
+    api = parse_serve_argv(["--port", "8000", "--model", "org/m", "-tp", "2"], serve=False)
+    assert api.model == "org/m" and api.values["tensor_parallel_size"] == 2
+
+
+def test_unknown_options_and_their_values_are_set_aside() -> None:
+    cmd = parse_serve_argv("vllm serve org/m --no-such-flag 7 --max-model-len 4096")
+    assert cmd.unknown == ("--no-such-flag",) and cmd.extras == ("--no-such-flag", "7")
+    assert cmd.model == "org/m" and cmd.values == {"max_model_len": 4096}
+
+
+def test_config_file_that_cannot_be_read_is_reported() -> None:
+    cmd = parse_serve_argv("vllm serve org/m --config /etc/vllm/serve.yaml -tp 2")
+    assert cmd.config_file == "/etc/vllm/serve.yaml" and cmd.values == {"tensor_parallel_size": 2}
+    bad = parse_serve_argv("vllm serve org/m --config serve.json")
+    assert bad.errors == ("Config file must be of a yaml/yml type. json supplied",)
+    with pytest.raises(FlagError, match="expected a YAML mapping"):
+        config_args(["a"], "x.yaml")
