@@ -31,7 +31,7 @@ from recommender.render.escape import (
     yaml_str,
 )
 from recommender.render.names import k8s_name, validate_k8s_name
-from recommender.serve_args import FLAGS
+from recommender.serve_args import FlagSpec, default_flag_table
 
 ARTIFACTS = ("command", "systemd", "k8s", "helm", "compose")
 MAX_GPUS_PER_HOST = 64  # systemd units and compose services share one host; render k8s beyond that
@@ -413,9 +413,11 @@ def helm_extra_args(flags: tuple[str, ...]) -> tuple[str, ...]:
     i = 0
     while i < len(flags):
         name, eq, _ = flags[i].partition("=")
-        field, kind = FLAGS.get(name, ("", "?"))
-        takes_value = not eq and kind not in ("bool", "false") and i + 1 < len(flags)
-        if kind == "?":  # not a flag we model: a value follows unless the next word is a flag
+        hit = default_flag_table().match(name)
+        spec = hit[0] if isinstance(hit, tuple) else None
+        field = spec.dest if isinstance(spec, FlagSpec) else ""
+        takes_value = not eq and (spec is None or spec.takes == "value") and i + 1 < len(flags)
+        if spec is None:  # not a vLLM flag: a value follows unless the next word is a flag
             takes_value = takes_value and not flags[i + 1].startswith("-")
         if field not in _HELM_FIELDS:
             out += flags[i : i + (2 if takes_value else 1)]
