@@ -182,13 +182,13 @@ def _check_option(opt: PlanOption, prefix: str) -> None:
 
     if opt.command[:2] != ("vllm", "serve") or len(opt.command) < 3:
         raise SchemaError(at("command"), "must start with vllm, serve, MODEL")
-    try:
-        values = parse_serve_argv(list(opt.command)).values
-    except FlagError as exc:
-        raise SchemaError(at("command"), str(exc)) from exc
+    cmd = parse_serve_argv(list(opt.command))
+    if cmd.errors:
+        raise SchemaError(at("command"), cmd.errors[0])
+    values = cmd.values
     _check_flag_values(values, at("command"))
     agree: list[tuple[str, object, object]] = [
-        ("model", values.get("model"), opt.model),
+        ("model", cmd.model, opt.model),
         ("tensor_parallel_size", values.get("tensor_parallel_size", 1), opt.tensor_parallel_size),
         ("pipeline_parallel_size", values.get("pipeline_parallel_size", 1), opt.pipeline_parallel_size),
         ("kv_cache_dtype", values.get("kv_cache_dtype", "auto"), opt.kv_cache_dtype),
