@@ -5,7 +5,8 @@ Exit codes (also in the README and `vllm-plan --help`):
     1  a check failed (`vllm-plan check`)
     2  bad input: unknown GPU or model, malformed config, invalid flag value
     3  no feasible plan for the requested target
-    4  the model could not be fetched (hub unreachable, gated, offline and not cached)
+    4  the model could not be fetched (hub unreachable, gated, offline and not cached); for `check`: nothing
+       failed but some server could not be evaluated
 """
 
 from __future__ import annotations

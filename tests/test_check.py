@@ -60,13 +60,17 @@ def test_failures_come_with_computed_fixes() -> None:
         ("malformed.yaml", "malformed YAML at line"),
         ("no_vllm.yaml", "no vLLM server found"),
         ("unknown_kinds.yaml", "no vLLM server found"),
-        ("no_gpu.yaml", "no GPU type"),
         ("does-not-exist.yaml", "no such file or directory"),
     ],
 )
 def test_bad_inputs_exit_2(name: str, message: str) -> None:
     result = invoke(["check", str(DATA / name)], exit_code=2)
     assert message in result.stderr and "Traceback" not in result.output
+
+
+def test_not_evaluated_is_exit_4_and_says_why() -> None:
+    result = invoke(["check", str(DATA / "no_gpu.yaml")], exit_code=4)
+    assert "NOT EVALUATED" in result.stdout and "no GPU type" in result.stdout
 
 
 def test_command_stdin_and_slo_options() -> None:
@@ -80,7 +84,7 @@ def test_command_stdin_and_slo_options() -> None:
 
 def test_model_alias_for_container_paths() -> None:
     cmd = "vllm serve /models/qwen --max-model-len 8192"
-    r = invoke(["check", cmd, "--gpu", "h100"], exit_code=1)
+    r = invoke(["check", cmd, "--gpu", "h100"], exit_code=4)
     assert "/models/qwen does not exist" in r.stdout
     invoke(["check", cmd, "--gpu", "h100", "--model-alias", "/models/qwen=Qwen/Qwen3-8B"])
     assert "expected NAME=MODEL" in invoke(["check", cmd, "--model-alias", "nonsense"], exit_code=2).stderr

@@ -1,8 +1,14 @@
-"""Read `check` inputs (files, directories, stdin, a command string) into Found records (I/O edge)."""
+"""Read `check` inputs (files, directories, stdin, a command) into Found records (I/O edge).
+
+An input that cannot be read (not UTF-8, malformed YAML, a kind nothing runs vLLM in, a structural error) becomes
+a problem naming the file and the reason; the run goes on with the other inputs.
+"""
 
 from __future__ import annotations
 
+import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -10,95 +16,179 @@ from recommender.check import readers
 from recommender.check.found import Found
 from recommender.errors import InputError
 
-SUFFIXES = {".yaml", ".yml", ".json", ".service", ".sh", ".txt", ".cmd"}
+SUFFIXES = {".yaml", ".yml", ".json", ".service", ".sh", ".bash", ".txt", ".cmd", ".md"}
+MAX_BYTES = 8 << 20  # a deployment file larger than 8 MiB is refused, not parsed
+_SYSTEMD = re.compile(r"^\[Service\]\s*$", re.M)
+_EXEC_START = re.compile(r"^ExecStart=", re.M)
+_FENCE = re.compile(r"^```[ \t]*(bash|sh|shell|console|zsh)?[^\n]*\n(.*?)^```", re.M | re.S)
 
 
-def _yaml_docs(text: str, source: str) -> list[Any]:
+class NotADeployment(InputError):
+    """A file of some other kind (a CI workflow, a hook list): skipped in a directory, an error when named."""
+
+
+@dataclass
+class Loaded:
+    """Servers found, inputs that could not be read (with why), and notes about skipped files."""
+
+    found: list[Found] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
+    """Every document of a (multi-document) YAML file; a malformed one is a problem, the others are still read."""
     import yaml
 
-    try:
-        return [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise InputError(f"{source}: malformed YAML{where}") from exc
+    docs: list[Any] = []
+    offset = 0
+    for chunk in re.split(r"(?m)^---[ \t]*(?:#.*)?$", text):
+        try:
+            docs += [d for d in yaml.safe_load_all(chunk) if d is not None]
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {offset + mark.line + 1}" if mark is not None else ""
+            problems.append(f"{source}: malformed YAML{where}")
+        except RecursionError:
+            problems.append(f"{source}: YAML nested too deeply")
+        offset += chunk.count("\n") + 1
+    if problems and not docs:
+        raise InputError(problems.pop(0))
+    return docs
 
 
-def read_text(text: str, source: str, suffix: str = "") -> list[Found]:
-    """Found records in one document, whatever its kind."""
-    if suffix == ".service" or "[Service]" in text:
+def read_dotenv(path: Path) -> dict[str, str]:
+    """A compose `.env` file: KEY=VALUE lines, `#` comments, optional quotes."""
+    env: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        m = re.match(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$", line)
+        if m and not line.lstrip().startswith("#"):
+            value = m.group(2)
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            env[m.group(1)] = value
+    return env
+
+
+def read_markdown(text: str, source: str) -> list[Found]:
+    """Shell code blocks of a README (```bash, ```sh, ```console, or unlabelled) that run vLLM."""
+    out: list[Found] = []
+    for m in _FENCE.finditer(text):
+        body = re.sub(r"^\$ ", "", m.group(2), flags=re.M)
+        out += readers.read_command(body, source)
+    return out
+
+
+def read_text(
+    text: str, source: str, suffix: str = "", dotenv: dict[str, str] | None = None, problems: list[str] | None = None
+) -> list[Found]:
+    """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
+    added to `problems` while the others are read)."""
+    if suffix == ".service" or (_SYSTEMD.search(text) and _EXEC_START.search(text)):
         return readers.read_systemd(text, source)
-    if suffix in (".sh", ".txt", ".cmd") or (
-        suffix == "" and text.lstrip().startswith(("vllm", "exec", "#!", "python"))
+    if suffix == ".md":
+        return read_markdown(text, source)
+    if suffix in (".sh", ".bash", ".txt", ".cmd") or (
+        suffix == "" and text.lstrip().startswith(("vllm", "exec", "#!", "python", "docker", "CUDA_VISIBLE"))
     ):
         return readers.read_command(text, source)
-    docs = _yaml_docs(text, source)
-    if not docs:
-        return []
-    maps = [d for d in docs if isinstance(d, dict)]
-    if len(maps) != len(docs):
-        if isinstance(docs[0], str) and len(docs) == 1:
-            return readers.read_command(text, source)
-        raise InputError(f"{source}: expected YAML mappings (Kubernetes objects, Helm values, compose, a plan)")
-    first = maps[0]
-    if first.get("kind") == "Plan" and str(first.get("apiVersion", "")).startswith("vllm-plan/"):
-        return readers.read_plan(first, source)
-    if all("kind" in d and "apiVersion" in d for d in maps):
-        return readers.read_kubernetes(maps, source)
-    if "servingEngineSpec" in first:
-        return readers.read_helm(first, source)
-    if "services" in first:
-        return readers.read_compose(first, source)
-    raise InputError(
-        f"{source}: not a Kubernetes manifest, Helm values, compose file, systemd unit, plan or vllm serve command"
-    )
-
-
-def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> tuple[list[Found], list[str]]:
-    """All servers found, and notes about inputs skipped inside directories."""
+    docs = _yaml_docs(text, source, problems if problems is not None else [])
+    if len(docs) == 1 and isinstance(docs[0], str):
+        return readers.read_command(docs[0], source)
     found: list[Found] = []
-    notes: list[str] = []
+    k8s: list[dict[str, Any]] = []
+    for index, doc in enumerate(docs, 1):
+        if not isinstance(doc, dict):
+            raise NotADeployment(f"{source}: document {index} is not a mapping (Kubernetes object, values or compose)")
+        if doc.get("kind") == "Plan" and str(doc.get("apiVersion", "")).startswith("vllm-plan/"):
+            found += readers.read_plan(doc, source)
+        elif "kind" in doc and "apiVersion" in doc:
+            if not isinstance(doc.get("metadata", {}), dict) or not isinstance(doc.get("spec", {}), (dict, type(None))):
+                raise InputError(f"{source}: document {index} ({doc.get('kind')}): metadata and spec must be mappings")
+            k8s.append(doc)
+        elif "servingEngineSpec" in doc:
+            found += readers.read_helm(doc, source)
+        elif isinstance(doc.get("image"), dict) and "command" in doc["image"]:
+            found += readers.read_vllm_chart(doc, source)
+        elif "services" in doc:
+            found += readers.read_compose(doc, source, dotenv)
+        else:
+            raise NotADeployment(
+                f"{source}: document {index} is not a Kubernetes object, Helm values (production-stack or the vLLM "
+                "chart), compose file, systemd unit, plan or vllm serve command"
+            )
+    return found + readers.read_kubernetes(k8s, source) if k8s else found
+
+
+def _read_file(path: Path, label: str) -> str:
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise InputError(f"{label}: larger than {MAX_BYTES >> 20} MiB, not a deployment file")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {label}: {exc.strerror}") from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{label}: not UTF-8 text (byte {exc.start})") from None
+
+
+def load_file(path: Path, label: str, problems: list[str]) -> list[Found]:
+    """One file's servers (a `.env` beside a compose file is read for its interpolation)."""
+    text = _read_file(path, label)
+    dotenv_path = path.parent / ".env"
+    dotenv = read_dotenv(dotenv_path) if dotenv_path.is_file() else None
+    return read_text(text, label, path.suffix, dotenv, problems)
+
+
+def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loaded:
+    """All servers found; what could not be read is a problem for that input only."""
     if not inputs:
         raise InputError("give at least one input: a vllm serve command, a file, a directory, or - for stdin")
+    out = Loaded()
     for item in inputs:
         path = Path(item)
-        if item == "-":
-            text = stdin_text if stdin_text is not None else sys.stdin.read()
-            got = read_text(text, "<stdin>")
-            if not got:
-                raise InputError("<stdin>: no vLLM server found")
-            found += got
-        elif path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
-            before = len(found)
-            for f in files:
-                try:
-                    got = read_text(f.read_text(encoding="utf-8"), str(f), f.suffix)
-                except InputError as exc:
-                    if f.suffix in (".yaml", ".yml", ".json") and "malformed" in str(exc):
-                        raise
-                    notes.append(f"skipped {f}: {exc}")
-                    continue
-                if got:
-                    found += got
-                else:
-                    notes.append(f"skipped {f}: no vLLM server in it")
-            if len(found) == before:
-                raise InputError(f"{item}: no vLLM server found in {len(files)} file(s)")
-        elif path.is_file():
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise InputError(f"cannot read {item}: {exc.strerror}") from exc
-            got = read_text(text, item, path.suffix)
-            if not got:
-                raise InputError(f"{item}: no vLLM server found (no container or command runs `vllm serve`)")
-            found += got
-        elif ("vllm" in item and "serve" in item) or item.startswith("serve "):
-            got = readers.read_command(item if "vllm" in item else "vllm " + item, "<argument>")
-            if not got:
-                raise InputError("the command does not run `vllm serve`")
-            found += got
+        try:
+            if item == "-":
+                text = stdin_text if stdin_text is not None else sys.stdin.read()
+                got = read_text(text, "<stdin>", problems=out.problems)
+                if not got:
+                    out.problems.append("<stdin>: no vLLM server found")
+                out.found += got
+            elif path.is_dir():
+                _load_dir(path, out)
+            elif path.is_file():
+                got = load_file(path, item, out.problems)
+                if not got:
+                    out.problems.append(f"{item}: no vLLM server found (no container or command runs `vllm serve`)")
+                out.found += got
+            elif re.search(r"\bvllm\b.*\bserve\b|vllm\.entrypoints|^serve\s", item):
+                got = readers.read_command(item if not item.startswith("serve ") else "vllm " + item, "<argument>")
+                if not got:
+                    out.problems.append("<argument>: the command does not run `vllm serve`")
+                out.found += got
+            else:
+                out.problems.append(f"{item}: no such file or directory (and not a `vllm serve ...` command)")
+        except InputError as exc:
+            out.problems.append(str(exc))
+    return out
+
+
+def _load_dir(path: Path, out: Loaded) -> None:
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+    before = len(out.found)
+    for f in files:
+        try:
+            got = load_file(f, str(f), out.problems)
+        except InputError as exc:
+            if f.suffix in (".yaml", ".yml", ".json", ".service") and not isinstance(exc, NotADeployment):
+                out.problems.append(str(exc))
+            else:
+                out.notes.append(f"skipped {f}: {exc}")
+            continue
+        if got:
+            out.found += got
         else:
-            raise InputError(f"{item}: no such file or directory (and not a `vllm serve ...` command)")
-    return found, notes
+            out.notes.append(f"skipped {f}: no vLLM server in it")
+    if len(out.found) == before:
+        out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s)")

@@ -1,40 +1,167 @@
-"""Find vLLM server definitions in commands, Kubernetes manifests, Helm values, compose files, systemd units
-and plan documents (pure: takes text, returns Found records)."""
+"""Find vLLM servers in commands and scripts, Kubernetes objects (workloads, LeaderWorkerSet, Ray, KServe, KubeAI,
+AIBrix and any custom resource holding a pod template), Helm values (production-stack, the vLLM chart), compose
+files, systemd units and plan documents, substituting variables as each platform does (pure: text in, Found out).
+"""
 
 from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
+from recommender.check import shell
 from recommender.check.found import Found
 from recommender.documents import plan_annotations, plan_from_data
 from recommender.errors import InputError
 
-_API_SERVER = "vllm.entrypoints.openai.api_server"
+_API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+_PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
+_NVIDIA = "nvidia.com/gpu"
+# accelerators vLLM's CUDA memory model here does not describe: the server is found but not judged
+_OTHER_ACCELERATORS = ("google.com/tpu", "habana.ai/gaudi", "amd.com/gpu", "aws.amazon.com/neuron")
 
 
-def normalise_argv(words: list[str]) -> list[str] | None:
-    """`vllm serve M ...`, `python -m vllm.entrypoints.openai.api_server --model M ...` -> ["vllm","serve",M,...]."""
-    for i, w in enumerate(words):
-        if (w == "vllm" or w.endswith("/vllm")) and i + 1 < len(words) and words[i + 1] == "serve":
-            return ["vllm", "serve", *words[i + 2 :]]
-        if w == _API_SERVER:
-            rest = words[i + 1 :]
-            if "--model" in rest:
-                k = rest.index("--model")
-                if k + 1 < len(rest):
-                    return ["vllm", "serve", rest[k + 1], *rest[:k], *rest[k + 2 :]]
-            return ["vllm", "serve", *rest]
+def _m(value: Any) -> dict[str, Any]:
+    """A mapping from a YAML value that should be one (anything else reads as empty)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _l(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+# --- command lines -------------------------------------------------------------------------------------------
+
+
+def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | None:
+    """(`vllm serve ...` argv, serve form?) when these words run vLLM's OpenAI server, else None."""
+    words = list(words)
+    if not words:
+        return None
+    head = words[0].rsplit("/", 1)[-1]
+    if head == "vllm" and words[1:2] == ["serve"]:
+        return ["vllm", "serve", *words[2:]], True
+    if _PYTHON.match(head):
+        for i in range(1, len(words) - 1):
+            if words[i] == "-m" and words[i + 1] in _API_SERVERS:
+                return ["vllm", "serve", *words[i + 2 :]], False
+            if words[i] == "-m" and words[i + 1] == "vllm.entrypoints.cli.main" and words[i + 2 : i + 3] == ["serve"]:
+                return ["vllm", "serve", *words[i + 3 :]], True
     return None
 
 
-def _split(text: str) -> list[str]:
-    try:
-        return shlex.split(text, comments=False)
-    except ValueError as exc:
-        raise InputError(f"cannot parse the command ({exc})") from exc
+def is_vllm_image(image: str) -> bool:
+    """An image whose entrypoint is vLLM's server (vllm/vllm-openai and the images built from it)."""
+    name = image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0]
+    return "vllm" in name and not name.startswith("vllm-router")
+
+
+_PLATFORM_WORDS = ("gaudi", "hpu", "cpu", "rocm", "tpu", "neuron", "xpu", "openvino", "ipex", "ascend", "npu")
+
+
+def other_platform(image: str) -> str | None:
+    """Why a vLLM image does not run on NVIDIA GPUs (vllm-tpu, opea/vllm-gaudi, vllm-cpu, rocm/vllm), or None."""
+    name = image.split("@", 1)[0].lower()
+    words = set(re.split(r"[/:._-]+", name))
+    hit = next((w for w in _PLATFORM_WORDS if w in words or f"vllm-{w}" in name), None)
+    return f"image {image} runs vLLM on {hit.upper()}, not NVIDIA GPUs" if hit else None
+
+
+def image_tag(image: str) -> str | None:
+    last = image.rsplit("/", 1)[-1].split("@", 1)[0]
+    return last.rsplit(":", 1)[1] if ":" in last else None
+
+
+def _find_in_words(
+    words: list[str], env: Mapping[str, str], unresolved: tuple[str, ...], image: str | None
+) -> list[tuple[list[str], bool, dict[str, str], tuple[str, ...]]]:
+    """Servers in a container's argv: directly, through `sh -c SCRIPT`, or the image's own entrypoint (`image` is
+    given only when the words are arguments to the image's entrypoint, i.e. no command replaces it)."""
+    hit = vllm_argv(words)
+    if hit:
+        return [(hit[0], hit[1], dict(env), unresolved)]
+    head = words[0].rsplit("/", 1)[-1] if words else ""
+    if head in ("sh", "bash", "dash", "ash", "zsh") and len(words) >= 2:
+        script_index = next((i for i, w in enumerate(words[1:], 1) if not w.startswith("-")), None)
+        flags = "".join(w.lstrip("-") for w in words[1 : script_index or len(words)])
+        if "c" in flags and script_index is not None:
+            return _find_in_script(words[script_index], env)
+    if image and is_vllm_image(image):
+        args = words[1:] if head == "serve" else words
+        return [(["vllm", "serve", *args], True, dict(env), unresolved)]
+    return []
+
+
+def _find_in_script(
+    script: str, env: Mapping[str, str]
+) -> list[tuple[list[str], bool, dict[str, str], tuple[str, ...]]]:
+    out = []
+    for cmd in shell.run_script(script, env):
+        hit = vllm_argv(list(cmd.words))
+        if hit:
+            out.append((hit[0], hit[1], dict(cmd.env), cmd.unresolved))
+        elif cmd.words and cmd.words[0].rsplit("/", 1)[-1] == "docker" and "run" in cmd.words[1:3]:
+            docker = docker_run(list(cmd.words))
+            if docker:
+                out.append((docker[0], True, {**cmd.env, **docker[1]}, cmd.unresolved))
+    return out
+
+
+_DOCKER_VALUE_OPTIONS = {
+    "-v", "--volume", "-p", "--publish", "-e", "--env", "--name", "--gpus", "--ipc", "--shm-size", "--runtime",
+    "--network", "--net", "--pid", "--cap-add", "--cap-drop", "--env-file", "--ulimit", "--entrypoint", "-w",
+    "--workdir", "--mount", "--device", "--user", "-u", "--restart", "--add-host", "--label", "-l", "--hostname",
+    "--log-driver", "--log-opt", "--security-opt", "--group-add", "--memory", "-m", "--cpus", "--platform",
+    "--cpuset-cpus", "--health-cmd", "--tmpfs", "--volumes-from", "--dns", "--pull", "--stop-signal",
+}  # fmt: skip
+
+
+def docker_run(words: list[str]) -> tuple[list[str], dict[str, str]] | None:
+    """`docker run [options] IMAGE [args]` running a vLLM image -> (vllm serve argv, facts as pseudo-env)."""
+    i = words.index("run") + 1
+    facts: dict[str, str] = {}
+    while i < len(words) and words[i].startswith("-"):
+        opt, eq, value = words[i].partition("=")
+        if opt in _DOCKER_VALUE_OPTIONS and not eq:
+            value = words[i + 1] if i + 1 < len(words) else ""
+            i += 1
+        if opt in ("-e", "--env") and "=" in value:
+            k, _, v = value.partition("=")
+            facts[k] = v
+        elif opt in ("--gpus", "--ipc", "--shm-size"):
+            facts["docker" + opt] = value.strip("'\"")
+        i += 1
+    if i >= len(words):
+        return None
+    image, args = words[i], words[i + 1 :]
+    hit = vllm_argv(args)
+    if hit:
+        return hit[0], {**facts, "docker-image": image}
+    if is_vllm_image(image):
+        return ["vllm", "serve", *args], {**facts, "docker-image": image}
+    return None
+
+
+def _docker_gpus(value: str | None, env: Mapping[str, str]) -> int | None:
+    visible = _visible_devices(env)
+    if visible is not None:
+        return visible
+    if not value or value == "all":
+        return None
+    m = re.search(r"device=([\d,]+)", value)
+    if m:
+        return len(m.group(1).split(","))
+    return int(value) if value.isdigit() else None
+
+
+def _visible_devices(env: Mapping[str, str]) -> int | None:
+    for key in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
+        value = env.get(key, "").strip()
+        if re.fullmatch(r"\d+(,\d+)*", value):
+            return len(value.split(","))
+    return None
 
 
 def comment_annotations(text: str) -> dict[str, str]:
@@ -43,161 +170,531 @@ def comment_annotations(text: str) -> dict[str, str]:
 
 
 def read_command(text: str, source: str) -> list[Found]:
-    """A shell line / script holding `vllm serve ...` (continuation lines joined)."""
-    joined = re.sub(r"\\\n", " ", text)
-    found = []
-    for line in joined.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        words = _split(stripped.removeprefix("exec ").strip())
-        argv = normalise_argv(words)
-        if argv:
-            found.append(Found(source, "command", tuple(argv), annotations=comment_annotations(text)))
-    return found
+    """A shell line or script running `vllm serve ...`, `python -m vllm...api_server` or `docker run` of a vLLM
+    image (variables, continuations, `exec`, `nohup ... &`, `if` branches; other commands are ignored)."""
+    annotations = comment_annotations(text)
+    out = []
+    for argv, serve, env, unresolved in _find_in_script(text, {}):
+        image = env.get("docker-image")
+        docker = image is not None
+        out.append(
+            Found(
+                source,
+                "docker run" if docker else "command",
+                tuple(argv),
+                gpus_per_pod=_docker_gpus(env.get("docker--gpus"), env) if docker else _visible_devices(env),
+                has_shm=(env.get("docker--ipc") == "host" or "docker--shm-size" in env) if docker else None,
+                annotations=annotations,
+                image_tag=image_tag(image) if image else None,
+                serve_form=serve,
+                unresolved=unresolved,
+                env={k: v for k, v in env.items() if not k.startswith("docker")},
+                container=image or "",
+                not_evaluable=other_platform(image) if image else None,
+            )
+        )
+    return _numbered(out)
+
+
+def _numbered(found: list[Found]) -> list[Found]:
+    if len(found) < 2:
+        return found
+    return [replace(f, resource=f"{f.resource} #{i}") for i, f in enumerate(found, 1)]
+
+
+# --- systemd ---------------------------------------------------------------------------------------------------
 
 
 def read_systemd(text: str, source: str) -> list[Found]:
-    """ExecStart= of a systemd unit."""
+    """ExecStart= of a systemd unit, with Environment= substituted as systemd does (`${X}`, `$X`, `$$`, `%%`)."""
+    joined = re.sub(r"\\\r?\n", " ", text)
+    env: dict[str, str] = {}
+    unresolved: list[str] = []
+    for m in re.finditer(r"^Environment=(.*)$", joined, re.M):
+        for item in _split_or_raw(m.group(1)):
+            k, eq, v = item.partition("=")
+            if eq:
+                env[k] = v
+    if re.search(r"^EnvironmentFile=", joined, re.M):
+        unresolved.append("EnvironmentFile")
     out = []
-    for line in re.sub(r"\\\n", " ", text).splitlines():
-        if line.startswith("ExecStart="):
-            value = line.split("=", 1)[1].lstrip("-@:+!")
-            words = [w.replace("$$", "$").replace("%%", "%") for w in _split(value)]
-            argv = normalise_argv(words)
-            if argv:
-                gpus = re.search(r"^Environment=.*CUDA_VISIBLE_DEVICES=([\d,]+)", text, re.M)
-                count = len(gpus.group(1).split(",")) if gpus else None
-                out.append(
-                    Found(source, "ExecStart", tuple(argv), gpus_per_pod=count, annotations=comment_annotations(text))
+    for m in re.finditer(r"^ExecStart=(.*)$", joined, re.M):
+        value = m.group(1).lstrip("-@:+!").replace("%%", "%")
+        words: list[str] = []
+        missing: list[str] = []
+        for word in _split_or_raw(value.replace("$$", "\x00")):
+            words += _systemd_expand(word, env, missing)
+        words = [w.replace("\x00", "$") for w in words]
+        for argv, serve, found_env, script_unresolved in _find_in_words(words, env, tuple(missing), None):
+            out.append(
+                Found(
+                    source,
+                    "ExecStart",
+                    tuple(argv),
+                    gpus_per_pod=_visible_devices(found_env),
+                    annotations=comment_annotations(text),
+                    serve_form=serve,
+                    unresolved=tuple(dict.fromkeys([*missing, *script_unresolved])),
+                    env=found_env,
                 )
-    return out
+            )
+    return _numbered(out)
 
 
-def _container_argv(container: dict[str, Any]) -> list[str] | None:
-    words = [str(w) for w in (container.get("command") or []) + (container.get("args") or [])]
-    argv = normalise_argv(words)
-    if argv is None and words[:2] in (["sh", "-c"], ["bash", "-c"], ["/bin/sh", "-c"], ["/bin/bash", "-c"]):
-        for chunk in words[2:]:
-            for part in re.split(r"&&|;", chunk):
-                argv = normalise_argv(_split(part.strip().removeprefix("exec ").strip()))
-                if argv:
-                    return argv
-    if argv is None and "vllm" in str(container.get("image", "")) and not container.get("command"):
-        # the vllm/vllm-openai image's entrypoint is `vllm serve`
-        argv = normalise_argv(["vllm", "serve", *[str(a) for a in container.get("args") or []]])
-    return argv
+def _split_or_raw(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
 
 
-def _gpu_product(pod_spec: dict[str, Any]) -> str | None:
-    selector = pod_spec.get("nodeSelector") or {}
-    if "nvidia.com/gpu.product" in selector:
-        return str(selector["nvidia.com/gpu.product"])
-    terms = (
-        ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-            "requiredDuringSchedulingIgnoredDuringExecution"
-        )
-        or {}
-    ).get("nodeSelectorTerms") or []
-    for term in terms:
-        for expr in term.get("matchExpressions") or []:
-            if expr.get("key") == "nvidia.com/gpu.product" and expr.get("operator") == "In" and expr.get("values"):
-                return str(expr["values"][0])
+def _systemd_expand(word: str, env: Mapping[str, str], missing: list[str]) -> list[str]:
+    """`${X}` keeps one word; a word that is exactly `$X` splits on whitespace (systemd.service(5))."""
+    m = re.fullmatch(r"\$([A-Za-z_][A-Za-z0-9_]*)", word)
+    if m:
+        if m.group(1) not in env:
+            missing.append(word)
+            return [word]
+        return env[m.group(1)].split()
+
+    def sub(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name not in env:
+            missing.append(match.group(0))
+            return match.group(0)
+        return env[name]
+
+    return [re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)", sub, word)]
+
+
+# --- Kubernetes -------------------------------------------------------------------------------------------------
+
+
+def k8s_env(container: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """A container's literal env (later entries see earlier ones, as the kubelet does) and the names set from
+    somewhere this file does not show (valueFrom)."""
+    env: dict[str, str] = {}
+    external: list[str] = []
+    for item in container.get("env") or []:
+        if not isinstance(item, dict) or "name" not in item:
+            continue
+        name = str(item["name"])
+        if "value" in item:
+            env[name], _ = k8s_substitute(str(item["value"] if item["value"] is not None else ""), env)
+        else:
+            external.append(name)
+    return env, external
+
+
+def k8s_substitute(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
+    """The kubelet's `$(VAR)` expansion: defined names replaced, `$$` escapes, undefined ones left as written."""
+    missing: list[str] = []
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(0) == "$$":
+            return "$"
+        name = m.group(1)
+        if name in env:
+            return env[name]
+        missing.append(f"$({name})")
+        return m.group(0)
+
+    return re.sub(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)", sub, text), missing
+
+
+def _words(value: Any) -> list[str] | None:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [str(w) for w in value]
     return None
 
 
-def _gpu_count(container: dict[str, Any]) -> int | None:
-    res = container.get("resources") or {}
+def _gpu_count(resources: Any) -> tuple[int | None, str | None]:
+    """(nvidia.com/gpu limit or request, another accelerator resource named)."""
+    res = _m(resources)
+    other = None
     for part in ("limits", "requests"):
-        value = (res.get(part) or {}).get("nvidia.com/gpu")
+        section = _m(res.get(part))
+        for key in section:
+            if any(str(key).startswith(a) for a in _OTHER_ACCELERATORS):
+                other = str(key)
+        value = section.get(_NVIDIA)
         if value is not None:
-            try:
-                return int(str(value))
-            except ValueError:
-                return None
-    return None
+            text = str(value).strip()
+            if not text.isdigit():
+                raise InputError(f"{_NVIDIA}: {text!r} is not a whole number of GPUs")
+            return int(text), other
+    return None, other
 
 
-def _has_shm(pod_spec: dict[str, Any], container: dict[str, Any]) -> bool:
+def _node_labels(pod_spec: Mapping[str, Any]) -> dict[str, str]:
+    """nodeSelector, plus required node-affinity `In` terms with one value (a choice of several is no answer)."""
+    labels = (
+        {str(k): str(v) for k, v in (pod_spec.get("nodeSelector") or {}).items()}
+        if isinstance(pod_spec.get("nodeSelector"), dict)
+        else {}
+    )
+    affinity = _m(pod_spec.get("affinity"))
+    node = _m(affinity.get("nodeAffinity"))
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    for term in terms if isinstance(terms, list) else []:
+        for expr in (term or {}).get("matchExpressions") or [] if isinstance(term, dict) else []:
+            if isinstance(expr, dict) and expr.get("operator") == "In" and len(expr.get("values") or []) == 1:
+                labels.setdefault(str(expr.get("key")), str(expr["values"][0]))
+    return labels
+
+
+def _has_shm(pod_spec: Mapping[str, Any], container: Mapping[str, Any]) -> bool:
+    if pod_spec.get("hostIPC") is True:
+        return True
     memory_volumes = {
-        v.get("name") for v in pod_spec.get("volumes") or [] if (v.get("emptyDir") or {}).get("medium") == "Memory"
+        v.get("name")
+        for v in pod_spec.get("volumes") or []
+        if isinstance(v, dict)
+        and (
+            ((v.get("emptyDir") or {}).get("medium") == "Memory") or (v.get("hostPath") or {}).get("path") == "/dev/shm"
+        )
     }
     return any(
-        m.get("mountPath") == "/dev/shm" and m.get("name") in memory_volumes
+        isinstance(m, dict) and m.get("mountPath") == "/dev/shm" and m.get("name") in memory_volumes
         for m in container.get("volumeMounts") or []
     )
 
 
-def _pod_specs(doc: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any], int]]:
-    kind = doc.get("kind")
-    spec = doc.get("spec") or {}
-    if kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"):
-        tmpl = spec.get("template") or {}
-        yield tmpl.get("spec") or {}, (tmpl.get("metadata") or {}).get("annotations") or {}, 1
-    elif kind == "Pod":
-        yield spec, {}, 1
-    elif kind == "LeaderWorkerSet":
-        lwt = spec.get("leaderWorkerTemplate") or {}
-        size = int(lwt.get("size") or 1)
-        leader = lwt.get("leaderTemplate") or lwt.get("workerTemplate") or {}
-        yield leader.get("spec") or {}, (leader.get("metadata") or {}).get("annotations") or {}, size
+def _pods(doc: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any], Mapping[str, Any]]]:
+    """(role, pod spec, pod template metadata) for every pod template in a document, known kind or not: any mapping
+    with a `containers` list is a pod spec (CRDs such as StormService or RayClusterFleet nest it deeply)."""
+
+    def walk(node: Any, path: tuple[str, ...], meta: Mapping[str, Any]) -> Iterator[tuple[str, Any, Any]]:
+        if isinstance(node, dict):
+            if isinstance(node.get("containers"), list):
+                yield "/".join(path), node, meta
+                return
+            inner_meta = _m(node.get("metadata")) or meta
+            for key, value in node.items():
+                if key not in ("metadata", "status"):
+                    yield from walk(value, (*path, str(key)), inner_meta)
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                yield from walk(value, (*path, str(i)), meta)
+
+    yield from walk(doc.get("spec"), (), {})
+
+
+def _pod_gpus(pod_spec: Mapping[str, Any]) -> int:
+    total = 0
+    for c in pod_spec.get("containers") or []:
+        try:
+            count, _ = _gpu_count(c.get("resources") if isinstance(c, dict) else None)
+        except InputError:
+            count = None
+        total += count or 0
+    return total
+
+
+def _group_gpus(doc: Mapping[str, Any], role: str) -> tuple[int | None, bool, int]:
+    """(GPUs of the engine's whole group, a pool?, pods per replica) for multi-pod kinds, from the leader's role."""
+    pods = list(_pods(doc))
+    if "leaderTemplate" in role or "workerTemplate" in role:  # LeaderWorkerSet: leader + (size - 1) workers
+        lwt = (doc.get("spec") or {}).get("leaderWorkerTemplate") or {}
+        size = int(str(lwt.get("size") or 1)) if str(lwt.get("size") or 1).isdigit() else 1
+        leader = next((p for r, p, _ in pods if "leaderTemplate" in r), None)
+        worker = next((p for r, p, _ in pods if "workerTemplate" in r), None)
+        total = _pod_gpus(leader or worker or {}) + (size - 1) * _pod_gpus(worker or leader or {})
+        return total, False, size
+    if "headGroupSpec" in role:  # Ray: the head and every worker group form one pool of GPUs
+        total = _pod_gpus(next((p for r, p, _ in pods if "headGroupSpec" in r), {}))
+        prefix = role.split("headGroupSpec")[0]
+        for r, p, _ in pods:
+            if r.startswith(prefix + "workerGroupSpecs"):
+                group = _dig(doc.get("spec"), r.split("/")[: r.split("/").index("workerGroupSpecs") + 2])
+                reps = group.get("replicas", group.get("minReplicas", 1)) if isinstance(group, dict) else 1
+                hosts = group.get("numOfHosts", 1) if isinstance(group, dict) else 1
+                total += int(reps or 0) * int(hosts or 1) * _pod_gpus(p)
+        return total, True, 1
+    return None, False, 1
+
+
+def _dig(node: Any, path: list[str]) -> Any:
+    for key in path:
+        if isinstance(node, list) and key.isdigit():
+            node = node[int(key)]
+        elif isinstance(node, dict):
+            node = node.get(key)
+        else:
+            return None
+    return node
+
+
+def resource_name(doc: Mapping[str, Any], index: int) -> str:
+    meta = _m(doc.get("metadata"))
+    name = meta.get("name") or f"#{index}"
+    return f"{doc.get('kind')}/{meta.get('namespace', 'default')}/{name}"
 
 
 def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
-    """vLLM containers of the workloads in a (multi-document) manifest."""
-    out = []
-    for doc in docs:
-        meta = doc.get("metadata") or {}
-        resource = f"{doc.get('kind')}/{meta.get('namespace', 'default')}/{meta.get('name', '?')}"
-        for pod_spec, pod_annotations, size in _pod_specs(doc):
-            for container in pod_spec.get("containers") or []:
-                argv = _container_argv(container)
-                if argv is None:
-                    continue
-                image = str(container.get("image", ""))
-                tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else None
-                annotations = {
-                    **{str(k): str(v) for k, v in (meta.get("annotations") or {}).items()},
-                    **{str(k): str(v) for k, v in pod_annotations.items()},
-                }
-                out.append(
-                    Found(
-                        source,
-                        resource,
-                        tuple(argv),
-                        gpu_product=_gpu_product(pod_spec),
-                        gpus_per_pod=_gpu_count(container),
-                        pods_per_replica=size,
-                        has_shm=_has_shm(pod_spec, container),
-                        annotations=annotations,
-                        image_tag=tag,
-                    )
-                )
+    """vLLM containers of every object in a (multi-document) manifest."""
+    out: list[Found] = []
+    for index, doc in enumerate(docs, 1):
+        kind = str(doc.get("kind"))
+        if kind == "Model" and str(doc.get("apiVersion", "")).startswith("kubeai.org/"):
+            out += read_kubeai(doc, source, index)
+            continue
+        if kind in ("RayService",) and isinstance((doc.get("spec") or {}).get("serveConfigV2"), str):
+            out += read_ray_serve_llm(doc, source, index)
+        if kind == "InferenceService":
+            out += read_inference_service(doc, source, index)
+            continue
+        if kind == "LLMInferenceService":
+            out += read_llm_inference_service(doc, source, index)
+            continue
+        out += _read_pods(doc, source, index)
     return out
 
 
+def _read_pods(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    meta = _m(doc.get("metadata"))
+    out = []
+    for role, pod_spec, pod_meta in _pods(doc):
+        for container in pod_spec.get("containers") or []:
+            if isinstance(container, dict):
+                found = _container_found(doc, role, pod_spec, pod_meta, container, source, index)
+                out += found
+    del meta
+    return out
+
+
+def _container_found(
+    doc: dict[str, Any],
+    role: str,
+    pod_spec: Mapping[str, Any],
+    pod_meta: Mapping[str, Any],
+    container: Mapping[str, Any],
+    source: str,
+    index: int,
+) -> list[Found]:
+    command, args = _words(container.get("command")), _words(container.get("args"))
+    if command is None or args is None:
+        raise InputError(f"{source} ({resource_name(doc, index)}): container command and args must be lists of strings")
+    env, _ = k8s_env(container)  # names set from secrets or fields stay unresolved
+    missing: list[str] = []
+    words = []
+    for w in command + args:
+        text, miss = k8s_substitute(w, env)
+        words.append(text)
+        missing += miss
+    image = str(container.get("image", ""))
+    hits = _find_in_words(words, env, tuple(missing), None if container.get("command") else image)
+    if not hits:
+        return []
+    gpus, other = _gpu_count(container.get("resources"))
+    total, pool, size = _group_gpus(doc, role)
+    meta = _m(doc.get("metadata"))
+    annotations = {
+        **{str(k): str(v) for k, v in (meta.get("annotations") or {}).items()},
+        **{str(k): str(v) for k, v in ((pod_meta or {}).get("annotations") or {}).items()},
+    }
+    out = []
+    for argv, serve, found_env, unresolved in hits:
+        out.append(
+            Found(
+                source,
+                resource_name(doc, index),
+                tuple(argv),
+                gpus_per_pod=gpus,
+                pods_per_replica=size,
+                # KubeRay adds a memory-backed /dev/shm to every Ray pod
+                has_shm=_has_shm(pod_spec, container) or "GroupSpec" in role,
+                annotations=annotations,
+                image_tag=image_tag(image) if is_vllm_image(image) else None,
+                container=str(container.get("name", "")),
+                serve_form=serve,
+                node_labels=_node_labels(pod_spec),
+                gpus_total=total,
+                gpus_at_least=pool,
+                unresolved=tuple(dict.fromkeys(unresolved)),
+                not_evaluable=f"runs on {other}, not NVIDIA GPUs" if other and not gpus else other_platform(image),
+                env=found_env,
+            )
+        )
+    return out
+
+
+def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    """KubeAI Model: engine VLLM, `url: hf://org/name`, `args`, `resourceProfile: nvidia-gpu-l4:2`."""
+    spec = _m(doc.get("spec"))
+    if str(spec.get("engine", "")).lower() != "vllm":
+        return []
+    url = str(spec.get("url", ""))
+    model = re.sub(r"^(hf|pvc|s3|gs|oss)://", "", url)
+    args = _words(spec.get("args"))
+    if args is None:
+        raise InputError(f"{source} ({resource_name(doc, index)}): spec.args must be a list of strings")
+    profile, _, count = str(spec.get("resourceProfile", "")).partition(":")
+    product = None
+    other = None
+    if profile.startswith("nvidia-gpu-"):
+        product = profile.removeprefix("nvidia-gpu-")
+    elif profile and profile != "cpu":
+        other = profile
+    env = {str(k): str(v) for k, v in (spec.get("env") or {}).items()} if isinstance(spec.get("env"), dict) else {}
+    return [
+        Found(
+            source,
+            resource_name(doc, index),
+            ("vllm", "serve", model, *args),
+            gpu_product=product,
+            gpus_per_pod=int(count) if count.isdigit() else None,
+            has_shm=True,  # KubeAI mounts a memory-backed /dev/shm in every vLLM pod
+            container="vllm",
+            not_evaluable=f"resourceProfile {profile} is not an NVIDIA GPU" if other else None,
+            env=env,
+        )
+    ]
+
+
+def read_inference_service(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    """KServe InferenceService: the Hugging Face runtime serves `storageUri: hf://...` with vLLM unless
+    `--backend=huggingface`; a predictor with its own containers is read like a pod."""
+    predictor = (doc.get("spec") or {}).get("predictor") or {}
+    model = predictor.get("model") if isinstance(predictor.get("model"), dict) else None
+    if model is None:
+        return _read_pods(doc, source, index)
+    fmt = str((model.get("modelFormat") or {}).get("name", "")).lower()
+    args = _words(model.get("args")) or []
+    if fmt not in ("huggingface", "vllm") or any(a in ("--backend=huggingface", "--backend=hf") for a in args):
+        return []
+    uri = str(model.get("storageUri", ""))
+    ref = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
+    kept = [a for a in args if not a.startswith(("--model_name", "--model_dir", "--backend", "--model-name"))]
+    gpus, _ = _gpu_count(model.get("resources"))
+    return [
+        Found(
+            source,
+            resource_name(doc, index),
+            ("vllm", "serve", ref, *kept),
+            gpus_per_pod=gpus,
+            container="kserve-container",
+        )
+    ]
+
+
+def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    """KServe LLMInferenceService: `spec.model.uri`, `spec.parallelism`, VLLM_ADDITIONAL_ARGS in the main
+    container (KServe's templates run `vllm serve /mnt/models ... $VLLM_ADDITIONAL_ARGS`)."""
+    spec = _m(doc.get("spec"))
+    uri = str((spec.get("model") or {}).get("uri", ""))
+    model = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
+    par = _m(spec.get("parallelism"))
+    argv = ["vllm", "serve", model]
+    for key, flag in (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size")):
+        if par.get(key):
+            argv += [flag, str(par[key])]
+    if par.get("data"):
+        argv += ["--data-parallel-size", str(par["data"])]
+        if par.get("dataLocal"):
+            argv += ["--data-parallel-size-local", str(par["dataLocal"])]
+    if par.get("expert"):
+        argv.append("--enable-expert-parallel")
+    containers = (
+        ((spec.get("template") or {}).get("containers") or []) if isinstance(spec.get("template"), dict) else []
+    )
+    main = next((c for c in containers if isinstance(c, dict) and c.get("name") == "main"), {})
+    env, _ = k8s_env(main)
+    argv += env.get("VLLM_ADDITIONAL_ARGS", "").split()
+    gpus, _ = _gpu_count(main.get("resources"))
+    return [Found(source, resource_name(doc, index), tuple(argv), gpus_per_pod=gpus, container="main", env=env)]
+
+
+_RAY_ENGINE_KWARGS = {
+    "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "enable_expert_parallel", "quantization",
+    "dtype", "kv_cache_dtype", "gpu_memory_utilization", "kv_cache_memory_bytes", "max_model_len", "max_num_seqs",
+    "max_num_batched_tokens", "block_size", "enforce_eager", "enable_prefix_caching", "cpu_offload_gb",
+}  # fmt: skip
+
+
+def read_ray_serve_llm(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    """RayService running `ray.serve.llm` apps: each llm_config's model_source and engine_kwargs."""
+    import yaml
+
+    spec = doc["spec"]
+    try:
+        serve = yaml.safe_load(spec["serveConfigV2"])
+    except yaml.YAMLError as exc:
+        raise InputError(f"{source} ({resource_name(doc, index)}): serveConfigV2 is not YAML") from exc
+    out = []
+    total, pool, _ = _group_gpus({"spec": spec.get("rayClusterConfig") or {}}, "headGroupSpec")
+    for app in (serve or {}).get("applications") or [] if isinstance(serve, dict) else []:
+        configs = ((app or {}).get("args") or {}).get("llm_configs") or []
+        for cfg in configs if isinstance(configs, list) else []:
+            if not isinstance(cfg, dict):
+                continue
+            loading = cfg.get("model_loading_config") or {}
+            argv = ["vllm", "serve", str(loading.get("model_source") or loading.get("model_id") or "")]
+            for key, value in _m(cfg.get("engine_kwargs")).items():
+                if str(key) not in _RAY_ENGINE_KWARGS:
+                    continue  # passed to EngineArgs as keywords, not parsed as flags: only these matter here
+                flag = "--" + str(key).replace("_", "-")
+                if value is True:
+                    argv.append(flag)
+                elif value is False:
+                    argv.append("--no-" + flag[2:])
+                elif value is not None:
+                    argv += [flag, str(value)]
+            out.append(
+                Found(
+                    source,
+                    resource_name(doc, index),
+                    tuple(argv),
+                    gpu_product=str(cfg["accelerator_type"]) if cfg.get("accelerator_type") else None,
+                    container=f"llm_config/{loading.get('model_id', '?')}",
+                    gpus_total=total,
+                    gpus_at_least=pool,
+                    has_shm=True,  # Ray's object store provides the shared memory for its workers
+                )
+            )
+    return out
+
+
+# --- Helm values -------------------------------------------------------------------------------------------------
+
+
 def read_helm(values: dict[str, Any], source: str) -> list[Found]:
-    """production-stack chart values: servingEngineSpec.modelSpec[]."""
+    """production-stack chart values: servingEngineSpec.modelSpec[], as deployment-vllm-multi.yaml renders it."""
     out = []
     for spec in (values.get("servingEngineSpec") or {}).get("modelSpec") or []:
-        cfg = spec.get("vllmConfig") or {}
+        if not isinstance(spec, dict) or spec.get("enabled") is False:
+            continue
+        cfg = _m(spec.get("vllmConfig"))
         argv = ["vllm", "serve", str(spec.get("modelURL", ""))]
         for key, flag in (
-            ("tensorParallelSize", "--tensor-parallel-size"),
             ("maxModelLen", "--max-model-len"),
-            ("gpuMemoryUtilization", "--gpu-memory-utilization"),
-            ("maxNumSeqs", "--max-num-seqs"),
             ("dtype", "--dtype"),
+            ("tensorParallelSize", "--tensor-parallel-size"),
+            ("maxNumSeqs", "--max-num-seqs"),
+            ("gpuMemoryUtilization", "--gpu-memory-utilization"),
         ):
             if cfg.get(key) is not None:
                 argv += [flag, str(cfg[key])]
+        argv.append("--enable-prefix-caching" if cfg.get("enablePrefixCaching") else "--no-enable-prefix-caching")
+        ray = isinstance(spec.get("raySpec"), dict) and bool(spec["raySpec"].get("enabled"))
+        if ray and cfg.get("pipelineParallelSize") is not None:
+            argv += ["--pipeline-parallel-size", str(cfg["pipelineParallelSize"])]
         argv += [str(a) for a in cfg.get("extraArgs") or []]
+        gpus = spec.get("requestGPU")
+        if gpus is not None and not str(gpus).isdigit():
+            raise InputError(f"{source} (modelSpec/{spec.get('name', '?')}): requestGPU {gpus!r} is not a whole number")
+        total = None
+        if ray:
+            head = (spec["raySpec"].get("headNode") or {}).get("requestGPU")
+            total = int(head or 0) + int(gpus or 0) * max(0, int(str(cfg.get("pipelineParallelSize") or 1)) - 1)
         product = None
         for term in spec.get("nodeSelectorTerms") or []:
-            for expr in term.get("matchExpressions") or []:
+            for expr in (term or {}).get("matchExpressions") or []:
                 if expr.get("key") == "nvidia.com/gpu.product" and expr.get("values"):
                     product = str(expr["values"][0])
-        gpus = spec.get("requestGPU")
         out.append(
             Found(
                 source,
@@ -205,49 +702,175 @@ def read_helm(values: dict[str, Any], source: str) -> list[Found]:
                 tuple(argv),
                 gpu_product=product,
                 gpus_per_pod=int(gpus) if gpus is not None else None,
-                has_shm=bool(spec.get("shmSize")),
-                image_tag=spec.get("tag"),
+                has_shm="tensorParallelSize" in cfg or ray,
+                image_tag=str(spec["tag"]) if spec.get("tag") is not None else None,
+                container="vllm",
+                gpus_total=total,
             )
         )
     return out
 
 
-def read_compose(doc: dict[str, Any], source: str) -> list[Found]:
-    """docker compose services whose command runs vLLM."""
+def read_vllm_chart(values: dict[str, Any], source: str) -> list[Found]:
+    """The vLLM project's own chart (examples/online_serving/chart-helm): image.command, resources, gpuModels."""
+    image = _m(values.get("image"))
+    words = _words(image.get("command"))
+    if words is None:
+        raise InputError(f"{source}: image.command must be a list of strings")
+    env, _ = k8s_env(image)
+    hits = _find_in_words(words, env, (), None)  # image.command replaces the image's entrypoint
+    gpus, _ = _gpu_count(values.get("resources"))
+    models = _l(values.get("gpuModels"))
+    shm = _m(values.get("shm"))
+    return [
+        Found(
+            source,
+            "values",
+            tuple(argv),
+            gpu_product=str(models[0]) if len(models) == 1 else None,
+            gpus_per_pod=gpus,
+            has_shm=bool(shm.get("enabled")),
+            image_tag=str(image["tag"]) if image.get("tag") is not None else None,
+            container="vllm",
+            serve_form=serve,
+            unresolved=unresolved,
+            env=found_env,
+        )
+        for argv, serve, found_env, unresolved in hits
+    ]
+
+
+# --- docker compose -----------------------------------------------------------------------------------------------
+
+
+def compose_interpolate(node: Any, env: Mapping[str, str], missing: list[str]) -> Any:
+    """Compose's interpolation of every string: `${X}`, `${X:-d}`, `${X-d}`, `${X:?e}`, `$X`; `$$` is a `$`."""
+    if isinstance(node, dict):
+        return {k: compose_interpolate(v, env, missing) for k, v in node.items()}
+    if isinstance(node, list):
+        return [compose_interpolate(v, env, missing) for v in node]
+    if not isinstance(node, str) or "$" not in node:
+        return node
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(0) == "$$":
+            return "$$"  # kept for the container: `$$` is a literal `$` there
+        name = m.group(1) or m.group(4)
+        op, arg = m.group(2) or "", m.group(3) or ""
+        value = env.get(name)
+        unset = value is None or (op.startswith(":") and value == "")
+        if op in (":-", "-"):
+            return arg if unset else str(value)
+        if op in (":+", "+"):
+            return "" if unset else arg
+        if value is None:
+            missing.append("${" + name + "}" if m.group(1) else "$" + name)
+            return "${" + name + "}"
+        return value
+
+    pattern = r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)"
+    return re.sub(pattern, sub, node)
+
+
+def _compose_words(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [str(w) for w in value]
+    if isinstance(value, str):
+        return _split_or_raw(value)
+    raise InputError(f"command/entrypoint must be a string or a list, not {type(value).__name__}")
+
+
+def read_compose(doc: dict[str, Any], source: str, dotenv: Mapping[str, str] | None = None) -> list[Found]:
+    """docker compose services running vLLM: interpolation from `.env`, entrypoint + command as Compose combines
+    them (an entrypoint replaces the image's and its command), the image's own entrypoint otherwise."""
+    services = doc.get("services")
+    if not isinstance(services, dict):
+        raise InputError(f"{source}: `services` must be a mapping of service names to services")
     out = []
-    for name, svc in (doc.get("services") or {}).items():
-        command = svc.get("command")
-        words = _split(command) if isinstance(command, str) else [str(w) for w in command or []]
-        words = [w.replace("$$", "$") for w in words]
-        entry = svc.get("entrypoint")
-        argv = normalise_argv(words)
-        if argv is None and "vllm" in str(svc.get("image", "")) and not entry:
-            argv = normalise_argv(["vllm", "serve", *words])
-        if argv is None:
-            continue
-        devices = (((svc.get("deploy") or {}).get("resources") or {}).get("reservations") or {}).get("devices") or []
-        count = None
-        for d in devices:
-            if d.get("device_ids"):
-                count = len(d["device_ids"])
-            elif d.get("count") not in (None, "all"):
-                count = int(d["count"])
-        image = str(svc.get("image", ""))
-        tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else None
-        has_shm = bool(svc.get("shm_size")) or svc.get("ipc") == "host"
-        annotations = {str(k): str(v) for k, v in (doc.get("x-vllm-plan") or {}).items()}
+    for name, raw in services.items():
+        if not isinstance(raw, dict):
+            raise InputError(f"{source} (service/{name}): a service must be a mapping")
+        missing: list[str] = []
+        svc = compose_interpolate(raw, dotenv or {}, missing)
+        out += _compose_service(doc, str(name), svc, source, missing)
+    return out
+
+
+def _compose_env(svc: Mapping[str, Any]) -> dict[str, str]:
+    environment = svc.get("environment")
+    if isinstance(environment, dict):
+        return {str(k): "" if v is None else str(v) for k, v in environment.items()}
+    env = {}
+    for item in environment if isinstance(environment, list) else []:
+        k, _, v = str(item).partition("=")
+        env[k] = v
+    return env
+
+
+def _compose_service(
+    doc: Mapping[str, Any], name: str, svc: Mapping[str, Any], source: str, missing: list[str]
+) -> list[Found]:
+    image = str(svc.get("image", ""))
+    try:
+        entry = _compose_words(svc.get("entrypoint"))
+        command = _compose_words(svc.get("command"))
+    except InputError as exc:
+        raise InputError(f"{source} (service/{name}): {exc}") from exc
+    env = _compose_env(svc)
+    words = [w.replace("$$", "$") for w in [*(entry or []), *(command or [])]]
+    if entry is None and image and is_vllm_image(image):
+        hits = _find_in_words(words or [], env, tuple(missing), image)
+    else:
+        hits = _find_in_words(words, env, tuple(missing), None)
+    count = _compose_gpus(svc)
+    out = []
+    for argv, serve, found_env, unresolved in hits:
+        visible = _visible_devices(found_env)
         out.append(
             Found(
                 source,
                 f"service/{name}",
                 tuple(argv),
-                gpus_per_pod=count,
-                has_shm=has_shm,
-                image_tag=tag,
-                annotations=annotations,
+                gpus_per_pod=visible if visible is not None else count,
+                has_shm=bool(svc.get("shm_size")) or svc.get("ipc") == "host" or _mounts_dev_shm(svc),
+                image_tag=image_tag(image) if is_vllm_image(image) else None,
+                annotations={str(k): str(v) for k, v in (doc.get("x-vllm-plan") or {}).items()},
+                container=name,
+                serve_form=serve,
+                unresolved=tuple(dict.fromkeys(unresolved)),
+                env=found_env,
+                not_evaluable="runs on Habana Gaudi (runtime: habana)"
+                if svc.get("runtime") == "habana"
+                else other_platform(image),
             )
         )
     return out
+
+
+def _mounts_dev_shm(svc: Mapping[str, Any]) -> bool:
+    return any(str(v).split(":")[-1].rstrip("/") == "/dev/shm" for v in svc.get("volumes") or [] if isinstance(v, str))
+
+
+def _compose_gpus(svc: Mapping[str, Any]) -> int | None:
+    deploy = _m(svc.get("deploy"))
+    devices = (((deploy.get("resources") or {}).get("reservations") or {}).get("devices")) or []
+    for d in devices if isinstance(devices, list) else []:
+        if not isinstance(d, dict):
+            continue
+        if d.get("device_ids"):
+            ids = d["device_ids"]
+            return sum(len(str(i).split(",")) for i in ids) if isinstance(ids, list) else None
+        count = d.get("count")
+        if count not in (None, "all"):
+            if not str(count).isdigit():
+                raise InputError(f"deploy.resources.reservations.devices count {count!r} is not a whole number")
+            return int(str(count))
+    return None
+
+
+# --- plans ---------------------------------------------------------------------------------------------------------
 
 
 def read_plan(doc: dict[str, Any], source: str) -> list[Found]:

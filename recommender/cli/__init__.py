@@ -18,7 +18,7 @@ Exit codes:
   1  a check failed
   2  bad input (unknown GPU/model, malformed config, invalid flag)
   3  no feasible plan for the target
-  4  the model could not be fetched
+  4  the model could not be fetched (check: some server not evaluated)
   70 internal error (a bug: please report it)
 """
 

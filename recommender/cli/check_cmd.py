@@ -1,59 +1,94 @@
-"""`vllm-plan check`: a CI gate for vLLM deployments (exit 0 pass, 1 fail, 2 usage or parse error)."""
+"""`vllm-plan check`: a CI gate for vLLM deployments (exit 0 pass, 1 fail, 4 not all evaluated, 2 usage error)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import click
 
-from recommender.catalog import load_gpus
-from recommender.check.evaluate import ANN, CheckResult, evaluate, slo_for, version_for
+from recommender.catalog import load_flag_table, load_gpus, load_node_gpu_tables
+from recommender.check.evaluate import slo_for, version_for
 from recommender.check.found import Found
 from recommender.check.load import load_inputs
+from recommender.check.run import (
+    FAIL,
+    NOT_EVALUATED,
+    PASS,
+    Context,
+    Finding,
+    ServerResult,
+    check_server,
+    exit_code,
+    version_source,
+)
 from recommender.cli.output import emit, format_option, table
-from recommender.documents import explanation_json
-from recommender.errors import InputError, UnknownGpuError
+from recommender.documents import explanation_json, plan_annotations
+from recommender.errors import FlagError, InputError
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
-from recommender.memory.engine import DEFAULT_VERSION
+from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.model.spec import ModelSpec
-from recommender.serve_args import convert
+from recommender.node_gpu import gpu_from_node_labels
+from recommender.serve_args import config_args, convert
 from recommender.sources.resolve import resolve_model
 
 
-def _flag_table() -> dict[str, Any]:
+def _gpu_for(given: Gpu | None, cluster_product: str | None) -> Callable[[Found], Gpu | None]:
+    """--gpu, else a GPU the input names (product, KubeAI profile, Ray accelerator_type), the node labels
+    (GFD, GKE, EKS/Karpenter, AKS, instance types), the plan annotation, else the cluster's common product."""
+    catalog = load_gpus()
+
+    def lookup(found: Found) -> Gpu | None:
+        if given is not None:
+            return given
+        if found.gpu_product:
+            return resolve_gpu(found.gpu_product, catalog)
+        if found.node_labels:
+            hit = gpu_from_node_labels(found.node_labels, load_node_gpu_tables(), catalog)
+            if hit is not None:
+                return hit.gpu
+        claimed, _ = plan_annotations.decode(found.annotations)
+        for name in (claimed.gpu, cluster_product):
+            if name:
+                return resolve_gpu(name, catalog)
+        return None
+
+    return lookup
+
+
+def _read_config(path: str) -> list[str] | None:
+    """A `--config` file named by a command, when it exists on this machine (else the server is not evaluated)."""
     import yaml
 
-    from recommender.resources import profiles_dir
-
-    data = yaml.safe_load((profiles_dir() / "vllm-flags.yaml").read_text(encoding="utf-8"))
-    return dict(data["flags"])
-
-
-def _gpu_for(found: Found, given: Gpu | None, cluster_product: str | None) -> Gpu | None:
-    if given is not None:
-        return given
-    for name in (found.gpu_product, found.annotations.get(ANN + "gpu"), cluster_product):
-        if name:
-            try:
-                return resolve_gpu(name, load_gpus())
-            except UnknownGpuError:
-                continue
-    return None
+    file = Path(path)
+    if not file.is_file():
+        return None
+    try:
+        return config_args(yaml.safe_load(file.read_text(encoding="utf-8")), path)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise FlagError(f"--config {path}: cannot read it ({exc.__class__.__name__})") from exc
 
 
-def result_json(r: CheckResult) -> dict[str, Any]:
-    """One result per input for CI annotations."""
+def result_json(r: ServerResult) -> dict[str, Any]:
+    """One object per server for CI annotations (status pass | fail | not-evaluated)."""
+    m = r.memory
     return {
         "file": r.found.source,
         "resource": r.found.resource,
-        "verdict": "pass" if r.passed else "fail",
+        "container": r.found.container,
+        "status": r.status,
+        "verdict": r.status,
         "model": r.model,
         "gpu": r.gpu,
         "vllm_version": r.vllm_version,
-        "slo": {"concurrency": r.slo.concurrency, "context": r.slo.context},
-        "figures": explanation_json(r.explanation) if r.explanation else None,
-        "failures": list(r.failures),
+        "read": dict(r.engine),
+        "slo": {"concurrency": m.slo.concurrency, "context": m.slo.context} if m else None,
+        "figures": explanation_json(m.explanation) if m and m.explanation else None,
+        "failures": [f.message for f in r.findings],
+        "failure_kinds": [f.kind for f in r.findings],
+        "not_evaluated_because": list(r.reasons),
         "warnings": list(r.warnings),
         "suggestions": list(r.suggestions),
     }
@@ -103,7 +138,9 @@ def check(
     a systemd unit, a plan document, or - for stdin.
 
     \b
-    Exit codes: 0 every input passes, 1 at least one fails, 2 usage or parse error.
+    Exit codes: 0 every server was evaluated and passes, 1 at least one fails, 4 none fails but some
+    server or input could not be evaluated (unresolved variable, model not fetchable, GPU unknown,
+    unreadable file), 2 usage error or nothing to check.
 
     \b
     Examples:
@@ -112,7 +149,9 @@ def check(
       vllm-plan check deploy/kubernetes.yaml --from-cluster --concurrency 60
       vllm-plan check deploy/ --gpu l40s --model-alias /models/llama=meta-llama/Llama-3.1-8B-Instruct
     """
-    found, notes = load_inputs(inputs)
+    loaded = load_inputs(inputs)
+    if not loaded.found:
+        raise InputError(loaded.problems[0] if len(loaded.problems) == 1 else "; ".join(loaded.problems[:3]))
     mapping: dict[str, str] = {}
     for item in aliases:
         name, sep, target = item.partition("=")
@@ -128,6 +167,8 @@ def check(
         if gpu_memory_gib
         else (resolve_gpu(gpu, load_gpus()) if gpu else None)
     )
+    if vllm_version:
+        VllmVersion.parse(vllm_version)  # a bad --vllm-version is a usage error
     nodes = None
     cluster_product = None
     if kube_context is not None:
@@ -136,52 +177,67 @@ def check(
         nodes = read_gpu_nodes(kube_context or None)
         cluster_product = common_product(nodes)
     length = convert("--context", "hint", context) if context else None
-    table_flags = _flag_table()
-    results: list[CheckResult] = []
-    for f in found:
-        hw = _gpu_for(f, given, cluster_product)
-        if hw is None:
-            raise InputError(
-                f"{f.source} ({f.resource}): no GPU type; pass --gpu NAME, select nodes with "
-                "nvidia.com/gpu.product in the manifest, or use --from-cluster"
-            )
-        if nodes is not None:
+    table = load_flag_table()
+    gpu_for = _gpu_for(given, cluster_product)
+    results: list[ServerResult] = []
+    for f in loaded.found:
+        claimed, _ = plan_annotations.decode(f.annotations)
+        version = version_for(f, vllm_version, DEFAULT_VERSION)
+        ctx = Context(
+            table,
+            resolve,
+            gpu_for,
+            version,
+            version_source(f, vllm_version, claimed.vllm_version) is not None,
+            slo_for(f, concurrency, length),
+            _read_config,
+        )
+        r = check_server(f, ctx)
+        if nodes is not None and r.gpu is not None:
             from recommender.check.cluster import schedulable
 
-            problem = schedulable(nodes, hw.gfd_product_label or f.gpu_product, f.gpus_per_pod or 1)
+            product = next((g.gfd_product_label for g in load_gpus() if g.name == r.gpu), None) or f.gpu_product
+            problem = schedulable(nodes, product, f.gpus_per_pod or 1)
             if problem:
-                f = replace(f, problems=(*f.problems, problem))
-        version = version_for(f, vllm_version, DEFAULT_VERSION)
-        results.append(
-            evaluate(
-                f, resolve=resolve, gpu=hw, version=version, flag_table=table_flags, slo=slo_for(f, concurrency, length)
-            )
-        )
-    for note in notes:
+                r = replace(r, status=FAIL, findings=(*r.findings, Finding("schedule", problem)))
+        results.append(r)
+    for note in loaded.notes:
         click.echo(f"note: {note}", err=True)
     if fmt == "table":
-        rows = []
-        for r in results:
-            e = r.explanation
-            rows.append(
-                (
-                    r.found.source,
-                    r.found.resource,
-                    "PASS" if r.passed else "FAIL",
-                    f"{e.kv_cache_tokens:,}" if e else "-",
-                    f"{e.max_concurrency:.2f}" if e else "-",
-                    f"{e.max_model_len:,}" if e else "-",
-                )
-            )
-        click.echo(table(["input", "resource", "verdict", "KV tokens", "concurrency", "max len"], rows))
-        for r in results:
-            for m in r.failures:
-                click.echo(f"FAIL {r.found.source} {r.found.resource}: {m}")
-            if r.suggestions:
-                click.echo(f"  fix: {', '.join(r.suggestions)}")
-            for m in r.warnings:
-                click.echo(f"warn {r.found.source} {r.found.resource}: {m}")
+        _print_table(results, loaded.problems)
     else:
-        emit([result_json(r) for r in results], fmt)
-    if not all(r.passed for r in results):
-        raise SystemExit(1)
+        problems = [
+            {"file": p.split(":", 1)[0], "status": NOT_EVALUATED, "not_evaluated_because": [p]} for p in loaded.problems
+        ]
+        emit([*(result_json(r) for r in results), *problems], fmt)
+    code = exit_code(results, loaded.problems)
+    if code:
+        raise SystemExit(code)
+
+
+def _print_table(results: list[ServerResult], problems: list[str]) -> None:
+    rows = []
+    for r in results:
+        e = r.memory.explanation if r.memory else None
+        rows.append(
+            (
+                r.found.source,
+                ", ".join(p for p in (r.found.resource, r.found.container) if p),
+                {PASS: "PASS", FAIL: "FAIL"}.get(r.status, "NOT EVALUATED"),
+                f"{e.kv_cache_tokens:,}" if e else "-",
+                f"{e.max_concurrency:.2f}" if e else "-",
+                f"{e.max_model_len:,}" if e else "-",
+            )
+        )
+    click.echo(table(["input", "resource", "verdict", "KV tokens", "concurrency", "max len"], rows))
+    for r in results:
+        for finding in r.findings:
+            click.echo(f"FAIL {r.found.where}: {finding.message}")
+        if r.suggestions:
+            click.echo(f"  fix: {', '.join(r.suggestions)}")
+        for reason in r.reasons:
+            click.echo(f"NOT EVALUATED {r.found.where}: {reason}")
+        for m in r.warnings:
+            click.echo(f"warn {r.found.where}: {m}")
+    for p in problems:
+        click.echo(f"NOT EVALUATED {p}")

@@ -1,0 +1,113 @@
+"""How faithfully `check` reads real deployment files: tests/data/deployments against its expected.yaml.
+
+    HF_HUB_OFFLINE=1 python benchmarks/check_corpus.py [--verbose]
+
+Prints "N of M servers read exactly" (model, TP, PP, max-model-len, utilization, quantization, KV dtype, GPUs),
+the files whose server count or GPU type differ, and the verdicts that differ from the expected ones.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "deployments"
+FIELDS = ("model", "tp", "pp", "max_model_len", "gpu_memory_utilization", "quantization", "kv_cache_dtype", "gpus")
+
+
+def expected() -> dict[str, dict[str, Any]]:
+    data: dict[str, dict[str, Any]] = yaml.safe_load((CORPUS / "expected.yaml").read_text(encoding="utf-8"))
+    return data
+
+
+def reading(rel: str) -> tuple[list[dict[str, Any]], str | None, list[Any]]:
+    """(servers as read, GPU key resolved for the first server, JSON results of `check FILE`)."""
+    from click.testing import CliRunner
+
+    from recommender.check.load import load_inputs
+    from recommender.check.run import engine_summary
+    from recommender.cli import cli
+    from recommender.cli.check_cmd import _gpu_for
+    from recommender.serve_args import parse_serve_argv
+
+    path = CORPUS / rel
+    servers = []
+    gpu = None
+    lookup = _gpu_for(None, None)
+    for found in load_inputs((str(path),)).found:
+        s = engine_summary(parse_serve_argv(list(found.argv), serve=found.serve_form))
+        unresolved = "$" in str(s["model"])
+        servers.append(
+            {
+                "model": None if unresolved else s["model"],
+                "unresolved": unresolved,
+                "tp": s["tensor_parallel_size"],
+                "pp": s["pipeline_parallel_size"],
+                "max_model_len": s["max_model_len"],
+                "gpu_memory_utilization": s["gpu_memory_utilization"],
+                "quantization": s["quantization"],
+                "kv_cache_dtype": s["kv_cache_dtype"],
+                "gpus": found.gpus_total if found.gpus_total is not None else found.gpus_per_pod,
+                "not_evaluable": bool(found.not_evaluable),
+            }
+        )
+        if gpu is None:
+            try:
+                hit = lookup(found)
+                gpu = hit.key if hit else None
+            except Exception:  # an unknown GPU name: compared as None
+                gpu = None
+    result = CliRunner().invoke(cli, ["check", str(path), "--format", "json"])
+    try:
+        results = json.loads(result.stdout)
+    except json.JSONDecodeError:
+        results = []
+    return servers, gpu, results
+
+
+def verdict_of(results: list[Any]) -> str:
+    statuses = {r.get("status") for r in results}
+    return "fail" if "fail" in statuses else "not-evaluated" if "not-evaluated" in statuses else "pass"
+
+
+def compare() -> tuple[int, int, list[str]]:
+    """(servers read exactly, servers expected, differences)."""
+    exact = total = 0
+    diffs: list[str] = []
+    for rel, want in expected().items():
+        got, gpu, results = reading(rel)
+        servers = want.get("servers") or []
+        total += len(servers)
+        if len(got) != len(servers):
+            diffs.append(f"{rel}: {len(got)} server(s) found, {len(servers)} expected")
+        for w, g in zip(servers, got, strict=False):
+            wrong = [f for f in FIELDS if w.get(f) != g.get(f)]
+            if bool(w.get("unresolved")) != g["unresolved"] or bool(w.get("not_evaluable")) != g["not_evaluable"]:
+                wrong.append("unresolved/not_evaluable")
+            if wrong:
+                diffs.append(
+                    f"{rel} ({w['container']}): " + ", ".join(f"{f} {g.get(f)!r} != {w.get(f)!r}" for f in wrong)
+                )
+            else:
+                exact += 1
+        if "gpu" in want and want["gpu"] != gpu:
+            diffs.append(f"{rel}: GPU {gpu!r}, expected {want['gpu']!r}")
+        if "verdict" in want and servers and verdict_of(results) != want["verdict"]:
+            diffs.append(f"{rel}: verdict {verdict_of(results)}, expected {want['verdict']}")
+    return exact, total, diffs
+
+
+def main() -> int:
+    exact, total, diffs = compare()
+    print(f"{exact} of {total} servers read exactly ({len(expected())} files)")
+    for d in diffs:
+        print("  " + d)
+    return 0 if not diffs else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,318 @@
+"""Judge every server found on its own: pass, fail, or not evaluated (with why), never aborting the run.
+
+The checks that need no model always run here (vLLM's own argument errors, flags the target release does not
+have, GPUs requested against TP x PP x DP, /dev/shm for NCCL), each failure kind with its own fix; the memory
+verdict comes from check.evaluate. Everything the run needs from outside (model resolution, the GPU catalog,
+`--config` files) is passed in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from recommender.check.evaluate import CheckResult, Slo, evaluate
+from recommender.check.found import Found
+from recommender.errors import FetchError, PlanError, UnknownGpuError
+from recommender.hardware import Gpu
+from recommender.memory.engine import KV_CACHE_DTYPES_NOT_MODELLED, VllmVersion
+from recommender.model.spec import ModelSpec
+from recommender.serve_args import (
+    ENGINE_FIELDS,
+    ConfigReader,
+    FlagTable,
+    ServeCommand,
+    build_serve_argv,
+    parse_serve_argv,
+)
+
+PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not-evaluated"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One reason a server fails, with the change that fixes that reason."""
+
+    kind: str  # argument | flag-version | gpu-count | shm | startup (memory verdict, from check.evaluate)
+    message: str
+    fix: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerResult:
+    """The verdict for one server: `status` is pass, fail or not-evaluated (`reasons` say why not)."""
+
+    found: Found
+    status: str
+    model: str
+    gpu: str | None
+    vllm_version: str
+    findings: tuple[Finding, ...] = ()
+    reasons: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    memory: CheckResult | None = None
+    engine: Mapping[str, object] = field(default_factory=dict)  # what was read: model, TP, PP, lengths, dtypes
+
+    @property
+    def suggestions(self) -> tuple[str, ...]:
+        fixes = [f.fix for f in self.findings if f.fix]
+        return tuple(dict.fromkeys([*fixes, *(self.memory.suggestions if self.memory else ())]))
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What the run knows besides the inputs."""
+
+    table: FlagTable
+    resolve_model: Callable[[str], ModelSpec]
+    gpu_for: Callable[[Found], Gpu | None]  # raises UnknownGpuError naming what was not understood
+    version: VllmVersion
+    version_explicit: bool
+    slo: Slo
+    read_config: ConfigReader | None = None
+
+
+_VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _unresolved_in(cmd: ServeCommand, names: Sequence[str]) -> list[str]:
+    """Variables left unsubstituted in something the verdict depends on: the model, a memory or parallelism flag,
+    or a word the parser could not place (an unset `$EXTRA_ARGS` may hold any flag)."""
+    relevant = [cmd.model or "", *cmd.extras]
+    relevant += [str(g.value) for g in cmd.given if g.spec.dest in ENGINE_FIELDS or g.spec.dest.startswith("data_")]
+    seen = [n for n in names if any(n in text for text in relevant)]
+    seen += [m for text in relevant for m in _VARIABLE.findall(text)]
+    return list(dict.fromkeys(seen))
+
+
+def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], list[str]]:
+    """What vLLM's parser refuses, and flags the target release does not have (failures), or doubts (warnings)."""
+    v = ctx.version
+    findings: list[Finding] = []
+    warnings: list[str] = []
+    strict = v >= ctx.table.newest
+    for message in cmd.errors:
+        if strict:
+            findings.append(Finding("argument", f"vLLM {v} refuses the command line: {message}"))
+        else:
+            warnings.append(f"vLLM {ctx.table.newest} would refuse the command line ({message}); not known for {v}")
+    for g in cmd.given:
+        if g.spec.removed is not None and v >= g.spec.removed:
+            findings.append(
+                Finding(
+                    "flag-version",
+                    f"{g.written} was removed in vLLM {g.spec.removed} (target {v}): vLLM will refuse to start",
+                    f"remove {g.written}",
+                )
+            )
+        elif g.spec.since is not None and v < g.spec.since:
+            findings.append(
+                Finding(
+                    "flag-version",
+                    f"{g.written} arrived in vLLM {g.spec.since} (target {v}): vLLM will refuse to start",
+                    f"remove {g.written}, or run vLLM {g.spec.since} or later",
+                )
+            )
+    stray = [w for w in cmd.extras if w not in cmd.unknown]
+    if cmd.unknown and strict and ctx.version_explicit:
+        findings.append(
+            Finding(
+                "argument",
+                f"vLLM {v} refuses the command line: unrecognized arguments: {' '.join(cmd.extras)}",
+                f"remove {', '.join(cmd.unknown)}",
+            )
+        )
+    elif cmd.unknown:
+        warnings.append(f"not vLLM {ctx.table.newest} options (vLLM would refuse them): {', '.join(cmd.unknown)}")
+        if stray:
+            findings.append(Finding("argument", f"unrecognized arguments: {' '.join(stray)}"))
+    elif stray:
+        findings.append(
+            Finding("argument", f"vLLM {v} refuses the command line: unrecognized arguments: {' '.join(stray)}")
+        )
+    return findings, warnings
+
+
+def _engine_gpus(cmd: ServeCommand) -> tuple[int, str]:
+    values = cmd.values
+    tp = int(values.get("tensor_parallel_size", 1))
+    pp = int(values.get("pipeline_parallel_size", 1))
+    local = cmd.dest("data_parallel_size_local")
+    dp = int(local) if isinstance(local, str) and local.isdigit() else int(values.get("data_parallel_size", 1))
+    text = f"TP x PP = {tp} x {pp}" if dp == 1 else f"TP x PP x DP = {tp} x {pp} x {dp}"
+    return tp * pp * dp, text
+
+
+def _gpu_setting(found: Found, n: int) -> str:
+    if found.resource.startswith("service/"):
+        return f"reserve {n} GPU(s) for the service (deploy.resources.reservations.devices count: {n})"
+    if found.resource.startswith("modelSpec/"):
+        return f"set requestGPU: {n}"
+    if found.resource.startswith("Model/"):
+        return f"set resourceProfile to ...:{n}"
+    if found.resource.startswith(("docker run", "command", "ExecStart")):
+        return f"make {n} GPU(s) visible (CUDA_VISIBLE_DEVICES / --gpus)"
+    return f"set resources.limits nvidia.com/gpu: {n}"
+
+
+def gpu_findings(found: Found, cmd: ServeCommand) -> list[Finding]:
+    """GPUs requested against the GPUs the engine uses, and the shared memory NCCL needs between them."""
+    need, text = _engine_gpus(cmd)
+    out: list[Finding] = []
+    if found.gpus_total is not None and (
+        found.gpus_total < need or (not found.gpus_at_least and found.gpus_total != need)
+    ):
+        what = "the Ray cluster has" if found.gpus_at_least else f"the {found.pods_per_replica}-pod group requests"
+        out.append(
+            Finding(
+                "gpu-count",
+                f"{what} {found.gpus_total} GPU(s) but {text} = {need}: "
+                + ("vLLM will wait for GPUs that never come" if found.gpus_total < need else "GPUs left idle"),
+                f"give the group {need} GPUs in total",
+            )
+        )
+    elif found.gpus_total is None and found.gpus_per_pod is not None:
+        have = found.gpus_per_pod * found.pods_per_replica
+        if have < need:
+            out.append(
+                Finding(
+                    "gpu-count",
+                    f"{have} GPU(s) requested but {text} = {need}: vLLM will not start",
+                    _gpu_setting(found, need),
+                )
+            )
+        elif have > need:
+            out.append(
+                Finding(
+                    "gpu-count",
+                    f"{have} GPU(s) requested but {text} = {need}: {have - need} GPU(s) idle",
+                    _gpu_setting(found, need) + f" (or use them: {text.split(' = ')[0]} = {have})",
+                )
+            )
+    if found.has_shm is False and need // max(1, _dp(cmd)) > 1:
+        out.append(
+            Finding("shm", "TP/PP > 1 without a memory-backed /dev/shm: NCCL will fail or crawl", _shm_fix(found))
+        )
+    return out
+
+
+def _dp(cmd: ServeCommand) -> int:
+    return int(cmd.values.get("data_parallel_size", 1))
+
+
+def _shm_fix(found: Found) -> str:
+    if found.resource.startswith("service/"):
+        return "add `ipc: host` (or `shm_size: 16gb`) to the service"
+    if found.resource.startswith("docker run"):
+        return "add --ipc=host (or --shm-size=16g) to docker run"
+    if found.resource.startswith("modelSpec/"):
+        return "set vllmConfig.tensorParallelSize (the chart then mounts /dev/shm) and shmSize"
+    if found.resource == "values":
+        return "set shm.enabled: true"
+    return (
+        "mount a memory-backed volume at /dev/shm:\n"
+        "  volumes:\n  - name: dshm\n    emptyDir:\n      medium: Memory\n"
+        "  containers[].volumeMounts:\n  - name: dshm\n    mountPath: /dev/shm"
+    )
+
+
+def engine_summary(cmd: ServeCommand) -> dict[str, object]:
+    """The settings read, as the corpus expectations and the JSON output name them."""
+    v = cmd.values
+    return {
+        "model": cmd.model,
+        "tensor_parallel_size": v.get("tensor_parallel_size", 1),
+        "pipeline_parallel_size": v.get("pipeline_parallel_size", 1),
+        "data_parallel_size": v.get("data_parallel_size", 1),
+        "max_model_len": v.get("max_model_len"),
+        "gpu_memory_utilization": v.get("gpu_memory_utilization"),
+        "quantization": v.get("quantization"),
+        "kv_cache_dtype": v.get("kv_cache_dtype", "auto"),
+    }
+
+
+def check_server(found: Found, ctx: Context) -> ServerResult:
+    """One server's verdict. Never raises for anything about the input: that becomes a reason or a finding."""
+    version = str(ctx.version)
+    if found.not_evaluable:
+        return ServerResult(found, NOT_EVALUATED, "", None, version, reasons=(found.not_evaluable,))
+    cmd = parse_serve_argv(list(found.argv), ctx.table, read_config=ctx.read_config, serve=found.serve_form)
+    summary = engine_summary(cmd)
+    reasons = [f"unresolved {n}" for n in _unresolved_in(cmd, found.unresolved)]
+    if cmd.config_file:
+        reasons.append(f"--config {cmd.config_file} is not readable here")
+    if not cmd.model:
+        reasons.append("no model in the command (vLLM would serve its default model)")
+    if reasons:
+        return ServerResult(
+            found, NOT_EVALUATED, cmd.model or "", None, version, reasons=tuple(reasons), engine=summary
+        )
+    findings, warnings = argument_findings(cmd, ctx)
+    if not any(f.kind == "argument" for f in findings):
+        findings += gpu_findings(found, cmd)
+    base = ServerResult(
+        found, FAIL, cmd.model or "", None, version, tuple(findings), (), tuple(warnings), None, summary
+    )
+    if any(f.kind == "argument" for f in findings):
+        return base  # vLLM exits at argument parsing: nothing else happens
+    return _memory_verdict(base, cmd, ctx)
+
+
+def _memory_verdict(base: ServerResult, cmd: ServeCommand, ctx: Context) -> ServerResult:
+    found, model_ref = base.found, cmd.model or ""
+    flags = cmd.engine_flags()
+    if flags.kv_cache_dtype in KV_CACHE_DTYPES_NOT_MODELLED:
+        return _not_evaluated(base, f"--kv-cache-dtype {flags.kv_cache_dtype}: its page layout is not modelled")
+    try:
+        flags.validate()
+    except PlanError as exc:
+        finding = Finding("argument", f"vLLM {ctx.version} refuses the setting: {exc}")
+        return replace(base, findings=(*base.findings, finding))
+    try:
+        gpu = ctx.gpu_for(found)
+    except UnknownGpuError as exc:
+        return _not_evaluated(base, f"GPU not understood: {exc}")
+    if gpu is None:
+        return _not_evaluated(base, "no GPU type: pass --gpu, or select nodes by a GPU label in the manifest")
+    base = replace(base, gpu=gpu.name)
+    try:
+        model = ctx.resolve_model(model_ref)
+    except FetchError as exc:
+        return _not_evaluated(base, f"model {model_ref} cannot be fetched: {exc}")
+    except PlanError as exc:
+        return _not_evaluated(base, f"model {model_ref}: {exc}")
+    canonical = replace(
+        found,
+        argv=tuple(build_serve_argv(model_ref, flags, str(ctx.version))),
+        gpus_per_pod=None,
+        has_shm=None,
+    )
+    memory = evaluate(canonical, resolve=lambda _: model, gpu=gpu, version=ctx.version, flag_table={}, slo=ctx.slo)
+    findings = (*base.findings, *(Finding("startup", m) for m in memory.failures))
+    status = FAIL if findings else PASS
+    warnings = (*base.warnings, *memory.warnings)
+    return replace(base, status=status, findings=findings, warnings=warnings, memory=memory)
+
+
+def _not_evaluated(base: ServerResult, reason: str) -> ServerResult:
+    """Failures already found stand (the checks that need no model); otherwise the server is not evaluated."""
+    status = FAIL if base.findings else NOT_EVALUATED
+    return replace(base, status=status, reasons=(*base.reasons, reason))
+
+
+def exit_code(results: Sequence[ServerResult], problems: Sequence[str]) -> int:
+    """0 every server evaluated and passed, 1 any failed, 4 nothing failed but something was not evaluated."""
+    if any(r.status == FAIL for r in results):
+        return 1
+    if problems or any(r.status == NOT_EVALUATED for r in results):
+        return 4
+    return 0
+
+
+def version_source(found: Found, given: str | None, claimed: str | None) -> str | None:
+    """The version text a source states (--vllm-version, plan annotation, image tag), if any."""
+    for candidate in (given, claimed, found.image_tag):
+        if candidate and re.fullmatch(r"v?0\.\d+(\.\d+)?([.+\-].*)?", candidate):
+            return candidate
+    return None

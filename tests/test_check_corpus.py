@@ -1,0 +1,51 @@
+"""`check` on real public deployment files (tests/data/deployments, sources in SOURCES): every server is read as
+expected.yaml says (model, TP, PP, lengths, utilization, quantization, KV dtype, GPUs and GPU type), the verdicts
+that need no memory arithmetic hold, and no file aborts the run or exits 0 with a server it did not evaluate."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, invoke
+
+_spec = importlib.util.spec_from_file_location("check_corpus", ROOT / "benchmarks" / "check_corpus.py")
+assert _spec and _spec.loader
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+def test_corpus_is_real_and_sourced() -> None:
+    sources = [ln.split() for ln in (corpus.CORPUS / "SOURCES").read_text().splitlines() if ln and ln[0] != "#"]
+    files = {str(p.relative_to(corpus.CORPUS)) for p in corpus.CORPUS.rglob("*/*") if p.is_file()}
+    assert {s[0] for s in sources} == files == set(corpus.expected())
+    assert len(files) >= 40 and all(len(s) == 5 and len(s[3]) == 40 and s[4] == "Apache-2.0" for s in sources)
+
+
+def test_every_server_is_read_exactly() -> None:
+    exact, total, diffs = corpus.compare()
+    assert diffs == [] and exact == total >= 60
+
+
+def test_the_whole_corpus_in_one_run_never_aborts() -> None:
+    result = invoke(["check", str(corpus.CORPUS), "--format", "json"], exit_code=1)
+    out = json.loads(result.stdout)
+    statuses = {r["status"] for r in out}
+    assert statuses <= {"pass", "fail", "not-evaluated"} and "fail" in statuses and "not-evaluated" in statuses
+    assert all(r.get("failures") or r["not_evaluated_because"] or r["status"] == "pass" for r in out)
+    files = {Path(r["file"]).relative_to(corpus.CORPUS).as_posix() for r in out if "resource" in r}
+    with_servers = {f for f, w in corpus.expected().items() if w["servers"]}
+    assert with_servers <= files
+
+
+def test_a_file_with_an_unevaluated_server_never_exits_0() -> None:
+    result = invoke(["check", str(corpus.CORPUS / "opea" / "compose.yaml")], exit_code=4)
+    assert "unresolved ${LLM_MODEL_ID}" in result.stdout and "NOT EVALUATED" in result.stdout
