@@ -26,7 +26,6 @@ from recommender.memory.engine import VllmVersion
 from recommender.render.context import RenderOptions
 from recommender.render.engine import expand, render
 from recommender.render.output import LocalDisk, write_files
-from recommender.resources import profiles_dir
 from recommender.serve_args import parse_serve_argv, strict_errors
 
 from .conftest import invoke
