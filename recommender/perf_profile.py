@@ -75,7 +75,23 @@ def params_from_document(doc: Mapping[str, Any], origin: str) -> PerfParams:
         families={k: _efficiency(v, f"{origin}: families.{k}") for k, v in families.items()},
         fitted_on=tuple(str(x) for x in doc.get("fitted_on") or ()),
         source=origin,
+        expected_errors=_errors(doc.get("expected_error") or {}, origin),
     )
+
+
+def _errors(d: Any, origin: str) -> dict[str, dict[str, float]]:
+    """The expected_error section: {all|family: {ttft, tpot, throughput: relative error}}."""
+    if not isinstance(d, Mapping):
+        raise InputError(f"{origin}: 'expected_error' must be a mapping")
+    out: dict[str, dict[str, float]] = {}
+    for key, errs in d.items():
+        if (key != "all" and key not in FAMILIES) or not isinstance(errs, Mapping):
+            raise InputError(f"{origin}: expected_error.{key}: not a family with error figures")
+        try:
+            out[str(key)] = {m: float(errs[m]) for m in ("ttft", "tpot", "throughput") if m in errs}
+        except (TypeError, ValueError):
+            raise InputError(f"{origin}: expected_error.{key}: figures must be numbers") from None
+    return out
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -26,6 +26,15 @@ KEYS = {
     "objective": str,
     "vllm_version": str,
     "quantization": str,
+    # latency planning
+    "input_len": int,
+    "output_len": int,
+    "request_rate": float,
+    "ttft_ms": float,
+    "tpot_ms": float,
+    "itl_ms": float,
+    "slo_percentile": str,
+    "gpu_hour_cost": float,
 }
 ENV_PREFIX = "VLLM_PLAN_"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,21 @@ from recommender.cli.explain_cmd import render_table, resolve_hardware
 from recommender.cli.output import emit, format_option, table
 from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
 from recommender.documents import Plan, dump, plan_of
-from recommender.errors import InputError
+from recommender.documents.performance import service_plan_of
+from recommender.errors import InfeasibleError, InputError
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
+from recommender.model.spec import ModelSpec
+from recommender.perf.load import DATASETS
+from recommender.perf_profile import load_params
 from recommender.planner import OBJECTIVES, Hardware, PlanResult, SearchPolicy, Target, plan
+from recommender.planner.service import (
+    GPU_BUDGETS,
+    PERCENTILES,
+    SERVICE_OBJECTIVES,
+    ServicePlan,
+    ServiceTarget,
+    plan_service,
+)
 from recommender.project import merge_settings, require
 from recommender.serve_args import convert
 from recommender.sources.resolve import resolve_model
@@ -65,6 +78,61 @@ def render_plan(result: PlanResult, plan: Plan) -> str:
     return "\n".join(lines)
 
 
+def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -> str:
+    """Human output of a latency plan: the command, the predicted benchmark against the targets, alternatives."""
+    import shlex
+
+    best = sp.best
+    where = f"{best.gpus} x {sp.hardware.gpu.name}"
+    fewest = f" (the fewest of {', '.join(map(str, GPU_BUDGETS))} GPUs that meet it)" if searched_budgets else ""
+    lines = [f"Plan for {sp.target.describe()} on {where}{fewest}", f"  {best.describe()}", ""]
+    lines.append("  " + shlex.join(doc.best.command))
+    if best.replicas > 1:
+        lines.append(f"  {best.replicas} replicas of this engine, behind a load balancer")
+    perf = doc.best.performance
+    assert perf is not None
+    goals = {t.metric: t for t in perf.targets}
+    rows = []
+    for name in ("ttft", "tpot", "itl", "e2el"):
+        st = getattr(best.result, name)
+        check = goals.get(name)
+        verdict = (
+            f"<= {check.target_ms:,.0f} ({'met' if check.met else 'missed'}, {check.margin:+.0%} margin)"
+            if check
+            else ""
+        )
+        rows.append((name.upper(), f"{st.mean:,.1f}", f"{st.median:,.1f}", f"{st.p90:,.1f}", f"{st.p99:,.1f}", verdict))
+    err = perf.expected_error
+    lines += [
+        "",
+        f"Predicted at {best.load.describe()} ({best.method} of vLLM's scheduler):",
+        table(("ms", "mean", "median", "p90", "p99", f"target ({sp.target.percentile})"), rows),
+        "",
+        f"Throughput: {best.result.output_throughput:,.0f} output tok/s, {best.per_gpu:,.0f} per GPU, "
+        f"{best.result.output_tokens_per_s_per_user:,.1f} per user; bound by {best.result.bound}",
+        f"Expected error ({err.basis}): TTFT {err.ttft:.0%}, TPOT {err.tpot:.0%}, throughput {err.throughput:.0%}",
+    ]
+    cost = sp.cost_per_million(best)
+    if cost is not None:
+        lines.append(f"Cost: ${cost:,.3f} per million output tokens at ${sp.gpu_hour_cost:g} per GPU-hour")
+    if sp.alternatives:
+        alt = [
+            (
+                a.describe(),
+                a.gpus,
+                f"{a.per_gpu:,.0f}",
+                f"{a.result.ttft.at(sp.target.percentile):,.0f}",
+                f"{a.result.tpot.at(sp.target.percentile):,.1f}",
+            )
+            for a in sp.alternatives
+        ]
+        pct = sp.target.percentile
+        lines += ["", "Alternatives:", table(("option", "GPUs", "tok/s/GPU", f"TTFT {pct}", f"TPOT {pct}"), alt)]
+    if sp.rejected:
+        lines += ["", f"Rejected ({len(sp.rejected)}):"] + [f"  - {r}" for r in sp.rejected]
+    return "\n".join(lines)
+
+
 @click.command()
 @click.option("--model", help="Model: catalog id, local directory, or hub id.  [env VLLM_PLAN_MODEL]")
 @click.option("--gpu", help="GPU type (see `vllm-plan gpus`).  [env VLLM_PLAN_GPU]")
@@ -80,7 +148,20 @@ def render_plan(result: PlanResult, plan: Plan) -> str:
     show_default=True,
     help="With --concurrency alone: the shortest context worth promising.",
 )
-@click.option("--objective", type=click.Choice(OBJECTIVES), help="Ranking (default min-gpus).")
+@click.option(
+    "--objective",
+    type=click.Choice(OBJECTIVES + SERVICE_OBJECTIVES),
+    help="Ranking (default min-gpus; max-throughput when latency targets are given).",
+)
+@click.option("--input-len", type=int, help="Prompt tokens per request: plan by latency and throughput.")
+@click.option("--output-len", type=int, help="Output tokens per request.")
+@click.option("--ttft-ms", type=float, help="Time-to-first-token target (ms) at --slo-percentile.")
+@click.option("--tpot-ms", type=float, help="Time-per-output-token target (ms).")
+@click.option("--itl-ms", type=float, help="Inter-token-latency target (ms).")
+@click.option("--slo-percentile", type=click.Choice(PERCENTILES), help="Percentile the targets hold at (p90).")
+@click.option("--request-rate", type=float, help="Load as requests/s (Poisson) instead of --concurrency users.")
+@click.option("--gpu-hour-cost", type=float, help="Price of one GPU-hour: min-cost ranks by $ per token.")
+@click.option("--dataset-name", type=click.Choice(DATASETS), default="random", show_default=True)
 @click.option("--quantization", help="Only this weights option (fp8, awq, gptq, ...).")
 @click.option("--no-quantization", is_flag=True, help="Keep the model's own weights (no online FP8, no variants).")
 @click.option("--no-fp8-kv", is_flag=True, help="Keep the KV cache in the model dtype.")
@@ -133,19 +214,11 @@ def recommend(
         )
     }
     opts = options_from(render_kw)
+    dataset = options.pop("dataset_name")
     s = merge_settings(options, config)
     model_ref = require(s, "model")
     if s.get("gpu_memory_gib") is None:
         require(s, "gpu")
-    context = s.get("context")
-    floor = convert("--min-context", "hint", min_context)
-    if floor < 1:
-        raise InputError(f"--min-context must be at least 1 token, got {floor}")
-    target = Target(
-        concurrency=s.get("concurrency"),
-        context=convert("--context", "hint", str(context)) if context is not None else None,
-        min_context=floor,
-    )
     gpu = resolve_hardware(s.get("gpu"), s.get("gpu_memory_gib"))
     free = s.get("free_memory_gib")
     hw = Hardware(
@@ -154,27 +227,110 @@ def recommend(
         nodes=s.get("nodes") or 1,
         free_bytes=int(free * GiB) if free is not None else None,
     )
+    fixed = s.get("gpus_per_node") is not None or s.get("nodes") is not None
     model = resolve_model(model_ref)
     match = find_model(model.name)
     entry = match.entry if match and match.same_model else None  # a base model's variants are not the instruct's
     variants = [resolve_model(v) for v in entry.variants] if entry else []
+    version = VllmVersion.parse(s.get("vllm_version") or DEFAULT_VERSION)
+    service = service_target(s, dataset)
+    objective = s.get("objective")
     policy = SearchPolicy(
-        objective=s.get("objective") or "min-gpus",
+        objective=objective if objective in OBJECTIVES and service is None else "min-gpus",
         allow_quantization=not no_quantization,
         only_quantization=s.get("quantization"),
         allow_fp8_kv=not no_fp8_kv,
     )
-    result = plan(
-        model, variants, hw, target, version=VllmVersion.parse(s.get("vllm_version") or DEFAULT_VERSION), policy=policy
-    )
-    doc = plan_of(result, requested_model=model_ref)
+    if service is not None:
+        if objective is not None and objective not in SERVICE_OBJECTIVES:
+            raise InputError(
+                f"--objective {objective} ranks memory-only plans; with latency targets choose "
+                f"{', '.join(SERVICE_OBJECTIVES)}"
+            )
+        params = load_params()
+        sp = plan_service(
+            model,
+            variants,
+            hw,
+            service,
+            version=version,
+            params=params,
+            policy=policy,
+            objective=objective or "max-throughput",
+            gpu_hour_cost=s.get("gpu_hour_cost"),
+            fixed_gpus=fixed,
+        )
+        doc = service_plan_of(sp, params, requested_model=model_ref)
+        text = render_service_plan(sp, doc, searched_budgets=not fixed)
+    else:
+        result = plan_growing(model, variants, hw, memory_target(s, min_context), version, policy, fixed)
+        doc = plan_of(result, requested_model=model_ref)
+        text = render_plan(result, doc)
     if emit_spec or output_dir:
         import yaml
 
         plan_yaml = yaml.safe_dump(dump(doc), sort_keys=False, width=120)
         emit_artifacts(doc, emit_spec or "all", opts, output_dir, force, extra_files={"plan.yaml": plan_yaml})
-        return
-    if fmt == "table":
-        click.echo(render_plan(result, doc))
+    elif fmt == "table":
+        click.echo(text)
     else:
         emit(dump(doc), fmt)
+
+
+def memory_target(s: dict[str, Any], min_context: str) -> Target:
+    """--concurrency / --context / --min-context as the memory planner's target."""
+    context = s.get("context")
+    floor = convert("--min-context", "hint", min_context)
+    if floor < 1:
+        raise InputError(f"--min-context must be at least 1 token, got {floor}")
+    return Target(
+        concurrency=s.get("concurrency"),
+        context=convert("--context", "hint", str(context)) if context is not None else None,
+        min_context=floor,
+    )
+
+
+def service_target(s: dict[str, Any], dataset: str) -> ServiceTarget | None:
+    """The latency target when any latency option is given (None: plan by memory alone)."""
+    keys = ("input_len", "output_len", "ttft_ms", "tpot_ms", "itl_ms", "request_rate", "slo_percentile")
+    if all(s.get(k) is None for k in keys) and s.get("objective") not in ("max-throughput", "min-cost"):
+        return None
+    if s.get("input_len") is None or s.get("output_len") is None:
+        raise InputError("planning by latency or throughput needs --input-len and --output-len (tokens per request)")
+    if s.get("context") is not None:
+        raise InputError("--context is the memory target; with --input-len/--output-len it is their sum: drop it")
+    target = ServiceTarget(
+        input_len=s["input_len"],
+        output_len=s["output_len"],
+        concurrency=s.get("concurrency"),
+        request_rate=s.get("request_rate"),
+        ttft_ms=s.get("ttft_ms"),
+        tpot_ms=s.get("tpot_ms"),
+        itl_ms=s.get("itl_ms"),
+        percentile=s.get("slo_percentile") or "p90",
+        dataset=dataset,
+    )
+    target.validate()
+    return target
+
+
+def plan_growing(
+    model: ModelSpec,
+    variants: list[ModelSpec],
+    hw: Hardware,
+    target: Target,
+    version: VllmVersion,
+    policy: SearchPolicy,
+    fixed: bool,
+) -> PlanResult:
+    """The plan on the given GPUs; without a GPU count, on the fewest of 1, 2, 4, 8 (one node) that serve it."""
+    if fixed:
+        return plan(model, variants, hw, target, version=version, policy=policy)
+    last: InfeasibleError | None = None
+    for n in GPU_BUDGETS:
+        try:
+            return plan(model, variants, replace(hw, gpus_per_node=n), target, version=version, policy=policy)
+        except InfeasibleError as exc:
+            last = exc
+    assert last is not None
+    raise last

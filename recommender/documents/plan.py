@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from recommender.documents.schema import MAX_TEXT, count, flag, items, nested, real, text
 from recommender.memory.engine import KV_CACHE_DTYPES, MODEL_DTYPES
+from recommender.perf.metrics import BOUNDS
+from recommender.planner.service import PERCENTILES, SERVICE_OBJECTIVES
 from recommender.planner.types import OBJECTIVES
 
 PLAN_API_VERSION = "vllm-plan/v1"
@@ -28,6 +30,8 @@ MAX_GIB = float(1 << 20)  # GiB per GPU (memory figures may be negative: a budge
 MAX_WORDS = 512  # words of one `vllm serve` command
 MAX_OPTIONS = 256  # alternatives
 MAX_REASONS = 100_000  # rejected candidates, vLLM errors and warnings
+MAX_MS = 1e12  # latencies in milliseconds
+MAX_RATE = 1e12  # requests or tokens per second
 
 # Patterns for the strings that reach artifacts verbatim (besides the command, which is quoted for each target).
 VERSION = r"v?\d{1,4}\.\d{1,4}(\.\d{1,4})?([.+-][0-9A-Za-z.+-]{1,32})?"
@@ -50,8 +54,77 @@ class PlanInputs:
     concurrency: int | None = count(1, MAX_REQUESTS)
     context: int | None = count(1, MAX_TOKENS)
     min_context: int | None = count(1, MAX_TOKENS)
-    objective: str = text(choices=OBJECTIVES)
+    objective: str = text(choices=OBJECTIVES + SERVICE_OBJECTIVES)
     vllm_version: str = text(pattern=VERSION)
+    # Latency planning (`recommend --input-len ... --tpot-ms ...`); omitted from memory-only plans.
+    input_len: int | None = count(1, MAX_TOKENS, default=None, omit_none=True)
+    output_len: int | None = count(1, MAX_TOKENS, default=None, omit_none=True)
+    request_rate: float | None = real(0, MAX_RATE, above=True, default=None, omit_none=True)
+    ttft_ms: float | None = real(0, MAX_MS, above=True, default=None, omit_none=True)
+    tpot_ms: float | None = real(0, MAX_MS, above=True, default=None, omit_none=True)
+    itl_ms: float | None = real(0, MAX_MS, above=True, default=None, omit_none=True)
+    slo_percentile: str | None = text(choices=PERCENTILES, default=None, omit_none=True)
+    gpu_hour_cost: float | None = real(0, 1e6, above=True, default=None, omit_none=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TargetCheck:
+    """One latency target against the prediction: met or not, and the margin (target / predicted - 1)."""
+
+    metric: str = text(choices=("ttft", "tpot", "itl"))
+    percentile: str = text(choices=PERCENTILES)
+    target_ms: float = real(0, MAX_MS, above=True)
+    predicted_ms: float = real(0, MAX_MS)
+    met: bool = flag()
+    margin: float = real(-1.0, 1e9)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExpectedError:
+    """The performance model's median relative error on held-out published points (for this GPU's family
+    where it has enough of them)."""
+
+    ttft: float = real(0, 100)
+    tpot: float = real(0, 100)
+    throughput: float = real(0, 100)
+    basis: str = text(200)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Performance:
+    """What `vllm bench serve` would report for this option at the planned load (`vllm-plan perf`'s keys)."""
+
+    method: str = text(choices=("replay", "closed-form"))
+    input_len: float = real(0, MAX_TOKENS, above=True)
+    output_len: float = real(0, MAX_TOKENS, above=True)
+    num_prompts: int = count(1, MAX_REQUESTS)
+    max_concurrency: int | None = count(1, MAX_REQUESTS)
+    request_rate: float | None = real(0, MAX_RATE, above=True)
+    mean_ttft_ms: float = real(0, MAX_MS)
+    median_ttft_ms: float = real(0, MAX_MS)
+    p90_ttft_ms: float = real(0, MAX_MS)
+    p99_ttft_ms: float = real(0, MAX_MS)
+    mean_tpot_ms: float = real(0, MAX_MS)
+    median_tpot_ms: float = real(0, MAX_MS)
+    p90_tpot_ms: float = real(0, MAX_MS)
+    p99_tpot_ms: float = real(0, MAX_MS)
+    mean_itl_ms: float = real(0, MAX_MS)
+    median_itl_ms: float = real(0, MAX_MS)
+    p90_itl_ms: float = real(0, MAX_MS)
+    p99_itl_ms: float = real(0, MAX_MS)
+    mean_e2el_ms: float = real(0, MAX_MS)
+    median_e2el_ms: float = real(0, MAX_MS)
+    p90_e2el_ms: float = real(0, MAX_MS)
+    p99_e2el_ms: float = real(0, MAX_MS)
+    request_throughput: float = real(0, MAX_RATE)
+    output_throughput: float = real(0, MAX_RATE)
+    total_token_throughput: float = real(0, MAX_RATE)
+    output_throughput_per_gpu: float = real(0, MAX_RATE)
+    output_tokens_per_s_per_user: float = real(0, MAX_RATE)
+    bound: str = text(choices=BOUNDS)
+    cost_per_million_output_tokens: float | None = real(0, 1e12, default=None, omit_none=True)
+    expected_error: ExpectedError = nested()
+    targets: tuple[TargetCheck, ...] = items(8)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,9 +143,8 @@ class PlanOption:
     max_model_len: int = count(1, MAX_TOKENS)
     max_concurrency: float = real(0, float(MAX_COUNT))  # over all replicas, at max_model_len
     summary: str = text()
-    # Throughput and latency figures for this option (engineer H6 fills this in; omitted from the document
-    # while None, so plans without it stay byte-identical).
-    performance: dict[str, float] | None = nested(default=None, omit_none=True)
+    # Throughput and latency at the planned load (latency planning); omitted from memory-only plans.
+    performance: Performance | None = nested(default=None, omit_none=True)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

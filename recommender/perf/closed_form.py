@@ -27,33 +27,44 @@ def _capacity(c: EngineCosts, prompt: float, output: float) -> float:
     return max(1.0, min(float(c.max_num_seqs), by_kv))
 
 
-def _steps(c: EngineCosts, n: float, prompt: float, output: float) -> tuple[StepTime, float, float]:
+def _steps(
+    c: EngineCosts, n: float, prompt: float, output: float, together: float = 1.0
+) -> tuple[StepTime, float, float]:
     """(the mean step, TPOT, TTFT without queueing) with n requests in flight.
 
     Decode steps of n tokens; every request's prompt is computed in chunks next to n - 1 decodes, and in steady
     state n / output prompts start per step, so TPOT is the decode step plus that share of the chunks' extra time.
+    `together` prompts arrive at once (a closed loop and a burst start in waves: fixed lengths keep them in step;
+    Poisson arrivals come one by one): the mean one waits for half of the others' chunks before its own.
     """
     decodes = max(1, round(n))
     ctx = n * (prompt + output / 2)
     dec, _ = decode_steps(c, decodes, ctx, ctx)
     room = max(1.0, c.max_num_batched_tokens - n)
     chunks = math.ceil(prompt / room)
-    chunk = min(prompt, room)
-    mixed = step_time(
-        c,
-        Batch(
-            decodes=decodes - 1,
-            decode_context=max(0.0, n - 1) * (prompt + output / 2),
-            prefill_tokens=round(chunk),
-            prefill_pairs=chunk * (chunk + 1) / 2,
-            prefill_window_pairs=chunk * min(c.window or chunk, (chunk + 1) / 2),
-            prefills=1,
-            sampled=decodes,
-        ),
-    )
+
+    def with_chunk(chunk: float) -> StepTime:
+        return step_time(
+            c,
+            Batch(
+                decodes=decodes - 1,
+                decode_context=max(0.0, n - 1) * (prompt + output / 2),
+                prefill_tokens=round(chunk),
+                prefill_pairs=chunk * (chunk + 1) / 2,
+                prefill_window_pairs=chunk * min(c.window or chunk, (chunk + 1) / 2),
+                prefills=max(1, round(chunk / prompt)),
+                sampled=decodes,
+            ),
+        )
+
+    mixed = with_chunk(min(prompt, room))
     extra = chunks * max(0.0, mixed.total - dec.total)
+    # In steady state prompts are computed between other requests' decodes: TPOT pays for them.
     tpot = dec.total + n / max(output, 1.0) * extra
-    ttft = c.request_latency + c.request_overhead + tpot / 2 + chunks * mixed.total
+    ahead = max(0.0, together - 1) / 2 * prompt  # prompt tokens of the same wave computed before this one's
+    steps = math.ceil((ahead + prompt) / room)
+    prefill = steps * (with_chunk(room).total if ahead else mixed.total)
+    ttft = c.request_latency + c.request_overhead + tpot / 2 + prefill
     return dec, tpot, ttft
 
 
@@ -62,16 +73,18 @@ def _stats(value_s: float) -> Stats:
     return Stats(ms, ms, ms, ms, 0.0)
 
 
-def estimate(c: EngineCosts, load: Load) -> PerfResult:
-    """The closed-form estimate of `load` against engine `c` (replicas split the load evenly)."""
-    dp = c.dp
+def estimate(c: EngineCosts, load: Load, *, replicas: int = 1) -> PerfResult:
+    """The closed-form estimate of `load` against engine `c` (DP ranks and `replicas` split the load evenly)."""
+    dp = c.dp * replicas
     prompt, output = load.input_len, load.output_len
     prompts = max(1.0, load.num_prompts / dp)
     cap = _capacity(c, prompt, output)
     offered = prompts if load.max_concurrency is None else min(prompts, load.max_concurrency / dp)
     n = max(1.0, min(cap, offered))
     rate = None if load.is_burst or load.request_rate is None else load.request_rate / dp
-    _, tpot, ttft = _steps(c, n, prompt, output)
+    # A burst starts as one wave (fixed lengths keep it in step); a closed loop and Poisson arrivals spread out.
+    together = n if rate is None and load.max_concurrency is None else 1.0
+    _, tpot, ttft = _steps(c, n, prompt, output, together)
     e2el = ttft + (output - 1) * tpot
     served = n / e2el  # the most requests per second n slots complete
     queue = 0.0

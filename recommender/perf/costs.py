@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields
+from functools import lru_cache
 
 from recommender.errors import InputError
 from recommender.hardware import Gpu
@@ -183,19 +184,25 @@ def _shard_factor(t: Tensor, tp: int, ranks: int) -> float:
 def _weights(model: ModelSpec, e: Explanation, quant: QuantSpec | None, ep: bool) -> dict[str, float]:
     """Bytes and parameters per GPU by role: the layers of the stage with the most layers, the lm_head of the last
     stage (the tied embedding when there is no separate head; otherwise the embedding is a gather, not a stream)."""
-    par = Parallel(tp=e.tp, pp=e.pp, dp=e.dp, expert_parallel=ep)
-    ranges = pp_layer_ranges(model.num_layers, e.pp)
-    stage = max(range(e.pp), key=lambda k: (len(ranges[k]), k))
-    dtype_bytes = DTYPE_BYTES[e.weight_dtype]
+    return dict(_weights_cached(model, Parallel(tp=e.tp, pp=e.pp, dp=e.dp, expert_parallel=ep), quant, e.weight_dtype))
+
+
+@lru_cache(maxsize=256)
+def _weights_cached(
+    model: ModelSpec, par: Parallel, quant: QuantSpec | None, weight_dtype: str
+) -> tuple[tuple[str, float], ...]:
+    ranges = pp_layer_ranges(model.num_layers, par.pp)
+    stage = max(range(par.pp), key=lambda k: (len(ranges[k]), k))
+    dtype_bytes = DTYPE_BYTES[weight_dtype]
     out = dict.fromkeys(("dense_b", "dense_p", "expert_b", "expert_p", "head_b", "head_p"), 0.0)
     head_group = "embedding" if model.tie_word_embeddings else "lm_head"
     tensors = [t for t in stage_tensors(model, par, stage) if t.layer is not None and t.group != "vision"]
-    tensors += [t for t in stage_tensors(model, par, e.pp - 1) if t.layer is None and t.group == head_group]
+    tensors += [t for t in stage_tensors(model, par, par.pp - 1) if t.layer is None and t.group == head_group]
     for t in tensors:
         role = "head" if t.layer is None else "expert" if t.group == "experts" else "dense"
         out[f"{role}_b"] += tensor_bytes(model, t, par, dtype_bytes, quant)
-        out[f"{role}_p"] += t.numel * _shard_factor(t, e.tp, e.tp * e.dp)
-    return out
+        out[f"{role}_p"] += t.numel * _shard_factor(t, par.tp, par.tp * par.dp)
+    return tuple(out.items())
 
 
 def _attention(model: ModelSpec, e: Explanation, layers: range) -> dict[str, float]:

@@ -36,6 +36,7 @@ class Load:
     dataset: str = "random"
     jitter: float = 0.05  # relative spread of fixed lengths
     seed: int = 0
+    warmup: int = 0  # first requests left out of the latency statistics (a steady-state view; the bench keeps all)
 
     def validate(self) -> None:
         """One-line errors for values `vllm bench serve` would refuse."""
@@ -53,6 +54,8 @@ class Load:
             raise InputError(f"--dataset {self.dataset!r}: choose from {', '.join(DATASETS)}")
         if not 0 <= self.jitter < 1:
             raise InputError(f"length jitter must be in [0, 1), got {self.jitter}")
+        if not 0 <= self.warmup < self.num_prompts:
+            raise InputError(f"warm-up requests must be fewer than the {self.num_prompts} prompts")
 
     @property
     def is_burst(self) -> bool:

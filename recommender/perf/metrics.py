@@ -163,14 +163,18 @@ def _bound(tl: Timeline, duration: float, offered_rate: float | None) -> tuple[s
     return max(parts, key=lambda kv: kv[1])[0], shares
 
 
-def summarize(tl: Timeline, *, gpus: int, replicas: int = 1, offered_rate: float | None = None) -> PerfResult:
+def summarize(
+    tl: Timeline, *, gpus: int, replicas: int = 1, offered_rate: float | None = None, warmup: int = 0
+) -> PerfResult:
     """A PerfResult from one replica's timeline; `replicas` identical replicas multiply the throughputs.
 
-    `offered_rate`: the client's request rate to this replica (None: a burst or a closed loop)."""
+    `offered_rate`: the client's request rate to this replica (None: a burst or a closed loop). `warmup`: the
+    first requests sent are left out of the latency statistics (not of the throughputs)."""
     n = len(tl.send)
-    ttft = [tl.first_token[i] - tl.send[i] for i in range(n)]
-    e2el = [tl.finish[i] - tl.send[i] for i in range(n)]
-    tpot = [(tl.finish[i] - tl.first_token[i]) / (tl.output[i] - 1) for i in range(n) if tl.output[i] > 1]
+    order = sorted(range(n), key=lambda i: tl.send[i])[warmup:]
+    ttft = [tl.first_token[i] - tl.send[i] for i in order]
+    e2el = [tl.finish[i] - tl.send[i] for i in order]
+    tpot = [(tl.finish[i] - tl.first_token[i]) / (tl.output[i] - 1) for i in order if tl.output[i] > 1]
     start = min(tl.send)
     duration = max(tl.finish) - start
     out_tokens = sum(tl.output)

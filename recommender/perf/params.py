@@ -64,6 +64,17 @@ class PerfParams:
     gpus: Mapping[str, Efficiency] = field(default_factory=dict)
     fitted_on: tuple[str, ...] = ()
     source: str = "built-in defaults"
+    # Median relative error on held-out published points: "all", or a family with enough points of its own.
+    expected_errors: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+
+    def expected_error(self, gpu: Gpu) -> tuple[Mapping[str, float], str]:
+        """The expected error for predictions on this GPU, and what it is based on."""
+        fam = gpu_family(gpu)
+        if fam in self.expected_errors:
+            return self.expected_errors[fam], f"{fam} GPUs in the published points"
+        if "all" in self.expected_errors:
+            return self.expected_errors["all"], "held-out published points, all GPUs"
+        return {}, "not measured"
 
     def efficiency_for(self, gpu: Gpu) -> Efficiency:
         """The family multipliers times any local calibration of this GPU."""

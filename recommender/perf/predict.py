@@ -79,22 +79,30 @@ def costs_for(
     return engine_costs(facts_for(model, gpu, flags, e), gpu, params, async_scheduling=overlap)
 
 
-def _share(load: Load, dp: int) -> Load:
-    """One data-parallel engine's share of the client's load."""
-    if dp == 1:
+def share_of(load: Load, engines: int) -> Load:
+    """One engine's share of the client's load when `engines` identical engines split it evenly."""
+    if engines == 1:
         return load
-    rate = None if load.is_burst or load.request_rate is None else load.request_rate / dp
-    cap = None if load.max_concurrency is None else max(1, math.ceil(load.max_concurrency / dp))
-    return replace(load, num_prompts=max(1, math.ceil(load.num_prompts / dp)), request_rate=rate, max_concurrency=cap)
+    rate = None if load.is_burst or load.request_rate is None else load.request_rate / engines
+    cap = None if load.max_concurrency is None else max(1, math.ceil(load.max_concurrency / engines))
+    prompts = max(1, math.ceil(load.num_prompts / engines))
+    return replace(load, num_prompts=prompts, request_rate=rate, max_concurrency=cap)
 
 
-def predict_engine(costs: EngineCosts, load: Load) -> PerfResult:
-    """Replay `load` against an engine whose costs are known."""
+def predict_engine(costs: EngineCosts, load: Load, *, replicas: int = 1) -> PerfResult:
+    """Replay `load` against an engine whose costs are known.
+
+    Data-parallel ranks (`--data-parallel-size`) and `replicas` (independent engines behind a load balancer)
+    each take an even share of the requests; the figures are for all of them together."""
     load.validate()
-    share = _share(load, costs.dp)
+    engines = costs.dp * replicas
+    share = share_of(load, engines)
     reqs = make_requests(share, costs.max_model_len)
     timeline = replay(costs, reqs, share.max_concurrency)
-    return summarize(timeline, gpus=costs.tp * costs.pp, replicas=costs.dp, offered_rate=share.request_rate)
+    warmup = min(share.num_prompts - 1, math.ceil(load.warmup / engines))
+    return summarize(
+        timeline, gpus=costs.tp * costs.pp, replicas=engines, offered_rate=share.request_rate, warmup=warmup
+    )
 
 
 def predict(

@@ -1,0 +1,118 @@
+"""`recommend` by latency and throughput: targets, the fewest GPUs, objectives, and the plan's performance block."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from recommender.documents import plan_from_text
+from recommender.perf.metrics import BOUNDS
+from tests.conftest import invoke
+
+LLAMA_70B = ["recommend", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "h100"]
+QWEN_8B = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "h100"]
+MISS = re.compile(r"(TTFT|TPOT|ITL) p\d\d [\d,]+ ms > [\d,]+ ms \(\+\d+%\)")
+
+
+@pytest.fixture(autouse=True)
+def no_local_profile(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VLLM_PLAN_PERF_LOCAL", "none")
+
+
+def _plan(args: list[str]) -> dict:  # type: ignore[type-arg]
+    return json.loads(invoke([*args, "--format", "json"]).stdout)  # type: ignore[no-any-return]
+
+
+def test_latency_targets_on_the_fewest_gpus_with_a_performance_block() -> None:
+    load = ["--concurrency", "32", "--input-len", "2000", "--output-len", "500"]
+    doc = _plan([*LLAMA_70B, *load, "--ttft-ms", "3000", "--tpot-ms", "60"])
+    assert doc["inputs"]["objective"] == "max-throughput" and doc["inputs"]["slo_percentile"] == "p90"
+    assert doc["gpus"] >= 2  # 141 GB of bf16 weights never fit one H100; FP8 needs two for 32 users
+    perf = doc["performance"]
+    assert perf["method"] == "replay" and perf["max_concurrency"] == 32 and perf["bound"] in BOUNDS
+    checks = {t["metric"]: t for t in perf["targets"]}
+    assert set(checks) == {"ttft", "tpot"}
+    assert checks["tpot"]["met"] and checks["tpot"]["predicted_ms"] == perf["p90_tpot_ms"] <= 60
+    assert checks["ttft"]["margin"] == pytest.approx(3000 / perf["p90_ttft_ms"] - 1, abs=1e-3)
+    assert perf["output_throughput_per_gpu"] == pytest.approx(perf["output_throughput"] / doc["gpus"], rel=1e-3)
+    assert set(perf["expected_error"]) == {"ttft", "tpot", "throughput", "basis"}
+    for alt in doc["alternatives"]:
+        assert all(t["met"] for t in alt["performance"]["targets"])
+    assert any(MISS.search(r) for r in doc["rejected"]), doc["rejected"][:5]
+
+
+def test_the_plan_document_reads_back_and_renders(tmp_path: Path) -> None:
+    args = [*QWEN_8B, "--concurrency", "16", "--input-len", "1000", "--output-len", "200", "--tpot-ms", "30"]
+    text = invoke([*args, "--format", "yaml"]).stdout
+    plan = plan_from_text(text, "plan.yaml")
+    assert plan.best.performance is not None and plan.inputs.tpot_ms == 30.0
+    path = tmp_path / "plan.yaml"
+    path.write_text(text)
+    out = invoke(["render", str(path), "--emit", "command"]).stdout
+    assert "vllm serve Qwen/Qwen3-8B" in out or "vllm serve" in out
+
+
+def test_memory_plans_without_a_gpu_count_search_up_to_a_node() -> None:
+    out = invoke([*LLAMA_70B, "--concurrency", "32"]).stdout
+    assert out.startswith("Plan for 32 concurrent requests on 2 x NVIDIA H100")
+    one = invoke([*LLAMA_70B, "--concurrency", "32", "--gpus-per-node", "1"], exit_code=3).stderr
+    assert "on 1 x NVIDIA H100" in one
+
+
+def test_an_unreachable_target_exits_3_naming_the_miss() -> None:
+    err = invoke(
+        [*QWEN_8B, "--concurrency", "64", "--input-len", "1000", "--output-len", "200", "--tpot-ms", "1"], exit_code=3
+    ).stderr
+    assert "no configuration serves 64 users" in err and "nearest:" in err and MISS.search(err)
+
+
+def test_min_cost_prices_the_tokens() -> None:
+    args = [*QWEN_8B, "--concurrency", "32", "--input-len", "1000", "--output-len", "200", "--ttft-ms", "1000"]
+    args += ["--objective", "min-cost", "--gpu-hour-cost", "2.5"]
+    doc = _plan(args)
+    perf = doc["performance"]
+    per_million = doc["gpus"] * 2.5 / (perf["output_throughput"] * 3600) * 1e6
+    assert perf["cost_per_million_output_tokens"] == pytest.approx(per_million, rel=1e-3)
+    assert "per million output tokens" in invoke(args).stdout
+
+
+def test_without_a_load_each_option_serves_its_capacity() -> None:
+    doc = _plan([*QWEN_8B, "--gpus-per-node", "1", "--input-len", "1000", "--output-len", "200", "--tpot-ms", "25"])
+    perf = doc["performance"]
+    assert doc["inputs"].get("concurrency") is None and perf["max_concurrency"] > 8
+    assert perf["p90_tpot_ms"] <= 25
+
+
+def test_a_request_rate_load() -> None:
+    doc = _plan([*QWEN_8B, "--request-rate", "2", "--input-len", "1000", "--output-len", "200", "--ttft-ms", "500"])
+    perf = doc["performance"]
+    assert perf["request_rate"] == 2.0 and perf["max_concurrency"] is None
+    assert doc["gpus"] == 1 and perf["bound"] == "arrival-rate"
+
+
+def test_project_file_carries_latency_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    settings = {"model": "Qwen/Qwen3-8B", "gpu": "h100", "input_len": 500, "output_len": 100, "tpot_ms": 40}
+    (tmp_path / "vllm-plan.yaml").write_text(yaml.safe_dump({**settings, "concurrency": 8}))
+    doc = json.loads(invoke(["recommend", "--format", "json"]).stdout)
+    assert doc["inputs"]["tpot_ms"] == 40.0 and doc["performance"]["max_concurrency"] == 8
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--input-len", "100", "--tpot-ms", "30"], "--input-len and --output-len"),
+        (["--input-len", "1", "--output-len", "1", "--concurrency", "4", "--request-rate", "2"], "not both"),
+        (["--input-len", "1", "--output-len", "1", "--objective", "quality"], "ranks memory-only plans"),
+        (["--input-len", "1", "--output-len", "1", "--context", "8k"], "drop it"),
+        (["--input-len", "1", "--output-len", "1", "--ttft-ms", "-5"], "--ttft-ms must be positive"),
+        (["--input-len", "1", "--output-len", "1", "--gpu-hour-cost", "0"], "--gpu-hour-cost must be positive"),
+    ],
+)
+def test_bad_latency_inputs_exit_2(extra: list[str], message: str) -> None:
+    err = invoke([*QWEN_8B, *extra], exit_code=2).stderr
+    assert message in err and len(err.strip().splitlines()) == 1
