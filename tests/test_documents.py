@@ -116,7 +116,7 @@ def test_every_field_refuses_line_breaks_and_wrong_types(plan_data: dict[str, An
         ("command[6]", "nan", "gpu_memory_utilization nan is not in (0, 1]"),
         ("command[4]", "0.92", "kv_cache_dtype '0.92' is not one of vLLM's choices"),
         ("command[5]", "--quantization", "quantization '0.92' is not one of vLLM's choices"),
-        ("command[8]", "1e9", "argument --max-model-len: invalid value '1e9'"),
+        ("command[8]", "1e9", "argument --max-model-len: invalid human_readable_int_or_auto value: '1e9'"),
         ("command[0]", "python", "must start with vllm, serve, MODEL"),
     ],
 )
@@ -212,8 +212,10 @@ def test_drift_is_compared_only_on_the_planned_setup(plan_data: dict[str, Any]) 
     from recommender.sources.resolve import resolve_model
 
     plan = plan_from_data(_set(plan_data, "prediction.kv_cache_tokens", 900_000), "plan.yaml")
-    values = parse_serve_argv(list(plan.best.command)).values
-    model = resolve_model(values.pop("model"))
+    cmd = parse_serve_argv(list(plan.best.command))
+    values = dict(cmd.values)
+    assert cmd.model is not None
+    model = resolve_model(cmd.model)
     gpu = resolve_gpu("rtx4090", load_gpus())
     version = VllmVersion.parse("0.33.0")
     e = explain(model, gpu, EngineFlags(**values), version)
