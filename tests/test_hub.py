@@ -178,7 +178,8 @@ def test_an_unreachable_hub_fails_fast_in_one_line(hub: HubServer, tmp_path: Pat
         assert r.stderr.count("\n") == 1 and "Retry" not in r.stderr and "Traceback" not in r.stderr, kind
         assert f"cannot fetch {repo}" in r.stderr, kind
         assert ("HTTP 503" if kind == "503" else "not in the local cache") in r.stderr, kind
-        assert elapsed < 10, f"{kind}: {elapsed:.1f} s"
+        # huggingface_hub's own retries take ~25 s; the bound is loose so a loaded machine does not fail it.
+        assert elapsed < 20, f"{kind}: {elapsed:.1f} s"
 
 
 def test_the_parameter_note_needs_more_than_one_percent_and_an_unquantized_checkpoint() -> None:
