@@ -12,7 +12,7 @@ from recommender.catalog import find_model
 from recommender.cli.explain_cmd import render_table, resolve_hardware
 from recommender.cli.output import emit, format_option, table
 from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
-from recommender.documents import Plan, dump, plan_of
+from recommender.documents import Plan, dump, plan_from_data, plan_of
 from recommender.documents.performance import service_plan_of
 from recommender.errors import InfeasibleError, InputError
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
@@ -269,8 +269,11 @@ def recommend(
     if emit_spec or output_dir:
         import yaml
 
-        plan_yaml = yaml.safe_dump(dump(doc), sort_keys=False, width=120)
-        emit_artifacts(doc, emit_spec or "all", opts, output_dir, force, extra_files={"plan.yaml": plan_yaml})
+        data = dump(doc)
+        plan_yaml = yaml.safe_dump(data, sort_keys=False, width=120)
+        # the checks `render plan.yaml` applies, so both render from the same, bounded plan
+        checked = plan_from_data(data, "the recommended plan")
+        emit_artifacts(checked, emit_spec or "all", opts, output_dir, force, extra_files={"plan.yaml": plan_yaml})
     elif fmt == "table":
         click.echo(text)
     else:
