@@ -110,7 +110,7 @@ def test_every_field_refuses_line_breaks_and_wrong_types(plan_data: dict[str, An
         ("inputs.vllm_version", "9.1.0", "supported versions are 0.4 to 0.33"),
         ("prediction.gpu_memory_utilization", 1.5, "must be above 0 and at most 1"),
         ("kv_cache_dtype", "fp9", "is not one of auto"),
-        ("gpus", 2, "is not replicas x TP x PP = 1"),
+        ("gpus", 2, "is not replicas x TP x PP x DP = 1"),
         ("prediction.max_model_len", 4096, "disagrees with the chosen command"),
         ("model", "Qwen/Qwen2.5-7B-Instruct", "disagrees with the command"),
         ("command[6]", "nan", "gpu_memory_utilization nan is not in (0, 1]"),
@@ -261,3 +261,19 @@ def test_schema_reader_on_its_own() -> None:
 def test_recommended_plans_of_other_shapes_read_back(args: list[str]) -> None:
     data = json.loads(invoke(["recommend", *args, "--format", "json"]).stdout)
     assert dump(plan_from_data(data, "-")) == data
+
+
+def test_data_parallel_engines_count_their_gpus(plan_data: dict[str, Any]) -> None:
+    """An engine with --data-parallel-size holds TP x PP x DP GPUs: the plan says so and render requests them."""
+    from recommender.render.context import RenderOptions
+    from recommender.render.engine import render
+
+    data = _set(plan_data, "command", [*plan_data["command"], "--data-parallel-size", "2"])
+    assert "is not replicas x TP x PP x DP = 2" in _error(data)
+    data = _set(_set(_set(data, "gpus", 2), "prediction.data_parallel_size", 2), "prediction.gpus", 2)
+    plan = plan_from_data(data, "plan.yaml")
+    assert plan.best.gpus_per_engine == 2
+    files, _ = render(plan, ("k8s", "systemd"), RenderOptions(name="v"), tool_version="t")
+    assert 'nvidia.com/gpu: "2"' in files["kubernetes.yaml"]
+    assert "Environment=CUDA_VISIBLE_DEVICES=0,1" in files["v.service"]
+    assert "disagrees with the chosen command (2)" in _error(_set(data, "prediction.data_parallel_size", 1))

@@ -28,7 +28,7 @@ from recommender.documents.plan import (
 from recommender.documents.schema import SchemaError
 from recommender.errors import FlagError, InputError
 from recommender.memory.engine import KV_CACHE_DTYPES, MODEL_DTYPES, VllmVersion
-from recommender.serve_args import parse_serve_argv
+from recommender.serve_args import ServeCommand, parse_serve_argv
 
 MAX_PLAN_CHARS = 16 << 20  # a plan with every alternative and rejection is ~20 KB
 
@@ -158,15 +158,16 @@ def _consistent(plan: Plan) -> None:
         VllmVersion.parse(plan.inputs.vllm_version)
     except FlagError as exc:
         raise SchemaError("inputs.vllm_version", str(exc).removeprefix("--vllm-version ")) from exc
-    gpus_per_replica = best.tensor_parallel_size * best.pipeline_parallel_size
-    if plan.inputs.nodes > 1 and best.pipeline_parallel_size > 1 and gpus_per_replica % plan.inputs.nodes:
-        raise SchemaError("inputs.nodes", f"TP x PP = {gpus_per_replica} GPUs do not split evenly over the nodes")
-    flags = parse_serve_argv(list(best.command)).values
+    engine = best.gpus_per_engine
+    if plan.inputs.nodes > 1 and best.pipeline_parallel_size > 1 and engine % plan.inputs.nodes:
+        raise SchemaError("inputs.nodes", f"{engine} GPUs per engine do not split evenly over the nodes")
+    flags = _parse(best.command, "command").values
     agree: list[tuple[str, object, object]] = [
         ("prediction.model", pred.model, best.model),
         ("prediction.vllm_version", pred.vllm_version, plan.inputs.vllm_version),
         ("prediction.tensor_parallel_size", pred.tensor_parallel_size, best.tensor_parallel_size),
         ("prediction.pipeline_parallel_size", pred.pipeline_parallel_size, best.pipeline_parallel_size),
+        ("prediction.data_parallel_size", pred.data_parallel_size, best.data_parallel_size),
         ("prediction.max_model_len", pred.max_model_len, best.max_model_len),
         ("prediction.gpu_memory_utilization", pred.gpu_memory_utilization, flags.get("gpu_memory_utilization")),
         ("prediction.max_num_seqs", pred.max_num_seqs, flags.get("max_num_seqs")),
@@ -182,9 +183,7 @@ def _check_option(opt: PlanOption, prefix: str) -> None:
 
     if opt.command[:2] != ("vllm", "serve") or len(opt.command) < 3:
         raise SchemaError(at("command"), "must start with vllm, serve, MODEL")
-    cmd = parse_serve_argv(list(opt.command))
-    if cmd.errors:
-        raise SchemaError(at("command"), cmd.errors[0])
+    cmd = _parse(opt.command, at("command"))
     values = cmd.values
     _check_flag_values(values, at("command"))
     agree: list[tuple[str, object, object]] = [
@@ -197,9 +196,20 @@ def _check_option(opt: PlanOption, prefix: str) -> None:
     for key, in_command, field in agree:
         if in_command != field:
             raise SchemaError(at(key), f"{schema.show(field)} disagrees with the command ({schema.show(in_command)})")
-    engines = opt.tensor_parallel_size * opt.pipeline_parallel_size * opt.replicas
+    engines = opt.gpus_per_engine * opt.replicas
     if opt.gpus != engines:
-        raise SchemaError(at("gpus"), f"{opt.gpus} is not replicas x TP x PP = {engines}")
+        raise SchemaError(at("gpus"), f"{opt.gpus} is not replicas x TP x PP x DP = {engines}")
+
+
+def _parse(command: tuple[str, ...], path: str) -> ServeCommand:
+    """The command as vLLM's parser reads it; its first error is the plan's."""
+    try:
+        cmd = parse_serve_argv(list(command))
+    except FlagError as exc:
+        raise SchemaError(path, str(exc)) from exc
+    if cmd.errors:
+        raise SchemaError(path, cmd.errors[0])
+    return cmd
 
 
 def _check_flag_values(values: Mapping[str, Any], path: str) -> None:

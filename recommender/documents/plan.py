@@ -14,6 +14,7 @@ from recommender.memory.engine import KV_CACHE_DTYPES, MODEL_DTYPES
 from recommender.perf.metrics import BOUNDS
 from recommender.planner.service import PERCENTILES, SERVICE_OBJECTIVES
 from recommender.planner.types import OBJECTIVES
+from recommender.serve_args import parse_serve_argv
 
 PLAN_API_VERSION = "vllm-plan/v1"
 PLAN_KIND = "Plan"
@@ -145,6 +146,17 @@ class PlanOption:
     summary: str = text()
     # Throughput and latency at the planned load (latency planning); omitted from memory-only plans.
     performance: Performance | None = nested(default=None, omit_none=True)
+
+    @property
+    def data_parallel_size(self) -> int:
+        """The command's --data-parallel-size (1 without it)."""
+        value = parse_serve_argv(list(self.command)).values.get("data_parallel_size", 1)
+        return value if isinstance(value, int) else 1
+
+    @property
+    def gpus_per_engine(self) -> int:
+        """GPUs one engine (one replica) holds: TP x PP x DP."""
+        return self.tensor_parallel_size * self.pipeline_parallel_size * self.data_parallel_size
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -160,10 +160,10 @@ def deployment(plan: Plan, opts: RenderOptions, *, tool_version: str) -> Deploym
     name, note = k8s_name(opts.name or f"vllm-{best.model.split('/')[-1]}", what="name", max_len=50)
     nodes = plan.inputs.nodes
     pp = best.pipeline_parallel_size
-    gpus_per_replica = best.tensor_parallel_size * pp
+    gpus_per_replica = best.gpus_per_engine
     multinode = nodes > 1 and pp > 1
     gpus_per_pod = max(1, gpus_per_replica // nodes) if multinode else gpus_per_replica
-    weights_gib = (plan.prediction.weights_gib or 0.0) * gpus_per_replica
+    weights_gib = (plan.prediction.weights_gib or 0.0) * best.tensor_parallel_size * pp  # DP ranks share them
     # Loading time budget: 10 s per GiB of weights (download + load) on top of 2 minutes, at most 1 hour.
     startup_seconds = min(3600, 120 + math.ceil(weights_gib * 10))
     claimed = plan_annotations.from_plan(plan, tool_version=tool_version, replicas=replicas)
