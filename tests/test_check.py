@@ -155,3 +155,78 @@ def test_warmup_without_headroom_fails_the_check() -> None:
     assert any("startup may run out of memory" in f for f in r["failures"])
     d = json.loads(invoke(["explain", "--gpu", "h100", "--format", "json", "--", *cmd.split()]).stdout)
     assert d["fits"] is True and d["error_kinds"] == [] and any("may run out of memory" in w for w in d["warnings"])
+
+
+def test_check_takes_a_command_after_double_dash() -> None:
+    out = invoke(
+        ["check", "--gpu", "h100", "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--max_model_len=8k"]
+    )
+    (r,) = json.loads(out.stdout)
+    assert r["status"] == "pass" and r["read"]["max_model_len"] == 8000 and r["model"] == "Qwen/Qwen3-8B"
+
+
+def test_values_of_host_and_port_are_not_the_model() -> None:
+    cmd = "vllm serve --host 0.0.0.0 --port 8000 --model Qwen/Qwen3-8B --max-model-len 8192"
+    (r,) = json.loads(invoke(["check", cmd, "--gpu", "h100", "--format", "json"]).stdout)
+    assert r["model"] == "Qwen/Qwen3-8B" and r["status"] == "pass"
+
+
+def test_flags_the_target_release_does_not_have_fail_with_their_fix() -> None:
+    cmd = "vllm serve Qwen/Qwen3-8B --max-model-len 8192 --kv-cache-memory-bytes 8G"
+    r = invoke(["check", cmd, "--gpu", "h100", "--vllm-version", "0.10.2"], exit_code=1)
+    assert "--kv-cache-memory-bytes arrived in vLLM 0.11.0 (target 0.10.2)" in r.stdout
+    r = invoke(["check", "vllm serve Qwen/Qwen3-8B --max-num 8", "--gpu", "h100"], exit_code=1)
+    assert "ambiguous option: --max-num could match" in r.stdout
+
+
+def test_gpu_count_and_shm_failures_have_their_own_fixes(tmp_path: Path) -> None:
+    manifest = tmp_path / "d.yaml"
+    manifest.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: q}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.33.0\n"
+        "        args: [Qwen/Qwen3-8B, --tensor_parallel_size, '2', --max-model-len, '8192']\n"
+        "        resources: {limits: {nvidia.com/gpu: '1'}}\n"
+    )
+    (r,) = json.loads(invoke(["check", str(manifest), "--gpu", "h100", "--format", "json"], exit_code=1).stdout)
+    assert r["failure_kinds"][:2] == ["gpu-count", "shm"] and r["read"]["tensor_parallel_size"] == 2
+    fixes = " ".join(r["suggestions"])
+    assert "nvidia.com/gpu: 2" in fixes and "medium: Memory" in fixes and "fp8" not in fixes
+
+
+def test_compose_entrypoint_interpolation_and_dotenv(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("TP=2\n")
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  llm:\n    image: vllm/vllm-openai:v0.33.0\n    ipc: host\n"
+        '    entrypoint: ["vllm", "serve"]\n'
+        "    command: Qwen/Qwen3-8B --tensor-parallel-size ${TP} --max-model-len ${LEN:-8192}\n"
+        "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 2, capabilities: [gpu]}]}}}\n"
+    )
+    (r,) = json.loads(invoke(["check", str(tmp_path / "compose.yaml"), "--gpu", "h100", "--format", "json"]).stdout)
+    assert r["status"] == "pass" and r["read"]["tensor_parallel_size"] == 2 and r["read"]["max_model_len"] == 8192
+
+
+def test_a_script_with_an_unset_variable_is_not_evaluated_and_pgrep_is_no_server(tmp_path: Path) -> None:
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        '#!/bin/bash\nMODEL=Qwen/Qwen3-8B\npgrep -f "vllm.entrypoints.openai.api_server" > /dev/null && exit 0\n'
+        "nohup vllm serve $MODEL \\\n  --tensor-parallel-size $TP_SIZE > log 2>&1 &\n"
+    )
+    r = invoke(["check", str(script), "--gpu", "h100", "--format", "json"], exit_code=4)
+    (only,) = json.loads(r.stdout)  # the pgrep line is not a server
+    assert only["status"] == "not-evaluated" and only["not_evaluated_because"] == ["unresolved $TP_SIZE"]
+    assert only["model"] == "Qwen/Qwen3-8B"
+
+
+def test_non_utf8_and_hostile_shapes_are_one_line_errors(tmp_path: Path) -> None:
+    cases = {
+        "latin1.yaml": "kind: Deployment\nmetadata: {name: caf\xe9}\n".encode("latin-1"),
+        "meta.yaml": b"apiVersion: v1\nkind: Pod\nmetadata: x\nspec: {}\n",
+        "cmd.yaml": b"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: c, image: vllm/vllm-openai, command: 'vllm serve x'}\n",
+        "services.yaml": b"services: [a, b]\n",
+        "helm.yaml": b"servingEngineSpec:\n  modelSpec:\n  - {name: m, modelURL: Qwen/Qwen3-8B, requestGPU: one}\n",
+        "unit.yaml": b"kind: ConfigMap\napiVersion: v1\nmetadata: {name: c}\ndata:\n  unit: |\n    [Service]\n    ExecStart=/bin/true\n",
+    }
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        r = invoke(["check", str(tmp_path / name), "--gpu", "h100"], exit_code=2)
+        assert r.stderr.count("\n") == 1 and name in r.stderr and "Traceback" not in r.output, (name, r.stderr)

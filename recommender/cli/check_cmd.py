@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -146,9 +147,12 @@ def check(
     Examples:
       vllm-plan check deploy/ --gpu h100
       vllm-plan check "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768" --gpu rtx4090
+      vllm-plan check --gpu h100 -- vllm serve Qwen/Qwen3-8B -tp 2 --max_model_len=32k
       vllm-plan check deploy/kubernetes.yaml --from-cluster --concurrency 60
       vllm-plan check deploy/ --gpu l40s --model-alias /models/llama=meta-llama/Llama-3.1-8B-Instruct
     """
+    if len(inputs) > 1 and (inputs[:2] == ("vllm", "serve") or inputs[0].rsplit("/", 1)[-1].startswith("python")):
+        inputs = (shlex.join(inputs),)  # `check -- vllm serve MODEL ...`, as in explain
     loaded = load_inputs(inputs)
     if not loaded.found:
         raise InputError(loaded.problems[0] if len(loaded.problems) == 1 else "; ".join(loaded.problems[:3]))
