@@ -190,5 +190,6 @@ def evaluate(
             failures.append(
                 f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised {slo.concurrency}"
             )
-    suggestions = suggest(model, gpu, flags, version, e, -(-need // replicas), length) if failures else []
+    fixable = any(f not in overstated for f in failures)  # a false claim is fixed by re-planning, not by flags
+    suggestions = suggest(model, gpu, flags, version, e, -(-need // replicas), length) if fixable else []
     return result(e, suggestions)
