@@ -73,9 +73,11 @@ def kv_dtype_bytes(kv_cache_dtype: str, model_dtype_bytes: int) -> int:
 def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, model_bytes: int) -> LayerKv | None:
     """The KV spec of layer i on one TP rank, or None for a layer without cache."""
     kind = s.layer_kinds[i]
+    if not s.has_kv_cache(i):  # KV sharing: the layer reads an earlier layer's cache
+        return None
     if kind in ("full", "sliding", "chunked"):
-        kvh = max(1, s.num_kv_heads // tp)
-        per_token = kvh * (s.head_dim + s.v_head_dim) * kv_bytes
+        kvh = max(1, s.kv_heads_at(i) // tp)
+        per_token = kvh * (s.head_dim_at(i) + s.v_head_dim_at(i)) * kv_bytes
         window = s.sliding_window if kind == "sliding" else s.attention_chunk_size if kind == "chunked" else None
         return LayerKv(kind, block_size * per_token, per_token, window)
     if kind == "mla":
@@ -92,6 +94,10 @@ def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, m
     if kind == "mamba":
         m = s.mamba
         assert m is not None
+        if m.version == 1:  # MambaStateShapeCalculator.mamba1_state_shape
+            conv = cdiv(m.intermediate, tp) * (m.conv_kernel - 1) * model_bytes
+            ssm = cdiv(m.intermediate, tp) * m.state_size * _STATE_BYTES.get(m.ssm_state_dtype, model_bytes)
+            return LayerKv("mamba", conv + ssm, 0)
         groups = m.n_groups if m.n_groups % tp == 0 else tp  # extra_groups_for_head_shards pads to tp
         conv_dim = m.intermediate + 2 * groups * m.state_size
         conv = cdiv(conv_dim, tp) * (m.conv_kernel - 1) * model_bytes

@@ -162,6 +162,8 @@ def stage_tensors(s: ModelSpec, par: Parallel, stage: int) -> list[Tensor]:
     first, last = stage == 0, stage == par.pp - 1
     held = []
     for t in model_tensors(s):
+        if not t.loaded:
+            continue
         if t.layer is not None:
             if t.layer in layers:
                 held.append(t)

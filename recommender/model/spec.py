@@ -8,6 +8,9 @@ from typing import Literal
 LayerKind = Literal["full", "sliding", "chunked", "mla", "linear_attention", "mamba", "none"]
 """Token mixer of one decoder layer. `none`: a layer without attention (e.g. an MLP-only Nemotron-H layer)."""
 
+NormKind = Literal["rms", "layer", "layer_nobias"]
+"""RMSNorm (a weight), LayerNorm (weight and bias), or LayerNorm without bias (DBRX)."""
+
 MlpKind = Literal["dense", "moe", "none"]
 
 
@@ -23,6 +26,9 @@ class MoeSpec:
     expert_bias: bool = False  # gpt-oss: biases on expert projections
     router_bias: bool = False
     shared_gate: bool = False  # Qwen2-MoE style sigmoid gate on the shared expert (H -> 1)
+    latent_size: int = 0  # Nemotron-3 Super/Ultra: experts run in a latent width (H -> latent -> H projections)
+    score_correction_bias: bool = False  # DeepSeek-style e_score_correction_bias (one per expert)
+    router_scales: bool = False  # Gemma-4: per-dimension input scale (H) and per-expert output scale (E)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +65,11 @@ class MambaSpec:
     conv_kernel: int
     intermediate: int
     ssm_state_dtype: str | None = None  # NemotronH: float32 unless set
+    version: int = 2  # 1: Mamba1 selective scan (Jamba, Falcon-Mamba): per-channel state, x_proj/dt_proj
+    dt_rank: int = 0  # Mamba1 only
+    conv_bias: bool = True
+    proj_bias: bool = False  # in_proj / out_proj biases
+    inner_norms: bool = False  # Jamba: RMSNorms on dt, B and C
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +178,19 @@ class ModelSpec:
     gated_mlp: bool = True
     qk_norm: bool = False
     norms_per_layer: int = 2
+    norm_kind: NormKind = "rms"
+    final_norm: bool = True
+    embedding_norm: bool = False  # BLOOM: a LayerNorm right after the token embedding
+    learned_positions: int = 0  # rows of a learned absolute position table (GPT-2, OPT)
+    lm_head_bias: bool = False  # phi-2, GPT-J
+    parallel_block: bool = False  # attention and MLP read the same normed input (GPT-J, GPT-NeoX, Falcon, phi-2)
+    layer_kv_heads: tuple[int, ...] = ()  # per-layer KV heads where layers differ (Gemma-4 full layers, DeciLM)
+    layer_head_dim: tuple[int, ...] = ()  # per-layer head size where layers differ (Gemma-4 global_head_dim)
+    layer_intermediate: tuple[int, ...] = ()  # per-layer dense MLP width where layers differ (DeciLM, Gemma-4 E)
+    k_eq_v: bool = False  # Gemma-4: full-attention layers ship K only; vLLM loads it into the K and V slots
+    kv_shared_from: int | None = None  # first layer reusing an earlier layer's KV (Gemma-4 E models): no cache
+    per_layer_input: int = 0  # Gemma-4 E models: per-layer embedding width (vocab x layers x this table)
+    per_layer_vocab: int = 0
     attn_output_gate: bool = False  # Qwen3-Next/3.5: q_proj also emits a gate (2 x q width)
     rotary_dim: int = 0
     rope_max_position: int = 0
@@ -184,6 +208,29 @@ class ModelSpec:
     checkpoint_tensors: tuple[CheckpointTensor, ...] = ()  # every tensor of the checkpoint, when headers were read
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    family: str = ""  # the per-architecture entry the config was read with (model/families.py)
+    approximate: tuple[str, ...] = ()  # why the figures are estimates (architecture not modelled exactly)
+    removed_in: str | None = None  # the vLLM release that dropped this architecture
+
+    def kv_heads_at(self, layer: int) -> int:
+        """KV heads of one layer's attention."""
+        return self.layer_kv_heads[layer] if self.layer_kv_heads else self.num_kv_heads
+
+    def head_dim_at(self, layer: int) -> int:
+        """Head size (K and Q) of one layer's attention."""
+        return self.layer_head_dim[layer] if self.layer_head_dim else self.head_dim
+
+    def v_head_dim_at(self, layer: int) -> int:
+        """V head size of one layer's attention."""
+        return self.layer_head_dim[layer] if self.layer_head_dim else self.v_head_dim
+
+    def intermediate_at(self, layer: int) -> int:
+        """Dense MLP width of one layer."""
+        return self.layer_intermediate[layer] if self.layer_intermediate else self.intermediate_size
+
+    def has_kv_cache(self, layer: int) -> bool:
+        """False for layers that read another layer's KV (KV sharing)."""
+        return self.kv_shared_from is None or layer < self.kv_shared_from
 
     @property
     def is_moe(self) -> bool:

@@ -6,7 +6,7 @@ Pure and exact: `count_params` sums the logical sizes (what a checkpoint counts)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from recommender.model.spec import ParamCounts
@@ -35,6 +35,8 @@ class Tensor:
     linear: bool = True  # a quantizable Linear weight (biases and norms are not)
     count: int = 1  # stacked experts
     heads: int = 0  # for shard="kv"/"head": number of heads in `rows`
+    loaded: bool = True  # False: in the checkpoint but dropped by vLLM's loader (KV-shared layers' K/V)
+    in_checkpoint: bool = True  # False: allocated by vLLM but not shipped (Gemma-4 k_eq_v: V filled from K)
 
     @property
     def numel(self) -> int:
@@ -47,59 +49,75 @@ def padded_vocab(vocab: int) -> int:
     return -(-vocab // VOCAB_PADDING) * VOCAB_PADDING
 
 
+def norm(s: ModelSpec, module: str, width: int, layer: int | None) -> Tensor:
+    """One norm of the family's kind: RMSNorm holds a weight, LayerNorm a weight and a bias (2 columns)."""
+    cols = 2 if s.norm_kind == "layer" else 1
+    return Tensor(module, "norms", width, cols, "replicated", layer, linear=False)
+
+
+def _mla(s: ModelSpec, i: int) -> list[Tensor]:
+    assert s.mla is not None
+    p = f"model.layers.{i}.self_attn"
+    h = s.hidden_size
+    m = s.mla
+    qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+    out: list[Tensor] = []
+    if m.q_lora_rank:
+        out += [
+            Tensor(f"{p}.q_a_proj", "attention", m.q_lora_rank, h, "replicated", i),
+            Tensor(f"{p}.q_a_layernorm", "norms", m.q_lora_rank, 1, "replicated", i, linear=False),
+            Tensor(f"{p}.q_b_proj", "attention", s.num_heads * qk, m.q_lora_rank, "column", i),
+        ]
+    else:
+        out.append(Tensor(f"{p}.q_proj", "attention", s.num_heads * qk, h, "column", i))
+    return [
+        *out,
+        Tensor(f"{p}.kv_a_proj_with_mqa", "attention", m.kv_lora_rank + m.qk_rope_head_dim, h, "replicated", i),
+        Tensor(f"{p}.kv_a_layernorm", "norms", m.kv_lora_rank, 1, "replicated", i, linear=False),
+        Tensor(
+            f"{p}.kv_b_proj",
+            "attention",
+            s.num_heads * (m.qk_nope_head_dim + m.v_head_dim),
+            m.kv_lora_rank,
+            "column",
+            i,
+        ),
+        Tensor(f"{p}.o_proj", "attention", h, s.num_heads * m.v_head_dim, "row", i),
+    ]
+
+
 def _attention(s: ModelSpec, i: int) -> list[Tensor]:
     p = f"model.layers.{i}.self_attn"
     h = s.hidden_size
     out: list[Tensor] = []
     if s.layer_kinds[i] == "mla":
-        assert s.mla is not None
-        m = s.mla
-        qk = m.qk_nope_head_dim + m.qk_rope_head_dim
-        if m.q_lora_rank:
-            out += [
-                Tensor(f"{p}.q_a_proj", "attention", m.q_lora_rank, h, "replicated", i),
-                Tensor(f"{p}.q_a_layernorm", "norms", m.q_lora_rank, 1, "replicated", i, linear=False),
-                Tensor(f"{p}.q_b_proj", "attention", s.num_heads * qk, m.q_lora_rank, "column", i),
-            ]
-        else:
-            out.append(Tensor(f"{p}.q_proj", "attention", s.num_heads * qk, h, "column", i))
-        out += [
-            Tensor(f"{p}.kv_a_proj_with_mqa", "attention", m.kv_lora_rank + m.qk_rope_head_dim, h, "replicated", i),
-            Tensor(f"{p}.kv_a_layernorm", "norms", m.kv_lora_rank, 1, "replicated", i, linear=False),
-            Tensor(
-                f"{p}.kv_b_proj",
-                "attention",
-                s.num_heads * (m.qk_nope_head_dim + m.v_head_dim),
-                m.kv_lora_rank,
-                "column",
-                i,
-            ),
-            Tensor(f"{p}.o_proj", "attention", h, s.num_heads * m.v_head_dim, "row", i),
-        ]
-        return out
-    q_rows = s.num_heads * s.head_dim * (2 if s.attn_output_gate else 1)
-    kv_rows = s.num_kv_heads * s.head_dim
+        return _mla(s, i)
+    head_dim, kvh = s.head_dim_at(i), s.kv_heads_at(i)
+    q_rows = s.num_heads * head_dim * (2 if s.attn_output_gate else 1)
+    kv_rows = kvh * head_dim
+    shares_kv = not s.has_kv_cache(i)  # Gemma-4 E: K/V ship in the checkpoint, vLLM drops them
+    v_shipped = not (s.k_eq_v and s.layer_kinds[i] == "full")  # Gemma-4: V loaded from K
     out += [
         Tensor(f"{p}.q_proj", "attention", q_rows, h, "head", i, heads=s.num_heads),
-        Tensor(f"{p}.k_proj", "attention", kv_rows, h, "kv", i, heads=s.num_kv_heads),
-        Tensor(f"{p}.v_proj", "attention", kv_rows, h, "kv", i, heads=s.num_kv_heads),
-        Tensor(f"{p}.o_proj", "attention", h, s.num_heads * s.v_head_dim, "row", i),
+        Tensor(f"{p}.k_proj", "attention", kv_rows, h, "kv", i, heads=kvh, loaded=not shares_kv),
+        Tensor(
+            f"{p}.v_proj", "attention", kv_rows, h, "kv", i, heads=kvh, loaded=not shares_kv, in_checkpoint=v_shipped
+        ),
+        Tensor(f"{p}.o_proj", "attention", h, s.num_heads * s.v_head_dim_at(i), "row", i),
     ]
     if s.qkv_bias:
         out += [
             Tensor(f"{p}.q_proj.bias", "attention", q_rows, 1, "head", i, linear=False, heads=s.num_heads),
-            Tensor(f"{p}.k_proj.bias", "attention", kv_rows, 1, "kv", i, linear=False, heads=s.num_kv_heads),
-            Tensor(f"{p}.v_proj.bias", "attention", kv_rows, 1, "kv", i, linear=False, heads=s.num_kv_heads),
+            Tensor(f"{p}.k_proj.bias", "attention", kv_rows, 1, "kv", i, linear=False, heads=kvh),
+            Tensor(f"{p}.v_proj.bias", "attention", kv_rows, 1, "kv", i, linear=False, heads=kvh),
         ]
     if s.o_bias:
         out.append(Tensor(f"{p}.o_proj.bias", "attention", h, 1, "replicated", i, linear=False))
     if s.model_type == "gpt_oss":
         out.append(Tensor(f"{p}.sinks", "attention", s.num_heads, 1, "head", i, linear=False, heads=s.num_heads))
     if s.qk_norm:
-        out += [
-            Tensor(f"{p}.q_norm", "norms", s.head_dim, 1, "replicated", i, linear=False),
-            Tensor(f"{p}.k_norm", "norms", s.head_dim, 1, "replicated", i, linear=False),
-        ]
+        k_norm = norm(s, f"{p}.k_norm", head_dim, i)
+        out += [norm(s, f"{p}.q_norm", head_dim, i), replace(k_norm, loaded=not shares_kv)]
     return out
 
 
@@ -125,61 +143,115 @@ def _linear_attention(s: ModelSpec, i: int) -> list[Tensor]:
 def _mamba(s: ModelSpec, i: int) -> list[Tensor]:
     assert s.mamba is not None
     m = s.mamba
+    if m.version == 1:
+        return _mamba1(s, i)
     p = f"backbone.layers.{i}.mixer"
     h = s.hidden_size
     conv_dim = m.intermediate + 2 * m.n_groups * m.state_size
-    return [
-        Tensor(
-            f"{p}.in_proj", "mixer", 2 * m.intermediate + 2 * m.n_groups * m.state_size + m.num_heads, h, "column", i
-        ),
+    in_rows = 2 * m.intermediate + 2 * m.n_groups * m.state_size + m.num_heads
+    out = [
+        Tensor(f"{p}.in_proj", "mixer", in_rows, h, "column", i),
         Tensor(f"{p}.conv1d.weight", "mixer", conv_dim, m.conv_kernel, "column", i, linear=False),
-        Tensor(f"{p}.conv1d.bias", "mixer", conv_dim, 1, "column", i, linear=False),
         Tensor(f"{p}.dt_bias", "mixer", m.num_heads, 1, "column", i, linear=False),
         Tensor(f"{p}.A_log", "mixer", m.num_heads, 1, "column", i, linear=False),
         Tensor(f"{p}.D", "mixer", m.num_heads, 1, "column", i, linear=False),
         Tensor(f"{p}.norm", "norms", m.intermediate, 1, "column", i, linear=False),
         Tensor(f"{p}.out_proj", "mixer", h, m.intermediate, "row", i),
     ]
-
-
-def _mlp(s: ModelSpec, i: int) -> list[Tensor]:
-    h = s.hidden_size
-    kind = s.mlp_kinds[i]
-    p = f"model.layers.{i}.mlp"
-    if kind == "dense":
-        inter = s.intermediate_size
-        up_rows = 2 * inter if s.gated_mlp else inter
-        out = [
-            Tensor(f"{p}.gate_up_proj", "mlp", up_rows, h, "column", i),
-            Tensor(f"{p}.down_proj", "mlp", h, inter, "row", i),
+    if m.conv_bias:
+        out.append(Tensor(f"{p}.conv1d.bias", "mixer", conv_dim, 1, "column", i, linear=False))
+    if m.proj_bias:
+        out += [
+            Tensor(f"{p}.in_proj.bias", "mixer", in_rows, 1, "column", i, linear=False),
+            Tensor(f"{p}.out_proj.bias", "mixer", h, 1, "replicated", i, linear=False),
         ]
-        if s.mlp_bias:
-            out += [
-                Tensor(f"{p}.gate_up_proj.bias", "mlp", up_rows, 1, "column", i, linear=False),
-                Tensor(f"{p}.down_proj.bias", "mlp", h, 1, "replicated", i, linear=False),
-            ]
-        return out
-    if kind == "none":
-        return []
+    return out
+
+
+def _mamba1(s: ModelSpec, i: int) -> list[Tensor]:
+    """vllm/model_executor/layers/mamba/mamba_mixer.py MambaMixer (Jamba, Mamba, Falcon-Mamba)."""
+    assert s.mamba is not None
+    m = s.mamba
+    p = f"model.layers.{i}.mamba"
+    h, inner, n, r = s.hidden_size, m.intermediate, m.state_size, m.dt_rank
+    out = [
+        Tensor(f"{p}.in_proj", "mixer", 2 * inner, h, "column", i),
+        Tensor(f"{p}.conv1d.weight", "mixer", inner, m.conv_kernel, "column", i, linear=False),
+        Tensor(f"{p}.x_proj", "mixer", r + 2 * n, inner, "row", i),
+        Tensor(f"{p}.dt_proj", "mixer", inner, r, "column", i),
+        Tensor(f"{p}.dt_proj.bias", "mixer", inner, 1, "column", i, linear=False),
+        Tensor(f"{p}.A_log", "mixer", inner, n, "column", i, linear=False),
+        Tensor(f"{p}.D", "mixer", inner, 1, "column", i, linear=False),
+        Tensor(f"{p}.out_proj", "mixer", h, inner, "row", i),
+    ]
+    if m.conv_bias:
+        out.append(Tensor(f"{p}.conv1d.bias", "mixer", inner, 1, "column", i, linear=False))
+    if m.proj_bias:
+        out += [
+            Tensor(f"{p}.in_proj.bias", "mixer", 2 * inner, 1, "column", i, linear=False),
+            Tensor(f"{p}.out_proj.bias", "mixer", h, 1, "replicated", i, linear=False),
+        ]
+    if m.inner_norms:  # Jamba: dt_layernorm, b_layernorm, c_layernorm
+        out.append(Tensor(f"{p}.dt_b_c_layernorms", "norms", r + 2 * n, 1, "replicated", i, linear=False))
+    return out
+
+
+def _dense_mlp(s: ModelSpec, i: int) -> list[Tensor]:
+    h = s.hidden_size
+    p = f"model.layers.{i}.mlp"
+    inter = s.intermediate_at(i)
+    up_rows = 2 * inter if s.gated_mlp else inter
+    out = [
+        Tensor(f"{p}.gate_up_proj", "mlp", up_rows, h, "column", i),
+        Tensor(f"{p}.down_proj", "mlp", h, inter, "row", i),
+    ]
+    if s.mlp_bias:
+        out += [
+            Tensor(f"{p}.gate_up_proj.bias", "mlp", up_rows, 1, "column", i, linear=False),
+            Tensor(f"{p}.down_proj.bias", "mlp", h, 1, "replicated", i, linear=False),
+        ]
+    return out
+
+
+def _router(s: ModelSpec, i: int) -> list[Tensor]:
     assert s.moe is not None
     m = s.moe
-    e_up = 2 * m.expert_intermediate if m.gated else m.expert_intermediate
-    out = [
-        Tensor(f"{p}.gate", "router", m.num_experts, h, "replicated", i, linear=False),
-        Tensor(f"{p}.experts.w13", "experts", e_up, h, "expert_w13", i, count=m.num_experts),
-        Tensor(f"{p}.experts.w2", "experts", h, m.expert_intermediate, "expert_w2", i, count=m.num_experts),
-    ]
+    h = s.hidden_size
+    p = f"model.layers.{i}.mlp"
+    out = [Tensor(f"{p}.gate", "router", m.num_experts, h, "replicated", i, linear=False)]
     if m.router_bias:
         out.append(Tensor(f"{p}.gate.bias", "router", m.num_experts, 1, "replicated", i, linear=False))
-    if m.expert_bias:
-        out += [
-            Tensor(f"{p}.experts.w13_bias", "experts", e_up, 1, "expert_vec", i, linear=False, count=m.num_experts),
-            Tensor(f"{p}.experts.w2_bias", "experts", h, 1, "expert_vec", i, linear=False, count=m.num_experts),
-        ]
-    if s.model_type.startswith("deepseek") or s.model_type in ("kimi_k2", "nemotron_h"):
+    if m.score_correction_bias:
         out.append(
             Tensor(f"{p}.gate.e_score_correction_bias", "router", m.num_experts, 1, "replicated", i, linear=False)
         )
+    if m.router_scales:  # Gemma-4 Gemma4Router.scale and per_expert_scale
+        out.append(Tensor(f"{p}.router.scales", "router", h + m.num_experts, 1, "replicated", i, linear=False))
+    return out
+
+
+def _moe(s: ModelSpec, i: int) -> list[Tensor]:
+    assert s.moe is not None
+    m = s.moe
+    h = s.hidden_size
+    p = f"model.layers.{i}.mlp"
+    width = m.latent_size or h  # Nemotron-3 latent MoE: experts read and write the latent width
+    e_up = 2 * m.expert_intermediate if m.gated else m.expert_intermediate
+    out = [
+        *_router(s, i),
+        Tensor(f"{p}.experts.w13", "experts", e_up, width, "expert_w13", i, count=m.num_experts),
+        Tensor(f"{p}.experts.w2", "experts", width, m.expert_intermediate, "expert_w2", i, count=m.num_experts),
+    ]
+    if m.latent_size:  # ReplicatedLinear fc1_latent_proj / fc2_latent_proj (nemotron_h.py)
+        out += [
+            Tensor(f"{p}.fc1_latent_proj", "experts", m.latent_size, h, "replicated", i),
+            Tensor(f"{p}.fc2_latent_proj", "experts", h, m.latent_size, "replicated", i),
+        ]
+    if m.expert_bias:
+        out += [
+            Tensor(f"{p}.experts.w13_bias", "experts", e_up, 1, "expert_vec", i, linear=False, count=m.num_experts),
+            Tensor(f"{p}.experts.w2_bias", "experts", width, 1, "expert_vec", i, linear=False, count=m.num_experts),
+        ]
     if m.shared_intermediate:
         si = m.shared_intermediate
         s_up = 2 * si if m.gated else si
@@ -192,14 +264,20 @@ def _mlp(s: ModelSpec, i: int) -> list[Tensor]:
     return out
 
 
+def _mlp(s: ModelSpec, i: int) -> list[Tensor]:
+    kind = s.mlp_kinds[i]
+    if kind == "dense":
+        return _dense_mlp(s, i)
+    if kind == "none":
+        return []
+    return _moe(s, i)
+
+
 def layer_tensors(s: ModelSpec, i: int) -> list[Tensor]:
     """All tensors of decoder layer i."""
     h = s.hidden_size
     kind = s.layer_kinds[i]
-    out = [
-        Tensor(f"model.layers.{i}.norm{j}", "norms", h, 1, "replicated", i, linear=False)
-        for j in range(s.norms_per_layer)
-    ]
+    out = [norm(s, f"model.layers.{i}.norm{j}", h, i) for j in range(s.norms_per_layer)]
     if kind in ("full", "sliding", "chunked", "mla"):
         out += _attention(s, i)
     elif kind == "linear_attention":
@@ -241,15 +319,24 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
 
 
 def model_tensors(s: ModelSpec) -> list[Tensor]:
-    """Every weight tensor of the model (vision encoder, embedding, layers, final norm, lm_head)."""
+    """Every weight tensor of the model (vision encoder, embeddings, layers, final norm, lm_head)."""
     h = s.hidden_size
     out = vision_tensors(s)
     out.append(Tensor("model.embed_tokens", "embedding", s.vocab_size, h, "vocab", None, linear=False))
+    if s.learned_positions:  # nn.Embedding, replicated (gpt2.py wpe, opt.py embed_positions)
+        out.append(
+            Tensor("model.embed_positions", "embedding", s.learned_positions, h, "replicated", None, linear=False)
+        )
+    if s.embedding_norm:
+        out.append(norm(s, "model.embed_layernorm", h, None))
     for i in range(s.num_layers):
         out += layer_tensors(s, i)
-    out.append(Tensor("model.norm", "norms", h, 1, "replicated", None, linear=False))
+    if s.final_norm:
+        out.append(norm(s, "model.norm", h, None))
     if not s.tie_word_embeddings:
         out.append(Tensor("lm_head", "lm_head", s.vocab_size, h, "vocab", None, linear=False))
+    if s.lm_head_bias:
+        out.append(Tensor("lm_head.bias", "lm_head", s.vocab_size, 1, "vocab", None, linear=False))
     return out
 
 
@@ -257,7 +344,8 @@ def count_params(s: ModelSpec) -> ParamCounts:
     """Exact logical parameter counts per tensor group."""
     totals: dict[str, int] = {}
     for t in model_tensors(s):
-        totals[t.group] = totals.get(t.group, 0) + t.numel
+        if t.in_checkpoint:
+            totals[t.group] = totals.get(t.group, 0) + t.numel
     return ParamCounts(
         embedding=totals.get("embedding", 0),
         attention=totals.get("attention", 0),

@@ -1,0 +1,246 @@
+"""Per-feature extractors: config values -> the spec of one architectural feature (MoE, MLA, gated DeltaNet,
+Mamba, vision tower, rotary positions, context length). Pure; every value read through ConfigValues (bounded)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from recommender.errors import ModelConfigError
+from recommender.model.config_values import (
+    MAX_EXPERTS,
+    MAX_HIDDEN,
+    MAX_POSITIONS,
+    MAX_VISION_DEPTH,
+    ConfigValues,
+    checked_int,
+)
+from recommender.model.spec import LinearAttentionSpec, MambaSpec, MlaSpec, MoeSpec, VisionSpec
+
+# vLLM transformers_utils/model_arch_config_convertor.py: keys whose minimum is the derived max length.
+MAX_LEN_KEYS = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+)
+DEFAULT_MAX_LEN = 2048  # vLLM's fallback when no key is set (config/model.py _get_and_verify_max_len)
+# Rope types whose `factor` is already reflected in max_position_embeddings (config/model.py).
+ROPE_NO_SCALE = {"su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling", "mrope", "default"}
+YARN_TYPES = ("yarn", "deepseek_yarn")
+
+# Config keys naming the routed-expert count, top-k and widths, across families.
+EXPERT_COUNT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
+TOP_K_KEYS = ("num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts")
+
+# Vision-tower defaults when vision_config omits them (SigLIP / CLIP conventions).
+DEFAULT_PATCH = 14
+DEFAULT_CHANNELS = 3
+DEFAULT_IMAGE_SIZE = 896
+DEFAULT_CONV_KERNEL = 4  # Mamba / gated DeltaNet causal conv width (transformers defaults)
+MAMBA1_DT_RANK_DIVISOR = 16  # time_step_rank "auto" = ceil(hidden / 16) (MambaConfig, JambaConfig)
+
+
+def experts_count(c: ConfigValues) -> int:
+    """Routed experts per MoE layer (0 for a dense model)."""
+    return c.first_int(EXPERT_COUNT_KEYS, 0, bound=MAX_EXPERTS)
+
+
+def moe_spec(c: ConfigValues, model_type: str, intermediate: int) -> MoeSpec:
+    """Routed experts, shared experts and router extras of an MoE layer."""
+    n_experts = experts_count(c)
+    top_k = c.first_int(TOP_K_KEYS, 0, bound=MAX_EXPERTS)
+    if top_k <= 0:
+        raise ModelConfigError("MoE config is missing num_experts_per_tok")
+    if top_k > n_experts:
+        raise ModelConfigError(f"MoE config routes each token to {top_k} experts but has only {n_experts}")
+    if model_type.startswith(("llama4", "gemma4")):
+        # Llama-4: the shared expert has the dense width; Gemma-4: a dense MLP runs beside the experts.
+        expert_i = c.get_int("moe_intermediate_size", intermediate)
+        shared = intermediate
+    else:
+        expert_i = c.first_int(("moe_intermediate_size",), intermediate)
+        shared = c.first_int(("shared_expert_intermediate_size",), 0)
+        n_shared = c.get_int("n_shared_experts", 0, zero_ok=True, bound=MAX_EXPERTS)
+        if not shared and n_shared:
+            shared = n_shared * c.first_int(("moe_shared_expert_intermediate_size",), expert_i)
+    if expert_i <= 0:
+        raise ModelConfigError("MoE config is missing moe_intermediate_size")
+    return MoeSpec(
+        num_experts=n_experts,
+        top_k=top_k,
+        expert_intermediate=expert_i,
+        shared_intermediate=shared,
+        gated=model_type != "nemotron_h",
+        expert_bias=model_type == "gpt_oss",
+        router_bias=model_type == "gpt_oss",
+        shared_gate=c.has("shared_expert_intermediate_size"),
+        latent_size=c.get_int("moe_latent_size", 0, zero_ok=True, bound=MAX_HIDDEN),
+        score_correction_bias=model_type.startswith("deepseek") or model_type in ("kimi_k2", "nemotron_h"),
+        router_scales=model_type.startswith("gemma4"),
+    )
+
+
+def mla_spec(c: ConfigValues) -> MlaSpec:
+    """Multi-head latent attention ranks (DeepSeek V2/V3, Kimi-K2)."""
+    return MlaSpec(
+        kv_lora_rank=c.get_int("kv_lora_rank"),
+        q_lora_rank=c.opt_int("q_lora_rank") or None,
+        qk_nope_head_dim=c.get_int("qk_nope_head_dim"),
+        qk_rope_head_dim=c.get_int("qk_rope_head_dim"),
+        v_head_dim=c.get_int("v_head_dim"),
+    )
+
+
+def linear_attention_spec(c: ConfigValues) -> LinearAttentionSpec:
+    """Gated DeltaNet heads (Qwen3-Next, Qwen3.5)."""
+    return LinearAttentionSpec(
+        num_k_heads=c.get_int("linear_num_key_heads"),
+        num_v_heads=c.get_int("linear_num_value_heads"),
+        head_k_dim=c.get_int("linear_key_head_dim"),
+        head_v_dim=c.get_int("linear_value_head_dim"),
+        conv_kernel=c.get_int("linear_conv_kernel_dim", DEFAULT_CONV_KERNEL),
+        state_dtype=c.text("mamba_ssm_dtype") or None,
+    )
+
+
+def mamba2_spec(c: ConfigValues) -> MambaSpec:
+    """A Mamba2 mixer (Nemotron-H, Granite-4-H, Falcon-H1)."""
+    heads = c.get_int("mamba_num_heads")
+    head_dim = c.get_int("mamba_head_dim")
+    return MambaSpec(
+        num_heads=heads,
+        head_dim=head_dim,
+        state_size=c.get_int("ssm_state_size"),
+        n_groups=c.get_int("n_groups", 1),
+        conv_kernel=c.get_int("conv_kernel", DEFAULT_CONV_KERNEL),
+        intermediate=heads * head_dim,
+        ssm_state_dtype=c.text("mamba_ssm_cache_dtype") or "float32",
+        conv_bias=c.flag("use_conv_bias", True),
+        proj_bias=c.flag("mamba_proj_bias", False),
+    )
+
+
+def mamba1_spec(c: ConfigValues, hidden: int, *, jamba: bool) -> MambaSpec:
+    """A Mamba1 mixer (Jamba's mamba_* keys, or MambaConfig's state_size / expand / time_step_rank)."""
+    prefix, state_key, conv_key, rank_key = (
+        ("mamba_", "mamba_d_state", "mamba_d_conv", "mamba_dt_rank")
+        if jamba
+        else ("", "state_size", "conv_kernel", "time_step_rank")
+    )
+    expand = c.get_int(f"{prefix}expand", 2)
+    rank_raw = c.raw(rank_key, "auto")
+    dt_rank = math.ceil(hidden / MAMBA1_DT_RANK_DIVISOR) if rank_raw == "auto" else c.get_int(rank_key)
+    return MambaSpec(
+        num_heads=0,
+        head_dim=0,
+        state_size=c.get_int(state_key, 16),
+        n_groups=1,
+        conv_kernel=c.get_int(conv_key, DEFAULT_CONV_KERNEL),
+        intermediate=checked_int(expand * hidden, "mamba expand x hidden_size", bound=MAX_HIDDEN * 4),
+        ssm_state_dtype=c.text("mamba_ssm_cache_dtype") or None,
+        version=1,
+        dt_rank=dt_rank,
+        conv_bias=c.flag("mamba_conv_bias" if jamba else "use_conv_bias", True),
+        proj_bias=c.flag("mamba_proj_bias" if jamba else "use_bias", False),
+        inner_norms=jamba,
+    )
+
+
+def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | None:
+    """A ViT-style vision tower from `vision_config`, when its size is stated."""
+    raw = config.get("vision_config")
+    if not isinstance(raw, Mapping):
+        return None
+    v = ConfigValues(raw, "config.json vision_config")
+    if not (v.has("depth") or v.has("num_hidden_layers")) or not v.has("hidden_size") or not v.has("intermediate_size"):
+        return None
+    depth = v.first_int(("depth", "num_hidden_layers"), 0, bound=MAX_VISION_DEPTH)
+    hidden = v.get_int("hidden_size", bound=MAX_HIDDEN)
+    inter = v.get_int("intermediate_size")
+    patch = v.get_int("patch_size", DEFAULT_PATCH)
+    channels = v.first_int(("in_channels", "num_channels"), DEFAULT_CHANNELS)
+    temporal = v.get_int("temporal_patch_size", 1)
+    side = v.get_int("image_size", DEFAULT_IMAGE_SIZE) // patch
+    positions = v.get_int("num_position_embeddings", side * side, bound=MAX_POSITIONS)
+    merge = v.get_int("spatial_merge_size", 0, zero_ok=True)
+    out_hidden = v.get_int("out_hidden_size", text_hidden, bound=MAX_HIDDEN)
+    proj_in = hidden * merge * merge if merge else hidden
+    return VisionSpec(
+        depth=depth,
+        hidden=hidden,
+        intermediate=inter,
+        patch_params=channels * patch * patch * temporal * hidden + hidden,
+        positions=positions,
+        projector_in=proj_in,
+        projector_hidden=proj_in if merge else 0,
+        out_hidden=out_hidden,
+    )
+
+
+def rope_parameters(c: ConfigValues) -> Mapping[str, Any]:
+    """rope_scaling / rope_parameters (one mapping; per-layer-type maps keep their full-attention entry)."""
+    rope = c.data.get("rope_scaling") or c.data.get("rope_parameters") or {}
+    if not isinstance(rope, Mapping):
+        return {}
+    full = rope.get("full_attention")
+    return full if isinstance(full, Mapping) else rope
+
+
+def derive_max_len(c: ConfigValues, model_type: str) -> tuple[int, str]:
+    """vLLM's derived max_model_len: min over the known keys, times the rope factor where it applies."""
+    found = [(c.get_int(k, bound=MAX_POSITIONS), k) for k in MAX_LEN_KEYS if isinstance(c.data.get(k), int)]
+    if not found:
+        return DEFAULT_MAX_LEN, "default"
+    length, key = min(found)
+    rope = rope_parameters(c)
+    rope_type = str(rope.get("rope_type", rope.get("type", "default")))
+    factor = rope.get("factor")
+    if isinstance(factor, (int, float)) and rope_type not in ROPE_NO_SCALE and not model_type.startswith("gemma3"):
+        if not math.isfinite(factor) or factor <= 0:
+            raise ModelConfigError(f"config.json rope factor must be a positive finite number, got {factor!r}")
+        length = checked_int(int(length * factor), "max length x rope factor", bound=MAX_POSITIONS)
+    return length, key
+
+
+@dataclass(frozen=True, slots=True)
+class Rotary:
+    """The rotary cos/sin cache vLLM allocates: `dim` columns over `max_position` rows (0: no rotary)."""
+
+    dim: int
+    max_position: int
+
+
+def rotary(c: ConfigValues, head_dim: int, max_len: int, *, mla_rope_dim: int | None, uses_rope: bool) -> Rotary:
+    """Rotary dimension (partial_rotary_factor, rotary_dim) and cache length (yarn extends it)."""
+    if not uses_rope:
+        return Rotary(0, 0)
+    rope = rope_parameters(c)
+    if mla_rope_dim is not None:
+        dim = mla_rope_dim
+    elif c.has("rotary_dim"):
+        dim = c.get_int("rotary_dim")
+    else:
+        partial = c.number("partial_rotary_factor", 0.0) or _number(rope.get("partial_rotary_factor"), 1.0)
+        dim = int(head_dim * partial)
+    max_position = c.get_int("max_position_embeddings", max_len, bound=MAX_POSITIONS)
+    orig, factor = rope.get("original_max_position_embeddings"), rope.get("factor")
+    if str(rope.get("rope_type", rope.get("type", ""))) in YARN_TYPES and orig and factor:
+        extended = int(
+            checked_int(orig, "rope original_max_position_embeddings", bound=MAX_POSITIONS) * _number(factor, 1)
+        )
+        max_position = checked_int(extended, "rope original_max_position_embeddings x factor", bound=MAX_POSITIONS)
+    return Rotary(dim, max_position)
+
+
+def _number(value: Any, default: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return default
+    return float(value)
