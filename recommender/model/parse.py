@@ -16,7 +16,7 @@ from typing import Any
 from recommender.errors import ModelConfigError, UnsupportedArchitectureError
 from recommender.model import features
 from recommender.model.config_values import MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_VOCAB, ConfigValues
-from recommender.model.families import REMOVED_IN, Family, family_for, family_key, refusal
+from recommender.model.families import REMOVED_IN, TEXT_CONFIG_DEFAULTS, Family, family_for, family_key, refusal
 from recommender.model.layer_plan import (
     LayerPlan,
     attention_free_plan,
@@ -94,6 +94,7 @@ def _merged(config: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     multimodal = bool(config.get("vision_config") or text)
     merged = {k: v for k, v in config.items() if k not in ("vision_config", *MULTIMODAL_TEXT_KEYS)}
     if text is not None:
+        merged.update(TEXT_CONFIG_DEFAULTS.get(str(text.get("model_type")), {}))
         merged.update(text)
     return merged, multimodal
 
@@ -185,10 +186,10 @@ class _Features:
     mamba: MambaSpec | None
 
 
-def _features(c: ConfigValues, key: str, model_type: str, plan: LayerPlan, d: _Dims) -> _Features:
+def _features(c: ConfigValues, key: str, family: Family, model_type: str, plan: LayerPlan, d: _Dims) -> _Features:
     moe = None
     if "moe" in plan.mlps and features.experts_count(c):
-        moe = features.moe_spec(c, model_type, d.intermediate)
+        moe = features.moe_spec(c, model_type, d.intermediate, score_bias=family.score_bias)
     mamba = None
     if "mamba" in plan.kinds:
         mamba = (
@@ -227,7 +228,7 @@ def _parse(
     _check_required(c, ident, family)
     d = _dimensions(c, key in ATTENTION_FREE_TYPES)
     plan = _layer_plan(c, key, ident.model_type, d)
-    feats = _features(c, key, ident.model_type, plan, d)
+    feats = _features(c, key, family, ident.model_type, plan, d)
     dense_intermediate = c.first_int(("intermediate_size_mlp",), d.intermediate)
     if "dense" in plan.mlps and dense_intermediate <= 0:
         raise ModelConfigError("config.json is missing intermediate_size")
