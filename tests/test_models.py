@@ -9,7 +9,9 @@ import pytest
 
 from recommender.catalog import find_model, load_aliases, load_model, load_models
 from recommender.errors import ModelConfigError, UnknownModelError, UnsupportedArchitectureError
+from recommender.memory.kv_cache import build_layout
 from recommender.model.parse import parse_config
+from recommender.model.spec import ModelSpec
 from recommender.sources.resolve import resolve_model
 
 from .conftest import HF_CONFIGS
@@ -407,3 +409,112 @@ def test_hostile_sizes_are_refused_fast_in_one_line(change: dict[str, object], m
 def test_removed_architectures_keep_the_release_that_dropped_them() -> None:
     config = {**BASE, "architectures": ["MptForCausalLM"], "model_type": "mpt"}
     assert parse_config(config, name="mpt", source="test").removed_in == "0.28.0"
+
+
+# --- Architectures: hand-checked from vLLM 0.33's source ---------------------------------------------------------
+
+
+def _ref(name: str) -> ModelSpec:
+    folder = HF_CONFIGS / name
+    if not folder.is_dir():
+        pytest.skip("../shared/reference/hf-configs is not beside this checkout")
+    return resolve_model(str(folder))
+
+
+def test_deepseek_sparse_attention_indexer() -> None:
+    """DeepSeek-V3.2 / GLM-5 (vllm/models/deepseek_v32/attention.py): MLA plus a lightning indexer on the layers
+    where max(i - index_skip_topk_offset + 1, 0) % index_topk_freq == 0; its K cache is head_dim + head_dim/128*4
+    uint8 bytes a token in the MLA group; a quantized MLA cache is FlashMLA-sparse's 656-byte fp8_ds_mla blob."""
+    v32 = _ref("deepseek-ai--DeepSeek-V3.2")
+    assert v32.mla is not None and v32.mla.indexer is not None and len(v32.mla.indexer.layers) == 61
+    # Indexer weights per layer: wq_b 64*128 x 1536, wk 128 x 7168, weights_proj 64 x 7168, k_norm 2 x 128.
+    per_layer = 64 * 128 * 1536 + 128 * 7168 + 64 * 7168 + 2 * 128
+    assert v32.params is not None and v32.params.total == 671_026_419_200 + 61 * per_layer  # DeepSeek-V3's count
+    bf16 = build_layout(v32, range(61), tp=8, block_size=16, kv_bytes=2, model_bytes=2)
+    fp8 = build_layout(v32, range(61), tp=8, block_size=16, kv_bytes=1, model_bytes=2)
+    assert bf16.bytes_per_token == 61 * ((512 + 64) * 2 + 132) and bf16.bytes_per_block == 16 * 61 * 1284
+    assert fp8.bytes_per_token == 61 * (656 + 132)
+    # vLLM 0.33's planner on these specs (shared/tools/vllm-oracle with the indexer caches added; 10 GiB, TP=8,
+    # 32,768 tokens): one UniformTypeKVCacheSpecs group of 122 caches, 8,568 blocks, 137,088 tokens.
+    blocks = 10 * 2**30 // bf16.bytes_per_block
+    assert blocks == 8_568 and blocks // bf16.blocks_per_request(32768, 16384, prefix_caching=True) * 32768 == 137_088
+    glm52 = _ref("zai-org--GLM-5.2")  # index_topk_freq 4, offset 3: the config's indexer_types say the same
+    assert glm52.mla is not None and glm52.mla.indexer is not None
+    assert sorted(glm52.mla.indexer.layers)[:6] == [0, 1, 2, 6, 10, 14] and len(glm52.mla.indexer.layers) == 21
+    mixed = build_layout(glm52, range(78), tp=8, block_size=16, kv_bytes=1, model_bytes=2)
+    assert mixed.bytes_per_block == 16 * (78 * 656 + 21 * 132)  # pages of different sizes, summed in one group
+
+
+def test_glm5_matches_its_published_size() -> None:
+    """zai-org/GLM-5 model card: 744B total parameters (40B active), without the MTP layer."""
+    spec = _ref("zai-org--GLM-5")
+    assert spec.params is not None and spec.params.total == pytest.approx(744e9, rel=0.001)
+
+
+# Gemma-4 E2B text_config, as inlined from the fetched google/gemma-4-E2B config.json in a public parity test (code
+# index id 59897965653): 35 layers, KV shared from layer 15, per-layer embeddings of 256, double-wide MLPs.
+GEMMA4_E2B = {
+    "architectures": ["Gemma4ForCausalLM"],
+    "model_type": "gemma4_text",
+    "attention_bias": False,
+    "attention_k_eq_v": False,
+    "enable_moe_block": False,
+    "global_head_dim": 512,
+    "head_dim": 256,
+    "hidden_size": 1536,
+    "hidden_size_per_layer_input": 256,
+    "intermediate_size": 6144,
+    "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 7,
+    "max_position_embeddings": 131072,
+    "num_attention_heads": 8,
+    "num_global_key_value_heads": None,
+    "num_hidden_layers": 35,
+    "num_key_value_heads": 1,
+    "num_kv_shared_layers": 20,
+    "rope_parameters": {
+        "full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0, "rope_type": "proportional"},
+        "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"},
+    },
+    "sliding_window": 512,
+    "tie_word_embeddings": True,
+    "use_double_wide_mlp": True,
+    "vocab_size": 262144,
+    "vocab_size_per_layer_input": 262144,
+}
+
+
+def test_gemma4_parameters_match_the_reference_implementation() -> None:
+    """transformers 5.20 (Gemma4ForConditionalGeneration / Gemma4ForCausalLM on the meta device) counts
+    25,805,933,872 parameters for gemma-4-26B-A4B (vision tower included) and 31,273,086,512 for the 31B; the
+    checkpoints add one layer_scalar per layer. E2B: 4,628,569,344 in transformers, which drops the K/V projections
+    of the 20 KV-shared layers that the checkpoint still ships (vLLM's loader drops them, gemma4.py)."""
+    moe = _ref("google--gemma-4-26B-A4B")
+    assert moe.params is not None and moe.params.total == 25_805_933_872 + 30
+    assert moe.moe is not None and moe.moe.shared_intermediate == 2112 and moe.k_eq_v  # dense MLP beside experts
+    dense = _ref("nvidia--Gemma-4-31B-IT-NVFP4")
+    assert dense.params is not None and dense.params.total == 31_273_086_512 + 60
+    e2b = parse_config(GEMMA4_E2B, name="gemma-4-E2B", source="test")
+    shared_kv = 16 * (2 * 256 * 1536 + 256) + 4 * (2 * 512 * 1536 + 512)  # 16 sliding, 4 full shared layers
+    assert e2b.params is not None and e2b.params.total == 4_628_569_344 + 35 + shared_kv
+    assert e2b.kv_shared_from == 15 and e2b.intermediate_at(15) == 2 * 6144 and e2b.intermediate_at(14) == 6144
+
+
+def test_gemma4_kv_layout_matches_vllm() -> None:
+    """vLLM 0.33's own planner (get_kv_cache_groups / get_kv_cache_config_from_groups, run through
+    shared/tools/vllm-oracle with Gemma-4's per-layer specs): full layers (2 KV heads of 512 for 26B-A4B) have half
+    the sliding page, so unify_kv_cache_spec_page_size gives them 32-token blocks; 10 GiB, 32,768 tokens:
+    16,384 blocks of 655,360 bytes, 82,991 tokens. E2B (KV shared from layer 15): 4 GiB gives 43,690 blocks of
+    98,304 bytes and 343,812 tokens."""
+    moe = _ref("google--gemma-4-26B-A4B")
+    layout = build_layout(moe, range(30), tp=1, block_size=16, kv_bytes=2, model_bytes=2)
+    assert layout.bytes_per_block == 655_360 and [g.block_size for g in layout.groups] == [16] * 5 + [32]
+    blocks = 10 * 2**30 // layout.bytes_per_block
+    assert (
+        blocks == 16_384
+        and int(blocks / layout.blocks_per_request(32768, 16384, prefix_caching=True) * 32768) == 82_991
+    )
+    e2b = parse_config(GEMMA4_E2B, name="gemma-4-E2B", source="test")
+    small = build_layout(e2b, range(35), tp=1, block_size=16, kv_bytes=2, model_bytes=2)
+    blocks = 4 * 2**30 // small.bytes_per_block
+    assert small.bytes_per_block == 98_304 and blocks == 43_690
+    assert int(blocks / small.blocks_per_request(32768, 16384, prefix_caching=True) * 32768) == 343_812

@@ -3,7 +3,7 @@ vllm/v1/core/kv_cache_planning.py in 0.33)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from recommender.model.spec import ModelSpec
@@ -11,6 +11,10 @@ from recommender.units import cdiv
 
 SpecKind = Literal["full", "sliding", "chunked", "mla", "mamba"]
 _STATE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, None: 2}
+# Sparse MLA (DeepSeek-V3.2, GLM-5): FlashMLA-sparse stores a quantized cache as fp8_ds_mla, an opaque 656-byte
+# blob per token (NoPE fp8 + scales + RoPE bf16; mla_attention.py get_kv_cache_spec), whatever fp8 flavour is asked.
+FP8_DS_MLA_BYTES = 656
+INDEXER_QUANT_BLOCK = 128  # the indexer K cache holds head_dim fp8 bytes + 4 scale bytes per 128 (uint8 cache)
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +25,7 @@ class LayerKv:
     page_bytes: int  # bytes of one block of this layer (padded for mamba)
     bytes_per_token: int  # 0 for mamba (state per request)
     window: int | None = None
+    block_size: int | None = None  # tokens per block when unifying page sizes scaled it (None: the layout's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +35,7 @@ class KvGroup:
     kind: SpecKind
     layers: int
     window: int | None
+    block_size: int | None = None  # None: the layout's block size
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +54,8 @@ class KvLayout:
     def blocks_per_request(self, max_model_len: int, max_in_flight_tokens: int, *, prefix_caching: bool) -> int:
         """Sum over groups of cdiv(max_memory_usage_bytes, page) for one max-length request."""
         total = 0
-        bs = self.block_size
         for g in self.groups:
+            bs = g.block_size or self.block_size
             if g.kind in ("full", "mla"):
                 total += cdiv(max_model_len, bs)
             elif g.kind in ("sliding", "chunked"):
@@ -81,9 +87,7 @@ def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, m
         window = s.sliding_window if kind == "sliding" else s.attention_chunk_size if kind == "chunked" else None
         return LayerKv(kind, block_size * per_token, per_token, window)
     if kind == "mla":
-        assert s.mla is not None
-        per_token = (s.mla.kv_lora_rank + s.mla.qk_rope_head_dim) * kv_bytes
-        return LayerKv("mla", block_size * per_token, per_token)
+        return _mla_kv(s, i, block_size, kv_bytes)
     if kind == "linear_attention":
         la = s.linear_attention
         assert la is not None
@@ -104,6 +108,37 @@ def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, m
         ssm = cdiv(m.num_heads, tp) * m.head_dim * m.state_size * _STATE_BYTES.get(m.ssm_state_dtype, 4)
         return LayerKv("mamba", conv + ssm, 0)
     return None
+
+
+def _mla_kv(s: ModelSpec, i: int, block_size: int, kv_bytes: int) -> LayerKv:
+    """MLA: one latent vector per token, identical on every TP rank; a sparse (indexer) layer adds its indexer K
+    cache (DeepseekV32IndexerCache: an MLAAttentionSpec of head_dim + head_dim / 128 * 4 uint8 bytes) in the same
+    KV-cache group (UniformTypeKVCacheSpecs: one page per layer, summed)."""
+    assert s.mla is not None
+    m = s.mla
+    per_token = (m.kv_lora_rank + m.qk_rope_head_dim) * kv_bytes
+    if m.indexer is not None:
+        if kv_bytes == 1:
+            per_token = FP8_DS_MLA_BYTES
+        if i in m.indexer.layers:
+            per_token += m.indexer.head_dim + m.indexer.head_dim // INDEXER_QUANT_BLOCK * 4
+    return LayerKv("mla", block_size * per_token, per_token)
+
+
+def _unify_page_sizes(specs: list[LayerKv], bs: int) -> list[LayerKv]:
+    """kv_cache_planning.py unify_kv_cache_spec_page_size (layer-outermost layouts, the default of the FlashAttention
+    and Triton backends): a layer whose page divides the largest gets a proportionally larger block; otherwise its
+    page is padded. Gemma-4: full layers (2 heads of 512) get 32-token blocks beside 16-token sliding blocks."""
+    largest = max(x.page_bytes for x in specs)
+    out = []
+    for x in specs:
+        if x.page_bytes == largest:
+            out.append(replace(x, block_size=bs))
+        elif largest % x.page_bytes == 0:
+            out.append(replace(x, page_bytes=largest, block_size=bs * (largest // x.page_bytes)))
+        else:
+            out.append(replace(x, page_bytes=largest, block_size=bs))
+    return out
 
 
 def build_layout(
@@ -143,6 +178,10 @@ def build_layout(
             for x in specs
         ]
     page = max(x.page_bytes for x in specs)
+    pages_differ = len({x.page_bytes for x in specs}) > 1
+    if pages_differ and not mamba and len({(x.kind, x.window) for x in specs}) > 1:
+        specs = _unify_page_sizes(specs, bs)
+        page = max(x.page_bytes for x in specs)
     by_kind: dict[tuple[SpecKind, int | None], int] = {}
     for x in specs:
         by_kind[(x.kind, x.window)] = by_kind.get((x.kind, x.window), 0) + 1
@@ -152,8 +191,9 @@ def build_layout(
     else:
         lo, hi = min(counts), max(counts)
         group_size = hi if hi < 1.5 * lo else lo
+    block_of = {(x.kind, x.window): x.block_size for x in specs}
     groups = [
-        KvGroup(kind, min(group_size, n - j * group_size), window)
+        KvGroup(kind, min(group_size, n - j * group_size), window, block_of[(kind, window)])
         for (kind, window), n in by_kind.items()
         for j in range(cdiv(n, group_size))
     ]
@@ -162,4 +202,8 @@ def build_layout(
         (str(kind), cdiv(n, group_size) * group_size - n, n) for (kind, _), n in by_kind.items() if n % group_size
     )
     per_token = sum(x.bytes_per_token for x in specs)
+    if len(by_kind) == 1 and pages_differ:  # UniformTypeKVCacheSpecs: one group, each layer its own page size
+        total = sum(x.page_bytes for x in specs)
+        return KvLayout(bs, tuple(groups), group_size, page, total, per_token, padding, padding_kinds)
     return KvLayout(bs, tuple(groups), group_size, page, group_size * page, per_token, padding, padding_kinds)
+

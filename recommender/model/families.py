@@ -351,6 +351,9 @@ FAMILIES: dict[str, Family] = {
     "gemma": _GEMMA,
     "gemma2": _GEMMA_SANDWICH,
     **dict.fromkeys(("gemma3", "gemma3_text"), _GEMMA3),
+    **dict.fromkeys(
+        ("gemma4", "gemma4_text"), replace(_GEMMA3, name="Gemma 4", source="vllm/model_executor/models/gemma4.py")
+    ),
     "nemotron_h": _NEMOTRON_H,
     "gpt2": _GPT2,
     "gpt_bigcode": _GPT_BIGCODE,
@@ -366,6 +369,7 @@ FAMILIES: dict[str, Family] = {
     "dbrx": _DBRX,
     "internlm2": _INTERNLM2,
     "glm4_moe": _GLM4_MOE,
+    **dict.fromkeys(("deepseek_v32", "glm_moe_dsa"), LLAMA),  # MLA + indexer: model/features.py indexer_spec
     "glm4_moe_lite": Family(
         "GLM-4.7-Flash (MLA + GLM MoE)", "vllm/model_executor/models/glm4_moe_lite.py", score_bias=True
     ),

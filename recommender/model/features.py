@@ -11,13 +11,15 @@ from typing import Any
 from recommender.errors import ModelConfigError
 from recommender.model.config_values import (
     MAX_EXPERTS,
+    MAX_HEADS,
     MAX_HIDDEN,
+    MAX_LAYERS,
     MAX_POSITIONS,
     MAX_VISION_DEPTH,
     ConfigValues,
     checked_int,
 )
-from recommender.model.spec import LinearAttentionSpec, MambaSpec, MlaSpec, MoeSpec, VisionSpec
+from recommender.model.spec import IndexerSpec, LinearAttentionSpec, MambaSpec, MlaSpec, MoeSpec, VisionSpec
 
 # vLLM transformers_utils/model_arch_config_convertor.py: keys whose minimum is the derived max length.
 MAX_LEN_KEYS = (
@@ -39,6 +41,8 @@ YARN_TYPES = ("yarn", "deepseek_yarn")
 # Config keys naming the routed-expert count, top-k and widths, across families.
 EXPERT_COUNT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
 TOP_K_KEYS = ("num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts")
+
+GEMMA4_MOE_NORMS = 3  # post_feedforward_layernorm_1/_2, pre_feedforward_layernorm_2 (gemma4.py)
 
 # transformers' config defaults for topk_method ("noaux_tc" adds an e_score_correction_bias per expert).
 TOPK_METHOD_DEFAULTS = {"deepseek_v3": "noaux_tc", "kimi_k2": "noaux_tc"}
@@ -92,17 +96,75 @@ def moe_spec(c: ConfigValues, model_type: str, intermediate: int, *, score_bias:
             else c.text("topk_method", TOPK_METHOD_DEFAULTS.get(model_type, "")) == "noaux_tc"
         ),
         router_scales=model_type.startswith("gemma4"),
+        extra_norms=GEMMA4_MOE_NORMS if model_type.startswith("gemma4") else 0,
     )
 
 
-def mla_spec(c: ConfigValues) -> MlaSpec:
-    """Multi-head latent attention ranks (DeepSeek V2/V3, Kimi-K2)."""
+@dataclass(frozen=True, slots=True)
+class LayerShapes:
+    """Per-layer attention and MLP sizes where layers differ (Gemma-4: global_head_dim and
+    num_global_key_value_heads on full-attention layers, KV sharing, double-wide MLPs on the shared layers)."""
+
+    kv_heads: tuple[int, ...] = ()
+    head_dim: tuple[int, ...] = ()
+    intermediate: tuple[int, ...] = ()
+    k_eq_v: bool = False
+    kv_shared_from: int | None = None
+
+
+def layer_shapes(c: ConfigValues, kinds: tuple[str, ...], head_dim: int, kv_heads: int, inter: int) -> LayerShapes:
+    """vllm/model_executor/models/gemma4.py: per_layer_config (full layers use global_head_dim and
+    num_global_key_value_heads), the last num_kv_shared_layers read an earlier layer's KV, and use_double_wide_mlp
+    doubles their MLP."""
+    n = len(kinds)
+    shared = c.get_int("num_kv_shared_layers", 0, zero_ok=True, bound=MAX_LAYERS)
+    if shared >= n:
+        raise ModelConfigError(f"config.json num_kv_shared_layers ({shared}) must be below num_hidden_layers ({n})")
+    shared_from = n - shared if shared else None
+    global_dim = c.opt_int("global_head_dim")
+    global_kv = c.opt_int("num_global_key_value_heads", bound=MAX_HEADS)
+    dims: tuple[int, ...] = ()
+    heads: tuple[int, ...] = ()
+    if global_dim or global_kv:
+        dims = tuple((global_dim or head_dim) if k == "full" else head_dim for k in kinds)
+        heads = tuple((global_kv or kv_heads) if k == "full" else kv_heads for k in kinds)
+    widths: tuple[int, ...] = ()
+    if shared_from is not None and c.flag("use_double_wide_mlp"):
+        widths = tuple(2 * inter if i >= shared_from else inter for i in range(n))
+    return LayerShapes(heads, dims, widths, c.flag("attention_k_eq_v"), shared_from)
+
+
+def mla_spec(c: ConfigValues, n_layers: int) -> MlaSpec:
+    """Multi-head latent attention ranks (DeepSeek V2/V3, Kimi-K2), with the sparse-attention indexer when the
+    config has index_topk (DeepSeek-V3.2, GLM-5)."""
     return MlaSpec(
         kv_lora_rank=c.get_int("kv_lora_rank"),
         q_lora_rank=c.opt_int("q_lora_rank") or None,
         qk_nope_head_dim=c.get_int("qk_nope_head_dim"),
         qk_rope_head_dim=c.get_int("qk_rope_head_dim"),
         v_head_dim=c.get_int("v_head_dim"),
+        indexer=indexer_spec(c, n_layers) if c.has("index_topk") else None,
+    )
+
+
+INDEX_SKIP_TOPK_OFFSET = 2  # vllm/models/deepseek_v32/attention.py: getattr(config, "index_skip_topk_offset", 2)
+
+
+def indexer_spec(c: ConfigValues, n_layers: int) -> IndexerSpec:
+    """The indexer and the layers that hold one: every layer unless index_topk_freq / index_topk_pattern skip it
+    (skip when max(layer - offset + 1, 0) % freq != 0, or the pattern says "S")."""
+    freq = c.get_int("index_topk_freq", 1, bound=MAX_LAYERS)
+    offset = c.get_int("index_skip_topk_offset", INDEX_SKIP_TOPK_OFFSET, zero_ok=True, bound=MAX_LAYERS)
+    pattern = c.raw("index_topk_pattern")
+    if isinstance(pattern, str):
+        layers = {i for i in range(n_layers) if i >= len(pattern) or pattern[i] != "S"}
+    else:
+        layers = {i for i in range(n_layers) if max(i - offset + 1, 0) % freq == 0}
+    return IndexerSpec(
+        n_heads=c.get_int("index_n_heads", bound=MAX_HEADS),
+        head_dim=c.get_int("index_head_dim"),
+        topk=c.get_int("index_topk", bound=MAX_POSITIONS),
+        layers=frozenset(layers),
     )
 
 
@@ -180,6 +242,8 @@ def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | Non
     merge = v.get_int("spatial_merge_size", 0, zero_ok=True)
     out_hidden = v.get_int("out_hidden_size", text_hidden, bound=MAX_HIDDEN)
     proj_in = hidden * merge * merge if merge else hidden
+    if v.text("model_type") == "gemma4_vision":
+        return _gemma4_vision(v, depth, hidden, inter, patch, channels, text_hidden)
     return VisionSpec(
         depth=depth,
         hidden=hidden,
@@ -189,6 +253,28 @@ def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | Non
         projector_in=proj_in,
         projector_hidden=proj_in if merge else 0,
         out_hidden=out_hidden,
+    )
+
+
+def _gemma4_vision(
+    v: ConfigValues, depth: int, hidden: int, inter: int, patch: int, channels: int, text_hidden: int
+) -> VisionSpec:
+    """transformers Gemma4VisionModel: a patch input projection without bias, a 2-D position table
+    (2 x position_embedding_size x hidden), blocks with RMSNorms, q/k norms and a gated MLP, no biases; vLLM's
+    Gemma4MultimodalEmbedder projects hidden -> text hidden (gemma4_mm.py)."""
+    table = v.get_int("position_embedding_size", 0, zero_ok=True, bound=MAX_POSITIONS)
+    heads = v.get_int("num_attention_heads", bound=MAX_HEADS)
+    return VisionSpec(
+        depth=depth,
+        hidden=hidden,
+        intermediate=inter,
+        patch_params=channels * patch * patch * hidden,
+        positions=2 * table,
+        projector_in=hidden,
+        projector_hidden=0,
+        out_hidden=text_hidden,
+        style="gemma4",
+        head_dim=v.get_int("head_dim", hidden // heads),
     )
 
 
@@ -230,8 +316,11 @@ def rotary(c: ConfigValues, head_dim: int, max_len: int, *, mla_rope_dim: int | 
     if not uses_rope:
         return Rotary(0, 0)
     rope = rope_parameters(c)
+    per_type = _per_layer_type_rope(c, head_dim)
     if mla_rope_dim is not None:
         dim = mla_rope_dim
+    elif per_type is not None:
+        dim = per_type
     elif c.has("rotary_dim"):
         dim = c.get_int("rotary_dim")
     else:
@@ -245,6 +334,20 @@ def rotary(c: ConfigValues, head_dim: int, max_len: int, *, mla_rope_dim: int | 
         )
         max_position = checked_int(extended, "rope original_max_position_embeddings x factor", bound=MAX_POSITIONS)
     return Rotary(dim, max_position)
+
+
+def _per_layer_type_rope(c: ConfigValues, head_dim: int) -> int | None:
+    """Gemma-4 style rope_parameters keyed by layer type: one cos/sin cache per type (get_rope caches by shape),
+    full-attention layers on global_head_dim. The sum of their rotary dims, or None for a single rope."""
+    raw = c.data.get("rope_parameters") or c.data.get("rope_scaling")
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("full_attention"), Mapping):
+        return None
+    total = 0
+    for layer_type, params in raw.items():
+        if isinstance(params, Mapping):
+            head = c.get_int("global_head_dim", head_dim) if layer_type == "full_attention" else head_dim
+            total += int(head * _number(params.get("partial_rotary_factor"), 1.0))
+    return total
 
 
 def _number(value: Any, default: float) -> float:

@@ -34,16 +34,12 @@ __all__ = ["derive_max_len", "parse_config"]
 
 # Architectures whose token mixers the memory model does not cover; named precisely.
 UNSUPPORTED = {
-    "DeepseekV32ForCausalLM": "DeepSeek-V3.2 sparse attention (lightning indexer K cache) is not modelled",
     "DeepseekV4ForCausalLM": "DeepSeek-V4 attention (compressed sparse KV) is not modelled",
-    "GlmMoeDsaForCausalLM": "GLM-5 DeepSeek-sparse attention (indexer K cache) is not modelled",
     "KimiK3ForConditionalGeneration": "Kimi-K3 (Kimi linear attention) layout is not modelled",
     "KimiLinearForCausalLM": "Kimi delta attention (KDA) state is not modelled",
     "MiniMaxM3ForCausalLM": "MiniMax-M3 attention layout is not modelled",
     "MiniMaxM3SparseForCausalLM": "MiniMax-M3 sparse attention layout is not modelled",
     "MiniMaxM3SparseForConditionalGeneration": "MiniMax-M3 sparse attention layout is not modelled",
-    "Gemma4ForConditionalGeneration": "Gemma-4 parallel dense + MoE blocks are not modelled",
-    "Gemma4ForCausalLM": "Gemma-4 parallel dense + MoE blocks are not modelled",
     "DeciLMForCausalLM": "Nemotron-NAS (DeciLM) per-layer block configs are not modelled",
     "Step3p7FlashForCausalLM": "Step-3.7 attention layout is not modelled",
     "MiMoV2FlashForCausalLM": "MiMo-V2 hybrid attention layout is not modelled",
@@ -199,10 +195,18 @@ def _features(c: ConfigValues, key: str, family: Family, model_type: str, plan: 
         )
     return _Features(
         moe=moe,
-        mla=features.mla_spec(c) if "mla" in plan.kinds else None,
+        mla=features.mla_spec(c, d.layers) if "mla" in plan.kinds else None,
         linear=features.linear_attention_spec(c) if "linear_attention" in plan.kinds else None,
         mamba=mamba,
     )
+
+
+def _approximations(config: Mapping[str, Any], family: Family) -> tuple[str, ...]:
+    """Why the figures are estimates: an architecture outside the table, or an encoder the config does not size."""
+    reasons = [family.approximate] if family.approximate else []
+    if isinstance(config.get("audio_config"), Mapping):
+        reasons.append("the audio encoder (audio_config) is not counted in the weights")
+    return tuple(reasons)
 
 
 def _dtype(c: ConfigValues) -> str:
@@ -232,6 +236,7 @@ def _parse(
     dense_intermediate = c.first_int(("intermediate_size_mlp",), d.intermediate)
     if "dense" in plan.mlps and dense_intermediate <= 0:
         raise ModelConfigError("config.json is missing intermediate_size")
+    shapes = features.layer_shapes(c, plan.kinds, d.head_dim, d.kv_heads, dense_intermediate)
     max_len, max_key = features.derive_max_len(c, ident.model_type)
     uses_rope = family.learned_positions is False and not c.raw("alibi") and ident.model_type != "bloom"
     rope = features.rotary(
@@ -277,6 +282,14 @@ def _parse(
         learned_positions=positions,
         lm_head_bias=family.lm_head_bias,
         parallel_block=family.parallel_block,
+        layer_kv_heads=shapes.kv_heads,
+        layer_head_dim=shapes.head_dim,
+        layer_intermediate=shapes.intermediate,
+        k_eq_v=shapes.k_eq_v,
+        kv_shared_from=shapes.kv_shared_from,
+        per_layer_input=c.get_int("hidden_size_per_layer_input", 0, zero_ok=True),
+        per_layer_vocab=c.get_int("vocab_size_per_layer_input", d.vocab, bound=MAX_VOCAB),
+        layer_scalar=ident.model_type.startswith("gemma4"),
         attn_output_gate=c.flag("attn_output_gate"),
         rotary_dim=rope.dim,
         rope_max_position=rope.max_position,
@@ -289,6 +302,6 @@ def _parse(
         vision=features.vision_spec(config, d.hidden),
         source=source,
         family=family.name,
-        approximate=(family.approximate,) if family.approximate else (),
+        approximate=_approximations(config, family),
         removed_in=REMOVED_IN.get(ident.arch),
     )

@@ -26,20 +26,33 @@ class MoeSpec:
     expert_bias: bool = False  # gpt-oss: biases on expert projections
     router_bias: bool = False
     shared_gate: bool = False  # Qwen2-MoE style sigmoid gate on the shared expert (H -> 1)
+    extra_norms: int = 0  # Gemma-4: three more RMSNorms on layers with the MoE block
     latent_size: int = 0  # Nemotron-3 Super/Ultra: experts run in a latent width (H -> latent -> H projections)
     score_correction_bias: bool = False  # DeepSeek-style e_score_correction_bias (one per expert)
     router_scales: bool = False  # Gemma-4: per-dimension input scale (H) and per-expert output scale (E)
 
 
 @dataclass(frozen=True, slots=True)
+class IndexerSpec:
+    """DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5): its own K cache and projections on
+    the layers in `layers` (vllm/models/deepseek_v32/attention.py DeepseekV32Indexer)."""
+
+    n_heads: int
+    head_dim: int
+    topk: int
+    layers: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
 class MlaSpec:
-    """Multi-head latent attention (DeepSeek V2/V3, Kimi-K2)."""
+    """Multi-head latent attention (DeepSeek V2/V3, Kimi-K2), sparse with an indexer (DeepSeek-V3.2, GLM-5)."""
 
     kv_lora_rank: int
     q_lora_rank: int | None
     qk_nope_head_dim: int
     qk_rope_head_dim: int
     v_head_dim: int
+    indexer: IndexerSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +97,8 @@ class VisionSpec:
     projector_in: int
     projector_hidden: int  # 0: a single projection projector_in -> text hidden
     out_hidden: int
+    style: Literal["vit", "gemma4"] = "vit"  # vit: LayerNorm, biased qkv/fc1/fc2; gemma4: RMSNorm, gated MLP, no bias
+    head_dim: int = 0  # gemma4: q/k norms of this width
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +206,7 @@ class ModelSpec:
     kv_shared_from: int | None = None  # first layer reusing an earlier layer's KV (Gemma-4 E models): no cache
     per_layer_input: int = 0  # Gemma-4 E models: per-layer embedding width (vocab x layers x this table)
     per_layer_vocab: int = 0
+    layer_scalar: bool = False  # Gemma-4: one learned scalar a layer
     attn_output_gate: bool = False  # Qwen3-Next/3.5: q_proj also emits a gate (2 x q width)
     rotary_dim: int = 0
     rope_max_position: int = 0

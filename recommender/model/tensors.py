@@ -70,6 +70,8 @@ def _mla(s: ModelSpec, i: int) -> list[Tensor]:
         ]
     else:
         out.append(Tensor(f"{p}.q_proj", "attention", s.num_heads * qk, h, "column", i))
+    if m.indexer is not None and i in m.indexer.layers:
+        out += _indexer(s, i)
     return [
         *out,
         Tensor(f"{p}.kv_a_proj_with_mqa", "attention", m.kv_lora_rank + m.qk_rope_head_dim, h, "replicated", i),
@@ -83,6 +85,21 @@ def _mla(s: ModelSpec, i: int) -> list[Tensor]:
             i,
         ),
         Tensor(f"{p}.o_proj", "attention", h, s.num_heads * m.v_head_dim, "row", i),
+    ]
+
+
+def _indexer(s: ModelSpec, i: int) -> list[Tensor]:
+    """DeepseekV32Indexer: wq_b (quantized with the model), wk and weights_proj (never quantized: quant_config=None),
+    k_norm (LayerNorm, weight and bias)."""
+    assert s.mla is not None and s.mla.indexer is not None and s.mla.q_lora_rank
+    ix = s.mla.indexer
+    p = f"model.layers.{i}.self_attn.indexer"
+    h = s.hidden_size
+    return [
+        Tensor(f"{p}.wq_b", "attention", ix.n_heads * ix.head_dim, s.mla.q_lora_rank, "replicated", i),
+        Tensor(f"{p}.wk", "attention", ix.head_dim, h, "replicated", i, linear=False),
+        Tensor(f"{p}.weights_proj", "attention", ix.n_heads, h, "replicated", i, linear=False),
+        Tensor(f"{p}.k_norm", "norms", ix.head_dim, 2, "replicated", i, linear=False),
     ]
 
 
@@ -227,6 +244,8 @@ def _router(s: ModelSpec, i: int) -> list[Tensor]:
         )
     if m.router_scales:  # Gemma-4 Gemma4Router.scale and per_expert_scale
         out.append(Tensor(f"{p}.router.scales", "router", h + m.num_experts, 1, "replicated", i, linear=False))
+    if m.extra_norms:
+        out.append(Tensor(f"{p}.moe_norms", "norms", m.extra_norms * h, 1, "replicated", i, linear=False))
     return out
 
 
@@ -284,6 +303,15 @@ def layer_tensors(s: ModelSpec, i: int) -> list[Tensor]:
         out += _linear_attention(s, i)
     elif kind == "mamba":
         out += _mamba(s, i)
+    if s.per_layer_input:  # Gemma-4 E: per_layer_input_gate, per_layer_projection, post_per_layer_input_norm
+        ple, p = s.per_layer_input, f"model.layers.{i}"
+        out += [
+            Tensor(f"{p}.per_layer_input_gate", "mlp", ple, h, "replicated", i),
+            Tensor(f"{p}.per_layer_projection", "mlp", h, ple, "replicated", i),
+            norm(s, f"{p}.post_per_layer_input_norm", h, i),
+        ]
+    if s.layer_scalar:
+        out.append(Tensor(f"model.layers.{i}.layer_scalar", "norms", 1, 1, "replicated", i, linear=False))
     return out + _mlp(s, i)
 
 
@@ -299,6 +327,14 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
     ]
     for k in range(v.depth):
         p = f"visual.blocks.{k}"
+        if v.style == "gemma4":  # q/k/v/o without bias, gated MLP, 4 RMSNorms and q/k norms
+            out += [
+                Tensor(f"{p}.attn.qkvo", "vision", 4 * h, h, "column", None, linear=False),
+                Tensor(f"{p}.mlp.gate_up", "vision", 2 * i, h, "column", None, linear=False),
+                Tensor(f"{p}.mlp.down", "vision", h, i, "row", None, linear=False),
+                Tensor(f"{p}.norms", "vision", 4 * h + 2 * v.head_dim, 1, "replicated", None, linear=False),
+            ]
+            continue
         out += [
             Tensor(f"{p}.attn.qkv", "vision", 3 * h, h + 1, "column", None, linear=False),
             Tensor(f"{p}.attn.proj", "vision", h, h, "row", None, linear=False),
@@ -327,6 +363,13 @@ def model_tensors(s: ModelSpec) -> list[Tensor]:
         out.append(
             Tensor("model.embed_positions", "embedding", s.learned_positions, h, "replicated", None, linear=False)
         )
+    if s.per_layer_input:  # Gemma-4 E: embed_tokens_per_layer, per_layer_model_projection and its norm
+        width = s.per_layer_input * s.num_layers
+        out += [
+            Tensor("model.embed_tokens_per_layer", "embedding", s.per_layer_vocab, width, "vocab", None, linear=False),
+            Tensor("model.per_layer_model_projection", "mlp", width, h, "column", None),
+            norm(s, "model.per_layer_projection_norm", s.per_layer_input, None),
+        ]
     if s.embedding_norm:
         out.append(norm(s, "model.embed_layernorm", h, None))
     for i in range(s.num_layers):
