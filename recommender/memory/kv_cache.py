@@ -206,4 +206,3 @@ def build_layout(
         total = sum(x.page_bytes for x in specs)
         return KvLayout(bs, tuple(groups), group_size, page, total, per_token, padding, padding_kinds)
     return KvLayout(bs, tuple(groups), group_size, page, group_size * page, per_token, padding, padding_kinds)
-
