@@ -7,9 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from recommender.catalog import find_model, load_aliases, load_model, load_models
+from recommender.catalog import find_model, load_aliases, load_gpus, load_model, load_models
 from recommender.errors import ModelConfigError, UnknownModelError, UnsupportedArchitectureError
+from recommender.hardware import resolve_gpu
+from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.kv_cache import build_layout
+from recommender.memory.startup_issues import IssueKind
 from recommender.model.parse import parse_config
 from recommender.model.spec import ModelSpec
 from recommender.sources.resolve import resolve_model
@@ -406,9 +410,16 @@ def test_hostile_sizes_are_refused_fast_in_one_line(change: dict[str, object], m
     assert time.perf_counter() - start < 0.5 and "\n" not in str(info.value)
 
 
-def test_removed_architectures_keep_the_release_that_dropped_them() -> None:
+def test_removed_architectures_fail_on_later_vllm_releases_with_vllms_message() -> None:
+    """registry.py _PREVIOUSLY_SUPPORTED_MODELS: MptForCausalLM was served until 0.28.0."""
     config = {**BASE, "architectures": ["MptForCausalLM"], "model_type": "mpt"}
-    assert parse_config(config, name="mpt", source="test").removed_in == "0.28.0"
+    spec = parse_config(config, name="mpt", source="test")
+    assert spec.served_until == "0.28.0"
+    gpu = resolve_gpu("h100", load_gpus())
+    old = explain(spec, gpu, EngineFlags(max_model_len=256), VllmVersion.parse("0.28.0"))
+    new = explain(spec, gpu, EngineFlags(max_model_len=256), VllmVersion.parse("0.29.0"))
+    assert old.fits and not new.fits and IssueKind.ARCHITECTURE_REMOVED in new.error_kinds
+    assert new.errors[0].startswith("Model architecture MptForCausalLM was supported in vLLM until v0.28.0")
 
 
 # --- Architectures: hand-checked from vLLM 0.33's source ---------------------------------------------------------
@@ -518,3 +529,21 @@ def test_gemma4_kv_layout_matches_vllm() -> None:
     blocks = 4 * 2**30 // small.bytes_per_block
     assert small.bytes_per_block == 98_304 and blocks == 43_690
     assert int(blocks / small.blocks_per_request(32768, 16384, prefix_caching=True) * 32768) == 343_812
+
+
+def test_approximate_models_are_marked_in_explain_and_recommend(tmp_path: Path) -> None:
+    from .conftest import invoke
+
+    config = {**BASE, "architectures": ["BrandNewForCausalLM"], "model_type": "brand_new", "hidden_size": 512}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    doc = json.loads(invoke(["explain", str(tmp_path), "--gpu", "l4", "--format", "json"]).stdout)
+    assert doc["approximate"] is True and "brand_new" in doc["approximate_because"][0]
+    assert doc["approximate_because"][0] in doc["warnings"]
+    table = invoke(["explain", str(tmp_path), "--gpu", "l4"]).stdout
+    assert "warning: model_type 'brand_new' is not in vllm-plan's architecture table" in table
+    plan = json.loads(
+        invoke(["recommend", "--model", str(tmp_path), "--gpu", "l4", "--concurrency", "4", "--format", "json"]).stdout
+    )
+    assert plan["prediction"]["approximate"] is True
+    exact = json.loads(invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "l4", "--format", "json"]).stdout)
+    assert exact["approximate"] is False and exact["approximate_because"] == []

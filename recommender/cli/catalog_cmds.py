@@ -189,8 +189,8 @@ def describe(s: ModelSpec) -> dict[str, Any]:
     if s.approximate:
         d["approximate"] = True
         d["approximate_because"] = list(s.approximate)
-    if s.removed_in:
-        d["vllm_removed_in"] = s.removed_in
+    if s.served_until:
+        d["vllm_served_until"] = s.served_until
     if s.checkpoint_bytes is not None:
         d["checkpoint"] = {
             "bytes": s.checkpoint_bytes,

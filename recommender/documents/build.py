@@ -6,6 +6,7 @@ from recommender import __version__
 from recommender.documents.plan import PLAN_API_VERSION, PLAN_KIND, Plan, PlanInputs, PlanOption, Prediction
 from recommender.documents.plan import StagePrediction as Stage
 from recommender.memory.budget import Explanation
+from recommender.memory.startup_issues import IssueKind
 from recommender.planner import Evaluation, PlanResult
 from recommender.serve_args import build_serve_argv
 from recommender.units import GiB
@@ -18,6 +19,7 @@ def _gib(n: int) -> float:
 def prediction_of(e: Explanation) -> Prediction:
     """The figures vLLM prints at startup for one command (sizes in GiB per GPU, tightest stage)."""
     st = e.stage
+    approximate = tuple(i.message for i in e.issues if i.kind is IssueKind.APPROXIMATE_MODEL)
     return Prediction(
         model=e.model,
         gpu=e.gpu,
@@ -60,6 +62,8 @@ def prediction_of(e: Explanation) -> Prediction:
         fits=e.fits,
         errors=e.errors,
         warnings=e.warnings,
+        approximate=bool(approximate),
+        approximate_because=approximate,
     )
 
 

@@ -230,6 +230,13 @@ def resolve_precision(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: li
     return Precision(dtype, dtype_bytes, quant, kv_dtype, kv_dtype_bytes(kv_dtype, dtype_bytes))
 
 
+def model_checks(model: ModelSpec, version: VllmVersion, issues: list[StartupIssue]) -> None:
+    """An architecture the target release no longer serves; estimates the architecture table marks approximate."""
+    if model.served_until and version > VllmVersion.parse(model.served_until):
+        issues.append(si.architecture_removed(model.architecture, model.served_until))
+    issues += [si.note(IssueKind.APPROXIMATE_MODEL, reason) for reason in model.approximate]
+
+
 # --- step 2: parallel checks ----------------------------------------------------------------------------------
 
 
@@ -454,6 +461,7 @@ def explain(
     issues: list[StartupIssue] = []
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size
     precision = resolve_precision(model, flags, gpu, issues)
+    model_checks(model, version, issues)
     parallel_checks(model, tp, pp, issues)
     pp = min(pp, model.num_layers)
     limits = scheduler_limits(model, flags, gpu, version, issues)

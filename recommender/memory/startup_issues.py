@@ -31,6 +31,7 @@ class IssueKind(StrEnum):
     KV_TOO_SMALL = "kv-too-small-for-max-model-len"  # needed/available KV bytes, max_len = vLLM's estimate
     AUTO_FIT_IMPOSSIBLE = "auto-fit-impossible"  # available = KV memory less one block
     REMOVED_FLAG = "removed-flag"  # flag, version = the release that removed it
+    ARCHITECTURE_REMOVED = "architecture-removed"  # version = the last release that served the architecture
     # Warnings: vLLM starts, with a caveat.
     WARMUP_HEADROOM = "warmup-headroom"  # needed = post-allocation warm-ups, available = memory outside the budget
     AUTO_FIT_REDUCED = "auto-fit-reduced"  # max_len = the fitted length, requested = the model's limit
@@ -40,6 +41,7 @@ class IssueKind(StrEnum):
     ENCODER_NOT_COUNTED = "encoder-not-counted"
     PADDING_LAYERS = "padding-layers"  # count = padding layers
     V0_ENGINE = "v0-engine"
+    APPROXIMATE_MODEL = "approximate-model"  # the architecture is estimated (ModelSpec.approximate says why)
 
     @property
     def fatal(self) -> bool:
@@ -57,6 +59,7 @@ _WARNING_KINDS = frozenset(
         IssueKind.ENCODER_NOT_COUNTED,
         IssueKind.PADDING_LAYERS,
         IssueKind.V0_ENGINE,
+        IssueKind.APPROXIMATE_MODEL,
     }
 )
 
@@ -231,6 +234,16 @@ def removed_flag(flag: str, removed_in: str, target: str) -> StartupIssue:
         f"{flag} was removed in vLLM {removed_in} (target {target}): vLLM will refuse to start",
         flag=flag,
         version=removed_in,
+    )
+
+
+def architecture_removed(architecture: str, served_until: str) -> StartupIssue:
+    """registry.py ModelRegistry: an architecture in _PREVIOUSLY_SUPPORTED_MODELS (vLLM's own text)."""
+    return StartupIssue(
+        IssueKind.ARCHITECTURE_REMOVED,
+        f"Model architecture {architecture} was supported in vLLM until v{served_until}, and is not supported "
+        "anymore. Please use an older version of vLLM if you want to use this model architecture.",
+        version=served_until,
     )
 
 

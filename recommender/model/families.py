@@ -479,7 +479,7 @@ _ENCODER_DECODER_TYPES = frozenset({"t5", "mt5", "umt5", "bart", "mbart", "pegas
 _TASK_HEADS = ("ForSequenceClassification", "ForTokenClassification", "ForMaskedLM", "ForQuestionAnswering")
 
 # vllm/model_executor/models/registry.py _PREVIOUSLY_SUPPORTED_MODELS (0.33.0): the last release that served them.
-REMOVED_IN: dict[str, str] = {
+SERVED_UNTIL: dict[str, str] = {
     "MotifForCausalLM": "0.10.2",
     "Phi3SmallForCausalLM": "0.9.2",
     "Phi4FlashForCausalLM": "0.10.2",

@@ -16,7 +16,7 @@ from typing import Any
 from recommender.errors import ModelConfigError, UnsupportedArchitectureError
 from recommender.model import features
 from recommender.model.config_values import MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_VOCAB, ConfigValues
-from recommender.model.families import REMOVED_IN, TEXT_CONFIG_DEFAULTS, Family, family_for, family_key, refusal
+from recommender.model.families import SERVED_UNTIL, TEXT_CONFIG_DEFAULTS, Family, family_for, family_key, refusal
 from recommender.model.layer_plan import (
     LayerPlan,
     attention_free_plan,
@@ -303,5 +303,5 @@ def _parse(
         source=source,
         family=family.name,
         approximate=_approximations(config, family),
-        removed_in=REMOVED_IN.get(ident.arch),
+        served_until=SERVED_UNTIL.get(ident.arch),
     )

@@ -226,7 +226,7 @@ class ModelSpec:
     notes: tuple[str, ...] = field(default_factory=tuple)
     family: str = ""  # the per-architecture entry the config was read with (model/families.py)
     approximate: tuple[str, ...] = ()  # why the figures are estimates (architecture not modelled exactly)
-    removed_in: str | None = None  # the vLLM release that dropped this architecture
+    served_until: str | None = None  # the last vLLM release that served this architecture (registry.py)
 
     def kv_heads_at(self, layer: int) -> int:
         """KV heads of one layer's attention."""
