@@ -62,8 +62,7 @@ def prediction_of(e: Explanation) -> Prediction:
         fits=e.fits,
         errors=e.errors,
         warnings=e.warnings,
-        approximate=bool(approximate),
-        approximate_because=approximate,
+        approximate=approximate or None,
     )
 
 

@@ -209,9 +209,8 @@ class Prediction:
     fits: bool = flag()
     errors: tuple[str, ...] = items(MAX_REASONS, max_len=4 * MAX_TEXT)
     warnings: tuple[str, ...] = items(MAX_REASONS, max_len=4 * MAX_TEXT)
-    # The architecture is estimated, not modelled exactly (model/families.py); why, one reason per item.
-    approximate: bool = flag(default=False)
-    approximate_because: tuple[str, ...] = items(MAX_REASONS, max_len=4 * MAX_TEXT, default=())
+    # Only when the architecture is estimated, not modelled exactly (model/families.py): why, one reason per item.
+    approximate: tuple[str, ...] | None = items(MAX_REASONS, max_len=4 * MAX_TEXT, default=None, omit_none=True)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
