@@ -550,3 +550,20 @@ def test_approximate_models_are_marked_in_explain_and_recommend(tmp_path: Path) 
     assert dump(plan_from_data(plan, "-")) == plan  # the plan document reads back
     exact = json.loads(invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "l4", "--format", "json"]).stdout)
     assert "approximate" not in exact
+
+
+@pytest.mark.parametrize(
+    ("folder", "reference"),
+    [
+        # transformers 5.20 on the meta device (named_parameters), plus the tensors it keeps as buffers but the
+        # checkpoints ship and vLLM allocates: MiniMax-M2's routing bias (e_score_correction_bias, 62 x 256).
+        ("MiniMaxAI--MiniMax-M2.5", 228_689_748_992 + 62 * 256),  # q/k norms over all heads (qk_norm_type per_layer)
+        ("Qwen--Qwen3-VL-8B-Instruct", 8_767_123_696),  # three deepstack mergers and the merger's LayerNorm
+        ("Qwen--Qwen3.5-35B-A3B", 35_107_181_936),
+        ("nvidia--Nemotron-H-56B-Base-8K", 56_324_350_464),
+        ("meta-llama--Llama-3.1-70B-Instruct", 70_553_706_496),
+    ],
+)
+def test_counts_match_the_reference_implementation(folder: str, reference: int) -> None:
+    spec = _ref(folder)
+    assert spec.params is not None and spec.params.total == reference

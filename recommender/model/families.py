@@ -37,6 +37,7 @@ class Family:
     tie_default: bool = False  # tie_word_embeddings when the config omits it (transformers' config default)
     qk_norm: bool = False
     score_bias: bool | None = None  # MoE e_score_correction_bias; None: when topk_method is "noaux_tc"
+    qk_norm_over_heads: bool = False
     final_norm: bool = True
     position_offset: int = 0  # learned position rows beyond max_position_embeddings (OPT: 2)
     adapt: Adapter | None = None  # family keys -> common keys, and entries that depend on the config
@@ -165,6 +166,14 @@ def _glm4_moe_keys(c: Mapping[str, Any]) -> Adapted:
     head unless the config says otherwise."""
     keys = {} if c.get("partial_rotary_factor") is not None else {"partial_rotary_factor": 0.5}
     return Adapted(keys, {"qk_norm": c.get("use_qk_norm") is True})
+
+
+def _minimax_m2_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/minimax_m2.py: use_qk_norm with qk_norm_type "per_layer" (a norm over all heads),
+    use_routing_bias (e_score_correction_bias)."""
+    per_layer = c.get("qk_norm_type") == "per_layer"
+    fam = {"qk_norm": c.get("use_qk_norm") is True, "qk_norm_over_heads": per_layer}
+    return Adapted({}, {**fam, "score_bias": c.get("use_routing_bias") is True})
 
 
 def _dbrx_keys(c: Mapping[str, Any]) -> Adapted:
@@ -326,7 +335,6 @@ FAMILIES: dict[str, Family] = {
             "granite",
             "granitemoe",
             "phi3",
-            "minimax_m2",
             "deepseek_v2",
             "deepseek_v3",
             "kimi_k2",
@@ -368,6 +376,7 @@ FAMILIES: dict[str, Family] = {
     "chatglm": _CHATGLM,
     "dbrx": _DBRX,
     "internlm2": _INTERNLM2,
+    "minimax_m2": Family("MiniMax-M2", "vllm/model_executor/models/minimax_m2.py", adapt=_minimax_m2_keys),
     "glm4_moe": _GLM4_MOE,
     **dict.fromkeys(("deepseek_v32", "glm_moe_dsa"), LLAMA),  # MLA + indexer: model/features.py indexer_spec
     "glm4_moe_lite": Family(

@@ -244,6 +244,8 @@ def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | Non
     proj_in = hidden * merge * merge if merge else hidden
     if v.text("model_type") == "gemma4_vision":
         return _gemma4_vision(v, depth, hidden, inter, patch, channels, text_hidden)
+    deepstack = raw.get("deepstack_visual_indexes")
+    qwen3_merger = merge and v.text("model_type").startswith(("qwen3_vl", "qwen3_5"))
     return VisionSpec(
         depth=depth,
         hidden=hidden,
@@ -253,6 +255,8 @@ def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | Non
         projector_in=proj_in,
         projector_hidden=proj_in if merge else 0,
         out_hidden=out_hidden,
+        merger_norm=2 * hidden if qwen3_merger else 0,
+        deepstack=len(deepstack) if qwen3_merger and isinstance(deepstack, list) else 0,
     )
 
 

@@ -275,6 +275,7 @@ def _parse(
         mlp_bias=family.mlp_bias if family.mlp_bias is not None else c.flag("mlp_bias"),
         gated_mlp=family.gated_mlp and key != "nemotron_h",
         qk_norm=family.qk_norm,
+        qk_norm_over_heads=family.qk_norm_over_heads,
         norms_per_layer=family.norms_per_layer,
         norm_kind=family.norm,
         final_norm=family.final_norm,

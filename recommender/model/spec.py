@@ -99,6 +99,8 @@ class VisionSpec:
     out_hidden: int
     style: Literal["vit", "gemma4"] = "vit"  # vit: LayerNorm, biased qkv/fc1/fc2; gemma4: RMSNorm, gated MLP, no bias
     head_dim: int = 0  # gemma4: q/k norms of this width
+    merger_norm: int = 0  # parameters of the merger's norm (Qwen3-VL / Qwen3.5: LayerNorm over the ViT width)
+    deepstack: int = 0  # Qwen3-VL deepstack_visual_indexes: extra mergers, each normed over the merged width
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +194,7 @@ class ModelSpec:
     mlp_bias: bool = False
     gated_mlp: bool = True
     qk_norm: bool = False
+    qk_norm_over_heads: bool = False  # MiniMax-M2 qk_norm_type "per_layer": one norm over all heads' q (and k)
     norms_per_layer: int = 2
     norm_kind: NormKind = "rms"
     final_norm: bool = True

@@ -133,8 +133,9 @@ def _attention(s: ModelSpec, i: int) -> list[Tensor]:
     if s.model_type == "gpt_oss":
         out.append(Tensor(f"{p}.sinks", "attention", s.num_heads, 1, "head", i, linear=False, heads=s.num_heads))
     if s.qk_norm:
-        k_norm = norm(s, f"{p}.k_norm", head_dim, i)
-        out += [norm(s, f"{p}.q_norm", head_dim, i), replace(k_norm, loaded=not shares_kv)]
+        q_width, k_width = (q_rows, kv_rows) if s.qk_norm_over_heads else (head_dim, head_dim)
+        k_norm = norm(s, f"{p}.k_norm", k_width, i)
+        out += [norm(s, f"{p}.q_norm", q_width, i), replace(k_norm, loaded=not shares_kv)]
     return out
 
 
@@ -341,6 +342,15 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
             Tensor(f"{p}.mlp.fc1", "vision", i, h + 1, "column", None, linear=False),
             Tensor(f"{p}.mlp.fc2", "vision", h, i, "row", None, linear=False),
             Tensor(f"{p}.biases_norms", "vision", 6 * h, 1, "replicated", None, linear=False),
+        ]
+    if v.merger_norm:
+        out.append(Tensor("visual.merger.norm", "vision", v.merger_norm, 1, "replicated", None, linear=False))
+    for k in range(v.deepstack):  # Qwen3-VL: LayerNorm over the merged width, then the same two projections
+        p = f"visual.deepstack_merger_list.{k}"
+        out += [
+            Tensor(f"{p}.norm", "vision", 2 * v.projector_in, 1, "replicated", None, linear=False),
+            Tensor(f"{p}.fc1", "vision", v.projector_hidden, v.projector_in + 1, "column", None, linear=False),
+            Tensor(f"{p}.fc2", "vision", v.out_hidden, v.projector_hidden + 1, "row", None, linear=False),
         ]
     if v.projector_hidden:
         out += [
