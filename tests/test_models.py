@@ -567,3 +567,18 @@ def test_approximate_models_are_marked_in_explain_and_recommend(tmp_path: Path) 
 def test_counts_match_the_reference_implementation(folder: str, reference: int) -> None:
     spec = _ref(folder)
     assert spec.params is not None and spec.params.total == reference
+
+
+def test_mimo_v2_hybrid_sliding_window_with_its_own_heads() -> None:
+    """MiMo-V2-Flash (vllm/model_executor/models/mimo_v2.py): hybrid_layer_pattern 1 = sliding (window 128, 8 KV
+    heads, attention sinks), 0 = full (4 KV heads); K heads of 192, V heads of 128; transformers 5.20 counts
+    308,778,768,832 parameters (+ the routing-bias buffers of its 47 MoE layers). vLLM 0.33's planner on these specs
+    (10 GiB, TP=4, 32,768 tokens): pages of 10,240 (full) and 20,480 bytes, full layers get 32-token blocks,
+    58,254 blocks of 184,320 bytes, 308,428 tokens."""
+    spec = _ref("XiaomiMiMo--MiMo-V2-Flash")
+    assert spec.params is not None and spec.params.total == 308_778_768_832 + 47 * 256
+    assert (spec.head_dim_at(1), spec.v_head_dim_at(1), spec.kv_heads_at(0), spec.kv_heads_at(1)) == (192, 128, 4, 8)
+    layout = build_layout(spec, range(48), tp=4, block_size=16, kv_bytes=2, model_bytes=2)
+    blocks = 10 * 2**30 // layout.bytes_per_block
+    assert layout.bytes_per_block == 184_320 and blocks == 58_254
+    assert int(blocks / layout.blocks_per_request(32768, 16384, prefix_caching=True) * 32768) == 308_428

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from recommender.model.spec import NormKind
 
@@ -38,6 +38,7 @@ class Family:
     qk_norm: bool = False
     score_bias: bool | None = None  # MoE e_score_correction_bias; None: when topk_method is "noaux_tc"
     qk_norm_over_heads: bool = False
+    attention_sinks: Literal["none", "all", "sliding"] = "none"
     final_norm: bool = True
     position_offset: int = 0  # learned position rows beyond max_position_embeddings (OPT: 2)
     adapt: Adapter | None = None  # family keys -> common keys, and entries that depend on the config
@@ -174,6 +175,17 @@ def _minimax_m2_keys(c: Mapping[str, Any]) -> Adapted:
     per_layer = c.get("qk_norm_type") == "per_layer"
     fam = {"qk_norm": c.get("use_qk_norm") is True, "qk_norm_over_heads": per_layer}
     return Adapted({}, {**fam, "score_bias": c.get("use_routing_bias") is True})
+
+
+def _mimo_v2_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/mimo_v2.py: hybrid_layer_pattern (1: sliding-window layer with swa_* heads and
+    an attention sink bias when add_swa_attention_sink_bias, 0: full attention); moe_layer_freq per layer."""
+    pattern = c.get("hybrid_layer_pattern")
+    keys: dict[str, Any] = {}
+    if isinstance(pattern, list):
+        keys["layer_types"] = ["sliding_attention" if p == 1 else "full_attention" for p in pattern]
+    sinks = "sliding" if c.get("add_swa_attention_sink_bias") is True else "none"
+    return Adapted(keys, {"attention_sinks": sinks})
 
 
 def _dbrx_keys(c: Mapping[str, Any]) -> Adapted:
@@ -341,7 +353,6 @@ FAMILIES: dict[str, Family] = {
             "kimi_k25",
             "llama4",
             "llama4_text",
-            "gpt_oss",
             "internlm3",
             "exaone",
             "yi",
@@ -376,6 +387,11 @@ FAMILIES: dict[str, Family] = {
     "chatglm": _CHATGLM,
     "dbrx": _DBRX,
     "internlm2": _INTERNLM2,
+    "gpt_oss": Family("gpt-oss", "vllm/model_executor/models/gpt_oss.py", attention_sinks="all"),
+    **dict.fromkeys(
+        ("mimo_v2_flash", "mimo_v2"),
+        Family("MiMo-V2 (hybrid SWA)", "vllm/model_executor/models/mimo_v2.py", adapt=_mimo_v2_keys),
+    ),
     "minimax_m2": Family("MiniMax-M2", "vllm/model_executor/models/minimax_m2.py", adapt=_minimax_m2_keys),
     "glm4_moe": _GLM4_MOE,
     **dict.fromkeys(("deepseek_v32", "glm_moe_dsa"), LLAMA),  # MLA + indexer: model/features.py indexer_spec

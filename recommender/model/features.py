@@ -123,11 +123,15 @@ def layer_shapes(c: ConfigValues, kinds: tuple[str, ...], head_dim: int, kv_head
     shared_from = n - shared if shared else None
     global_dim = c.opt_int("global_head_dim")
     global_kv = c.opt_int("num_global_key_value_heads", bound=MAX_HEADS)
+    swa_dim = c.opt_int("swa_head_dim")  # MiMo-V2: the sliding layers' own heads
+    swa_kv = c.opt_int("swa_num_key_value_heads", bound=MAX_HEADS)
     dims: tuple[int, ...] = ()
     heads: tuple[int, ...] = ()
-    if global_dim or global_kv:
-        dims = tuple((global_dim or head_dim) if k == "full" else head_dim for k in kinds)
-        heads = tuple((global_kv or kv_heads) if k == "full" else kv_heads for k in kinds)
+    if global_dim or global_kv or swa_dim or swa_kv:
+        full_dim, full_kv = global_dim or head_dim, global_kv or kv_heads
+        slide_dim, slide_kv = swa_dim or head_dim, swa_kv or kv_heads
+        dims = tuple(full_dim if k == "full" else slide_dim for k in kinds)
+        heads = tuple(full_kv if k == "full" else slide_kv for k in kinds)
     widths: tuple[int, ...] = ()
     if shared_from is not None and c.flag("use_double_wide_mlp"):
         widths = tuple(2 * inter if i >= shared_from else inter for i in range(n))

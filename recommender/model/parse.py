@@ -42,7 +42,6 @@ UNSUPPORTED = {
     "MiniMaxM3SparseForConditionalGeneration": "MiniMax-M3 sparse attention layout is not modelled",
     "DeciLMForCausalLM": "Nemotron-NAS (DeciLM) per-layer block configs are not modelled",
     "Step3p7FlashForCausalLM": "Step-3.7 attention layout is not modelled",
-    "MiMoV2FlashForCausalLM": "MiMo-V2 hybrid attention layout is not modelled",
 }
 
 REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
@@ -260,7 +259,7 @@ def _parse(
         num_heads=d.heads,
         num_kv_heads=d.kv_heads,
         head_dim=d.head_dim,
-        v_head_dim=d.head_dim,
+        v_head_dim=d.head_dim if feats.mla else c.get_int("v_head_dim", d.head_dim),
         intermediate_size=dense_intermediate,
         vocab_size=d.vocab,
         max_model_len=max_len,
@@ -276,6 +275,7 @@ def _parse(
         gated_mlp=family.gated_mlp and key != "nemotron_h",
         qk_norm=family.qk_norm,
         qk_norm_over_heads=family.qk_norm_over_heads,
+        attention_sinks=family.attention_sinks,
         norms_per_layer=family.norms_per_layer,
         norm_kind=family.norm,
         final_norm=family.final_norm,

@@ -210,6 +210,7 @@ class ModelSpec:
     per_layer_input: int = 0  # Gemma-4 E models: per-layer embedding width (vocab x layers x this table)
     per_layer_vocab: int = 0
     layer_scalar: bool = False  # Gemma-4: one learned scalar a layer
+    attention_sinks: Literal["none", "all", "sliding"] = "none"  # per-head sink logits (gpt-oss; MiMo-V2 SWA)
     attn_output_gate: bool = False  # Qwen3-Next/3.5: q_proj also emits a gate (2 x q width)
     rotary_dim: int = 0
     rope_max_position: int = 0
@@ -240,8 +241,10 @@ class ModelSpec:
         return self.layer_head_dim[layer] if self.layer_head_dim else self.head_dim
 
     def v_head_dim_at(self, layer: int) -> int:
-        """V head size of one layer's attention."""
-        return self.layer_head_dim[layer] if self.layer_head_dim else self.v_head_dim
+        """V head size of one layer's attention (a V size of its own, as MiMo-V2's 128 beside 192, holds everywhere)."""
+        if self.layer_head_dim and self.v_head_dim == self.head_dim:
+            return self.layer_head_dim[layer]
+        return self.v_head_dim
 
     def intermediate_at(self, layer: int) -> int:
         """Dense MLP width of one layer."""

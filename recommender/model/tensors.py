@@ -112,13 +112,14 @@ def _attention(s: ModelSpec, i: int) -> list[Tensor]:
     head_dim, kvh = s.head_dim_at(i), s.kv_heads_at(i)
     q_rows = s.num_heads * head_dim * (2 if s.attn_output_gate else 1)
     kv_rows = kvh * head_dim
+    v_rows = kvh * s.v_head_dim_at(i)
     shares_kv = not s.has_kv_cache(i)  # Gemma-4 E: K/V ship in the checkpoint, vLLM drops them
     v_shipped = not (s.k_eq_v and s.layer_kinds[i] == "full")  # Gemma-4: V loaded from K
     out += [
         Tensor(f"{p}.q_proj", "attention", q_rows, h, "head", i, heads=s.num_heads),
         Tensor(f"{p}.k_proj", "attention", kv_rows, h, "kv", i, heads=kvh, loaded=not shares_kv),
         Tensor(
-            f"{p}.v_proj", "attention", kv_rows, h, "kv", i, heads=kvh, loaded=not shares_kv, in_checkpoint=v_shipped
+            f"{p}.v_proj", "attention", v_rows, h, "kv", i, heads=kvh, loaded=not shares_kv, in_checkpoint=v_shipped
         ),
         Tensor(f"{p}.o_proj", "attention", h, s.num_heads * s.v_head_dim_at(i), "row", i),
     ]
@@ -126,11 +127,11 @@ def _attention(s: ModelSpec, i: int) -> list[Tensor]:
         out += [
             Tensor(f"{p}.q_proj.bias", "attention", q_rows, 1, "head", i, linear=False, heads=s.num_heads),
             Tensor(f"{p}.k_proj.bias", "attention", kv_rows, 1, "kv", i, linear=False, heads=kvh),
-            Tensor(f"{p}.v_proj.bias", "attention", kv_rows, 1, "kv", i, linear=False, heads=kvh),
+            Tensor(f"{p}.v_proj.bias", "attention", v_rows, 1, "kv", i, linear=False, heads=kvh),
         ]
     if s.o_bias:
         out.append(Tensor(f"{p}.o_proj.bias", "attention", h, 1, "replicated", i, linear=False))
-    if s.model_type == "gpt_oss":
+    if s.attention_sinks == "all" or (s.attention_sinks == "sliding" and s.layer_kinds[i] == "sliding"):
         out.append(Tensor(f"{p}.sinks", "attention", s.num_heads, 1, "head", i, linear=False, heads=s.num_heads))
     if s.qk_norm:
         q_width, k_width = (q_rows, kv_rows) if s.qk_norm_over_heads else (head_dim, head_dim)
