@@ -582,3 +582,12 @@ def test_mimo_v2_hybrid_sliding_window_with_its_own_heads() -> None:
     blocks = 10 * 2**30 // layout.bytes_per_block
     assert layout.bytes_per_block == 184_320 and blocks == 58_254
     assert int(blocks / layout.blocks_per_request(32768, 16384, prefix_caching=True) * 32768) == 308_428
+
+
+def test_step_flash_is_estimated_with_the_step3p5_layout_and_says_so() -> None:
+    """Step3p7FlashForCausalLM is not in vLLM 0.33's registry: the config is standard, so the answer is approximate
+    (Step-3.5's q/k norms, share_expert_dim shared expert, router bias), never a refusal."""
+    spec = _ref("stepfun-ai--Step-3.7-Flash")
+    assert spec.approximate and "Step3p7FlashForCausalLM" in spec.approximate[0]
+    assert spec.moe is not None and spec.moe.shared_intermediate == 1280 and spec.moe.score_correction_bias
+    assert spec.mlp_kinds[:3] == ("dense",) * 3 and spec.qk_norm and spec.sliding_window == 512

@@ -188,6 +188,18 @@ def _mimo_v2_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted(keys, {"attention_sinks": sinks})
 
 
+def _step3p5_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/step3p5.py: q/k norms per head, use_moe_router_bias, moe_num_experts / moe_top_k."""
+    keys = {"num_experts": c.get("moe_num_experts"), "num_experts_per_tok": c.get("moe_top_k")}
+    fam: dict[str, Any] = {"score_bias": c.get("use_moe_router_bias") is True}
+    if c.get("architectures") == ["Step3p7FlashForCausalLM"]:
+        fam["approximate"] = (
+            "Step3p7FlashForCausalLM is not in vLLM 0.33's registry (it serves Step3p5ForCausalLM and "
+            "Step3p7ForConditionalGeneration): counted with Step3p5's layout, without a head-wise attention gate"
+        )
+    return Adapted(keys, fam)
+
+
 def _dbrx_keys(c: Mapping[str, Any]) -> Adapted:
     """DbrxConfig: d_model, n_layers, n_heads, max_seq_len, attn_config.kv_n_heads, ffn_config.{ffn_hidden_size,
     moe_num_experts, moe_top_k} (vllm/model_executor/models/dbrx.py); every layer is MoE."""
@@ -387,6 +399,10 @@ FAMILIES: dict[str, Family] = {
     "chatglm": _CHATGLM,
     "dbrx": _DBRX,
     "internlm2": _INTERNLM2,
+    **dict.fromkeys(
+        ("step3p5", "step3p7"),
+        Family("Step-3.5", "vllm/model_executor/models/step3p5.py", qk_norm=True, adapt=_step3p5_keys),
+    ),
     "gpt_oss": Family("gpt-oss", "vllm/model_executor/models/gpt_oss.py", attention_sinks="all"),
     **dict.fromkeys(
         ("mimo_v2_flash", "mimo_v2"),

@@ -75,6 +75,8 @@ def moe_spec(c: ConfigValues, model_type: str, intermediate: int, *, score_bias:
     else:
         expert_i = c.first_int(("moe_intermediate_size",), intermediate)
         shared = c.first_int(("shared_expert_intermediate_size",), 0)
+        if not shared and c.has("share_expert_dim"):  # Step-3.5: one shared expert of share_expert_dim
+            shared = c.get_int("n_shared_experts", 1, bound=MAX_EXPERTS) * c.get_int("share_expert_dim")
         n_shared = c.get_int("n_shared_experts", 0, zero_ok=True, bound=MAX_EXPERTS)
         if not shared and n_shared:
             shared = n_shared * c.first_int(("moe_shared_expert_intermediate_size",), expert_i)

@@ -137,6 +137,9 @@ def mlp_kinds(c: ConfigValues, n_layers: int, n_experts: int) -> tuple[MlpKind, 
     decoder_sparse_step, interleave_moe_layer_step, mlp_only_layers."""
     if n_experts <= 0:
         return _repeat_mlp("dense", n_layers)
+    named = c.raw("mlp_layer_types")  # GLM-5.2, Step-3.5, Laguna: "dense" / "sparse" per layer
+    if isinstance(named, list) and len(named) == n_layers:
+        return tuple("moe" if t == "sparse" else "dense" for t in named)
     first_dense = c.get_int("first_k_dense_replace", 0, zero_ok=True, bound=MAX_LAYERS)
     raw_freq = c.raw("moe_layer_freq", 1)
     per_layer = c.int_list("moe_layer_freq", length=n_layers) if isinstance(raw_freq, list) else None

@@ -41,7 +41,6 @@ UNSUPPORTED = {
     "MiniMaxM3SparseForCausalLM": "MiniMax-M3 sparse attention layout is not modelled",
     "MiniMaxM3SparseForConditionalGeneration": "MiniMax-M3 sparse attention layout is not modelled",
     "DeciLMForCausalLM": "Nemotron-NAS (DeciLM) per-layer block configs are not modelled",
-    "Step3p7FlashForCausalLM": "Step-3.7 attention layout is not modelled",
 }
 
 REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
@@ -202,7 +201,7 @@ def _features(c: ConfigValues, key: str, family: Family, model_type: str, plan: 
 
 def _approximations(config: Mapping[str, Any], family: Family) -> tuple[str, ...]:
     """Why the figures are estimates: an architecture outside the table, or an encoder the config does not size."""
-    reasons = [family.approximate] if family.approximate else []
+    reasons = [family.approximate] if family.approximate else []  # the adapter may add one (family.approximate)
     if isinstance(config.get("audio_config"), Mapping):
         reasons.append("the audio encoder (audio_config) is not counted in the weights")
     return tuple(reasons)
