@@ -24,6 +24,7 @@ from recommender.serve_args import parse_serve_argv
 from recommender.units import GiB
 
 DATA = Path(__file__).resolve().parent / "data" / "perf" / "vllm_perf_calibration.jsonl"
+ADDED = Path(__file__).resolve().parent / "data" / "perf" / "added_points.jsonl"  # ids A..., with their sources
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -36,6 +37,7 @@ GPU_KEYS = {
     "H200-SXM-141GB": "h200",
     "B200": "b200",
     "MI300X": "mi300x",
+    "L40S": "l40s",
 }
 MODEL_IDS = {
     "Qwen2-7B-Instruct": "Qwen/Qwen2-7B-Instruct",
@@ -69,6 +71,7 @@ EXCLUDED = {
         "vLLM 0.6 V0 engine with multi-step scheduling; ShareGPT lengths not stated",
     ),
     **dict.fromkeys([f"P{i:03d}" for i in range(274, 279)], "lengths and serving flags not stated"),
+    "A003": "every prompt re-sent from the earlier runs (seed 0): prefix-cache hits",
 }
 # Held out of the fit, by model x GPU: the fidelity report's honest errors are measured on these. One of each
 # kind the fit also sees (a dense and an MoE model on Ampere and on Hopper, FP8, a PCIe card, a closed loop), so
@@ -83,6 +86,7 @@ HOLDOUT_GROUPS = frozenset(
         ("zai-org/GLM-4.6", "h200"),
         ("zai-org/GLM-4.5-Air", "h100-sxm"),
         ("meta-llama/Llama-3.1-8B-Instruct", "a100-40gb"),
+        ("meta-llama/Llama-3.2-3B-Instruct", "l40s"),
     }
 )
 TOKENS_PER_WORD = 1.33  # English text in the o200k (gpt-oss) tokenizer
@@ -155,6 +159,8 @@ def _serve_flags(row: dict[str, Any]) -> tuple[dict[str, Any], bool | None]:
         values["gpu_memory_utilization"] = float(util.group(1))
     if row.get("tp") and "tensor_parallel_size" not in values:
         values["tensor_parallel_size"] = int(row["tp"])
+    if (row.get("dp") or 1) > 1:  # replicas behind a load balancer split the load like DP ranks of a dense model
+        values["data_parallel_size"] = int(row["dp"])
     return values, async_flag
 
 
@@ -162,7 +168,9 @@ def _load(row: dict[str, Any]) -> tuple[Load, list[str]]:
     raw = row.get("raw") or ""
     notes: list[str] = []
     dataset = "sharegpt" if "sharegpt" in (row.get("dataset") or "").lower() else "random"
-    if row["id"] < "P040":  # sariekr/gpu_conc: a custom closed-loop client; Little's law gives what was in flight
+    if (
+        row["id"].startswith("P0") and row["id"] < "P040"
+    ):  # sariekr/gpu_conc: a custom closed-loop client; Little's law gives what was in flight
         stats = json.loads(raw)
         inflight = stats["requests_per_second"] * stats["average_latency_per_request"] / 1000
         notes.append(f"in flight by Little's law: {inflight:.1f} (nominal {row['concurrency']})")
@@ -197,7 +205,8 @@ def _load(row: dict[str, Any]) -> tuple[Load, list[str]]:
 def _measured(row: dict[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {}
     src = row.get("source") or ""
-    if row.get("mean_ttft_ms") and "dennislee22" not in src:  # those runs re-sent cached prompts: TTFT understated
+    cached = "dennislee22" in src or "nerdalert" in src  # runs that re-sent cached prompts: TTFT understated
+    if row.get("mean_ttft_ms") and not cached:
         out["ttft"] = float(row["mean_ttft_ms"])
     tpot = row.get("mean_tpot_ms") or row.get("derived_tpot_ms")
     if tpot:
@@ -210,7 +219,7 @@ def _measured(row: dict[str, Any]) -> dict[str, float]:
 def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tuple[str, str]:
     if row["id"] in EXCLUDED:
         return "excluded", EXCLUDED[row["id"]]
-    if "failed=0" not in (row.get("notes") or "") and row["id"] < "P040":
+    if "failed=0" not in (row.get("notes") or "") and row["id"].startswith("P0") and row["id"] < "P040":
         return "excluded", "requests failed during the run"
     if row.get("input_len") is None or row.get("output_len") is None:
         return "excluded", "lengths not stated"
@@ -247,10 +256,13 @@ def point(row: dict[str, Any]) -> Point:
 
 
 @cache
-def points(path: Path = DATA) -> tuple[Point, ...]:
-    """Every row of the file, interpreted."""
-    with path.open(encoding="utf-8") as fh:
-        return tuple(point(json.loads(line)) for line in fh if line.strip())
+def points(paths: tuple[Path, ...] = (DATA, ADDED)) -> tuple[Point, ...]:
+    """Every row of the files, interpreted."""
+    out: list[Point] = []
+    for path in paths:
+        with path.open(encoding="utf-8") as fh:
+            out += [point(json.loads(line)) for line in fh if line.strip()]
+    return tuple(out)
 
 
 def gpu(key: str) -> Gpu:

@@ -1,4 +1,5 @@
-"""Speed of the performance model: one prediction and a 10-point sweep (targets: <= 50 ms and <= 1 s).
+"""Speed of the performance model: one prediction, a 10-point sweep and `recommend` by latency (targets: <= 50 ms,
+<= 1 s and <= 1 s).
 
     python benchmarks/perf_speed.py
 
@@ -18,6 +19,8 @@ from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.load import Load
 from recommender.perf.predict import predict, sweep
 from recommender.perf_profile import load_params
+from recommender.planner.service import ServiceTarget, plan_service
+from recommender.planner.types import Hardware
 from recommender.sources.resolve import resolve_model
 
 CASES = (
@@ -28,6 +31,11 @@ CASES = (
     ("Qwen/Qwen3-30B-A3B-FP8", "l40s", EngineFlags(max_model_len=16384), Load(4000, 200, request_rate=5.0)),
 )
 SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+PLANS = (
+    ("Qwen/Qwen3-32B", "h100", ServiceTarget(2000, 500, concurrency=60, ttft_ms=2000, tpot_ms=50)),
+    ("meta-llama/Llama-3.1-70B-Instruct", "h100", ServiceTarget(2000, 500, concurrency=32, ttft_ms=3000, tpot_ms=60)),
+    ("Qwen/Qwen3-30B-A3B", "h100", ServiceTarget(1000, 200, request_rate=10, ttft_ms=500, tpot_ms=30)),
+)
 
 
 def best_of(fn: Callable[[], object], runs: int = 3) -> float:
@@ -53,6 +61,13 @@ def main() -> int:
     load = Load(2000, 256)
     t = best_of(lambda: sweep(model, gpu, EngineFlags(), load, SWEEP, params=params, version=v))
     print(f"\n10-point sweep (concurrency {SWEEP[0]}..{SWEEP[-1]}, 1,000 prompts each): {t * 1000:.0f} ms")
+    print()
+    for model_id, gpu_key, target in PLANS:
+        m, g = resolve_model(model_id), resolve_gpu(gpu_key, gpus)
+        t = best_of(
+            lambda m=m, g=g, tg=target: plan_service(m, [], Hardware(g), tg, version=v, params=params, fixed_gpus=False)
+        )
+        print(f"recommend {model_id} on {gpu_key}, {target.describe()}: {t * 1000:.0f} ms")
     return 0
 
 

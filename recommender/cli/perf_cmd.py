@@ -262,19 +262,12 @@ def perf(
     hw = resolve_hardware(gpu, gpu_memory_gib)
     v = VllmVersion.parse(vllm_version)
     params = _params(no_local_calibration)
+    model_ref = model_opt or model_arg
     if compare_path is not None:
         if input_len is not None or output_len is not None or sweep_text:
             raise InputError("--compare reads the load from the result file: drop --input-len/--output-len/--sweep")
-        model_ref = model_opt or model_arg
-        pred, measured = _compare(compare_path, model_ref, hw, flags, dataset_name, params, v)
-        rows = _compare_rows(pred, measured)
-        if fmt == "table":
-            click.echo(f"{measured.model_id} on {hw.name}: {measured.load.describe()}")
-            click.echo(table(("metric", "predicted", "measured", "error"), rows))
-        else:
-            emit({"predicted": pred.bench_json(), "measured": dict(measured.measured)}, fmt)
+        _compare_output(compare_path, model_ref, hw, flags, dataset_name, params, v, fmt)
         return
-    model_ref = model_opt or model_arg
     if not model_ref:
         raise InputError("no model given: pass MODEL or --model")
     if input_len is None or output_len is None:
@@ -312,6 +305,25 @@ def perf(
         click.echo("\n".join(_header(model, hw, flags, load, str(v)) + render_result(r)))
     else:
         emit({**head, **r.bench_json()}, fmt)
+
+
+def _compare_output(
+    path: Path,
+    model_ref: str | None,
+    hw: Gpu,
+    flags: EngineFlags,
+    dataset: str,
+    params: PerfParams,
+    v: VllmVersion,
+    fmt: str,
+) -> None:
+    """`perf --compare`: the prediction beside a real result, metric by metric."""
+    pred, measured = _compare(path, model_ref, hw, flags, dataset, params, v)
+    if fmt == "table":
+        click.echo(f"{measured.model_id} on {hw.name}: {measured.load.describe()}")
+        click.echo(table(("metric", "predicted", "measured", "error"), _compare_rows(pred, measured)))
+    else:
+        emit({"predicted": pred.bench_json(), "measured": dict(measured.measured)}, fmt)
 
 
 @click.command("calibrate")

@@ -242,26 +242,7 @@ def recommend(
         allow_fp8_kv=not no_fp8_kv,
     )
     if service is not None:
-        if objective is not None and objective not in SERVICE_OBJECTIVES:
-            raise InputError(
-                f"--objective {objective} ranks memory-only plans; with latency targets choose "
-                f"{', '.join(SERVICE_OBJECTIVES)}"
-            )
-        params = load_params()
-        sp = plan_service(
-            model,
-            variants,
-            hw,
-            service,
-            version=version,
-            params=params,
-            policy=policy,
-            objective=objective or "max-throughput",
-            gpu_hour_cost=s.get("gpu_hour_cost"),
-            fixed_gpus=fixed,
-        )
-        doc = service_plan_of(sp, params, requested_model=model_ref)
-        text = render_service_plan(sp, doc, searched_budgets=not fixed)
+        doc, text = latency_plan(model, variants, hw, service, s, policy, version, fixed, model_ref)
     else:
         result = plan_growing(model, variants, hw, memory_target(s, min_context), version, policy, fixed)
         doc = plan_of(result, requested_model=model_ref)
@@ -278,6 +259,40 @@ def recommend(
         click.echo(text)
     else:
         emit(dump(doc), fmt)
+
+
+def latency_plan(
+    model: ModelSpec,
+    variants: list[ModelSpec],
+    hw: Hardware,
+    service: ServiceTarget,
+    s: dict[str, Any],
+    policy: SearchPolicy,
+    version: VllmVersion,
+    fixed: bool,
+    model_ref: str,
+) -> tuple[Plan, str]:
+    """The plan document and its text for latency and throughput targets."""
+    objective = s.get("objective")
+    if objective is not None and objective not in SERVICE_OBJECTIVES:
+        raise InputError(
+            f"--objective {objective} ranks memory-only plans; with latency targets choose {', '.join(SERVICE_OBJECTIVES)}"
+        )
+    params = load_params()
+    sp = plan_service(
+        model,
+        variants,
+        hw,
+        service,
+        version=version,
+        params=params,
+        policy=policy,
+        objective=objective or "max-throughput",
+        gpu_hour_cost=s.get("gpu_hour_cost"),
+        fixed_gpus=fixed,
+    )
+    doc = service_plan_of(sp, params, requested_model=model_ref)
+    return doc, render_service_plan(sp, doc, searched_budgets=not fixed)
 
 
 def memory_target(s: dict[str, Any], min_context: str) -> Target:

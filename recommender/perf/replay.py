@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from recommender.perf.costs import EngineCosts
 from recommender.perf.load import Requests
-from recommender.perf.step import Batch, StepTime, decode_steps, step_time
+from recommender.perf.step import Batch, StepTime, decode_fixed_parts, decode_steps, step_time
 
 MAX_ITERATIONS = 5_000_000
 
@@ -88,6 +88,7 @@ class _Engine:
         self.peak = 0
         self.kv_blocked = 0.0
         self.seqs_blocked = 0.0
+        self.fixed: dict[int, tuple[float, float, float]] = {}  # decode steps' context-free parts, by batch size
 
     # --- KV blocks ---------------------------------------------------------------------------------------
     def blocks(self, tokens: float) -> float:
@@ -273,7 +274,10 @@ class _Engine:
             k = min(k, max(1, int((self.total_blocks - self.used) / growth)))
         k = max(1, k)
         ctx0 = self.a_sum + n_dec * self.s
-        first, last = decode_steps(self.c, n_dec, ctx0, ctx0 + n_dec * (k - 1))
+        fixed = self.fixed.get(n_dec)
+        if fixed is None:
+            fixed = self.fixed[n_dec] = decode_fixed_parts(self.c, n_dec)
+        first, last = decode_steps(self.c, n_dec, ctx0, ctx0 + n_dec * (k - 1), fixed)
         if not self.waiting and self.entering and k > 1:
             j = _steps_to_reach(first.total, (last.total - first.total) / (k - 1), self.entering[0][0] - self.t)
             if j < k:
@@ -296,7 +300,11 @@ class _Engine:
                 continue
             before = self.preemptions
             n_dec = self.make_room(len(self.decoding))
-            chunks = self.schedule_prefills(c.max_num_batched_tokens - n_dec, n_dec, self.preemptions == before)
+            chunks = (
+                self.schedule_prefills(c.max_num_batched_tokens - n_dec, n_dec, self.preemptions == before)
+                if self.waiting or self.partial
+                else []
+            )
             if chunks:
                 self.prefill_step(n_dec, chunks)
             elif n_dec:

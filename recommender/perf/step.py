@@ -120,12 +120,25 @@ def step_time(c: EngineCosts, b: Batch) -> StepTime:
     return _finish(c, mem, comp, comm, seqs)
 
 
-def decode_steps(c: EngineCosts, decodes: int, first_context: float, last_context: float) -> tuple[StepTime, StepTime]:
+def decode_fixed_parts(c: EngineCosts, decodes: int) -> tuple[float, float, float]:
+    """The context-independent (memory, compute, communication) seconds of a decode-only step."""
+    tokens = decodes / c.pp
+    return _fixed_parts(c, tokens, tokens)
+
+
+def decode_steps(
+    c: EngineCosts,
+    decodes: int,
+    first_context: float,
+    last_context: float,
+    fixed: tuple[float, float, float] | None = None,
+) -> tuple[StepTime, StepTime]:
     """The first and last step of a decode-only stretch (contexts summed over the decodes): one pass over the
-    parts that do not depend on the context (the replay's hot path; the same arithmetic as `step_time`)."""
+    parts that do not depend on the context (the replay's hot path; the same arithmetic as `step_time`).
+    `fixed`: `decode_fixed_parts(c, decodes)` when the caller keeps them."""
     pp = c.pp
     tokens = decodes / pp
-    mem0, comp0, comm = _fixed_parts(c, tokens, tokens)
+    mem0, comp0, comm = fixed if fixed is not None else _fixed_parts(c, tokens, tokens)
     out = []
     for context in (first_context, last_context):
         ctx = context / pp

@@ -1,0 +1,59 @@
+"""The published serving points (benchmarks/data/perf/) as the fit and the fidelity report read them."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.perf_points import HOLDOUT_GROUPS, points
+from recommender.units import GiB
+
+
+def _by_id() -> dict[str, object]:
+    return {p.id: p for p in points()}
+
+
+def test_every_row_is_read_with_its_source_and_a_use() -> None:
+    pts = points()
+    assert len(pts) == 211  # 208 shared rows + 3 added (benchmarks/data/perf/added_points.jsonl)
+    for p in pts:
+        assert p.source.startswith("https://"), p.id
+        assert p.use in ("fit", "holdout", "excluded"), p.id
+        if p.use == "excluded":
+            assert p.reason, p.id
+        else:
+            assert p.measured and p.catalog_model, p.id
+
+
+def test_fit_and_held_out_combinations_never_overlap() -> None:
+    fit = {p.group for p in points() if p.use == "fit"}
+    held = {p.group for p in points() if p.use == "holdout"}
+    assert not fit & held
+    assert held <= set(HOLDOUT_GROUPS)
+    assert len(fit) >= 8 and len(held) >= 4
+
+
+def test_rows_are_read_as_their_sources_state() -> None:
+    by = _by_id()
+    # sariekr/gpu_conc P005: nominal 64 users, but 0.2250 req/s x 4,158 ms latency ~ 25 in flight (Little's law)
+    p005 = by["P005"]
+    assert p005.load.max_concurrency == 25  # type: ignore[attr-defined]
+    assert p005.load.input_len == pytest.approx(1000 * 1.33)  # type: ignore[attr-defined]
+    # gpustack: `vllm serve Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 -tp 8 --enable-expert-parallel`
+    p240 = by["P240"].flags  # type: ignore[attr-defined]
+    assert (p240.tensor_parallel_size, p240.enable_expert_parallel) == (8, True)
+    assert by["P152"].flags.gpu_memory_utilization == 0.85  # type: ignore[attr-defined]
+    assert by["P162"].flags.max_num_batched_tokens == 4096  # type: ignore[attr-defined]
+    # dennislee22 Test 4: "KV 5.01 GiB" is the logged cache size; TTFT is not used (cached prompts)
+    p075 = by["P075"]
+    assert p075.flags.kv_cache_memory_bytes == int(5.01 * GiB)  # type: ignore[attr-defined]
+    assert set(p075.measured) == {"tpot", "throughput"}  # type: ignore[attr-defined]
+    # lengths from the printed totals: 215,312 input tokens over 1,000 requests
+    assert by["P159"].load.input_len == pytest.approx(215.312)  # type: ignore[attr-defined]
+    assert by["P159"].load.dataset == "sharegpt"  # type: ignore[attr-defined]
+    assert by["P168"].load.max_concurrency == 4  # type: ignore[attr-defined]
+
+
+def test_rows_a_source_cannot_support_are_not_used() -> None:
+    by = _by_id()
+    for pid in ("P040", "P062", "P111", "P138", "P143", "P268", "P274", "P017", "A003"):
+        assert by[pid].use == "excluded", pid  # type: ignore[attr-defined]
