@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 import click
 
 from recommender.catalog import load_gpus
-from recommender.cli.output import emit, format_option
+from recommender.cli.output import format_choice
+from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json
 from recommender.errors import FlagError, InputError
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
@@ -98,7 +100,9 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
 @click.option("--enforce-eager", is_flag=True, default=None)
 @click.option("--cpu-offload-gb", type=float)
 @click.option("--vllm-version", default=DEFAULT_VERSION, show_default=True, help="vLLM release to model (0.8-0.33).")
-@format_option
+@format_choice("html")
+@output_option
+@plot_option
 def explain(
     model_arg: str | None,
     serve: tuple[str, ...],
@@ -109,6 +113,8 @@ def explain(
     free_memory_gib: float | None,
     vllm_version: str,
     fmt: str,
+    output: Path | None,
+    plot: Path | None,
     **flag_values: Any,
 ) -> None:
     """Predict vLLM's startup memory figures and verdict for MODEL on a GPU.
@@ -149,9 +155,18 @@ def explain(
     free = int(free_memory_gib * GiB) if free_memory_gib is not None else None
     spec = resolve_model(model, revision=revision)
     result = explain_budget(spec, hw, flags, VllmVersion.parse(vllm_version), free_bytes=free)
-    if fmt == "table":
-        click.echo("".join(f"note: {n}\n" for n in spec.notes) + render_table(result))
-    else:
+    from recommender.report.explain import explain_report
+
+    def document() -> dict[str, Any]:
         # error_kinds: stable names of the startup errors (IssueKind values), for scripts that branch on them.
         doc = {**explanation_json(result), "error_kinds": [k.value for k in result.error_kinds]}
-        emit({**doc, **({"model_notes": list(spec.notes)} if spec.notes else {})}, fmt)
+        return {**doc, **({"model_notes": list(spec.notes)} if spec.notes else {})}
+
+    deliver(
+        fmt,
+        output=output,
+        plot=plot,
+        table=lambda: "".join(f"note: {n}\n" for n in spec.notes) + render_table(result),
+        document=document,
+        report=lambda: explain_report(result, flags, model, notes=spec.notes),
+    )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import click
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -18,21 +20,30 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join(lines)
 
 
+def dumps(data: Any, fmt: str) -> str:
+    """A document as json or yaml text (ending in a newline)."""
+    if fmt == "json":
+        return json.dumps(data, indent=2, sort_keys=False) + "\n"
+    import yaml
+
+    return str(yaml.safe_dump(data, sort_keys=False, width=120))
+
+
 def emit(data: Any, fmt: str) -> None:
     """Print a document as json or yaml."""
-    if fmt == "json":
-        click.echo(json.dumps(data, indent=2, sort_keys=False))
-    else:
-        import yaml
-
-        click.echo(yaml.safe_dump(data, sort_keys=False, width=120), nl=False)
+    click.echo(dumps(data, fmt), nl=False)
 
 
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "yaml"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+def format_choice(*extra: str) -> Callable[[F], F]:
+    """--format table|json|yaml, plus the report formats a command offers (html, markdown)."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["table", "json", "yaml", *extra]),
+        default="table",
+        show_default=True,
+        help="Output format" + (" (html: a self-contained report page)." if "html" in extra else "."),
+    )
+
+
+format_option = format_choice()

@@ -26,8 +26,8 @@ def render_options(func: F) -> F:
             click.option(
                 "-o",
                 "--output-dir",
-                type=click.Path(file_okay=False, path_type=Path),
-                help="Write files here (atomically) instead of printing them.",
+                type=click.Path(path_type=Path),
+                help="Write files here (atomically) instead of printing them (recommend --format html: the report file).",
             ),
             click.option("--force", is_flag=True, help="Overwrite files that differ from the new rendering."),
             click.option("--name", help="Deployment / unit name (default: vllm-<model>)."),

@@ -1,0 +1,96 @@
+"""The report options shared by explain, recommend and check: -o FILE, --plot FILE.svg|png, and delivery."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from recommender.cli.output import dumps
+from recommender.errors import InputError
+
+if TYPE_CHECKING:
+    from recommender.report.structure import Report
+
+PLOT_SUFFIXES = (".svg", ".png")
+
+
+def _plot_path(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Refuse an unknown image type, or PNG without its rasteriser, before any work is done."""
+    del ctx, param
+    if value is None:
+        return None
+    if value.suffix.lower() not in PLOT_SUFFIXES:
+        raise InputError(f"--plot {value}: the file name must end in .svg or .png")
+    if value.suffix.lower() == ".png" and importlib.util.find_spec("resvg_py") is None:
+        from recommender.report.png import MISSING
+
+        raise InputError(MISSING)
+    return value
+
+
+output_option = click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the output to FILE (atomically) instead of printing it.",
+)
+plot_option = click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=_plot_path,
+    metavar="FILE.svg|FILE.png",
+    help="Also draw the report's charts into an image (PNG needs `pip install 'vllm-plan[plot]'`).",
+)
+
+
+def write_plot(path: Path, report: Report) -> None:
+    """The report's charts stacked in one SVG, rasterised when the name ends in .png."""
+    from recommender.report.html import svg_document
+    from recommender.report.write import write_atomic
+
+    if not report.charts:
+        click.echo(f"note: nothing to plot into {path}: no chart was computed", err=True)
+        return
+    svg = svg_document(report.charts, report.title)
+    if path.suffix.lower() == ".png":
+        from recommender.report.png import svg_to_png
+
+        write_atomic(path, svg_to_png(svg))
+    else:
+        write_atomic(path, svg.encode("utf-8"))
+
+
+def deliver(
+    fmt: str,
+    *,
+    output: Path | None,
+    plot: Path | None,
+    table: Callable[[], str],
+    document: Callable[[], Any],
+    report: Callable[[], Report],
+    markdown: Callable[[], str] | None = None,
+) -> None:
+    """Print (or write to -o FILE) the output in `fmt`, and draw --plot; each form is computed only if asked."""
+    built = report() if fmt == "html" or plot is not None else None
+    if plot is not None and built is not None:
+        write_plot(plot, built)
+    if fmt == "html" and built is not None:
+        from recommender.report.html import html_page
+
+        text = html_page(built)
+    elif fmt == "markdown" and markdown is not None:
+        text = markdown()
+    elif fmt == "table":
+        text = table() + "\n"
+    else:
+        text = dumps(document(), fmt)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        from recommender.report.write import write_atomic
+
+        write_atomic(output, text.encode("utf-8"))
