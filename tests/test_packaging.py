@@ -108,3 +108,10 @@ def test_kubernetes_client_is_an_extra() -> None:
     project = _project()
     assert not any(Requirement(d).name == "kubernetes" for d in project["dependencies"])
     assert any(Requirement(d).name == "kubernetes" for d in project["optional-dependencies"]["cluster"])
+
+
+def test_png_rasteriser_is_an_extra() -> None:
+    project = _project()
+    assert not any(Requirement(d).name == "resvg-py" for d in project["dependencies"])
+    (plot,) = (Requirement(d) for d in project["optional-dependencies"]["plot"])
+    assert plot.name == "resvg-py" and _pins()["resvg-py"] in plot.specifier

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,10 +24,10 @@ def _plot_path(ctx: click.Context, param: click.Parameter, value: Path | None) -
         return None
     if value.suffix.lower() not in PLOT_SUFFIXES:
         raise InputError(f"--plot {value}: the file name must end in .svg or .png")
-    if value.suffix.lower() == ".png" and importlib.util.find_spec("resvg_py") is None:
-        from recommender.report.png import MISSING
+    if value.suffix.lower() == ".png":
+        from recommender.report.png import require_rasteriser
 
-        raise InputError(MISSING)
+        require_rasteriser()
     return value
 
 

@@ -1,0 +1,307 @@
+"""Reports: chart geometry checked by hand, the pages and plots through the CLI, and every page in headless Chromium.
+
+The browser tests fail on any console error or network request and check that the charts drew.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from recommender.catalog import load_gpus
+from recommender.hardware import resolve_gpu
+from recommender.memory.budget import Explanation, explain
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.report.figures import (
+    BudgetBar,
+    BudgetFigure,
+    CapacityFigure,
+    CapacitySeries,
+    Segment,
+    budget_bars,
+    capacity_series,
+)
+from recommender.report.markdown import md
+from recommender.report.svg import Line, Polyline, Rect, Text, budget_chart, capacity_chart, nice_bound, nice_step
+from recommender.sources.resolve import resolve_model
+from recommender.units import GiB
+
+from .browser import Browser, PageResult, chromium_binary, png_size
+from .conftest import ROOT, invoke
+
+README_EXAMPLE = ["--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency", "60"]
+CHECK_DATA = ROOT / "tests" / "data" / "check"
+HOSTILE = '<script>alert(1)</script>"><img src="http://127.0.0.1:9/x.png">'
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _readme_explanation(**flags: Any) -> Explanation:
+    model = resolve_model("Qwen/Qwen2.5-7B-Instruct")
+    return explain(model, resolve_gpu("rtx4090", load_gpus()), EngineFlags(**flags), VllmVersion.parse("0.33.0"))
+
+
+# --- figures and geometry, checked by hand ------------------------------------------------------------------------
+
+
+def test_nice_steps_and_bounds() -> None:
+    assert [nice_step(s) for s in (24, 80, 141, 7)] == [5, 20, 50, 2]  # about 6 steps of 1, 2 or 5 x 10^k
+    assert nice_bound(61.04, up=True) == 100 and nice_bound(61.04, up=False) == 50
+    assert nice_bound(1200, up=True) == 2000 and nice_bound(0.41, up=False) == 0.2
+
+
+def test_budget_bar_geometry_by_hand() -> None:
+    seg = [
+        Segment("weights", 12 * GiB, "Model loading took 12.00 GiB memory"),
+        Segment("activation", 1 * GiB, "a"),
+        Segment("kv_cache", 9 * GiB, "Available KV cache memory: 9.00 GiB"),
+        Segment("headroom", 2 * GiB, "h"),
+    ]
+    bar = BudgetBar("GPU", tuple(seg), 24 * GiB, 22 * GiB, "--gpu-memory-utilization 0.9", True)
+    chart = budget_chart(BudgetFigure("t", (bar,)), "b")
+    rects = [s for s in chart.shapes if isinstance(s, Rect) and s.role == "segment"]
+    # Plot area x from 190 to 736 (546 px) for 0..25 GiB (24 GiB -> step 5 -> axis 25): 21.84 px per GiB.
+    assert [(r.x, r.w) for r in rects] == [(190.0, 262.1), (452.1, 21.8), (473.9, 196.6), (670.5, 43.7)]
+    assert rects[0].title == "GPU · weights: 12.00 GiB\nModel loading took 12.00 GiB memory"
+    budget = next(s for s in chart.shapes if isinstance(s, Line) and s.role == "budget")
+    assert budget.x1 == 670.5  # 22 GiB
+    assert [t.text for t in chart.shapes if isinstance(t, Text) and t.fill == "#666666"][:6] == [
+        "0",
+        "5",
+        "10",
+        "15",
+        "20",
+        "25",
+    ]
+
+
+def test_weights_far_past_the_device_are_cut_so_other_bars_stay_readable() -> None:
+    small = BudgetBar("a", (Segment("weights", 10 * GiB, ""),), 24 * GiB, None, "", True)
+    huge = BudgetBar("b", (Segment("weights", 130 * GiB, ""),), 24 * GiB, None, "", False)
+    chart = budget_chart(BudgetFigure("t", (small, huge)), "b")
+    widths = [s.w for s in chart.shapes if isinstance(s, Rect) and s.role == "segment"]
+    # Axis: min(1.3 x 24, 130) = 31.2 GiB -> step 10 (31.2 / 6 = 5.2) -> 40 GiB over 546 px: 10 GiB = 136.5 px;
+    # the 130 GiB bar is cut at the axis end.
+    assert widths == [136.5, 546.0]
+    assert any(isinstance(s, Text) and s.text == "130.0 GiB →" for s in chart.shapes)
+
+
+def test_budget_segments_are_vllms_figures_and_fill_the_device() -> None:
+    e = _readme_explanation(max_model_len=4096, kv_cache_dtype="fp8")
+    (bar,) = budget_bars(e)
+    st = e.stage
+    assert st is not None
+    sizes = {s.kind: s.size for s in bar.segments}
+    assert sizes["weights"] == st.weights and sizes["kv_cache"] == st.available_kv
+    assert sum(sizes.values()) == e.gpu_total_bytes
+    kv = next(s for s in bar.segments if s.kind == "kv_cache")
+    assert f"GPU KV cache size: {e.kv_cache_tokens:,} tokens" in kv.detail
+    assert "Maximum concurrency for 4,096 tokens per request" in kv.detail
+
+
+def test_one_bar_per_pipeline_stage() -> None:
+    e = _readme_explanation(max_model_len=8192, pipeline_parallel_size=2)
+    bars = budget_bars(e)
+    assert [b.label for b in bars] == ["stage 0", "stage 1"]
+    assert sum(b.segments[0].size for b in bars) > 0 and bars[0].segments[0].detail.endswith("(14 layers)")
+
+
+def test_capacity_curve_ends_at_vllms_maximum_concurrency() -> None:
+    e = _readme_explanation(max_model_len=4096, kv_cache_dtype="fp8")
+    s = capacity_series(e, "plan", replicas=2, chosen=True)
+    assert s is not None
+    assert s.points[-1][0] == 4096
+    assert s.points[-1][1] == pytest.approx(2 * e.max_concurrency)
+    ys = [y for _, y in s.points]
+    assert ys == sorted(ys, reverse=True)  # longer requests: fewer held
+
+
+def test_capacity_chart_marks_the_target_on_log_axes() -> None:
+    series = CapacitySeries("p", ((1024, 100.0), (4096, 25.0)), True, 60, "end")
+    chart = capacity_chart(CapacityFigure("t", (series,), 60, 4096), "c")
+    targets = [s for s in chart.shapes if getattr(s, "role", "") == "target"]
+    assert len(targets) == 3  # N line, S line, the (S, N) point
+    # x: 1k..4k (log2) over 662 px from 70. y: 20 (1-2-5 bound below 25) .. 200 (above 100 x 1.05), log10,
+    # over 270 px from 48: y(100) = 318 - 270 log10(5) = 129.3, y(25) = 318 - 270 log10(1.25) = 291.8.
+    line = next(s for s in chart.shapes if isinstance(s, Polyline) and s.role == "series")
+    assert line.points == "70.0,129.3 732.0,291.8"
+
+
+def test_markdown_cells_are_inert() -> None:
+    assert md("a|b\n<x> [l](u) *e* `c`") == r"a\|b \<x\> \[l\](u) \*e\* \`c\`"
+
+
+# --- through the CLI -----------------------------------------------------------------------------------------------
+
+
+def _server_dir(tmp_path: Path) -> Path:
+    """Three servers: two from the check fixtures, one with hostile names (untrusted input)."""
+    folder = tmp_path / "deploy"
+    folder.mkdir()
+    for name in ("fits.yaml", "kv_too_small.yaml"):
+        (folder / name).write_text((CHECK_DATA / name).read_text())
+    hostile = (CHECK_DATA / "fits.yaml").read_text().replace("name: qwen", f"name: '{HOSTILE}'", 1)
+    assert HOSTILE in hostile
+    (folder / "hostile.yaml").write_text(hostile)
+    return folder
+
+
+def test_explain_html_and_svg_plot(tmp_path: Path) -> None:
+    page, plot = tmp_path / "e.html", tmp_path / "e.svg"
+    args = ["explain", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "-pp", "2", "--max-model-len", "8k"]
+    out = invoke([*args, "--format", "html", "-o", str(page), "--plot", str(plot)])
+    assert out.stdout == ""
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "vLLM starts" in html and "--pipeline-parallel-size 2" in html
+    assert "<script" not in html and not re.search(r"""(src|href)=["']?(https?:|//)""", html)
+    root = ET.fromstring(plot.read_text().split("?>", 1)[1])
+    segments = [r for r in root.iter(f"{SVG}rect") if r.get("data-role") == "segment"]
+    assert len(segments) >= 10 and all(r.find(f"{SVG}title") is not None for r in segments)  # 2 stages x 5-6
+
+
+def test_recommend_html_to_stdout_and_file(tmp_path: Path) -> None:
+    page = tmp_path / "plan.html"
+    invoke(["recommend", *README_EXAMPLE, "--format", "html", "-o", str(page)])
+    html = page.read_text()
+    for part in ("serves 60 concurrent requests", "Plan and alternatives", "Rejected (", "vllm serve Qwen/Qwen2.5"):
+        assert part in html
+    assert "for vLLM 0.33.0" in html and "Generated by vllm-plan" in html
+    assert invoke(["recommend", *README_EXAMPLE, "--format", "html"]).stdout == html
+    invoke(["recommend", *README_EXAMPLE, "--format", "html", "-o", str(page)])  # overwrites the report
+
+
+def test_recommend_emit_with_html_writes_the_report_beside_the_artifacts(tmp_path: Path) -> None:
+    out = tmp_path / "deploy"
+    invoke(["recommend", *README_EXAMPLE, "--emit", "command", "-o", str(out), "--format", "html"])
+    assert sorted(p.name for p in out.iterdir()) == ["plan.yaml", "report.html", "serve.sh"]
+
+
+def test_png_plot_size_and_dimensions(tmp_path: Path) -> None:
+    pytest.importorskip("resvg_py")
+    plot = tmp_path / "check.png"
+    invoke(["check", str(CHECK_DATA / "fits.yaml"), "--plot", str(plot)])
+    svg = tmp_path / "check.svg"
+    invoke(["check", str(CHECK_DATA / "fits.yaml"), "--plot", str(svg)])
+    data = plot.read_bytes()
+    height = int(ET.fromstring(svg.read_text().split("?>", 1)[1]).get("height", "0"))
+    assert png_size(data) == (2 * 760, 2 * height)  # the SVG's size at 2x
+    assert len(data) > 20_000  # drawn, not blank
+
+
+def test_check_folder_html_one_row_per_server_and_markdown(tmp_path: Path) -> None:
+    folder = _server_dir(tmp_path)
+    page = tmp_path / "check.html"
+    results = json.loads(invoke(["check", str(folder), "--format", "json"], exit_code=1).stdout)
+    invoke(["check", str(folder), "--format", "html", "-o", str(page)], exit_code=1)
+    html = page.read_text()
+    table = html.split('<section id="servers">', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr><td class=\"(pass|fail)\">", table)
+    assert rows == [r["verdict"] for r in results] and len(rows) == 3
+    assert HOSTILE not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "fix: lower --max-model-len to" in html
+    summary = invoke(["check", str(folder), "--format", "markdown"], exit_code=1).stdout
+    assert summary.startswith("### ❌ vllm-plan check: 2 of 3 servers pass")
+    assert len([line for line in summary.splitlines() if line.startswith("| ✅") or line.startswith("| ❌")]) == 3
+    assert "<script>" not in summary and "- fix: lower --max-model-len to" in summary
+
+
+def test_bad_report_options_are_one_line_errors(tmp_path: Path) -> None:
+    base = ["explain", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090"]
+    err = invoke([*base, "--plot", str(tmp_path / "x.gif")], exit_code=2).stderr
+    assert err == f"Error: --plot {tmp_path / 'x.gif'}: the file name must end in .svg or .png\n"
+    err = invoke([*base, "--format", "html", "-o", str(tmp_path / "missing" / "r.html")], exit_code=2).stderr
+    assert err.startswith("Error: cannot write") and err.count("\n") == 1
+    assert not (tmp_path / "missing").exists()
+    invoke(["explain", "--format", "markdown", *base[1:]], exit_code=2)  # markdown is check's only
+
+
+def test_png_without_the_plot_extra_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "resvg_py", None)  # as if `vllm-plan[plot]` were not installed
+    plot = tmp_path / "p.png"
+    err = invoke(["explain", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--plot", str(plot)], exit_code=2).stderr
+    assert "pip install 'vllm-plan[plot]'" in err and not plot.exists()
+
+
+# --- in headless Chromium ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    binary = chromium_binary()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing: .ci/run installs Debian's chromium package")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    b = Browser(binary, tmp_path_factory.mktemp("chromium") / "profile")
+    yield b
+    b.close()
+
+
+def _assert_clean(page: PageResult, charts: dict[str, int], shots: Path) -> None:
+    (shots / (Path(page.url).stem + ".png")).write_bytes(page.screenshot)
+    assert page.console_errors == [] and page.requests == []
+    drawn = {c["id"]: c for c in page.charts}
+    assert sorted(drawn) == sorted(charts)
+    for chart_id, at_least in charts.items():
+        c = drawn[chart_id]
+        assert c["width"] > 300 and c["height"] > 100, c
+        assert c["drawn"] == c["marks"] >= at_least, c
+        assert all(t.strip() for t in c["titles"]), "every mark has a hover text"
+    width, height = png_size(page.screenshot)
+    assert width == 1000 and height > 800  # the window
+
+
+@pytest.mark.slow
+def test_reports_open_in_chromium_without_errors_or_requests(browser: Browser, tmp_path: Path) -> None:
+    pages = {
+        "explain": (["explain", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "-pp", "2"], 0),
+        "recommend": (["recommend", *README_EXAMPLE], 0),
+        "check": (["check", str(_server_dir(tmp_path))], 1),
+    }
+    for name, (args, code) in pages.items():
+        invoke([*args, "--format", "html", "-o", str(tmp_path / f"{name}.html")], exit_code=code)
+    _assert_clean(browser.open(tmp_path / "explain.html"), {"budget": 10, "capacity": 1}, tmp_path)
+    _assert_clean(browser.open(tmp_path / "recommend.html"), {"budget": 5, "capacity": 2}, tmp_path)
+    check = browser.open(tmp_path / "check.html")
+    _assert_clean(check, {"budget": 3 * 5}, tmp_path)
+
+
+@pytest.mark.slow
+def test_the_browser_harness_catches_errors_and_requests(browser: Browser, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.html"
+    bad.write_text(
+        '<!DOCTYPE html><svg class="chart" id="c" width="10" height="10"></svg>'
+        '<img src="http://127.0.0.1:9/x.png"><script>console.error("boom")</script>'
+    )
+    page = browser.open(bad)
+    assert "boom" in page.console_errors and page.requests == ["http://127.0.0.1:9/x.png"]
+    assert page.charts[0]["width"] == 10
+
+
+def test_ci_example_writes_the_job_summary_and_the_html_artifact(tmp_path: Path) -> None:
+    workflow = yaml.safe_load((ROOT / "examples" / "ci" / "github-actions.yaml").read_text())
+    steps = {s.get("name"): s for s in workflow["jobs"]["check"]["steps"]}
+    (tmp_path / "deploy").mkdir()
+    for name in ("fits.yaml", "kv_too_small.yaml"):  # one server fails: the summary steps still succeed
+        shutil.copy(CHECK_DATA / name, tmp_path / "deploy" / name)
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    }
+    run = steps["Job summary and HTML report"]["run"]
+    done = subprocess.run(["bash", "-ec", run], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "summary.md").read_text().startswith("### ❌ vllm-plan check: 1 of 2 servers pass")
+    assert "vllm-plan-report.html" in steps["Upload the report"]["with"]["path"]
+    assert 'id="servers"' in (tmp_path / "vllm-plan-report.html").read_text()
