@@ -1,83 +1,96 @@
 """The report of `vllm-plan recommend`: the chosen flags, their budget, capacity against the target, the
-alternatives and why the rest was rejected (no I/O)."""
+alternatives and why the rest was rejected (no I/O).
+
+Words come from the typed plan document (the same commands, options and reasons `--format json` writes and
+`render` reads); the charts come from the planner's explanations, which hold the KV layout the curves need.
+"""
 
 from __future__ import annotations
 
 import shlex
 
-from recommender import __version__
+from recommender.documents import Plan, PlanOption
 from recommender.report.explain import budget_section, messages
 from recommender.report.figures import capacity_figure, capacity_series
 from recommender.report.structure import Cell, Report, Section, Table
 from recommender.report.svg import capacity_chart
-from recommender.search import Evaluation
-from recommender.serve_args import build_serve_argv
 from recommender.solver import PlanResult
-from recommender.units import GiB
+
+OPTION_HEADERS = ("TP", "PP", "EP", "replicas", "GPUs", "weights", "KV", "max len", "concurrency", "command")
 
 
-def _label(e: Evaluation) -> str:
-    return e.candidate.describe() + (f" x {e.replicas} replicas" if e.replicas > 1 else "")
+def option_label(o: PlanOption) -> str:
+    """'TP=1 PP=1, bfloat16, KV fp8' (+ EP, replicas) for legends."""
+    ep = ", EP" if o.expert_parallel else ""
+    label = f"TP={o.tensor_parallel_size} PP={o.pipeline_parallel_size}{ep}, {o.weights}, KV {o.kv_cache_dtype}"
+    return label + (f" x {o.replicas} replicas" if o.replicas > 1 else "")
 
 
-def _command(e: Evaluation, version: str) -> str:
-    return shlex.join(build_serve_argv(e.candidate.weights.model.name, e.flags, version))
-
-
-def _options_table(options: tuple[Evaluation, ...], version: str) -> Table:
+def options_table(options: tuple[PlanOption, ...]) -> Table:
+    """The plan and its alternatives, each with its exact command."""
     rows = tuple(
         (
-            Cell(str(a.candidate.tp), "num"),
-            Cell(str(a.candidate.pp), "num"),
-            Cell("yes" if a.candidate.expert_parallel else ""),
-            Cell(str(a.replicas), "num"),
-            Cell(str(a.gpus), "num"),
-            Cell(a.candidate.weights.label),
-            Cell(a.candidate.kv_cache_dtype),
-            Cell(f"{a.max_model_len:,}", "num"),
-            Cell(f"{a.concurrency:.1f}", "num"),
-            Cell(_command(a, version), "code"),
+            Cell(str(o.tensor_parallel_size), "num"),
+            Cell(str(o.pipeline_parallel_size), "num"),
+            Cell("yes" if o.expert_parallel else ""),
+            Cell(str(o.replicas), "num"),
+            Cell(str(o.gpus), "num"),
+            Cell(o.weights),
+            Cell(o.kv_cache_dtype),
+            Cell(f"{o.max_model_len:,}", "num"),
+            Cell(f"{o.max_concurrency:.1f}", "num"),
+            Cell(shlex.join(o.command), "code"),
         )
-        for a in options
+        for o in options
     )
-    headers = ("TP", "PP", "EP", "replicas", "GPUs", "weights", "KV", "max len", "concurrency", "command")
-    return Table(headers, rows)
+    return Table(OPTION_HEADERS, rows)
 
 
-def _inputs(result: PlanResult, requested_model: str) -> tuple[tuple[str, str], ...]:
-    hw, t = result.hardware, result.target
+def inputs_of(plan: Plan) -> tuple[tuple[str, str], ...]:
+    """What the plan was asked for."""
+    i = plan.inputs
     rows = [
-        ("model", requested_model),
-        ("GPU", f"{hw.gpu.name} ({hw.gpu.total_bytes / GiB:.2f} GiB as CUDA reports it)"),
-        ("GPUs", f"{hw.gpus_per_node} per node x {hw.nodes} node(s)"),
-        ("concurrency (N)", str(t.concurrency) if t.concurrency is not None else "not given"),
-        ("context (S)", f"{t.context:,}" if t.context is not None else f"not given (at least {t.min_context:,})"),
-        ("objective", result.policy.objective),
-        ("vLLM version", str(result.version)),
+        ("model", i.model),
+        ("GPU", f"{i.gpu_name} ({i.gpu_total_gib:.2f} GiB as CUDA reports it)"),
+        ("GPUs", f"{i.gpus_per_node} per node x {i.nodes} node(s)"),
+        ("concurrency (N)", str(i.concurrency) if i.concurrency is not None else "not given"),
+        ("context (S)", f"{i.context:,}" if i.context is not None else f"not given (at least {i.min_context or 1:,})"),
+        ("objective", i.objective),
+        ("vLLM version", i.vllm_version),
     ]
-    if hw.free_bytes is not None:
-        rows.insert(3, ("free memory per GPU", f"{hw.free_bytes / GiB:.2f} GiB"))
+    if i.free_memory_gib is not None:
+        rows.insert(3, ("free memory per GPU", f"{i.free_memory_gib:.2f} GiB"))
     return tuple(rows)
 
 
-def plan_report(result: PlanResult, requested_model: str) -> Report:
+def plan_report(result: PlanResult, plan: Plan) -> Report:
     """Everything `recommend` decided, with the charts."""
-    best, version = result.best, str(result.version)
+    best = plan.best
     target = result.target
     note = ""
     if best.replicas > 1:
-        gpus = best.candidate.tp * best.candidate.pp
-        note = f"{best.replicas} replicas of this engine (one per {gpus} GPU(s)), behind a load balancer."
-    options = (best, *result.alternatives)
+        per = best.tensor_parallel_size * best.pipeline_parallel_size
+        note = f"{best.replicas} replicas of this engine (one per {per} GPU(s)), behind a load balancer."
+    options = (best, *plan.alternatives)
+    evaluations = (result.best, *result.alternatives)
     cap = capacity_figure(
         "Capacity: concurrent requests held vs tokens per request",
-        [capacity_series(a.explanation, _label(a), replicas=a.replicas, chosen=a is best) for a in options],
+        [
+            capacity_series(e.explanation, option_label(o), replicas=o.replicas, chosen=o is best)
+            for o, e in zip(options, evaluations, strict=True)
+        ],
         target.concurrency,
         target.context,
     )
     sections = [
-        Section("Command", "command", note=note, commands=(_command(best, version),), items=messages(best.explanation)),
-        budget_section(best.explanation, "budget"),
+        Section(
+            "Command",
+            "command",
+            note=note,
+            commands=(shlex.join(best.command),),
+            items=messages(result.best.explanation),
+        ),
+        budget_section(result.best.explanation, "budget"),
     ]
     if cap is not None:
         sections.append(
@@ -88,21 +101,21 @@ def plan_report(result: PlanResult, requested_model: str) -> Report:
                 charts=(capacity_chart(cap, "capacity"),),
             )
         )
-    sections.append(Section("Plan and alternatives", "alternatives", table=_options_table(options, version)))
-    if result.rejected:
+    sections.append(Section("Plan and alternatives", "alternatives", table=options_table(options)))
+    if plan.rejected:
         sections.append(
             Section(
-                f"Rejected ({len(result.rejected)} of {result.searched})",
+                f"Rejected ({len(plan.rejected)} of {plan.searched})",
                 "rejected",
-                items=tuple(Cell(e.reason) for e in result.rejected),
+                items=tuple(Cell(reason) for reason in plan.rejected),
             )
         )
     return Report(
-        title=f"{requested_model} on {result.hardware.total_gpus} x {result.hardware.gpu.name}",
-        subtitle=f"Plan for {target.describe()}: {best.reason}",
+        title=f"{plan.inputs.model} on {result.hardware.total_gpus} x {plan.inputs.gpu_name}",
+        subtitle=f"Plan for {target.describe()}: {best.summary}",
         verdict=Cell(f"serves {target.describe()}", "pass"),
         sections=tuple(sections),
-        inputs=_inputs(result, requested_model),
-        tool_version=__version__,
-        vllm_version=version,
+        inputs=inputs_of(plan),
+        tool_version=plan.generator.removeprefix("vllm-plan "),
+        vllm_version=plan.inputs.vllm_version,
     )
