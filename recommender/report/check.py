@@ -48,12 +48,7 @@ def check_report(results: Sequence[CheckResult], inputs: Sequence[str]) -> Repor
     ok = all(r.passed for r in results)
     servers = Table(HEADERS, tuple(row(r) for r in results), tuple(details(r) for r in results))
     sections = [Section("Servers", "servers", note="One row per vLLM server found.", table=servers)]
-    bars = [
-        bar
-        for r in results
-        if r.explanation is not None
-        and (bar := tightest_bar(r.explanation, r.found.source, r.found.resource)) is not None
-    ]
+    bars = [tightest_bar(r.explanation, r.found.source, r.found.resource) for r in results if r.explanation is not None]
     if bars:
         figure = BudgetFigure("Per-GPU memory of each server (tightest pipeline stage)", tuple(bars))
         sections.append(

@@ -10,7 +10,7 @@ from recommender.memory.budget import Explanation
 from recommender.memory.engine import EngineFlags
 from recommender.report.figures import BudgetFigure, budget_bars, capacity_figure, capacity_series
 from recommender.report.structure import Cell, Report, Section, Table
-from recommender.report.svg import Chart, budget_chart, capacity_chart
+from recommender.report.svg import budget_chart, capacity_chart
 from recommender.serve_args import build_serve_argv
 from recommender.units import GiB
 
@@ -27,10 +27,7 @@ def verdict(e: Explanation) -> Cell:
 
 def budget_section(e: Explanation, chart_id: str, title: str = "Per-GPU memory budget") -> Section:
     """The stacked bars (one per pipeline stage) and vLLM's startup figures."""
-    bars = budget_bars(e)
-    charts: tuple[Chart, ...] = ()
-    if bars:
-        charts = (budget_chart(BudgetFigure(f"Per-GPU memory: {e.model} on {e.gpu}", bars), chart_id),)
+    charts = (budget_chart(BudgetFigure(f"Per-GPU memory: {e.model} on {e.gpu}", budget_bars(e)), chart_id),)
     return Section(
         title, chart_id, note="Hover a segment for vLLM's own figure.", charts=charts, table=figures_table(e)
     )
@@ -43,14 +40,13 @@ def figures_table(e: Explanation) -> Table:
     if e.free_bytes != e.gpu_total_bytes:
         rows.append(("free at startup", f"{e.free_bytes / GiB:.2f} GiB"))
     rows.append(("budget (--gpu-memory-utilization)", f"{e.requested_bytes / GiB:.2f} GiB ({e.utilization})"))
-    if st is not None:
-        rows += [
-            ("Model loading took", f"{st.weights / GiB:.2f} GiB"),
-            ("activation peak", f"{st.activation_peak / GiB:.2f} GiB"),
-            ("non-torch memory", f"{st.non_torch / GiB:.2f} GiB"),
-            ("Estimated CUDA graph memory", f"{st.cudagraph / GiB:.2f} GiB"),
-            ("Available KV cache memory", f"{st.available_kv / GiB:.2f} GiB"),
-        ]
+    rows += [
+        ("Model loading took", f"{st.weights / GiB:.2f} GiB"),
+        ("activation peak", f"{st.activation_peak / GiB:.2f} GiB"),
+        ("non-torch memory", f"{st.non_torch / GiB:.2f} GiB"),
+        ("Estimated CUDA graph memory", f"{st.cudagraph / GiB:.2f} GiB"),
+        ("Available KV cache memory", f"{st.available_kv / GiB:.2f} GiB"),
+    ]
     rows += [
         ("KV bytes per token", f"{e.kv_bytes_per_token:,}"),
         ("block size / blocks", f"{e.block_size} / {e.num_gpu_blocks:,}"),

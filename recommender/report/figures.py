@@ -133,9 +133,7 @@ def stage_segments(e: Explanation, st: StageBudget) -> tuple[Segment, ...]:
 
 
 def budget_bars(e: Explanation, label: str | None = None, sublabel: str = "") -> tuple[BudgetBar, ...]:
-    """One bar per pipeline stage (every TP rank of a stage is alike); empty when nothing was computed."""
-    if e.stage is None:
-        return ()
+    """One bar per pipeline stage (every TP rank of a stage is alike)."""
     fixed_kv = all(st.available_kv == e.requested_bytes for st in e.stages)  # --kv-cache-memory-bytes
     budget: int | None = None if fixed_kv else e.requested_bytes
     budget_label = (
@@ -152,13 +150,10 @@ def budget_bars(e: Explanation, label: str | None = None, sublabel: str = "") ->
     return tuple(bars)
 
 
-def tightest_bar(e: Explanation, label: str, sublabel: str = "") -> BudgetBar | None:
+def tightest_bar(e: Explanation, label: str, sublabel: str = "") -> BudgetBar:
     """The bar of the stage vLLM sizes the cache by (for one-bar-per-server charts)."""
-    if e.stage is None:
-        return None
     bars = budget_bars(e, label, sublabel)
-    index = e.stages.index(e.stage) if e.stage in e.stages else 0
-    return bars[index]
+    return next((bar for bar, st in zip(bars, e.stages, strict=True) if st is e.stage), bars[0])
 
 
 def _lengths(lo: int, hi: int) -> list[int]:
@@ -171,7 +166,7 @@ def _lengths(lo: int, hi: int) -> list[int]:
 
 def capacity_series(e: Explanation, label: str, *, replicas: int = 1, chosen: bool = False) -> CapacitySeries | None:
     """Requests held (over all replicas) for request lengths up to the configuration's --max-model-len."""
-    if e.stage is None or not e.stage.layout.groups or e.max_model_len <= 0:
+    if not e.stage.layout.groups or e.max_model_len <= 0:
         return None
     hi = e.max_model_len
     lo = max(16, min(1024, hi // 16))

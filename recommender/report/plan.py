@@ -10,11 +10,11 @@ from __future__ import annotations
 import shlex
 
 from recommender.documents import Plan, PlanOption
+from recommender.planner import PlanResult
 from recommender.report.explain import budget_section, messages
 from recommender.report.figures import capacity_figure, capacity_series
 from recommender.report.structure import Cell, Report, Section, Table
 from recommender.report.svg import capacity_chart
-from recommender.solver import PlanResult
 
 OPTION_HEADERS = ("TP", "PP", "EP", "replicas", "GPUs", "weights", "KV", "max len", "concurrency", "command")
 
