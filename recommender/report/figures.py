@@ -188,3 +188,35 @@ def capacity_figure(
     """None when no configuration holds a request."""
     kept = tuple(s for s in series if s is not None)
     return CapacityFigure(title, kept, concurrency, context) if kept else None
+
+
+KNEE_SHARE = 0.9  # the knee: the lowest concurrency reaching this share of the sweep's best throughput
+
+
+@dataclass(frozen=True, slots=True)
+class CurveSeries:
+    """One configuration's values against concurrency (throughput or a latency)."""
+
+    label: str
+    points: tuple[tuple[float, float], ...]  # (concurrency, value), ascending concurrency
+    chosen: bool
+    knee: float | None = None  # the concurrency marked as the knee
+
+
+@dataclass(frozen=True, slots=True)
+class CurveFigure:
+    """Curves against concurrency, with the latency targets as horizontal lines."""
+
+    title: str
+    y_label: str
+    series: tuple[CurveSeries, ...]
+    targets: tuple[tuple[float, str], ...] = ()  # (value, label)
+
+
+def knee(points: Sequence[tuple[float, float]]) -> float | None:
+    """The lowest concurrency whose throughput reaches KNEE_SHARE of the best: past it, more requests in flight
+    mostly add latency."""
+    if not points:
+        return None
+    best = max(y for _, y in points)
+    return next(x for x, y in points if y >= KNEE_SHARE * best) if best > 0 else None

@@ -11,7 +11,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from recommender.report.figures import SEGMENT_NAMES, BudgetBar, BudgetFigure, CapacityFigure, SegmentKind
+from recommender.report.figures import (
+    SEGMENT_NAMES,
+    BudgetBar,
+    BudgetFigure,
+    CapacityFigure,
+    CurveFigure,
+    SegmentKind,
+)
 from recommender.units import GiB
 
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
@@ -84,6 +91,7 @@ class Circle:
     fill: str
     title: str = ""
     role: str = ""
+    stroke: str = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,3 +332,53 @@ def _targets(fig: CapacityFigure, sx: Scale, sy: Scale, *box: float) -> list[Sha
     if n is not None and s is not None:
         shapes.append(Circle(sx(s), sy(n), 5, ALERT, f"target: {n} requests of {s:,} tokens", "target"))
     return shapes
+
+
+def _value(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3g}"
+
+
+def curve_chart(fig: CurveFigure, chart_id: str) -> Chart:
+    """Values against concurrency (log2 x, linear y from 0); targets as dashed red lines; knees ringed."""
+    left, right, top, plot_h = 70.0, 28.0, 48.0, 230.0
+    plot_w = WIDTH - left - right
+    xs = [x for s in fig.series for x, _ in s.points]
+    ys = [y for s in fig.series for _, y in s.points] + [t for t, _ in fig.targets]
+    x_lo, x_hi = 2 ** math.floor(math.log2(min(xs))), 2 ** math.ceil(math.log2(max(xs)))
+    x_hi = max(x_hi, x_lo * 2)
+    step = nice_step(max(ys) * 1.05 if max(ys) > 0 else 1.0, 5)
+    y_hi = math.ceil(max(ys) * 1.05 / step) * step if max(ys) > 0 else step
+
+    def sx(v: float) -> float:
+        return _r(left + plot_w * math.log(v / x_lo) / math.log(x_hi / x_lo))
+
+    def sy(v: float) -> float:
+        return _r(top + plot_h - plot_h * v / y_hi)
+
+    shapes: list[Shape] = [Text(12, 24, _clip(fig.title, 82), 15, weight="bold")]
+    shapes.append(Rect(left, top, plot_w, plot_h, "#ffffff", stroke="#cccccc", role="plot"))
+    powers = [2.0**k for k in range(round(math.log2(x_lo)), round(math.log2(x_hi)) + 1)]
+    for v in powers[:: max(1, math.ceil(len(powers) / 12))]:
+        shapes.append(Line(sx(v), top, sx(v), top + plot_h, GRID))
+        shapes.append(Text(sx(v), top + plot_h + 16, f"{v:g}", 11, anchor="middle", fill=MUTED))
+    for i in range(round(y_hi / step) + 1):
+        shapes.append(Line(left, sy(i * step), left + plot_w, sy(i * step), GRID))
+        shapes.append(Text(left - 6, sy(i * step) + 4, _value(i * step), 11, anchor="end", fill=MUTED))
+    shapes.append(Text(left + plot_w / 2, top + plot_h + 36, "concurrent requests", 12, "middle", MUTED))
+    shapes.append(Text(18, top + plot_h / 2, fig.y_label, 12, "middle", MUTED, rotate=-90))
+    for value, label in fig.targets:
+        shapes.append(Line(left, sy(value), left + plot_w, sy(value), ALERT, 1.5, "6,4", label, "target"))
+        shapes.append(Text(left + plot_w - 4, sy(value) - 5, label, 11, "end", ALERT))
+    items: list[tuple[str, str, str]] = []
+    for i, s in enumerate(sorted(fig.series, key=lambda s: not s.chosen)):
+        color = SERIES_COLORS[i % len(SERIES_COLORS)]
+        points = " ".join(f"{sx(x)},{sy(y)}" for x, y in s.points)
+        shapes.append(Polyline(points, color, 3.0 if s.chosen else 1.6, "" if s.chosen else "6,3", s.label, "series"))
+        for x, y in s.points:
+            shapes.append(Circle(sx(x), sy(y), 3.0, color, f"{s.label}\n{x:g} requests: {_value(y)} {fig.y_label}"))
+            if x == s.knee:
+                title = f"knee of {s.label}: {x:g} requests ({_value(y)} {fig.y_label})"
+                shapes.append(Circle(sx(x), sy(y), 7.0, "none", title, "knee", stroke=color))
+        items.append((color, ("plan: " if s.chosen else "") + s.label, "line"))
+    legend, end = _legend(items, 12, top + plot_h + 62, WIDTH - 24)
+    return Chart(chart_id, fig.title, WIDTH, int(end), tuple(shapes + legend))
