@@ -28,12 +28,26 @@ from recommender.report.figures import (
     BudgetFigure,
     CapacityFigure,
     CapacitySeries,
+    CurveFigure,
+    CurveSeries,
     Segment,
     budget_bars,
     capacity_series,
+    knee,
 )
 from recommender.report.markdown import md
-from recommender.report.svg import Line, Polyline, Rect, Text, budget_chart, capacity_chart, nice_bound, nice_step
+from recommender.report.svg import (
+    Circle,
+    Line,
+    Polyline,
+    Rect,
+    Text,
+    budget_chart,
+    capacity_chart,
+    curve_chart,
+    nice_bound,
+    nice_step,
+)
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
 
@@ -135,6 +149,24 @@ def test_capacity_chart_marks_the_target_on_log_axes() -> None:
     # over 270 px from 48: y(100) = 318 - 270 log10(5) = 129.3, y(25) = 318 - 270 log10(1.25) = 291.8.
     line = next(s for s in chart.shapes if isinstance(s, Polyline) and s.role == "series")
     assert line.points == "70.0,129.3 732.0,291.8"
+
+
+def test_knee_is_where_throughput_reaches_nine_tenths_of_the_best() -> None:
+    points = ((1, 60.0), (2, 115.0), (4, 210.0), (8, 360.0), (16, 520.0), (32, 610.0), (64, 640.0))
+    assert knee(points) == 32  # 0.9 x 640 = 576: 520 at 16 is below, 610 at 32 reaches it
+    assert knee(()) is None and knee(((1, 0.0),)) is None
+
+
+def test_curve_chart_geometry_targets_and_knee() -> None:
+    series = CurveSeries("p", ((1, 10.0), (4, 40.0)), True, knee=4)
+    chart = curve_chart(CurveFigure("t", "TPOT ms", (series,), ((50.0, "TPOT target 50 ms"),)), "c")
+    # x: 1..4 (log2) over 662 px from 70; y: 0..60 (50 x 1.05 = 52.5 -> step 20 -> 60) over 230 px from 48.
+    line = next(s for s in chart.shapes if isinstance(s, Polyline) and s.role == "series")
+    assert line.points == "70.0,239.7 732.0,124.7"
+    target = next(s for s in chart.shapes if isinstance(s, Line) and s.role == "target")
+    assert (target.y1, target.title) == (86.3, "TPOT target 50 ms")
+    ring = next(s for s in chart.shapes if isinstance(s, Circle) and s.role == "knee")
+    assert (ring.cx, ring.cy) == (732.0, 124.7) and ring.title.startswith("knee of p: 4 requests")
 
 
 def test_markdown_cells_are_inert() -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from recommender.report.figures import (
+    KNEE_SHARE,
     SEGMENT_NAMES,
     BudgetBar,
     BudgetFigure,
@@ -151,6 +152,8 @@ def _legend(items: Sequence[tuple[str, str, str]], x0: float, y: float, width: f
             x, y = x0, y + 20
         if style == "box":
             shapes.append(Rect(x, y - 10, 12, 12, color, role="legend"))
+        elif style == "ring":
+            shapes.append(Circle(x + 7, y - 4, 6, "none", role="legend", stroke=color))
         else:
             shapes.append(Line(x, y - 4, x + 14, y - 4, color, width=3, role="legend"))
         shapes.append(Text(x + 18, y, label, 12))
@@ -291,6 +294,8 @@ def capacity_chart(fig: CapacityFigure, chart_id: str) -> Chart:
         end_x, end_y = s.points[-1]
         shapes.append(Circle(sx(end_x), sy(end_y), 4.5 if s.chosen else 3.5, color, s.end_detail, "series-end"))
         items.append((color, ("plan: " if s.chosen else "") + s.label, "line"))
+    if any(s.knee is not None for s in fig.series):
+        items.append((INK, f"knee: {KNEE_SHARE:.0%} of the best throughput", "ring"))
     legend, end = _legend(items, 12, top + plot_h + 62, WIDTH - 24)
     return Chart(chart_id, fig.title, WIDTH, int(end), tuple(shapes + legend))
 
@@ -380,5 +385,7 @@ def curve_chart(fig: CurveFigure, chart_id: str) -> Chart:
                 title = f"knee of {s.label}: {x:g} requests ({_value(y)} {fig.y_label})"
                 shapes.append(Circle(sx(x), sy(y), 7.0, "none", title, "knee", stroke=color))
         items.append((color, ("plan: " if s.chosen else "") + s.label, "line"))
+    if any(s.knee is not None for s in fig.series):
+        items.append((INK, f"knee: {KNEE_SHARE:.0%} of the best throughput", "ring"))
     legend, end = _legend(items, 12, top + plot_h + 62, WIDTH - 24)
     return Chart(chart_id, fig.title, WIDTH, int(end), tuple(shapes + legend))
