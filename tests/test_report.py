@@ -35,7 +35,8 @@ from recommender.report.figures import (
     capacity_series,
     knee,
 )
-from recommender.report.markdown import md
+from recommender.report.markdown import item_lines, md
+from recommender.report.structure import Cell
 from recommender.report.svg import (
     Circle,
     Line,
@@ -245,6 +246,26 @@ def test_check_folder_html_one_row_per_server_and_markdown(tmp_path: Path) -> No
     assert summary.startswith("### ❌ vllm-plan check: 2 of 3 servers pass")
     assert len([line for line in summary.splitlines() if line.startswith("| ✅") or line.startswith("| ❌")]) == 3
     assert "<script>" not in summary and "- fix: lower --max-model-len to" in summary
+
+
+def test_check_not_evaluated_servers_and_multiline_fixes(tmp_path: Path) -> None:
+    inputs = [str(CHECK_DATA / "no_gpu.yaml"), str(CHECK_DATA / "fits.yaml")]
+    page = tmp_path / "r.html"
+    invoke(["check", *inputs, "--format", "html", "-o", str(page)], exit_code=4)
+    html = page.read_text()
+    assert "not every server could be evaluated" in html and '<td class="warn">not evaluated</td>' in html
+    assert "not evaluated: no GPU type" in html
+    summary = invoke(["check", *inputs, "--format", "markdown"], exit_code=4).stdout
+    assert summary.startswith("### ⚠️ vllm-plan check: 1 of 2 servers pass, 1 not evaluated")
+    # A fix spanning lines (the /dev/shm volume to add) is a fenced block under its item, longer than any
+    # backtick run inside it so the text cannot close it.
+    shm = invoke(["check", str(CHECK_DATA / "tp_mismatch.yaml"), "--format", "markdown"], exit_code=1).stdout
+    assert (
+        "  - fix: mount a memory-backed volume at /dev/shm:\n\n    ```\n" in shm
+        and "mountPath: /dev/shm\n    ```" in shm
+    )
+    hostile = item_lines(Cell("fix: add\n```\n<b>x</b>", ""))
+    assert hostile.count("````") == 2 and "\n    ```\n" in hostile
 
 
 def test_bad_report_options_are_one_line_errors(tmp_path: Path) -> None:

@@ -25,7 +25,8 @@ from recommender.check.run import (
     exit_code,
     version_source,
 )
-from recommender.cli.output import emit, format_option, table
+from recommender.cli.output import format_choice, table
+from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json, plan_annotations
 from recommender.errors import FlagError, InputError
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
@@ -120,7 +121,9 @@ def result_json(r: ServerResult) -> dict[str, Any]:
     help="Read the model NAME (e.g. a path inside the container) as MODEL (catalog id, hub id or local "
     "directory). Repeatable.",
 )
-@format_option
+@format_choice("html", "markdown")
+@output_option
+@plot_option
 def check(
     inputs: tuple[str, ...],
     gpu: str | None,
@@ -131,6 +134,8 @@ def check(
     kube_context: str | None,
     aliases: tuple[str, ...],
     fmt: str,
+    output: Path | None,
+    plot: Path | None,
 ) -> None:
     """Check vLLM deployments before they reach a GPU: will they start, do they hold their load?
 
@@ -207,19 +212,28 @@ def check(
         results.append(r)
     for note in loaded.notes:
         click.echo(f"note: {note}", err=True)
-    if fmt == "table":
-        _print_table(results, loaded.problems)
-    else:
-        problems = [
-            {"file": p.split(":", 1)[0], "status": NOT_EVALUATED, "not_evaluated_because": [p]} for p in loaded.problems
-        ]
-        emit([*(result_json(r) for r in results), *problems], fmt)
+    problems = [
+        {"file": p.split(":", 1)[0], "status": NOT_EVALUATED, "not_evaluated_because": [p]} for p in loaded.problems
+    ]
+    from recommender.report.check import check_report
+    from recommender.report.markdown import check_markdown
+
+    deliver(
+        fmt,
+        output=output,
+        plot=plot,
+        table=lambda: table_text(results, loaded.problems),
+        document=lambda: [*(result_json(r) for r in results), *problems],
+        report=lambda: check_report(results, loaded.problems, inputs),
+        markdown=lambda: check_markdown(results, loaded.problems),
+    )
     code = exit_code(results, loaded.problems)
     if code:
         raise SystemExit(code)
 
 
-def _print_table(results: list[ServerResult], problems: list[str]) -> None:
+def table_text(results: list[ServerResult], problems: list[str]) -> str:
+    """The servers table, then each failure with its fix, what was not evaluated and why, and the warnings."""
     rows = []
     for r in results:
         e = r.memory.explanation if r.memory else None
@@ -233,15 +247,12 @@ def _print_table(results: list[ServerResult], problems: list[str]) -> None:
                 f"{e.max_model_len:,}" if e else "-",
             )
         )
-    click.echo(table(["input", "resource", "verdict", "KV tokens", "concurrency", "max len"], rows))
+    lines = [table(["input", "resource", "verdict", "KV tokens", "concurrency", "max len"], rows)]
     for r in results:
-        for finding in r.findings:
-            click.echo(f"FAIL {r.found.where}: {finding.message}")
+        lines += [f"FAIL {r.found.where}: {finding.message}" for finding in r.findings]
         if r.suggestions:
-            click.echo(f"  fix: {', '.join(r.suggestions)}")
-        for reason in r.reasons:
-            click.echo(f"NOT EVALUATED {r.found.where}: {reason}")
-        for m in r.warnings:
-            click.echo(f"warn {r.found.where}: {m}")
-    for p in problems:
-        click.echo(f"NOT EVALUATED {p}")
+            lines.append(f"  fix: {', '.join(r.suggestions)}")
+        lines += [f"NOT EVALUATED {r.found.where}: {reason}" for reason in r.reasons]
+        lines += [f"warn {r.found.where}: {m}" for m in r.warnings]
+    lines += [f"NOT EVALUATED {p}" for p in problems]
+    return "\n".join(lines)

@@ -294,8 +294,6 @@ def capacity_chart(fig: CapacityFigure, chart_id: str) -> Chart:
         end_x, end_y = s.points[-1]
         shapes.append(Circle(sx(end_x), sy(end_y), 4.5 if s.chosen else 3.5, color, s.end_detail, "series-end"))
         items.append((color, ("plan: " if s.chosen else "") + s.label, "line"))
-    if any(s.knee is not None for s in fig.series):
-        items.append((INK, f"knee: {KNEE_SHARE:.0%} of the best throughput", "ring"))
     legend, end = _legend(items, 12, top + plot_h + 62, WIDTH - 24)
     return Chart(chart_id, fig.title, WIDTH, int(end), tuple(shapes + legend))
 
