@@ -23,6 +23,7 @@ from recommender.catalog import load_gpus
 from recommender.hardware import resolve_gpu
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.perf.load import Load
 from recommender.report.figures import (
     BudgetBar,
     BudgetFigure,
@@ -36,6 +37,7 @@ from recommender.report.figures import (
     knee,
 )
 from recommender.report.markdown import item_lines, md
+from recommender.report.perf import default_concurrencies
 from recommender.report.structure import Cell
 from recommender.report.svg import (
     Circle,
@@ -268,6 +270,29 @@ def test_check_not_evaluated_servers_and_multiline_fixes(tmp_path: Path) -> None
     assert hostile.count("````") == 2 and "\n    ```\n" in hostile
 
 
+PERF = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "2000", "--output-len", "256", "--num-prompts", "200"]
+
+
+def test_default_report_sweep_covers_the_requested_load() -> None:
+    assert default_concurrencies(Load(2000, 256, max_concurrency=48)) == (1, 2, 4, 8, 16, 32, 48, 64, 128, 256)
+    assert default_concurrencies(Load(2000, 256, max_concurrency=300))[-2:] == (300, 512)
+    assert default_concurrencies(Load(2000, 256, num_prompts=1000))[-1] == 512  # a burst of 1,000: capped
+
+
+def test_perf_html_shows_the_point_the_curves_and_the_knee(tmp_path: Path) -> None:
+    page, plot = tmp_path / "perf.html", tmp_path / "perf.svg"
+    invoke([*PERF, "--max-concurrency", "16", "--format", "html", "-o", str(page), "--plot", str(plot)])
+    html = page.read_text()
+    assert "Predicted benchmark" in html and "output tokens/s" in html and "requested: 16 in flight" in html
+    root = ET.fromstring(plot.read_text().split("?>", 1)[1])
+    charts = [c.get("id") for c in root if c.tag == f"{SVG}svg"]
+    assert charts == ["throughput", "ttft", "tpot", "budget"]
+    knees = [c for c in root.iter(f"{SVG}circle") if c.get("data-role") == "knee"]
+    assert len(knees) == 5  # throughput; mean and p99 of TTFT and of TPOT
+    # The text and JSON forms are unchanged by the report options.
+    assert "TTFT" in invoke([*PERF, "--max-concurrency", "16"]).stdout
+
+
 def test_bad_report_options_are_one_line_errors(tmp_path: Path) -> None:
     base = ["explain", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090"]
     err = invoke([*base, "--plot", str(tmp_path / "x.gif")], exit_code=2).stderr
@@ -320,13 +345,14 @@ def test_reports_open_in_chromium_without_errors_or_requests(browser: Browser, t
         "explain": (["explain", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "-pp", "2"], 0),
         "recommend": (["recommend", *README_EXAMPLE], 0),
         "check": (["check", str(_server_dir(tmp_path))], 1),
+        "perf": ([*PERF, "--sweep", "1,4,16"], 0),
     }
     for name, (args, code) in pages.items():
         invoke([*args, "--format", "html", "-o", str(tmp_path / f"{name}.html")], exit_code=code)
     _assert_clean(browser.open(tmp_path / "explain.html"), {"budget": 10, "capacity": 1}, tmp_path)
     _assert_clean(browser.open(tmp_path / "recommend.html"), {"budget": 5, "capacity": 2}, tmp_path)
-    check = browser.open(tmp_path / "check.html")
-    _assert_clean(check, {"budget": 3 * 5}, tmp_path)
+    _assert_clean(browser.open(tmp_path / "check.html"), {"budget": 3 * 5}, tmp_path)
+    _assert_clean(browser.open(tmp_path / "perf.html"), {"throughput": 1, "ttft": 2, "tpot": 2, "budget": 5}, tmp_path)
 
 
 @pytest.mark.slow

@@ -11,7 +11,8 @@ from typing import Any
 import click
 
 from recommender.cli.explain_cmd import resolve_hardware
-from recommender.cli.output import emit, format_option, table
+from recommender.cli.output import emit, format_choice, format_option, table
+from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.errors import FlagError, InputError
 from recommender.hardware import Gpu
 from recommender.memory.engine import DEFAULT_VERSION, KV_CACHE_DTYPES, MODEL_DTYPES, EngineFlags, VllmVersion
@@ -21,7 +22,7 @@ from recommender.perf.calibrate import calibrate_gpu
 from recommender.perf.load import DATASETS, Load
 from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams
-from recommender.perf.predict import Sweep, predict, sweep
+from recommender.perf.predict import Sweep, predict, startup, sweep
 from recommender.perf_profile import load_params, local_profile_path, save_local
 from recommender.serve_args import build_serve_argv, convert
 from recommender.sources.resolve import resolve_model
@@ -152,10 +153,13 @@ def _document(model: ModelSpec, gpu: Gpu, flags: EngineFlags, load: Load, versio
     }
 
 
-def _sweep_output(s: Sweep, head: dict[str, Any], fmt: str) -> None:
-    if fmt != "table":
-        emit({**head, "sweep": [{"max_concurrency": p.concurrency, **p.result.bench_json()} for p in s.points]}, fmt)
-        return
+def sweep_document(s: Sweep, head: dict[str, Any]) -> dict[str, Any]:
+    """The sweep under the keys `vllm bench serve --save-result` writes, one object per concurrency."""
+    return {**head, "sweep": [{"max_concurrency": p.concurrency, **p.result.bench_json()} for p in s.points]}
+
+
+def sweep_table(s: Sweep) -> str:
+    """One row per concurrency."""
     rows = [
         (
             p.concurrency,
@@ -171,7 +175,7 @@ def _sweep_output(s: Sweep, head: dict[str, Any], fmt: str) -> None:
         for p in s.points
     ]
     headers = ("conc", "req/s", "out tok/s", "per GPU", "per user", "TTFT ms", "TPOT ms", "ITL p99", "bound")
-    click.echo(table(headers, rows))
+    return table(headers, rows)
 
 
 def _compare_rows(pred: PerfResult, measured: BenchResult) -> list[tuple[str, str, str, str]]:
@@ -227,7 +231,9 @@ def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--sweep", "sweep_text", help="Concurrencies to sweep, e.g. 1,2,4,8,16 (a curve).")
 @click.option("--compare", "compare_path", type=click.Path(path_type=Path), help="A `vllm bench serve` result file.")
-@format_option
+@format_choice("html")
+@output_option
+@plot_option
 def perf(
     model_arg: str | None,
     model_opt: str | None,
@@ -242,6 +248,8 @@ def perf(
     sweep_text: str | None,
     compare_path: Path | None,
     fmt: str,
+    output: Path | None,
+    plot: Path | None,
     gpu: str | None,
     gpu_memory_gib: float | None,
     vllm_version: str,
@@ -285,26 +293,35 @@ def perf(
     load.validate()
     model = resolve_model(model_ref)
     head = _document(model, hw, flags, load, str(v))
-    if sweep_text:
-        s = sweep(
-            model,
-            hw,
-            flags,
-            load,
-            _sweep_values(sweep_text),
-            params=params,
-            version=v,
-            async_scheduling=async_scheduling,
-        )
-        if fmt == "table":
-            click.echo("\n".join(_header(model, hw, flags, load, str(v))))
-        _sweep_output(s, head, fmt)
-        return
-    r = predict(model, hw, flags, load, params=params, version=v, async_scheduling=async_scheduling)
-    if fmt == "table":
-        click.echo("\n".join(_header(model, hw, flags, load, str(v)) + render_result(r)))
-    else:
-        emit({**head, **r.bench_json()}, fmt)
+    from recommender.report.perf import default_concurrencies, perf_report
+
+    report_wanted = fmt == "html" or plot is not None  # a report draws the curve around a single point too
+    values = _sweep_values(sweep_text) if sweep_text else default_concurrencies(load) if report_wanted else ()
+    s = None
+    if values:
+        s = sweep(model, hw, flags, load, values, params=params, version=v, async_scheduling=async_scheduling)
+    r = (
+        None
+        if sweep_text
+        else predict(model, hw, flags, load, params=params, version=v, async_scheduling=async_scheduling)
+    )
+    header = "\n".join(_header(model, hw, flags, load, str(v)))
+
+    def text() -> str:
+        body = sweep_table(s) if s is not None and r is None else "\n".join(render_result(r)) if r else ""
+        return f"{header}\n{body}"
+
+    def document() -> dict[str, Any]:
+        return sweep_document(s, head) if s is not None and r is None else {**head, **(r.bench_json() if r else {})}
+
+    deliver(
+        fmt,
+        output=output,
+        plot=plot,
+        table=text,
+        document=document,
+        report=lambda: perf_report(head["command"], load, startup(model, hw, flags, v), r, s),
+    )
 
 
 def _compare_output(

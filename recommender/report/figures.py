@@ -211,6 +211,7 @@ class CurveFigure:
     y_label: str
     series: tuple[CurveSeries, ...]
     targets: tuple[tuple[float, str], ...] = ()  # (value, label)
+    marker: tuple[float, str] | None = None  # a concurrency to mark (the requested load) and its label
 
 
 def knee(points: Sequence[tuple[float, float]]) -> float | None:

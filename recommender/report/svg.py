@@ -345,7 +345,7 @@ def curve_chart(fig: CurveFigure, chart_id: str) -> Chart:
     """Values against concurrency (log2 x, linear y from 0); targets as dashed red lines; knees ringed."""
     left, right, top, plot_h = 70.0, 28.0, 48.0, 230.0
     plot_w = WIDTH - left - right
-    xs = [x for s in fig.series for x, _ in s.points]
+    xs = [x for s in fig.series for x, _ in s.points] + ([fig.marker[0]] if fig.marker else [])
     ys = [y for s in fig.series for _, y in s.points] + [t for t, _ in fig.targets]
     x_lo, x_hi = 2 ** math.floor(math.log2(min(xs))), 2 ** math.ceil(math.log2(max(xs)))
     x_hi = max(x_hi, x_lo * 2)
@@ -369,6 +369,10 @@ def curve_chart(fig: CurveFigure, chart_id: str) -> Chart:
         shapes.append(Text(left - 6, sy(i * step) + 4, _value(i * step), 11, anchor="end", fill=MUTED))
     shapes.append(Text(left + plot_w / 2, top + plot_h + 36, "concurrent requests", 12, "middle", MUTED))
     shapes.append(Text(18, top + plot_h / 2, fig.y_label, 12, "middle", MUTED, rotate=-90))
+    if fig.marker is not None:
+        at, label = fig.marker
+        shapes.append(Line(sx(at), top, sx(at), top + plot_h, MUTED, 1.5, "3,3", label, "marker"))
+        shapes.append(Text(sx(at) + 4, top + 14, label, 11, fill=MUTED))
     for value, label in fig.targets:
         shapes.append(Line(left, sy(value), left + plot_w, sy(value), ALERT, 1.5, "6,4", label, "target"))
         shapes.append(Text(left + plot_w - 4, sy(value) - 5, label, 11, "end", ALERT))
@@ -382,7 +386,7 @@ def curve_chart(fig: CurveFigure, chart_id: str) -> Chart:
             if x == s.knee:
                 title = f"knee of {s.label}: {x:g} requests ({_value(y)} {fig.y_label})"
                 shapes.append(Circle(sx(x), sy(y), 7.0, "none", title, "knee", stroke=color))
-        items.append((color, ("plan: " if s.chosen else "") + s.label, "line"))
+        items.append((color, s.label, "line"))
     if any(s.knee is not None for s in fig.series):
         items.append((INK, f"knee: {KNEE_SHARE:.0%} of the best throughput", "ring"))
     legend, end = _legend(items, 12, top + plot_h + 62, WIDTH - 24)
