@@ -293,6 +293,37 @@ def test_perf_html_shows_the_point_the_curves_and_the_knee(tmp_path: Path) -> No
     assert "TTFT" in invoke([*PERF, "--max-concurrency", "16"]).stdout
 
 
+LATENCY = ["--model", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "2000", "--output-len", "256"]
+
+
+def test_latency_plan_report_draws_targets_knees_and_every_option(tmp_path: Path) -> None:
+    page, plot = tmp_path / "svc.html", tmp_path / "svc.svg"
+    args = ["recommend", *LATENCY, "--concurrency", "32", "--tpot-ms", "50", "--ttft-ms", "2000"]
+    doc = json.loads(invoke([*args, "--format", "json"]).stdout)
+    invoke([*args, "--format", "html", "-o", str(page), "--plot", str(plot)])
+    html = page.read_text()
+    assert "TPOT p90" in html and "against the 50 ms target: met" in html and "tok/s per GPU" in html
+    root = ET.fromstring(plot.read_text().split("?>", 1)[1])
+    charts = {c.get("id"): c for c in root if c.tag == f"{SVG}svg"}
+    assert list(charts) == ["throughput", "ttft", "tpot", "budget"]
+    options = 1 + len(doc["alternatives"])
+    for name in ("throughput", "ttft", "tpot"):
+        lines = [p for p in charts[name].iter(f"{SVG}polyline") if p.get("data-role") == "series"]
+        assert len(lines) == options
+    targets = {
+        t.findtext(f"{SVG}title")
+        for c in charts.values()
+        for t in c.iter(f"{SVG}line")
+        if t.get("data-role") == "target"
+    }
+    assert targets == {"TTFT target 2000 ms (p90)", "TPOT target 50 ms (p90)"}
+    # The curve passes through the plan's own prediction at the target load (the same replay).
+    tput = next(
+        p for p in charts["throughput"].iter(f"{SVG}circle") if "32 requests" in (p.findtext(f"{SVG}title") or "")
+    )
+    assert f"{doc['performance']['output_throughput_per_gpu']:,.0f}" in (tput.findtext(f"{SVG}title") or "")
+
+
 def test_bad_report_options_are_one_line_errors(tmp_path: Path) -> None:
     base = ["explain", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090"]
     err = invoke([*base, "--plot", str(tmp_path / "x.gif")], exit_code=2).stderr
@@ -346,6 +377,7 @@ def test_reports_open_in_chromium_without_errors_or_requests(browser: Browser, t
         "recommend": (["recommend", *README_EXAMPLE], 0),
         "check": (["check", str(_server_dir(tmp_path))], 1),
         "perf": ([*PERF, "--sweep", "1,4,16"], 0),
+        "latency": (["recommend", *LATENCY, "--concurrency", "32", "--tpot-ms", "50"], 0),
     }
     for name, (args, code) in pages.items():
         invoke([*args, "--format", "html", "-o", str(tmp_path / f"{name}.html")], exit_code=code)
@@ -353,6 +385,9 @@ def test_reports_open_in_chromium_without_errors_or_requests(browser: Browser, t
     _assert_clean(browser.open(tmp_path / "recommend.html"), {"budget": 5, "capacity": 2}, tmp_path)
     _assert_clean(browser.open(tmp_path / "check.html"), {"budget": 3 * 5}, tmp_path)
     _assert_clean(browser.open(tmp_path / "perf.html"), {"throughput": 1, "ttft": 2, "tpot": 2, "budget": 5}, tmp_path)
+    _assert_clean(
+        browser.open(tmp_path / "latency.html"), {"throughput": 2, "ttft": 2, "tpot": 2, "budget": 5}, tmp_path
+    )
 
 
 @pytest.mark.slow

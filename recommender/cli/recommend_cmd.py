@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from recommender.catalog import find_model
 from recommender.cli.explain_cmd import render_table, resolve_hardware
-from recommender.cli.output import emit, format_option, table
+from recommender.cli.output import format_choice, table
 from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
+from recommender.cli.report_options import deliver, plot_option, write_plot
 from recommender.documents import Plan, dump, plan_from_data, plan_of
 from recommender.documents.performance import service_plan_of
 from recommender.errors import InfeasibleError, InputError
@@ -32,6 +34,9 @@ from recommender.project import merge_settings, require
 from recommender.serve_args import convert
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
+
+if TYPE_CHECKING:
+    from recommender.report.structure import Report
 
 
 def render_plan(result: PlanResult, plan: Plan) -> str:
@@ -174,7 +179,8 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
 )
 @click.option("--emit", "emit_spec", help=EMIT_HELP + " With -o, plan.yaml is written beside them.")
 @render_options
-@format_option
+@format_choice("html")
+@plot_option
 def recommend(
     config: Path | None,
     fmt: str,
@@ -184,6 +190,7 @@ def recommend(
     output_dir: Path | None,
     force: bool,
     min_context: str,
+    plot: Path | None,
     **options: Any,
 ) -> None:
     """Find the best feasible vLLM launch flags for a model, hardware and target load.
@@ -242,23 +249,34 @@ def recommend(
         allow_fp8_kv=not no_fp8_kv,
     )
     if service is not None:
-        doc, text = latency_plan(model, variants, hw, service, s, policy, version, fixed, model_ref)
+        doc, text, report = latency_plan(model, variants, hw, service, s, policy, version, fixed, model_ref)
     else:
         result = plan_growing(model, variants, hw, memory_target(s, min_context), version, policy, fixed)
         doc = plan_of(result, requested_model=model_ref)
         text = render_plan(result, doc)
-    if emit_spec or output_dir:
+
+        def report() -> Report:
+            from recommender.report.plan import plan_report
+
+            return plan_report(result, doc)
+
+    if emit_spec or (output_dir and fmt != "html"):  # artifacts (and with --format html, report.html beside them)
         import yaml
 
         data = dump(doc)
-        plan_yaml = yaml.safe_dump(data, sort_keys=False, width=120)
+        extra = {"plan.yaml": yaml.safe_dump(data, sort_keys=False, width=120)}
         # the checks `render plan.yaml` applies, so both render from the same, bounded plan
         checked = plan_from_data(data, "the recommended plan")
-        emit_artifacts(checked, emit_spec or "all", opts, output_dir, force, extra_files={"plan.yaml": plan_yaml})
-    elif fmt == "table":
-        click.echo(text)
-    else:
-        emit(dump(doc), fmt)
+        built = report() if fmt == "html" or plot is not None else None
+        if built is not None and fmt == "html":
+            from recommender.report.html import html_page
+
+            extra["report.html"] = html_page(built)
+        if built is not None and plot is not None:
+            write_plot(plot, built)
+        emit_artifacts(checked, emit_spec or "all", opts, output_dir, force, extra_files=extra)
+        return
+    deliver(fmt, output=output_dir, plot=plot, table=lambda: text, document=lambda: dump(doc), report=report)
 
 
 def latency_plan(
@@ -271,8 +289,8 @@ def latency_plan(
     version: VllmVersion,
     fixed: bool,
     model_ref: str,
-) -> tuple[Plan, str]:
-    """The plan document and its text for latency and throughput targets."""
+) -> tuple[Plan, str, Callable[[], Report]]:
+    """The plan document, its text and its report (built when asked) for latency and throughput targets."""
     objective = s.get("objective")
     if objective is not None and objective not in SERVICE_OBJECTIVES:
         raise InputError(
@@ -292,7 +310,13 @@ def latency_plan(
         fixed_gpus=fixed,
     )
     doc = service_plan_of(sp, params, requested_model=model_ref)
-    return doc, render_service_plan(sp, doc, searched_budgets=not fixed)
+
+    def report() -> Report:
+        from recommender.report.service import service_report
+
+        return service_report(sp, doc, params)
+
+    return doc, render_service_plan(sp, doc, searched_budgets=not fixed), report
 
 
 def memory_target(s: dict[str, Any], min_context: str) -> Target:

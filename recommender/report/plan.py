@@ -26,8 +26,23 @@ def option_label(o: PlanOption) -> str:
     return label + (f" x {o.replicas} replicas" if o.replicas > 1 else "")
 
 
+def _perf_cells(o: PlanOption) -> tuple[Cell, ...]:
+    p = o.performance
+    if p is None:
+        return (Cell("-"), Cell("-"), Cell("-"))
+    pct = p.targets[0].percentile if p.targets else "p90"
+    ttft, tpot = getattr(p, f"{pct}_ttft_ms"), getattr(p, f"{pct}_tpot_ms")
+    return (
+        Cell(f"{p.output_throughput_per_gpu:,.0f}", "num"),
+        Cell(f"{ttft:,.0f}", "num"),
+        Cell(f"{tpot:,.1f}", "num"),
+    )
+
+
 def options_table(options: tuple[PlanOption, ...]) -> Table:
-    """The plan and its alternatives, each with its exact command."""
+    """The plan and its alternatives, each with its exact command (and its benchmark figures when planned by
+    latency)."""
+    with_perf = any(o.performance is not None for o in options)
     rows = tuple(
         (
             Cell(str(o.tensor_parallel_size), "num"),
@@ -39,11 +54,16 @@ def options_table(options: tuple[PlanOption, ...]) -> Table:
             Cell(o.kv_cache_dtype),
             Cell(f"{o.max_model_len:,}", "num"),
             Cell(f"{o.max_concurrency:.1f}", "num"),
+            *(_perf_cells(o) if with_perf else ()),
             Cell(shlex.join(o.command), "code"),
         )
         for o in options
     )
-    return Table(OPTION_HEADERS, rows)
+    if not with_perf:
+        return Table(OPTION_HEADERS, rows)
+    pct = next((o.performance.targets[0].percentile for o in options if o.performance and o.performance.targets), "p90")
+    headers = (*OPTION_HEADERS[:-1], "tok/s per GPU", f"TTFT {pct} ms", f"TPOT {pct} ms", OPTION_HEADERS[-1])
+    return Table(headers, rows)
 
 
 def inputs_of(plan: Plan) -> tuple[tuple[str, str], ...]:
