@@ -591,3 +591,61 @@ def test_step_flash_is_estimated_with_the_step3p5_layout_and_says_so() -> None:
     assert spec.approximate and "Step3p7FlashForCausalLM" in spec.approximate[0]
     assert spec.moe is not None and spec.moe.shared_intermediate == 1280 and spec.moe.score_correction_bias
     assert spec.mlp_kinds[:3] == ("dense",) * 3 and spec.qk_norm and spec.sliding_window == 512
+
+
+# Kimi-Linear-48B-A3B: the config.json fields a public package pins with their digest (code index id 59839768689).
+KIMI_LINEAR = {
+    "architectures": ["KimiLinearForCausalLM"],
+    "model_type": "kimi_linear",
+    "hidden_size": 2304,
+    "intermediate_size": 9216,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 32,
+    "num_hidden_layers": 27,
+    "vocab_size": 163840,
+    "kv_lora_rank": 512,
+    "q_lora_rank": None,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "v_head_dim": 128,
+    "mla_use_nope": True,
+    "linear_attn_config": {
+        "head_dim": 128,
+        "num_heads": 32,
+        "short_conv_kernel_size": 4,
+        "kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
+        "full_attn_layers": [4, 8, 12, 16, 20, 24, 27],
+    },
+    "num_experts": 256,
+    "num_experts_per_token": 8,
+    "num_shared_experts": 1,
+    "moe_intermediate_size": 1024,
+    "first_k_dense_replace": 1,
+    "moe_layer_freq": 1,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "max_position_embeddings": 1048576,
+}
+
+
+def test_kimi_linear_kda_state_and_mla() -> None:
+    """Kimi delta attention (vllm/models/kimi_k3, KimiLinearGatedDeltaNetAttention) on the 1-based kda_layers, MLA
+    on the rest; transformers 5.20 counts 49,122,675,072 parameters (+ the 26 MoE layers' routing-bias buffers).
+    KDA state per TP rank (kda_state_shape, recurrent state float32): conv 3 x 4096 / TP x 3 x 2 B, recurrent
+    32 / TP x 128 x 128 x 4 B; beside MLA the attention block is a multiple of 128 tokens (_align_hybrid_block_size):
+    TP=2 gives 1,024-token blocks; vLLM 0.33's planner on these specs (10 GiB, 32,768 tokens): 1,300 blocks of
+    8,257,536 bytes, 1,121,010 tokens."""
+    spec = parse_config(KIMI_LINEAR, name="Kimi-Linear-48B-A3B", source="test")
+    assert spec.params is not None and spec.params.total == 49_122_675_072 + 26 * 256
+    assert spec.layer_kinds.count("linear_attention") == 20 and spec.layer_kinds[3] == "mla"
+    layout = build_layout(spec, range(27), tp=2, block_size=16, kv_bytes=2, model_bytes=2)
+    assert layout.block_size == 1024 and layout.page_bytes == 1024 * 1152 >= 6144 * 3 * 2 + 16 * 128 * 128 * 4
+    blocks = 10 * 2**30 // layout.bytes_per_block
+    assert layout.bytes_per_block == 8_257_536 and blocks == 1_300
+    assert int(blocks / layout.blocks_per_request(32768, 16384, prefix_caching=True) * 32768) == 1_121_010
+
+
+def test_kimi_k3_is_estimated_with_the_kimi_linear_layout() -> None:
+    spec = _ref("moonshotai--Kimi-K3")
+    assert spec.approximate and "Kimi-K3" in spec.approximate[0]
+    assert spec.moe is not None and spec.moe.latent_size == 3584 and spec.linear_attention is not None

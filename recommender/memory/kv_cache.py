@@ -14,7 +14,8 @@ _STATE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, None: 2}
 # Sparse MLA (DeepSeek-V3.2, GLM-5): FlashMLA-sparse stores a quantized cache as fp8_ds_mla, an opaque 656-byte
 # blob per token (NoPE fp8 + scales + RoPE bf16; mla_attention.py get_kv_cache_spec), whatever fp8 flavour is asked.
 FP8_DS_MLA_BYTES = 656
-INDEXER_QUANT_BLOCK = 128  # the indexer K cache holds head_dim fp8 bytes + 4 scale bytes per 128 (uint8 cache)
+INDEXER_QUANT_BLOCK = 128
+MLA_HYBRID_BLOCK_ALIGNMENT = 128  # _align_hybrid_block_size: max(kernel block, 128) when the model uses MLA  # the indexer K cache holds head_dim fp8 bytes + 4 scale bytes per 128 (uint8 cache)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,10 +164,12 @@ def build_layout(
     attn = [x for x in specs if x.kind != "mamba"]
     mamba = [x for x in specs if x.kind == "mamba"]
     if mamba and attn:
-        # _align_hybrid_block_size: attention block grows until its page >= the mamba page.
+        # _align_hybrid_block_size: attention block grows until its page >= the mamba page, in steps of the
+        # kernel block (at least 128 tokens next to MLA, platforms/interface.py).
         per_token = attn[0].bytes_per_token
         mamba_page = max(x.page_bytes for x in mamba)
-        bs = bs * cdiv(mamba_page, bs * per_token)
+        step = max(bs, MLA_HYBRID_BLOCK_ALIGNMENT) if attn[0].kind == "mla" else bs
+        bs = step * cdiv(mamba_page, step * per_token)
         page = bs * per_token
         specs = [LayerKv(x.kind, page, x.bytes_per_token, x.window) for x in specs]
     elif mamba:

@@ -200,6 +200,25 @@ def _step3p5_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted(keys, fam)
 
 
+def _kimi_linear_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/models/kimi_k3 (KimiLinearForCausalLM): KDA on the 1-based linear_attn_config.kda_layers, MLA on the
+    others (transformers_utils/configs/kimi_linear.py is_kda_layer); routed experts with a score-correction bias.
+    Kimi-K3's additions (full-rank KDA gate, MLA output gate, latent experts) are estimated, not modelled."""
+    kda = c.get("linear_attn_config")
+    n = c.get("num_hidden_layers")
+    keys: dict[str, Any] = {}
+    fam: dict[str, Any] = {}
+    if isinstance(kda, Mapping) and isinstance(n, int) and isinstance(kda.get("kda_layers"), list):
+        layers = set(kda["kda_layers"])
+        keys["layer_types"] = ["linear_attention" if i + 1 in layers else "full_attention" for i in range(n)]
+        if kda.get("use_full_rank_gate") or c.get("routed_expert_hidden_size") or c.get("mla_use_output_gate"):
+            fam["approximate"] = (
+                "Kimi-K3's full-rank KDA gate, MLA output gate and latent-expert norms are not modelled: "
+                "counted with Kimi-Linear's layout"
+            )
+    return Adapted(keys, fam)
+
+
 def _dbrx_keys(c: Mapping[str, Any]) -> Adapted:
     """DbrxConfig: d_model, n_layers, n_heads, max_seq_len, attn_config.kv_n_heads, ffn_config.{ffn_hidden_size,
     moe_num_experts, moe_top_k} (vllm/model_executor/models/dbrx.py); every layer is MoE."""
@@ -399,6 +418,9 @@ FAMILIES: dict[str, Family] = {
     "chatglm": _CHATGLM,
     "dbrx": _DBRX,
     "internlm2": _INTERNLM2,
+    "kimi_linear": Family(
+        "Kimi-Linear (KDA + MLA)", "vllm/models/kimi_k3/nvidia/model.py", score_bias=True, adapt=_kimi_linear_keys
+    ),
     **dict.fromkeys(
         ("step3p5", "step3p7"),
         Family("Step-3.5", "vllm/model_executor/models/step3p5.py", qk_norm=True, adapt=_step3p5_keys),

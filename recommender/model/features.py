@@ -40,7 +40,7 @@ YARN_TYPES = ("yarn", "deepseek_yarn")
 
 # Config keys naming the routed-expert count, top-k and widths, across families.
 EXPERT_COUNT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
-TOP_K_KEYS = ("num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts")
+TOP_K_KEYS = ("num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_topk", "top_k_experts")
 
 GEMMA4_MOE_NORMS = 3  # post_feedforward_layernorm_1/_2, pre_feedforward_layernorm_2 (gemma4.py)
 
@@ -77,7 +77,7 @@ def moe_spec(c: ConfigValues, model_type: str, intermediate: int, *, score_bias:
         shared = c.first_int(("shared_expert_intermediate_size",), 0)
         if not shared and c.has("share_expert_dim"):  # Step-3.5: one shared expert of share_expert_dim
             shared = c.get_int("n_shared_experts", 1, bound=MAX_EXPERTS) * c.get_int("share_expert_dim")
-        n_shared = c.get_int("n_shared_experts", 0, zero_ok=True, bound=MAX_EXPERTS)
+        n_shared = c.first_int(("n_shared_experts", "num_shared_experts"), 0, bound=MAX_EXPERTS)
         if not shared and n_shared:
             shared = n_shared * c.first_int(("moe_shared_expert_intermediate_size",), expert_i)
     if expert_i <= 0:
@@ -91,7 +91,7 @@ def moe_spec(c: ConfigValues, model_type: str, intermediate: int, *, score_bias:
         expert_bias=model_type == "gpt_oss",
         router_bias=model_type == "gpt_oss",
         shared_gate=c.has("shared_expert_intermediate_size"),
-        latent_size=c.get_int("moe_latent_size", 0, zero_ok=True, bound=MAX_HIDDEN),
+        latent_size=c.first_int(("moe_latent_size", "routed_expert_hidden_size"), 0, bound=MAX_HIDDEN),
         score_correction_bias=(
             score_bias
             if score_bias is not None
@@ -175,7 +175,20 @@ def indexer_spec(c: ConfigValues, n_layers: int) -> IndexerSpec:
 
 
 def linear_attention_spec(c: ConfigValues) -> LinearAttentionSpec:
-    """Gated DeltaNet heads (Qwen3-Next, Qwen3.5)."""
+    """Gated DeltaNet heads (Qwen3-Next, Qwen3.5), or Kimi delta attention from linear_attn_config (Kimi-Linear:
+    MambaStateShapeCalculator.kda_state_shape, recurrent state in float32 unless --mamba-ssm-cache-dtype)."""
+    if c.has("linear_attn_config"):
+        kda = ConfigValues(c.mapping("linear_attn_config"), "config.json linear_attn_config")
+        heads, dim = kda.get_int("num_heads", bound=MAX_HEADS), kda.get_int("head_dim")
+        return LinearAttentionSpec(
+            num_k_heads=heads,
+            num_v_heads=heads,
+            head_k_dim=dim,
+            head_v_dim=dim,
+            conv_kernel=kda.get_int("short_conv_kernel_size", DEFAULT_CONV_KERNEL),
+            state_dtype="float32",
+            style="kda",
+        )
     return LinearAttentionSpec(
         num_k_heads=c.get_int("linear_num_key_heads"),
         num_v_heads=c.get_int("linear_num_value_heads"),

@@ -101,14 +101,16 @@ def attention_kinds(c: ConfigValues, n_layers: int, model_type: str) -> tuple[tu
         if isinstance(raw_window, int) and not isinstance(raw_window, bool)
         else None
     )
-    if c.raw("kv_lora_rank"):
-        return _repeat("mla", n_layers), None
     types = c.raw("layer_types")
+    mla = bool(c.raw("kv_lora_rank"))
     if isinstance(types, list) and len(types) == n_layers:
         unknown = next((t for t in types if t not in LAYER_TYPES), None)
         if unknown is not None:
             raise UnsupportedArchitectureError(f"layer type {unknown!r} in layer_types is not modelled")
-        return tuple(LAYER_TYPES[t] for t in types), window
+        kinds = tuple(LAYER_TYPES[t] for t in types)
+        return tuple("mla" if mla and k == "full" else k for k in kinds), window
+    if mla:
+        return _repeat("mla", n_layers), None
     interval = c.opt_int("full_attention_interval", bound=MAX_LAYERS)
     if interval and c.has("linear_num_value_heads"):
         return tuple("full" if (i + 1) % interval == 0 else "linear_attention" for i in range(n_layers)), None

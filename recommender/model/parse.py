@@ -35,8 +35,6 @@ __all__ = ["derive_max_len", "parse_config"]
 # Architectures whose token mixers the memory model does not cover; named precisely.
 UNSUPPORTED = {
     "DeepseekV4ForCausalLM": "DeepSeek-V4 attention (compressed sparse KV) is not modelled",
-    "KimiK3ForConditionalGeneration": "Kimi-K3 (Kimi linear attention) layout is not modelled",
-    "KimiLinearForCausalLM": "Kimi delta attention (KDA) state is not modelled",
     "MiniMaxM3ForCausalLM": "MiniMax-M3 attention layout is not modelled",
     "MiniMaxM3SparseForCausalLM": "MiniMax-M3 sparse attention layout is not modelled",
     "MiniMaxM3SparseForConditionalGeneration": "MiniMax-M3 sparse attention layout is not modelled",

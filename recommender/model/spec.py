@@ -57,7 +57,7 @@ class MlaSpec:
 
 @dataclass(frozen=True, slots=True)
 class LinearAttentionSpec:
-    """Gated DeltaNet (Qwen3-Next / Qwen3.5) recurrent layers."""
+    """Gated DeltaNet (Qwen3-Next / Qwen3.5) or Kimi delta attention (Kimi-Linear) recurrent layers."""
 
     num_k_heads: int
     num_v_heads: int
@@ -65,6 +65,7 @@ class LinearAttentionSpec:
     head_v_dim: int
     conv_kernel: int
     state_dtype: str | None = None  # mamba_ssm_dtype from the config (Qwen3.5: float32)
+    style: Literal["gdn", "kda"] = "gdn"  # gated DeltaNet (Qwen3-Next) or Kimi delta attention (Kimi-Linear)
 
 
 @dataclass(frozen=True, slots=True)

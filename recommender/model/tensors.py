@@ -140,9 +140,33 @@ def _attention(s: ModelSpec, i: int) -> list[Tensor]:
     return out
 
 
+def _kda(s: ModelSpec, i: int) -> list[Tensor]:
+    """KimiLinearGatedDeltaNetAttention (transformers KimiDeltaAttention names): q/k/v, one depthwise conv over the
+    three, the forget gate (f_a/f_b, dt_bias, A_log), beta (b_proj), the output gate (g_a/g_b), o_norm, o_proj."""
+    assert s.linear_attention is not None
+    la = s.linear_attention
+    p = f"model.layers.{i}.self_attn"
+    h, d, width = s.hidden_size, la.head_k_dim, la.num_v_heads * la.head_v_dim
+    return [
+        Tensor(f"{p}.qkv_proj", "mixer", 3 * width, h, "column", i),
+        Tensor(f"{p}.conv1d", "mixer", 3 * width, la.conv_kernel, "column", i, linear=False),
+        Tensor(f"{p}.f_a_proj", "mixer", d, h, "replicated", i),
+        Tensor(f"{p}.f_b_proj", "mixer", width, d, "column", i),
+        Tensor(f"{p}.dt_bias", "mixer", width, 1, "column", i, linear=False),
+        Tensor(f"{p}.A_log", "mixer", la.num_v_heads, 1, "column", i, linear=False),
+        Tensor(f"{p}.b_proj", "mixer", la.num_v_heads, h, "column", i),
+        Tensor(f"{p}.g_a_proj", "mixer", d, h, "replicated", i),
+        Tensor(f"{p}.g_b_proj", "mixer", width, d, "column", i),
+        Tensor(f"{p}.o_norm", "norms", d, 1, "replicated", i, linear=False),
+        Tensor(f"{p}.o_proj", "mixer", h, width, "row", i),
+    ]
+
+
 def _linear_attention(s: ModelSpec, i: int) -> list[Tensor]:
     assert s.linear_attention is not None
     la = s.linear_attention
+    if la.style == "kda":
+        return _kda(s, i)
     p = f"model.layers.{i}.linear_attn"
     h = s.hidden_size
     key_dim = la.num_k_heads * la.head_k_dim
