@@ -89,6 +89,7 @@ class Browser:
         self.ws = websocket.create_connection(f"ws://127.0.0.1:{port}{path}", timeout=20, suppress_origin=True)
         self.next_id = 0
         self.events: list[dict[str, Any]] = []
+        self.session: str | None = None
 
     def close(self) -> None:
         """Close the connection and end the browser process this object started."""
@@ -123,13 +124,19 @@ class Browser:
                 raise TimeoutError(method)
             self.events.append(json.loads(self.ws.recv()))
 
+    def _tab(self) -> str:
+        """One tab reused for every page (a new target per page costs more than the page)."""
+        if self.session is None:
+            target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+            self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            for domain in ("Page", "Runtime", "Log", "Network"):
+                self.send(f"{domain}.enable", session=self.session)
+        return self.session
+
     def open(self, page: Path) -> PageResult:
         """Load a file, let it settle, and report what it did."""
         url = page.resolve().as_uri()
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            self.send(f"{domain}.enable", session=session)
+        session = self._tab()
         self.events = []
         self.send("Page.navigate", {"url": url}, session)
         self._wait_for("Page.loadEventFired", session)
@@ -146,5 +153,4 @@ class Browser:
                 result.console_errors.append(p["entry"]["text"])
             elif e["method"] == "Network.requestWillBeSent" and p["request"]["url"] != url:
                 result.requests.append(p["request"]["url"])
-        self.send("Target.closeTarget", {"targetId": target})
         return result
