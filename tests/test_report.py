@@ -416,7 +416,7 @@ def test_ci_example_writes_the_job_summary_and_the_html_artifact(tmp_path: Path)
     workflow = yaml.safe_load((ROOT / "examples" / "ci" / "github-actions.yaml").read_text())
     steps = {s.get("name"): s for s in workflow["jobs"]["check"]["steps"]}
     (tmp_path / "deploy").mkdir()
-    for name in ("fits.yaml", "kv_too_small.yaml"):  # one server fails: the summary steps still succeed
+    for name in ("fits.yaml", "kv_too_small.yaml", "no_gpu.yaml"):  # exits 1: the summary steps still succeed
         shutil.copy(CHECK_DATA / name, tmp_path / "deploy" / name)
     env = {
         **os.environ,
@@ -426,6 +426,8 @@ def test_ci_example_writes_the_job_summary_and_the_html_artifact(tmp_path: Path)
     run = steps["Job summary and HTML report"]["run"]
     done = subprocess.run(["bash", "-ec", run], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (tmp_path / "summary.md").read_text().startswith("### ❌ vllm-plan check: 1 of 2 servers pass")
+    assert (
+        (tmp_path / "summary.md").read_text().startswith("### ❌ vllm-plan check: 1 of 3 servers pass, 1 not evaluated")
+    )
     assert "vllm-plan-report.html" in steps["Upload the report"]["with"]["path"]
     assert 'id="servers"' in (tmp_path / "vllm-plan-report.html").read_text()
