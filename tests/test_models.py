@@ -649,3 +649,14 @@ def test_kimi_k3_is_estimated_with_the_kimi_linear_layout() -> None:
     spec = _ref("moonshotai--Kimi-K3")
     assert spec.approximate and "Kimi-K3" in spec.approximate[0]
     assert spec.moe is not None and spec.moe.latent_size == 3584 and spec.linear_attention is not None
+
+
+def test_decilm_block_configs() -> None:
+    """Llama-3.3-Nemotron-Super-49B-v1 (nemotron_nas.py): 31 of 80 layers drop attention, KV heads = 64 /
+    n_heads_in_group, FFN width = int(2 x ffn_mult x 8192 / 3) rounded up to 256; published as 49B (hub: 49.9B)."""
+    spec = _ref("nvidia--Llama-3_3-Nemotron-Super-49B-v1")
+    assert spec.layer_kinds.count("none") == 31 and spec.kv_heads_at(0) == 8
+    assert spec.intermediate_at(0) == 14336 and spec.intermediate_at(1) == 28672  # ffn_mult 2.625 and 5.25
+    assert spec.params is not None and spec.params.total == pytest.approx(49.9e9, rel=0.001)
+    layout = build_layout(spec, range(80), tp=2, block_size=16, kv_bytes=2, model_bytes=2)
+    assert layout.bytes_per_token == 49 * 4 * 256 * 2  # 49 attention layers, 4 KV heads per GPU, K and V of 128

@@ -219,6 +219,12 @@ def _kimi_linear_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted(keys, fam)
 
 
+def _cohere_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/commandr.py: one norm (LayerNorm without bias) before parallel attention and MLP,
+    the lm_head always tied to the embeddings, use_qk_norm over every head (heads x head_dim)."""
+    return Adapted({"tie_word_embeddings": True}, {"qk_norm": c.get("use_qk_norm") is True})
+
+
 def _dbrx_keys(c: Mapping[str, Any]) -> Adapted:
     """DbrxConfig: d_model, n_layers, n_heads, max_seq_len, attn_config.kv_n_heads, ffn_config.{ffn_hidden_size,
     moe_num_experts, moe_top_k} (vllm/model_executor/models/dbrx.py); every layer is MoE."""
@@ -418,6 +424,20 @@ FAMILIES: dict[str, Family] = {
     "chatglm": _CHATGLM,
     "dbrx": _DBRX,
     "internlm2": _INTERNLM2,
+    **dict.fromkeys(
+        ("cohere", "cohere2"),
+        Family(
+            "Cohere Command-R / Aya",
+            "vllm/model_executor/models/commandr.py",
+            norm="layer_nobias",
+            norms_per_layer=1,
+            parallel_block=True,
+            tie_default=True,
+            qk_norm_over_heads=True,
+            adapt=_cohere_keys,
+        ),
+    ),
+    "nemotron-nas": Family("Nemotron-NAS (DeciLM)", "vllm/model_executor/models/nemotron_nas.py"),
     "kimi_linear": Family(
         "Kimi-Linear (KDA + MLA)", "vllm/models/kimi_k3/nvidia/model.py", score_bias=True, adapt=_kimi_linear_keys
     ),
@@ -455,6 +475,7 @@ _BY_ARCHITECTURE: dict[str, str] = {
     "ChatGLMModel": "chatglm",
     "ChatGLMForConditionalGeneration": "chatglm",
     "DbrxForCausalLM": "dbrx",
+    "DeciLMForCausalLM": "nemotron-nas",
     "JambaForCausalLM": "jamba",
     "MambaForCausalLM": "mamba",
     "FalconMambaForCausalLM": "falcon_mamba",

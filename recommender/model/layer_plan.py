@@ -15,6 +15,7 @@ LAYER_TYPES: dict[str, LayerKind] = {
     "linear_attention": "linear_attention",
     "chunked_attention": "chunked",
     "attention": "full",
+    "deepseek_sparse_attention": "full",  # GLM-5.2: MLA with the DSA indexer (the config's indexer keys say which)
 }
 # hybrid_override_pattern symbols (Nemotron-H) and the layers_block_type names that spell them.
 PATTERN_SYMBOLS: dict[str, tuple[LayerKind, MlpKind]] = {
@@ -161,3 +162,52 @@ def mlp_kinds(c: ConfigValues, n_layers: int, n_experts: int) -> tuple[MlpKind, 
         )
         kinds.append("moe" if moe else "dense")
     return tuple(kinds)
+
+
+DECILM_FFN_MULTIPLE = 256  # nemotron_nas.py _ffn_mult_to_intermediate_size: int(2 * mult * H / 3), rounded up to 256
+
+
+@dataclass(frozen=True, slots=True)
+class DeciLayers:
+    """Nemotron-NAS (DeciLM) block_configs: which layers keep attention / an FFN, and their sizes."""
+
+    plan: LayerPlan
+    kv_heads: tuple[int, ...]
+    intermediate: tuple[int, ...]
+    approximate: str = ""
+
+
+def decilm_layers(c: ConfigValues, n_layers: int, heads: int, hidden: int) -> DeciLayers:
+    """vllm/model_executor/models/nemotron_nas.py DeciLMDecoderLayer: attention.no_op drops attention (and its
+    input norm), n_heads_in_group sets the KV heads; ffn.no_op drops the MLP, ffn_mult (or intermediate_size) sizes
+    it. replace_with_linear blocks are counted as absent and marked approximate."""
+    blocks = c.raw("block_configs")
+    if not isinstance(blocks, list) or len(blocks) != n_layers:
+        raise ModelConfigError("config.json block_configs must list one block per layer")
+    kinds: list[LayerKind] = []
+    mlps: list[MlpKind] = []
+    kv: list[int] = []
+    widths: list[int] = []
+    linear = False
+    for i, block in enumerate(blocks):
+        b = ConfigValues(block if isinstance(block, dict) else {}, f"config.json block_configs[{i}]")
+        attn = ConfigValues(b.mapping("attention"), f"config.json block_configs[{i}].attention")
+        ffn = ConfigValues(b.mapping("ffn"), f"config.json block_configs[{i}].ffn")
+        linear = linear or attn.flag("replace_with_linear") or ffn.flag("replace_with_linear")
+        has_attn = not attn.flag("no_op") and not attn.flag("replace_with_linear")
+        kinds.append("full" if has_attn else "none")
+        kv.append(heads // attn.get_int("n_heads_in_group", bound=heads) if has_attn else 0)
+        if ffn.flag("no_op") or ffn.flag("replace_with_linear"):
+            mlps.append("none")
+            widths.append(0)
+            continue
+        mlps.append("dense")
+        if ffn.has("ffn_mult"):
+            width = int(2 * ffn.number("ffn_mult", 0.0) * hidden / 3)
+            widths.append(-(-width // DECILM_FFN_MULTIPLE) * DECILM_FFN_MULTIPLE)
+        else:
+            widths.append(ffn.get_int("intermediate_size"))
+    reason = (
+        "replace_with_linear blocks (a linear layer in place of attention or FFN) are not counted" if linear else ""
+    )
+    return DeciLayers(LayerPlan(tuple(kinds), tuple(mlps)), tuple(kv), tuple(widths), reason)

@@ -21,6 +21,7 @@ from recommender.model.layer_plan import (
     LayerPlan,
     attention_free_plan,
     attention_kinds,
+    decilm_layers,
     hybrid_pattern,
     jamba_plan,
     mlp_kinds,
@@ -38,9 +39,9 @@ UNSUPPORTED = {
     "MiniMaxM3ForCausalLM": "MiniMax-M3 attention layout is not modelled",
     "MiniMaxM3SparseForCausalLM": "MiniMax-M3 sparse attention layout is not modelled",
     "MiniMaxM3SparseForConditionalGeneration": "MiniMax-M3 sparse attention layout is not modelled",
-    "DeciLMForCausalLM": "Nemotron-NAS (DeciLM) per-layer block configs are not modelled",
 }
 
+DECILM = "nemotron-nas"  # Nemotron-NAS (DeciLM): per-layer block_configs (model/layer_plan.py decilm_layers)
 REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
 ATTENTION_FREE_TYPES = ("mamba", "falcon_mamba")
 MULTIMODAL_TEXT_KEYS = ("text_config", "llm_config")
@@ -213,9 +214,24 @@ def _dtype(c: ConfigValues) -> str:
     return raw
 
 
-def _parse(
-    config: Mapping[str, Any], *, name: str, source: str, hf_quant_config: Mapping[str, Any] | None
-) -> ModelSpec:
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """Everything read from one config before the spec is assembled."""
+
+    ident: _Identity
+    c: ConfigValues
+    family: Family
+    key: str
+    dims: _Dims
+    plan: LayerPlan
+    feats: _Features
+    shapes: features.LayerShapes
+    intermediate: int
+    approximate: tuple[str, ...]
+
+
+def _read(config: Mapping[str, Any]) -> _Read:
+    """Name the architecture (refusing what is not planned), read its dimensions, layers and features."""
     merged, multimodal = _merged(config)
     ident = _identity(config, merged, multimodal)
     reason = refusal(ident.arch, ident.model_type)
@@ -227,14 +243,31 @@ def _parse(
     c, family = _canonical(merged, family_for(ident.arch, ident.model_type))
     _check_required(c, ident, family)
     d = _dimensions(c, key in ATTENTION_FREE_TYPES)
-    plan = _layer_plan(c, key, ident.model_type, d)
-    feats = _features(c, key, family, ident.model_type, plan, d)
-    dense_intermediate = c.first_int(("intermediate_size_mlp",), d.intermediate)
-    if "dense" in plan.mlps and dense_intermediate <= 0:
+    approximate = _approximations(config, family)
+    if key == DECILM:
+        deci = decilm_layers(c, d.layers, d.heads, d.hidden)
+        plan, intermediate = deci.plan, max(deci.intermediate)
+        shapes = features.LayerShapes(kv_heads=deci.kv_heads, intermediate=deci.intermediate)
+        d = replace(d, kv_heads=max(deci.kv_heads) or 1)
+        approximate += (deci.approximate,) if deci.approximate else ()
+    else:
+        plan = _layer_plan(c, key, ident.model_type, d)
+        intermediate = c.first_int(("intermediate_size_mlp",), d.intermediate)
+        shapes = features.layer_shapes(c, plan.kinds, d.head_dim, d.kv_heads, intermediate)
+    if "dense" in plan.mlps and intermediate <= 0:
         raise ModelConfigError("config.json is missing intermediate_size")
-    shapes = features.layer_shapes(c, plan.kinds, d.head_dim, d.kv_heads, dense_intermediate)
-    max_len, max_key = features.derive_max_len(c, ident.model_type)
-    uses_rope = family.learned_positions is False and not c.raw("alibi") and ident.model_type != "bloom"
+    feats = _features(c, key, family, ident.model_type, plan, d)
+    return _Read(ident, c, family, key, d, plan, feats, shapes, intermediate, approximate)
+
+
+def _parse(
+    config: Mapping[str, Any], *, name: str, source: str, hf_quant_config: Mapping[str, Any] | None
+) -> ModelSpec:
+    """Assemble the spec (one keyword per ModelSpec field: long, but a flat list is what reads best here)."""
+    r = _read(config)
+    c, family, d, plan, feats, shapes = r.c, r.family, r.dims, r.plan, r.feats, r.shapes
+    max_len, max_key = features.derive_max_len(c, r.ident.model_type)
+    uses_rope = family.learned_positions is False and not c.raw("alibi") and r.ident.model_type != "bloom"
     rope = features.rotary(
         c,
         d.head_dim,
@@ -248,8 +281,8 @@ def _parse(
     )
     return ModelSpec(
         name=name,
-        architecture=ident.arch,
-        model_type=ident.model_type,
+        architecture=r.ident.arch,
+        model_type=r.ident.model_type,
         dtype=_dtype(c),
         hidden_size=d.hidden,
         num_layers=d.layers,
@@ -257,7 +290,7 @@ def _parse(
         num_kv_heads=d.kv_heads,
         head_dim=d.head_dim,
         v_head_dim=d.head_dim if feats.mla else c.get_int("v_head_dim", d.head_dim),
-        intermediate_size=dense_intermediate,
+        intermediate_size=r.intermediate,
         vocab_size=d.vocab,
         max_model_len=max_len,
         max_len_key=max_key,
@@ -267,13 +300,14 @@ def _parse(
         sliding_window=plan.window if "sliding" in plan.kinds else None,
         attention_chunk_size=plan.window if "chunked" in plan.kinds else None,
         qkv_bias=family.qkv_bias if family.qkv_bias is not None else c.flag("attention_bias"),
-        o_bias=family.o_bias if family.o_bias is not None else c.flag("attention_bias") and key == "gpt_oss",
+        o_bias=family.o_bias if family.o_bias is not None else c.flag("attention_bias") and r.key == "gpt_oss",
         mlp_bias=family.mlp_bias if family.mlp_bias is not None else c.flag("mlp_bias"),
-        gated_mlp=family.gated_mlp and key != "nemotron_h",
+        gated_mlp=family.gated_mlp and r.key != "nemotron_h",
         qk_norm=family.qk_norm,
         qk_norm_over_heads=family.qk_norm_over_heads,
         attention_sinks=family.attention_sinks,
         norms_per_layer=family.norms_per_layer,
+        norms_follow_blocks=r.key == DECILM,
         norm_kind=family.norm,
         final_norm=family.final_norm,
         embedding_norm=family.embedding_norm,
@@ -287,7 +321,7 @@ def _parse(
         kv_shared_from=shapes.kv_shared_from,
         per_layer_input=c.get_int("hidden_size_per_layer_input", 0, zero_ok=True),
         per_layer_vocab=c.get_int("vocab_size_per_layer_input", d.vocab, bound=MAX_VOCAB),
-        layer_scalar=ident.model_type.startswith("gemma4"),
+        layer_scalar=r.ident.model_type.startswith("gemma4"),
         attn_output_gate=c.flag("attn_output_gate"),
         rotary_dim=rope.dim,
         rope_max_position=rope.max_position,
@@ -296,10 +330,10 @@ def _parse(
         linear_attention=feats.linear,
         mamba=feats.mamba,
         quant=quant,
-        multimodal=multimodal,
+        multimodal=r.ident.multimodal,
         vision=features.vision_spec(config, d.hidden),
         source=source,
         family=family.name,
-        approximate=_approximations(config, family),
-        served_until=SERVED_UNTIL.get(ident.arch),
+        approximate=r.approximate,
+        served_until=SERVED_UNTIL.get(r.ident.arch),
     )

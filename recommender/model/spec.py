@@ -197,6 +197,7 @@ class ModelSpec:
     qk_norm: bool = False
     qk_norm_over_heads: bool = False  # MiniMax-M2 qk_norm_type "per_layer": one norm over all heads' q (and k)
     norms_per_layer: int = 2
+    norms_follow_blocks: bool = False  # DeciLM: one norm before attention and one before the MLP, where present
     norm_kind: NormKind = "rms"
     final_norm: bool = True
     embedding_norm: bool = False  # BLOOM: a LayerNorm right after the token embedding

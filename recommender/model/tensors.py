@@ -322,7 +322,10 @@ def layer_tensors(s: ModelSpec, i: int) -> list[Tensor]:
     """All tensors of decoder layer i."""
     h = s.hidden_size
     kind = s.layer_kinds[i]
-    out = [norm(s, f"model.layers.{i}.norm{j}", h, i) for j in range(s.norms_per_layer)]
+    n_norms = s.norms_per_layer
+    if s.norms_follow_blocks:
+        n_norms = (kind != "none") + (s.mlp_kinds[i] != "none")
+    out = [norm(s, f"model.layers.{i}.norm{j}", h, i) for j in range(n_norms)]
     if kind in ("full", "sliding", "chunked", "mla"):
         out += _attention(s, i)
     elif kind == "linear_attention":
