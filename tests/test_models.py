@@ -660,3 +660,67 @@ def test_decilm_block_configs() -> None:
     assert spec.params is not None and spec.params.total == pytest.approx(49.9e9, rel=0.001)
     layout = build_layout(spec, range(80), tp=2, block_size=16, kv_bytes=2, model_bytes=2)
     assert layout.bytes_per_token == 49 * 4 * 256 * 2  # 49 attention layers, 4 KV heads per GPU, K and V of 128
+
+
+def test_granite_4_h_mamba2_hybrid() -> None:
+    """granite-4.0-h-tiny's config.json as a public importer test pins it (code index id 65865534003): 36 Mamba2 and
+    4 attention layers, 64 experts + a shared MLP in every layer, no positional encoding; transformers 5.20 counts
+    6,939,037,248 parameters (IBM: 'a 7B parameter ... model'). The SSM state is in the model dtype (not float32 as
+    Nemotron-H forces): conv (3072 + 2 x 128) x 3 x 2 B + 48 x 64 x 128 x 2 B."""
+    config = {
+        "architectures": ["GraniteMoeHybridForCausalLM"],
+        "model_type": "granitemoehybrid",
+        "hidden_size": 1536,
+        "num_hidden_layers": 40,
+        "num_attention_heads": 12,
+        "num_key_value_heads": 4,
+        "intermediate_size": 512,
+        "shared_intermediate_size": 1024,
+        "num_local_experts": 64,
+        "num_experts_per_tok": 6,
+        "vocab_size": 100352,
+        "tie_word_embeddings": True,
+        "mamba_d_state": 128,
+        "mamba_n_groups": 1,
+        "mamba_n_heads": 48,
+        "mamba_d_head": 64,
+        "mamba_expand": 2,
+        "mamba_d_conv": 4,
+        "max_position_embeddings": 131072,
+        "position_embedding_type": "nope",
+        "layer_types": ["mamba"] * 5 + (["attention"] + ["mamba"] * 9) * 3 + ["attention"] + ["mamba"] * 4,
+    }
+    spec = parse_config(config, name="granite-4.0-h-tiny", source="test")
+    assert spec.params is not None and spec.params.total == 6_939_037_248 and spec.rotary_dim == 0
+    layout = build_layout(spec, range(40), tp=1, block_size=16, kv_bytes=2, model_bytes=2)
+    state = (3072 + 2 * 128) * 3 * 2 + 48 * 64 * 128 * 2
+    assert layout.block_size == 16 * -(-state // (16 * 2 * 4 * 128 * 2)) and layout.page_bytes >= state
+
+
+def test_falcon_h1_runs_mamba_beside_attention_in_every_layer() -> None:
+    """Falcon-H1 (falcon_h1.py FalconH1ParallelHybrid), with the config keys a public test pins (code index id
+    71543829462): each of the 24 layers has attention, a Mamba2 mixer and an MLP, so each has a KV cache and a
+    Mamba state; transformers 5.20 counts 1,554,789,760 parameters (mamba_rms_norm defaults to false)."""
+    config = {
+        "architectures": ["FalconH1ForCausalLM"],
+        "model_type": "falcon_h1",
+        "num_hidden_layers": 24,
+        "hidden_size": 2048,
+        "intermediate_size": 4608,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "head_dim": 128,
+        "vocab_size": 65537,
+        "mamba_d_state": 256,
+        "mamba_d_conv": 4,
+        "mamba_n_groups": 1,
+        "mamba_n_heads": 48,
+        "mamba_d_head": 64,
+        "mamba_d_ssm": 3072,
+    }
+    spec = parse_config(config, name="falcon-h1", source="test")
+    assert spec.params is not None and spec.params.total == 1_554_789_760
+    layout = build_layout(spec, range(24), tp=1, block_size=16, kv_bytes=2, model_bytes=2)
+    assert [(g.kind, g.layers) for g in layout.groups] == [("full", 24), ("mamba", 24)]
+    state = (3072 + 2 * 256) * 3 * 2 + 48 * 64 * 256 * 2
+    assert layout.block_size == 16 * -(-state // (16 * 2 * 128 * 2 * 2)) == 1568

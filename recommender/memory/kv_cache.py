@@ -97,18 +97,23 @@ def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, m
         ssm = cdiv(la.num_v_heads, tp) * la.head_v_dim * la.head_k_dim * _STATE_BYTES.get(la.state_dtype, model_bytes)
         return LayerKv("mamba", conv + ssm, 0)
     if kind == "mamba":
-        m = s.mamba
-        assert m is not None
-        if m.version == 1:  # MambaStateShapeCalculator.mamba1_state_shape
-            conv = cdiv(m.intermediate, tp) * (m.conv_kernel - 1) * model_bytes
-            ssm = cdiv(m.intermediate, tp) * m.state_size * _STATE_BYTES.get(m.ssm_state_dtype, model_bytes)
-            return LayerKv("mamba", conv + ssm, 0)
-        groups = m.n_groups if m.n_groups % tp == 0 else tp  # extra_groups_for_head_shards pads to tp
-        conv_dim = m.intermediate + 2 * groups * m.state_size
-        conv = cdiv(conv_dim, tp) * (m.conv_kernel - 1) * model_bytes
-        ssm = cdiv(m.num_heads, tp) * m.head_dim * m.state_size * _STATE_BYTES.get(m.ssm_state_dtype, 4)
-        return LayerKv("mamba", conv + ssm, 0)
+        return _mamba_kv(s, tp, model_bytes)
     return None
+
+
+def _mamba_kv(s: ModelSpec, tp: int, model_bytes: int) -> LayerKv:
+    """MambaStateShapeCalculator: Mamba1 (conv + per-channel SSM) or Mamba2 (conv + per-head SSM) state."""
+    m = s.mamba
+    assert m is not None
+    if m.version == 1:  # mamba1_state_shape
+        conv = cdiv(m.intermediate, tp) * (m.conv_kernel - 1) * model_bytes
+        ssm = cdiv(m.intermediate, tp) * m.state_size * _STATE_BYTES.get(m.ssm_state_dtype, model_bytes)
+        return LayerKv("mamba", conv + ssm, 0)
+    groups = m.n_groups if m.n_groups % tp == 0 else tp  # extra_groups_for_head_shards pads to tp
+    conv_dim = m.intermediate + 2 * groups * m.state_size
+    conv = cdiv(conv_dim, tp) * (m.conv_kernel - 1) * model_bytes
+    ssm = cdiv(m.num_heads, tp) * m.head_dim * m.state_size * _STATE_BYTES.get(m.ssm_state_dtype, 4)
+    return LayerKv("mamba", conv + ssm, 0)
 
 
 def _mla_kv(s: ModelSpec, i: int, block_size: int, kv_bytes: int) -> LayerKv:
@@ -159,6 +164,8 @@ def build_layout(
         for x in (layer_kv(s, i, tp=tp, block_size=bs, kv_bytes=kv_bytes, model_bytes=model_bytes) for i in layers)
         if x is not None
     ]
+    if s.mamba_beside_attention:  # Falcon-H1: each layer also holds a Mamba2 state (its own KV-cache spec)
+        specs += [_mamba_kv(s, tp, model_bytes) for _ in layers]
     if not specs:
         return KvLayout(bs, (), 0, 0, 0, 0, 0)
     attn = [x for x in specs if x.kind != "mamba"]

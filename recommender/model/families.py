@@ -225,6 +225,42 @@ def _cohere_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted({"tie_word_embeddings": True}, {"qk_norm": c.get("use_qk_norm") is True})
 
 
+def _granite_hybrid_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/granitemoehybrid.py: layer_types "mamba" / "attention" (or layers_block_type), a
+    Mamba2 mixer from the mamba_* keys, MoE with a shared MLP of shared_intermediate_size (a dense MLP of that width
+    when there are no experts), no positional encoding on attention ("nope")."""
+    types = c.get("layer_types") or c.get("layers_block_type")
+    keys: dict[str, Any] = {
+        "mamba_num_heads": c.get("mamba_n_heads"),
+        "mamba_head_dim": c.get("mamba_d_head"),
+        "ssm_state_size": c.get("mamba_d_state"),
+        "n_groups": c.get("mamba_n_groups"),
+        "conv_kernel": c.get("mamba_d_conv"),
+        "use_conv_bias": c.get("mamba_conv_bias"),
+    }
+    if isinstance(types, list):
+        keys["layer_types"] = ["full_attention" if t == "attention" else "mamba" for t in types]
+    if not c.get("num_local_experts"):
+        keys["intermediate_size"] = c.get("shared_intermediate_size")
+    return Adapted(keys, {})
+
+
+def _falcon_h1_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/falcon_h1.py FalconH1ParallelHybrid: attention and a Mamba2 mixer side by side in
+    every layer (mamba_d_ssm wide, or mamba_expand x hidden), then the MLP; RMSNormGated only with mamba_rms_norm."""
+    return Adapted(
+        {
+            "mamba_num_heads": c.get("mamba_n_heads"),
+            "mamba_head_dim": c.get("mamba_d_head"),
+            "ssm_state_size": c.get("mamba_d_state"),
+            "n_groups": c.get("mamba_n_groups"),
+            "conv_kernel": c.get("mamba_d_conv"),
+            "use_conv_bias": c.get("mamba_conv_bias"),
+            "mamba_proj_bias": c.get("mamba_proj_bias"),
+        }
+    )
+
+
 def _dbrx_keys(c: Mapping[str, Any]) -> Adapted:
     """DbrxConfig: d_model, n_layers, n_heads, max_seq_len, attn_config.kv_n_heads, ffn_config.{ffn_hidden_size,
     moe_num_experts, moe_top_k} (vllm/model_executor/models/dbrx.py); every layer is MoE."""
@@ -424,6 +460,14 @@ FAMILIES: dict[str, Family] = {
     "chatglm": _CHATGLM,
     "dbrx": _DBRX,
     "internlm2": _INTERNLM2,
+    "falcon_h1": Family(
+        "Falcon-H1 (parallel attention + Mamba2)", "vllm/model_executor/models/falcon_h1.py", adapt=_falcon_h1_keys
+    ),
+    "granitemoehybrid": Family(
+        "Granite-4.0-H (Mamba2 + attention)",
+        "vllm/model_executor/models/granitemoehybrid.py",
+        adapt=_granite_hybrid_keys,
+    ),
     **dict.fromkeys(
         ("cohere", "cohere2"),
         Family(
@@ -477,6 +521,8 @@ _BY_ARCHITECTURE: dict[str, str] = {
     "DbrxForCausalLM": "dbrx",
     "DeciLMForCausalLM": "nemotron-nas",
     "JambaForCausalLM": "jamba",
+    "FalconH1ForCausalLM": "falcon_h1",
+    "GraniteMoeHybridForCausalLM": "granitemoehybrid",
     "MambaForCausalLM": "mamba",
     "FalconMambaForCausalLM": "falcon_mamba",
 }

@@ -75,6 +75,8 @@ def moe_spec(c: ConfigValues, model_type: str, intermediate: int, *, score_bias:
     else:
         expert_i = c.first_int(("moe_intermediate_size",), intermediate)
         shared = c.first_int(("shared_expert_intermediate_size",), 0)
+        if not shared:  # Granite-MoE-shared / 4.0-H: a shared MLP of shared_intermediate_size, no gate
+            shared = c.first_int(("shared_intermediate_size",), 0)
         if not shared and c.has("share_expert_dim"):  # Step-3.5: one shared expert of share_expert_dim
             shared = c.get_int("n_shared_experts", 1, bound=MAX_EXPERTS) * c.get_int("share_expert_dim")
         n_shared = c.first_int(("n_shared_experts", "num_shared_experts"), 0, bound=MAX_EXPERTS)
@@ -199,10 +201,13 @@ def linear_attention_spec(c: ConfigValues) -> LinearAttentionSpec:
     )
 
 
-def mamba2_spec(c: ConfigValues) -> MambaSpec:
-    """A Mamba2 mixer (Nemotron-H, Granite-4-H, Falcon-H1)."""
+def mamba2_spec(c: ConfigValues, model_type: str) -> MambaSpec:
+    """A Mamba2 mixer (Nemotron-H, Granite-4-H, Falcon-H1). The SSM state is float32 for Nemotron-H unless its config
+    says otherwise (config.py NemotronHForCausalLMConfig); the model dtype elsewhere (--mamba-ssm-cache-dtype auto)."""
     heads = c.get_int("mamba_num_heads")
     head_dim = c.get_int("mamba_head_dim")
+    if c.has("mamba_d_ssm") and c.get_int("mamba_d_ssm") != heads * head_dim:
+        raise ModelConfigError("config.json mamba_d_ssm differs from mamba_n_heads x mamba_d_head")
     return MambaSpec(
         num_heads=heads,
         head_dim=head_dim,
@@ -210,9 +215,10 @@ def mamba2_spec(c: ConfigValues) -> MambaSpec:
         n_groups=c.get_int("n_groups", 1),
         conv_kernel=c.get_int("conv_kernel", DEFAULT_CONV_KERNEL),
         intermediate=heads * head_dim,
-        ssm_state_dtype=c.text("mamba_ssm_cache_dtype") or "float32",
+        ssm_state_dtype=c.text("mamba_ssm_cache_dtype") or ("float32" if model_type == "nemotron_h" else None),
         conv_bias=c.flag("use_conv_bias", True),
         proj_bias=c.flag("mamba_proj_bias", False),
+        gated_norm=c.flag("mamba_rms_norm", False) if model_type == "falcon_h1" else True,  # FalconH1Config: False
     )
 
 

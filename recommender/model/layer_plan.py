@@ -15,7 +15,8 @@ LAYER_TYPES: dict[str, LayerKind] = {
     "linear_attention": "linear_attention",
     "chunked_attention": "chunked",
     "attention": "full",
-    "deepseek_sparse_attention": "full",  # GLM-5.2: MLA with the DSA indexer (the config's indexer keys say which)
+    "deepseek_sparse_attention": "full",
+    "mamba": "mamba",  # Granite-4.0-H  # GLM-5.2: MLA with the DSA indexer (the config's indexer keys say which)
 }
 # hybrid_override_pattern symbols (Nemotron-H) and the layers_block_type names that spell them.
 PATTERN_SYMBOLS: dict[str, tuple[LayerKind, MlpKind]] = {
@@ -104,7 +105,9 @@ def attention_kinds(c: ConfigValues, n_layers: int, model_type: str) -> tuple[tu
     )
     types = c.raw("layer_types")
     mla = bool(c.raw("kv_lora_rank"))
-    if isinstance(types, list) and len(types) == n_layers:
+    if isinstance(types, list) and len(types) != n_layers:
+        raise ModelConfigError(f"config.json layer_types lists {len(types)} layers, num_hidden_layers is {n_layers}")
+    if isinstance(types, list):
         unknown = next((t for t in types if t not in LAYER_TYPES), None)
         if unknown is not None:
             raise UnsupportedArchitectureError(f"layer type {unknown!r} in layer_types is not modelled")

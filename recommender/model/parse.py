@@ -41,6 +41,7 @@ UNSUPPORTED = {
     "MiniMaxM3SparseForConditionalGeneration": "MiniMax-M3 sparse attention layout is not modelled",
 }
 
+FALCON_H1 = "falcon_h1"  # a Mamba2 mixer beside attention in every layer
 DECILM = "nemotron-nas"  # Nemotron-NAS (DeciLM): per-layer block_configs (model/layer_plan.py decilm_layers)
 REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
 ATTENTION_FREE_TYPES = ("mamba", "falcon_mamba")
@@ -184,11 +185,11 @@ def _features(c: ConfigValues, key: str, family: Family, model_type: str, plan: 
     if "moe" in plan.mlps and features.experts_count(c):
         moe = features.moe_spec(c, model_type, d.intermediate, score_bias=family.score_bias)
     mamba = None
-    if "mamba" in plan.kinds:
+    if "mamba" in plan.kinds or key == FALCON_H1:
         mamba = (
             features.mamba1_spec(c, d.hidden, jamba=key == "jamba")
             if key == "jamba" or key in ATTENTION_FREE_TYPES
-            else features.mamba2_spec(c)
+            else features.mamba2_spec(c, model_type)
         )
     return _Features(
         moe=moe,
@@ -267,7 +268,12 @@ def _parse(
     r = _read(config)
     c, family, d, plan, feats, shapes = r.c, r.family, r.dims, r.plan, r.feats, r.shapes
     max_len, max_key = features.derive_max_len(c, r.ident.model_type)
-    uses_rope = family.learned_positions is False and not c.raw("alibi") and r.ident.model_type != "bloom"
+    uses_rope = (
+        family.learned_positions is False
+        and not c.raw("alibi")
+        and r.ident.model_type != "bloom"
+        and c.text("position_embedding_type", "rope") != "nope"
+    )
     rope = features.rotary(
         c,
         d.head_dim,
@@ -322,6 +328,7 @@ def _parse(
         per_layer_input=c.get_int("hidden_size_per_layer_input", 0, zero_ok=True),
         per_layer_vocab=c.get_int("vocab_size_per_layer_input", d.vocab, bound=MAX_VOCAB),
         layer_scalar=r.ident.model_type.startswith("gemma4"),
+        mamba_beside_attention=r.key == FALCON_H1,
         attn_output_gate=c.flag("attn_output_gate"),
         rotary_dim=rope.dim,
         rope_max_position=rope.max_position,

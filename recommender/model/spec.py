@@ -84,6 +84,7 @@ class MambaSpec:
     conv_bias: bool = True
     proj_bias: bool = False  # in_proj / out_proj biases
     inner_norms: bool = False  # Jamba: RMSNorms on dt, B and C
+    gated_norm: bool = True  # Mamba2's RMSNormGated over the inner width (Falcon-H1: mamba_rms_norm)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +213,7 @@ class ModelSpec:
     per_layer_input: int = 0  # Gemma-4 E models: per-layer embedding width (vocab x layers x this table)
     per_layer_vocab: int = 0
     layer_scalar: bool = False  # Gemma-4: one learned scalar a layer
+    mamba_beside_attention: bool = False  # Falcon-H1: every layer runs attention and a Mamba2 mixer in parallel
     attention_sinks: Literal["none", "all", "sliding"] = "none"  # per-head sink logits (gpt-oss; MiMo-V2 SWA)
     attn_output_gate: bool = False  # Qwen3-Next/3.5: q_proj also emits a gate (2 x q width)
     rotary_dim: int = 0

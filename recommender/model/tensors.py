@@ -198,9 +198,10 @@ def _mamba(s: ModelSpec, i: int) -> list[Tensor]:
         Tensor(f"{p}.dt_bias", "mixer", m.num_heads, 1, "column", i, linear=False),
         Tensor(f"{p}.A_log", "mixer", m.num_heads, 1, "column", i, linear=False),
         Tensor(f"{p}.D", "mixer", m.num_heads, 1, "column", i, linear=False),
-        Tensor(f"{p}.norm", "norms", m.intermediate, 1, "column", i, linear=False),
         Tensor(f"{p}.out_proj", "mixer", h, m.intermediate, "row", i),
     ]
+    if m.gated_norm:
+        out.append(Tensor(f"{p}.norm", "norms", m.intermediate, 1, "column", i, linear=False))
     if m.conv_bias:
         out.append(Tensor(f"{p}.conv1d.bias", "mixer", conv_dim, 1, "column", i, linear=False))
     if m.proj_bias:
@@ -328,6 +329,8 @@ def layer_tensors(s: ModelSpec, i: int) -> list[Tensor]:
     out = [norm(s, f"model.layers.{i}.norm{j}", h, i) for j in range(n_norms)]
     if kind in ("full", "sliding", "chunked", "mla"):
         out += _attention(s, i)
+        if s.mamba_beside_attention:
+            out += _mamba(s, i)
     elif kind == "linear_attention":
         out += _linear_attention(s, i)
     elif kind == "mamba":
