@@ -93,7 +93,7 @@ def test_explain_does_not_fit_still_exits_zero() -> None:
         (["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--gpu-memory-utilization", "0"], "gpu-memory-utilization"),
         (
             ["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--max-model-len", "lots"],
-            "invalid human_readable_int_or_auto value: 'lots'",
+            "--max-model-len: 'lots' is not a whole number",
         ),
         (["explain", "Qwen/Qwen3-8B"], "no GPU given"),
         (["explain", "--gpu", "h100", "--vllm-version", "banana", "Qwen/Qwen3-8B"], "not a version"),

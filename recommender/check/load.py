@@ -15,9 +15,11 @@ from typing import Any
 from recommender.check import readers
 from recommender.check.found import Found
 from recommender.errors import InputError
+from recommender.safe_load import flow_depth
 
 SUFFIXES = {".yaml", ".yml", ".json", ".service", ".sh", ".bash", ".txt", ".cmd", ".md"}
 MAX_BYTES = 8 << 20  # a deployment file larger than 8 MiB is refused, not parsed
+MAX_FLOW_DEPTH = 64  # [ and { nested deeper than any manifest (a JSON manifest nests ~12)
 _SYSTEMD = re.compile(r"^\[Service\]\s*$", re.M)
 _EXEC_START = re.compile(r"^ExecStart=", re.M)
 _FENCE = re.compile(r"^```[ \t]*(bash|sh|shell|console|zsh)?[^\n]*\n(.*?)^```", re.M | re.S)
@@ -43,6 +45,10 @@ def _yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
     docs: list[Any] = []
     offset = 0
     for chunk in re.split(r"(?m)^---[ \t]*(?:#.*)?$", text):
+        if flow_depth(chunk) > MAX_FLOW_DEPTH:  # PyYAML's scanner is quadratic in it: refused before parsing
+            problems.append(f"{source}: YAML nested too deeply")
+            offset += chunk.count("\n") + 1
+            continue
         try:
             docs += [d for d in yaml.safe_load_all(chunk) if d is not None]
         except yaml.YAMLError as exc:

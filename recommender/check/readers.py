@@ -493,8 +493,8 @@ def _container_found(
     total, pool, size = _group_gpus(doc, role)
     meta = _m(doc.get("metadata"))
     annotations = {
-        **{str(k): str(v) for k, v in (meta.get("annotations") or {}).items()},
-        **{str(k): str(v) for k, v in ((pod_meta or {}).get("annotations") or {}).items()},
+        **{str(k): str(v) for k, v in _m(meta.get("annotations")).items()},
+        **{str(k): str(v) for k, v in _m(_m(pod_meta).get("annotations")).items()},
     }
     out = []
     for argv, serve, found_env, unresolved in hits:
@@ -562,7 +562,7 @@ def read_inference_service(doc: dict[str, Any], source: str, index: int) -> list
     model = predictor.get("model") if isinstance(predictor.get("model"), dict) else None
     if model is None:
         return _read_pods(doc, source, index)
-    fmt = str((model.get("modelFormat") or {}).get("name", "")).lower()
+    fmt = str(_m(model.get("modelFormat")).get("name", "")).lower()
     args = _words(model.get("args")) or []
     if fmt not in ("huggingface", "vllm") or any(a in ("--backend=huggingface", "--backend=hf") for a in args):
         return []
@@ -664,7 +664,7 @@ def read_ray_serve_llm(doc: dict[str, Any], source: str, index: int) -> list[Fou
 def read_helm(values: dict[str, Any], source: str) -> list[Found]:
     """production-stack chart values: servingEngineSpec.modelSpec[], as deployment-vllm-multi.yaml renders it."""
     out = []
-    for spec in (values.get("servingEngineSpec") or {}).get("modelSpec") or []:
+    for spec in _l(_m(values.get("servingEngineSpec")).get("modelSpec")):
         if not isinstance(spec, dict) or spec.get("enabled") is False:
             continue
         cfg = _m(spec.get("vllmConfig"))
@@ -682,19 +682,29 @@ def read_helm(values: dict[str, Any], source: str) -> list[Found]:
         ray = isinstance(spec.get("raySpec"), dict) and bool(spec["raySpec"].get("enabled"))
         if ray and cfg.get("pipelineParallelSize") is not None:
             argv += ["--pipeline-parallel-size", str(cfg["pipelineParallelSize"])]
-        argv += [str(a) for a in cfg.get("extraArgs") or []]
+        extra = cfg.get("extraArgs")
+        if extra is not None and not isinstance(extra, list):
+            raise InputError(f"{source} (modelSpec/{spec.get('name', '?')}): vllmConfig.extraArgs must be a list")
+        argv += [str(a) for a in extra or []]
         gpus = spec.get("requestGPU")
         if gpus is not None and not str(gpus).isdigit():
             raise InputError(f"{source} (modelSpec/{spec.get('name', '?')}): requestGPU {gpus!r} is not a whole number")
         total = None
         if ray:
-            head = (spec["raySpec"].get("headNode") or {}).get("requestGPU")
-            total = int(head or 0) + int(gpus or 0) * max(0, int(str(cfg.get("pipelineParallelSize") or 1)) - 1)
+            head = _m(spec["raySpec"].get("headNode")).get("requestGPU")
+            pp = str(cfg.get("pipelineParallelSize") or 1)
+            if not str(head or 0).isdigit() or not pp.isdigit():
+                raise InputError(
+                    f"{source} (modelSpec/{spec.get('name', '?')}): raySpec.headNode.requestGPU and "
+                    "vllmConfig.pipelineParallelSize must be whole numbers"
+                )
+            total = int(head or 0) + int(gpus or 0) * max(0, int(pp) - 1)
         product = None
-        for term in spec.get("nodeSelectorTerms") or []:
-            for expr in (term or {}).get("matchExpressions") or []:
-                if expr.get("key") == "nvidia.com/gpu.product" and expr.get("values"):
-                    product = str(expr["values"][0])
+        for term in _l(spec.get("nodeSelectorTerms")):
+            for expr in _l(_m(term).get("matchExpressions")):
+                labels = _l(_m(expr).get("values"))
+                if _m(expr).get("key") == "nvidia.com/gpu.product" and labels:
+                    product = str(labels[0])
         out.append(
             Found(
                 source,
@@ -836,7 +846,7 @@ def _compose_service(
                 gpus_per_pod=visible if visible is not None else count,
                 has_shm=bool(svc.get("shm_size")) or svc.get("ipc") == "host" or _mounts_dev_shm(svc),
                 image_tag=image_tag(image) if is_vllm_image(image) else None,
-                annotations={str(k): str(v) for k, v in (doc.get("x-vllm-plan") or {}).items()},
+                annotations={str(k): str(v) for k, v in _m(doc.get("x-vllm-plan")).items()},
                 container=name,
                 serve_form=serve,
                 unresolved=tuple(dict.fromkeys(unresolved)),

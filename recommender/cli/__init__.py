@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import IO, Any
 
 import click
 
@@ -23,29 +24,98 @@ Exit codes:
 """
 
 
+MAX_ERROR_CHARS = 2000
+
+
+def one_line(text: str) -> str:
+    """A message as one printable line: line breaks, control characters and Unicode line separators escaped
+    (a value quoted from hostile input cannot add a line or move the terminal's cursor), and bounded."""
+    out = "".join(
+        ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] if ord(ch) < 0x10000 else ch for ch in text.strip()
+    )
+    return out if len(out) <= MAX_ERROR_CHARS else out[: MAX_ERROR_CHARS - 3] + "..."
+
+
+class OneLineError(click.ClickException):
+    """What click would report in a usage block, as `Error: ...` on one line: bad input, exit 2."""
+
+    exit_code = 2
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"Error: {one_line(self.message)}", file=file, err=file is None)
+
+
+def _usage_message(exc: click.UsageError, where: str) -> str:
+    """click's message without its usage block, and where to look: `... (see vllm-plan recommend --help)`."""
+    if isinstance(exc, click.NoSuchOption):
+        text = f"no such option {exc.option_name}"
+        if exc.possibilities:  # closest first
+            *rest, last = exc.possibilities
+            text += f"; did you mean {', '.join(rest) + ' or ' if rest else ''}{last}?"
+    elif (
+        isinstance(exc, click.BadParameter)
+        and not isinstance(exc, click.MissingParameter)
+        and exc.param is not None
+        and exc.param_hint is None
+    ):
+        name = max(exc.param.opts, key=len) if isinstance(exc.param, click.Option) else exc.param.human_readable_name
+        message = exc.message.rstrip(".")
+        text = f"{name} {message}" if message.startswith("must ") else f"{name}: {message}"
+    else:
+        text = exc.format_message().rstrip(".")
+        if text[:2].istitle():  # "Invalid value ..." -> "invalid value ...", but not "TP ..."
+            text = text[0].lower() + text[1:]
+    if exc.ctx is not None and exc.ctx.command_path != "vllm-plan":
+        where = exc.ctx.command_path
+    return f"{text} (see {where} --help)"
+
+
+def _one_line_click(exc: click.ClickException, where: str = "vllm-plan") -> click.ClickException:
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError | OneLineError):
+        return exc  # the help text itself, asked for by giving nothing
+    if isinstance(exc, click.UsageError):
+        return OneLineError(_usage_message(exc, where))
+    return OneLineError(exc.format_message())
+
+
 class PlanGroup(click.Group):
-    """Turns every PlanError into its documented exit code and one line on stderr."""
+    """Turns every PlanError into its documented exit code and one line on stderr; click's usage errors too."""
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.ClickException as exc:  # `vllm-plan --bogus`
+            raise _one_line_click(exc) from None
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except PlanError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {one_line(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
+        except click.ClickException as exc:  # a subcommand's usage error, an unknown command
+            sub = ctx.invoked_subcommand
+            raise _one_line_click(exc, f"{ctx.command_path} {sub}" if sub else ctx.command_path) from None
+        except (click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
             raise
         except Exception as exc:
             if os.environ.get("VLLM_PLAN_DEBUG"):
                 raise
             click.echo(
-                f"Error: internal error ({exc.__class__.__name__}: {exc}); rerun with VLLM_PLAN_DEBUG=1 "
-                "for a traceback and please report it",
+                one_line(
+                    f"Error: internal error ({exc.__class__.__name__}: {exc}); rerun with VLLM_PLAN_DEBUG=1 "
+                    "for a traceback and please report it"
+                ),
                 err=True,
             )
             ctx.exit(INTERNAL_ERROR)
 
 
-@click.group(cls=PlanGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
+@click.group(
+    "vllm-plan", cls=PlanGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP
+)
 @click.version_option(__version__, prog_name="vllm-plan")
 def cli() -> None:
     """Which vLLM launch flags make this model serve this load on this hardware?"""

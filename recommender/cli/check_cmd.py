@@ -25,6 +25,7 @@ from recommender.check.run import (
     exit_code,
     version_source,
 )
+from recommender.cli import params
 from recommender.cli.output import format_choice, table
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json, plan_annotations
@@ -33,7 +34,7 @@ from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.node_gpu import gpu_from_node_labels
-from recommender.serve_args import config_args, convert
+from recommender.serve_args import config_args
 from recommender.sources.resolve import resolve_model
 
 
@@ -99,9 +100,11 @@ def result_json(r: ServerResult) -> dict[str, Any]:
 @click.command()
 @click.argument("inputs", nargs=-1)
 @click.option("--gpu", help="GPU type, when the manifests do not select one (nvidia.com/gpu.product).")
-@click.option("--gpu-memory-gib", type=float, help="Custom card: total memory in GiB as CUDA reports it.")
-@click.option("--concurrency", type=int, help="Concurrent requests the deployment must hold.")
-@click.option("--context", help="Tokens per request for the concurrency promise (default: --max-model-len).")
+@click.option("--gpu-memory-gib", type=params.GPU_GIB, help="Custom card: total memory in GiB as CUDA reports it.")
+@click.option("--concurrency", type=params.REQUESTS, help="Concurrent requests the deployment must hold.")
+@click.option(
+    "--context", type=params.TOKENS, help="Tokens per request for the concurrency promise (default: --max-model-len)."
+)
 @click.option("--vllm-version", help=f"vLLM release (default: plan annotation, image tag, else {DEFAULT_VERSION}).")
 @click.option(
     "--from-cluster",
@@ -129,7 +132,7 @@ def check(
     gpu: str | None,
     gpu_memory_gib: float | None,
     concurrency: int | None,
-    context: str | None,
+    context: int | None,
     vllm_version: str | None,
     kube_context: str | None,
     aliases: tuple[str, ...],
@@ -185,7 +188,7 @@ def check(
 
         nodes = read_gpu_nodes(kube_context or None)
         cluster_product = common_product(nodes)
-    length = convert("--context", "hint", context) if context else None
+    length = context
     table = load_flag_table()
     gpu_for = _gpu_for(given, cluster_product)
     results: list[ServerResult] = []

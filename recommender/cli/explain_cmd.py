@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import click
 
 from recommender.catalog import load_gpus
+from recommender.cli import params
 from recommender.cli.output import format_choice
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json
@@ -17,7 +19,7 @@ from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.budget import Explanation
 from recommender.memory.budget import explain as explain_budget
 from recommender.memory.engine import DEFAULT_VERSION, KV_CACHE_DTYPES, MODEL_DTYPES, EngineFlags, VllmVersion
-from recommender.serve_args import convert, parse_serve_argv, strict_errors
+from recommender.serve_args import default_flag_table, parse_serve_argv, strict_errors
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
 
@@ -34,8 +36,9 @@ def _bar(e: Explanation, width: int = 60) -> list[str]:
         ("G", "CUDA graphs", st.cudagraph),
         ("K", "KV cache", max(0, st.available_kv)),
     ]
-    bar = "".join(ch * max(0, round(width * b / total)) for ch, _, b in parts)
-    bar = bar[:width].ljust(round(width * e.requested_bytes / total), ".")[:width].ljust(width, " ")
+    # each part clamped to the bar's width: a fixed --kv-cache-memory-bytes may be many times the card
+    bar = "".join(ch * min(width, max(0, round(width * b / total))) for ch, _, b in parts)
+    bar = bar[:width].ljust(min(width, round(width * e.requested_bytes / total)), ".")[:width].ljust(width, " ")
     lines = [f"[{bar}] {e.gpu_total_bytes / GiB:.2f} GiB"]
     lines += [f"  {ch} {name:<16}{b / GiB:8.2f} GiB" for ch, name, b in parts]
     lines.append(f"    {'budget':<16}{e.requested_bytes / GiB:8.2f} GiB  (= ceil(total x {e.utilization}))")
@@ -67,6 +70,35 @@ def render_table(e: Explanation) -> str:
     return "\n".join(out)
 
 
+def refuse_flags_not_in(names: Iterable[str], version: VllmVersion) -> None:
+    """Options given that the target release's `vllm serve` does not have (introduced later, or removed by
+    then; profiles/vllm-flags.yaml): vLLM's parser would exit before startup, so nothing is predicted."""
+    given = set(names)
+    for spec in default_flag_table().specs:
+        if spec.dest in given and not spec.accepted_in(version):
+            when = (
+                f"added in vLLM {spec.since}"
+                if spec.since is not None and version < spec.since
+                else f"removed in vLLM {spec.removed}"
+            )
+            raise FlagError(
+                f"{spec.name} is not an option of vLLM {version} ({when}): vllm serve would exit with "
+                f"'unrecognized arguments: {spec.name}'"
+            )
+
+
+def free_bytes(free_memory_gib: float | None, gpu: Gpu) -> int | None:
+    """--free-memory-gib in bytes; a shared GPU cannot have more free memory than it has."""
+    if free_memory_gib is None:
+        return None
+    free = int(free_memory_gib * GiB)
+    if free > gpu.total_bytes:
+        raise InputError(
+            f"--free-memory-gib {free_memory_gib:g} is more than the {gpu.total_bytes / GiB:.2f} GiB {gpu.name} has"
+        )
+    return free
+
+
 def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
     """--gpu NAME or --gpu-memory-gib N (custom card)."""
     if gpu_memory_gib is not None:
@@ -82,23 +114,27 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
 @click.option("--model", "model_opt", help="Model: local directory, catalog id, or hub id.")
 @click.option("--revision", help="Hub revision when the model is fetched from the hub.")
 @click.option("--gpu", help="GPU type (name, alias or GFD label; see `vllm-plan gpus`).")
-@click.option("--gpu-memory-gib", type=float, help="Custom card: total memory in GiB as CUDA reports it.")
-@click.option("--free-memory-gib", type=float, help="Free memory at startup when the GPU is shared.")
-@click.option("-tp", "--tensor-parallel-size", type=int)
-@click.option("-pp", "--pipeline-parallel-size", type=int)
-@click.option("-dp", "--data-parallel-size", type=int)
+@click.option("--gpu-memory-gib", type=params.GPU_GIB, help="Custom card: total memory in GiB as CUDA reports it.")
+@click.option("--free-memory-gib", type=params.FREE_GIB, help="Free memory at startup when the GPU is shared.")
+@click.option("-tp", "--tensor-parallel-size", type=params.PARALLEL)
+@click.option("-pp", "--pipeline-parallel-size", type=params.PARALLEL)
+@click.option("-dp", "--data-parallel-size", type=params.PARALLEL)
 @click.option("--enable-expert-parallel", is_flag=True, default=None)
 @click.option("-q", "--quantization")
 @click.option("--dtype", type=click.Choice(MODEL_DTYPES))
 @click.option("--kv-cache-dtype", help=f"KV-cache dtype: {', '.join(KV_CACHE_DTYPES)}.")
-@click.option("--gpu-memory-utilization", type=float)
-@click.option("--kv-cache-memory-bytes", help="Fixed KV budget (1G = 2**30, 1g = 10**9).")
-@click.option("--max-model-len", help="Context length (32k = 32,000, 32K = 32,768; -1 or auto: auto-fit).")
-@click.option("--max-num-seqs", type=int)
-@click.option("--max-num-batched-tokens")
-@click.option("--block-size", type=int)
+@click.option("--gpu-memory-utilization", type=params.UTILIZATION)
+@click.option("--kv-cache-memory-bytes", type=params.KV_BYTES, help="Fixed KV budget (1G = 2**30, 1g = 10**9).")
+@click.option(
+    "--max-model-len",
+    type=params.MAX_MODEL_LEN,
+    help="Context length (32k = 32,000, 32K = 32,768; -1 or auto: auto-fit).",
+)
+@click.option("--max-num-seqs", type=params.REQUESTS)
+@click.option("--max-num-batched-tokens", type=params.BATCHED_TOKENS)
+@click.option("--block-size", type=params.BLOCK_SIZE)
 @click.option("--enforce-eager", is_flag=True, default=None)
-@click.option("--cpu-offload-gb", type=float)
+@click.option("--cpu-offload-gb", type=params.OFFLOAD_GIB)
 @click.option("--vllm-version", default=DEFAULT_VERSION, show_default=True, help="vLLM release to model (0.8-0.33).")
 @format_choice("html")
 @output_option
@@ -137,22 +173,16 @@ def explain(
             raise FlagError(problems[0])
         values.update(cmd.values)
         model = model_opt or cmd.model
-    for name, raw in flag_values.items():
-        if raw is None:
-            continue
-        if name == "max_model_len":
-            raw = convert("--max-model-len", "len", raw)
-        elif name in ("kv_cache_memory_bytes", "max_num_batched_tokens"):
-            raw = convert(f"--{name.replace('_', '-')}", "hint", raw)
-        values[name] = raw
+    values.update({name: raw for name, raw in flag_values.items() if raw is not None})
     if not model:
         raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
     unknown = set(values) - _FIELDS
     if unknown:
         raise FlagError(f"unsupported flags: {', '.join(sorted(unknown))}")
+    refuse_flags_not_in(values, VllmVersion.parse(vllm_version))
     flags = EngineFlags(**values)
     hw = resolve_hardware(gpu, gpu_memory_gib)
-    free = int(free_memory_gib * GiB) if free_memory_gib is not None else None
+    free = free_bytes(free_memory_gib, hw)
     spec = resolve_model(model, revision=revision)
     result = explain_budget(spec, hw, flags, VllmVersion.parse(vllm_version), free_bytes=free)
     from recommender.report.explain import explain_report

@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from recommender.cli.explain_cmd import resolve_hardware
+from recommender.cli import params
+from recommender.cli.explain_cmd import refuse_flags_not_in, resolve_hardware
 from recommender.cli.output import emit, format_choice, format_option, table
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.errors import FlagError, InputError
@@ -24,7 +25,7 @@ from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams
 from recommender.perf.predict import Sweep, predict, startup, sweep
 from recommender.perf_profile import load_params, local_profile_path, save_local
-from recommender.serve_args import build_serve_argv, convert
+from recommender.serve_args import build_serve_argv
 from recommender.sources.resolve import resolve_model
 
 _FIELDS = frozenset(f.name for f in fields(EngineFlags))
@@ -33,19 +34,23 @@ _FIELDS = frozenset(f.name for f in fields(EngineFlags))
 def _serve_flag_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """vLLM's own serve flags that shape memory and speed (the same names as `vllm serve`)."""
     options = [
-        click.option("-tp", "--tensor-parallel-size", type=int),
-        click.option("-pp", "--pipeline-parallel-size", type=int),
-        click.option("-dp", "--data-parallel-size", type=int),
+        click.option("-tp", "--tensor-parallel-size", type=params.PARALLEL),
+        click.option("-pp", "--pipeline-parallel-size", type=params.PARALLEL),
+        click.option("-dp", "--data-parallel-size", type=params.PARALLEL),
         click.option("--enable-expert-parallel", is_flag=True, default=None),
         click.option("-q", "--quantization"),
         click.option("--dtype", type=click.Choice(MODEL_DTYPES)),
         click.option("--kv-cache-dtype", help=f"KV-cache dtype: {', '.join(KV_CACHE_DTYPES)}."),
-        click.option("--gpu-memory-utilization", type=float),
-        click.option("--kv-cache-memory-bytes", help="Fixed KV budget (1G = 2**30, 1g = 10**9)."),
-        click.option("--max-model-len", help="Context length (32k = 32,000, 32K = 32,768; -1 or auto: auto-fit)."),
-        click.option("--max-num-seqs", type=int),
-        click.option("--max-num-batched-tokens"),
-        click.option("--block-size", type=int),
+        click.option("--gpu-memory-utilization", type=params.UTILIZATION),
+        click.option("--kv-cache-memory-bytes", type=params.KV_BYTES, help="Fixed KV budget (1G = 2**30, 1g = 10**9)."),
+        click.option(
+            "--max-model-len",
+            type=params.MAX_MODEL_LEN,
+            help="Context length (32k = 32,000, 32K = 32,768; -1 or auto: auto-fit).",
+        ),
+        click.option("--max-num-seqs", type=params.REQUESTS),
+        click.option("--max-num-batched-tokens", type=params.BATCHED_TOKENS),
+        click.option("--block-size", type=params.BLOCK_SIZE),
         click.option("--enforce-eager", is_flag=True, default=None),
         click.option(
             "--async-scheduling/--no-async-scheduling",
@@ -54,7 +59,7 @@ def _serve_flag_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--vllm-version", default=DEFAULT_VERSION, show_default=True, help="vLLM release to model."),
         click.option("--gpu", help="GPU type (name, alias or GFD label; see `vllm-plan gpus`)."),
-        click.option("--gpu-memory-gib", type=float, hidden=True),
+        click.option("--gpu-memory-gib", type=params.GPU_GIB, hidden=True),
         click.option(
             "--no-local-calibration",
             is_flag=True,
@@ -68,15 +73,7 @@ def _serve_flag_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def engine_flags(values: dict[str, Any]) -> EngineFlags:
     """EngineFlags from the serve-flag options (None = vLLM's default)."""
-    out: dict[str, Any] = {}
-    for name, raw in values.items():
-        if raw is None:
-            continue
-        if name == "max_model_len":
-            raw = convert("--max-model-len", "len", raw)
-        elif name in ("kv_cache_memory_bytes", "max_num_batched_tokens"):
-            raw = convert(f"--{name.replace('_', '-')}", "hint", raw)
-        out[name] = raw
+    out = {name: raw for name, raw in values.items() if raw is not None}
     unknown = set(out) - _FIELDS
     if unknown:
         raise FlagError(f"unsupported flags: {', '.join(sorted(unknown))}")
@@ -221,14 +218,14 @@ def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
 @click.argument("model_arg", required=False, metavar="[MODEL]")
 @click.option("--model", "model_opt", help="Model: local directory, catalog id, or hub id.")
 @_serve_flag_options
-@click.option("--input-len", type=float, help="Prompt tokens per request (vllm bench's --random-input-len).")
-@click.option("--output-len", type=float, help="Output tokens per request (--random-output-len).")
-@click.option("--max-concurrency", type=int, help="Requests in flight at most (a closed loop).")
+@click.option("--input-len", type=params.LENGTH, help="Prompt tokens per request (vllm bench's --random-input-len).")
+@click.option("--output-len", type=params.LENGTH, help="Output tokens per request (--random-output-len).")
+@click.option("--max-concurrency", type=params.REQUESTS, help="Requests in flight at most (a closed loop).")
 @click.option("--request-rate", help="Requests per second (Poisson), or inf: all at once (the default).")
-@click.option("--burstiness", type=float, default=1.0, show_default=True)
-@click.option("--num-prompts", type=int, default=1000, show_default=True)
+@click.option("--burstiness", type=params.BURSTINESS, default=1.0, show_default=True)
+@click.option("--num-prompts", type=params.PROMPTS, default=1000, show_default=True)
 @click.option("--dataset-name", type=click.Choice(DATASETS), default="random", show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=params.SEED, default=0, show_default=True)
 @click.option("--sweep", "sweep_text", help="Concurrencies to sweep, e.g. 1,2,4,8,16 (a curve).")
 @click.option("--compare", "compare_path", type=click.Path(path_type=Path), help="A `vllm bench serve` result file.")
 @format_choice("html")
@@ -269,6 +266,7 @@ def perf(
     flags = engine_flags(flag_values)
     hw = resolve_hardware(gpu, gpu_memory_gib)
     v = VllmVersion.parse(vllm_version)
+    refuse_flags_not_in((k for k, raw in flag_values.items() if raw is not None), v)
     params = _params(no_local_calibration)
     model_ref = model_opt or model_arg
     if compare_path is not None:
@@ -373,6 +371,7 @@ def calibrate(
     flags = engine_flags(flag_values)
     hw = resolve_hardware(gpu, gpu_memory_gib)
     v = VllmVersion.parse(vllm_version)
+    refuse_flags_not_in((k for k, raw in flag_values.items() if raw is not None), v)
     runs = [r for path in results for r in read_result_file(path, dataset_name)]
     models = {ref: resolve_model(ref) for ref in {model_opt or r.model_id for r in runs}}
     cases = [(models[model_opt or r.model_id], r) for r in runs]

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from recommender.catalog import find_model
-from recommender.cli.explain_cmd import render_table, resolve_hardware
+from recommender.cli import params
+from recommender.cli.explain_cmd import free_bytes, render_table, resolve_hardware
 from recommender.cli.output import format_choice, table
 from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
 from recommender.cli.report_options import deliver, plot_option, write_plot
@@ -31,9 +32,7 @@ from recommender.planner.service import (
     plan_service,
 )
 from recommender.project import merge_settings, require
-from recommender.serve_args import convert
 from recommender.sources.resolve import resolve_model
-from recommender.units import GiB
 
 if TYPE_CHECKING:
     from recommender.report.structure import Report
@@ -141,14 +140,17 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
 @click.command()
 @click.option("--model", help="Model: catalog id, local directory, or hub id.  [env VLLM_PLAN_MODEL]")
 @click.option("--gpu", help="GPU type (see `vllm-plan gpus`).  [env VLLM_PLAN_GPU]")
-@click.option("--gpus-per-node", type=int, help="GPUs per node (default 1).")
-@click.option("--nodes", type=int, help="Nodes (default 1); more than one adds pipeline parallelism across nodes.")
-@click.option("--gpu-memory-gib", type=float, help="Custom card: total memory in GiB as CUDA reports it.")
-@click.option("--free-memory-gib", type=float, help="Free memory per GPU at startup when GPUs are shared.")
-@click.option("--concurrency", type=int, help="Concurrent requests to serve (N).")
-@click.option("--context", help="Tokens per request, prompt + output (S); accepts 8k / 8K.")
+@click.option("--gpus-per-node", type=params.GPUS_PER_NODE, help="GPUs per node (default 1).")
+@click.option(
+    "--nodes", type=params.NODES, help="Nodes (default 1); more than one adds pipeline parallelism across nodes."
+)
+@click.option("--gpu-memory-gib", type=params.GPU_GIB, help="Custom card: total memory in GiB as CUDA reports it.")
+@click.option("--free-memory-gib", type=params.FREE_GIB, help="Free memory per GPU at startup when GPUs are shared.")
+@click.option("--concurrency", type=params.REQUESTS, help="Concurrent requests to serve (N).")
+@click.option("--context", type=params.TOKENS, help="Tokens per request, prompt + output (S); accepts 8k / 8K.")
 @click.option(
     "--min-context",
+    type=params.TOKENS,
     default="4096",
     show_default=True,
     help="With --concurrency alone: the shortest context worth promising.",
@@ -158,14 +160,14 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
     type=click.Choice(OBJECTIVES + SERVICE_OBJECTIVES),
     help="Ranking (default min-gpus; max-throughput when latency targets are given).",
 )
-@click.option("--input-len", type=int, help="Prompt tokens per request: plan by latency and throughput.")
-@click.option("--output-len", type=int, help="Output tokens per request.")
-@click.option("--ttft-ms", type=float, help="Time-to-first-token target (ms) at --slo-percentile.")
-@click.option("--tpot-ms", type=float, help="Time-per-output-token target (ms).")
-@click.option("--itl-ms", type=float, help="Inter-token-latency target (ms).")
+@click.option("--input-len", type=params.TOKENS, help="Prompt tokens per request: plan by latency and throughput.")
+@click.option("--output-len", type=params.TOKENS, help="Output tokens per request.")
+@click.option("--ttft-ms", type=params.MILLISECONDS, help="Time-to-first-token target (ms) at --slo-percentile.")
+@click.option("--tpot-ms", type=params.MILLISECONDS, help="Time-per-output-token target (ms).")
+@click.option("--itl-ms", type=params.MILLISECONDS, help="Inter-token-latency target (ms).")
 @click.option("--slo-percentile", type=click.Choice(PERCENTILES), help="Percentile the targets hold at (p90).")
-@click.option("--request-rate", type=float, help="Load as requests/s (Poisson) instead of --concurrency users.")
-@click.option("--gpu-hour-cost", type=float, help="Price of one GPU-hour: min-cost ranks by $ per token.")
+@click.option("--request-rate", type=params.RATE, help="Load as requests/s (Poisson) instead of --concurrency users.")
+@click.option("--gpu-hour-cost", type=params.PRICE, help="Price of one GPU-hour: min-cost ranks by $ per token.")
 @click.option("--dataset-name", type=click.Choice(DATASETS), default="random", show_default=True)
 @click.option("--quantization", help="Only this weights option (fp8, awq, gptq, ...).")
 @click.option("--no-quantization", is_flag=True, help="Keep the model's own weights (no online FP8, no variants).")
@@ -189,7 +191,7 @@ def recommend(
     emit_spec: str | None,
     output_dir: Path | None,
     force: bool,
-    min_context: str,
+    min_context: int,
     plot: Path | None,
     **options: Any,
 ) -> None:
@@ -227,12 +229,11 @@ def recommend(
     if s.get("gpu_memory_gib") is None:
         require(s, "gpu")
     gpu = resolve_hardware(s.get("gpu"), s.get("gpu_memory_gib"))
-    free = s.get("free_memory_gib")
     hw = Hardware(
         gpu,
         gpus_per_node=s.get("gpus_per_node") or 1,
         nodes=s.get("nodes") or 1,
-        free_bytes=int(free * GiB) if free is not None else None,
+        free_bytes=free_bytes(s.get("free_memory_gib"), gpu),
     )
     fixed = s.get("gpus_per_node") is not None or s.get("nodes") is not None
     model = resolve_model(model_ref)
@@ -319,17 +320,9 @@ def latency_plan(
     return doc, render_service_plan(sp, doc, searched_budgets=not fixed), report
 
 
-def memory_target(s: dict[str, Any], min_context: str) -> Target:
-    """--concurrency / --context / --min-context as the memory planner's target."""
-    context = s.get("context")
-    floor = convert("--min-context", "hint", min_context)
-    if floor < 1:
-        raise InputError(f"--min-context must be at least 1 token, got {floor}")
-    return Target(
-        concurrency=s.get("concurrency"),
-        context=convert("--context", "hint", str(context)) if context is not None else None,
-        min_context=floor,
-    )
+def memory_target(s: dict[str, Any], min_context: int) -> Target:
+    """--concurrency / --context / --min-context (typed and bounded where they entered) as the memory target."""
+    return Target(concurrency=s.get("concurrency"), context=s.get("context"), min_context=min_context)
 
 
 def service_target(s: dict[str, Any], dataset: str) -> ServiceTarget | None:

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from recommender import __version__
+from recommender.cli import params
 from recommender.documents import Plan, plan_from_text
 from recommender.documents.parse import MAX_PLAN_CHARS
 from recommender.errors import InputError
@@ -32,12 +33,16 @@ def render_options(func: F) -> F:
             click.option("--force", is_flag=True, help="Overwrite files that differ from the new rendering."),
             click.option("--name", help="Deployment / unit name (default: vllm-<model>)."),
             click.option("--namespace", default="default", show_default=True, help="Kubernetes namespace."),
-            click.option("--port", type=int, default=8000, show_default=True, help="HTTP port of the server."),
-            click.option("--replicas", type=int, help="Engine replicas (default: what the plan needs)."),
+            click.option("--port", type=params.PORT, default=8000, show_default=True, help="HTTP port of the server."),
+            click.option("--replicas", type=params.REPLICAS, help="Engine replicas (default: what the plan needs)."),
             click.option("--image", default="vllm/vllm-openai", show_default=True, help="Container image (no tag)."),
             click.option("--image-tag", help="Image tag (default: v<vLLM version of the plan>)."),
             click.option("--storage-class", help="StorageClass of the model-cache volume."),
-            click.option("--storage-gib", type=int, help="Size of the model-cache volume (default: from the weights)."),
+            click.option(
+                "--storage-gib",
+                type=params.STORAGE_GIB,
+                help="Size of the model-cache volume (default: from the weights).",
+            ),
             click.option(
                 "--hf-token-secret",
                 default="hf-token",

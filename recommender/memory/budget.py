@@ -366,6 +366,20 @@ def stage_budgets(
     return tuple(stages)
 
 
+def fixed_kv_allocation(stages: Sequence[StageBudget], budget: Budget, issues: list[StartupIssue]) -> None:
+    """--kv-cache-memory-bytes: vLLM skips profiling and allocates that KV cache as one tensor after loading the
+    weights; on a GPU where it does not fit beside the weights and the non-torch memory, torch raises CUDA OOM
+    (the profiling pass's activations are cached blocks torch frees before it gives up)."""
+    if any(i.kind is IssueKind.WEIGHTS_DO_NOT_FIT for i in issues):
+        return
+    for st in stages:
+        kv = st.num_blocks * st.layout.bytes_per_block
+        room = budget.free - st.weights - st.non_torch
+        if kv > room:
+            issues.append(si.kv_allocation_oom(kv, budget.total, room))
+            return
+
+
 # --- step 5: KV admission -------------------------------------------------------------------------------------
 
 
@@ -467,6 +481,8 @@ def explain(
     limits = scheduler_limits(model, flags, gpu, version, issues)
     budget = request_memory(gpu, flags, version, free_bytes, issues)
     stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues)
+    if flags.kv_cache_memory_bytes is not None:
+        fixed_kv_allocation(stages, budget, issues)
     worst = tightest(stages)
     in_flight = limits.max_num_batched_tokens * ((pp + 1) if version.sliding_window_counts_in_flight_batches else 1)
     prefix_caching = bool(flags.enable_prefix_caching) and not model.is_hybrid

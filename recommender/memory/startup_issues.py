@@ -32,6 +32,7 @@ class IssueKind(StrEnum):
     AUTO_FIT_IMPOSSIBLE = "auto-fit-impossible"  # available = KV memory less one block
     REMOVED_FLAG = "removed-flag"  # flag, version = the release that removed it
     ARCHITECTURE_REMOVED = "architecture-removed"  # version = the last release that served the architecture
+    KV_ALLOCATION_OOM = "kv-cache-allocation-oom"  # needed = the fixed KV cache, available = free beside the weights
     # Warnings: vLLM starts, with a caveat.
     WARMUP_HEADROOM = "warmup-headroom"  # needed = post-allocation warm-ups, available = memory outside the budget
     AUTO_FIT_REDUCED = "auto-fit-reduced"  # max_len = the fitted length, requested = the model's limit
@@ -244,6 +245,20 @@ def architecture_removed(architecture: str, served_until: str) -> StartupIssue:
         f"Model architecture {architecture} was supported in vLLM until v{served_until}, and is not supported "
         "anymore. Please use an older version of vLLM if you want to use this model architecture.",
         version=served_until,
+    )
+
+
+def kv_allocation_oom(kv_bytes: int, total: int, room: int) -> StartupIssue:
+    """v1/worker/utils.py:596 allocate_kv_cache: torch.zeros of the whole KV cache, which a fixed
+    --kv-cache-memory-bytes sizes without profiling (v1/worker/gpu_worker.py:656): torch's CUDA OOM message."""
+    return StartupIssue(
+        IssueKind.KV_ALLOCATION_OOM,
+        f"CUDA out of memory. Tried to allocate {kv_bytes / (1 << 30):.2f} GiB. GPU 0 has a total capacity of "
+        f"{total / (1 << 30):.2f} GiB of which {max(0, room) / (1 << 30):.2f} GiB is free beside the weights "
+        "(--kv-cache-memory-bytes reserves the KV cache without profiling and does not respect "
+        "--gpu-memory-utilization)",
+        needed_bytes=kv_bytes,
+        available_bytes=room,
     )
 
 

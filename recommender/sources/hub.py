@@ -6,7 +6,6 @@ in the standard hub cache, so a model fetched once resolves offline afterwards.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Iterator
@@ -47,11 +46,13 @@ class ModelFetcher(Protocol):
 
 
 def _load(path: str, what: str) -> Any:
+    from recommender.safe_load import UntrustedDocumentError, load_json, read_text
+    from recommender.sources.local import MAX_CONFIG_BYTES
+
     try:
-        with Path(path).open(encoding="utf-8") as fh:
-            return json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise ModelConfigError(f"{what} from the hub is not valid JSON (line {exc.lineno})") from exc
+        return load_json(read_text(Path(path), MAX_CONFIG_BYTES))
+    except UntrustedDocumentError as exc:
+        raise ModelConfigError(f"{what} from the hub: {exc}") from None
 
 
 def _probe_timeout() -> float:

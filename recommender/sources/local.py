@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from recommender.errors import ModelConfigError, UnknownModelError
 from recommender.sources.safetensors import CheckpointSummary, summarize
 
+MAX_CONFIG_BYTES = 64 << 20  # config.json and the index: the largest real ones are a few MiB
+
 
 def _read_json(path: Path, what: str) -> Any:
+    from recommender.safe_load import UntrustedDocumentError, load_json, read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except PermissionError as exc:
-        raise ModelConfigError(f"cannot read {path}: permission denied") from exc
-    except OSError as exc:
-        raise ModelConfigError(f"cannot read {path}: {exc.strerror}") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ModelConfigError(f"{path} is not valid JSON ({what}, line {exc.lineno}): is the file truncated?") from exc
+        return load_json(read_text(path, MAX_CONFIG_BYTES))
+    except UntrustedDocumentError as exc:
+        raise ModelConfigError(f"{path} ({what}): {exc}") from None
 
 
 def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, CheckpointSummary | None]:
