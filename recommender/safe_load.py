@@ -31,7 +31,7 @@ class _Refused(Exception):
 def read_text(path: Path, max_bytes: int) -> str:
     """A file's UTF-8 text, at most `max_bytes` of it (a larger file, /dev/zero or a FIFO is refused, not read)."""
     if path.exists() and not path.is_file():
-        raise UntrustedDocumentError("not a regular file")
+        raise UntrustedDocumentError("cannot read it: not a regular file")
     try:
         with path.open("rb") as fh:
             raw = fh.read(max_bytes + 1)
