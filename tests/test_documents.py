@@ -157,9 +157,13 @@ def test_render_cli_refuses_bad_plans(plan_data: dict[str, Any], tmp_path: Path)
         "binary.yaml": b"\xff\xfe\x00plan",
         "negative.json": json.dumps(_set(plan_data, "replicas", -3)),
     }
+    with (tmp_path / "huge.yaml").open("wb") as fh:
+        fh.truncate((64 << 20) + 1)  # sparse: 64 MiB and a byte, read but never stored
+    cases["huge.yaml"] = b""
     for name, content in cases.items():
         path = tmp_path / name
-        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        if content:
+            path.write_bytes(content if isinstance(content, bytes) else content.encode())
         result = invoke(["render", str(path), "-o", str(tmp_path / "out")], exit_code=2)
         assert result.stderr.count("\n") == 1 and str(path) in result.stderr, result.stderr
     assert not (tmp_path / "out").exists()

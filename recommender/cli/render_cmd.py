@@ -111,6 +111,8 @@ def load_plan(path: Path) -> Plan:
             raw = fh.read(MAX_PLAN_CHARS * 4 + 1)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+    if len(raw) > MAX_PLAN_CHARS * 4:
+        raise InputError(f"{path}: larger than {MAX_PLAN_CHARS >> 20} MiB, not a plan document")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
