@@ -137,15 +137,29 @@ def _reference_dirs() -> list[Path]:
     return sorted(p for p in HF_CONFIGS.glob("*") if p.is_dir()) if HF_CONFIGS.is_dir() else []
 
 
+# The reference configs whose architecture is estimated, not modelled exactly (each names why): DeepSeek-V4's
+# compressed sparse attention, MiniMax-M3's block-sparse attention, Kimi-K3's additions to Kimi-Linear, and
+# Step-3.7-Flash's architecture name that vLLM 0.33 does not register. Every other folder is exact.
+APPROXIMATE_REFERENCE_CONFIGS = {
+    "MiniMaxAI--MiniMax-M3",
+    "nvidia--MiniMax-M3-NVFP4",
+    "moonshotai--Kimi-K3",
+    "stepfun-ai--Step-3.7-Flash",
+    "stepfun-ai--Step-3.7-Flash-FP8",
+    *(
+        f"{org}--DeepSeek-V4-{size}{suffix}"
+        for org, suffix in (("deepseek-ai", ""), ("nvidia", "-NVFP4"), ("sgl-project", "-FP8"))
+        for size in ("Flash", "Pro")
+    ),
+}
+
+
 @pytest.mark.parametrize("folder", _reference_dirs(), ids=lambda p: p.name)
-def test_every_reference_config_parses_or_names_why_not(folder: Path) -> None:
-    try:
-        spec = resolve_model(str(folder))
-    except UnsupportedArchitectureError as exc:
-        assert "not modelled" in str(exc)
-        return
+def test_every_reference_config_parses_exactly_or_says_it_is_approximate(folder: Path) -> None:
+    spec = resolve_model(str(folder))
     assert spec.params is not None and spec.params.total > 0
     assert spec.num_layers == len(spec.layer_kinds) == len(spec.mlp_kinds)
+    assert bool(spec.approximate) == (folder.name in APPROXIMATE_REFERENCE_CONFIGS), spec.approximate
 
 
 def test_multimodal_text_config_is_lifted() -> None:

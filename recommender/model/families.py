@@ -173,8 +173,15 @@ def _minimax_m2_keys(c: Mapping[str, Any]) -> Adapted:
     """vllm/model_executor/models/minimax_m2.py: use_qk_norm with qk_norm_type "per_layer" (a norm over all heads),
     use_routing_bias (e_score_correction_bias)."""
     per_layer = c.get("qk_norm_type") == "per_layer"
-    fam = {"qk_norm": c.get("use_qk_norm") is True, "qk_norm_over_heads": per_layer}
-    return Adapted({}, {**fam, "score_bias": c.get("use_routing_bias") is True})
+    fam: dict[str, Any] = {"qk_norm": c.get("use_qk_norm") is True, "qk_norm_over_heads": per_layer}
+    keys = {"intermediate_size_mlp": c.get("dense_intermediate_size")}  # MiniMax-M3's first_k_dense layers
+    sparse = c.get("sparse_attention_config")
+    if isinstance(sparse, Mapping) and sparse.get("use_sparse_attention"):
+        fam["approximate"] = (
+            "MiniMax-M3's block-sparse attention (sparse_attention_config: index heads and their key cache) is not "
+            "modelled: counted as dense GQA attention"
+        )
+    return Adapted(keys, {**fam, "score_bias": c.get("use_routing_bias") is True})
 
 
 def _mimo_v2_keys(c: Mapping[str, Any]) -> Adapted:
@@ -259,6 +266,21 @@ def _falcon_h1_keys(c: Mapping[str, Any]) -> Adapted:
             "mamba_proj_bias": c.get("mamba_proj_bias"),
         }
     )
+
+
+def _deepseek_v4_keys(c: Mapping[str, Any]) -> Adapted:
+    """DeepSeek-V4 (vllm/models/deepseek_v4) is estimated: its compressed sparse attention keeps one state per
+    `compress_ratio` tokens per layer plus a short window; counted as full attention with its one head_dim-wide KV
+    head, the KV cache is an upper bound. Weights come within ~3% of transformers' count (hyper-connections, grouped
+    output LoRA and the indexer are not counted)."""
+    ratios = sorted({r for r in c.get("compress_ratios") or () if isinstance(r, int) and r > 1})
+    kept = " or ".join(f"1/{r}" for r in ratios) or "a fraction"
+    reason = (
+        f"DeepSeek-V4's compressed sparse attention (vLLM keeps {kept} of the tokens per layer, an indexer, "
+        "hyper-connections) is not modelled: every layer is counted as full attention with one KV head of head_dim, "
+        "so KV memory is an upper bound and weights are within ~3%"
+    )
+    return Adapted({"sliding_window": None}, {"approximate": reason})
 
 
 def _dbrx_keys(c: Mapping[str, Any]) -> Adapted:
@@ -460,6 +482,10 @@ FAMILIES: dict[str, Family] = {
     "chatglm": _CHATGLM,
     "dbrx": _DBRX,
     "internlm2": _INTERNLM2,
+    **dict.fromkeys(
+        ("deepseek_v4", "deepseek_ref"),
+        Family("DeepSeek-V4 (estimated)", "vllm/models/deepseek_v4", adapt=_deepseek_v4_keys),
+    ),
     "falcon_h1": Family(
         "Falcon-H1 (parallel attention + Mamba2)", "vllm/model_executor/models/falcon_h1.py", adapt=_falcon_h1_keys
     ),
@@ -494,7 +520,10 @@ FAMILIES: dict[str, Family] = {
         ("mimo_v2_flash", "mimo_v2"),
         Family("MiMo-V2 (hybrid SWA)", "vllm/model_executor/models/mimo_v2.py", adapt=_mimo_v2_keys),
     ),
-    "minimax_m2": Family("MiniMax-M2", "vllm/model_executor/models/minimax_m2.py", adapt=_minimax_m2_keys),
+    **dict.fromkeys(
+        ("minimax_m2", "minimax_m3", "minimax_m3_vl"),
+        Family("MiniMax-M2/M3", "vllm/model_executor/models/minimax_m2.py", adapt=_minimax_m2_keys),
+    ),
     "glm4_moe": _GLM4_MOE,
     **dict.fromkeys(("deepseek_v32", "glm_moe_dsa"), LLAMA),  # MLA + indexer: model/features.py indexer_spec
     "glm4_moe_lite": Family(

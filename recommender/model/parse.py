@@ -33,14 +33,6 @@ from recommender.model.tensors import count_params
 
 __all__ = ["derive_max_len", "parse_config"]
 
-# Architectures whose token mixers the memory model does not cover; named precisely.
-UNSUPPORTED = {
-    "DeepseekV4ForCausalLM": "DeepSeek-V4 attention (compressed sparse KV) is not modelled",
-    "MiniMaxM3ForCausalLM": "MiniMax-M3 attention layout is not modelled",
-    "MiniMaxM3SparseForCausalLM": "MiniMax-M3 sparse attention layout is not modelled",
-    "MiniMaxM3SparseForConditionalGeneration": "MiniMax-M3 sparse attention layout is not modelled",
-}
-
 FALCON_H1 = "falcon_h1"  # a Mamba2 mixer beside attention in every layer
 DECILM = "nemotron-nas"  # Nemotron-NAS (DeciLM): per-layer block_configs (model/layer_plan.py decilm_layers)
 REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
@@ -238,8 +230,6 @@ def _read(config: Mapping[str, Any]) -> _Read:
     reason = refusal(ident.arch, ident.model_type)
     if reason is not None:
         raise UnsupportedArchitectureError(reason)
-    if ident.arch in UNSUPPORTED:
-        raise UnsupportedArchitectureError(f"{ident.arch}: {UNSUPPORTED[ident.arch]}")
     key = family_key(ident.arch, ident.model_type)
     c, family = _canonical(merged, family_for(ident.arch, ident.model_type))
     _check_required(c, ident, family)
