@@ -13,19 +13,20 @@ import json
 import re
 import statistics
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from recommender.catalog import find_model
+from recommender.catalog import find_model, load_gpus
 from recommender.errors import PlanError
-from recommender.hardware import Gpu
+from recommender.hardware import Gpu, resolve_gpu
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
 
-DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "calibration" / "vllm_startup_logs.jsonl"
+DATA = Path(__file__).resolve().parent / "data" / "calibration"
+DEFAULT = (DATA / "vllm_startup_logs.jsonl", DATA / "vllm_startup_logs_added.jsonl")
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,29 @@ def _other_flag(r: dict[str, Any], name: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def load_records(path: Path) -> list[dict[str, Any]]:
-    """The calibration records, one JSON object per line."""
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def load_records(*paths: Path) -> list[dict[str, Any]]:
+    """The calibration records, one JSON object per line, from each file in turn."""
+    return [json.loads(line) for path in paths for line in path.read_text().splitlines() if line.strip()]
+
+
+def _gpu(r: dict[str, Any]) -> Gpu:
+    """The record's GPU: the catalog's card (compute capability, interconnect) with the total the log printed."""
+    total = int(r["gpu_total_gib"] * GiB)
+    try:
+        card = resolve_gpu(re.sub(r"\s*\(.*\)", "", r["gpu"]), load_gpus())
+    except PlanError:
+        card = None
+    if card is not None:
+        return replace(card, total_bytes=total)
+    return Gpu(
+        key="calibration",
+        name=r["gpu"],
+        vendor="nvidia",
+        total_bytes=total,
+        interconnect="NVLink" if re.search(r"H100|H200|A100", r["gpu"]) else "PCIe",
+        compute_capability="9.0",
+        fp8=True,
+    )
 
 
 def compare(r: dict[str, Any]) -> Compared | None:
@@ -79,15 +100,7 @@ def compare(r: dict[str, Any]) -> Compared | None:
     version = _version(r["vllm_version"])
     if find_model(model_id) is None or not r.get("gpu_total_gib") or version is None:
         return None
-    gpu = Gpu(
-        key="calibration",
-        name=r["gpu"],
-        vendor="nvidia",
-        total_bytes=int(r["gpu_total_gib"] * GiB),
-        interconnect="NVLink" if re.search(r"H100|H200|A100", r["gpu"]) else "PCIe",
-        compute_capability="9.0",
-        fp8=True,
-    )
+    gpu = _gpu(r)
     quant = r.get("quantization") or "none"
     flags = EngineFlags(
         tensor_parallel_size=r["tp"] or 1,
@@ -114,8 +127,8 @@ def rel(pred: float, logged: float | None) -> float | None:
     return abs(pred - logged) / logged if logged and logged > 0 else None
 
 
-def run(path: Path) -> int:
-    records = load_records(path)
+def run(*paths: Path) -> int:
+    records = load_records(*paths)
     rows = [c for c in (compare(r) for r in records) if c is not None]
     print(
         f"{'id':5} {'model':52} {'W log':>7} {'W pred':>7} {'KV log':>7} {'KV pred':>7} {'tok log':>9} "
@@ -151,4 +164,4 @@ def run(path: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT))
+    sys.exit(run(*(Path(a) for a in sys.argv[1:])) if len(sys.argv) > 1 else run(*DEFAULT))

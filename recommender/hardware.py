@@ -40,7 +40,8 @@ class Gpu:
     def nvlink(self) -> bool:
         """True where GPUs of one node talk over NVLink / Infinity Fabric (custom all-reduce is used)."""
         text = self.interconnect.lower()
-        return ("nvlink" in text and "bridge" not in text) or "infinity fabric" in text
+        nvlink = "nvlink" in text and "bridge" not in text and "no nvlink" not in text  # "PCIe Gen4 (no NVLink)"
+        return nvlink or "infinity fabric" in text
 
     @property
     def cc_major_minor(self) -> tuple[int, int] | None:

@@ -16,7 +16,7 @@ from recommender.cli import cli
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 HF_CONFIGS = SHARED / "reference" / "hf-configs"
-CALIBRATION = SHARED / "calibration" / "vllm_startup_logs.jsonl"
+CALIBRATION = ROOT / "benchmarks" / "data" / "calibration"
 
 
 def invoke(args: list[str], exit_code: int = 0, input: str | None = None) -> Result:

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from recommender.hardware import Gpu
-from recommender.memory import overheads
+from recommender.memory import overheads, warmup
 from recommender.memory import startup_issues as si
 from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults
 from recommender.memory.kv_cache import KvLayout, build_layout, kv_dtype_bytes
+from recommender.memory.mxfp4 import Mxfp4Layout, mxfp4_layout
 from recommender.memory.startup_issues import IssueKind, StartupIssue
 from recommender.memory.weights import DTYPE_BYTES, Parallel, pp_layer_ranges, weight_bytes_per_gpu
 from recommender.model.quant import resolve_quant
@@ -177,6 +178,12 @@ class Precision:
     quant: QuantSpec | None
     kv_cache_dtype: str
     kv_bytes: int
+    mxfp4: Mxfp4Layout | None = None  # how this GPU's MXFP4 MoE backend stores the experts (memory/mxfp4.py)
+
+    @property
+    def mxfp4_triton(self) -> bool:
+        """The OAI triton_kernels MoE path (gpt-oss on Hopper): no fused-MoE workspace, its own warm-up reserve."""
+        return self.mxfp4 is not None and self.mxfp4.backend == "triton-hopper"
 
 
 def _weight_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[StartupIssue]) -> str:
@@ -192,8 +199,10 @@ def _weight_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[S
     return d
 
 
-def resolve_precision(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[StartupIssue]) -> Precision:
-    """ModelConfig's dtype, the quantization config and CacheConfig's KV dtype."""
+def resolve_precision(
+    model: ModelSpec, flags: EngineFlags, gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]
+) -> Precision:
+    """ModelConfig's dtype, the quantization config (and its MoE backend's layout) and CacheConfig's KV dtype."""
     dtype = _weight_dtype(model, flags, gpu, issues)
     dtype_bytes = DTYPE_BYTES[dtype]
     quant = resolve_quant(model, flags.quantization)
@@ -227,7 +236,10 @@ def resolve_precision(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: li
                 f"{gpu.name} has no FP8 tensor cores; an fp8 KV cache still halves memory but may be slow",
             )
         )
-    return Precision(dtype, dtype_bytes, quant, kv_dtype, kv_dtype_bytes(kv_dtype, dtype_bytes))
+    mxfp4 = None
+    if quant is not None and quant.method == "mxfp4":
+        mxfp4 = mxfp4_layout(gpu.vendor, gpu.cc_major_minor, (version.major, version.minor))
+    return Precision(dtype, dtype_bytes, quant, kv_dtype, kv_dtype_bytes(kv_dtype, dtype_bytes), mxfp4)
 
 
 def model_checks(model: ModelSpec, version: VllmVersion, issues: list[StartupIssue]) -> None:
@@ -314,6 +326,17 @@ def request_memory(
     return Budget(total, free, util, requested)
 
 
+def cudagraph_max_capture(model: ModelSpec, gpu: Gpu, version: VllmVersion, max_num_seqs: int) -> int:
+    """max_cudagraph_capture_size: min(2 x max_num_seqs, 512) (1,024 on Blackwell SM10x in 0.33), or the 1,024
+    gpt-oss sets for itself (model_executor/models/config.py GptOssForCausalLMConfig; the v0.19 log prints
+    "Overriding max cuda graph capture size to 1024 for performance")."""
+    if model.model_type == "gpt_oss":
+        return 1024
+    cc = gpu.cc_major_minor
+    ceiling = 1024 if cc is not None and cc[0] == 10 and version >= VllmVersion(0, 33) else 512
+    return min(2 * max_num_seqs, ceiling)
+
+
 def stage_budgets(
     model: ModelSpec,
     gpu: Gpu,
@@ -327,6 +350,11 @@ def stage_budgets(
     tp, pp = flags.tensor_parallel_size, min(flags.pipeline_parallel_size, model.num_layers)
     par = Parallel(tp=tp, pp=pp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
     v = (version.major, version.minor)
+    graphs = overheads.cudagraph_capture_count(
+        cudagraph_max_capture(model, gpu, version, limits.max_num_seqs),
+        max_num_batched_tokens=limits.max_num_batched_tokens,
+        version=v,
+    )
     stages: list[StageBudget] = []
     for k, layers in enumerate(pp_layer_ranges(model.num_layers, pp)):
         w = weight_bytes_per_gpu(
@@ -336,6 +364,7 @@ def stage_budgets(
             quant=precision.quant,
             stage=k,
             cpu_offload_bytes=int(flags.cpu_offload_gb * GiB),
+            mxfp4=precision.mxfp4,
         )
         act = overheads.activation_peak_bytes(
             model,
@@ -344,9 +373,12 @@ def stage_budgets(
             tp=tp,
             last_stage=k == pp - 1,
             version=v,
+            moe_kernel_without_workspace=precision.mxfp4_triton,
         )
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v)
-        cg = overheads.cudagraph_bytes(model, layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager)
+        cg = overheads.cudagraph_bytes(
+            model, layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs
+        )
         cg_applied = cg if version.cudagraph_memory_before_kv else 0
         avail = flags.kv_cache_memory_bytes
         if avail is None:
@@ -436,22 +468,36 @@ def capacity(
 # --- step 7: warm-up headroom ---------------------------------------------------------------------------------
 
 
-def warmup_headroom(
+def post_allocation(
     model: ModelSpec,
-    worst: StageBudget,
-    limits: SchedulerLimits,
-    budget: Budget,
+    gpu: Gpu,
+    stages: Sequence[StageBudget],
+    setup: tuple[Precision, SchedulerLimits, Budget],
     version: VllmVersion,
-    issues: list[StartupIssue],
-) -> None:
-    """After the KV cache is allocated, the sampler warm-up (and CUDA graphs before 0.21) must fit outside it."""
-    headroom = budget.total - budget.requested + REDUNDANCY_BUFFER
-    sampler = overheads.sampler_bytes_per_logit((version.major, version.minor)) * min(
-        limits.max_num_seqs, limits.max_num_batched_tokens
+    tp: int,
+) -> warmup.PostAllocation:
+    """The memory picture after the KV cache is allocated, on the last stage's GPU (memory/warmup.py)."""
+    precision, limits, budget = setup
+    last = stages[-1]
+    rows = min(limits.max_num_seqs, limits.max_num_batched_tokens)
+    v = (version.major, version.minor)
+    return warmup.PostAllocation(
+        rows=rows,
+        sampler=warmup.sampler_warmup_bytes(rows, model.vocab_size, overheads.SAMPLER_BYTES_PER_LOGIT_OLD, v),
+        cudagraphs=warmup.cudagraphs_after_kv(last.cudagraph, estimate_before_kv=version.cudagraph_memory_before_kv),
+        context=warmup.context_bytes(tp, gpu.nvlink),
+        outside_budget=budget.total - budget.requested,
+        freed_activation=last.activation_peak,
+        reserve=warmup.MXFP4_TRITON_RESERVE if precision.mxfp4_triton else 0,
     )
-    post_alloc = (0 if version.cudagraph_memory_before_kv else worst.cudagraph) + int(sampler * model.vocab_size)
-    if post_alloc > headroom:
-        issues.append(si.warmup_headroom(budget.utilization, headroom, post_alloc))
+
+
+def warmup_headroom(post: warmup.PostAllocation, utilization: float, issues: list[StartupIssue]) -> None:
+    """The sampler warm-up after the KV cache: a crash if it cannot fit, a warning when it is too close to call."""
+    if post.shortfall > 0:
+        issues.append(si.warmup_oom(post.rows, post.need, post.room))
+    elif post.shortfall > -warmup.WARMUP_UNCERTAINTY:
+        issues.append(si.warmup_headroom(utilization, post.room, post.need))
 
 
 # --- explain: the steps in order --------------------------------------------------------------------------------
@@ -474,7 +520,7 @@ def explain(
     flags.validate()
     issues: list[StartupIssue] = []
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size
-    precision = resolve_precision(model, flags, gpu, issues)
+    precision = resolve_precision(model, flags, gpu, version, issues)
     model_checks(model, version, issues)
     parallel_checks(model, tp, pp, issues)
     pp = min(pp, model.num_layers)
@@ -491,7 +537,8 @@ def explain(
     issues += [si.padding_layers(pad, n) for _kind, pad, n in worst.layout.padding_by_kind]
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues)
     if flags.kv_cache_memory_bytes is None:
-        warmup_headroom(model, worst, limits, budget, version, issues)
+        post = post_allocation(model, gpu, stages, (precision, limits, budget), version, tp)
+        warmup_headroom(post, budget.utilization, issues)
     return Explanation(
         model=model.name,
         gpu=gpu.name,

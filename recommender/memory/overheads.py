@@ -44,14 +44,18 @@ def activation_peak_bytes(
     tp: int,
     last_stage: bool,
     version: tuple[int, int] = (0, 33),
+    moe_kernel_without_workspace: bool = False,
 ) -> int:
     """Transient torch peak of the profiling run on one GPU.
 
     The dense part does not shrink with TP: the logs show the same peak at TP=1, 2 and 4 (C020, C029, C030).
+    `moe_kernel_without_workspace`: the experts run on a kernel without the fused-MoE intermediate cache (the OAI
+    triton_kernels MXFP4 path: gpt-oss-20b logs the same 2.87 GiB peak at TP=1 and TP=2 on v0.19.0, llm-d-planner
+    sweep, where the workspace term would add 0.35 and 0.18 GiB).
     """
     t = max_num_batched_tokens
     forward = float(t * ACT_BYTES_PER_TOKEN)
-    if s.moe is not None and s.is_moe:
+    if s.moe is not None and s.is_moe and not moe_kernel_without_workspace:
         forward += t * s.moe.top_k * 2 * s.moe.expert_intermediate * MOE_WORKSPACE_BYTES / tp
     sampler = 0.0
     if last_stage:
@@ -96,9 +100,39 @@ CUDAGRAPH_BASE = int(0.28 * GiB)
 CUDAGRAPH_PER_LAYER = int(17 * MiB)
 
 
-def cudagraph_bytes(s: ModelSpec, *, layers_on_gpu: int, enforce_eager: bool) -> int:
+# vLLM's estimate is "first capture + (graphs - 1) x per graph" for each mode (v0.19 DEBUG lines,
+# gpu_model_runner.py "Estimated PIECEWISE CUDA graph memory: 186.00 MiB first-capture + (83-1) x 6.00 MiB"), so
+# the per-layer part grows with the number of captured sizes. The fit above saw 51 of them (max capture size 512);
+# gpt-oss (1,024, 83 graphs) scales it up. Fewer graphs (max_num_seqs < 256) keep the fit: an upper bound.
+CUDAGRAPH_FIT_GRAPHS = 51
+
+
+# Older releases captured every multiple of 8: "Capturing CUDA graphs ... 67/67" at a 512 maximum on v0.11
+# (llm-d/llm-d issue 787); the v0.19 sweep shows 51. The release in between that changed it is not known: the
+# larger count is kept up to 0.18.
+CAPTURE_LIST_CHANGED_IN = (0, 19)
+
+
+def cudagraph_capture_count(
+    max_capture_size: int, *, max_num_batched_tokens: int, version: tuple[int, int] = (0, 33)
+) -> int:
+    """Number of capture sizes: [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16), up to the max
+    (config/vllm.py _set_cudagraph_sizes), the max itself capped by max_num_batched_tokens."""
+    top = min(max_capture_size, max_num_batched_tokens)
+    sizes = {n for n in (1, 2, 4) if n <= top}
+    if version < CAPTURE_LIST_CHANGED_IN:
+        sizes |= set(range(8, top + 1, 8))
+    else:
+        sizes |= set(range(8, min(256, top + 1), 8)) | set(range(256, top + 1, 16))
+    return len(sizes | {top})
+
+
+def cudagraph_bytes(
+    s: ModelSpec, *, layers_on_gpu: int, enforce_eager: bool, graphs: int = CUDAGRAPH_FIT_GRAPHS
+) -> int:
     """vLLM's CUDA-graph memory estimate for one GPU (0 with --enforce-eager)."""
     del s
     if enforce_eager:
         return 0
-    return CUDAGRAPH_BASE + CUDAGRAPH_PER_LAYER * layers_on_gpu
+    scale = max(1.0, (graphs - 1) / (CUDAGRAPH_FIT_GRAPHS - 1))
+    return CUDAGRAPH_BASE + int(CUDAGRAPH_PER_LAYER * layers_on_gpu * scale)

@@ -33,8 +33,9 @@ class IssueKind(StrEnum):
     REMOVED_FLAG = "removed-flag"  # flag, version = the release that removed it
     ARCHITECTURE_REMOVED = "architecture-removed"  # version = the last release that served the architecture
     KV_ALLOCATION_OOM = "kv-cache-allocation-oom"  # needed = the fixed KV cache, available = free beside the weights
+    WARMUP_OOM = "warmup-out-of-memory"  # needed = allocations after the KV cache, available = room for them
     # Warnings: vLLM starts, with a caveat.
-    WARMUP_HEADROOM = "warmup-headroom"  # needed = post-allocation warm-ups, available = memory outside the budget
+    WARMUP_HEADROOM = "warmup-headroom"  # needed = post-allocation warm-ups, available = room for them (too close)
     AUTO_FIT_REDUCED = "auto-fit-reduced"  # max_len = the fitted length, requested = the model's limit
     KV_HEADS_REPLICATED = "kv-heads-replicated"  # count = KV heads, parallel = TP
     FP8_KV_FROM_CHECKPOINT = "fp8-kv-from-checkpoint"
@@ -276,15 +277,31 @@ def kv_heads_replicated(kv_heads: int, tp: int) -> StartupIssue:
     )
 
 
-def warmup_headroom(utilization: float, outside: int, post_alloc: int) -> StartupIssue:
-    """Post-allocation warm-ups (sampler, CUDA graphs) larger than what the budget leaves outside."""
+def warmup_oom(rows: int, needed: int, room: int) -> StartupIssue:
+    """v1/worker/gpu_model_runner.py _dummy_sampler_run, then the predicted figures (memory/warmup.py)."""
+    return StartupIssue(
+        IssueKind.WARMUP_OOM,
+        f"CUDA out of memory occurred when warming up sampler with {rows} dummy requests. Please try lowering "
+        "`max_num_seqs` or `gpu_memory_utilization` when initializing the engine. (Predicted: the sampler "
+        f"warm-up, CUDA graphs and CUDA context need {format_gib(needed):.2f} GiB after the KV cache is "
+        f"allocated, {format_gib(needed - room):.2f} GiB more than the {format_gib(room):.2f} GiB left.)",
+        needed_bytes=needed,
+        available_bytes=room,
+        count=rows,
+    )
+
+
+def warmup_headroom(utilization: float, room: int, needed: int) -> StartupIssue:
+    """Post-allocation warm-ups (sampler, CUDA graphs) too close to what is left to call."""
+    margin = room - needed
     return StartupIssue(
         IssueKind.WARMUP_HEADROOM,
-        f"--gpu-memory-utilization {utilization} leaves {format_gib(outside):.2f} GiB outside the budget, less than "
-        f"the ~{format_gib(post_alloc):.2f} GiB the sampler warm-up (and CUDA graphs) allocate after the KV cache: "
-        "startup may run out of memory",
-        needed_bytes=post_alloc,
-        available_bytes=outside,
+        f"--gpu-memory-utilization {utilization} leaves ~{format_gib(room):.2f} GiB for the "
+        f"~{format_gib(needed):.2f} GiB the sampler warm-up, CUDA graphs and CUDA context allocate after the KV "
+        f"cache, a margin of {format_gib(margin):.2f} GiB, within the model's ~1 GiB uncertainty: startup may run "
+        "out of memory",
+        needed_bytes=needed,
+        available_bytes=room,
     )
 
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from recommender.memory.mxfp4 import Mxfp4Layout
 from recommender.model.spec import ModelSpec, QuantSpec
 from recommender.model.tensors import Tensor, model_tensors, padded_vocab
 from recommender.units import cdiv
@@ -136,8 +137,40 @@ def quantized_bytes(q: QuantSpec, rows: int, cols: int, method: str | None = Non
     raise ValueError(f"unknown quantization method {m}")
 
 
-def tensor_bytes(s: ModelSpec, t: Tensor, par: Parallel, dtype_bytes: int, quant: QuantSpec | None) -> int:
-    """Bytes of one tensor on one rank."""
+def _mxfp4_expert_bytes(s: ModelSpec, t: Tensor, par: Parallel, dtype_bytes: int, layout: Mxfp4Layout) -> int:
+    """An MXFP4 expert tensor (w13, w2 or their biases) as the backend stores it on one rank (memory/mxfp4.py).
+
+    The backend pads the hidden and the per-partition intermediate size before creating the weights
+    (RoutedExperts.maybe_roundup_sizes), so padding applies after TP sharding; with expert parallelism
+    each rank holds whole experts.
+    """
+    assert s.moe is not None
+    m = s.moe
+    ranks = par.tp * par.dp
+    experts = cdiv(m.num_experts, ranks) if par.expert_parallel else m.num_experts
+    inter = m.expert_intermediate if par.expert_parallel else cdiv(m.expert_intermediate, ranks)
+    h, i = layout.padded(s.hidden_size, inter)
+    up = 2 * i if m.gated else i
+    name = t.module.rsplit(".", 1)[-1]
+    if name == "w13":
+        return experts * layout.weight_bytes(up, h)
+    if name == "w2":
+        return experts * layout.weight_bytes(h, i)
+    return experts * (up if name == "w13_bias" else h) * (layout.bias_bytes or dtype_bytes)
+
+
+def tensor_bytes(
+    s: ModelSpec,
+    t: Tensor,
+    par: Parallel,
+    dtype_bytes: int,
+    quant: QuantSpec | None,
+    mxfp4: Mxfp4Layout | None = None,
+) -> int:
+    """Bytes of one tensor on one rank (`mxfp4`: the MXFP4 MoE backend's layout, when known)."""
+    if mxfp4 is not None and quant is not None and quant.method == "mxfp4" and t.group == "experts":
+        if t.module.rsplit(".", 1)[-1] in ("w13", "w2", "w13_bias", "w2_bias"):
+            return _mxfp4_expert_bytes(s, t, par, dtype_bytes, mxfp4)
     rows, cols, count = _sharded_shape(t, par, padded_vocab(s.vocab_size))
     plain = rows * cols * count * dtype_bytes
     if quant is None or not t.linear:
@@ -193,17 +226,19 @@ def weight_bytes_per_gpu(
     quant: QuantSpec | None,
     stage: int = 0,
     cpu_offload_bytes: int = 0,
+    mxfp4: Mxfp4Layout | None = None,
 ) -> int:
     """Bytes of weights one GPU of pipeline stage `stage` holds ("Model loading took").
 
     `--cpu-offload-gb` moves decoder-layer parameters to pinned CPU memory one whole tensor at a time, in layer
     order, while less than the limit has been moved (vllm/model_executor/models/utils.py maybe_offload_to_cpu),
-    so the last tensor can overshoot the limit.
+    so the last tensor can overshoot the limit. `mxfp4`: how this GPU's MXFP4 MoE backend stores the experts
+    (None: the checkpoint's own packing).
     """
     total = 0
     offloaded = 0
     for t in stage_tensors(s, par, stage):
-        size = tensor_bytes(s, t, par, dtype_bytes, quant)
+        size = tensor_bytes(s, t, par, dtype_bytes, quant, mxfp4)
         if t.layer is not None and offloaded < cpu_offload_bytes:
             offloaded += size
             continue
