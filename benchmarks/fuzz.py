@@ -206,6 +206,24 @@ def mutate_data(data: Any, rng: random.Random, changes: int = 1) -> tuple[Any, s
     return data, "; ".join(done)
 
 
+def alias_bomb_inside(data: Any, rng: random.Random) -> tuple[Any, str]:
+    """`data` with a value that YAML writes as nine levels of nine aliases (387 million values once expanded)
+    at a random place: a reader that walks the document must not walk the expansion."""
+    bomb: list[Any] = ["x"] * 9
+    for _ in range(8):
+        bomb = [bomb] * 9
+    holders = [p for p in _paths(data) if isinstance(_at(data, p), dict)] or [()]
+    path = _pick(rng, holders)
+    _at(data, path)["bomb"] = bomb
+    return data, f"YAML alias bomb at {'.'.join(map(str, path)) or 'the top'}"
+
+
+def _at(data: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        data = data[step]
+    return data
+
+
 def break_text(text: bytes, rng: random.Random) -> tuple[bytes, str]:
     """A file broken as a file: binary, truncated, not UTF-8, nested beyond reason, an alias bomb, empty."""
     choices: list[tuple[str, Callable[[], bytes]]] = [
@@ -382,8 +400,12 @@ def plan_case(rng: random.Random, m: Material) -> Case:
         content, label = break_text(text.encode(), rng)
     else:
         data, label = mutate_data(plan, rng, changes=rng.randint(1, 2))
-        dump = json.dumps if rng.random() < 0.2 else lambda d: yaml.safe_dump(d, sort_keys=False)
-        content = dump(data).encode()
+        if isinstance(data, dict) and rng.random() < 0.05:
+            data, label = alias_bomb_inside(data, rng)
+            content = yaml.safe_dump(data, sort_keys=False).encode()
+        else:
+            dump = json.dumps if rng.random() < 0.2 else lambda d: yaml.safe_dump(d, sort_keys=False)
+            content = dump(data).encode()
     command = rng.random()
     if command < 0.5:
         args, out = ["render", f"{WORK}plan.yaml", "--emit", "all", "-o", f"{WORK}out"], "out"
@@ -403,6 +425,8 @@ def manifest_case(rng: random.Random, m: Material) -> Case:
         docs = list(docs)
         i = rng.randrange(len(docs))
         docs[i], label = mutate_data(docs[i], rng, changes=rng.randint(1, 3))
+        if isinstance(docs[i], dict) and rng.random() < 0.05:
+            docs[i], label = alias_bomb_inside(docs[i], rng)
         content = yaml.safe_dump_all(docs, sort_keys=False).encode()
     else:
         content, label = break_text(content, rng)

@@ -3,7 +3,7 @@ walks them, safe types only, every failure one `UntrustedDocumentError` with the
 
 PyYAML's safe loader and the json module recurse once per nesting level (a document 3,000 levels deep raises
 RecursionError), PyYAML's scanner is quadratic in flow nesting (`[` x 100,000 takes seconds), and an alias bomb
-is small text that expands to billions of nodes for whoever walks the result. Each is refused here, in
+is small text that expands to billions of values for whoever walks the result. Each is refused here, in
 milliseconds, as are files that are not UTF-8 text or larger than their kind ever is.
 """
 
@@ -17,11 +17,13 @@ from typing import Any
 
 import yaml
 
-MAX_ALIASES = 64
-
 
 class UntrustedDocumentError(ValueError):
-    """Not a document this tool reads: unreadable, not UTF-8, too large, malformed, too deep, too many aliases."""
+    """Not a document this tool reads: unreadable, not UTF-8, too large, malformed, too deep, an alias bomb."""
+
+    def __init__(self, message: str, *, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line  # 0-based line of a syntax error, when known
 
 
 class _Refused(Exception):
@@ -69,16 +71,14 @@ def load_json(text: str, *, max_depth: int = 64) -> Any:
         raise UntrustedDocumentError(f"nested more than {max_depth} levels deep") from None
 
 
-def _loader(text: str, max_depth: int, max_aliases: int) -> yaml.SafeLoader:
+MAX_NODES = 1_000_000  # nodes of a document with every alias expanded (a real manifest has a few thousand)
+
+
+def _loader(text: str, max_depth: int) -> yaml.SafeLoader:
     class BoundedLoader(yaml.SafeLoader):
         depth = 0
-        aliases = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:
-            if self.check_event(yaml.AliasEvent):
-                self.aliases += 1
-                if self.aliases > max_aliases:
-                    raise _Refused(f"more than {max_aliases} YAML aliases")
             self.depth += 1
             if self.depth > max_depth:
                 raise _Refused(f"nested more than {max_depth} levels deep")
@@ -90,20 +90,46 @@ def _loader(text: str, max_depth: int, max_aliases: int) -> yaml.SafeLoader:
     return BoundedLoader(text)
 
 
-def load_yaml(text: str, *, max_depth: int = 32, max_aliases: int = MAX_ALIASES) -> object:
-    """One YAML (or JSON) document as plain data."""
+def _expanded_size(node: yaml.Node, memo: dict[int, int], limit: int) -> int:
+    """Nodes of `node` with every alias expanded (what walking the loaded data visits); a recursive alias counts
+    as too many. Memoised per node, so the work is the size of the text, not of the expansion."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = limit + 1  # while it is being counted: an alias back to it is a cycle
+    if isinstance(node, yaml.SequenceNode):
+        size = 1 + sum(_expanded_size(child, memo, limit) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size = 1 + sum(_expanded_size(k, memo, limit) + _expanded_size(v, memo, limit) for k, v in node.value)
+    else:
+        size = 1
+    memo[key] = min(size, limit + 1)
+    return memo[key]
+
+
+def _documents(text: str, max_depth: int, max_nodes: int, single: bool) -> list[Any]:
     if flow_depth(text) > max_depth:
         raise UntrustedDocumentError(f"nested more than {max_depth} levels deep")
     loader = None
     try:
-        loader = _loader(text, max_depth, max_aliases)  # the reader refuses control characters already here
-        return loader.get_single_data()
+        loader = _loader(text, max_depth)  # the reader refuses control characters already here
+        nodes = [loader.get_single_node()] if single else []
+        while not single and loader.check_node():
+            nodes.append(loader.get_node())
+        docs = []
+        for node in nodes:
+            if node is not None and _expanded_size(node, {}, max_nodes) > max_nodes:
+                raise _Refused(f"more than {max_nodes:,} values once its aliases are expanded")
+            docs.append(None if node is None else loader.construct_document(node))
+        return docs
     except _Refused as exc:
         raise UntrustedDocumentError(str(exc)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise UntrustedDocumentError(f"not valid YAML{where}: {exc.problem or exc.context}") from None
+        raise UntrustedDocumentError(
+            f"not valid YAML{where}: {exc.problem or exc.context}", line=mark.line if mark is not None else None
+        ) from None
     except yaml.YAMLError as exc:  # the reader's: a control character, an undecodable byte
         raise UntrustedDocumentError(f"not valid YAML: {str(exc).splitlines()[0]}") from None
     except RecursionError:
@@ -111,3 +137,13 @@ def load_yaml(text: str, *, max_depth: int = 32, max_aliases: int = MAX_ALIASES)
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def load_yaml(text: str, *, max_depth: int = 32, max_nodes: int = MAX_NODES) -> object:
+    """One YAML (or JSON) document as plain data."""
+    return _documents(text, max_depth, max_nodes, single=True)[0]
+
+
+def load_yaml_all(text: str, *, max_depth: int = 64, max_nodes: int = MAX_NODES) -> list[Any]:
+    """Every document of a multi-document YAML text (an empty document is None)."""
+    return _documents(text, max_depth, max_nodes, single=False)

@@ -180,6 +180,11 @@ def test_a_flag_before_the_release_that_introduced_it_fails() -> None:
 
 # --- the project file and the environment: strict, bounded ---------------------------------------------------------
 
+# nine levels of nine aliases: 1.5 KB of text, 387 million values for whoever walks it
+ALIAS_BOMB = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10)
+)
+
 
 @pytest.mark.parametrize(
     ("text", "message"),
@@ -198,7 +203,7 @@ def test_a_flag_before_the_release_that_introduced_it_fails() -> None:
         ("- a\n- b\n", "must be a mapping of settings"),
         ('model: "a\\nb"\n', "model 'a\\nb' is not a name"),
         ("a: " + "[" * 5000 + "\n", "nested more than 8 levels deep"),
-        ("a: &x 1\nb: *x\n" * 1 + "".join(f"k{i}: *x\n" for i in range(80)), "more than 64 YAML aliases"),
+        (ALIAS_BOMB, "more than 1,000,000 values once its aliases are expanded"),
     ],
 )
 def test_project_file_values_are_refused_not_coerced(tmp_path: Path, text: str, message: str) -> None:
@@ -261,3 +266,22 @@ def test_untrusted_yaml_and_json_are_bounded() -> None:
     ):
         with pytest.raises(UntrustedDocumentError, match=message):
             load_yaml(text)
+
+
+def test_the_readme_shows_the_usage_error_as_printed() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"`{one_error_line(['recommend', '--foo'])}`" in readme
+
+
+def test_check_refuses_an_alias_bomb_inside_a_manifest(tmp_path: Path) -> None:
+    bomb = "".join("    " + line + "\n" for line in ALIAS_BOMB.splitlines())
+    (tmp_path / "k8s.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  extra:\n"
+        + bomb
+        + "  template:\n    spec:\n      containers:\n      - {name: a, image: vllm/vllm-openai, command: [vllm, serve, "
+        + QWEN
+        + "]}\n"
+    )
+    start = time.perf_counter()
+    line = one_error_line(["check", str(tmp_path / "k8s.yaml"), "--gpu", "h100"])
+    assert "more than 1,000,000 values once its aliases are expanded" in line and time.perf_counter() - start < 5

@@ -15,11 +15,11 @@ from typing import Any
 from recommender.check import readers
 from recommender.check.found import Found
 from recommender.errors import InputError
-from recommender.safe_load import flow_depth
+from recommender.safe_load import UntrustedDocumentError, load_yaml_all
 
 SUFFIXES = {".yaml", ".yml", ".json", ".service", ".sh", ".bash", ".txt", ".cmd", ".md"}
 MAX_BYTES = 8 << 20  # a deployment file larger than 8 MiB is refused, not parsed
-MAX_FLOW_DEPTH = 64  # [ and { nested deeper than any manifest (a JSON manifest nests ~12)
+MAX_DEPTH = 64  # deeper than any manifest (a Kubernetes object nests ~15 levels)
 _SYSTEMD = re.compile(r"^\[Service\]\s*$", re.M)
 _EXEC_START = re.compile(r"^ExecStart=", re.M)
 _FENCE = re.compile(r"^```[ \t]*(bash|sh|shell|console|zsh)?[^\n]*\n(.*?)^```", re.M | re.S)
@@ -39,24 +39,19 @@ class Loaded:
 
 
 def _yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
-    """Every document of a (multi-document) YAML file; a malformed one is a problem, the others are still read."""
-    import yaml
-
+    """Every document of a (multi-document) YAML file; a malformed one is a problem, the others are still read.
+    Parsing is bounded (recommender/safe_load.py): nesting, and alias bombs that expand to millions of values."""
     docs: list[Any] = []
     offset = 0
     for chunk in re.split(r"(?m)^---[ \t]*(?:#.*)?$", text):
-        if flow_depth(chunk) > MAX_FLOW_DEPTH:  # PyYAML's scanner is quadratic in it: refused before parsing
-            problems.append(f"{source}: YAML nested too deeply")
-            offset += chunk.count("\n") + 1
-            continue
         try:
-            docs += [d for d in yaml.safe_load_all(chunk) if d is not None]
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {offset + mark.line + 1}" if mark is not None else ""
-            problems.append(f"{source}: malformed YAML{where}")
-        except RecursionError:
-            problems.append(f"{source}: YAML nested too deeply")
+            docs += [d for d in load_yaml_all(chunk, max_depth=MAX_DEPTH) if d is not None]
+        except UntrustedDocumentError as exc:
+            if exc.line is not None or str(exc).startswith("not valid YAML"):
+                where = f" at line {offset + exc.line + 1}" if exc.line is not None else ""
+                problems.append(f"{source}: malformed YAML{where}")
+            else:
+                problems.append(f"{source}: YAML refused: {exc}")
         offset += chunk.count("\n") + 1
     if problems and not docs:
         raise InputError(problems.pop(0))

@@ -275,7 +275,7 @@ def k8s_env(container: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
     somewhere this file does not show (valueFrom)."""
     env: dict[str, str] = {}
     external: list[str] = []
-    for item in container.get("env") or []:
+    for item in _l(container.get("env")):
         if not isinstance(item, dict) or "name" not in item:
             continue
         name = str(item["name"])
@@ -340,8 +340,8 @@ def _node_labels(pod_spec: Mapping[str, Any]) -> dict[str, str]:
     required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
     terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
     for term in terms if isinstance(terms, list) else []:
-        for expr in (term or {}).get("matchExpressions") or [] if isinstance(term, dict) else []:
-            if isinstance(expr, dict) and expr.get("operator") == "In" and len(expr.get("values") or []) == 1:
+        for expr in _l(_m(term).get("matchExpressions")):
+            if isinstance(expr, dict) and expr.get("operator") == "In" and len(_l(expr.get("values"))) == 1:
                 labels.setdefault(str(expr.get("key")), str(expr["values"][0]))
     return labels
 
@@ -350,16 +350,15 @@ def _has_shm(pod_spec: Mapping[str, Any], container: Mapping[str, Any]) -> bool:
     if pod_spec.get("hostIPC") is True:
         return True
     memory_volumes = {
-        v.get("name")
-        for v in pod_spec.get("volumes") or []
+        str(v.get("name"))
+        for v in _l(pod_spec.get("volumes"))
         if isinstance(v, dict)
-        and (
-            ((v.get("emptyDir") or {}).get("medium") == "Memory") or (v.get("hostPath") or {}).get("path") == "/dev/shm"
-        )
+        and v.get("name") is not None
+        and (_m(v.get("emptyDir")).get("medium") == "Memory" or _m(v.get("hostPath")).get("path") == "/dev/shm")
     }
     return any(
-        isinstance(m, dict) and m.get("mountPath") == "/dev/shm" and m.get("name") in memory_volumes
-        for m in container.get("volumeMounts") or []
+        isinstance(m, dict) and m.get("mountPath") == "/dev/shm" and str(m.get("name")) in memory_volumes
+        for m in _l(container.get("volumeMounts"))
     )
 
 
@@ -385,7 +384,7 @@ def _pods(doc: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any], Mapp
 
 def _pod_gpus(pod_spec: Mapping[str, Any]) -> int:
     total = 0
-    for c in pod_spec.get("containers") or []:
+    for c in _l(pod_spec.get("containers")):
         try:
             count, _ = _gpu_count(c.get("resources") if isinstance(c, dict) else None)
         except InputError:
@@ -398,7 +397,7 @@ def _group_gpus(doc: Mapping[str, Any], role: str) -> tuple[int | None, bool, in
     """(GPUs of the engine's whole group, a pool?, pods per replica) for multi-pod kinds, from the leader's role."""
     pods = list(_pods(doc))
     if "leaderTemplate" in role or "workerTemplate" in role:  # LeaderWorkerSet: leader + (size - 1) workers
-        lwt = (doc.get("spec") or {}).get("leaderWorkerTemplate") or {}
+        lwt = _m(_m(doc.get("spec")).get("leaderWorkerTemplate"))
         size = int(str(lwt.get("size") or 1)) if str(lwt.get("size") or 1).isdigit() else 1
         leader = next((p for r, p, _ in pods if "leaderTemplate" in r), None)
         worker = next((p for r, p, _ in pods if "workerTemplate" in r), None)
@@ -442,7 +441,7 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
         if kind == "Model" and str(doc.get("apiVersion", "")).startswith("kubeai.org/"):
             out += read_kubeai(doc, source, index)
             continue
-        if kind in ("RayService",) and isinstance((doc.get("spec") or {}).get("serveConfigV2"), str):
+        if kind in ("RayService",) and isinstance(_m(doc.get("spec")).get("serveConfigV2"), str):
             out += read_ray_serve_llm(doc, source, index)
         if kind == "InferenceService":
             out += read_inference_service(doc, source, index)
@@ -458,7 +457,7 @@ def _read_pods(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     meta = _m(doc.get("metadata"))
     out = []
     for role, pod_spec, pod_meta in _pods(doc):
-        for container in pod_spec.get("containers") or []:
+        for container in _l(pod_spec.get("containers")):
             if isinstance(container, dict):
                 found = _container_found(doc, role, pod_spec, pod_meta, container, source, index)
                 out += found
@@ -558,7 +557,7 @@ def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
 def read_inference_service(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     """KServe InferenceService: the Hugging Face runtime serves `storageUri: hf://...` with vLLM unless
     `--backend=huggingface`; a predictor with its own containers is read like a pod."""
-    predictor = (doc.get("spec") or {}).get("predictor") or {}
+    predictor = _m(_m(doc.get("spec")).get("predictor"))
     model = predictor.get("model") if isinstance(predictor.get("model"), dict) else None
     if model is None:
         return _read_pods(doc, source, index)
@@ -585,7 +584,7 @@ def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> 
     """KServe LLMInferenceService: `spec.model.uri`, `spec.parallelism`, VLLM_ADDITIONAL_ARGS in the main
     container (KServe's templates run `vllm serve /mnt/models ... $VLLM_ADDITIONAL_ARGS`)."""
     spec = _m(doc.get("spec"))
-    uri = str((spec.get("model") or {}).get("uri", ""))
+    uri = str(_m(spec.get("model")).get("uri", ""))
     model = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
     par = _m(spec.get("parallelism"))
     argv = ["vllm", "serve", model]
@@ -598,9 +597,7 @@ def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> 
             argv += ["--data-parallel-size-local", str(par["dataLocal"])]
     if par.get("expert"):
         argv.append("--enable-expert-parallel")
-    containers = (
-        ((spec.get("template") or {}).get("containers") or []) if isinstance(spec.get("template"), dict) else []
-    )
+    containers = _l(_m(spec.get("template")).get("containers"))
     main = next((c for c in containers if isinstance(c, dict) and c.get("name") == "main"), {})
     env, _ = k8s_env(main)
     argv += env.get("VLLM_ADDITIONAL_ARGS", "").split()
@@ -625,9 +622,9 @@ def read_ray_serve_llm(doc: dict[str, Any], source: str, index: int) -> list[Fou
     except yaml.YAMLError as exc:
         raise InputError(f"{source} ({resource_name(doc, index)}): serveConfigV2 is not YAML") from exc
     out = []
-    total, pool, _ = _group_gpus({"spec": spec.get("rayClusterConfig") or {}}, "headGroupSpec")
-    for app in (serve or {}).get("applications") or [] if isinstance(serve, dict) else []:
-        configs = ((app or {}).get("args") or {}).get("llm_configs") or []
+    total, pool, _ = _group_gpus({"spec": _m(spec.get("rayClusterConfig"))}, "headGroupSpec")
+    for app in _l(_m(serve).get("applications")):
+        configs = _l(_m(_m(app).get("args")).get("llm_configs"))
         for cfg in configs if isinstance(configs, list) else []:
             if not isinstance(cfg, dict):
                 continue
@@ -860,12 +857,12 @@ def _compose_service(
 
 
 def _mounts_dev_shm(svc: Mapping[str, Any]) -> bool:
-    return any(str(v).split(":")[-1].rstrip("/") == "/dev/shm" for v in svc.get("volumes") or [] if isinstance(v, str))
+    return any(str(v).split(":")[-1].rstrip("/") == "/dev/shm" for v in _l(svc.get("volumes")) if isinstance(v, str))
 
 
 def _compose_gpus(svc: Mapping[str, Any]) -> int | None:
     deploy = _m(svc.get("deploy"))
-    devices = (((deploy.get("resources") or {}).get("reservations") or {}).get("devices")) or []
+    devices = _l(_m(_m(deploy.get("resources")).get("reservations")).get("devices"))
     for d in devices if isinstance(devices, list) else []:
         if not isinstance(d, dict):
             continue
