@@ -738,3 +738,19 @@ def test_falcon_h1_runs_mamba_beside_attention_in_every_layer() -> None:
     assert [(g.kind, g.layers) for g in layout.groups] == [("full", 24), ("mamba", 24)]
     state = (3072 + 2 * 256) * 3 * 2 + 48 * 64 * 256 * 2
     assert layout.block_size == 16 * -(-state // (16 * 2 * 128 * 2 * 2)) == 1568
+
+
+def test_llama_3_2_vision_cross_attention_and_release_window() -> None:
+    """Llama-3.2-11B-Vision (mllama): 8 cross-attention layers among 40, a two-stage vision encoder with tile
+    embeddings; transformers 5.20 counts 10,642,941,475 parameters at image_size 448 and the same formula gives
+    10,670,220,835 at the 11B's 560 (hub: 10.7B). vLLM served it until 0.10.2 (registry.py); the cross-attention
+    cache is estimated (marked approximate)."""
+    config = json.loads((Path(__file__).parent / "data" / "mllama_11b_vision_config.json").read_text())
+    spec = parse_config(config, name="Llama-3.2-11B-Vision", source=config["_source"])
+    assert spec.params is not None and spec.params.total == 10_670_220_835
+    assert [i for i, k in enumerate(spec.layer_kinds) if k == "cross"] == [3, 8, 13, 18, 23, 28, 33, 38]
+    assert spec.served_until == "0.10.2" and spec.approximate
+    small = parse_config(
+        {**config, "vision_config": {**config["vision_config"], "image_size": 448}}, name="m", source="t"
+    )
+    assert small.params is not None and small.params.total == 10_642_941_475

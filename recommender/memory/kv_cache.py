@@ -82,11 +82,11 @@ def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, m
     kind = s.layer_kinds[i]
     if not s.has_kv_cache(i):  # KV sharing: the layer reads an earlier layer's cache
         return None
-    if kind in ("full", "sliding", "chunked"):
+    if kind in ("full", "sliding", "chunked", "cross"):  # cross: approximated per token (spec.approximate says so)
         kvh = max(1, s.kv_heads_at(i) // tp)
         per_token = kvh * (s.head_dim_at(i) + s.v_head_dim_at(i)) * kv_bytes
         window = s.sliding_window if kind == "sliding" else s.attention_chunk_size if kind == "chunked" else None
-        return LayerKv(kind, block_size * per_token, per_token, window)
+        return LayerKv("full" if kind == "cross" else kind, block_size * per_token, per_token, window)
     if kind == "mla":
         return _mla_kv(s, i, block_size, kv_bytes)
     if kind == "linear_attention":

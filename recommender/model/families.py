@@ -283,6 +283,20 @@ def _deepseek_v4_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted({"sliding_window": None}, {"approximate": reason})
 
 
+def _mllama_keys(c: Mapping[str, Any]) -> Adapted:
+    """Llama-3.2-Vision (vLLM's mllama.py, served until 0.10.2): cross-attention decoder layers at
+    cross_attention_layers, the embedding 8 rows longer than the vocabulary (image tokens)."""
+    n, cross = c.get("num_hidden_layers"), c.get("cross_attention_layers")
+    keys: dict[str, Any] = {}
+    if isinstance(n, int) and isinstance(cross, list):
+        keys["layer_types"] = ["cross_attention" if i in cross else "full_attention" for i in range(n)]
+    reason = (
+        "Llama-3.2-Vision's cross-attention layers cache the image encoder's tokens (max_num_tiles x (patches + 1) "
+        "per image), not the prompt's: their KV is counted per prompt token, and the encoder's profiling pass is not"
+    )
+    return Adapted(keys, {"approximate": reason})
+
+
 def _dbrx_keys(c: Mapping[str, Any]) -> Adapted:
     """DbrxConfig: d_model, n_layers, n_heads, max_seq_len, attn_config.kv_n_heads, ffn_config.{ffn_hidden_size,
     moe_num_experts, moe_top_k} (vllm/model_executor/models/dbrx.py); every layer is MoE."""
@@ -482,6 +496,10 @@ FAMILIES: dict[str, Family] = {
     "chatglm": _CHATGLM,
     "dbrx": _DBRX,
     "internlm2": _INTERNLM2,
+    **dict.fromkeys(
+        ("mllama", "mllama_text_model"),
+        Family("Llama-3.2-Vision (mllama)", "vllm mllama.py (to 0.10.2)", adapt=_mllama_keys),
+    ),
     **dict.fromkeys(
         ("deepseek_v4", "deepseek_ref"),
         Family("DeepSeek-V4 (estimated)", "vllm/models/deepseek_v4", adapt=_deepseek_v4_keys),

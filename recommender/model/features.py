@@ -269,6 +269,8 @@ def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | Non
     proj_in = hidden * merge * merge if merge else hidden
     if v.text("model_type") == "gemma4_vision":
         return _gemma4_vision(v, depth, hidden, inter, patch, channels, text_hidden)
+    if v.text("model_type") == "mllama_vision_model":
+        return _mllama_vision(v, depth, hidden, inter, patch, channels, text_hidden)
     deepstack = raw.get("deepstack_visual_indexes")
     qwen3_merger = merge and v.text("model_type").startswith(("qwen3_vl", "qwen3_5"))
     return VisionSpec(
@@ -304,6 +306,29 @@ def _gemma4_vision(
         out_hidden=text_hidden,
         style="gemma4",
         head_dim=v.get_int("head_dim", hidden // heads),
+    )
+
+
+def _mllama_vision(
+    v: ConfigValues, depth: int, hidden: int, inter: int, patch: int, channels: int, text_hidden: int
+) -> VisionSpec:
+    """transformers MllamaVisionConfig: (image_size / patch)^2 + 1 positions per tile, max_num_tiles tiles,
+    num_global_layers gated layers, the projector input vision_output_dim."""
+    side = v.get_int("image_size") // patch
+    ratios = v.raw("supported_aspect_ratios")
+    return VisionSpec(
+        depth=depth,
+        hidden=hidden,
+        intermediate=inter,
+        patch_params=channels * patch * patch * hidden,
+        positions=side * side + 1,
+        projector_in=v.get_int("vision_output_dim", bound=MAX_HIDDEN * 8),
+        projector_hidden=0,
+        out_hidden=text_hidden,
+        style="mllama",
+        global_depth=v.get_int("num_global_layers", 0, zero_ok=True, bound=MAX_VISION_DEPTH),
+        tiles=v.get_int("max_num_tiles", bound=64),
+        aspect_ratios=len(ratios) if isinstance(ratios, list) else 0,
     )
 
 

@@ -16,7 +16,8 @@ LAYER_TYPES: dict[str, LayerKind] = {
     "chunked_attention": "chunked",
     "attention": "full",
     "deepseek_sparse_attention": "full",
-    "mamba": "mamba",  # Granite-4.0-H  # GLM-5.2: MLA with the DSA indexer (the config's indexer keys say which)
+    "mamba": "mamba",  # Granite-4.0-H
+    "cross_attention": "cross",  # Llama-3.2-Vision  # GLM-5.2: MLA with the DSA indexer (the config's indexer keys say which)
 }
 # hybrid_override_pattern symbols (Nemotron-H) and the layers_block_type names that spell them.
 PATTERN_SYMBOLS: dict[str, tuple[LayerKind, MlpKind]] = {

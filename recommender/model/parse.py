@@ -33,6 +33,7 @@ from recommender.model.tensors import count_params
 
 __all__ = ["derive_max_len", "parse_config"]
 
+MLLAMA_IMAGE_TOKENS = 8  # MllamaTextModel embeds vocab_size + 8 rows (transformers and vLLM mllama.py)
 FALCON_H1 = "falcon_h1"  # a Mamba2 mixer beside attention in every layer
 DECILM = "nemotron-nas"  # Nemotron-NAS (DeciLM): per-layer block_configs (model/layer_plan.py decilm_layers)
 REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
@@ -318,6 +319,7 @@ def _parse(
         per_layer_input=c.get_int("hidden_size_per_layer_input", 0, zero_ok=True),
         per_layer_vocab=c.get_int("vocab_size_per_layer_input", d.vocab, bound=MAX_VOCAB),
         layer_scalar=r.ident.model_type.startswith("gemma4"),
+        embedding_rows=d.vocab + MLLAMA_IMAGE_TOKENS if r.key.startswith("mllama") else 0,
         mamba_beside_attention=r.key == FALCON_H1,
         attn_output_gate=c.flag("attn_output_gate"),
         rotary_dim=rope.dim,

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-LayerKind = Literal["full", "sliding", "chunked", "mla", "linear_attention", "mamba", "none"]
-"""Token mixer of one decoder layer. `none`: a layer without attention (e.g. an MLP-only Nemotron-H layer)."""
+LayerKind = Literal["full", "sliding", "chunked", "mla", "linear_attention", "mamba", "cross", "none"]
+"""Token mixer of one decoder layer. `none`: a layer without attention (e.g. an MLP-only Nemotron-H layer);
+`cross`: cross-attention to the image encoder's states (Llama-3.2-Vision)."""
 
 NormKind = Literal["rms", "layer", "layer_nobias"]
 """RMSNorm (a weight), LayerNorm (weight and bias), or LayerNorm without bias (DBRX)."""
@@ -99,7 +100,10 @@ class VisionSpec:
     projector_in: int
     projector_hidden: int  # 0: a single projection projector_in -> text hidden
     out_hidden: int
-    style: Literal["vit", "gemma4"] = "vit"  # vit: LayerNorm, biased qkv/fc1/fc2; gemma4: RMSNorm, gated MLP, no bias
+    style: Literal["vit", "gemma4", "mllama"] = "vit"  # vit: LayerNorm, biased qkv/fc1/fc2; gemma4: RMSNorm, gated MLP
+    global_depth: int = 0  # mllama: gated global layers after the local ones
+    tiles: int = 0  # mllama: max_num_tiles
+    aspect_ratios: int = 0  # mllama: supported aspect ratios (tile-embedding rows = this + 1)
     head_dim: int = 0  # gemma4: q/k norms of this width
     merger_norm: int = 0  # parameters of the merger's norm (Qwen3-VL / Qwen3.5: LayerNorm over the ViT width)
     deepstack: int = 0  # Qwen3-VL deepstack_visual_indexes: extra mergers, each normed over the merged width
@@ -212,6 +216,7 @@ class ModelSpec:
     kv_shared_from: int | None = None  # first layer reusing an earlier layer's KV (Gemma-4 E models): no cache
     per_layer_input: int = 0  # Gemma-4 E models: per-layer embedding width (vocab x layers x this table)
     per_layer_vocab: int = 0
+    embedding_rows: int = 0  # token-embedding rows when they exceed vocab_size (mllama: 8 image tokens); 0: vocab
     layer_scalar: bool = False  # Gemma-4: one learned scalar a layer
     mamba_beside_attention: bool = False  # Falcon-H1: every layer runs attention and a Mamba2 mixer in parallel
     attention_sinks: Literal["none", "all", "sliding"] = "none"  # per-head sink logits (gpt-oss; MiMo-V2 SWA)

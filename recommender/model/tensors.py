@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from recommender.model.spec import ParamCounts
+from recommender.model.spec import ParamCounts, VisionSpec
 
 if TYPE_CHECKING:
     from recommender.model.spec import ModelSpec
@@ -159,6 +159,20 @@ def _kda(s: ModelSpec, i: int) -> list[Tensor]:
         Tensor(f"{p}.g_b_proj", "mixer", width, d, "column", i),
         Tensor(f"{p}.o_norm", "norms", d, 1, "replicated", i, linear=False),
         Tensor(f"{p}.o_proj", "mixer", h, width, "row", i),
+    ]
+
+
+def _cross_attention(s: ModelSpec, i: int) -> list[Tensor]:
+    """MllamaCrossAttentionDecoderLayer: q/k/v/o, q and k norms, and the two tanh gates (attention, MLP)."""
+    p = f"model.layers.{i}.cross_attn"
+    h, hd, kvh = s.hidden_size, s.head_dim, s.num_kv_heads
+    return [
+        Tensor(f"{p}.q_proj", "attention", s.num_heads * hd, h, "head", i, heads=s.num_heads),
+        Tensor(f"{p}.k_proj", "attention", kvh * hd, h, "kv", i, heads=kvh),
+        Tensor(f"{p}.v_proj", "attention", kvh * hd, h, "kv", i, heads=kvh),
+        Tensor(f"{p}.o_proj", "attention", h, s.num_heads * hd, "row", i),
+        Tensor(f"{p}.qk_norms", "norms", 2 * hd, 1, "replicated", i, linear=False),
+        Tensor(f"model.layers.{i}.cross_attn_gates", "norms", 2, 1, "replicated", i, linear=False),
     ]
 
 
@@ -327,7 +341,9 @@ def layer_tensors(s: ModelSpec, i: int) -> list[Tensor]:
     if s.norms_follow_blocks:
         n_norms = (kind != "none") + (s.mlp_kinds[i] != "none")
     out = [norm(s, f"model.layers.{i}.norm{j}", h, i) for j in range(n_norms)]
-    if kind in ("full", "sliding", "chunked", "mla"):
+    if kind == "cross":
+        out += _cross_attention(s, i)
+    elif kind in ("full", "sliding", "chunked", "mla"):
         out += _attention(s, i)
         if s.mamba_beside_attention:
             out += _mamba(s, i)
@@ -352,6 +368,8 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
     v = s.vision
     if v is None:
         return []
+    if v.style == "mllama":
+        return _mllama_vision(v)
     h, i = v.hidden, v.intermediate
     out = [
         Tensor("visual.patch_embed", "vision", v.patch_params, 1, "replicated", None, linear=False),
@@ -395,11 +413,45 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
     return out
 
 
+def _mllama_vision(v: VisionSpec) -> list[Tensor]:
+    """MllamaVisionModel: class and patch embeddings, gated position and tile-position embeddings, local and gated
+    global layers (q/k/v/o without bias, fc1/fc2 with bias, two LayerNorms), pre/post LayerNorms; the projector
+    maps the concatenated intermediate states (vision_output_dim) to the text width, with a bias."""
+    h, i, n = v.hidden, v.intermediate, v.positions
+    rows = v.aspect_ratios + 1
+    per_layer = 4 * h * h + 2 * h * i + i + h + 4 * h  # attention, MLP with biases, two LayerNorms
+    out = [
+        Tensor("vision.embeddings", "vision", h + v.patch_params + n * h + 1, 1, "replicated", None, linear=False),
+        Tensor(
+            "vision.tile_embeddings",
+            "vision",
+            rows * v.tiles * n * h + 2 * (rows * v.tiles * h + 1),
+            1,
+            "replicated",
+            None,
+            linear=False,
+        ),
+        Tensor("vision.layernorm_pre_post", "vision", 4 * h, 1, "replicated", None, linear=False),
+        Tensor(
+            "vision.layers",
+            "vision",
+            v.depth * per_layer + v.global_depth * (per_layer + 2),
+            1,
+            "replicated",
+            None,
+            linear=False,
+        ),
+        Tensor("multi_modal_projector", "vision", v.out_hidden, v.projector_in + 1, "replicated", None, linear=False),
+    ]
+    return out
+
+
 def model_tensors(s: ModelSpec) -> list[Tensor]:
     """Every weight tensor of the model (vision encoder, embeddings, layers, final norm, lm_head)."""
     h = s.hidden_size
     out = vision_tensors(s)
-    out.append(Tensor("model.embed_tokens", "embedding", s.vocab_size, h, "vocab", None, linear=False))
+    rows = s.embedding_rows or s.vocab_size
+    out.append(Tensor("model.embed_tokens", "embedding", rows, h, "vocab", None, linear=False))
     if s.learned_positions:  # nn.Embedding, replicated (gpt2.py wpe, opt.py embed_positions)
         out.append(
             Tensor("model.embed_positions", "embedding", s.learned_positions, h, "replicated", None, linear=False)
