@@ -230,3 +230,14 @@ def test_non_utf8_and_hostile_shapes_are_one_line_errors(tmp_path: Path) -> None
         (tmp_path / name).write_bytes(data)
         r = invoke(["check", str(tmp_path / name), "--gpu", "h100"], exit_code=2)
         assert r.stderr.count("\n") == 1 and name in r.stderr and "Traceback" not in r.output, (name, r.stderr)
+
+
+def test_a_warmup_crash_is_fixed_by_utilization_not_by_tp() -> None:
+    # gpt-oss-20b at 0.95 on vLLM 0.19 runs out of memory in the sampler warm-up (A001); TP=2 crashes the same way
+    # (A002), so it is not offered; a lower utilization that clears the warm-up is.
+    cmd = "vllm serve openai/gpt-oss-20b --gpu-memory-utilization 0.95 --max-model-len 8192"
+    args = ["check", cmd, "--gpu", "h100", "--vllm-version", "0.19", "--format", "json"]
+    (r,) = json.loads(invoke(args, exit_code=1).stdout)
+    assert any(f.startswith("CUDA out of memory occurred when warming up sampler") for f in r["failures"])
+    assert r["suggestions"] and r["suggestions"][0].startswith("lower --gpu-memory-utilization to 0.9")
+    assert not any("-tp 2" in f for f in r["suggestions"])

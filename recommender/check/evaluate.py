@@ -85,11 +85,27 @@ def _try(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -
         return None
 
 
+def _warmup_fix(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation) -> str | None:
+    """The highest --gpu-memory-utilization (down to 0.5) at which the post-allocation warm-up clears its margin."""
+    if not e.has(IssueKind.WARMUP_OOM, IssueKind.WARMUP_HEADROOM):
+        return None
+    util = e.utilization
+    while util > 0.5:
+        util = round(util - 0.01, 2)
+        alt = _try(model, gpu, replace(flags, gpu_memory_utilization=util), version)
+        if alt and alt.fits and not alt.has(IssueKind.WARMUP_HEADROOM):
+            return f"lower --gpu-memory-utilization to {util} (then {alt.max_concurrency:.1f} requests of " + (
+                f"{alt.max_model_len:,} tokens fit)"
+            )
+    return None
+
+
 def suggest(
     model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation, need: int, length: int
 ) -> list[str]:
-    """Concrete changes that fix the problem, each with what it would give."""
-    out: list[str] = []
+    """Concrete changes that fix the problem, each with what it would give (alternatives must start)."""
+    warmup = _warmup_fix(model, gpu, flags, version, e)
+    out: list[str] = [warmup] if warmup else []
     if e.stage.available_kv > 0:
         shorter = e.longest_len(need, length)
         if not e.fits_one_request(length) and shorter > 0:
@@ -98,7 +114,7 @@ def suggest(
             out.append(f"lower --max-model-len to {shorter:,} ({need} requests of that length fit)")
     if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
         alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version)
-        if alt and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
+        if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
             out.append(
                 f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
             )
@@ -106,7 +122,7 @@ def suggest(
     while tp <= 8:
         if model.num_heads % tp == 0:
             alt = _try(model, gpu, replace(flags, tensor_parallel_size=tp), version)
-            if alt and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
+            if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
                 out.append(
                     f"{'or ' if out else ''}-tp {tp} (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
                 )
