@@ -754,3 +754,11 @@ def test_llama_3_2_vision_cross_attention_and_release_window() -> None:
         {**config, "vision_config": {**config["vision_config"], "image_size": 448}}, name="m", source="t"
     )
     assert small.params is not None and small.params.total == 10_642_941_475
+
+
+def test_deepseek_v4_estimate_is_an_upper_bound_of_its_kv() -> None:
+    """Counted as full attention on every layer (never only its 128-token window, which would promise capacity
+    vLLM does not have); transformers 5.20 counts 284,332,230,231 parameters for V4-Flash."""
+    spec = _ref("deepseek-ai--DeepSeek-V4-Flash")
+    assert spec.approximate and set(spec.layer_kinds) == {"full"} and spec.sliding_window is None
+    assert spec.params is not None and spec.params.total == pytest.approx(284_332_230_231, rel=0.03)

@@ -81,6 +81,7 @@ def models(fmt: str) -> None:
                     "id": m.id,
                     "architecture": s.architecture,
                     "params": s.params.total if s.params else None,
+                    **({"approximate": list(s.approximate)} if s.approximate else {}),
                     "max_model_len": s.max_model_len,
                     "attention": list(s.attention_kinds),
                     "quantization": s.quant.label if s.quant else None,
@@ -98,7 +99,7 @@ def models(fmt: str) -> None:
         (
             m.id,
             s.architecture,
-            f"{(s.params.total if s.params else 0) / 1e9:.2f}B",
+            f"{(s.params.total if s.params else 0) / 1e9:.2f}B" + ("~" if s.approximate else ""),
             s.max_model_len,
             "+".join(s.attention_kinds),
             s.quant.label if s.quant else "",
@@ -106,7 +107,9 @@ def models(fmt: str) -> None:
         for m, s in specs
     ]
     click.echo(table(["model", "architecture", "params", "max len", "attention", "quantization"], rows))
-    click.echo(f"\n{len(rows)} models; `vllm-plan show MODEL` for one, `--format yaml` for sources.")
+    click.echo(
+        f"\n{len(rows)} models; ~ = estimated architecture; `vllm-plan show MODEL` for one, `--format yaml` for sources."
+    )
     click.echo("\nAliases (profiles/aliases.yaml; `vllm-plan show ALIAS` says why each is safe):")
     click.echo(table(["alias", "resolves to", "kind"], [(a.alias, a.target, a.kind) for a in aliases]))
     click.echo("Renamed repositories (either spelling resolves): " + ", ".join(f"{r.old}* = {r.new}*" for r in renames))
@@ -225,6 +228,8 @@ def show(model: str, revision: str | None, fmt: str) -> None:
                 f"{k}={v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k}={v}" for k, v in value.items()
             )
             click.echo(f"{key:>20}: {inner}")
+        elif isinstance(value, list):
+            click.echo(f"{key:>20}: {'; '.join(str(v) for v in value)}")
         elif value is not None:
             click.echo(
                 f"{key:>20}: {value:,}"

@@ -50,8 +50,9 @@ class Family:
 class Adapted:
     """What an adapter derives from one config: common keys to set, and Family fields to override."""
 
-    keys: dict[str, Any] = field(default_factory=dict)
+    keys: dict[str, Any] = field(default_factory=dict)  # a None value leaves the config's own key alone
     family: dict[str, Any] = field(default_factory=dict)
+    drop: tuple[str, ...] = ()  # config keys to ignore
 
 
 def _int(value: Any) -> int | None:
@@ -280,7 +281,7 @@ def _deepseek_v4_keys(c: Mapping[str, Any]) -> Adapted:
         "hyper-connections) is not modelled: every layer is counted as full attention with one KV head of head_dim, "
         "so KV memory is an upper bound and weights are within ~3%"
     )
-    return Adapted({"sliding_window": None}, {"approximate": reason})
+    return Adapted({}, {"approximate": reason}, drop=("sliding_window",))
 
 
 def _mllama_keys(c: Mapping[str, Any]) -> Adapted:

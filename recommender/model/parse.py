@@ -102,6 +102,8 @@ def _canonical(merged: dict[str, Any], family: Family) -> tuple[ConfigValues, Fa
     if family.adapt is not None:
         adapted = family.adapt(data)
         data.update({k: v for k, v in adapted.keys.items() if v is not None})
+        for key in adapted.drop:
+            data.pop(key, None)
         family = replace(family, **adapted.family)
     pattern = hybrid_pattern(ConfigValues(data))
     if data.get("num_hidden_layers") is None and pattern:
