@@ -12,7 +12,11 @@ timeout), plus `--processes` of them as real `python -m recommender` processes:
 - manifest: Kubernetes, compose, Helm values, systemd units and scripts (the examples and the real deployment
             corpus) mutated the same way;
 - project:  vllm-plan.yaml and VLLM_PLAN_* settings with hostile values;
-- usage:    unknown options, missing and extra arguments.
+- usage:    unknown options, missing and extra arguments;
+- serve:    `vllm serve` command lines (explain -- ..., check "...", a launch script) with hostile vLLM flags,
+            before and after the model, for several target releases;
+- results:  real `vllm bench serve --save-result` files, mutated, for `perf --compare` and `calibrate`;
+- calibration: the local calibration file `perf` reads (VLLM_PLAN_PERF_LOCAL), mutated or broken.
 
 A case fails on: exit 70 or an exit code outside the documented ones, a traceback, a hang (over --timeout s),
 an error of more than one line on stderr, or a partial file (a failed `-o DIR` write leaves DIR empty).
@@ -44,8 +48,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 CORPUS = ROOT / "tests" / "data" / "deployments"
+BENCH_RESULTS = ROOT / "tests" / "data" / "bench_results"
 DOCUMENTED_EXITS = frozenset({0, 1, 2, 3, 4})
-KINDS = ("config", "flags", "plan", "manifest", "project", "usage")
+KINDS = ("config", "flags", "plan", "manifest", "project", "usage", "serve", "results", "calibration")
 WORK = "@/"  # an argument starting with this names a file in the case's own directory
 
 # --- hostile values ---------------------------------------------------------------------------------------------
@@ -95,12 +100,19 @@ class Case:
     out_dir: str | None = None
 
     def argv(self, work: Path) -> list[str]:
-        return [str(work / a[len(WORK) :]) if a.startswith(WORK) else a for a in self.args]
+        return [_in(work, a) for a in self.args]
+
+    def environ(self, work: Path) -> dict[str, str]:
+        return {k: _in(work, v) for k, v in self.env.items()}
 
     def reproduce(self) -> str:
         files = ", ".join(f"{name} ({len(data):,} bytes)" for name, data in self.files.items())
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items())
         return (env + " " if env else "") + "vllm-plan " + shlex.join(self.args) + (f"   [{files}]" if files else "")
+
+
+def _in(work: Path, text: str) -> str:
+    return str(work / text[len(WORK) :]) if text.startswith(WORK) else text
 
 
 def _pick(rng: random.Random, seq: Any) -> Any:
@@ -115,6 +127,7 @@ class Material:
     """The real inputs the cases start from (read once)."""
 
     configs: tuple[dict[str, Any], ...]
+    results: tuple[tuple[str, Any], ...]  # real `vllm bench serve --save-result` files: (name, data)
     plans: tuple[tuple[str, str, Any], ...]  # (name, text, data)
     manifests: tuple[tuple[str, bytes, list[Any]], ...]  # (file name, content, its YAML documents or [])
 
@@ -140,7 +153,8 @@ def load_material() -> Material:
         if all(m is None or not _REPO_ID.match(m) or _in_catalog(m) for m in models):
             files.append(CORPUS / rel)
     manifests = [(p.name, p.read_bytes(), _documents(p)) for p in files]
-    return Material(tuple(configs), tuple(plans), tuple(manifests))
+    results = tuple((p.name, json.loads(p.read_text(encoding="utf-8"))) for p in sorted(BENCH_RESULTS.glob("*.json")))
+    return Material(tuple(configs), results, tuple(plans), tuple(manifests))
 
 
 def _documents(path: Path) -> list[Any]:
@@ -491,6 +505,77 @@ def usage_case(rng: random.Random, _m: Material) -> Case:
     return Case("usage", "usage: " + " ".join(args), args)
 
 
+# vLLM serve options as a command line writes them (check and explain read them with vLLM's own flag table)
+SERVE_FLAGS = (
+    *("-tp", "-pp", "-dp", "--tensor-parallel-size", "--max-model-len", "--max_model_len", "--max-num-seqs"),
+    *("--max-num-batched-tokens", "--gpu-memory-utilization", "--kv-cache-memory-bytes", "--block-size"),
+    *("--cpu-offload-gb", "--dtype", "--kv-cache-dtype", "--quantization", "--port", "--host", "--max-num-seq"),
+    *("--swap-space", "--num-scheduler-steps", "--config", "--model", "--enable-expert-parallel", "--no-enforce-eager"),
+    *("--served-model-name", "--api-key", "--data-parallel-size", "--max-seq-len-to-capture", "--"),
+)
+
+
+def serve_case(rng: random.Random, _m: Material) -> Case:
+    words = ["vllm", "serve", _pick(rng, MODELS)]
+    changed = []
+    for _ in range(rng.randint(1, 4)):
+        flag = _pick(rng, SERVE_FLAGS)
+        value = _safe_text(_pick(rng, NUMBER_TEXTS + STRING_TEXTS + ENUM_TEXTS))
+        where = rng.randrange(2, len(words) + 1)  # before the model too (vLLM moves --model, not --port)
+        form = rng.random()
+        added = [flag] if form < 0.15 else [f"{flag}={value}"] if form < 0.3 else [flag, value]
+        words[where:where] = added
+        changed.append(" ".join(added)[:40])
+    gpu, label = _pick(rng, GPUS), f"vllm serve ... {', '.join(changed)}"
+    version = ["--vllm-version", _pick(rng, ("0.8.5", "0.10.2", "0.11.0", "0.33.0"))] if rng.random() < 0.4 else []
+    choice = rng.random()
+    if choice < 0.4:
+        return Case("serve", label, ["explain", "--gpu", gpu, *version, "--", *words])
+    if choice < 0.7:
+        return Case("serve", label, ["check", "--gpu", gpu, *version, "--", *words])
+    if choice < 0.85:
+        return Case("serve", label, ["check", "--gpu", gpu, *version, shlex.join(words)])
+    script = "#!/bin/sh\nexport TP=2\n" + shlex.join(words) + " &\n"
+    return Case(
+        "serve", label, ["check", "--gpu", gpu, *version, f"{WORK}serve.sh"], files={"serve.sh": script.encode()}
+    )
+
+
+def results_case(rng: random.Random, m: Material) -> Case:
+    name, doc = _pick(rng, m.results)
+    if rng.random() < 0.25:
+        content, label = break_text(json.dumps(doc).encode(), rng)
+    else:
+        data, label = mutate_data(doc, rng, changes=rng.randint(1, 3))
+        lines = rng.random() < 0.2  # --append-result writes one object per line
+        content = ((json.dumps(data) + "\n") * 2 if lines else json.dumps(data)).encode()
+    gpu = ["--gpu", _pick(rng, ("l40s", "h100", "a100"))]
+    model = ["--model", MODELS[0]]  # the files' own models may not be in the catalog
+    if rng.random() < 0.9:  # calibrate fits with many predictions: seconds per case
+        args = ["perf", *model, *gpu, "--compare", f"{WORK}result.json"]
+    else:
+        args = ["calibrate", f"{WORK}result.json", *model, *gpu, "--dry-run"]
+    return Case("results", f"{name}: {label}", args, files={"result.json": content})
+
+
+def calibration_case(rng: random.Random, _m: Material) -> Case:
+    """A local calibration file (VLLM_PLAN_PERF_LOCAL) that perf reads on every run."""
+    import yaml
+
+    doc: dict[str, Any] = {
+        "comment": "written by `vllm-plan calibrate`",
+        "gpus": {"h100-sxm": {"efficiency": {"bandwidth": 0.9, "compute": 0.8, "overhead": 1.1}}},
+    }
+    if rng.random() < 0.3:
+        content, label = break_text(yaml.safe_dump(doc).encode(), rng)
+    else:
+        data, label = mutate_data(doc, rng, changes=rng.randint(1, 2))
+        content = yaml.safe_dump(data).encode()
+    args = ["perf", MODELS[0], "--gpu", "h100", "--input-len", "100", "--output-len", "10", "--num-prompts", "10"]
+    env = {"VLLM_PLAN_PERF_LOCAL": f"{WORK}perf-local.yaml"}
+    return Case("calibration", f"perf-local.yaml: {label}", args, files={"perf-local.yaml": content}, env=env)
+
+
 GENERATORS: dict[str, Callable[[random.Random, Material], Case]] = {
     "config": config_case,
     "flags": flags_case,
@@ -498,6 +583,9 @@ GENERATORS: dict[str, Callable[[random.Random, Material], Case]] = {
     "manifest": manifest_case,
     "project": project_case,
     "usage": usage_case,
+    "serve": serve_case,
+    "results": results_case,
+    "calibration": calibration_case,
 }
 
 
@@ -566,7 +654,7 @@ def run_in_process(case: Case, work: Path, timeout: float) -> Outcome:
     start = time.perf_counter()
     try:
         with _deadline(timeout):
-            result = CliRunner().invoke(cli, case.argv(work), env={**env, **case.env})
+            result = CliRunner().invoke(cli, case.argv(work), env={**env, **case.environ(work)})
     except _Timeout:
         return Outcome(None, "", "", time.perf_counter() - start, [])
     seconds = time.perf_counter() - start
@@ -582,7 +670,7 @@ def run_process(case: Case, work: Path, timeout: float) -> Outcome:
     """As a real `python -m recommender` process, killed after `timeout` seconds."""
     _prepare(case, work)
     env = {k: v for k, v in os.environ.items() if not k.startswith("VLLM_PLAN_")}
-    env.update(case.env, HF_HUB_OFFLINE="1", VLLM_PLAN_PERF_LOCAL="none")
+    env.update({"HF_HUB_OFFLINE": "1", "VLLM_PLAN_PERF_LOCAL": "none", **case.environ(work)})
     start = time.perf_counter()
     try:
         proc = subprocess.run(
@@ -629,6 +717,7 @@ def signature(problem: str) -> str:
     """A problem with its numbers and paths blurred, so one root cause counts once."""
     text = re.sub(r"/tmp/[^\s:'\"]+", "<tmp>", problem)
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'...'", text)
+    text = re.sub(r"0x[0-9a-fA-F]+", "0x..", text)
     text = re.sub(r"\d[\d,._]*", "N", text)
     return text[:120]
 

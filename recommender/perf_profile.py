@@ -17,6 +17,7 @@ import yaml
 from recommender.errors import InputError
 from recommender.perf.params import FAMILIES, Efficiency, PerfParams
 from recommender.resources import profiles_dir
+from recommender.safe_load import path_kind
 
 _GLOBAL_KEYS = (
     "bandwidth_efficiency",
@@ -94,14 +95,17 @@ def _errors(d: Any, origin: str) -> dict[str, dict[str, float]]:
     return out
 
 
+MAX_PROFILE_BYTES = 4 << 20  # the local calibration file holds a few lines per GPU
+
+
 def _read(path: Path) -> dict[str, Any]:
+    """A YAML mapping from a profile file (the local one is the user's: read bounded, UTF-8, one-line errors)."""
+    from recommender.safe_load import UntrustedDocumentError, load_yaml, read_text
+
     try:
-        with path.open(encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+        data = load_yaml(read_text(path, MAX_PROFILE_BYTES))
+    except UntrustedDocumentError as exc:
+        raise InputError(f"{path}: {exc}") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a mapping")
     return data
@@ -117,13 +121,16 @@ def bundled_params() -> PerfParams:
 def local_calibrations(path: Path | None = None) -> dict[str, Efficiency]:
     """Per-GPU multipliers from the local calibration file ({} when there is none)."""
     where = path or local_profile_path()
-    if where is None or not where.is_file():
+    if where is None or path_kind(where) == "missing":
         return {}
     doc = _read(where)
     gpus = doc.get("gpus") or {}
     if not isinstance(gpus, Mapping):
         raise InputError(f"{where}: 'gpus' must map GPU keys to efficiencies")
-    return {str(k): _efficiency(v.get("efficiency", v), f"{where}: gpus.{k}") for k, v in gpus.items()}
+    return {
+        str(k): _efficiency(v.get("efficiency", v) if isinstance(v, Mapping) else v, f"{where}: gpus.{k}")
+        for k, v in gpus.items()
+    }
 
 
 def load_params(*, local: bool = True) -> PerfParams:
@@ -141,7 +148,9 @@ def save_local(key: str, eff: Efficiency, record: Mapping[str, Any], path: Path 
     where = path or local_profile_path()
     if where is None:
         raise InputError("VLLM_PLAN_PERF_LOCAL=none: local calibration is disabled")
-    doc: dict[str, Any] = _read(where) if where.is_file() else {}
+    doc: dict[str, Any] = _read(where) if path_kind(where) != "missing" else {}
+    if not isinstance(doc.get("gpus") or {}, Mapping):
+        raise InputError(f"{where}: 'gpus' must map GPU keys to efficiencies")
     gpus = dict(doc.get("gpus") or {})
     gpus[key] = {
         "efficiency": {"bandwidth": eff.bandwidth, "compute": eff.compute, "overhead": eff.overhead},

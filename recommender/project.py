@@ -18,6 +18,7 @@ from recommender import values
 from recommender.errors import InputError
 from recommender.planner.service import PERCENTILES, SERVICE_OBJECTIVES
 from recommender.planner.types import OBJECTIVES
+from recommender.safe_load import path_kind
 
 PROJECT_FILE = "vllm-plan.yaml"
 MAX_PROJECT_BYTES = 1 << 20  # a project file holds a dozen settings
@@ -67,7 +68,7 @@ def _load(file: Path) -> object:
 def read_project_file(path: Path | None, cwd: Path) -> dict[str, Any]:
     """Settings from `--config FILE` or ./vllm-plan.yaml (missing default file = no settings)."""
     file = path or (cwd / PROJECT_FILE)
-    if path is None and not file.exists():
+    if path is None and path_kind(file) == "missing":
         return {}
     data = _load(file)
     if data is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +31,25 @@ class _Refused(Exception):
     pass
 
 
+def path_kind(path: Path) -> str:
+    """'file', 'dir', 'other' (a device, FIFO or socket) or 'missing': also 'missing' for a name the system cannot
+    look up at all (longer than NAME_MAX, a NUL byte, a component that is a file, no permission to search)."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return "missing"
+    return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
+
+
 def read_text(path: Path, max_bytes: int) -> str:
     """A file's UTF-8 text, at most `max_bytes` of it (a larger file, /dev/zero or a FIFO is refused, not read)."""
-    if path.exists() and not path.is_file():
+    if path_kind(path) in ("dir", "other"):
         raise UntrustedDocumentError("cannot read it: not a regular file")
     try:
         with path.open("rb") as fh:
             raw = fh.read(max_bytes + 1)
+    except ValueError:  # a NUL byte in the name
+        raise UntrustedDocumentError("cannot read it: not a file name") from None
     except OSError as exc:
         raise UntrustedDocumentError(f"cannot read it: {exc.strerror or exc.__class__.__name__}") from None
     if len(raw) > max_bytes:

@@ -26,10 +26,10 @@ from recommender.documents.plan import (
     MAX_REQUESTS,
     MAX_TOKENS,
 )
+from recommender.perf.load import MAX_PROMPTS
 from recommender.units import parse_human_int
 
 MAX_TEXT = 4096  # a model id, GPU name or version
-MAX_PROMPTS = 1_000_000  # `perf --num-prompts`: the replay's work grows with it
 MAX_STORAGE_GIB = 1 << 20  # the model-cache volume
 MAX_PRICE = 1e9  # $ per GPU-hour
 

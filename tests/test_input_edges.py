@@ -101,7 +101,7 @@ P = ["perf", QWEN, "--gpu", "h100", "--input-len", "100", "--output-len", "10"]
         ([*R, "--min-context", "0"], "--min-context must be at least 1, got 0"),
         ([*R, "--replicas", "10000000"], "--replicas must be at most 10,000, got 10,000,000"),
         ([*R, "--port", "65536"], "--port must be at most 65,535, got 65,536"),
-        ([*P, "--num-prompts", "1000000000"], "--num-prompts must be at most 1,000,000"),
+        ([*P, "--num-prompts", "1000000000"], "--num-prompts must be at most 100,000"),
         ([*P, "--burstiness", "inf"], "--burstiness: 'inf' is not a finite number"),
         (["check", "--gpu", "h100", "--concurrency", "0", "--", "vllm", "serve", QWEN], "--concurrency must be at"),
     ],
@@ -285,3 +285,23 @@ def test_check_refuses_an_alias_bomb_inside_a_manifest(tmp_path: Path) -> None:
     start = time.perf_counter()
     line = one_error_line(["check", str(tmp_path / "k8s.yaml"), "--gpu", "h100"])
     assert "more than 1,000,000 values once its aliases are expanded" in line and time.perf_counter() - start < 5
+
+
+def test_names_no_file_system_takes_are_bad_input_not_crashes(tmp_path: Path) -> None:
+    long = "A" * 400  # longer than NAME_MAX: stat() raises ENAMETOOLONG rather than answering 'missing'
+    assert "model 'AAAA" in one_error_line(["explain", long, "--gpu", "h100"])
+    assert "cannot read" in one_error_line(["render", long])
+    assert long[:20] in one_error_line(["recommend", "--config", long])
+    plan = "examples/qwen2.5-7b-on-rtx4090/plan.yaml"
+    assert "cannot write" in one_error_line(["render", plan, "-o", str(tmp_path / long)])
+    assert list(tmp_path.iterdir()) == []
+    r = invoke(["check", "--gpu", "h100", f"vllm serve {QWEN} --served-model-name {long}"])
+    assert "PASS" in r.stdout
+
+
+def test_a_result_file_cannot_ask_for_an_unbounded_replay(tmp_path: Path) -> None:
+    src = Path(__file__).resolve().parent / "data" / "bench_results" / "nerdalert-llama-3.2-3b-4xl40s-10qps.json"
+    doc = json.loads(src.read_text(encoding="utf-8"))
+    (tmp_path / "r.json").write_text(json.dumps({**doc, "num_prompts": 10**9}))
+    args = ["perf", "--model", QWEN, "--gpu", "l40s", "--compare", str(tmp_path / "r.json")]
+    assert "--num-prompts 1,000,000,000 is more than the 100,000 prompts" in one_error_line(args)

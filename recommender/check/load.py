@@ -15,7 +15,7 @@ from typing import Any
 from recommender.check import readers
 from recommender.check.found import Found
 from recommender.errors import InputError
-from recommender.safe_load import UntrustedDocumentError, load_yaml_all
+from recommender.safe_load import UntrustedDocumentError, load_yaml_all, path_kind
 
 SUFFIXES = {".yaml", ".yml", ".json", ".service", ".sh", ".bash", ".txt", ".cmd", ".md"}
 MAX_BYTES = 8 << 20  # a deployment file larger than 8 MiB is refused, not parsed
@@ -156,9 +156,9 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
                 if not got:
                     out.problems.append("<stdin>: no vLLM server found")
                 out.found += got
-            elif path.is_dir():
+            elif path_kind(path) == "dir":  # "missing" too for a command longer than a file name can be
                 _load_dir(path, out)
-            elif path.is_file():
+            elif path_kind(path) == "file":
                 got = load_file(path, item, out.problems)
                 if not got:
                     out.problems.append(f"{item}: no vLLM server found (no container or command runs `vllm serve`)")

@@ -37,6 +37,8 @@ from recommender.node_gpu import gpu_from_node_labels
 from recommender.serve_args import config_args
 from recommender.sources.resolve import resolve_model
 
+MAX_CONFIG_BYTES = 1 << 20  # a vLLM --config YAML lists a few dozen flags
+
 
 def _gpu_for(given: Gpu | None, cluster_product: str | None) -> Callable[[Found], Gpu | None]:
     """--gpu, else a GPU the input names (product, KubeAI profile, Ray accelerator_type), the node labels
@@ -63,15 +65,15 @@ def _gpu_for(given: Gpu | None, cluster_product: str | None) -> Callable[[Found]
 
 def _read_config(path: str) -> list[str] | None:
     """A `--config` file named by a command, when it exists on this machine (else the server is not evaluated)."""
-    import yaml
+    from recommender.safe_load import UntrustedDocumentError, load_yaml, path_kind, read_text
 
     file = Path(path)
-    if not file.is_file():
+    if path_kind(file) != "file":
         return None
     try:
-        return config_args(yaml.safe_load(file.read_text(encoding="utf-8")), path)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise FlagError(f"--config {path}: cannot read it ({exc.__class__.__name__})") from exc
+        return config_args(load_yaml(read_text(file, MAX_CONFIG_BYTES)), path)
+    except UntrustedDocumentError as exc:
+        raise FlagError(f"--config {path}: {exc}") from exc
 
 
 def result_json(r: ServerResult) -> dict[str, Any]:

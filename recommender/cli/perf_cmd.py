@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -29,6 +28,7 @@ from recommender.serve_args import build_serve_argv
 from recommender.sources.resolve import resolve_model
 
 _FIELDS = frozenset(f.name for f in fields(EngineFlags))
+MAX_RESULT_BYTES = 64 << 20  # a saved result with every per-request list is a few MiB
 
 
 def _serve_flag_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -195,17 +195,16 @@ def _compare(
 
 def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
     """Every result in a saved file (one JSON object, or one per line as --append-result writes)."""
+    from recommender.safe_load import UntrustedDocumentError, load_json, read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        docs = [json.loads(text)]
-    except json.JSONDecodeError:
+        text = read_text(path, MAX_RESULT_BYTES)
         try:
-            docs = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+            docs = [load_json(text)]
+        except UntrustedDocumentError:
+            docs = [load_json(line) for line in text.splitlines() if line.strip()]
+    except UntrustedDocumentError as exc:
+        raise InputError(f"{path}: {exc}") from None
     if not docs:
         raise InputError(f"{path}: empty")
     return [

@@ -17,6 +17,9 @@ from functools import lru_cache
 
 from recommender.errors import InputError
 
+MAX_PROMPTS = 100_000  # a replay of more (from --num-prompts or a result file) is not bounded in time (~5 s)
+MAX_LENGTH = 1 << 30  # tokens per request
+
 DATASETS = ("random", "sharegpt")
 SHAREGPT_SIGMA = 1.0  # log-normal spread of ShareGPT prompt and completion lengths
 SHAREGPT_MAX_PROMPT = 1024
@@ -44,6 +47,13 @@ class Load:
             raise InputError("--input-len and --output-len must be at least 1")
         if self.num_prompts < 1:
             raise InputError(f"--num-prompts must be at least 1, got {self.num_prompts}")
+        if self.num_prompts > MAX_PROMPTS:
+            raise InputError(
+                f"--num-prompts {self.num_prompts:,} is more than the {MAX_PROMPTS:,} prompts a replay runs in bounded "
+                "time"
+            )
+        if not self.input_len <= MAX_LENGTH or not self.output_len <= MAX_LENGTH:
+            raise InputError(f"--input-len and --output-len must be at most {MAX_LENGTH:,} tokens")
         if self.max_concurrency is not None and self.max_concurrency < 1:
             raise InputError(f"--max-concurrency must be at least 1, got {self.max_concurrency}")
         if self.request_rate is not None and not self.request_rate > 0:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from recommender.errors import InputError
+from recommender.safe_load import path_kind
 
 CHUNK = 1 << 16
 
@@ -115,13 +116,13 @@ def _quietly(step: Callable[..., None], *args: Path) -> None:
 
 def _plan(files: dict[str, str], out_dir: Path, force: bool, disk: LocalDisk) -> list[tuple[Path, bytes, str]]:
     """(path, content, status) per file, refusing (before anything is written) to overwrite a changed file."""
-    if out_dir.exists() and not out_dir.is_dir():
+    if path_kind(out_dir) not in ("dir", "missing"):
         raise InputError(f"-o {out_dir}: not a directory")
     out: list[tuple[Path, bytes, str]] = []
     for name, content in sorted(files.items()):
         path = out_dir / name
         try:
-            current = disk.read_text(path) if out_dir.is_dir() else None
+            current = disk.read_text(path) if path_kind(out_dir) == "dir" else None
             data = content.encode("utf-8")
         except (OSError, UnicodeError) as exc:
             raise InputError(f"cannot read existing {path}: {getattr(exc, 'strerror', None) or exc}") from exc
@@ -140,7 +141,7 @@ def _missing_dirs(out_dir: Path) -> list[Path]:
     """The directories to create, outermost first."""
     missing: list[Path] = []
     here = out_dir
-    while not here.exists() and here != here.parent:
+    while path_kind(here) == "missing" and here != here.parent:
         missing.append(here)
         here = here.parent
     return missing[::-1]

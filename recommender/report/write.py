@@ -7,14 +7,15 @@ import tempfile
 from pathlib import Path
 
 from recommender.errors import InputError
+from recommender.safe_load import path_kind
 
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` in one step; a one-line InputError when the folder is missing or read-only."""
     path = path.expanduser()
-    if path.is_dir():
+    if path_kind(path) == "dir":
         raise InputError(f"{path} is a directory; give a file name")
-    if not path.parent.is_dir():
+    if path_kind(path.parent) != "dir":
         raise InputError(f"cannot write {path}: folder {path.parent} does not exist")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)

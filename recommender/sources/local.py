@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from recommender.errors import ModelConfigError, UnknownModelError
+from recommender.safe_load import path_kind
 from recommender.sources.safetensors import CheckpointSummary, summarize
 
 MAX_CONFIG_BYTES = 64 << 20  # config.json and the index: the largest real ones are a few MiB
@@ -22,11 +23,12 @@ def _read_json(path: Path, what: str) -> Any:
 
 def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, CheckpointSummary | None]:
     """(config, hf_quant_config or None, what the safetensors headers hold or None)."""
-    if path.is_file():
+    kind = path_kind(path)
+    if kind == "file":
         config_path, folder = path, path.parent
-    elif path.is_dir():
+    elif kind == "dir":
         config_path, folder = path / "config.json", path
-        if not config_path.exists():
+        if path_kind(config_path) == "missing":
             raise UnknownModelError(f"{path} has no config.json; give a model directory or a config.json file")
     else:
         raise UnknownModelError(f"{path} does not exist")
@@ -36,7 +38,7 @@ def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, Check
     hq_path = folder / "hf_quant_config.json"
     hf_quant = _read_json(hq_path, "hf_quant_config.json") if hq_path.exists() else None
     index_path = folder / "model.safetensors.index.json"
-    shards = sorted(folder.glob("*.safetensors")) if path.is_dir() else []
+    shards = sorted(folder.glob("*.safetensors")) if kind == "dir" else []
     if index_path.exists():
         index = _read_json(index_path, "safetensors index")
         weight_map = index.get("weight_map") if isinstance(index, dict) else None

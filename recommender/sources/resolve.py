@@ -11,13 +11,14 @@ from recommender.catalog import bare_name_matches, find_model, model_files
 from recommender.errors import UnknownModelError
 from recommender.model.parse import parse_config
 from recommender.model.spec import ModelSpec
+from recommender.safe_load import path_kind
 from recommender.sources.hub import HubFetcher, ModelFetcher
 from recommender.sources.local import read_local
 from recommender.sources.safetensors import CheckpointSummary
 
 
 def _looks_like_path(ref: str) -> bool:
-    return ref.startswith((".", "/", "~")) or ref.endswith(".json") or Path(ref).expanduser().exists()
+    return ref.startswith((".", "/", "~")) or ref.endswith(".json") or path_kind(Path(ref).expanduser()) != "missing"
 
 
 def _is_repo_id(ref: str) -> bool:
