@@ -92,6 +92,8 @@ def main() -> int:
 
         def objective(params: PerfParams) -> float:
             losses = pool.map(_loss_of, [(i, params) for i in range(len(_PREPARED))])
+            if any(params.bandwidth_efficiency * eff.bandwidth > 1.0 for eff in params.families.values()):
+                return math.inf  # no GPU streams more than its datasheet bandwidth
             prior = sum(
                 math.log(getattr(eff, part)) ** 2
                 for eff in params.families.values()

@@ -303,13 +303,21 @@ def perf(
         else predict(model, hw, flags, load, params=params, version=v, async_scheduling=async_scheduling)
     )
     header = "\n".join(_header(model, hw, flags, load, str(v)))
+    errors, basis = params.expected_error(hw)
 
     def text() -> str:
         body = sweep_table(s) if s is not None and r is None else "\n".join(render_result(r)) if r else ""
+        if r is not None and errors:
+            body += (
+                f"\nExpected error ({basis}): TTFT {errors.get('ttft', 0):.0%}, TPOT {errors.get('tpot', 0):.0%}, "
+                f"throughput {errors.get('throughput', 0):.0%} (median, benchmarks/perf_fidelity.py)"
+            )
         return f"{header}\n{body}"
 
     def document() -> dict[str, Any]:
-        return sweep_document(s, head) if s is not None and r is None else {**head, **(r.bench_json() if r else {})}
+        if s is not None and r is None:
+            return sweep_document(s, head)
+        return {**head, **(r.bench_json() if r else {}), "expected_error": {**errors, "basis": basis}}
 
     deliver(
         fmt,

@@ -66,8 +66,8 @@ class EngineFacts:
     attn_flops_window: float  # per pair over window layers
     allreduces: int  # per step (two per layer with TP > 1)
     allreduce_bytes: float  # per token and all-reduce
-    moe_exchanges: int  # per step: dispatch + combine per MoE layer with expert parallelism or DP
-    exchange_bytes: float  # per token and exchange
+    moe_exchanges: int  # per step: gather + scatter per MoE layer with data parallelism
+    exchange_bytes: float  # per local token and exchange (the DP group's copies of its hidden state)
     expert_ranks: int  # GPUs the experts are spread over as whole experts (expert parallelism), else 1
     peak_dense: float  # datasheet flop/s of the linear layers in their compute kind
     peak_expert: float  # the same for the routed experts
@@ -282,12 +282,14 @@ def engine_facts(
         state_bytes=att["state"],
         attn_flops_full=att["fl_full"],
         attn_flops_window=att["fl_window"],
-        # Two all-reduces per layer with TP (attention, MLP); with expert parallelism the MoE output is combined by
-        # the exchange instead. Exchanges move each token's hidden state to and from its top-k experts' GPUs.
-        allreduces=(2 * len(layers) - (moe_layers if ep else 0)) if e.tp > 1 else 0,
+        # Two all-reduces per layer with TP (attention, MLP). Expert parallelism inside the TP group needs nothing
+        # more: every rank holds every token after attention and the MoE output is all-reduced as with TP. With
+        # data parallelism the MoE layer gathers every DP rank's tokens and scatters the results back
+        # (vLLM's allgather_reducescatter all2all backend): two exchanges of the DP group's tokens per MoE layer.
+        allreduces=2 * len(layers) if e.tp > 1 else 0,
         allreduce_bytes=model.hidden_size * 2 * 2 * (e.tp - 1) / e.tp,
-        moe_exchanges=2 * moe_layers if moe and (ep or e.dp > 1) else 0,
-        exchange_bytes=model.hidden_size * 2 * min(moe.top_k if moe else 1, ranks) * (ranks - 1) / max(ranks, 1),
+        moe_exchanges=2 * moe_layers if moe and e.dp > 1 else 0,
+        exchange_bytes=model.hidden_size * 2 * e.dp * (e.dp - 1) / e.dp,
         expert_ranks=ranks if ep else 1,
         peak_dense=peak_flops(gpu, dense_kind),
         peak_expert=peak_flops(gpu, kind),

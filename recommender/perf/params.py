@@ -48,18 +48,18 @@ class PerfParams:
     # Defaults are the fit's starting point (benchmarks/fit_perf.py starts here, so the fit is reproducible).
     bandwidth_efficiency: float = 0.9
     compute_efficiency: float = 0.55
-    attention_efficiency: float = 0.5
+    attention_efficiency: float = 0.6
     moe_efficiency: float = 0.6
-    dequant_efficiency: float = 0.7
+    dequant_efficiency: float = 0.8
     step_overhead_ms: float = 4.0
     layer_overhead_us: float = 2.0
-    moe_layer_overhead_us: float = 50.0
-    seq_overhead_us: float = 80.0
+    moe_layer_overhead_us: float = 60.0
+    seq_overhead_us: float = 65.0
     request_overhead_ms: float = 3.5
-    request_latency_ms: float = 40.0
-    allreduce_latency_us: float = 20.0
+    request_latency_ms: float = 45.0
+    allreduce_latency_us: float = 5.0
     pcie_allreduce_latency_us: float = 40.0
-    link_efficiency: float = 0.5
+    link_efficiency: float = 0.4
     families: Mapping[str, Efficiency] = field(default_factory=dict)
     gpus: Mapping[str, Efficiency] = field(default_factory=dict)
     fitted_on: tuple[str, ...] = ()

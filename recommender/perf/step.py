@@ -5,7 +5,7 @@ the linear layers (weights once per step, FLOPs per token), the routed experts (
 touch are read), attention (the KV of every context token is read; FLOPs per query-key pair, capped by sliding
 windows), plus the TP all-reduces over the interconnect and the fixed per-step and per-sequence overheads.
 With expert parallelism each GPU holds whole experts: the busiest GPU (more touched experts, more routed tokens
-than the mean) sets the pace, and tokens are dispatched to and combined from the experts' GPUs.
+than the mean) sets the pace; with data parallelism the MoE layers also exchange the DP ranks' tokens.
 Pipeline parallelism runs `pp` micro-batches, each through every stage: a token waits for all stages.
 The CPU side (scheduling, input preparation, output processing) adds to the step, or overlaps it with
 `--async-scheduling` (the default from vLLM 0.12, vllm-project/vllm#27614; not with pipeline parallelism).
