@@ -11,6 +11,7 @@ search grows the budget 1, 2, 4, 8 GPUs (one node) and stops at the first that m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -337,8 +338,25 @@ def _refine(
             else:
                 break
             replayed = judge.option(best.evaluation, costs, replicas, users, False)
-        out.append(replayed)
+        out.append(_seqs_for_users(replayed, judge))
     return out
+
+
+def _seqs_for_users(o: ServiceOption, judge: _Judge) -> ServiceOption:
+    """A closed loop of N users on R replicas: --max-num-seqs ceil(N / R) (re-checked with `explain`; the replay is
+    unchanged, every replica already ran at most that many requests)."""
+    users = o.load.max_concurrency
+    if users is None or not o.feasible:
+        return o
+    x = o.evaluation.explanation
+    seqs = math.ceil(users / (o.replicas * x.dp))
+    if seqs >= x.max_num_seqs or seqs > x.max_num_batched_tokens:
+        return o
+    flags = replace(o.evaluation.flags, max_num_seqs=seqs)
+    checked = explain(o.evaluation.candidate.weights.model, judge.hw.gpu, flags, judge.version)
+    if not checked.fits:
+        return o
+    return replace(o, evaluation=replace(o.evaluation, flags=flags, explanation=checked))
 
 
 def plan_service(
