@@ -46,20 +46,20 @@ class PerfParams:
     """
 
     # Defaults are the fit's starting point (benchmarks/fit_perf.py starts here, so the fit is reproducible).
-    bandwidth_efficiency: float = 0.9
-    compute_efficiency: float = 0.55
-    attention_efficiency: float = 0.6
-    moe_efficiency: float = 0.6
+    bandwidth_efficiency: float = 0.95
+    compute_efficiency: float = 0.39
+    attention_efficiency: float = 0.8
+    moe_efficiency: float = 0.71
     dequant_efficiency: float = 0.8
-    step_overhead_ms: float = 4.0
-    layer_overhead_us: float = 2.0
-    moe_layer_overhead_us: float = 60.0
+    step_overhead_ms: float = 3.4
+    layer_overhead_us: float = 0.85
+    moe_layer_overhead_us: float = 100.0
     seq_overhead_us: float = 65.0
     request_overhead_ms: float = 3.5
-    request_latency_ms: float = 45.0
-    allreduce_latency_us: float = 5.0
+    request_latency_ms: float = 38.0
+    allreduce_latency_us: float = 8.5
     pcie_allreduce_latency_us: float = 40.0
-    link_efficiency: float = 0.4
+    link_efficiency: float = 0.24
     families: Mapping[str, Efficiency] = field(default_factory=dict)
     gpus: Mapping[str, Efficiency] = field(default_factory=dict)
     fitted_on: tuple[str, ...] = ()
