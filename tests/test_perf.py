@@ -32,6 +32,7 @@ PLAIN = PerfParams(
     dequant_efficiency=1.0,
     step_overhead_ms=0.0,
     layer_overhead_us=0.0,
+    moe_layer_overhead_us=0.0,
     seq_overhead_us=0.0,
     request_overhead_ms=0.0,
     request_latency_ms=0.0,
