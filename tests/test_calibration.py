@@ -23,7 +23,7 @@ COMPARED = [c for c in (compare(r) for r in RECORDS) if c is not None]
 
 # Records the model is run on: a catalog model, the GPU total the log printed and a vLLM version.
 COMPARED_IDS = frozenset(
-    {f"C{n:03d}" for n in (0, 1, *range(4, 10), *range(13, 36), *range(38, 52), *range(54, 60), 64)}
+    {f"C{n:03d}" for n in (0, 1, *range(4, 10), *range(13, 36), *range(38, 52), *range(54, 60), 64, 65)}
     | {"A001", "A002", "A003"}
 )
 _NO_CATALOG_MODEL = "its model is not in the bundled catalog"
@@ -43,7 +43,6 @@ NOT_COMPARED = {
     "C061": _NO_GPU_TOTAL,
     "C062": _NO_GPU_TOTAL,
     "C063": _NO_GPU_TOTAL,
-    "C065": f"Qwen2.5-VL-72B-Instruct-AWQ: {_NO_CATALOG_MODEL}",
     "C066": _NO_GPU_TOTAL,
     "C067": _NO_GPU_TOTAL,
     "C068": f"a local Chinese-LLaMA-Alpaca-2 of unstated size: {_NO_CATALOG_MODEL}, {_NO_GPU_TOTAL}",
