@@ -1,14 +1,18 @@
 """How faithfully `check` reads real deployment files: tests/data/deployments against its expected.yaml.
 
-    HF_HUB_OFFLINE=1 python benchmarks/check_corpus.py [--verbose]
+    HF_HUB_OFFLINE=1 python benchmarks/check_corpus.py [PREFIX ...]
 
 Prints "N of M servers read exactly" (model, TP, PP, max-model-len, utilization, quantization, KV dtype, GPUs),
-the files whose server count or GPU type differ, and the verdicts that differ from the expected ones.
+the files whose server count or GPU type differ, and the verdicts that differ from the expected ones. PREFIX
+arguments restrict the run to the files whose path starts with one of them (e.g. `dstack/ skypilot/`).
+A setting the file leaves to a variable set elsewhere ($TP, $(nvidia-smi ...), a <placeholder>) is read as null
+and marks the server `unresolved`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,17 +44,20 @@ def reading(rel: str) -> tuple[list[dict[str, Any]], str | None, list[Any]]:
     lookup = _gpu_for(None, None)
     for found in load_inputs((str(path),)).found:
         s = engine_summary(parse_serve_argv(list(found.argv), serve=found.serve_form))
-        unresolved = "$" in str(s["model"])
+        read = {
+            "model": s["model"],
+            "tp": s["tensor_parallel_size"],
+            "pp": s["pipeline_parallel_size"],
+            "max_model_len": s["max_model_len"],
+            "gpu_memory_utilization": s["gpu_memory_utilization"],
+            "quantization": s["quantization"],
+            "kv_cache_dtype": s["kv_cache_dtype"],
+        }
+        unknown = {k for k, v in read.items() if _unresolved(v)}
         servers.append(
             {
-                "model": None if unresolved else s["model"],
-                "unresolved": unresolved,
-                "tp": s["tensor_parallel_size"],
-                "pp": s["pipeline_parallel_size"],
-                "max_model_len": s["max_model_len"],
-                "gpu_memory_utilization": s["gpu_memory_utilization"],
-                "quantization": s["quantization"],
-                "kv_cache_dtype": s["kv_cache_dtype"],
+                **{k: None if k in unknown else v for k, v in read.items()},
+                "unresolved": bool(unknown),
                 "gpus": found.gpus_total if found.gpus_total is not None else found.gpus_per_pod,
                 "not_evaluable": bool(found.not_evaluable),
             }
@@ -69,16 +76,23 @@ def reading(rel: str) -> tuple[list[dict[str, Any]], str | None, list[Any]]:
     return servers, gpu, results
 
 
+def _unresolved(value: Any) -> bool:
+    """A value left to a variable or placeholder the file does not set."""
+    return isinstance(value, str) and ("$" in value or bool(re.fullmatch(r"<[^<>]+>", value)))
+
+
 def verdict_of(results: list[Any]) -> str:
     statuses = {r.get("status") for r in results}
     return "fail" if "fail" in statuses else "not-evaluated" if "not-evaluated" in statuses else "pass"
 
 
-def compare() -> tuple[int, int, list[str]]:
-    """(servers read exactly, servers expected, differences)."""
+def compare(prefixes: tuple[str, ...] = ()) -> tuple[int, int, list[str]]:
+    """(servers read exactly, servers expected, differences), over the files starting with one of `prefixes`."""
     exact = total = 0
     diffs: list[str] = []
     for rel, want in expected().items():
+        if prefixes and not rel.startswith(prefixes):
+            continue
         got, gpu, results = reading(rel)
         servers = want.get("servers") or []
         total += len(servers)
@@ -102,8 +116,10 @@ def compare() -> tuple[int, int, list[str]]:
 
 
 def main() -> int:
-    exact, total, diffs = compare()
-    print(f"{exact} of {total} servers read exactly ({len(expected())} files)")
+    prefixes = tuple(sys.argv[1:])
+    exact, total, diffs = compare(prefixes)
+    files = [f for f in expected() if not prefixes or f.startswith(prefixes)]
+    print(f"{exact} of {total} servers read exactly ({len(files)} files)")
     for d in diffs:
         print("  " + d)
     return 0 if not diffs else 1

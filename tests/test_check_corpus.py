@@ -23,16 +23,30 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
 
+LICENCES = {"Apache-2.0", "MIT", "MPL-2.0"}  # each allows redistributing the files unmodified; texts in LICENSES/
+COMPANIONS = {".env"}  # files a deployment reads (Compose's .env), not deployments of their own
+
+
 def test_corpus_is_real_and_sourced() -> None:
     sources = [ln.split() for ln in (corpus.CORPUS / "SOURCES").read_text().splitlines() if ln and ln[0] != "#"]
-    files = {str(p.relative_to(corpus.CORPUS)) for p in corpus.CORPUS.rglob("*/*") if p.is_file()}
-    assert {s[0] for s in sources} == files == set(corpus.expected())
-    assert len(files) >= 40 and all(len(s) == 5 and len(s[3]) == 40 and s[4] == "Apache-2.0" for s in sources)
+    files = {
+        p.relative_to(corpus.CORPUS).as_posix()
+        for p in corpus.CORPUS.rglob("*/*")
+        if p.is_file() and p.parent.name != "LICENSES"
+    }
+    deployments = {f for f in files if f.rsplit("/", 1)[-1] not in COMPANIONS}
+    assert {s[0] for s in sources} == files and deployments == set(corpus.expected())
+    assert len(deployments) >= 100 and len({s[1] for s in sources}) >= 30
+    assert all(len(s) == 5 and len(s[3]) == 40 and s[4] in LICENCES for s in sources)
+    licences = {p.name for p in (corpus.CORPUS / "LICENSES").iterdir()}
+    assert "Apache-2.0.txt" in licences and all(
+        any(name.startswith(s[1].replace("/", "+")) for name in licences) for s in sources if s[4] != "Apache-2.0"
+    )
 
 
 def test_every_server_is_read_exactly() -> None:
     exact, total, diffs = corpus.compare()
-    assert diffs == [] and exact == total >= 60
+    assert diffs == [] and exact == total >= 130
 
 
 def test_the_whole_corpus_in_one_run_never_aborts() -> None:
