@@ -260,6 +260,12 @@ def _is_option(token: str) -> bool:
     return token.startswith("-") and len(token) > 1 and not _NEGATIVE_NUMBER.match(token) and " " not in token
 
 
+def _known_with_value(token: str, table: FlagTable) -> bool:
+    """argparse's first rule: `--opt=value` whose `--opt` is an option exactly, even when the value has spaces."""
+    name, eq, _ = token.partition("=")
+    return bool(eq) and name in table.options
+
+
 @dataclass
 class _State:
     given: list[GivenFlag] = field(default_factory=list)
@@ -293,7 +299,7 @@ def _parse_tokens(args: list[str], table: FlagTable) -> _State:
     i = 0
     while i < len(args):
         tok = args[i]
-        if not _is_option(tok):
+        if not _is_option(tok) and not _known_with_value(tok, table):
             if st.positional is None:
                 st.positional = tok
             else:

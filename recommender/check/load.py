@@ -12,17 +12,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recommender.check import readers
+from recommender.check import commands, jobs, readers
+from recommender.check.dockerfile import looks_like_dockerfile, read_dockerfile
 from recommender.check.found import Found
+from recommender.check.markdown import read_markdown
 from recommender.errors import InputError
 from recommender.safe_load import UntrustedDocumentError, load_yaml_all, path_kind
 
-SUFFIXES = {".yaml", ".yml", ".json", ".service", ".sh", ".bash", ".txt", ".cmd", ".md"}
+SUFFIXES = {".yaml", ".yml", ".json", ".service", ".sh", ".bash", ".zsh", ".txt", ".cmd", ".md", ".slurm", ".sbatch"}
 MAX_BYTES = 8 << 20  # a deployment file larger than 8 MiB is refused, not parsed
 MAX_DEPTH = 64  # deeper than any manifest (a Kubernetes object nests ~15 levels)
 _SYSTEMD = re.compile(r"^\[Service\]\s*$", re.M)
 _EXEC_START = re.compile(r"^ExecStart=", re.M)
-_FENCE = re.compile(r"^```[ \t]*(bash|sh|shell|console|zsh)?[^\n]*\n(.*?)^```", re.M | re.S)
+_DOCKERFILE_NAME = re.compile(r"(^|[./_-])(dockerfile|containerfile)([./_-]|$)", re.I)
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".txt", ".cmd", ".slurm", ".sbatch", ".job")
+_SCRIPT_START = re.compile(r"^(vllm|exec|#!|python|docker|podman|CUDA_VISIBLE|export|srun|sudo|nohup|uv )")
 
 
 class NotADeployment(InputError):
@@ -59,25 +63,24 @@ def _yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
-    """A compose `.env` file: KEY=VALUE lines, `#` comments, optional quotes."""
+    """A compose `.env` file: KEY=VALUE lines, `#` comments, optional quotes; `${OTHER}` in an unquoted or
+    double-quoted value is interpolated from the lines above, as Compose does (single quotes keep it literal)."""
+    from recommender.check.readers import compose_interpolate
+
     env: dict[str, str] = {}
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         m = re.match(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$", line)
         if m and not line.lstrip().startswith("#"):
             value = m.group(2)
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-                value = value[1:-1]
-            env[m.group(1)] = value
+            quote = value[0] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else ""
+            value = value[1:-1] if quote else value
+            env[m.group(1)] = value if quote == "'" else str(compose_interpolate(value, env, []))
     return env
 
 
-def read_markdown(text: str, source: str) -> list[Found]:
-    """Shell code blocks of a README (```bash, ```sh, ```console, or unlabelled) that run vLLM."""
-    out: list[Found] = []
-    for m in _FENCE.finditer(text):
-        body = re.sub(r"^\$ ", "", m.group(2), flags=re.M)
-        out += readers.read_command(body, source)
-    return out
+def _read_yaml_block(text: str, source: str) -> list[Found]:
+    """A YAML text inside another file (a README block, a here-document fed to kubectl)."""
+    return read_text(text, source, ".yaml")
 
 
 def read_text(
@@ -85,40 +88,58 @@ def read_text(
 ) -> list[Found]:
     """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
     added to `problems` while the others are read)."""
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
     if suffix == ".service" or (_SYSTEMD.search(text) and _EXEC_START.search(text)):
         return readers.read_systemd(text, source)
-    if suffix == ".md":
-        return read_markdown(text, source)
-    if suffix in (".sh", ".bash", ".txt", ".cmd") or (
-        suffix == "" and text.lstrip().startswith(("vllm", "exec", "#!", "python", "docker", "CUDA_VISIBLE"))
-    ):
-        return readers.read_command(text, source)
+    if suffix in (".md", ".markdown"):
+        return read_markdown(text, source, _read_yaml_block)
+    if _DOCKERFILE_NAME.search(name) or (suffix in ("", ".txt") and looks_like_dockerfile(text)):
+        return read_dockerfile(text, source)
+    if suffix in _SCRIPT_SUFFIXES or (suffix == "" and (_SCRIPT_START.match(text.lstrip()) or jobs.is_sbatch(text))):
+        if jobs.is_sbatch(text):
+            return jobs.read_sbatch(text, source, _read_yaml_block)
+        return commands.read_command(text, source, read_manifest=_read_yaml_block)
     docs = _yaml_docs(text, source, problems if problems is not None else [])
     if len(docs) == 1 and isinstance(docs[0], str):
-        return readers.read_command(docs[0], source)
+        return commands.read_command(docs[0], source, read_manifest=_read_yaml_block)
     found: list[Found] = []
     k8s: list[dict[str, Any]] = []
     for index, doc in enumerate(docs, 1):
         if not isinstance(doc, dict):
             raise NotADeployment(f"{source}: document {index} is not a mapping (Kubernetes object, values or compose)")
-        if doc.get("kind") == "Plan" and str(doc.get("apiVersion", "")).startswith("vllm-plan/"):
-            found += readers.read_plan(doc, source)
-        elif "kind" in doc and "apiVersion" in doc:
+        if "kind" in doc and "apiVersion" in doc and doc.get("kind") != "Plan":
             if not isinstance(doc.get("metadata", {}), dict) or not isinstance(doc.get("spec", {}), (dict, type(None))):
                 raise InputError(f"{source}: document {index} ({doc.get('kind')}): metadata and spec must be mappings")
             k8s.append(doc)
-        elif "servingEngineSpec" in doc:
-            found += readers.read_helm(doc, source)
-        elif isinstance(doc.get("image"), dict) and "command" in doc["image"]:
-            found += readers.read_vllm_chart(doc, source)
-        elif "services" in doc:
-            found += readers.read_compose(doc, source, dotenv)
         else:
-            raise NotADeployment(
-                f"{source}: document {index} is not a Kubernetes object, Helm values (production-stack or the vLLM "
-                "chart), compose file, systemd unit, plan or vllm serve command"
-            )
+            found += _read_mapping(doc, source, index, dotenv)
     return found + readers.read_kubernetes(k8s, source) if k8s else found
+
+
+def _read_mapping(doc: dict[str, Any], source: str, index: int, dotenv: dict[str, str] | None) -> list[Found]:
+    """A YAML document that is not a Kubernetes object: plan, Helm values, compose, dstack, SkyPilot."""
+    if doc.get("kind") == "Plan" and str(doc.get("apiVersion", "")).startswith("vllm-plan/"):
+        return readers.read_plan(doc, source)
+    if "servingEngineSpec" in doc:
+        return readers.read_helm(doc, source)
+    if isinstance(doc.get("image"), dict) and "command" in doc["image"]:
+        return readers.read_vllm_chart(doc, source)
+    if "services" in doc:
+        return readers.read_compose(doc, source, dotenv)
+    if jobs.is_dstack(doc):
+        return jobs.read_dstack(doc, source)
+    if jobs.is_skypilot(doc):
+        return jobs.read_skypilot(doc, source)
+    if "modelName" in doc and isinstance(doc.get("apiServer"), dict):
+        return readers.read_nm_vllm_chart(doc, source)
+    found = readers.read_values_containers(doc, source)
+    if found:
+        return found
+    raise NotADeployment(
+        f"{source}: document {index} is not a Kubernetes object, Helm values (production-stack, the vLLM chart, "
+        "nm-vllm, or values holding a container), compose file, dstack or SkyPilot task, systemd unit, "
+        "Dockerfile, plan or vllm serve command"
+    )
 
 
 def _read_file(path: Path, label: str) -> str:
@@ -164,7 +185,7 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
                     out.problems.append(f"{item}: no vLLM server found (no container or command runs `vllm serve`)")
                 out.found += got
             elif re.search(r"\bvllm\b.*\bserve\b|vllm\.entrypoints|^serve\s", item):
-                got = readers.read_command(item if not item.startswith("serve ") else "vllm " + item, "<argument>")
+                got = commands.read_command(item if not item.startswith("serve ") else "vllm " + item, "<argument>")
                 if not got:
                     out.problems.append("<argument>: the command does not run `vllm serve`")
                 out.found += got
@@ -176,7 +197,9 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
 
 
 def _load_dir(path: Path, out: Loaded) -> None:
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+    files = sorted(
+        p for p in path.rglob("*") if p.is_file() and (p.suffix in SUFFIXES or _DOCKERFILE_NAME.search(p.name))
+    )
     before = len(out.found)
     for f in files:
         try:

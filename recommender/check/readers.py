@@ -8,16 +8,19 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from typing import Any
 
-from recommender.check import shell
+from recommender.check.commands import (
+    comment_annotations,
+    find_in_words,
+    not_evaluable,
+    numbered,
+)
 from recommender.check.found import Found
+from recommender.check.images import env_platform, image_tag, is_vllm_image, visible_devices
 from recommender.documents import plan_annotations, plan_from_data
 from recommender.errors import InputError
 
-_API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
-_PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
 _NVIDIA = "nvidia.com/gpu"
 # accelerators vLLM's CUDA memory model here does not describe: the server is found but not judged
 _OTHER_ACCELERATORS = ("google.com/tpu", "habana.ai/gaudi", "amd.com/gpu", "aws.amazon.com/neuron")
@@ -30,176 +33,6 @@ def _m(value: Any) -> dict[str, Any]:
 
 def _l(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
-
-
-# --- command lines -------------------------------------------------------------------------------------------
-
-
-def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | None:
-    """(`vllm serve ...` argv, serve form?) when these words run vLLM's OpenAI server, else None."""
-    words = list(words)
-    if not words:
-        return None
-    head = words[0].rsplit("/", 1)[-1]
-    if head == "vllm" and words[1:2] == ["serve"]:
-        return ["vllm", "serve", *words[2:]], True
-    if _PYTHON.match(head):
-        for i in range(1, len(words) - 1):
-            if words[i] == "-m" and words[i + 1] in _API_SERVERS:
-                return ["vllm", "serve", *words[i + 2 :]], False
-            if words[i] == "-m" and words[i + 1] == "vllm.entrypoints.cli.main" and words[i + 2 : i + 3] == ["serve"]:
-                return ["vllm", "serve", *words[i + 3 :]], True
-    return None
-
-
-def is_vllm_image(image: str) -> bool:
-    """An image whose entrypoint is vLLM's server (vllm/vllm-openai and the images built from it)."""
-    name = image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0]
-    return "vllm" in name and not name.startswith("vllm-router")
-
-
-_PLATFORM_WORDS = ("gaudi", "hpu", "cpu", "rocm", "tpu", "neuron", "xpu", "openvino", "ipex", "ascend", "npu")
-
-
-def other_platform(image: str) -> str | None:
-    """Why a vLLM image does not run on NVIDIA GPUs (vllm-tpu, opea/vllm-gaudi, vllm-cpu, rocm/vllm), or None."""
-    name = image.split("@", 1)[0].lower()
-    words = set(re.split(r"[/:._-]+", name))
-    hit = next((w for w in _PLATFORM_WORDS if w in words or f"vllm-{w}" in name), None)
-    return f"image {image} runs vLLM on {hit.upper()}, not NVIDIA GPUs" if hit else None
-
-
-def image_tag(image: str) -> str | None:
-    last = image.rsplit("/", 1)[-1].split("@", 1)[0]
-    return last.rsplit(":", 1)[1] if ":" in last else None
-
-
-def _find_in_words(
-    words: list[str], env: Mapping[str, str], unresolved: tuple[str, ...], image: str | None
-) -> list[tuple[list[str], bool, dict[str, str], tuple[str, ...]]]:
-    """Servers in a container's argv: directly, through `sh -c SCRIPT`, or the image's own entrypoint (`image` is
-    given only when the words are arguments to the image's entrypoint, i.e. no command replaces it)."""
-    hit = vllm_argv(words)
-    if hit:
-        return [(hit[0], hit[1], dict(env), unresolved)]
-    head = words[0].rsplit("/", 1)[-1] if words else ""
-    if head in ("sh", "bash", "dash", "ash", "zsh") and len(words) >= 2:
-        script_index = next((i for i, w in enumerate(words[1:], 1) if not w.startswith("-")), None)
-        flags = "".join(w.lstrip("-") for w in words[1 : script_index or len(words)])
-        if "c" in flags and script_index is not None:
-            return _find_in_script(words[script_index], env)
-    if image and is_vllm_image(image):
-        args = words[1:] if head == "serve" else words
-        return [(["vllm", "serve", *args], True, dict(env), unresolved)]
-    return []
-
-
-def _find_in_script(
-    script: str, env: Mapping[str, str]
-) -> list[tuple[list[str], bool, dict[str, str], tuple[str, ...]]]:
-    out = []
-    for cmd in shell.run_script(script, env):
-        hit = vllm_argv(list(cmd.words))
-        if hit:
-            out.append((hit[0], hit[1], dict(cmd.env), cmd.unresolved))
-        elif cmd.words and cmd.words[0].rsplit("/", 1)[-1] == "docker" and "run" in cmd.words[1:3]:
-            docker = docker_run(list(cmd.words))
-            if docker:
-                out.append((docker[0], True, {**cmd.env, **docker[1]}, cmd.unresolved))
-    return out
-
-
-_DOCKER_VALUE_OPTIONS = {
-    "-v", "--volume", "-p", "--publish", "-e", "--env", "--name", "--gpus", "--ipc", "--shm-size", "--runtime",
-    "--network", "--net", "--pid", "--cap-add", "--cap-drop", "--env-file", "--ulimit", "--entrypoint", "-w",
-    "--workdir", "--mount", "--device", "--user", "-u", "--restart", "--add-host", "--label", "-l", "--hostname",
-    "--log-driver", "--log-opt", "--security-opt", "--group-add", "--memory", "-m", "--cpus", "--platform",
-    "--cpuset-cpus", "--health-cmd", "--tmpfs", "--volumes-from", "--dns", "--pull", "--stop-signal",
-}  # fmt: skip
-
-
-def docker_run(words: list[str]) -> tuple[list[str], dict[str, str]] | None:
-    """`docker run [options] IMAGE [args]` running a vLLM image -> (vllm serve argv, facts as pseudo-env)."""
-    i = words.index("run") + 1
-    facts: dict[str, str] = {}
-    while i < len(words) and words[i].startswith("-"):
-        opt, eq, value = words[i].partition("=")
-        if opt in _DOCKER_VALUE_OPTIONS and not eq:
-            value = words[i + 1] if i + 1 < len(words) else ""
-            i += 1
-        if opt in ("-e", "--env") and "=" in value:
-            k, _, v = value.partition("=")
-            facts[k] = v
-        elif opt in ("--gpus", "--ipc", "--shm-size"):
-            facts["docker" + opt] = value.strip("'\"")
-        i += 1
-    if i >= len(words):
-        return None
-    image, args = words[i], words[i + 1 :]
-    hit = vllm_argv(args)
-    if hit:
-        return hit[0], {**facts, "docker-image": image}
-    if is_vllm_image(image):
-        return ["vllm", "serve", *args], {**facts, "docker-image": image}
-    return None
-
-
-def _docker_gpus(value: str | None, env: Mapping[str, str]) -> int | None:
-    visible = _visible_devices(env)
-    if visible is not None:
-        return visible
-    if not value or value == "all":
-        return None
-    m = re.search(r"device=([\d,]+)", value)
-    if m:
-        return len(m.group(1).split(","))
-    return int(value) if value.isdigit() else None
-
-
-def _visible_devices(env: Mapping[str, str]) -> int | None:
-    for key in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
-        value = env.get(key, "").strip()
-        if re.fullmatch(r"\d+(,\d+)*", value):
-            return len(value.split(","))
-    return None
-
-
-def comment_annotations(text: str) -> dict[str, str]:
-    """`# vllm-plan.io/key: value` comment lines written by `render` into scripts and units."""
-    return dict(re.findall(r"^#\s*(vllm-plan\.io/[a-z-]+):\s*(.*?)\s*$", text, re.M))
-
-
-def read_command(text: str, source: str) -> list[Found]:
-    """A shell line or script running `vllm serve ...`, `python -m vllm...api_server` or `docker run` of a vLLM
-    image (variables, continuations, `exec`, `nohup ... &`, `if` branches; other commands are ignored)."""
-    annotations = comment_annotations(text)
-    out = []
-    for argv, serve, env, unresolved in _find_in_script(text, {}):
-        image = env.get("docker-image")
-        docker = image is not None
-        out.append(
-            Found(
-                source,
-                "docker run" if docker else "command",
-                tuple(argv),
-                gpus_per_pod=_docker_gpus(env.get("docker--gpus"), env) if docker else _visible_devices(env),
-                has_shm=(env.get("docker--ipc") == "host" or "docker--shm-size" in env) if docker else None,
-                annotations=annotations,
-                image_tag=image_tag(image) if image else None,
-                serve_form=serve,
-                unresolved=unresolved,
-                env={k: v for k, v in env.items() if not k.startswith("docker")},
-                container=image or "",
-                not_evaluable=other_platform(image) if image else None,
-            )
-        )
-    return _numbered(out)
-
-
-def _numbered(found: list[Found]) -> list[Found]:
-    if len(found) < 2:
-        return found
-    return [replace(f, resource=f"{f.resource} #{i}") for i, f in enumerate(found, 1)]
 
 
 # --- systemd ---------------------------------------------------------------------------------------------------
@@ -217,6 +50,7 @@ def read_systemd(text: str, source: str) -> list[Found]:
                 env[k] = v
     if re.search(r"^EnvironmentFile=", joined, re.M):
         unresolved.append("EnvironmentFile")
+    problems = tuple(_systemd_device_problems(joined))
     out = []
     for m in re.finditer(r"^ExecStart=(.*)$", joined, re.M):
         value = m.group(1).lstrip("-@:+!").replace("%%", "%")
@@ -225,20 +59,35 @@ def read_systemd(text: str, source: str) -> list[Found]:
         for word in _split_or_raw(value.replace("$$", "\x00")):
             words += _systemd_expand(word, env, missing)
         words = [w.replace("\x00", "$") for w in words]
-        for argv, serve, found_env, script_unresolved in _find_in_words(words, env, tuple(missing), None):
-            out.append(
-                Found(
-                    source,
-                    "ExecStart",
-                    tuple(argv),
-                    gpus_per_pod=_visible_devices(found_env),
-                    annotations=comment_annotations(text),
-                    serve_form=serve,
-                    unresolved=tuple(dict.fromkeys([*missing, *script_unresolved])),
-                    env=found_env,
-                )
+        out += [
+            Found(
+                source,
+                "ExecStart",
+                hit.argv,
+                gpus_per_pod=visible_devices(hit.env),
+                annotations=comment_annotations(text),
+                serve_form=hit.serve,
+                unresolved=tuple(dict.fromkeys([*missing, *hit.unresolved])),
+                env=dict(hit.env),
+                problems=problems,
+                not_evaluable=env_platform(hit.env),
             )
-    return _numbered(out)
+            for hit in find_in_words(words, env, tuple(missing), None)
+        ]
+    return numbered(out)
+
+
+def _systemd_device_problems(unit: str) -> list[str]:
+    """Sandboxing that hides the GPUs from the service (systemd.exec(5)): vLLM then finds no CUDA device."""
+    out = []
+    if re.search(r"^PrivateDevices=(yes|true|on|1)\s*$", unit, re.M | re.I):
+        out.append("PrivateDevices=yes hides /dev/nvidia* from the service: CUDA finds no GPU and vLLM will not start")
+    policy = re.search(r"^DevicePolicy=(closed|strict)\s*$", unit, re.M)
+    if policy and not re.search(r"^DeviceAllow=.*nvidia", unit, re.M):
+        out.append(
+            f"DevicePolicy={policy.group(1)} without DeviceAllow=/dev/nvidia*: CUDA finds no GPU and vLLM will not start"
+        )
+    return out
 
 
 def _split_or_raw(text: str) -> list[str]:
@@ -485,7 +334,8 @@ def _container_found(
         words.append(text)
         missing += miss
     image = str(container.get("image", ""))
-    hits = _find_in_words(words, env, tuple(missing), None if container.get("command") else image)
+    entrypoint = None if container.get("command") else image
+    hits = find_in_words(words, env, tuple(missing), entrypoint, vllm_entrypoint=_runs_vllm_args(doc, container, words))
     if not hits:
         return []
     gpus, other = _gpu_count(container.get("resources"))
@@ -495,30 +345,40 @@ def _container_found(
         **{str(k): str(v) for k, v in _m(meta.get("annotations")).items()},
         **{str(k): str(v) for k, v in _m(_m(pod_meta).get("annotations")).items()},
     }
-    out = []
-    for argv, serve, found_env, unresolved in hits:
-        out.append(
-            Found(
-                source,
-                resource_name(doc, index),
-                tuple(argv),
-                gpus_per_pod=gpus,
-                pods_per_replica=size,
-                # KubeRay adds a memory-backed /dev/shm to every Ray pod
-                has_shm=_has_shm(pod_spec, container) or "GroupSpec" in role,
-                annotations=annotations,
-                image_tag=image_tag(image) if is_vllm_image(image) else None,
-                container=str(container.get("name", "")),
-                serve_form=serve,
-                node_labels=_node_labels(pod_spec),
-                gpus_total=total,
-                gpus_at_least=pool,
-                unresolved=tuple(dict.fromkeys(unresolved)),
-                not_evaluable=f"runs on {other}, not NVIDIA GPUs" if other and not gpus else other_platform(image),
-                env=found_env,
-            )
+    return [
+        Found(
+            source,
+            resource_name(doc, index),
+            hit.argv,
+            gpus_per_pod=gpus,
+            pods_per_replica=size,
+            # KubeRay adds a memory-backed /dev/shm to every Ray pod
+            has_shm=_has_shm(pod_spec, container) or "GroupSpec" in role,
+            annotations=annotations,
+            image_tag=image_tag(image) if is_vllm_image(image) else None,
+            container=str(container.get("name", "")),
+            serve_form=hit.serve,
+            node_labels=_node_labels(pod_spec),
+            gpus_total=total,
+            gpus_at_least=pool,
+            unresolved=tuple(dict.fromkeys(hit.unresolved)),
+            not_evaluable=f"runs on {other}, not NVIDIA GPUs"
+            if other and not gpus
+            else not_evaluable(hit.argv, hit.env, image),
+            env=dict(hit.env),
         )
-    return out
+        for hit in hits
+    ]
+
+
+def _runs_vllm_args(doc: Mapping[str, Any], container: Mapping[str, Any], args: list[str]) -> bool:
+    """Arguments to an image's own entrypoint: a vLLM image, or (an image named by a placeholder or a private
+    build) `--model` arguments in a workload or container named for vLLM."""
+    image = str(container.get("image", ""))
+    if is_vllm_image(image):
+        return True
+    names = f"{_m(doc.get('metadata')).get('name', '')} {container.get('name', '')}".lower()
+    return "vllm" in names and any(a == "--model" or a.startswith("--model=") for a in args)
 
 
 def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
@@ -725,7 +585,7 @@ def read_vllm_chart(values: dict[str, Any], source: str) -> list[Found]:
     if words is None:
         raise InputError(f"{source}: image.command must be a list of strings")
     env, _ = k8s_env(image)
-    hits = _find_in_words(words, env, (), None)  # image.command replaces the image's entrypoint
+    hits = find_in_words(words, env, (), None)  # image.command replaces the image's entrypoint
     gpus, _ = _gpu_count(values.get("resources"))
     models = _l(values.get("gpuModels"))
     shm = _m(values.get("shm"))
@@ -733,18 +593,92 @@ def read_vllm_chart(values: dict[str, Any], source: str) -> list[Found]:
         Found(
             source,
             "values",
-            tuple(argv),
+            hit.argv,
             gpu_product=str(models[0]) if len(models) == 1 else None,
             gpus_per_pod=gpus,
             has_shm=bool(shm.get("enabled")),
             image_tag=str(image["tag"]) if image.get("tag") is not None else None,
             container="vllm",
-            serve_form=serve,
-            unresolved=unresolved,
-            env=found_env,
+            serve_form=hit.serve,
+            unresolved=hit.unresolved,
+            env=dict(hit.env),
         )
-        for argv, serve, found_env, unresolved in hits
+        for hit in hits
     ]
+
+
+def read_nm_vllm_chart(values: dict[str, Any], source: str) -> list[Found]:
+    """Neural Magic's nm-vllm chart (neuralmagic/helm-charts charts/nm-vllm): its deployment template runs
+    `python3 -m vllm.entrypoints.openai.api_server --host H --model modelName --port P apiServer.extraArgs...`."""
+    api = _m(values.get("apiServer"))
+    extra = _words(api.get("extraArgs"))
+    if extra is None:
+        raise InputError(f"{source}: apiServer.extraArgs must be a list of strings")
+    argv = ("vllm", "serve", "--model", str(values.get("modelName", "")), *extra)
+    gpus, other = _gpu_count(values.get("resources"))
+    image = _m(values.get("image"))
+    labels = {str(k): str(v) for k, v in _m(values.get("nodeSelector")).items()}
+    return [
+        Found(
+            source,
+            "values",
+            argv,
+            gpus_per_pod=gpus,
+            image_tag=str(image["tag"]) if image.get("tag") is not None else None,
+            container="nm-vllm",
+            serve_form=False,
+            node_labels=labels,
+            not_evaluable=f"runs on {other}, not NVIDIA GPUs" if other and not gpus else None,
+        )
+    ]
+
+
+def _containers_in(node: Any, path: tuple[str, ...]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Mappings shaped like a container anywhere in a values file: an image and a command or args list."""
+    if isinstance(node, dict):
+        image = node.get("image")
+        has_image = isinstance(image, str) or (isinstance(image, dict) and "repository" in image)
+        if has_image and (isinstance(node.get("args"), list) or isinstance(node.get("command"), list)):
+            yield "/".join(path), node
+            return
+        for key, value in node.items():
+            yield from _containers_in(value, (*path, str(key)))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _containers_in(value, (*path, str(i)))
+
+
+def read_values_containers(values: dict[str, Any], source: str) -> list[Found]:
+    """Helm values of another chart whose containers are written out (llm-d's modelservice `decode.containers`,
+    bjw-s app-template `controllers.*.containers.*`, ...): each vLLM container, read like a pod's."""
+    out = []
+    for path, container in _containers_in(values, ()):
+        image = container.get("image")
+        ref = f"{image.get('repository')}:{image.get('tag', '')}".rstrip(":") if isinstance(image, dict) else str(image)
+        command, args = _words(container.get("command")), _words(container.get("args"))
+        if command is None or args is None:
+            continue
+        env, _ = k8s_env(container)
+        hits = find_in_words([*command, *args], env, (), None if command else ref)
+        gpus, other = _gpu_count(container.get("resources"))
+        out += [
+            Found(
+                source,
+                f"values/{path}",
+                hit.argv,
+                gpus_per_pod=gpus,
+                image_tag=image_tag(ref) if is_vllm_image(ref) else None,
+                container=str(container.get("name", path.rsplit("/", 1)[-1])),
+                serve_form=hit.serve,
+                unresolved=hit.unresolved,
+                env=dict(hit.env),
+                not_evaluable=f"runs on {other}, not NVIDIA GPUs"
+                if other and not gpus
+                else not_evaluable(hit.argv, hit.env, ref),
+            )
+            for hit in hits
+        ]
+    return out
 
 
 # --- docker compose -----------------------------------------------------------------------------------------------
@@ -828,29 +762,29 @@ def _compose_service(
     env = _compose_env(svc)
     words = [w.replace("$$", "$") for w in [*(entry or []), *(command or [])]]
     if entry is None and image and is_vllm_image(image):
-        hits = _find_in_words(words or [], env, tuple(missing), image)
+        hits = find_in_words(words or [], env, tuple(missing), image)
     else:
-        hits = _find_in_words(words, env, tuple(missing), None)
+        hits = find_in_words(words, env, tuple(missing), None)
     count = _compose_gpus(svc)
     out = []
-    for argv, serve, found_env, unresolved in hits:
-        visible = _visible_devices(found_env)
+    for hit in hits:
+        visible = visible_devices(hit.env)
         out.append(
             Found(
                 source,
                 f"service/{name}",
-                tuple(argv),
+                hit.argv,
                 gpus_per_pod=visible if visible is not None else count,
                 has_shm=bool(svc.get("shm_size")) or svc.get("ipc") == "host" or _mounts_dev_shm(svc),
                 image_tag=image_tag(image) if is_vllm_image(image) else None,
                 annotations={str(k): str(v) for k, v in _m(doc.get("x-vllm-plan")).items()},
                 container=name,
-                serve_form=serve,
-                unresolved=tuple(dict.fromkeys(unresolved)),
-                env=found_env,
+                serve_form=hit.serve,
+                unresolved=tuple(dict.fromkeys(hit.unresolved)),
+                env=dict(hit.env),
                 not_evaluable="runs on Habana Gaudi (runtime: habana)"
                 if svc.get("runtime") == "habana"
-                else other_platform(image),
+                else not_evaluable(hit.argv, hit.env, image),
             )
         )
     return out

@@ -34,7 +34,7 @@ PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not-evaluated"
 class Finding:
     """One reason a server fails, with the change that fixes that reason."""
 
-    kind: str  # argument | flag-version | gpu-count | shm | startup (memory verdict, from check.evaluate)
+    kind: str  # structure | argument | flag-version | gpu-count | shm | startup (memory verdict, check.evaluate)
     message: str
     fix: str | None = None
 
@@ -73,16 +73,20 @@ class Context:
     read_config: ConfigReader | None = None
 
 
-_VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
+_VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Za-z_][A-Za-z0-9_]*|\d+|[@*])|<[A-Za-z_][^<>]*>")
+# a model written as a template placeholder (V_MODEL_PATH, MODEL_ID) that a tutorial substitutes before applying
+_PLACEHOLDER_MODEL = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
 
 
-def _unresolved_in(cmd: ServeCommand, names: Sequence[str]) -> list[str]:
-    """Variables left unsubstituted in something the verdict depends on: the model, a memory or parallelism flag,
-    or a word the parser could not place (an unset `$EXTRA_ARGS` may hold any flag)."""
+def unresolved_names(cmd: ServeCommand, names: Sequence[str]) -> list[str]:
+    """Variables (or placeholders) left in something the verdict depends on: the model, a memory or parallelism
+    flag, or a word the parser could not place (an unset `$EXTRA_ARGS` may hold any flag)."""
     relevant = [cmd.model or "", *cmd.extras]
     relevant += [str(g.value) for g in cmd.given if g.spec.dest in ENGINE_FIELDS or g.spec.dest.startswith("data_")]
     seen = [n for n in names if any(n in text for text in relevant)]
     seen += [m for text in relevant for m in _VARIABLE.findall(text)]
+    if cmd.model and _PLACEHOLDER_MODEL.match(cmd.model):
+        seen.append(cmd.model)
     return list(dict.fromkeys(seen))
 
 
@@ -239,16 +243,19 @@ def check_server(found: Found, ctx: Context) -> ServerResult:
         return ServerResult(found, NOT_EVALUATED, "", None, version, reasons=(found.not_evaluable,))
     cmd = parse_serve_argv(list(found.argv), ctx.table, read_config=ctx.read_config, serve=found.serve_form)
     summary = engine_summary(cmd)
-    reasons = [f"unresolved {n}" for n in _unresolved_in(cmd, found.unresolved)]
+    reasons = [f"unresolved {n}" for n in unresolved_names(cmd, found.unresolved)]
     if cmd.config_file:
         reasons.append(f"--config {cmd.config_file} is not readable here")
     if not cmd.model:
         reasons.append("no model in the command (vLLM would serve its default model)")
+    structure = [Finding("structure", p) for p in found.problems]  # fails whatever the unresolved values are
     if reasons:
+        status = FAIL if structure else NOT_EVALUATED
         return ServerResult(
-            found, NOT_EVALUATED, cmd.model or "", None, version, reasons=tuple(reasons), engine=summary
+            found, status, cmd.model or "", None, version, tuple(structure), tuple(reasons), engine=summary
         )
     findings, warnings = argument_findings(cmd, ctx)
+    findings = [*structure, *findings]
     if not any(f.kind == "argument" for f in findings):
         findings += gpu_findings(found, cmd)
     base = ServerResult(
@@ -287,6 +294,7 @@ def _memory_verdict(base: ServerResult, cmd: ServeCommand, ctx: Context) -> Serv
         argv=tuple(build_serve_argv(model_ref, flags, str(ctx.version))),
         gpus_per_pod=None,
         has_shm=None,
+        problems=(),  # already findings
     )
     memory = evaluate(canonical, resolve=lambda _: model, gpu=gpu, version=ctx.version, flag_table={}, slo=ctx.slo)
     findings = (*base.findings, *(Finding("startup", m) for m in memory.failures))

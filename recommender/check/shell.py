@@ -1,11 +1,15 @@
 """Just enough of a POSIX shell to find the `vllm serve` commands a script runs, with its variables (pure).
 
-Handles what launch scripts, `sh -c` / `bash -lc` wrappers and container entrypoints do around vLLM: comments,
-backslash-newline continuations, `;` `&&` `||` `|` `&` and newlines between commands, `if/then/else/fi` (every
-branch is read), assignments (`X=1`, `export X=1`, `X=1 cmd`), quoting, `$X` / `${X}` / `${X:-default}` /
-`${X-default}` / `${X:=default}` / `${1:-default}` expansion with word splitting of unquoted expansions, and the
-prefixes a command runs under (`exec`, `nohup`, `setsid`, `env A=1`, `time`, `nice`, `stdbuf`, `timeout 5m`).
-What it cannot know (command substitution, a variable no line sets) is kept as the literal `$NAME` and reported.
+Handles what launch scripts, Slurm batch scripts, `sh -c` / `bash -lc` wrappers, container entrypoints and README
+code blocks do around vLLM: comments, backslash-newline continuations, `;` `&&` `||` `|` `&` and newlines between
+commands, here-documents (`cat <<EOF | kubectl apply -f -`), `if/elif/else/fi` (a branch whose condition can be
+decided from the script's own variables - `[ -n "$X" ]`, `[[ "$M" == *8B* ]]`, `[ "$N" -gt 0 ]` - is taken or
+skipped as the shell would; every branch of an undecidable one is read), assignments (`X=1`, `export X=1`,
+`X=1 cmd`), quoting, `$X` / `${X}` / `${X:-default}` / `${X-default}` / `${X:=default}` / `${1:-default}`
+expansion with word splitting of unquoted expansions, `$((arithmetic))` on known numbers, and the prefixes a
+command runs under (`exec`, `nohup`, `env A=1`, `timeout 5m`, `srun -N 1`, `ray job submit ... --`, `uv run`,
+`apptainer exec IMAGE`, ...). What it cannot know (command substitution, a variable no line sets, a
+`<placeholder>` of a README) is kept as written and reported; a variable assigned from such a value stays unknown.
 """
 
 from __future__ import annotations
@@ -14,20 +18,34 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from recommender.check.shell_test import arithmetic, evaluate_test
+
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _ASSIGN = re.compile(rf"^({_NAME})=(.*)$", re.S)
-_KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "{", "}", "!"}
-_PREFIXES = {"exec", "nohup", "setsid", "time", "command", "builtin", "sudo"}
-_VALUE_PREFIXES = {"nice": ("-n",), "stdbuf": (), "timeout": (), "taskset": ("-c",), "numactl": ()}
+_KEYWORDS = {"then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "{", "}", "!"}
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
+PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*[^\s<>]>|<[A-Za-z_]>")
 
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """One simple command: its words after expansion, the variables set just for it, what stayed unknown."""
+    """One simple command: its words after expansion, the variables set just for it, what stayed unknown, and the
+    here-document it reads (its own, or the one `cat` pipes into it)."""
 
     words: tuple[str, ...]
     env: Mapping[str, str]
     unresolved: tuple[str, ...] = ()
+    stdin: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A simple command's text, the operator before it ('', ';', '\\n', '&&', '||', '|', '&'), its here-doc."""
+
+    text: str
+    op: str = ""
+    heredoc: str | None = None
+    heredoc_quoted: bool = False
 
 
 @dataclass
@@ -35,120 +53,193 @@ class _Word:
     text: str = ""
     unresolved: list[str] = field(default_factory=list)
     started: bool = False
+    soft: bool = False  # a default standing in for a script argument (`${2:-x}`): a value, but not for conditions
+    bare: bool = False  # starts with an unquoted literal character (only such a word can be a redirection)
 
 
-def _expand(body: str, env: Mapping[str, str], unresolved: list[str]) -> str:
-    """The value of `NAME`, `NAME:-default`, `NAME-default`, `NAME:=default`, `#NAME` (a ${...} body)."""
-    m = re.fullmatch(rf"({_NAME}|\d+|[@*#?])(?:(:?)([-=+?])(.*))?", body, re.S)
-    if not m:
-        unresolved.append("${" + body + "}")
-        return "${" + body + "}"
-    name, colon, op, arg = m.group(1), m.group(2), m.group(3), m.group(4)
-    value = env.get(name)
-    unset = value is None or (colon == ":" and value == "")
-    if op in ("-", "="):
-        return _expand_text(arg or "", env, unresolved) if unset else str(value)
-    if op == "+":
-        return "" if unset else _expand_text(arg or "", env, unresolved)
-    if value is None:
-        unresolved.append("$" + name)
-        return "$" + name
-    return value
+class _Expander:
+    """Variable expansion over a scope; `unknown` holds the names whose value came from something unknown, `soft`
+    those that took the default of a script argument."""
 
+    def __init__(
+        self, scope: Mapping[str, str], unknown: set[str], soft: set[str] | None = None, *, unset_empty: bool = False
+    ) -> None:
+        self.scope = scope
+        self.unknown = unknown
+        self.soft = soft if soft is not None else set()
+        self.used_soft = False
+        self.unset_empty = unset_empty  # a condition: an unset variable is empty, as when the script runs
 
-def _expand_text(text: str, env: Mapping[str, str], unresolved: list[str]) -> str:
-    """Expand variables in a default value (no splitting)."""
-    word = _Word()
-    _scan(text, env, [word], unresolved, split=False)
-    return word.text
+    def value(self, body: str, unresolved: list[str]) -> str:
+        """The value of a ${...} body: `NAME`, `NAME:-default`, `NAME-default`, `NAME:=default`, `NAME:+alt`."""
+        m = re.fullmatch(rf"({_NAME}|\d+|[@*#?])(?:(:?)([-=+?])(.*))?", body, re.S)
+        if not m:
+            unresolved.append("${" + body + "}")
+            return "${" + body + "}"
+        name, colon, op, arg = m.group(1), m.group(2), m.group(3), m.group(4)
+        value = self.scope.get(name)
+        unset = value is None or (colon == ":" and value == "")
+        if name in self.soft or (not name.isidentifier() and op):
+            self.used_soft = True  # the script's arguments (or a value taken from them) may differ
+        if op in ("-", "="):
+            return self.text(arg or "", unresolved) if unset else self._known(name, str(value), unresolved)
+        if op == "+":
+            return "" if unset else self.text(arg or "", unresolved)
+        if value is None:
+            if self.unset_empty and name.isidentifier():
+                return ""
+            unresolved.append("$" + name)
+            return "$" + name
+        return self._known(name, value, unresolved)
 
+    def _known(self, name: str, value: str, unresolved: list[str]) -> str:
+        if name in self.unknown:  # set from something unknown, or differently by branches that cannot be decided
+            unresolved.append("$" + name)
+            return "$" + name
+        return value
 
-def _dollar(text: str, i: int, env: Mapping[str, str], unresolved: list[str]) -> tuple[str, int]:
-    """Expand the `$...` at text[i]; returns (expansion, index after it)."""
-    if text.startswith("$((", i):
-        end = text.find("))", i)
-        end = len(text) if end < 0 else end + 2
-        unresolved.append(text[i:end])
-        return text[i:end], end
-    if text.startswith("$(", i):
-        depth, j = 0, i + 1
-        while j < len(text):
-            depth += {"(": 1, ")": -1}.get(text[j], 0)
-            if depth == 0:
-                break
-            j += 1
-        unresolved.append(text[i : j + 1])
-        return text[i : j + 1], j + 1
-    if text.startswith("${", i):
-        end = text.find("}", i)
-        if end < 0:
-            return text[i:], len(text)
-        return _expand(text[i + 2 : end], env, unresolved), end + 1
-    m = re.compile(rf"{_NAME}|\d|[@*#?$!]").match(text, i + 1)
-    if not m:
-        return "$", i + 1
-    return _expand(m.group(0), env, unresolved), m.end()
+    def text(self, text: str, unresolved: list[str]) -> str:
+        """Expand variables in a default value or a here-document (no word splitting)."""
+        word = _Word()
+        self.scan(text, [word], unresolved, split=False)
+        return word.text
 
+    def dollar(self, text: str, i: int, unresolved: list[str]) -> tuple[str, int]:
+        """Expand the `$...` at text[i]; returns (expansion, index after it)."""
+        if text.startswith("$((", i):
+            end = text.find("))", i)
+            end = len(text) if end < 0 else end + 2
+            got = arithmetic(text[i + 3 : end - 2], self.scope, self.unknown)
+            if got is None:
+                unresolved.append(text[i:end])
+                return text[i:end], end
+            return str(got), end
+        if text.startswith("$(", i):
+            j = _closing_paren(text, i + 1)
+            unresolved.append(text[i : j + 1])
+            return text[i : j + 1], j + 1
+        if text.startswith("${", i):
+            end = text.find("}", i)
+            if end < 0:
+                return text[i:], len(text)
+            return self.value(text[i + 2 : end], unresolved), end + 1
+        m = re.compile(rf"{_NAME}|\d|[@*#?$!]").match(text, i + 1)
+        if not m:
+            return "$", i + 1
+        return self.value(m.group(0), unresolved), m.end()
 
-def _scan(text: str, env: Mapping[str, str], words: list[_Word], unresolved: list[str], *, split: bool) -> None:
-    """Append the words of `text` (quotes removed, variables expanded) to `words`."""
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text):
-            words[-1].text += text[i + 1]
-            words[-1].started = True
-            i += 2
-        elif c == "'" and split:
-            end = text.find("'", i + 1)
-            end = len(text) if end < 0 else end
-            words[-1].text += text[i + 1 : end]
-            words[-1].started = True
-            i = end + 1
-        elif c == '"' and split:
-            j, buf = i + 1, ""
-            while j < len(text) and text[j] != '"':
-                if text[j] == "\\" and j + 1 < len(text) and text[j + 1] in '"\\$`':
-                    buf, j = buf + text[j + 1], j + 2
-                elif text[j] == "$":
-                    value, j = _dollar(text, j, env, unresolved)
-                    buf += value
-                else:
-                    buf, j = buf + text[j], j + 1
-            words[-1].text += buf
-            words[-1].started = True
-            i = j + 1
-        elif c == "$":
-            value, i = _dollar(text, i, env, unresolved)
-            if split:  # unquoted: the expansion is split into words
-                parts = value.split()
-                if not parts:
-                    continue
-                if value[:1].isspace() and words[-1].started:
+    def scan(self, text: str, words: list[_Word], unresolved: list[str], *, split: bool) -> None:
+        """Append the words of `text` (quotes removed, variables expanded) to `words`."""
+        i = 0
+        while i < len(text):
+            c = text[i]
+            placeholder = PLACEHOLDER.match(text, i) if c == "<" else None
+            if placeholder:
+                words[-1].text += placeholder.group(0)
+                words[-1].started = True
+                words[-1].unresolved.append(placeholder.group(0))
+                unresolved.append(placeholder.group(0))
+                i = placeholder.end()
+            elif c == "\\" and i + 1 < len(text):
+                words[-1].text += text[i + 1]
+                words[-1].started = True
+                i += 2
+            elif c == "`":  # an old-style command substitution: its output is unknown
+                end = text.find("`", i + 1)
+                end = len(text) if end < 0 else end
+                words[-1].text += text[i : end + 1]
+                words[-1].started = True
+                words[-1].unresolved.append(text[i : end + 1])
+                unresolved.append(text[i : end + 1])
+                i = end + 1
+            elif c == "'" and split:
+                end = text.find("'", i + 1)
+                end = len(text) if end < 0 else end
+                words[-1].text += text[i + 1 : end]
+                words[-1].started = True
+                i = end + 1
+            elif c == '"' and split:
+                i = self._double_quoted(text, i + 1, words[-1], unresolved)
+            elif c == "$":
+                i = self._unquoted_dollar(text, i, words, unresolved, split=split)
+            elif c.isspace() and split:
+                if words[-1].started:
                     words.append(_Word())
-                for k, part in enumerate(parts):
-                    if k:
-                        words.append(_Word())
-                    words[-1].text += part
-                    words[-1].started = True
-                if value[-1:].isspace():
-                    words.append(_Word())
+                i += 1
             else:
-                words[-1].text += value
-        elif c.isspace() and split:
-            if words[-1].started:
-                words.append(_Word())
-            i += 1
-        else:
-            words[-1].text += c
+                if not words[-1].started:
+                    words[-1].bare = True
+                words[-1].text += c
+                words[-1].started = True
+                i += 1
+
+    def _double_quoted(self, text: str, j: int, word: _Word, unresolved: list[str]) -> int:
+        buf = ""
+        while j < len(text) and text[j] != '"':
+            placeholder = PLACEHOLDER.match(text, j) if text[j] == "<" else None
+            if placeholder:
+                buf += placeholder.group(0)
+                word.unresolved.append(placeholder.group(0))
+                unresolved.append(placeholder.group(0))
+                j = placeholder.end()
+            elif text[j] == "\\" and j + 1 < len(text) and text[j + 1] in '"\\$`':
+                buf, j = buf + text[j + 1], j + 2
+            elif text[j] == "$":
+                before = len(unresolved)
+                value, j = self.dollar(text, j, unresolved)
+                word.unresolved += unresolved[before:]
+                buf += value
+            else:
+                buf, j = buf + text[j], j + 1
+        word.text += buf
+        word.started = True
+        return j + 1
+
+    def _unquoted_dollar(self, text: str, i: int, words: list[_Word], unresolved: list[str], *, split: bool) -> int:
+        before = len(unresolved)
+        value, i = self.dollar(text, i, unresolved)
+        missing = unresolved[before:]
+        if not split or missing or _ASSIGN.match(words[-1].text):
+            # no word splitting in an assignment's value; an unknown value (a `$(...)` output, a placeholder, an
+            # unset variable) stays one unknown word
+            words[-1].text += value
             words[-1].started = True
-            i += 1
+            words[-1].unresolved += missing
+            return i
+        parts = value.split()  # unquoted: the expansion is split into words
+        if not parts:
+            return i
+        if value[:1].isspace() and words[-1].started:
+            words.append(_Word())
+        for k, part in enumerate(parts):
+            if k:
+                words.append(_Word())
+            words[-1].text += part
+            words[-1].started = True
+            words[-1].unresolved += missing
+        if value[-1:].isspace():
+            words.append(_Word())
+        return i
 
 
-def split_commands(script: str) -> list[str]:
-    """The simple commands of a script, in order (continuations joined, comments dropped; quotes respected)."""
+def _closing_paren(text: str, j: int) -> int:
+    """Index of the `)` closing the `(` at text[j] (or the end)."""
+    depth = 0
+    while j < len(text):
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return j
+        j += 1
+    return len(text) - 1
+
+
+def split_commands(script: str) -> list[Segment]:
+    """The simple commands of a script, in order, with the operator before each and their here-documents
+    (continuations joined, comments dropped; quotes respected)."""
     text = script.replace("\\\r\n", " ").replace("\\\n", " ")
-    out, cur, i, quote = [], "", 0, ""
+    out: list[Segment] = []
+    cur, op, i, quote = "", "", 0, ""
+    pending: list[tuple[int, str, bool, bool]] = []  # (segment index, delimiter, strip tabs, quoted)
     while i < len(text):
         c = text[i]
         if quote:
@@ -158,106 +249,353 @@ def split_commands(script: str) -> list[str]:
             elif c == "\\" and quote == '"' and i + 1 < len(text):
                 cur += text[i + 1]
                 i += 1
-        elif c in "'\"":
+        elif c in "'\"`":
             quote, cur = c, cur + c
         elif c == "#" and (not cur or cur[-1].isspace()):
             while i < len(text) and text[i] != "\n":
                 i += 1
             continue
         elif c == "$" and text.startswith("$(", i):
-            depth, j = 0, i + 1
-            while j < len(text):
-                depth += {"(": 1, ")": -1}.get(text[j], 0)
-                if depth == 0:
-                    break
-                j += 1
+            j = _closing_paren(text, i + 1)
             cur += text[i : j + 1]
             i = j
+        elif c == "<" and _HEREDOC.match(text, i):
+            m = _HEREDOC.match(text, i)
+            assert m is not None
+            pending.append((len(out), m.group(3), m.group(1) == "-", bool(m.group(2))))
+            cur += m.group(0)
+            i = m.end() - 1
         elif c == "&" and (cur.endswith((">", "<")) or text.startswith("&>", i)):
             cur += c  # 2>&1, &> file: a redirection, not a separator
         elif c in ";\n|&":
-            out.append(cur)
+            out.append(Segment(cur.strip(), op))
             cur = ""
+            op = "\n" if c == "\n" else c
             if text.startswith(("&&", "||", ";;"), i):
+                op = text[i : i + 2]
                 i += 1
+            if c == "\n" and pending:
+                i = _read_heredocs(text, i + 1, pending, out) - 1
+                pending = []
         else:
             cur += c
         i += 1
-    out.append(cur)
-    return [c.strip() for c in out if c.strip()]
+    out.append(Segment(cur.strip(), op))
+    return [s for s in out if s.text]
+
+
+def _read_heredocs(text: str, i: int, pending: list[tuple[int, str, bool, bool]], out: list[Segment]) -> int:
+    """Read the bodies of the here-documents opened on the line that just ended; returns the index after them."""
+    for index, delimiter, strip_tabs, quoted in pending:
+        lines = []
+        while i < len(text):
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            line = text[i:end]
+            i = end + 1
+            if (line.lstrip("\t") if strip_tabs else line).strip() == delimiter:
+                break
+            lines.append(line.lstrip("\t") if strip_tabs else line)
+        if index < len(out):
+            seg = out[index]
+            out[index] = Segment(seg.text, seg.op, "\n".join(lines) + "\n", quoted)
+    return i
+
+
+@dataclass
+class _Frame:
+    """One `if` being read: the state of the branch being read (True taken, False skipped, None unknown) and
+    whether an earlier branch was certainly taken (then every later one is skipped) or maybe taken."""
+
+    state: bool | None = None
+    taken: bool | None = False
+    condition: list[tuple[str, bool | None]] = field(default_factory=list)
+    in_condition: bool = True
+    undecided: bool = False  # some branch could not be decided: its assignments make a value uncertain
+    branches: list[dict[str, str]] = field(default_factory=list)  # what each read branch assigned
+    before: dict[str, str | None] = field(default_factory=dict)  # the values before the `if`
+    has_else: bool = False
 
 
 def run_script(script: str, env: Mapping[str, str] | None = None) -> list[Command]:
     """The simple commands a script runs, each with the variables in force (assignments apply in order)."""
-    scope = dict(env or {})
-    out: list[Command] = []
-    for text in split_commands(script):
+    return _Runner(dict(env or {})).run(split_commands(script))
+
+
+class _Runner:
+    def __init__(self, scope: dict[str, str]) -> None:
+        self.scope = scope
+        self.unknown: set[str] = set()
+        self.soft: set[str] = set()
+        self.frames: list[_Frame] = []
+        self.case_depth = 0
+        self.out: list[Command] = []
+
+    @property
+    def active(self) -> bool:
+        return all(f.state is not False for f in self.frames) and not any(f.in_condition for f in self.frames)
+
+    def run(self, segments: list[Segment]) -> list[Command]:
+        previous: Segment | None = None
+        for seg in segments:
+            self._segment(seg, previous)
+            previous = seg
+        return self.out
+
+    def _words(self, text: str) -> tuple[list[_Word], list[str]]:
         unresolved: list[str] = []
         words = [_Word()]
-        _scan(text, scope, words, unresolved, split=True)
-        argv = _drop_redirections([w.text for w in words if w.started])
-        while argv and argv[0] in _KEYWORDS:
-            argv = argv[1:]
-        if argv and argv[0] in ("export", "declare", "local", "readonly"):
-            argv = [a for a in argv[1:] if not a.startswith("-")]
-            for a in argv:
-                m = _ASSIGN.match(a)
-                if m:
-                    scope[m.group(1)] = m.group(2)
-            continue
+        expander = _Expander(self.scope, self.unknown, self.soft)
+        expander.scan(text, words, unresolved, split=True)
+        for w in words:
+            w.soft = expander.used_soft
+        return [w for w in words if w.started], unresolved
+
+    def _condition(self, text: str) -> bool | None:
+        """A condition command's result, an unset variable being empty as when the script runs."""
+        words = [_Word()]
+        expander = _Expander(self.scope, self.unknown, self.soft, unset_empty=True)
+        expander.scan(text, words, [], split=True)
+        scanned = _drop_redirections([w for w in words if w.started])
+        while scanned and scanned[0].text in ("if", "elif", "then", "else", "while", "until", "do"):
+            scanned = scanned[1:]
+        return evaluate_test([(w.text, not (w.unresolved or expander.used_soft)) for w in scanned])
+
+    def _segment(self, seg: Segment, previous: Segment | None) -> None:
+        scanned, unresolved = self._words(seg.text)
+        structured = self._structure(_drop_redirections(scanned), seg)
+        if structured is None:
+            return
+        words = structured
+        if self.case_depth and words and words[0].text.endswith(")") and words[0].text != ")":
+            words = words[1:]  # a `case` pattern: `--model) MODEL="$2"`
+        if not words or not self.active:
+            return
+        argv = [w.text for w in words]
+        if argv[0] in ("export", "declare", "local", "readonly", "typeset"):
+            for w in words[1:]:
+                self._assign(w, global_=True)
+            return
         local: dict[str, str] = {}
-        while argv and _ASSIGN.match(argv[0]):
-            m = _ASSIGN.match(argv[0])
-            assert m is not None
-            local[m.group(1)] = m.group(2)
-            argv = argv[1:]
-        if not argv:
-            scope.update(local)  # a bare assignment sets a shell variable
-            continue
-        argv, more = strip_prefixes(argv)
+        while words and _ASSIGN.match(words[0].text):
+            self._assign(words[0], global_=False, into=local)
+            words = words[1:]
+        if not words:
+            for name, value in local.items():  # a bare assignment sets a shell variable
+                self._record(name, value)
+                self.scope[name] = value
+            return
+        argv, more = strip_prefixes([w.text for w in words])
         local.update(more)
-        out.append(Command(tuple(argv), {**scope, **local}, tuple(unresolved)))
-    return out
+        stdin = seg.heredoc
+        if stdin is None and seg.op == "|" and previous is not None and previous.heredoc is not None:
+            stdin = previous.heredoc  # `cat <<EOF | kubectl apply -f -`
+            if not previous.heredoc_quoted:
+                stdin = _Expander(self.scope, self.unknown).text(stdin, unresolved)
+        elif stdin is not None and not seg.heredoc_quoted:
+            stdin = _Expander(self.scope, self.unknown).text(stdin, unresolved)
+        self.out.append(Command(tuple(argv), {**self.scope, **local}, tuple(dict.fromkeys(unresolved)), stdin))
+
+    def _assign(self, word: _Word, *, global_: bool, into: dict[str, str] | None = None) -> None:
+        m = _ASSIGN.match(word.text)
+        if not m:
+            return
+        name = m.group(1)
+        if self.case_depth and word.unresolved and name in self.scope and name not in self.unknown:
+            self.soft.add(name)  # `-m) MODEL="$OPTARG"`: only when the script is given that option
+            return
+        if global_ or into is None:
+            self._record(name, m.group(2))
+        (self.scope if global_ or into is None else into)[name] = m.group(2)
+        for flag, names in ((bool(word.unresolved), self.unknown), (word.soft, self.soft)):
+            if flag:
+                names.add(name)
+            else:
+                names.discard(name)
+
+    def _record(self, name: str, value: str) -> None:
+        """Note an assignment in the branch of an `if` being read (see _close_if)."""
+        frame = self.frames[-1] if self.frames else None
+        if frame is not None and frame.branches:
+            frame.before.setdefault(name, self.scope.get(name))
+            frame.branches[-1][name] = value
+
+    def _structure(self, words: list[_Word], seg: Segment) -> list[_Word] | None:
+        """Apply the shell keywords at the start of a command; None when the command was a condition."""
+        while words:
+            head = words[0].text
+            if head in ("if", "elif"):
+                self._open_branch(head)
+                words = words[1:]
+                continue
+            if head == "then" and self.frames and self.frames[-1].in_condition:
+                self._close_condition()
+                words = words[1:]
+                continue
+            if head == "else" and self.frames:
+                frame = self.frames[-1]
+                frame.state = _not(frame.taken)
+                frame.has_else = True
+                self._enter_branch(frame)
+                words = words[1:]
+                continue
+            if head == "fi" and self.frames:
+                self._close_if(self.frames.pop())
+                words = words[1:]
+                continue
+            if head == "case":
+                self.case_depth += 1
+                return None
+            if head == "esac":
+                self.case_depth = max(0, self.case_depth - 1)
+                words = words[1:]
+                continue
+            if head in _KEYWORDS and not (head == "!" and self.frames and self.frames[-1].in_condition):
+                words = words[1:]
+                continue
+            break
+        if self.frames and self.frames[-1].in_condition and words:
+            self.frames[-1].condition.append((seg.op, self._condition(seg.text)))
+            return None
+        return words
+
+    def _enter_branch(self, frame: _Frame) -> None:
+        frame.undecided = frame.undecided or frame.state is None
+        if frame.state is not False:
+            frame.branches.append({})
+
+    def _close_if(self, frame: _Frame) -> None:
+        """After `fi`: a variable that undecided branches may leave with different values is not known."""
+        if not frame.undecided:
+            return
+        for name, before in frame.before.items():
+            values = {b.get(name, before) for b in frame.branches}
+            if not frame.has_else:
+                values.add(before)
+            if len(values) > 1:
+                self.unknown.add(name)
+
+    def _open_branch(self, head: str) -> None:
+        if head == "if":
+            self.frames.append(_Frame())
+            return
+        if not self.frames:
+            self.frames.append(_Frame())
+        frame = self.frames[-1]
+        frame.in_condition, frame.condition = True, []
+
+    def _close_condition(self) -> None:
+        frame = self.frames[-1]
+        frame.in_condition = False
+        value = _combine(frame.condition)
+        if frame.taken is True:
+            frame.state = False
+        else:
+            frame.state = value if frame.taken is False else (None if value is not False else False)
+        frame.taken = _or(frame.taken, frame.state)
+        self._enter_branch(frame)
 
 
-_REDIRECT = re.compile(r"^(\d*|&)(>>?|<|>&|<&)(.*)$")
+def _combine(parts: list[tuple[str, bool | None]]) -> bool | None:
+    """`a && b || c` over three-valued results (None: cannot be known here)."""
+    value: bool | None = True
+    for op, part in parts:
+        if op == "&&":
+            value = False if value is False or part is False else (None if None in (value, part) else True)
+        elif op == "||":
+            value = True if value is True or part is True else (None if None in (value, part) else False)
+        else:
+            value = part
+    return value
 
 
-def _drop_redirections(argv: list[str]) -> list[str]:
-    """`> log 2>&1`, `>/dev/null`, `< in` are not arguments of the command."""
+def _or(a: bool | None, b: bool | None) -> bool | None:
+    return True if a is True or b is True else (None if None in (a, b) else False)
+
+
+def _not(a: bool | None) -> bool | None:
+    return None if a is None else not a
+
+
+_REDIRECT = re.compile(r"^(\d*|&)(>>?|<|>&|<&|<<-?)(.*)$", re.S)
+
+
+def _drop_redirections(words: list[_Word]) -> list[_Word]:
+    """`> log 2>&1`, `>/dev/null`, `< in`, `<<EOF` are not arguments of the command."""
     out, skip = [], False
-    for word in argv:
+    for word in words:
         if skip:
             skip = False
             continue
-        m = _REDIRECT.match(word)
-        if m:
+        m = _REDIRECT.match(word.text) if word.bare else None
+        if m and not PLACEHOLDER.match(word.text):
             skip = m.group(3) == ""
             continue
         out.append(word)
     return out
 
 
+_SRUN_VALUE_OPTIONS = frozenset({
+    "-N", "-n", "-w", "-c", "-p", "-J", "-t", "-o", "-e", "-G", "-A", "-q", "-x", "--nodes", "--ntasks", "--nodelist",
+    "--partition", "--job-name", "--time", "--output", "--error", "--gpus", "--account", "--qos", "--exclude",
+    "--cpus-per-task", "--mem", "--gres", "--ntasks-per-node", "--gpus-per-node", "--gpus-per-task",
+    "--container-image", "--container-mounts", "--export", "--mpi",
+})  # fmt: skip
+# prefix -> (options that take a value, positional words before the command)
+_PREFIXES: dict[str, tuple[frozenset[str], int]] = {
+    "exec": (frozenset({"-a"}), 0),
+    "nohup": (frozenset(), 0),
+    "setsid": (frozenset(), 0),
+    "time": (frozenset(), 0),
+    "command": (frozenset(), 0),
+    "builtin": (frozenset(), 0),
+    "sudo": (frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"}), 0),
+    "nice": (frozenset({"-n"}), 0),
+    "stdbuf": (frozenset({"-i", "-o", "-e"}), 0),
+    "timeout": (frozenset({"-s", "-k", "--signal", "--kill-after"}), 1),
+    "taskset": (frozenset({"-c"}), 0),
+    "numactl": (frozenset({"-C", "-N", "-m", "-p", "-i"}), 0),
+    "chrt": (frozenset(), 1),
+    "srun": (_SRUN_VALUE_OPTIONS, 0),
+    "uv": (frozenset({"--with", "--python", "-p", "--project", "--directory", "--env-file"}), 0),
+    "poetry": (frozenset(), 0),
+    "pixi": (frozenset({"-e", "--environment"}), 0),
+    "conda": (frozenset({"-n", "--name", "-p", "--prefix"}), 0),
+    "mamba": (frozenset({"-n", "--name", "-p", "--prefix"}), 0),
+    "micromamba": (frozenset({"-n", "--name", "-p", "--prefix"}), 0),
+    "apptainer": (frozenset({"-B", "--bind", "--env", "--env-file", "-H", "--home", "-W", "--workdir"}), 1),
+    "singularity": (frozenset({"-B", "--bind", "--env", "--env-file", "-H", "--home", "-W", "--workdir"}), 1),
+    "systemd-run": (frozenset({"-p", "--property", "-u", "--unit", "--slice", "-E", "--setenv"}), 0),
+}
+_SUBCOMMANDS = {"uv": "run", "poetry": "run", "pixi": "run", "conda": "run", "mamba": "run", "micromamba": "run",
+                "apptainer": "exec", "singularity": "exec"}  # fmt: skip
+
+
 def strip_prefixes(argv: list[str]) -> tuple[list[str], dict[str, str]]:
-    """`exec nohup env A=1 timeout 5m vllm ...` -> (['vllm', ...], {'A': '1'})."""
+    """`exec nohup env A=1 timeout 5m srun -N 1 vllm ...` -> (['vllm', ...], {'A': '1'})."""
     env: dict[str, str] = {}
     while argv:
         head = argv[0].rsplit("/", 1)[-1]
-        if head in _PREFIXES:
-            argv = argv[1:]
-        elif head == "env":
+        if head == "env":
             argv = argv[1:]
             while argv and (argv[0].startswith("-") or _ASSIGN.match(argv[0])):
                 m = _ASSIGN.match(argv[0])
                 if m:
                     env[m.group(1)] = m.group(2)
                 argv = argv[1:]
-        elif head in _VALUE_PREFIXES:
-            argv = argv[1:]
-            while argv and argv[0].startswith("-"):
-                argv = argv[2:] if argv[0] in _VALUE_PREFIXES[head] else argv[1:]
-            if head in ("timeout", "taskset") and argv:
-                argv = argv[1:]  # the duration / CPU list
+        elif head == "ray" and argv[1:3] == ["job", "submit"] and "--" in argv:
+            argv = argv[argv.index("--") + 1 :]  # `ray job submit [options] -- vllm serve ...`
+        elif head in _PREFIXES and (head not in _SUBCOMMANDS or argv[1:2] == [_SUBCOMMANDS[head]]):
+            argv = _skip_options(argv[2:] if head in _SUBCOMMANDS else argv[1:], *_PREFIXES[head])
         else:
             break
     return argv, env
+
+
+def _skip_options(argv: list[str], takes_value: frozenset[str], positional: int) -> list[str]:
+    while argv and argv[0].startswith("-") and argv[0] != "-":
+        if argv[0] == "--":
+            argv = argv[1:]
+            break
+        argv = argv[2:] if argv[0] in takes_value else argv[1:]
+    return argv[positional:]

@@ -1,0 +1,166 @@
+"""Find vLLM servers in command lines, scripts and container commands (pure): `vllm serve`, `python -m
+vllm.entrypoints.openai.api_server`, `sh -c SCRIPT`, `docker run` of a vLLM image (with its --entrypoint), and
+Kubernetes manifests a script feeds to `kubectl apply -f -` through a here-document.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
+from recommender.check import shell
+from recommender.check.docker import DockerRun, docker_run, is_docker_run
+from recommender.check.found import Found
+from recommender.check.images import devices_seen, env_platform, image_tag, is_vllm_image, other_platform
+
+_API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+_PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
+_SHELLS = ("sh", "bash", "dash", "ash", "zsh")
+# `--device hpu` (older vLLM releases): a device vLLM's CUDA memory model does not describe
+_OTHER_DEVICES = ("cpu", "hpu", "xpu", "tpu", "neuron", "openvino")
+
+ManifestReader = Callable[[str, str], list[Found]]  # (YAML text, source) -> servers, for kubectl here-documents
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A vLLM server found in some words: its `vllm serve` argv, whether it is the serve form (else the
+    api_server form, whose --model is not moved), the environment it runs with, what stayed unresolved."""
+
+    argv: tuple[str, ...]
+    serve: bool
+    env: Mapping[str, str] = field(default_factory=dict)
+    unresolved: tuple[str, ...] = ()
+    docker: DockerRun | None = None
+
+
+def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | None:
+    """(`vllm serve ...` argv, serve form?) when these words run vLLM's OpenAI server, else None."""
+    words = list(words)
+    if not words:
+        return None
+    head = words[0].rsplit("/", 1)[-1]
+    if head == "vllm" and words[1:2] == ["serve"]:
+        return ["vllm", "serve", *words[2:]], True
+    if _PYTHON.match(head):
+        for i in range(1, len(words) - 1):
+            if words[i] == "-m" and words[i + 1] in _API_SERVERS:
+                return ["vllm", "serve", *words[i + 2 :]], False
+            if words[i] == "-m" and words[i + 1] == "vllm.entrypoints.cli.main" and words[i + 2 : i + 3] == ["serve"]:
+                return ["vllm", "serve", *words[i + 3 :]], True
+    return None
+
+
+def find_in_words(
+    words: list[str] | tuple[str, ...],
+    env: Mapping[str, str],
+    unresolved: tuple[str, ...],
+    image: str | None,
+    *,
+    vllm_entrypoint: bool | None = None,
+) -> list[Hit]:
+    """Servers in a container's argv: directly, through `sh -c SCRIPT`, or the image's own entrypoint (`image` is
+    given only when the words are arguments to the image's entrypoint, i.e. no command replaces it; that
+    entrypoint runs vLLM when the image is a vLLM one, or when the caller knows it does)."""
+    words, more = shell.strip_prefixes(list(words))
+    env = {**env, **more}
+    hit = vllm_argv(words)
+    if hit:
+        return [Hit(tuple(hit[0]), hit[1], dict(env), unresolved)]
+    head = words[0].rsplit("/", 1)[-1] if words else ""
+    if head in _SHELLS and len(words) >= 2:
+        script_index = next((i for i, w in enumerate(words[1:], 1) if not w.startswith("-")), None)
+        flags = "".join(w.lstrip("-") for w in words[1 : script_index or len(words)])
+        if "c" in flags and script_index is not None:
+            return [h for h in find_in_script(words[script_index], env) if isinstance(h, Hit)]
+    if image is not None and (vllm_entrypoint if vllm_entrypoint is not None else is_vllm_image(image)):
+        args = words[1:] if head == "serve" else words
+        return [Hit(("vllm", "serve", *args), True, dict(env), unresolved)]
+    return []
+
+
+def find_in_script(script: str, env: Mapping[str, str]) -> list[Hit | shell.Command]:
+    """Servers a script starts (and the `kubectl apply -f -` commands that read a here-document, for the caller)."""
+    out: list[Hit | shell.Command] = []
+    for cmd in shell.run_script(script, env):
+        hit = vllm_argv(cmd.words)
+        if hit:
+            out.append(Hit(tuple(hit[0]), hit[1], dict(cmd.env), cmd.unresolved))
+        elif is_docker_run(cmd.words):
+            out += _docker_hits(cmd)
+        elif cmd.stdin is not None and _is_kubectl_apply(cmd.words):
+            out.append(cmd)
+    return out
+
+
+def _docker_hits(cmd: shell.Command) -> list[Hit]:
+    run = docker_run(list(cmd.words), cmd.env)
+    if run is None:
+        return []
+    if run.entrypoint is not None:  # --entrypoint replaces the image's: the words after the image are its args
+        hits = find_in_words([*run.entrypoint.split(), *run.args], run.env, cmd.unresolved, None)
+    else:
+        hits = find_in_words(run.args, run.env, cmd.unresolved, run.image)
+    return [replace(h, docker=run, unresolved=tuple(dict.fromkeys([*cmd.unresolved, *h.unresolved]))) for h in hits]
+
+
+def _is_kubectl_apply(words: tuple[str, ...]) -> bool:
+    head = words[0].rsplit("/", 1)[-1] if words else ""
+    return head in ("kubectl", "oc") and any(w in ("apply", "create") for w in words[1:3]) and "-" in words
+
+
+def comment_annotations(text: str) -> dict[str, str]:
+    """`# vllm-plan.io/key: value` comment lines written by `render` into scripts and units."""
+    return dict(re.findall(r"^#\s*(vllm-plan\.io/[a-z-]+):\s*(.*?)\s*$", text, re.M))
+
+
+def not_evaluable(argv: tuple[str, ...], env: Mapping[str, str], image: str | None) -> str | None:
+    """Why a server found in a command does not run on NVIDIA GPUs: its image, a ROCm environment, `--device`."""
+    for i, word in enumerate(argv):
+        flag, eq, value = word.partition("=")
+        if flag == "--device":
+            value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            if value.lower() in _OTHER_DEVICES:
+                return f"--device {value}: vLLM runs on {value.upper()}, not NVIDIA GPUs"
+    return (other_platform(image) if image else None) or env_platform(env)
+
+
+def read_command(
+    text: str, source: str, env: Mapping[str, str] | None = None, read_manifest: ManifestReader | None = None
+) -> list[Found]:
+    """A shell line or script running `vllm serve ...`, `python -m vllm...api_server`, `docker run` of a vLLM
+    image, or `kubectl apply -f -` of a manifest (variables, continuations, `exec`, `nohup ... &`, `if`
+    branches; other commands are ignored)."""
+    annotations = comment_annotations(text)
+    out: list[Found] = []
+    for item in find_in_script(text, env or {}):
+        if isinstance(item, shell.Command):
+            out += read_manifest(item.stdin or "", source) if read_manifest else []
+            continue
+        run = item.docker
+        out.append(
+            Found(
+                source,
+                "docker run" if run else "command",
+                item.argv,
+                gpus_per_pod=run.gpus if run else devices_seen(item.env),
+                has_shm=run.has_shm if run else None,
+                annotations=annotations,
+                image_tag=image_tag(run.image) if run else None,
+                serve_form=item.serve,
+                unresolved=item.unresolved,
+                env=dict(item.env),
+                container=run.image if run else "",
+                not_evaluable=not_evaluable(item.argv, item.env, run.image if run else None),
+            )
+        )
+    return numbered(out)
+
+
+def numbered(found: list[Found]) -> list[Found]:
+    """`command #1`, `command #2`, ... when a file starts several servers of one kind."""
+    if len(found) < 2:
+        return found
+    return [replace(f, resource=f"{f.resource} #{i}") if f.resource in ("command", "docker run") else f
+            for i, f in enumerate(found, 1)]  # fmt: skip

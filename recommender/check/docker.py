@@ -1,0 +1,85 @@
+"""`docker run` / `podman run` as the Docker CLI reads it (pure): options, the image, the command that replaces the
+image's default one, `--entrypoint`, the GPUs the container gets and whether it has a usable /dev/shm.
+
+The container sees only the variables passed with `-e`/`--env` (a host `export CUDA_VISIBLE_DEVICES=1` does not
+reach it). `--gpus N` is a count, `--gpus all` every GPU, `--gpus device=0,1` those devices; `--gpus 0` is a count
+of zero, which Docker turns into no device request at all, so the CUDA image's NVIDIA_VISIBLE_DEVICES=all stands.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from recommender.check.images import devices_seen
+
+_VALUE_OPTIONS = frozenset({
+    "-v", "--volume", "-p", "--publish", "-e", "--env", "--name", "--gpus", "--ipc", "--shm-size", "--runtime",
+    "--network", "--net", "--network-alias", "--pid", "--cap-add", "--cap-drop", "--env-file", "--ulimit",
+    "--entrypoint", "-w", "--workdir", "--mount", "--device", "--user", "-u", "--restart", "--add-host", "--label",
+    "-l", "--label-file", "--hostname", "-h", "--log-driver", "--log-opt", "--security-opt", "--group-add",
+    "--memory", "-m", "--memory-swap", "--memory-reservation", "--cpus", "--cpu-shares", "-c", "--cpuset-cpus",
+    "--cpuset-mems", "--platform", "--health-cmd", "--health-interval", "--health-retries", "--health-timeout",
+    "--health-start-period", "--tmpfs", "--volumes-from", "--dns", "--dns-option", "--dns-search", "--pull",
+    "--stop-signal", "--stop-timeout", "--cidfile", "--cgroup-parent", "--cgroupns", "--ip", "--ip6", "--link",
+    "--expose", "--mac-address", "--oom-score-adj", "--pids-limit", "--storage-opt", "--sysctl", "--userns",
+    "--uts", "--volume-driver", "--isolation", "--annotation", "--attach", "-a", "--detach-keys", "--domainname",
+    "--device-cgroup-rule", "--blkio-weight", "--kernel-memory",
+})  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class DockerRun:
+    """One `docker run`: the image, the words after it, the --entrypoint that replaces the image's, and facts."""
+
+    image: str
+    args: tuple[str, ...]
+    entrypoint: str | None
+    env: dict[str, str]  # what -e / --env passes into the container
+    gpus: int | None  # GPUs the container gets (None: every GPU of the host, or not known)
+    has_shm: bool  # --ipc=host or --shm-size
+
+
+def is_docker_run(words: tuple[str, ...] | list[str]) -> bool:
+    head = words[0].rsplit("/", 1)[-1] if words else ""
+    return head in ("docker", "podman", "nvidia-docker") and "run" in words[1:3]
+
+
+def docker_run(words: list[str], host_env: Mapping[str, str]) -> DockerRun | None:
+    """Read `docker run [options] IMAGE [args]`; None when there is no image."""
+    i = words.index("run") + 1
+    env: dict[str, str] = {}
+    opts: dict[str, str] = {}
+    while i < len(words) and words[i].startswith("-") and words[i] != "-":
+        opt, eq, value = words[i].partition("=")
+        if opt in _VALUE_OPTIONS and not eq:
+            value = words[i + 1] if i + 1 < len(words) else ""
+            i += 1
+        if opt in ("-e", "--env"):
+            k, has, v = value.partition("=")
+            if has:
+                env[k] = v
+            elif k in host_env:
+                env[k] = host_env[k]  # `-e NAME` passes the host's value
+        elif opt in ("--gpus", "--ipc", "--shm-size", "--entrypoint", "--runtime"):
+            opts[opt] = value.strip("'\"")
+        i += 1
+    if i >= len(words):
+        return None
+    shm = opts.get("--ipc") == "host" or "--shm-size" in opts
+    return DockerRun(words[i], tuple(words[i + 1 :]), opts.get("--entrypoint"), env, _gpus(opts, env), shm)
+
+
+def _gpus(opts: Mapping[str, str], env: Mapping[str, str]) -> int | None:
+    visible = devices_seen(env)
+    if visible is not None:
+        return visible
+    value = opts.get("--gpus", "")
+    m = re.search(r"device=([\w,-]+)", value)
+    if m:
+        return len(m.group(1).split(","))
+    m = re.fullmatch(r"(?:count=)?(\d+)(?:,.*)?", value)
+    if m and int(m.group(1)) > 0:
+        return int(m.group(1))
+    return None

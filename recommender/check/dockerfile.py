@@ -1,0 +1,132 @@
+"""The server a Dockerfile / Containerfile image starts (pure): its final stage's ENTRYPOINT and CMD as Docker
+combines them (exec form as written, shell form through `/bin/sh -c`, CMD ignored after a shell-form ENTRYPOINT),
+ENV and ARG defaults for the shell form, and the entrypoint inherited from a vLLM base image (`FROM
+vllm/vllm-openai`). A vLLM entrypoint without a model takes its arguments from `docker run`: `"$@"`, unresolved.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from recommender.check.commands import find_in_words, not_evaluable
+from recommender.check.found import Found
+from recommender.check.images import image_tag, is_vllm_image
+
+_INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)\s+(.*)$", re.S)
+RUN_ARGS = '"$@"'  # the arguments `docker run IMAGE ...` appends
+
+
+@dataclass
+class _Stage:
+    base: str
+    entrypoint: list[str] | None = None
+    cmd: list[str] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def looks_like_dockerfile(text: str) -> bool:
+    first = next((ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    return bool(re.match(r"^\s*(FROM|ARG)\s+\S", first, re.I)) and bool(re.search(r"^\s*FROM\s+\S", text, re.M | re.I))
+
+
+def _instructions(text: str) -> list[tuple[str, str]]:
+    joined = re.sub(r"\\[ \t]*\r?\n", " ", text)
+    out = []
+    for line in joined.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        m = _INSTRUCTION.match(line)
+        if m:
+            out.append((m.group(1).upper(), m.group(2).strip()))
+    return out
+
+
+def _form(value: str) -> list[str]:
+    """Exec form (a JSON list, taken as written) or shell form (run by /bin/sh -c)."""
+    if value.startswith("["):
+        try:
+            words = json.loads(value)
+        except json.JSONDecodeError:
+            words = None
+        if isinstance(words, list) and all(isinstance(w, str) for w in words):
+            return words
+    return ["/bin/sh", "-c", value]
+
+
+def _env_pairs(value: str) -> dict[str, str]:
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        words = value.split()
+    if words and "=" not in words[0]:
+        return {words[0]: " ".join(words[1:])}  # legacy `ENV KEY value`
+    return dict(w.split("=", 1) for w in words if "=" in w)
+
+
+def _final_stage(text: str) -> _Stage | None:
+    stages: dict[str, _Stage] = {}
+    args: dict[str, str] = {}
+    stage: _Stage | None = None
+    for op, value in _instructions(text):
+        if op == "FROM":
+            words = value.split()
+            base = next((w for w in words if not w.startswith("--")), "")
+            parent = stages.get(base.lower())
+            stage = _Stage(base, parent.entrypoint, parent.cmd, dict(parent.env)) if parent else _Stage(base)
+            if len(words) >= 3 and words[-2].upper() == "AS":
+                stages[words[-1].lower()] = stage
+        elif op == "ARG":
+            name, _, default = value.partition("=")
+            args[name.strip()] = default.strip().strip("'\"")
+        elif stage is None:
+            continue
+        elif op == "ENV":
+            stage.env.update(_env_pairs(value))
+        elif op == "ENTRYPOINT":
+            stage.entrypoint, stage.cmd = _form(value), None  # a new ENTRYPOINT resets the inherited CMD
+        elif op == "CMD":
+            stage.cmd = _form(value)
+    if stage is not None:
+        stage.env = {**args, **stage.env}
+    return stage
+
+
+def _has_model(argv: tuple[str, ...], serve: bool) -> bool:
+    named = any(w == "--model" or w.startswith("--model=") for w in argv)
+    return named or (serve and len(argv) > 2 and not argv[2].startswith("-"))
+
+
+def read_dockerfile(text: str, source: str) -> list[Found]:
+    """The server the image runs by default (none when its entrypoint is a shell or another program)."""
+    stage = _final_stage(text)
+    if stage is None:
+        return []
+    inherited = stage.entrypoint is None and is_vllm_image(stage.base)
+    if stage.entrypoint is not None and stage.entrypoint[:2] == ["/bin/sh", "-c"]:
+        words = stage.entrypoint  # a shell-form ENTRYPOINT ignores CMD and `docker run` arguments
+    else:
+        words = [*(stage.entrypoint or []), *(stage.cmd or [])]
+    hits = find_in_words(words, stage.env, (), stage.base if inherited else None)
+    out = []
+    for hit in hits:
+        argv, unresolved = hit.argv, hit.unresolved
+        if not _has_model(argv, hit.serve):  # the model comes with `docker run IMAGE ...`
+            argv = (*argv[:2], RUN_ARGS, *argv[2:]) if hit.serve else (*argv, "--model", RUN_ARGS)
+            unresolved = (*unresolved, RUN_ARGS)
+        out.append(
+            Found(
+                source,
+                "CMD" if stage.entrypoint is None else "ENTRYPOINT",
+                argv,
+                image_tag=image_tag(stage.base) if is_vllm_image(stage.base) else None,
+                serve_form=hit.serve,
+                unresolved=unresolved,
+                env=dict(hit.env),
+                container=stage.base,
+                not_evaluable=not_evaluable(argv, hit.env, stage.base),
+            )
+        )
+    return out

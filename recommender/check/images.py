@@ -1,0 +1,57 @@
+"""Which container images run vLLM's server, on which platform, at which release (pure)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+# images whose name says vLLM but that run something else: the production-stack router, llama-stack's client
+# distribution for a remote vLLM, the benchmark and router helpers
+_NOT_A_SERVER = re.compile(r"^vllm-router|remote-vllm|vllm-benchmark|^vllm-bench|vllm-proxy|^distribution-")
+_PLATFORM_WORDS = ("gaudi", "hpu", "cpu", "rocm", "tpu", "neuron", "xpu", "openvino", "ipex", "ascend", "npu")
+# environment a ROCm (AMD) deployment of vLLM sets; vLLM's CUDA memory model does not describe those GPUs
+_ROCM_ENV = re.compile(r"^(HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|VLLM_ROCM_\w+|HSA_\w+)$")
+_VISIBLE = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
+
+
+def _name(image: str) -> str:
+    return image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0].lower()
+
+
+def is_vllm_image(image: str) -> bool:
+    """An image whose entrypoint is vLLM's server (vllm/vllm-openai and the images built from it)."""
+    name = _name(image)
+    return "vllm" in name and not _NOT_A_SERVER.search(name) and "llamastack/" not in image.lower()
+
+
+def other_platform(image: str) -> str | None:
+    """Why a vLLM image does not run on NVIDIA GPUs (vllm-tpu, opea/vllm-gaudi, vllm-cpu, rocm/vllm), or None."""
+    name = image.split("@", 1)[0].lower()
+    words = set(re.split(r"[/:._-]+", name))
+    hit = next((w for w in _PLATFORM_WORDS if w in words or f"vllm-{w}" in name), None)
+    return f"image {image} runs vLLM on {hit.upper()}, not NVIDIA GPUs" if hit else None
+
+
+def env_platform(env: Mapping[str, str]) -> str | None:
+    """Why a command's environment is not an NVIDIA one (HIP_VISIBLE_DEVICES, VLLM_ROCM_USE_AITER, ...), or None."""
+    names = sorted(k for k in env if _ROCM_ENV.match(k))
+    return f"runs vLLM on ROCm (AMD GPUs: {names[0]} is set), not NVIDIA GPUs" if names else None
+
+
+def image_tag(image: str) -> str | None:
+    last = image.rsplit("/", 1)[-1].split("@", 1)[0]
+    return last.rsplit(":", 1)[1] if ":" in last else None
+
+
+def visible_devices(env: Mapping[str, str], names: tuple[str, ...] = _VISIBLE) -> int | None:
+    """GPUs a process sees from CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES (a list of ids), or None."""
+    for key in names:
+        value = env.get(key, "").strip().strip("'\"")
+        if re.fullmatch(r"\d+(,\d+)*", value):
+            return len(value.split(","))
+    return None
+
+
+def devices_seen(env: Mapping[str, str]) -> int | None:
+    """GPUs visible to the process, NVIDIA or (for a ROCm deployment) AMD."""
+    return visible_devices(env, (*_VISIBLE, "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"))
