@@ -587,6 +587,11 @@ def strip_prefixes(argv: list[str]) -> tuple[list[str], dict[str, str]]:
             argv = argv[argv.index("--") + 1 :]  # `ray job submit [options] -- vllm serve ...`
         elif head in _PREFIXES and (head not in _SUBCOMMANDS or argv[1:2] == [_SUBCOMMANDS[head]]):
             argv = _skip_options(argv[2:] if head in _SUBCOMMANDS else argv[1:], *_PREFIXES[head])
+            while head == "sudo" and argv and _ASSIGN.match(argv[0]):  # `sudo VAR=value cmd` sets it for cmd
+                m = _ASSIGN.match(argv[0])
+                assert m is not None
+                env[m.group(1)] = m.group(2)
+                argv = argv[1:]
         else:
             break
     return argv, env

@@ -1,0 +1,302 @@
+"""The readers behind `check` on the kinds of files people write: the mini shell (conditions, taint, arithmetic,
+here-documents, placeholders, prefixes), `docker run` as Docker reads it, Dockerfiles, README pages, Slurm,
+dstack and SkyPilot specs, systemd sandboxing, other charts' values. Each expectation is what the shell, Docker or
+the platform would do with that text, worked out by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recommender.check import jobs, shell
+from recommender.check.commands import read_command
+from recommender.check.docker import docker_run
+from recommender.check.dockerfile import read_dockerfile
+from recommender.check.load import load_inputs, read_text
+from recommender.check.shell_test import arithmetic, evaluate_test
+
+from .conftest import invoke
+
+
+def _serves(script: str, env: dict[str, str] | None = None) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    return [(c.words, c.unresolved) for c in shell.run_script(script, env) if c.words[:2] == ("vllm", "serve")]
+
+
+def test_conditions_decided_from_the_scripts_own_values() -> None:
+    script = """
+MODEL=Qwen/Qwen2.5-7B-Instruct
+if [[ "$MODEL" == *"70B"* ]] || [[ "$MODEL" == *"72B"* ]]; then
+    LEN=4096
+elif [ -n "$UNSET_IN_SCRIPT" ]; then
+    LEN=1
+else
+    LEN=8192
+fi
+OFFLOAD=0
+if [ "$OFFLOAD" -gt 0 ] 2>/dev/null; then EXTRA="--cpu-offload-gb $OFFLOAD"; fi
+vllm serve $MODEL --max-model-len $LEN $EXTRA
+"""
+    ((words, unresolved),) = _serves(script)
+    # 7B is neither 70B nor 72B; an unset variable is empty when the script runs; 0 is not > 0 (EXTRA stays unset)
+    assert words[:5] == ("vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192")
+    assert unresolved == ("$EXTRA",)
+
+
+def test_undecidable_branches_leave_their_variables_unknown() -> None:
+    script = """
+CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader)
+if [ "$CC" = "10.0" ]; then DTYPE=FP4; else DTYPE=FP8; fi
+SAME=1
+if [ "$CC" = "9.0" ]; then SAME=1; fi
+vllm serve org/model-$DTYPE -tp $SAME
+"""
+    ((words, unresolved),) = _serves(script)
+    assert words[2] == "org/model-$DTYPE" and "$DTYPE" in unresolved
+    assert words[3:] == ("-tp", "1")  # both outcomes give 1: known
+
+
+def test_script_arguments_are_defaults_but_never_decide_a_branch() -> None:
+    script = """
+hw=${1:-gpu}
+model=${2:-meta-llama/Llama-3.1-8B-Instruct}
+if [ "$hw" = "cpu" ]; then vllm serve $model --device cpu; else vllm serve $model -tp 2; fi
+"""
+    served = _serves(script)
+    assert [w[3:] for w, _ in served] == [("--device", "cpu"), ("-tp", "2")]  # both branches are candidates
+    assert all(w[2] == "meta-llama/Llama-3.1-8B-Instruct" for w, _ in served)
+
+
+def test_getopts_arms_do_not_replace_a_default_the_script_sets() -> None:
+    script = """
+MODEL_PATH="deepseek-ai/DeepSeek-R1"
+while getopts "m:h" opt; do
+    case $opt in
+        m) MODEL_PATH="$OPTARG" ;;
+        h|?) exit 1 ;;
+    esac
+done
+vllm serve "$MODEL_PATH" -tp 8
+"""
+    ((words, _),) = _serves(script)
+    assert words[2] == "deepseek-ai/DeepSeek-R1"
+
+
+def test_command_output_stays_one_unknown_word() -> None:
+    script = """tps=$(nvidia-smi -L | wc -l | awk '{print int($1/2)}')
+N=`hostname`
+vllm serve m --tensor-parallel-size=$tps --host $N"""
+    ((words, unresolved),) = _serves(script)
+    assert words == ("vllm", "serve", "m", "--tensor-parallel-size=$tps", "--host", "$N")
+    assert set(unresolved) >= {"$tps", "$N"}
+
+
+@pytest.mark.parametrize(
+    ("expr", "scope", "value"),
+    [("SLURM_NNODES * SLURM_GPUS_ON_NODE", {"SLURM_NNODES": "2", "SLURM_GPUS_ON_NODE": "4"}, 8),
+     ("$N / 2 - 1", {"N": "8"}, 3), ("${N}%3", {"N": "8"}, 2), ("N + 1", {}, None), ("2 ** 64", {}, None),
+     ("$(nproc) / 2", {}, None)],
+)  # fmt: skip
+def test_arithmetic_on_known_integers_only(expr: str, scope: dict[str, str], value: int | None) -> None:
+    assert arithmetic(expr, scope, set()) == value
+    assert arithmetic(expr, scope, set(scope)) is (None if scope else value)  # an unknown operand: unknown
+
+
+@pytest.mark.parametrize(
+    ("words", "result"),
+    [(["[", "-n", "", "]"], False), (["[[", "a/b-8B", "==", "*8B*", "]]"], True), (["[", "3", "-ge", "4", "]"], False),
+     (["test", "x", "!=", "y"], True), (["!", "[", "-z", "x", "]"], True), (["[", "-f", "/etc/x", "]"], None),
+     (["command", "-v", "nvidia-smi"], None), (["[[", "v0.9", "=~", "^v0", "]]"], True)],
+)  # fmt: skip
+def test_test_command(words: list[str], result: bool | None) -> None:
+    assert evaluate_test([(w, True) for w in words]) is result
+
+
+def test_placeholders_of_readmes_are_unresolved_not_redirections() -> None:
+    ((words, unresolved),) = _serves("MODEL_DIR=<model storage path>\nvllm serve $MODEL_DIR --port 8000 > log 2>&1")
+    assert words == ("vllm", "serve", "$MODEL_DIR", "--port", "8000") and "$MODEL_DIR" in unresolved
+    ((words, unresolved),) = _serves("vllm serve <your-model> -tp 2")
+    assert words[2] == "<your-model>" and unresolved == ("<your-model>",)
+
+
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [("srun --nodes=1 -w node1 --overlap vllm serve m", "vllm"), ("ray job submit --no-wait -- vllm serve m", "vllm"),
+     ("uv run --with x vllm serve m", "vllm"), ("apptainer exec --nv -B /d:/d img.sif vllm serve m", "vllm"),
+     ("sudo -u svc CUDA_VISIBLE_DEVICES=0 nohup timeout 5m vllm serve m &", "vllm"),
+     ("conda run -n vllm python -m vllm.entrypoints.openai.api_server --model m", "python")],
+)  # fmt: skip
+def test_prefixes_a_server_runs_under(line: str, command: str) -> None:
+    (cmd,) = shell.run_script(line)
+    assert cmd.words[0] == command
+
+
+def test_kubectl_here_document_is_read_as_a_manifest() -> None:
+    script = """NAME=llm
+cat <<EOF | kubectl apply -f -
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $NAME}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.9.0
+        args: ["--model", "Qwen/Qwen3-8B", "--max-model-len", "8192"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+EOF
+"""
+    (found,) = read_command(script, "x.sh", read_manifest=lambda text, src: read_text(text, src, ".yaml"))
+    assert found.resource == "Deployment/default/llm" and found.argv[2:] == (
+        "--model",
+        "Qwen/Qwen3-8B",
+        "--max-model-len",
+        "8192",
+    )
+    assert found.gpus_per_pod == 1 and found.image_tag == "v0.9.0"
+
+
+@pytest.mark.parametrize(
+    ("options", "gpus"),
+    [("--gpus all", None), ("--gpus 2", 2), ("--gpus 0", None), ('--gpus "device=0,1"', 2), ("--gpus device=3", 1),
+     ("--gpus all -e CUDA_VISIBLE_DEVICES=0,1,2", 3), ("", None)],
+)  # fmt: skip
+def test_docker_gpus(options: str, gpus: int | None) -> None:
+    (cmd,) = shell.run_script(f"docker run --rm {options} -p 8000:8000 vllm/vllm-openai --model m")
+    run = docker_run(list(cmd.words), cmd.env)
+    assert run is not None and run.gpus == gpus and run.image == "vllm/vllm-openai"
+
+
+def test_docker_run_sees_only_the_environment_passed_with_e() -> None:
+    script = "export CUDA_VISIBLE_DEVICES=1\nexport TP=2\ndocker run --gpus 2 -e TP vllm/vllm-openai:v0.8.5 --model m -tp $TP"
+    (found,) = read_command(script, "x.sh")
+    assert found.gpus_per_pod == 2 and found.env == {"TP": "2"} and found.image_tag == "v0.8.5"
+
+
+def test_docker_entrypoint_replaces_the_images() -> None:
+    (found,) = read_command(
+        'docker run --gpus all --ipc=host --entrypoint /bin/bash vllm/vllm-openai:v0.20.0 -c "pip install x && '
+        'vllm serve /model --max-model-len 131072"',
+        "x.sh",
+    )
+    assert found.argv == ("vllm", "serve", "/model", "--max-model-len", "131072") and found.has_shm is True
+    assert read_command("docker run -it --entrypoint bash vllm/vllm-openai:latest", "x.sh") == []
+    assert read_command("docker run llamastack/distribution-remote-vllm --port 8321", "x.sh") == []
+
+
+def test_rocm_and_other_devices_are_not_evaluated() -> None:
+    (rocm,) = read_command("HIP_VISIBLE_DEVICES=0,1 vllm serve m -tp 2", "x.sh")
+    (hpu,) = read_command("vllm serve m --device hpu", "x.sh")
+    assert rocm.not_evaluable and "ROCm" in rocm.not_evaluable and rocm.gpus_per_pod == 2
+    assert hpu.not_evaluable and "HPU" in hpu.not_evaluable
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "argv", "resource"),
+    [("FROM vllm/vllm-openai:v0.9.1\nENTRYPOINT [\"vllm\", \"serve\", \"Qwen/Qwen3-32B-AWQ\", \"-tp\", \"2\"]",
+      ("vllm", "serve", "Qwen/Qwen3-32B-AWQ", "-tp", "2"), "ENTRYPOINT"),
+     ("FROM vllm/vllm-openai:v0.9.1\nCMD [\"google/gemma-3-12b-it\", \"--max-model-len\", \"4096\"]",
+      ("vllm", "serve", "google/gemma-3-12b-it", "--max-model-len", "4096"), "CMD"),
+     ("FROM python:3.11 AS base\nENV MODEL=m TP=2\nFROM base\nCMD python3 -m vllm.entrypoints.openai.api_server \\\n"
+      "    --model $MODEL --tensor-parallel-size $TP", ("vllm", "serve", "--model", "m", "--tensor-parallel-size", "2"),
+      "CMD"),
+     ("FROM cuda AS runtime\nENTRYPOINT [\"python3\", \"-m\", \"vllm.entrypoints.openai.api_server\"]",
+      ("vllm", "serve", "--model", '"$@"'), "ENTRYPOINT")],
+)  # fmt: skip
+def test_dockerfile_entrypoint_and_cmd(dockerfile: str, argv: tuple[str, ...], resource: str) -> None:
+    (found,) = read_dockerfile(dockerfile, "Dockerfile")
+    assert found.argv == argv and found.resource == resource
+
+
+def test_dockerfile_without_a_server() -> None:
+    assert read_dockerfile('FROM vllm/vllm-openai:v0.11.2\nRUN pip install x\nENTRYPOINT ["/bin/bash"]', "D") == []
+    assert read_dockerfile('FROM nginx\nCMD ["nginx", "-g", "daemon off;"]', "D") == []
+
+
+def test_readme_blocks_indented_console_and_yaml(tmp_path: Path) -> None:
+    page = tmp_path / "README.md"
+    page.write_text(
+        "Start it:\n\n??? Commands\n\n    ```console\n    $ vllm serve org/a \\\n        --max-model-len 4096\n"
+        "    INFO: started\n    ```\n\n1. Deploy:\n\n   ```yaml\n   services:\n     vllm:\n       image: vllm/vllm-openai\n"
+        '       command: ["--model", "org/b", "-tp", "2"]\n   ```\n\n```python\nos.system("vllm serve org/c")\n```\n',
+        encoding="utf-8",
+    )
+    found = load_inputs((str(page),)).found
+    assert [(f.resource, f.argv[2]) for f in found] == [("command", "org/a"), ("service/vllm", "--model")]
+    assert found[0].argv[3:] == ("--max-model-len", "4096")
+
+
+def test_sbatch_header_sets_slurm_variables_and_the_gpu() -> None:
+    script = """#!/bin/bash
+#SBATCH --nodes=2              # two nodes
+#SBATCH --gres=gpu:h100:4
+ray start --head &
+vllm serve m --tensor-parallel-size $SLURM_GPUS_ON_NODE --pipeline-parallel-size $SLURM_JOB_NUM_NODES
+"""
+    assert jobs.sbatch_gpus(script) == jobs.Gpus(4, 2, "h100")
+    (found,) = jobs.read_sbatch(script, "job.slurm")
+    assert found.argv[3:] == ("--tensor-parallel-size", "4", "--pipeline-parallel-size", "2")
+    assert found.gpus_total == 8 and found.gpus_at_least and found.gpu_product == "h100"
+
+
+@pytest.mark.parametrize(
+    ("spec", "gpus"),
+    [("24GB", jobs.Gpus(1)), ("H100:2", jobs.Gpus(2, 1, "H100")), ("A100:80GB:2", jobs.Gpus(2, 1, "A100")),
+     ("40GB..48GB", jobs.Gpus(1)), ("80GB:2..4", jobs.Gpus(None)), ({"name": ["H200"], "count": 8}, jobs.Gpus(8, 1, "H200"))],
+)  # fmt: skip
+def test_dstack_gpu_specs(spec: object, gpus: jobs.Gpus) -> None:
+    (found,) = jobs.read_dstack(
+        {"type": "service", "commands": ["vllm serve m -tp $DSTACK_GPUS_NUM"], "resources": {"gpu": spec}}, "d.yml"
+    )
+    assert found.gpus_per_pod == gpus.per_node and found.gpu_product == gpus.product
+    assert found.argv[-1] == (str(gpus.per_node) if gpus.per_node else "$DSTACK_GPUS_NUM")
+    assert found.has_shm is False  # no shm_size: Docker's 64 MiB
+
+
+def test_skypilot_accelerator_choices() -> None:
+    task = {
+        "run": "vllm serve m -tp $SKYPILOT_NUM_GPUS_PER_NODE",
+        "resources": {"accelerators": {"L4:1": None, "A10G:1": None}},
+    }
+    (one,) = jobs.read_skypilot(task, "t.yaml")
+    assert one.argv[-1] == "1" and one.gpu_product is None  # every choice has 1 GPU, of two kinds
+    task["resources"] = {"accelerators": "H100:8"}
+    task["num_nodes"] = 2
+    task["run"] = 'if [ "$SKYPILOT_NODE_RANK" == "0" ]; then vllm serve m -pp $SKYPILOT_NUM_NODES; else sleep inf; fi'
+    (head,) = jobs.read_skypilot(task, "t.yaml")
+    assert head.argv[-1] == "2" and head.gpus_total == 16 and head.gpu_product == "H100"
+    task["resources"] = {"accelerators": ["A100:8", "A100-80GB:4"]}
+    task["run"] = "vllm serve m -tp $SKYPILOT_NUM_GPUS_PER_NODE"
+    (open_,) = jobs.read_skypilot(task, "t.yaml")
+    assert open_.argv[-1] == "$SKYPILOT_NUM_GPUS_PER_NODE" and open_.gpus_total is None
+
+
+def test_systemd_sandbox_that_hides_the_gpus_fails(tmp_path: Path) -> None:
+    unit = tmp_path / "vllm.service"
+    unit.write_text(
+        "[Service]\nEnvironment=CUDA_VISIBLE_DEVICES=0\nPrivateDevices=yes\n"
+        "ExecStart=/usr/bin/vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n",
+        encoding="utf-8",
+    )
+    out = json.loads(invoke(["check", str(unit), "--gpu", "l40s", "--format", "json"], exit_code=1).stdout)
+    assert out[0]["status"] == "fail" and "PrivateDevices=yes hides /dev/nvidia*" in out[0]["failures"][0]
+    assert out[0]["failure_kinds"][0] == "structure"
+
+
+def test_containers_in_other_charts_values_and_unknown_kinds(tmp_path: Path) -> None:
+    values = tmp_path / "values.yaml"
+    values.write_text(
+        "decode:\n  replicas: 2\n  containers:\n  - name: vllm\n    image: ghcr.io/llm-d/llm-d:v0.2.0\n"
+        "    command: [vllm, serve]\n    args: [Qwen/Qwen3-0.6B, --max-model-len, '4096']\n"
+        "    resources: {limits: {nvidia.com/gpu: '1'}}\n",
+        encoding="utf-8",
+    )
+    (found,) = load_inputs((str(values),)).found
+    assert found.resource == "values/decode/containers/0" and found.argv[2] == "Qwen/Qwen3-0.6B"
+    assert found.gpus_per_pod == 1
+    other = tmp_path / "other.yaml"
+    other.write_text("foo: 1\nbar: [2]\n", encoding="utf-8")
+    result = invoke(["check", str(other)], exit_code=2)
+    assert "dstack or SkyPilot task" in result.output and "Traceback" not in result.output
