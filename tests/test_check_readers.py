@@ -300,3 +300,34 @@ def test_containers_in_other_charts_values_and_unknown_kinds(tmp_path: Path) -> 
     other.write_text("foo: 1\nbar: [2]\n", encoding="utf-8")
     result = invoke(["check", str(other)], exit_code=2)
     assert "dstack or SkyPilot task" in result.output and "Traceback" not in result.output
+
+
+def _check_script(tmp_path: Path, line: str, exit_code: int) -> dict[str, object]:
+    script = tmp_path / "serve.sh"
+    script.write_text(f"#!/bin/sh\n{line}\n", encoding="utf-8")
+    (result,) = json.loads(
+        invoke(["check", str(script), "--gpu", "h100", "--format", "json"], exit_code=exit_code).stdout
+    )
+    assert isinstance(result, dict)
+    return result
+
+
+def test_vllm_allow_long_max_model_len_turns_the_error_into_vllms_warning(tmp_path: Path) -> None:
+    # Qwen2.5-7B-Instruct: max_position_embeddings 32768 (config/model.py _get_and_verify_max_len)
+    cmd = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 65536"
+    refused = _check_script(tmp_path, cmd, 1)
+    assert "is greater than the derived max_model_len" in str(refused["failures"])
+    allowed = _check_script(tmp_path, f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 {cmd}", 0)
+    assert allowed["status"] == "pass" and "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set" in str(allowed["warnings"])
+    assert _check_script(tmp_path, f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=yes {cmd}", 1)["status"] == "fail"  # not 1/true
+
+
+def test_cuda_graph_profiling_off_frees_kv_cache_before_the_graphs(tmp_path: Path) -> None:
+    def kv_tokens(prefix: str) -> int:
+        figures = _check_script(tmp_path, f"{prefix}vllm serve Qwen/Qwen2.5-7B-Instruct", 0)["figures"]
+        assert isinstance(figures, dict)
+        return int(figures["kv_cache_tokens"])
+
+    default, off = kv_tokens(""), kv_tokens("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 ")
+    assert off > default  # the graphs are not set aside before the KV cache (gpu_worker.py, 0.21+)
+    assert kv_tokens("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 ") == default

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from recommender.check.found import Found
 from recommender.documents import plan_annotations
@@ -13,7 +12,7 @@ from recommender.errors import PlanError
 from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
-from recommender.memory.startup_issues import IssueKind, StartupIssue, removed_flag
+from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
 from recommender.serve_args import parse_serve_argv
 
@@ -65,34 +64,58 @@ def version_for(found: Found, given: str | None, default: str) -> VllmVersion:
     return VllmVersion.parse(default)
 
 
-def removed_flags(
-    argv: tuple[str, ...], version: VllmVersion, table: Mapping[str, Mapping[str, Any]]
-) -> list[StartupIssue]:
-    """Flags the target vLLM release no longer accepts."""
-    out = []
-    for word in argv:
-        flag = word.split("=", 1)[0]
-        entry = table.get(flag)
-        if entry and entry.get("removed") and version >= VllmVersion.parse(str(entry["removed"])):
-            out.append(removed_flag(flag, str(entry["removed"]), str(version)))
-    return out
+@dataclass(frozen=True, slots=True)
+class VllmEnv:
+    """The environment variables vLLM reads that change its memory or its limits (vllm/envs.py, 0.33), as the
+    server's environment sets them."""
+
+    allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN: a too-long max_model_len only warns
+    estimate_cudagraphs: bool | None = None  # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (None: the default)
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def read(cls, env: Mapping[str, str], version: VllmVersion) -> VllmEnv:
+        """As vLLM parses them: ALLOW_LONG is "1"/"true" (any case); ESTIMATE_CUDAGRAPHS is bool(int(value)),
+        which only exists with CUDA-graph profiling in 0.21+; VLLM_USE_V1=0 chose the V0 engine until 0.10."""
+        notes = []
+        allow = env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "0").strip().lower() in ("1", "true")
+        estimate = None
+        raw = env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")
+        if raw is not None and version >= VllmVersion(0, 21):
+            if re.fullmatch(r"\s*[+-]?\d+\s*", raw):
+                estimate = bool(int(raw))
+            else:
+                notes.append(
+                    f"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS={raw!r} is not an integer: vLLM fails reading it"
+                )
+        if env.get("VLLM_USE_V1", "").strip() == "0":
+            notes.append(
+                "VLLM_USE_V1=0 asks for the V0 engine: vLLM 0.11 and later ignore it (V1 only); before that the V0 "
+                "engine's memory accounting, which is not modelled for releases after 0.7, applies"
+            )
+        return cls(allow, estimate, tuple(notes))
 
 
-def _try(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -> Explanation | None:
+def _try(
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, vllm_env: VllmEnv | None = None
+) -> Explanation | None:
     try:
-        return explain(model, gpu, flags, version)
+        estimate = vllm_env.estimate_cudagraphs if vllm_env else None
+        return explain(model, gpu, flags, version, estimate_cudagraphs=estimate)
     except PlanError:
         return None
 
 
-def _warmup_fix(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation) -> str | None:
+def _warmup_fix(
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation, vllm_env: VllmEnv | None
+) -> str | None:
     """The highest --gpu-memory-utilization (down to 0.5) at which the post-allocation warm-up clears its margin."""
     if not e.has(IssueKind.WARMUP_OOM, IssueKind.WARMUP_HEADROOM):
         return None
     util = e.utilization
     while util > 0.5:
         util = round(util - 0.01, 2)
-        alt = _try(model, gpu, replace(flags, gpu_memory_utilization=util), version)
+        alt = _try(model, gpu, replace(flags, gpu_memory_utilization=util), version, vllm_env)
         if alt and alt.fits and not alt.has(IssueKind.WARMUP_HEADROOM):
             return f"lower --gpu-memory-utilization to {util} (then {alt.max_concurrency:.1f} requests of " + (
                 f"{alt.max_model_len:,} tokens fit)"
@@ -101,10 +124,17 @@ def _warmup_fix(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVer
 
 
 def suggest(
-    model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation, need: int, length: int
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    version: VllmVersion,
+    e: Explanation,
+    need: int,
+    length: int,
+    vllm_env: VllmEnv | None = None,
 ) -> list[str]:
     """Concrete changes that fix the problem, each with what it would give (alternatives must start)."""
-    warmup = _warmup_fix(model, gpu, flags, version, e)
+    warmup = _warmup_fix(model, gpu, flags, version, e, vllm_env)
     out: list[str] = [warmup] if warmup else []
     if e.stage.available_kv > 0:
         shorter = e.longest_len(need, length)
@@ -113,7 +143,7 @@ def suggest(
         elif e.concurrency_for(length) < need and shorter >= 256:
             out.append(f"lower --max-model-len to {shorter:,} ({need} requests of that length fit)")
     if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
-        alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version)
+        alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version, vllm_env)
         if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
             out.append(
                 f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
@@ -121,7 +151,7 @@ def suggest(
     tp = flags.tensor_parallel_size * 2
     while tp <= 8:
         if model.num_heads % tp == 0:
-            alt = _try(model, gpu, replace(flags, tensor_parallel_size=tp), version)
+            alt = _try(model, gpu, replace(flags, tensor_parallel_size=tp), version, vllm_env)
             if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
                 out.append(
                     f"{'or ' if out else ''}-tp {tp} (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
@@ -142,16 +172,15 @@ def evaluate(
     resolve: Callable[[str], ModelSpec],
     gpu: Gpu | None,
     version: VllmVersion,
-    flag_table: Mapping[str, Mapping[str, Any]],
     slo: Slo,
 ) -> CheckResult:
-    """Predict vLLM's startup with exactly these flags and judge the deployment."""
+    """Predict vLLM's startup with exactly these flags and judge the memory verdict and the promise (vLLM's
+    argument errors, flags the release lacks, GPU counts and /dev/shm are check.run's, before this)."""
     claimed, malformed = plan_annotations.decode(found.annotations)
     failures: list[str] = [*found.problems, *malformed]
     warnings: list[str] = []
     cmd = parse_serve_argv(list(found.argv))
     model_ref = cmd.model or ""
-    failures += [i.message for i in removed_flags(found.argv, version, flag_table)]
 
     def result(e: Explanation | None, suggestions: list[str] | None = None) -> CheckResult:
         return CheckResult(
@@ -171,27 +200,25 @@ def evaluate(
         failures.append("no GPU type: pass --gpu, or select nodes with nvidia.com/gpu.product")
         return result(None)
     values = dict(cmd.values)
+    vllm_env = VllmEnv.read(found.env, version)
+    warnings += vllm_env.notes
     try:
         model = resolve(model_ref)
         flags = EngineFlags(**values)
-        e = explain(model, gpu, flags, version)
+        e = explain(model, gpu, flags, version, estimate_cudagraphs=vllm_env.estimate_cudagraphs)
     except PlanError as exc:
         failures.append(str(exc))
         return result(None)
-    # A warm-up that does not fit outside the budget crashes after the KV cache is allocated: a failure here.
+    fits = True
     for issue in e.issues:
-        (failures if issue.fatal or issue.kind is IssueKind.WARMUP_HEADROOM else warnings).append(issue.message)
-    gpus_engine = e.tp * e.pp
-    if found.gpus_per_pod is not None and found.gpus_per_pod * found.pods_per_replica != gpus_engine:
-        failures.append(
-            f"{found.gpus_per_pod * found.pods_per_replica} GPU(s) requested but TP x PP = "
-            f"{e.tp} x {e.pp} = {gpus_engine}: vLLM will not start (or wastes GPUs)"
-        )
-    if found.has_shm is False and gpus_engine > 1:
-        failures.append(
-            "TP/PP > 1 without a memory-backed /dev/shm: NCCL will fail or crawl (mount an emptyDir "
-            "with medium: Memory at /dev/shm)"
-        )
+        if issue.kind is IssueKind.MAX_LEN_ABOVE_MODEL and vllm_env.allow_long_max_model_len:
+            said = issue.message.split(" To allow")[0]
+            warnings.append(f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, so vLLM only warns: {said}")
+            continue
+        # A warm-up that does not fit outside the budget crashes after the KV cache is allocated: a failure here.
+        fatal = issue.fatal or issue.kind is IssueKind.WARMUP_HEADROOM
+        fits = fits and not issue.fatal
+        (failures if fatal else warnings).append(issue.message)
     overstated, understated = plan_annotations.prediction_drift(claimed, e, gpu_key=gpu.key, version=version)
     failures += overstated
     warnings += understated
@@ -200,12 +227,12 @@ def evaluate(
     need = slo.concurrency or 1
     if slo.context and slo.context > e.max_model_len:
         failures.append(f"promised {slo.context:,}-token requests exceed --max-model-len {e.max_model_len:,}")
-    elif e.fits and slo.concurrency is not None:
+    elif fits and slo.concurrency is not None:
         have = e.concurrency_for(length) * replicas
         if have < slo.concurrency:
             failures.append(
                 f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised {slo.concurrency}"
             )
     fixable = any(f not in overstated for f in failures)  # a false claim is fixed by re-planning, not by flags
-    suggestions = suggest(model, gpu, flags, version, e, -(-need // replicas), length) if fixable else []
+    suggestions = suggest(model, gpu, flags, version, e, -(-need // replicas), length, vllm_env) if fixable else []
     return result(e, suggestions)

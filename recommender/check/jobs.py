@@ -169,7 +169,8 @@ def read_dstack(doc: Mapping[str, Any], source: str) -> list[Found]:
     if gpus.per_node is not None:
         env |= {"DSTACK_GPUS_PER_NODE": str(gpus.per_node), "DSTACK_GPUS_NUM": str(gpus.total)}
     env |= {"DSTACK_NODES_NUM": str(nodes), "DSTACK_NODE_RANK": "0"}
-    script = "\n".join(str(c) for c in doc.get("commands") or [])
+    lines = doc.get("commands")
+    script = "\n".join(str(c) for c in lines) if isinstance(lines, list) else str(lines or "")
     image = str(doc.get("image") or "")
     name = f"{doc['type']}/{doc['name']}" if doc.get("name") else str(doc["type"])
     found = [
@@ -192,7 +193,8 @@ def is_skypilot(doc: Mapping[str, Any]) -> bool:
 def _accelerators(resources: Mapping[str, Any]) -> list[tuple[str, int]]:
     """Every accelerator choice as (name, count): "H100:8", {L4: 1, A10G: 1}, a list, any_of / ordered."""
     choices: list[Any] = []
-    for option in [resources, *(o for key in ("any_of", "ordered") for o in resources.get(key) or [])]:
+    alternatives = [o for key in ("any_of", "ordered") if isinstance(resources.get(key), list) for o in resources[key]]
+    for option in [resources, *alternatives]:
         acc = option.get("accelerators") if isinstance(option, dict) else None
         if isinstance(acc, dict):  # {L4: 1} or {L4:1} (YAML reads the latter as the key "L4:1" with no value)
             choices += [str(k) if v is None else f"{k}:{v}" for k, v in acc.items()]

@@ -296,7 +296,7 @@ def _memory_verdict(base: ServerResult, cmd: ServeCommand, ctx: Context) -> Serv
         has_shm=None,
         problems=(),  # already findings
     )
-    memory = evaluate(canonical, resolve=lambda _: model, gpu=gpu, version=ctx.version, flag_table={}, slo=ctx.slo)
+    memory = evaluate(canonical, resolve=lambda _: model, gpu=gpu, version=ctx.version, slo=ctx.slo)
     findings = (*base.findings, *(Finding("startup", m) for m in memory.failures))
     status = FAIL if findings else PASS
     warnings = (*base.warnings, *memory.warnings)

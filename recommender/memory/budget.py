@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from recommender.hardware import Gpu
 from recommender.memory import overheads, warmup
@@ -311,6 +311,9 @@ class Budget:
     free: int
     utilization: float
     requested: int
+    # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: CUDA-graph memory set aside before the KV cache (v1/worker/
+    # gpu_worker.py determine_available_memory; the default since 0.21, the environment can turn it off)
+    estimate_cudagraphs: bool = True
 
 
 def request_memory(
@@ -323,7 +326,7 @@ def request_memory(
     requested = math.ceil(total * util)
     if free < requested:
         issues.append(si.free_below_budget(free, total, util, requested))
-    return Budget(total, free, util, requested)
+    return Budget(total, free, util, requested, version.cudagraph_memory_before_kv)
 
 
 def cudagraph_max_capture(model: ModelSpec, gpu: Gpu, version: VllmVersion, max_num_seqs: int) -> int:
@@ -379,7 +382,7 @@ def stage_budgets(
         cg = overheads.cudagraph_bytes(
             model, layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs
         )
-        cg_applied = cg if version.cudagraph_memory_before_kv else 0
+        cg_applied = cg if budget.estimate_cudagraphs else 0
         avail = flags.kv_cache_memory_bytes
         if avail is None:
             avail = budget.requested - (w + act + nt + cg_applied)
@@ -484,7 +487,7 @@ def post_allocation(
     return warmup.PostAllocation(
         rows=rows,
         sampler=warmup.sampler_warmup_bytes(rows, model.vocab_size, overheads.SAMPLER_BYTES_PER_LOGIT_OLD, v),
-        cudagraphs=warmup.cudagraphs_after_kv(last.cudagraph, estimate_before_kv=version.cudagraph_memory_before_kv),
+        cudagraphs=warmup.cudagraphs_after_kv(last.cudagraph, estimate_before_kv=budget.estimate_cudagraphs),
         context=warmup.context_bytes(tp, gpu.nvlink),
         outside_budget=budget.total - budget.requested,
         freed_activation=last.activation_peak,
@@ -515,8 +518,11 @@ def explain(
     version: VllmVersion,
     *,
     free_bytes: int | None = None,
+    estimate_cudagraphs: bool | None = None,
 ) -> Explanation:
-    """Predict vLLM's startup figures and verdict for one configuration (per GPU, worst pipeline stage)."""
+    """Predict vLLM's startup figures and verdict for one configuration (per GPU, worst pipeline stage).
+    `estimate_cudagraphs` is VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS when the environment sets it (None: the
+    release's default)."""
     flags.validate()
     issues: list[StartupIssue] = []
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size
@@ -526,6 +532,8 @@ def explain(
     pp = min(pp, model.num_layers)
     limits = scheduler_limits(model, flags, gpu, version, issues)
     budget = request_memory(gpu, flags, version, free_bytes, issues)
+    if estimate_cudagraphs is not None:
+        budget = replace(budget, estimate_cudagraphs=estimate_cudagraphs)
     stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues)
     if flags.kv_cache_memory_bytes is not None:
         fixed_kv_allocation(stages, budget, issues)
