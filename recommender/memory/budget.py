@@ -169,6 +169,9 @@ class Explanation:
 # --- step 1: precision ----------------------------------------------------------------------------------------
 
 
+BITSANDBYTES_REMOVED_IN = VllmVersion(0, 33)  # 0.33's QUANTIZATION_METHODS no longer lists it
+
+
 @dataclass(frozen=True, slots=True)
 class Precision:
     """Weight dtype, quantization and KV-cache dtype as vLLM resolves them."""
@@ -206,6 +209,8 @@ def resolve_precision(
     dtype = _weight_dtype(model, flags, gpu, issues)
     dtype_bytes = DTYPE_BYTES[dtype]
     quant = resolve_quant(model, flags.quantization)
+    if quant is not None and quant.method == "bitsandbytes" and version >= BITSANDBYTES_REMOVED_IN:
+        issues.append(si.quantization_unknown(quant.method))
     kv_dtype = flags.kv_cache_dtype
     if kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8:
         kv_dtype = "fp8"

@@ -32,6 +32,7 @@ class IssueKind(StrEnum):
     AUTO_FIT_IMPOSSIBLE = "auto-fit-impossible"  # available = KV memory less one block
     REMOVED_FLAG = "removed-flag"  # flag, version = the release that removed it
     ARCHITECTURE_REMOVED = "architecture-removed"  # version = the last release that served the architecture
+    QUANTIZATION_UNKNOWN = "quantization-unknown"  # flag = the checkpoint's method the release does not know
     KV_ALLOCATION_OOM = "kv-cache-allocation-oom"  # needed = the fixed KV cache, available = free beside the weights
     WARMUP_OOM = "warmup-out-of-memory"  # needed = allocations after the KV cache, available = room for them
     # Warnings: vLLM starts, with a caveat.
@@ -246,6 +247,25 @@ def architecture_removed(architecture: str, served_until: str) -> StartupIssue:
         f"Model architecture {architecture} was supported in vLLM until v{served_until}, and is not supported "
         "anymore. Please use an older version of vLLM if you want to use this model architecture.",
         version=served_until,
+    )
+
+
+# vllm/model_executor/layers/quantization/__init__.py QUANTIZATION_METHODS in 0.33 (bitsandbytes is gone)
+QUANTIZATION_METHODS_0_33 = (
+    "awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8",
+    "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors",
+    "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online",
+    "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token",
+    "mxfp8",
+)  # fmt: skip
+
+
+def quantization_unknown(method: str) -> StartupIssue:
+    """config/model.py:1466 _verify_quantization: a checkpoint's quant_method the release does not register."""
+    return StartupIssue(
+        IssueKind.QUANTIZATION_UNKNOWN,
+        f"Unknown quantization method: {method}. Must be one of {list(QUANTIZATION_METHODS_0_33)}.",
+        flag=method,
     )
 
 

@@ -173,9 +173,13 @@ def tensor_bytes(
             return _mxfp4_expert_bytes(s, t, par, dtype_bytes, mxfp4)
     rows, cols, count = _sharded_shape(t, par, padded_vocab(s.vocab_size))
     plain = rows * cols * count * dtype_bytes
-    if quant is None or not t.linear:
+    if quant is None:
         return plain
-    if t.group in ("embedding", "lm_head") and not quant.lm_head_quantized:
+    if t.module == "lm_head" and quant.lm_head_quantized:
+        # GPTQ/AWQ `lm_head: true`: ParallelLMHead takes the linear method (get_quant_method in gptq_utils.py and
+        # auto_awq.py); the input embedding never does. Its [vocab/TP, hidden] shard is quantized like any linear.
+        return plain if _matches(t.module, quant.keep_unquantized) else quantized_bytes(quant, rows, cols)
+    if not t.linear:
         return plain
     if _matches(t.module, quant.keep_unquantized):
         return plain

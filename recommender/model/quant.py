@@ -205,6 +205,7 @@ def _modelopt(q: Mapping[str, Any]) -> QuantSpec:
             group_size=16,
             keep_unquantized=keep,
             kv_cache_fp8=kv_fp8,
+            static_input_scales=True,  # its FP8 layers are ModelOpt's static per-tensor W8A8 (an input_scale each)
             mixed=mixed,
             label="ModelOpt mixed NVFP4/FP8",
         )

@@ -1,0 +1,161 @@
+"""Quantized weight bytes hand-checked from the parameters vLLM allocates, on a tiny Llama-style config.
+
+One decoder layer of the config below holds these linear weights (rows x cols = out x in features):
+q 256x256, k 128x256, v 128x256, o 256x256, gate 512x256, up 512x256, down 256x512. vLLM fuses q/k/v into
+qkv_proj and gate/up into gate_up_proj; the figures below are per fused module, as vLLM's create_weights
+allocates them, and the memory model's tensor inventory (q, k and v apart, gate_up as one tensor) must sum to them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recommender.catalog import load_gpus
+from recommender.hardware import resolve_gpu
+from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.startup_issues import IssueKind
+from recommender.memory.weights import Parallel, tensor_bytes
+from recommender.model.spec import ModelSpec
+from recommender.model.tensors import Tensor, model_tensors
+from recommender.sources.resolve import resolve_model
+
+TINY = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 256,
+    "intermediate_size": 512,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "num_hidden_layers": 2,
+    "vocab_size": 1024,
+    "max_position_embeddings": 128,
+    "rms_norm_eps": 1e-5,
+    "rope_theta": 10000.0,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+}
+LINEAR_ELEMENTS = 256 * 256 + 2 * 128 * 256 + 256 * 256 + 2 * 512 * 256 + 256 * 512  # 589,824 per layer
+# The inventory's tensors making up each vLLM module (gate_up_proj is one tensor there already).
+FUSED = {
+    "qkv_proj": ("q_proj", "k_proj", "v_proj"),
+    "o_proj": ("o_proj",),
+    "gate_up_proj": ("gate_up_proj",),
+    "down_proj": ("down_proj",),
+}
+
+
+def _model(tmp_path: Path, quantization_config: dict[str, Any] | None = None, **hf_quant: Any) -> ModelSpec:
+    config = dict(TINY, quantization_config=quantization_config) if quantization_config else TINY
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    if hf_quant:
+        (tmp_path / "hf_quant_config.json").write_text(json.dumps(hf_quant))
+    return resolve_model(str(tmp_path))
+
+
+def _per_module(spec: ModelSpec, layer: int) -> dict[str, int]:
+    """Bytes of the layer's linear weights on one GPU, summed per vLLM module (qkv_proj, o_proj, ...)."""
+    tensors: list[Tensor] = [t for t in model_tensors(spec) if t.layer == layer and t.linear]
+    by_name = {t.module.rsplit(".", 1)[-1]: tensor_bytes(spec, t, Parallel(), 2, spec.quant) for t in tensors}
+    assert sorted(by_name) == sorted(n for names in FUSED.values() for n in names)
+    return {fused: sum(by_name[n] for n in names) for fused, names in FUSED.items()}
+
+
+def _lm_head_bytes(spec: ModelSpec, tp: int = 1) -> int:
+    (head,) = [t for t in model_tensors(spec) if t.module == "lm_head"]
+    return tensor_bytes(spec, head, Parallel(tp=tp), 2, spec.quant)
+
+
+def test_unquantized_baseline(tmp_path: Path) -> None:
+    spec = _model(tmp_path)
+    assert sum(_per_module(spec, 0).values()) == 2 * LINEAR_ELEMENTS
+    assert _lm_head_bytes(spec) == 1024 * 256 * 2
+
+
+# NVFP4 (modelopt.py KNvfp4Static + KNvfp4Dynamic.create_weights): `weight` [out, in/2] uint8, `weight_scale`
+# [out, in/16] float8_e4m3fn, `weight_scale_2` and `input_scale` one float32 per fused partition.
+NVFP4 = {
+    "qkv_proj": 512 * 128 + 512 * 16 + 3 * 4 + 3 * 4,  # 73,752
+    "o_proj": 256 * 128 + 256 * 16 + 4 + 4,  # 36,872
+    "gate_up_proj": 1024 * 128 + 1024 * 16 + 2 * 4 + 2 * 4,  # 147,472
+    "down_proj": 256 * 256 + 256 * 32 + 4 + 4,  # 73,736
+}
+# ModelOpt FP8 (KFp8StaticTensor): `weight` [out, in] float8, `weight_scale` and `input_scale` per partition.
+FP8_STATIC = {"qkv_proj": 512 * 256 + 3 * 4 + 3 * 4, "o_proj": 256 * 256 + 4 + 4}
+
+
+def test_nvfp4_modelopt(tmp_path: Path) -> None:
+    spec = _model(tmp_path, quantization={"quant_algo": "NVFP4", "group_size": 16, "exclude_modules": ["lm_head"]})
+    assert spec.quant is not None and spec.quant.method == "nvfp4"
+    # gate_up_proj is one tensor in the inventory, so one partition's two float32 scales (8 B) are not counted.
+    assert _per_module(spec, 0) == NVFP4 | {"gate_up_proj": NVFP4["gate_up_proj"] - 8}
+    assert _lm_head_bytes(spec) == 1024 * 256 * 2  # excluded: stays bfloat16
+
+
+def test_modelopt_mixed_precision_layer_by_layer(tmp_path: Path) -> None:
+    # MIXED_PRECISION: layer 0's attention FP8, its MLP NVFP4; layer 1 is not listed, so it stays bfloat16
+    # (ModelOptMixedPrecisionConfig._resolve_quant_algo finds no algorithm for it).
+    attention = {f"model.layers.0.self_attn.{p}": {"quant_algo": "FP8"} for p in ("q_proj", "k_proj", "v_proj")}
+    attention["model.layers.0.self_attn.o_proj"] = {"quant_algo": "FP8"}
+    mlp = {f"model.layers.0.mlp.{p}": {"quant_algo": "NVFP4", "group_size": 16} for p in ("gate_proj", "up_proj")}
+    mlp["model.layers.0.mlp.down_proj"] = {"quant_algo": "NVFP4", "group_size": 16}
+    spec = _model(tmp_path, quantization={"quant_algo": "MIXED_PRECISION", "quantized_layers": attention | mlp})
+    assert spec.quant is not None and spec.quant.method == "modelopt-mixed"
+    first = _per_module(spec, 0)
+    assert {k: first[k] for k in FP8_STATIC} == FP8_STATIC
+    assert (first["gate_up_proj"], first["down_proj"]) == (NVFP4["gate_up_proj"] - 8, NVFP4["down_proj"])
+    assert sum(_per_module(spec, 1).values()) == 2 * LINEAR_ELEMENTS
+
+
+# GPTQ 4-bit g128, sym (gptq_marlin.py create_weights): `qweight` [in/8, out] int32, `scales` [in/128, out] in the
+# model dtype; a symmetric checkpoint's qzeros are dropped after loading (marlin_make_empty_g_idx).
+def _gptq_bytes(rows: int, cols: int) -> int:
+    return cols // 8 * rows * 4 + cols // 128 * rows * 2
+
+
+def test_gptq_with_a_quantized_lm_head(tmp_path: Path) -> None:
+    gptq = {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True, "desc_act": False}
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "head").mkdir()
+    plain, head = _model(tmp_path / "plain", gptq), _model(tmp_path / "head", gptq | {"lm_head": True})
+    assert plain.quant is not None and not plain.quant.lm_head_quantized
+    assert head.quant is not None and head.quant.lm_head_quantized
+    assert _per_module(plain, 0)["qkv_proj"] == _gptq_bytes(512, 256)
+    # ParallelLMHead takes the GPTQ linear method when the config says lm_head: its [vocab, hidden] weight is packed.
+    assert _lm_head_bytes(plain) == 1024 * 256 * 2  # 524,288
+    assert _lm_head_bytes(head) == _gptq_bytes(1024, 256) == 135_168
+    assert _lm_head_bytes(head, tp=2) == _gptq_bytes(512, 256)  # vocab-parallel: half the rows per rank
+    gpu = resolve_gpu("l4", load_gpus())
+    e_plain, e_head = (
+        explain(s, gpu, EngineFlags(max_model_len=128), VllmVersion.parse("0.33")) for s in (plain, head)
+    )
+    assert e_plain.stage.weights - e_head.stage.weights == 524_288 - 135_168
+
+
+# bitsandbytes 4-bit, pre-quantized (vLLM <= 0.32: bitsandbytes.py create_qweight_for_4bit, `weight` [n / 2, 1]
+# uint8 for a 16-bit model; bitsandbytes_loader.py dequantize_dq turns a double-quantized absmax into float32, one
+# per 64-element block, kept on the GPU in the quant state). Not counted: the 16-entry float32 code book per tensor.
+BNB = {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"}
+
+
+def test_bitsandbytes_4bit_before_0_33(tmp_path: Path) -> None:
+    spec = _model(tmp_path, BNB | {"bnb_4bit_use_double_quant": True})
+    assert spec.quant is not None and spec.quant.method == "bitsandbytes"
+    assert sum(_per_module(spec, 0).values()) == LINEAR_ELEMENTS // 2 + LINEAR_ELEMENTS // 64 * 4  # 331,776
+    assert _lm_head_bytes(spec) == 1024 * 256 * 2
+
+
+@pytest.mark.parametrize(("version", "starts"), [("0.32.0", True), ("0.33.0", False)])
+def test_bitsandbytes_is_unknown_to_vllm_0_33(tmp_path: Path, version: str, starts: bool) -> None:
+    spec = _model(tmp_path, BNB)
+    e = explain(spec, resolve_gpu("l4", load_gpus()), EngineFlags(max_model_len=128), VllmVersion.parse(version))
+    assert e.fits is starts
+    if not starts:
+        (issue,) = [i for i in e.issues if i.fatal]
+        assert issue.kind is IssueKind.QUANTIZATION_UNKNOWN and issue.flag == "bitsandbytes"
+        # config/model.py _verify_quantization's message, with 0.33's list of methods.
+        assert issue.message.startswith("Unknown quantization method: bitsandbytes. Must be one of ['awq', ")
