@@ -16,8 +16,6 @@ from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
 from recommender.serve_args import parse_serve_argv
 
-ANN = plan_annotations.PREFIX
-
 
 @dataclass(frozen=True, slots=True)
 class Slo:

@@ -303,14 +303,12 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
 
 
 def _read_pods(doc: dict[str, Any], source: str, index: int) -> list[Found]:
-    meta = _m(doc.get("metadata"))
     out = []
     for role, pod_spec, pod_meta in _pods(doc):
         for container in _l(pod_spec.get("containers")):
             if isinstance(container, dict):
                 found = _container_found(doc, role, pod_spec, pod_meta, container, source, index)
                 out += found
-    del meta
     return out
 
 

@@ -19,6 +19,7 @@ from recommender.hardware import Gpu
 from recommender.memory.engine import KV_CACHE_DTYPES_NOT_MODELLED, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.serve_args import (
+    DEFAULT_MODEL,
     ENGINE_FIELDS,
     ConfigReader,
     FlagTable,
@@ -247,7 +248,7 @@ def check_server(found: Found, ctx: Context) -> ServerResult:
     if cmd.config_file:
         reasons.append(f"--config {cmd.config_file} is not readable here")
     if not cmd.model:
-        reasons.append("no model in the command (vLLM would serve its default model)")
+        reasons.append(f"no model in the command (vLLM would serve its default model, {DEFAULT_MODEL})")
     structure = [Finding("structure", p) for p in found.problems]  # fails whatever the unresolved values are
     if reasons:
         status = FAIL if structure else NOT_EVALUATED

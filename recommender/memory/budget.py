@@ -384,9 +384,7 @@ def stage_budgets(
             moe_kernel_without_workspace=precision.mxfp4_triton,
         )
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v)
-        cg = overheads.cudagraph_bytes(
-            model, layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs
-        )
+        cg = overheads.cudagraph_bytes(layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs)
         cg_applied = cg if budget.estimate_cudagraphs else 0
         avail = flags.kv_cache_memory_bytes
         if avail is None:

@@ -127,11 +127,8 @@ def cudagraph_capture_count(
     return len(sizes | {top})
 
 
-def cudagraph_bytes(
-    s: ModelSpec, *, layers_on_gpu: int, enforce_eager: bool, graphs: int = CUDAGRAPH_FIT_GRAPHS
-) -> int:
+def cudagraph_bytes(*, layers_on_gpu: int, enforce_eager: bool, graphs: int = CUDAGRAPH_FIT_GRAPHS) -> int:
     """vLLM's CUDA-graph memory estimate for one GPU (0 with --enforce-eager)."""
-    del s
     if enforce_eager:
         return 0
     scale = max(1.0, (graphs - 1) / (CUDAGRAPH_FIT_GRAPHS - 1))

@@ -14,8 +14,6 @@ from typing import Any
 
 from recommender.perf.params import Efficiency, PerfParams
 
-METRIC_NAMES = ("ttft", "tpot", "throughput")
-
 
 @dataclass(frozen=True, slots=True)
 class Knob:

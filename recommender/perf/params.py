@@ -93,8 +93,8 @@ class PerfParams:
         return replace(self, gpus={**self.gpus, key: eff})
 
 
-FAMILIES = ("ampere", "ada", "hopper", "blackwell", "cdna", "older")
-REFERENCE_FAMILY = "ampere"  # the global constants are ampere's; other families are multipliers on them
+FAMILIES = ("ampere", "ada", "hopper", "blackwell", "cdna", "older")  # ampere is the reference: the global
+# constants are ampere's, the other families multipliers on them
 
 
 def gpu_family(gpu: Gpu) -> str:

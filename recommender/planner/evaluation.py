@@ -67,7 +67,7 @@ def choose_utilization(model: ModelSpec, hw: Hardware, version: VllmVersion, max
     per_logit = overheads.sampler_bytes_per_logit((version.major, version.minor))
     warmup = int(per_logit * min(max_seqs, max_tokens) * model.vocab_size)
     if not version.cudagraph_memory_before_kv:
-        warmup += overheads.cudagraph_bytes(model, layers_on_gpu=model.num_layers, enforce_eager=False)
+        warmup += overheads.cudagraph_bytes(layers_on_gpu=model.num_layers, enforce_eager=False)
     room = (total - warmup - WARMUP_SAFETY + REDUNDANCY_BUFFER) / total
     util = min(version.default_gpu_memory_utilization, math.floor(room * 100) / 100)
     if hw.free_bytes is not None:

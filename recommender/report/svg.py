@@ -22,7 +22,6 @@ from recommender.report.figures import (
 )
 from recommender.units import GiB
 
-FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 INK = "#222222"
 MUTED = "#666666"
 GRID = "#e3e3e3"

@@ -19,7 +19,6 @@ from recommender.sources import hub_weights
 from recommender.sources.safetensors import CheckpointSummary
 
 _HTTP_CLIENT_MODULES = ("httpx", "httpx2", "httpcore", "httpcore2", "requests", "urllib3")
-OPTIONAL_FILES = ("hf_quant_config.json",)
 # Seconds the first request may take before the hub counts as unreachable (HF_HUB_ETAG_TIMEOUT overrides it):
 # an unreachable hub is reported in one line at once instead of huggingface_hub's five retries (~25 s).
 PROBE_TIMEOUT = 1.5
