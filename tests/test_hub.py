@@ -1,4 +1,9 @@
-"""Hub access through the real huggingface_hub client against a local server (HF_ENDPOINT), in a subprocess."""
+"""Hub access through the real huggingface_hub client against a local server.
+
+Most tests run in-process: `hub_at` points huggingface_hub's endpoint, cache and token paths at the local server and
+a temporary home, as HF_ENDPOINT and HF_HOME would at import (the library itself runs unchanged). A few run the
+CLI in a real process with the environment a user sets, for the wiring: HF_ENDPOINT/HF_HOME read at start-up,
+the cache reused offline, the default timeouts."""
 
 from __future__ import annotations
 
@@ -7,13 +12,13 @@ import math
 import os
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from huggingface_hub import constants
 
+from .conftest import invoke
 from .hub_server import COMMIT, TINY_CONFIG, HubServer, SilentServer, llama_tensors, refused_url
 
 
@@ -21,6 +26,36 @@ from .hub_server import COMMIT, TINY_CONFIG, HubServer, SilentServer, llama_tens
 def hub() -> Iterator[HubServer]:
     with HubServer(delay=4.0) as server:
         yield server
+
+
+HubAt = Callable[..., None]
+
+
+@pytest.fixture
+def hub_at(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> HubAt:
+    """Point huggingface_hub at `url` with its home (cache, token, agent registry) under tmp_path/`home`."""
+
+    def point(url: str, home: str = "home", *, offline: bool = False, token: str | None = None) -> None:
+        root = tmp_path / home
+        values = {
+            "ENDPOINT": url,
+            "HUGGINGFACE_CO_URL_TEMPLATE": url + "/{repo_id}/resolve/{revision}/{filename}",
+            "HF_HOME": str(root),
+            "HF_HUB_CACHE": str(root / "hub"),
+            "HF_TOKEN_PATH": str(root / "token"),
+            "HF_STORED_TOKENS_PATH": str(root / "stored_tokens"),
+            "AGENT_HARNESSES_PATH": str(root / ".agent_harnesses.json"),
+            "HF_HUB_OFFLINE": offline,
+            "HF_HUB_DISABLE_TELEMETRY": True,
+        }
+        for name, value in values.items():
+            monkeypatch.setattr(constants, name, value)
+        for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_ETAG_TIMEOUT"):
+            monkeypatch.delenv(name, raising=False)
+        if token:
+            monkeypatch.setenv("HF_TOKEN", token)
+
+    return point
 
 
 def _environ(hub: HubServer | str, home: Path, short_timeouts: bool, env: dict[str, str]) -> dict[str, str]:
@@ -51,37 +86,6 @@ def run(
     )
 
 
-def run_together(
-    jobs: list[tuple[list[str], HubServer | str, Path]],
-    *,
-    short_timeouts: bool = True,
-    env: dict[str, dict[str, str]] | None = None,
-) -> list[tuple[subprocess.CompletedProcess[str], float]]:
-    """Several CLI runs at once (the suite stays fast); each result with its own wall time. `env` adds variables
-    to the runs whose HF_HOME folder has that name."""
-    started = [
-        (
-            subprocess.Popen(
-                [sys.executable, "-m", "recommender", *args],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env=_environ(hub, home, short_timeouts, (env or {}).get(home.name, {})),
-            ),
-            time.perf_counter(),
-        )
-        for args, hub, home in jobs
-    ]
-
-    def finish(job: tuple[subprocess.Popen[str], float]) -> tuple[subprocess.CompletedProcess[str], float]:
-        proc, start = job
-        out, err = proc.communicate(timeout=60)
-        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), time.perf_counter() - start
-
-    with ThreadPoolExecutor(len(started)) as pool:  # each run's time ends when that run ends
-        return list(pool.map(finish, started))
-
-
 def test_public_model_is_fetched_then_cached_for_offline_use(hub: HubServer, tmp_path: Path) -> None:
     r = run(["show", "acme/tiny", "--format", "json"], hub, tmp_path)
     assert r.returncode == 0, r.stderr
@@ -99,36 +103,40 @@ def test_public_model_is_fetched_then_cached_for_offline_use(hub: HubServer, tmp
     assert json.loads(r.stdout)["checkpoint"] == d["checkpoint"]
 
 
-def test_revision_is_passed(hub: HubServer, tmp_path: Path) -> None:
-    assert run(["show", "acme/tiny", "--revision", COMMIT], hub, tmp_path).returncode == 0
+def _one_line(stderr: str) -> bool:
+    return stderr.count("\n") == 1 and "Traceback" not in stderr and "Retry" not in stderr
+
+
+def test_revision_is_passed(hub: HubServer, hub_at: HubAt) -> None:
+    hub_at(hub.url)
+    invoke(["show", "acme/tiny", "--revision", COMMIT])
     assert any(f"/resolve/{COMMIT}/config.json" in path for _, path, _ in hub.requests)
-    r = run(["show", "acme/tiny", "--revision", "nope"], hub, tmp_path)
-    assert r.returncode == 2 and "no revision 'nope'" in r.stderr
+    r = invoke(["show", "acme/tiny", "--revision", "nope"], 2)
+    assert "no revision 'nope'" in r.stderr and _one_line(r.stderr)
 
 
-def test_gated_model_needs_token(hub: HubServer, tmp_path: Path) -> None:
-    r = run(["show", "acme/gated"], hub, tmp_path)
-    assert r.returncode == 4 and "gated" in r.stderr and "HF_TOKEN" in r.stderr
-    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
-    r = run(["show", "acme/gated", "--format", "json"], hub, tmp_path / "other", HF_TOKEN="good-token")
-    assert r.returncode == 0, r.stderr
+def test_gated_model_needs_token(hub: HubServer, hub_at: HubAt) -> None:
+    hub_at(hub.url)
+    r = invoke(["show", "acme/gated"], 4)
+    assert "gated" in r.stderr and "HF_TOKEN" in r.stderr and _one_line(r.stderr)
+    hub_at(hub.url, "other", token="good-token")
+    d = json.loads(invoke(["show", "acme/gated", "--format", "json"]).stdout)
     # This repository has no safetensors files: the weights fall back to the architecture formula, and say so.
-    d = json.loads(r.stdout)
     assert "checkpoint" not in d and "no safetensors files on the hub" in d["notes"]
     assert ("GET", "/acme/gated/resolve/main/config.json", "Bearer good-token") in hub.requests
 
 
 @pytest.mark.parametrize("repo", ["acme/missing", "acme/deleted"])  # 401 anonymous, 404 authenticated
-def test_missing_model(hub: HubServer, tmp_path: Path, repo: str) -> None:
-    r = run(["show", repo], hub, tmp_path)
-    assert r.returncode == 2 and "not found on the hub" in r.stderr
+def test_missing_model(hub: HubServer, hub_at: HubAt, repo: str) -> None:
+    hub_at(hub.url)
+    r = invoke(["show", repo], 2)
+    assert "not found on the hub" in r.stderr and _one_line(r.stderr)
 
 
-def test_timeout_and_offline_without_cache(hub: HubServer, tmp_path: Path) -> None:
-    r = run(["show", "acme/slow"], hub, tmp_path)
-    assert r.returncode == 4 and "cannot fetch acme/slow" in r.stderr and "Traceback" not in r.stderr
-    r = run(["show", "acme/tiny"], hub, tmp_path / "empty", HF_HUB_OFFLINE="1")
-    assert r.returncode == 4 and "not in the local cache" in r.stderr
+def test_offline_without_cache(hub: HubServer, hub_at: HubAt) -> None:
+    hub_at(hub.url, offline=True)
+    r = invoke(["show", "acme/tiny"], 4)
+    assert "not in the local cache" in r.stderr and _one_line(r.stderr) and hub.requests == []
 
 
 def _safetensors_gets(hub: HubServer, repo: str) -> list[tuple[str, str | None]]:
@@ -139,12 +147,10 @@ def _safetensors_gets(hub: HubServer, repo: str) -> list[tuple[str, str | None]]
     ]
 
 
-def test_weights_come_from_the_hub_headers_by_range_requests(hub: HubServer, tmp_path: Path) -> None:
-    (tiny, _), (sharded, _) = run_together(
-        [(["show", repo, "--format", "json"], hub, tmp_path) for repo in ("acme/tiny", "acme/sharded")]
-    )
-    assert tiny.returncode == 0 and sharded.returncode == 0, tiny.stderr + sharded.stderr
-    d, e = json.loads(tiny.stdout), json.loads(sharded.stdout)
+def test_weights_come_from_the_hub_headers_by_range_requests(hub: HubServer, hub_at: HubAt) -> None:
+    hub_at(hub.url)
+    d = json.loads(invoke(["show", "acme/tiny", "--format", "json"]).stdout)
+    e = json.loads(invoke(["show", "acme/sharded", "--format", "json"]).stdout)
     shapes = llama_tensors(TINY_CONFIG)
     stored = 2 * sum(math.prod(dims) for dims in shapes.values())  # BF16
     assert d["checkpoint"] == {"bytes": stored, "BF16_bytes": stored, "tensors": len(shapes)}
@@ -162,36 +168,43 @@ def test_weights_come_from_the_hub_headers_by_range_requests(hub: HubServer, tmp
     assert e["notes"] == "the safetensors headers hold 2,793,728 parameters, the architecture formula 2,742,528 (-1.8%)"
     # Offline afterwards, the same headers come from the cache kept for that commit: no request at all.
     seen = len(hub.requests)
-    r = run(["show", "acme/sharded", "--format", "json"], hub, tmp_path, HF_HUB_OFFLINE="1")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["checkpoint"] == e["checkpoint"] and len(hub.requests) == seen
+    hub_at(hub.url, offline=True)
+    assert json.loads(invoke(["show", "acme/sharded", "--format", "json"]).stdout)["checkpoint"] == e["checkpoint"]
+    assert len(hub.requests) == seen
 
 
-def test_an_unreachable_hub_fails_fast_in_one_line(hub: HubServer, tmp_path: Path) -> None:
-    """Refused, silent (accepts, never answers), slow and failing (503) hubs, with the default timeouts a user
-    has: one line, exit 4, no retries. Each run is timed against a run that makes no request at all (offline,
-    started at the same moment), so machine load cancels out; huggingface_hub's retries alone sleep 23 s
-    (benchmarks/hub_failfast.py prints the real figures)."""
+@pytest.mark.parametrize("kind", ["refused", "silent", "slow", "503"])
+def test_an_unreachable_hub_fails_fast_in_one_line(hub: HubServer, hub_at: HubAt, kind: str) -> None:
+    """Refused, silent (accepts, never answers), slow and failing (503) hubs with the default timeouts: one line,
+    exit 4, and one request or connection: huggingface_hub's retries (23 s of back-off, benchmarks/hub_failfast.py
+    prints the real figures) would show as more."""
+    repo = {"slow": "acme/slow", "503": "acme/broken"}.get(kind, "acme/tiny")
     with SilentServer() as silent:
-        kinds = {
-            "offline": (hub.url, "acme/tiny"),
-            "refused": (refused_url(), "acme/tiny"),
-            "silent": (silent.url, "acme/tiny"),
-            "slow": (hub.url, "acme/slow"),
-            "503": (hub.url, "acme/broken"),
-        }
-        results = run_together(
-            [(["explain", repo, "--gpu", "l4"], url, tmp_path / kind) for kind, (url, repo) in kinds.items()],
-            short_timeouts=False,
-            env={"offline": {"HF_HUB_OFFLINE": "1"}},
-        )
-    baseline = results[0][1]
-    for (kind, (_, repo)), (r, elapsed) in zip(kinds.items(), results, strict=True):
-        assert r.returncode == 4, (kind, r.stderr)
-        assert r.stderr.count("\n") == 1 and "Retry" not in r.stderr and "Traceback" not in r.stderr, kind
-        assert f"cannot fetch {repo}" in r.stderr, kind
-        assert ("HTTP 503" if kind == "503" else "not in the local cache") in r.stderr, kind
-        assert elapsed - baseline < 8, f"{kind}: {elapsed:.1f} s, offline {baseline:.1f} s"
+        hub_at({"refused": refused_url(), "silent": silent.url}.get(kind, hub.url))
+        r = invoke(["explain", repo, "--gpu", "l4"], 4)
+        held = len(silent.held)
+    assert _one_line(r.stderr) and f"cannot fetch {repo}" in r.stderr
+    assert ("HTTP 503" if kind == "503" else "not in the local cache") in r.stderr
+    expected = {
+        "refused": "is unreachable (ConnectError",
+        "silent": "did not answer within 1.5 s",
+        "slow": "did not answer within 1.5 s",
+        "503": "try again later",
+    }[kind]
+    assert expected in r.stderr, r.stderr
+    if kind == "silent":
+        assert held == 1
+    elif kind != "refused":
+        assert [path for _, path, _ in hub.requests] == [f"/{repo}/resolve/main/config.json"]
+
+
+def test_a_silent_hub_fails_fast_in_a_real_process(tmp_path: Path) -> None:
+    # The wiring of the same: HF_ENDPOINT read at start-up, no HF_HUB_ETAG_TIMEOUT (a user's defaults).
+    with SilentServer() as silent:
+        r = run(["explain", "acme/tiny", "--gpu", "l4"], silent.url, tmp_path, short_timeouts=False)
+        held = len(silent.held)
+    assert r.returncode == 4 and _one_line(r.stderr) and "did not answer within 1.5 s" in r.stderr, r.stderr
+    assert held == 1
 
 
 def test_the_parameter_note_needs_more_than_one_percent_and_an_unquantized_checkpoint() -> None:
