@@ -440,9 +440,9 @@ def default_flag_table() -> FlagTable:
     return _TABLE[0]
 
 
-def build_serve_argv(model: str, flags: EngineFlags, version: str) -> list[str]:
-    """`vllm serve MODEL ...` as an argv list: every memory-relevant flag the plan sets, pinned explicitly."""
-    del version  # every flag emitted here exists from 0.8 to 0.33; see profiles/vllm-flags.yaml
+def build_serve_argv(model: str, flags: EngineFlags) -> list[str]:
+    """`vllm serve MODEL ...` as an argv list: every memory-relevant flag the plan sets, pinned explicitly (every
+    flag emitted here exists from 0.8 to 0.33; see profiles/vllm-flags.yaml)."""
     argv = ["vllm", "serve", model]
     valued: list[tuple[str, object, bool]] = [
         ("--tensor-parallel-size", flags.tensor_parallel_size, flags.tensor_parallel_size > 1),

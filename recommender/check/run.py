@@ -292,7 +292,7 @@ def _memory_verdict(base: ServerResult, cmd: ServeCommand, ctx: Context) -> Serv
         return _not_evaluated(base, f"model {model_ref}: {exc}")
     canonical = replace(
         found,
-        argv=tuple(build_serve_argv(model_ref, flags, str(ctx.version))),
+        argv=tuple(build_serve_argv(model_ref, flags)),
         gpus_per_pod=None,
         has_shm=None,
         problems=(),  # already findings

@@ -107,7 +107,7 @@ def _params(no_local: bool) -> PerfParams:
 
 
 def _header(model: ModelSpec, gpu: Gpu, flags: EngineFlags, load: Load, version: str) -> list[str]:
-    argv = build_serve_argv(model.name, flags, version)
+    argv = build_serve_argv(model.name, flags)
     return [
         f"{model.name} on {gpu.name} (vLLM {version})",
         f"  {' '.join(argv)}",
@@ -139,7 +139,7 @@ def _document(model: ModelSpec, gpu: Gpu, flags: EngineFlags, load: Load, versio
         "model_id": model.name,
         "gpu": gpu.key,
         "vllm_version": version,
-        "command": build_serve_argv(model.name, flags, version),
+        "command": build_serve_argv(model.name, flags),
         "num_prompts": load.num_prompts,
         "request_rate": "inf" if load.is_burst else load.request_rate,
         "burstiness": load.burstiness,
@@ -385,7 +385,7 @@ def calibrate(
     outcome = calibrate_gpu(cases, hw, flags, load_params(local=False), version=v, async_scheduling=async_scheduling)
     doc = outcome.summary()
     if not dry_run:
-        record = {"fitted_on": [r.origin for r in runs], "flags": build_serve_argv("MODEL", flags, str(v))[3:]}
+        record = {"fitted_on": [r.origin for r in runs], "flags": build_serve_argv("MODEL", flags)[3:]}
         doc["written_to"] = str(save_local(hw.key, outcome.efficiency, record))
     elif local_profile_path() is not None:
         doc["would_write_to"] = str(local_profile_path())

@@ -66,11 +66,11 @@ def prediction_of(e: Explanation) -> Prediction:
     )
 
 
-def option_of(e: Evaluation, version: str) -> PlanOption:
+def option_of(e: Evaluation) -> PlanOption:
     """One evaluated configuration as a plan option."""
     c = e.candidate
     return PlanOption(
-        command=tuple(build_serve_argv(c.weights.model.name, e.flags, version)),
+        command=tuple(build_serve_argv(c.weights.model.name, e.flags)),
         model=c.weights.model.name,
         gpus=e.gpus,
         replicas=e.replicas,
@@ -110,9 +110,9 @@ def plan_of(result: PlanResult, *, requested_model: str) -> Plan:
         kind=PLAN_KIND,
         generator=f"vllm-plan {__version__}",
         inputs=inputs,
-        best=option_of(result.best, version),
+        best=option_of(result.best),
         prediction=prediction_of(result.best.explanation),
-        alternatives=tuple(option_of(a, version) for a in result.alternatives),
+        alternatives=tuple(option_of(a) for a in result.alternatives),
         rejected=tuple(e.reason for e in result.rejected),
         searched=result.searched,
     )

@@ -84,7 +84,7 @@ def performance_of(
 
 def service_option_of(plan: ServicePlan, option: ServiceOption, params: PerfParams) -> PlanOption:
     """A plan option with its performance block (replicas and GPUs of the option, not of one engine)."""
-    base = option_of(replace(option.evaluation, replicas=option.replicas), str(plan.version))
+    base = option_of(replace(option.evaluation, replicas=option.replicas))
     perf = performance_of(option, plan.target, params, plan.hardware.gpu, plan.cost_per_million(option))
     summary = (
         f"{option.describe()}: {option.result.output_throughput:,.0f} output tok/s "

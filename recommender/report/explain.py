@@ -63,7 +63,7 @@ def messages(e: Explanation) -> tuple[Cell, ...]:
 
 def explain_report(e: Explanation, flags: EngineFlags, model_ref: str, notes: Sequence[str] = ()) -> Report:
     """Budget, capacity up to --max-model-len, the command, vLLM's messages and how the model was resolved."""
-    command = shlex.join(build_serve_argv(model_ref, flags, e.vllm_version))
+    command = shlex.join(build_serve_argv(model_ref, flags))
     cap = capacity_figure(
         "Capacity: concurrent requests held vs tokens per request",
         [capacity_series(e, describe(e), chosen=True)],
