@@ -58,14 +58,11 @@ NOT_COMPARED = {
 WEIGHT_DEVIATIONS = {
     "C016": "gemma-3-4b-it: SigLIP tower estimated from vision_config and one rotary cache counted; vLLM logs "
     "0.5 GiB more (two fp32 rotary caches and the projector are not modelled exactly)",
-    "C064": "unsloth/Qwen2.5-7B-Instruct-bnb-4bit on vLLM 0.7.3: bitsandbytes NF4 (double quant) weights predicted "
-    "5.46 GiB, logged 5.20 (the per-block absmax and 16-bit embeddings/lm_head accounting is not exact)",
     "C065": "Qwen2.5-VL-72B-Instruct at TP 4: the Qwen2.5-VL vision tower (depth 32, 1280 wide, merger to 8192) is "
     "not counted from its sparse vision_config, so 34.01 GiB per GPU is predicted against 34.43 logged",
 }
 # Records whose available-KV figure is off for a reason named here.
 KV_DEVIATIONS = {
-    "C064": "follows the 0.25 GiB bitsandbytes weights overestimate of the same record (verdict agrees: no KV)",
     "C065": "follows the 0.42 GiB Qwen2.5-VL vision-tower undercount of the same record (verdict agrees: it fails)",
 }
 

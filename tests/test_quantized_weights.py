@@ -136,17 +136,40 @@ def test_gptq_with_a_quantized_lm_head(tmp_path: Path) -> None:
     assert e_plain.stage.weights - e_head.stage.weights == 524_288 - 135_168
 
 
-# bitsandbytes 4-bit, pre-quantized (vLLM <= 0.32: bitsandbytes.py create_qweight_for_4bit, `weight` [n / 2, 1]
-# uint8 for a 16-bit model; bitsandbytes_loader.py dequantize_dq turns a double-quantized absmax into float32, one
-# per 64-element block, kept on the GPU in the quant state). Not counted: the 16-entry float32 code book per tensor.
+# bitsandbytes 4-bit, pre-quantized (bitsandbytes.py create_qweight_for_4bit: `weight` [n / 2, 1] uint8 for a
+# 16-bit model; the quant state kept on the GPU holds one absmax per 64-element block). With double quantization
+# the checkpoint's absmax is uint8 with a nested float32 absmax per 256 blocks; bitsandbytes_loader.py
+# dequantize_dq (from 0.9.2) turns it into float32 at load. Not counted: each tensor's code books (16 and 256
+# float32) and offset.
 BNB = {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"}
+BLOCKS = {"qkv_proj": (1024, 512, 512), "o_proj": (1024,), "gate_up_proj": (4096,), "down_proj": (2048,)}
+PACKED = {"qkv_proj": 65536, "o_proj": 32768, "gate_up_proj": 131072, "down_proj": 65536}
 
 
-def test_bitsandbytes_4bit_before_0_33(tmp_path: Path) -> None:
-    spec = _model(tmp_path, BNB | {"bnb_4bit_use_double_quant": True})
-    assert spec.quant is not None and spec.quant.method == "bitsandbytes"
+def test_bitsandbytes_4bit_absmax_in_float32(tmp_path: Path) -> None:
+    spec = _model(tmp_path, BNB)
+    assert spec.quant is not None and not spec.quant.double_quant
+    assert _per_module(spec, 0) == {k: PACKED[k] + 4 * sum(b) for k, b in BLOCKS.items()}
     assert sum(_per_module(spec, 0).values()) == LINEAR_ELEMENTS // 2 + LINEAR_ELEMENTS // 64 * 4  # 331,776
     assert _lm_head_bytes(spec) == 1024 * 256 * 2
+
+
+def test_bitsandbytes_double_quant_until_0_9_2(tmp_path: Path) -> None:
+    spec = _model(tmp_path, BNB | {"bnb_4bit_use_double_quant": True})
+    assert spec.quant is not None and spec.quant.double_quant
+    nested = {k: PACKED[k] + sum(b + -(-b // 256) * 4 for b in blocks) for k, blocks in BLOCKS.items()}
+    assert _per_module(spec, 0) == nested  # qkv: 32,768 + 16,384 x 2 packed, 2,048 uint8 + 4 x 4 nested float32
+    # 0.9.2 dequantizes the absmax at load: 3 bytes more per block, 16 B less per 256 blocks, in both layers.
+    gpu = resolve_gpu("l4", load_gpus())
+    old, new = (explain(spec, gpu, EngineFlags(max_model_len=128), VllmVersion.parse(v)) for v in ("0.9.1", "0.9.2"))
+    assert new.stage.weights - old.stage.weights == 2 * (4 * 9216 - sum(nested.values()) + sum(PACKED.values()))
+
+
+def test_bitsandbytes_8bit(tmp_path: Path) -> None:
+    # create_qweight_for_8bit: Int8Params [out, in] int8; the checkpoint's `weight.SCB`, one float32 per output row.
+    spec = _model(tmp_path, {"quant_method": "bitsandbytes", "load_in_8bit": True})
+    rows = {"qkv_proj": 512, "o_proj": 256, "gate_up_proj": 1024, "down_proj": 256}
+    assert _per_module(spec, 0) == {k: 2 * PACKED[k] + 4 * r for k, r in rows.items()}
 
 
 @pytest.mark.parametrize(("version", "starts"), [("0.32.0", True), ("0.33.0", False)])

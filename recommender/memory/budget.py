@@ -170,6 +170,9 @@ class Explanation:
 
 
 BITSANDBYTES_REMOVED_IN = VllmVersion(0, 33)  # 0.33's QUANTIZATION_METHODS no longer lists it
+# bitsandbytes_loader.py dequantize_dq (vLLM pull request 19742, merged 2025-06-17, after 0.9.1): a double-quantized
+# absmax becomes one float32 per 64-element block at load; before it stayed uint8 with its nested float32 absmax.
+BNB_ABSMAX_DEQUANTIZED_IN = VllmVersion(0, 9, 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +214,8 @@ def resolve_precision(
     quant = resolve_quant(model, flags.quantization)
     if quant is not None and quant.method == "bitsandbytes" and version >= BITSANDBYTES_REMOVED_IN:
         issues.append(si.quantization_unknown(quant.method))
+    if quant is not None and quant.double_quant and version >= BNB_ABSMAX_DEQUANTIZED_IN:
+        quant = replace(quant, double_quant=False)  # absmax dequantized to float32 at load
     kv_dtype = flags.kv_cache_dtype
     if kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8:
         kv_dtype = "fp8"

@@ -132,8 +132,14 @@ def quantized_bytes(q: QuantSpec, rows: int, cols: int, method: str | None = Non
         return n // 2 + n // 16 + 8
     if m == "mxfp4":
         return n // 2 + n // 32
+    if m == "bitsandbytes" and q.bits == 8:
+        return n + rows * 4  # LLM.int8(): int8 weight and one float32 scale (SCB) per output row
     if m == "bitsandbytes":
-        return n * q.bits // 8 + cdiv(n, 64) * 4
+        blocks = cdiv(n, 64)
+        # Double quantization keeps one uint8 absmax per block and a float32 absmax per 256 of them (the
+        # release decides whether it is dequantized at load: memory/budget.py resolve_precision).
+        absmax = blocks + cdiv(blocks, 256) * 4 if q.double_quant else blocks * 4
+        return n * q.bits // 8 + absmax
     raise ValueError(f"unknown quantization method {m}")
 
 

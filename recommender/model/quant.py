@@ -119,7 +119,13 @@ def parse_quant(qc: Mapping[str, Any] | None, hf_quant: Mapping[str, Any] | None
         return _modelopt(qc)
     if method == "bitsandbytes":
         bits = 4 if qc.get("load_in_4bit") else 8
-        return QuantSpec("bitsandbytes", bits, group_size=64, label=f"bitsandbytes {bits}-bit (removed in vLLM 0.33)")
+        return QuantSpec(
+            "bitsandbytes",
+            bits,
+            group_size=64,
+            double_quant=bits == 4 and qc.get("bnb_4bit_use_double_quant") is True,
+            label=f"bitsandbytes {bits}-bit (removed in vLLM 0.33)",
+        )
     raise UnsupportedArchitectureError(f"quantization method {method or '(none given)'!r} is not modelled")
 
 

@@ -128,6 +128,7 @@ class QuantSpec:
     kv_cache_fp8: bool = False  # checkpoint declares an FP8 KV cache (vLLM then defaults to fp8)
     static_input_scales: bool = False
     mixed: tuple[tuple[str, str], ...] = ()  # ModelOpt MIXED_PRECISION: (module pattern, algo)
+    double_quant: bool = False  # bitsandbytes: absmax stored 8-bit with a nested float32 absmax per 256 blocks
     label: str = ""  # short human label: "AWQ 4-bit g128", "FP8 block 128x128"
 
 
