@@ -225,3 +225,29 @@ def test_the_parameter_note_needs_more_than_one_percent_and_an_unquantized_check
     assert quantized.quant is not None  # packed int4: element counts are not parameter counts
     assert with_checkpoint(quantized, summary(total // 3)).notes == quantized.notes
     assert with_checkpoint(spec, summary(total)).checkpoint_tensors == (CheckpointTensor("w", "BF16", (total,)),)
+
+
+def test_a_fetched_model_through_the_fetcher_interface() -> None:
+    """resolve_model's side of the hub, with a fake ModelFetcher: the source names the revision, a config without
+    torch_dtype takes the checkpoint's dtype (as vLLM's auto would), and the fetcher's notes reach the spec."""
+    from recommender.model.spec import CheckpointTensor
+    from recommender.sources.hub import RemoteModel
+    from recommender.sources.resolve import resolve_model
+    from recommender.sources.safetensors import CheckpointSummary
+
+    shapes = llama_tensors(TINY_CONFIG)
+    tensors = tuple(CheckpointTensor(name, "F16", shape) for name, shape in shapes.items())
+    stored = 2 * sum(math.prod(shape) for shape in shapes.values())
+    config = {k: v for k, v in TINY_CONFIG.items() if k != "torch_dtype"}
+    asked: list[tuple[str, str | None]] = []
+
+    class FakeFetcher:
+        def fetch(self, repo_id: str, revision: str | None) -> RemoteModel:
+            asked.append((repo_id, revision))
+            summary = CheckpointSummary(1, tensors, stored, {"F16": stored})
+            return RemoteModel(repo_id, revision, config, None, summary, ("a note from the fetcher",))
+
+    spec = resolve_model("acme/untyped", revision="v1", fetcher=FakeFetcher())
+    assert asked == [("acme/untyped", "v1")]
+    assert spec.source == "hub: acme/untyped@v1" and spec.dtype == "float16"
+    assert spec.checkpoint_bytes == stored and spec.notes[-1] == "a note from the fetcher"
