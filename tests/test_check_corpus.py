@@ -20,7 +20,10 @@ _spec.loader.exec_module(corpus)
 
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from huggingface_hub import constants
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # for processes started here
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)  # this one may have imported huggingface_hub already
 
 
 LICENCES = {"Apache-2.0", "MIT", "MPL-2.0"}  # each allows redistributing the files unmodified; texts in LICENSES/
