@@ -299,14 +299,27 @@ class _Judge:
         return self.with_load(e, costs, budget) if self.target.has_load else self.capacity(e, costs, budget)
 
 
+# Weight precision ranks (planner/space.py precision_of) at or below this are near-lossless: 16-bit, FP8 and 8-bit
+# integer weights. 4-bit weights (AWQ/GPTQ int4, NVFP4, W4A16) cost quality the user did not ask to trade, so a
+# throughput or cost objective takes them only when no 8/16-bit option meets the targets (`--quantization awq`
+# or a 4-bit checkpoint as the model still plans them directly).
+NEAR_LOSSLESS_RANK = 2
+
+
+def precision_tier(o: ServiceOption) -> int:
+    """0 for 16-bit / FP8 / 8-bit weights, 1 for 4-bit weights."""
+    return 0 if o.evaluation.candidate.weights.precision_rank <= NEAR_LOSSLESS_RANK else 1
+
+
 def ranking_key(objective: ServiceObjective) -> Callable[[ServiceOption], tuple[float, ...]]:
-    """Smaller is better: feasibility, then the objective, then GPUs, precision and TTFT."""
+    """Smaller is better: feasibility, then the objective, then GPUs, precision and TTFT. Throughput and cost
+    compare options of the same precision tier first (see NEAR_LOSSLESS_RANK)."""
 
     def key(o: ServiceOption) -> tuple[float, ...]:
         rank = o.evaluation.candidate.precision_rank
         if objective == "min-gpus":
             return (len(o.misses), o.gpus, -o.per_gpu, rank, o.result.ttft.mean)
-        return (len(o.misses), -o.per_gpu, o.gpus, rank, o.result.ttft.mean)
+        return (len(o.misses), precision_tier(o), -o.per_gpu, o.gpus, rank, o.result.ttft.mean)
 
     return key
 
