@@ -1,11 +1,13 @@
 """Predicted vs measured for every published serving point, with a summary.
 
-    python benchmarks/perf_fidelity.py [--markdown] [--quiet]
+    python benchmarks/perf_fidelity.py [--markdown] [--quiet] [--field]
 
 Uses the bundled constants (profiles/perf.yaml; any local calibration is ignored). For each point of
 benchmarks/data/perf/: mean TTFT, mean TPOT and output throughput, predicted and measured, and the relative error.
 The summary gives the median and 90th-percentile absolute error per metric for the points the constants were
-fitted on and, separately, for the held-out model x GPU combinations; points not used say why.
+fitted on and, separately, for the held-out model x GPU combinations; points not used say why. `--field` runs on
+benchmarks/data/perf/field_points.jsonl alone: published points of model x GPU combinations that neither file above
+holds and the fit never reads (the honest estimate of the error on combinations nobody fitted on).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.perf_points import METRICS, Point, points
+from benchmarks.perf_points import ADDED, DATA, FIELD, METRICS, Point, points
 from benchmarks.perf_run import predicted_metrics, prepare
 from recommender.perf_profile import load_params
 
@@ -28,12 +30,15 @@ def _p90(xs: list[float]) -> float:
     return xs[min(len(xs) - 1, round(0.9 * (len(xs) - 1)))]
 
 
-def evaluate() -> tuple[list[tuple[Point, dict[str, float] | None, str]], float]:
-    """Every point with its prediction (None when not answered) and why; and the mean seconds per point."""
+def evaluate(
+    paths: tuple[Path, ...] = (DATA, ADDED),
+) -> tuple[list[tuple[Point, dict[str, float] | None, str]], float]:
+    """Every point of the files with its prediction (None when not answered) and why; and the mean seconds per
+    point."""
     params = load_params(local=False)
     rows: list[tuple[Point, dict[str, float] | None, str]] = []
     spent, answered = 0.0, 0
-    for p in points():
+    for p in points(paths):
         if p.use == "excluded":
             rows.append((p, None, p.reason))
             continue
@@ -50,7 +55,7 @@ def evaluate() -> tuple[list[tuple[Point, dict[str, float] | None, str]], float]
 
 
 def summary(rows: list[tuple[Point, dict[str, float] | None, str]], use: str) -> dict[str, object]:
-    """Counts and errors of one split ("fit" or "holdout")."""
+    """Counts and errors of one split ("fit", "holdout" or "field")."""
     chosen = [(p, pred) for p, pred, _ in rows if p.use == use]
     answered = [(p, pred) for p, pred in chosen if pred is not None]
     out: dict[str, object] = {"points": len(chosen), "answered": len(answered)}
@@ -66,8 +71,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--markdown", action="store_true", help="print the README table")
     ap.add_argument("--quiet", action="store_true", help="summary only")
+    ap.add_argument("--field", action="store_true", help="the field points alone (never fitted on)")
     args = ap.parse_args()
-    rows, per_point = evaluate()
+    rows, per_point = evaluate((FIELD,) if args.field else (DATA, ADDED))
+    splits = ("field",) if args.field else ("fit", "holdout")
     if not args.quiet:
         print(f"{'id':5} {'use':8} {'model':40} {'gpu':10} {'load':34} " + " ".join(f"{m:>24}" for m in METRICS))
         for p, pred, why in rows:
@@ -83,7 +90,7 @@ def main() -> int:
                     cells.append(f"{pred[m]:9.1f}/{'-':>9} {'':>5}")
             print(f"{p.id:5} {p.use:8} {p.model[:40]:40} {p.gpu:10} {load:34} " + " ".join(cells))
     print(f"\nmean prediction time {per_point * 1000:.0f} ms per point")
-    for use in ("fit", "holdout"):
+    for use in splits:
         s = summary(rows, use)
         print(f"\n{use}: {s['answered']} of {s['points']} points answered")
         for m in METRICS:
@@ -93,7 +100,9 @@ def main() -> int:
     if args.markdown:
         print("\n| split | points answered | mean TPOT median / p90 error | mean TTFT | output throughput |")
         print("|---|---|---|---|---|")
-        for use, label in (("fit", "fitted on"), ("holdout", "held out (model x GPU not fitted)")):
+        labels = {"fit": "fitted on", "holdout": "held out (model x GPU not fitted)", "field": "field (never fitted)"}
+        for use in splits:
+            label = labels[use]
             s = summary(rows, use)
             cells = []
             for m in ("tpot", "ttft", "throughput"):

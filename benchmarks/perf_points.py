@@ -25,6 +25,9 @@ from recommender.units import GiB
 
 DATA = Path(__file__).resolve().parent / "data" / "perf" / "vllm_perf_calibration.jsonl"
 ADDED = Path(__file__).resolve().parent / "data" / "perf" / "added_points.jsonl"  # ids A..., with their sources
+# Ids F...: published points of model x GPU combinations absent from the two files above. Never fitted on: the
+# fidelity report's --field option measures the model on them alone (the honest estimate of unseen combinations).
+FIELD = Path(__file__).resolve().parent / "data" / "perf" / "field_points.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -50,6 +53,9 @@ SAME_ARCHITECTURE = {
     "Qwen/Qwen2-7B-Instruct": "Qwen/Qwen2.5-7B-Instruct",
     "Qwen/Qwen3-235B-A22B-Instruct-2507": "Qwen/Qwen3-235B-A22B",
     "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "Qwen/Qwen3-235B-A22B-FP8",
+    # The May 2025 update of R1: the same DeepseekV3 dimensions (61 layers, 256 routed experts of 2048, hidden 7168,
+    # kv_lora_rank 512), e.g. https://huggingface.co/amd/DeepSeek-R1-0528-MXFP4 config.json.
+    "deepseek-ai/DeepSeek-R1-0528": "deepseek-ai/DeepSeek-R1",
 }
 EXCLUDED = {
     **dict.fromkeys(
@@ -107,7 +113,7 @@ class Point:
     async_scheduling: bool | None
     load: Load
     measured: dict[str, float]  # ttft (ms), tpot (ms), throughput (output tok/s): only what the row supports
-    use: str  # "fit" | "holdout" | "excluded"
+    use: str  # "fit" | "holdout" | "field" (never fitted on) | "excluded"
     reason: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -213,6 +219,8 @@ def _measured(row: dict[str, Any]) -> dict[str, float]:
         out["tpot"] = float(tpot)
     if row.get("output_throughput") and row["id"] != "P279":
         out["throughput"] = float(row["output_throughput"])
+    for metric in row.get("not_compared") or ():  # a field row names the figures its source cannot support
+        out.pop(metric, None)
     return out
 
 
@@ -225,13 +233,15 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
+    if row["id"].startswith("F"):
+        return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 
 
 def point(row: dict[str, Any]) -> Point:
     """Interpret one row."""
     model = _model_id(row["model"])
-    gpu = GPU_KEYS[row["gpu"]]
+    gpu = GPU_KEYS.get(row["gpu"]) or resolve_gpu(row["gpu"], load_gpus()).key
     catalog = _catalog(model)
     values, async_flag = _serve_flags(row)
     load, notes = _load(row)

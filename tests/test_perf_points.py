@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.perf_points import HOLDOUT_GROUPS, points
+from benchmarks.perf_points import FIELD, HOLDOUT_GROUPS, points
 from recommender.units import GiB
 
 
@@ -57,3 +57,33 @@ def test_rows_a_source_cannot_support_are_not_used() -> None:
     by = _by_id()
     for pid in ("P040", "P062", "P111", "P138", "P143", "P268", "P274", "P017", "A003"):
         assert by[pid].use == "excluded", pid  # type: ignore[attr-defined]
+
+
+def test_field_points_are_combinations_the_fit_never_sees() -> None:
+    fitted_files = points()
+    field = points((FIELD,))
+    assert len(field) >= 20
+    assert not {p.id for p in fitted_files if p.id.startswith("F")}  # the fit and its holdout never read them
+    seen = {p.group for p in fitted_files}
+    for p in field:
+        assert p.id.startswith("F") and p.source.startswith("https://"), p.id
+        assert p.use in ("field", "excluded"), p.id
+        assert p.group not in seen, (p.id, p.group)
+        if p.use == "field":
+            assert p.measured and p.catalog_model, p.id
+
+
+def test_field_rows_are_read_as_their_sources_state() -> None:
+    by = {p.id: p for p in points((FIELD,))}
+    # gpustack gpt-oss-120b on H100: "ShareGPT batch size 4" block, 100 prompts, "Maximum request concurrency: 4"
+    f033 = by["F033"]
+    assert (f033.load.max_concurrency, f033.load.num_prompts, f033.flags.tensor_parallel_size) == (4, 100, 2)
+    # `vllm serve openai/gpt-oss-120b --max-model-len 32768 --async-scheduling -pp 2`
+    f022 = by["F022"]
+    assert (f022.flags.pipeline_parallel_size, f022.flags.max_model_len, f022.async_scheduling) == (2, 32768, True)
+    # the batched-token case is the block's comment line, not the serving script's 8192
+    assert by["F008"].flags.max_num_batched_tokens == 4096
+    # R1-0528 is read with R1's architecture; 1,000 ShareGPT prompts at once
+    f039 = by["F039"]
+    assert f039.catalog_model == "deepseek-ai/DeepSeek-R1" and f039.load.request_rate is None
+    assert f039.load.input_len == pytest.approx(219.2, abs=0.1)
