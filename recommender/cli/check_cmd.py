@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import click
 
 from recommender.catalog import load_flag_table, load_gpus, load_node_gpu_tables
+from recommender.check.cluster import GpuNode
 from recommender.check.evaluate import slo_for, version_for
 from recommender.check.found import Found
 from recommender.check.load import load_inputs
@@ -161,80 +162,132 @@ def check(
       vllm-plan check deploy/kubernetes.yaml --from-cluster --concurrency 60
       vllm-plan check deploy/ --gpu l40s --model-alias /models/llama=meta-llama/Llama-3.1-8B-Instruct
     """
-    if len(inputs) > 1 and (inputs[:2] == ("vllm", "serve") or inputs[0].rsplit("/", 1)[-1].startswith("python")):
-        inputs = (shlex.join(inputs),)  # `check -- vllm serve MODEL ...`, as in explain
-    loaded = load_inputs(inputs)
+    request = CheckRequest(
+        inputs=_command_inputs(inputs),
+        aliases=_alias_map(aliases),
+        gpu=_given_gpu(gpu, gpu_memory_gib),
+        concurrency=concurrency,
+        context=context,
+        vllm_version=vllm_version,
+        kube_context=kube_context,
+    )
+    loaded = load_inputs(request.inputs)
     if not loaded.found:
         raise InputError(loaded.problems[0] if len(loaded.problems) == 1 else "; ".join(loaded.problems[:3]))
+    results = check_all(loaded.found, request)
+    for note in loaded.notes:
+        click.echo(f"note: {note}", err=True)
+    _print(results, loaded.problems, request.inputs, fmt, output, plot)
+    code = exit_code(results, loaded.problems)
+    if code:
+        raise SystemExit(code)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRequest:
+    """What `check` was asked, parsed from its options: the inputs and what they leave open."""
+
+    inputs: tuple[str, ...]
+    aliases: Mapping[str, str]  # --model-alias NAME=MODEL
+    gpu: Gpu | None  # --gpu / --gpu-memory-gib, before anything the inputs say
+    concurrency: int | None
+    context: int | None
+    vllm_version: str | None
+    kube_context: str | None  # --from-cluster: "" for the current context
+
+
+def _command_inputs(inputs: tuple[str, ...]) -> tuple[str, ...]:
+    """`check -- vllm serve MODEL ...` (the command's words as arguments) as one command, as in explain."""
+    if len(inputs) > 1 and (inputs[:2] == ("vllm", "serve") or inputs[0].rsplit("/", 1)[-1].startswith("python")):
+        return (shlex.join(inputs),)
+    return inputs
+
+
+def _alias_map(aliases: tuple[str, ...]) -> dict[str, str]:
     mapping: dict[str, str] = {}
     for item in aliases:
         name, sep, target = item.partition("=")
         if not sep or not name or not target:
             raise InputError(f"--model-alias {item!r}: expected NAME=MODEL")
         mapping[name] = target
+    return mapping
 
-    def resolve(ref: str) -> ModelSpec:
-        return resolve_model(mapping.get(ref, ref))
 
-    given = (
-        custom_gpu(gpu_memory_gib, name=gpu or "custom")
-        if gpu_memory_gib
-        else (resolve_gpu(gpu, load_gpus()) if gpu else None)
-    )
-    if vllm_version:
-        VllmVersion.parse(vllm_version)  # a bad --vllm-version is a usage error
+def _given_gpu(gpu: str | None, gpu_memory_gib: float | None) -> Gpu | None:
+    if gpu_memory_gib:
+        return custom_gpu(gpu_memory_gib, name=gpu or "custom")
+    return resolve_gpu(gpu, load_gpus()) if gpu else None
+
+
+def check_all(found: list[Found], request: CheckRequest) -> list[ServerResult]:
+    """Every server judged on its own, then (with --from-cluster) whether its pods can be scheduled."""
+    if request.vllm_version:
+        VllmVersion.parse(request.vllm_version)  # a bad --vllm-version is a usage error
     nodes = None
     cluster_product = None
-    if kube_context is not None:
+    if request.kube_context is not None:
         from recommender.check.cluster import common_product, read_gpu_nodes
 
-        nodes = read_gpu_nodes(kube_context or None)
+        nodes = read_gpu_nodes(request.kube_context or None)
         cluster_product = common_product(nodes)
-    length = context
-    table = load_flag_table()
-    gpu_for = _gpu_for(given, cluster_product)
+    flag_table = load_flag_table()
+    gpu_for = _gpu_for(request.gpu, cluster_product)
+
+    def resolve(ref: str) -> ModelSpec:
+        return resolve_model(request.aliases.get(ref, ref))
+
     results: list[ServerResult] = []
-    for f in loaded.found:
+    for f in found:
         claimed, _ = plan_annotations.decode(f.annotations)
-        version = version_for(f, vllm_version, DEFAULT_VERSION)
         ctx = Context(
-            table,
+            flag_table,
             resolve,
             gpu_for,
-            version,
-            version_source(f, vllm_version, claimed.vllm_version) is not None,
-            slo_for(f, concurrency, length),
+            version_for(f, request.vllm_version, DEFAULT_VERSION),
+            version_source(f, request.vllm_version, claimed.vllm_version) is not None,
+            slo_for(f, request.concurrency, request.context),
             _read_config,
         )
         r = check_server(f, ctx)
-        if nodes is not None and r.gpu is not None:
-            from recommender.check.cluster import schedulable
+        results.append(_scheduled(r, nodes) if nodes is not None else r)
+    return results
 
-            product = next((g.gfd_product_label for g in load_gpus() if g.name == r.gpu), None) or f.gpu_product
-            problem = schedulable(nodes, product, f.gpus_per_pod or 1)
-            if problem:
-                r = replace(r, status=FAIL, findings=(*r.findings, Finding("schedule", problem)))
-        results.append(r)
-    for note in loaded.notes:
-        click.echo(f"note: {note}", err=True)
-    problems = [
-        {"file": p.split(":", 1)[0], "status": NOT_EVALUATED, "not_evaluated_because": [p]} for p in loaded.problems
-    ]
+
+def _scheduled(r: ServerResult, nodes: list[GpuNode]) -> ServerResult:
+    """The result with a `schedule` failure when no node of the cluster can take its pods."""
+    if r.gpu is None:
+        return r
+    from recommender.check.cluster import schedulable
+
+    product = next((g.gfd_product_label for g in load_gpus() if g.name == r.gpu), None) or r.found.gpu_product
+    problem = schedulable(nodes, product, r.found.gpus_per_pod or 1)
+    if not problem:
+        return r
+    return replace(r, status=FAIL, findings=(*r.findings, Finding("schedule", problem)))
+
+
+def _print(
+    results: list[ServerResult],
+    problems: list[str],
+    inputs: tuple[str, ...],
+    fmt: str,
+    output: Path | None,
+    plot: Path | None,
+) -> None:
+    """The results in the format asked for; inputs that could not be read are rows of their own."""
     from recommender.report.check import check_report
     from recommender.report.markdown import check_markdown
 
+    unread = [{"file": p.split(":", 1)[0], "status": NOT_EVALUATED, "not_evaluated_because": [p]} for p in problems]
     deliver(
         fmt,
         output=output,
         plot=plot,
-        table=lambda: table_text(results, loaded.problems),
-        document=lambda: [*(result_json(r) for r in results), *problems],
-        report=lambda: check_report(results, loaded.problems, inputs),
-        markdown=lambda: check_markdown(results, loaded.problems),
+        table=lambda: table_text(results, problems),
+        document=lambda: [*(result_json(r) for r in results), *unread],
+        report=lambda: check_report(results, problems, inputs),
+        markdown=lambda: check_markdown(results, problems),
     )
-    code = exit_code(results, loaded.problems)
-    if code:
-        raise SystemExit(code)
 
 
 def table_text(results: list[ServerResult], problems: list[str]) -> str:
