@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,31 @@ def engine_flags(values: dict[str, Any]) -> EngineFlags:
     if unknown:
         raise FlagError(f"unsupported flags: {', '.join(sorted(unknown))}")
     return EngineFlags(**out)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSetup:
+    """The `vllm serve` that `perf` and `calibrate` model: its flags, the GPU and the vLLM release."""
+
+    flags: EngineFlags
+    gpu: Gpu
+    version: VllmVersion
+    async_scheduling: bool | None  # None: the release's default
+
+
+def engine_setup(
+    flag_values: dict[str, Any],
+    gpu: str | None,
+    gpu_memory_gib: float | None,
+    vllm_version: str,
+    async_scheduling: bool | None,
+) -> EngineSetup:
+    """The serve flags, the GPU and the release from the options; flags the release lacks are refused."""
+    flags = engine_flags(flag_values)
+    hw = resolve_hardware(gpu, gpu_memory_gib)
+    v = VllmVersion.parse(vllm_version)
+    refuse_flags_not_in((k for k, raw in flag_values.items() if raw is not None), v)
+    return EngineSetup(flags, hw, v, async_scheduling)
 
 
 def _rate(text: str | None) -> float | None:
@@ -186,11 +211,12 @@ def _compare_rows(pred: PerfResult, measured: BenchResult) -> list[tuple[str, st
 
 
 def _compare(
-    path: Path, model_opt: str | None, gpu: Gpu, flags: EngineFlags, dataset: str, params: PerfParams, v: VllmVersion
+    path: Path, model_opt: str | None, engine: EngineSetup, dataset: str, params: PerfParams
 ) -> tuple[PerfResult, BenchResult]:
     result = read_result_file(path, dataset)[0]
     model = resolve_model(model_opt or result.model_id)
-    return predict(model, gpu, flags, result.load, params=params, version=v), result
+    pred = predict(model, engine.gpu, engine.flags, result.load, params=params, version=engine.version)
+    return pred, result
 
 
 def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
@@ -262,16 +288,13 @@ def perf(
           --sweep 1,8,32,128
       vllm-plan perf --gpu l40s --compare result.json
     """
-    flags = engine_flags(flag_values)
-    hw = resolve_hardware(gpu, gpu_memory_gib)
-    v = VllmVersion.parse(vllm_version)
-    refuse_flags_not_in((k for k, raw in flag_values.items() if raw is not None), v)
+    engine = engine_setup(flag_values, gpu, gpu_memory_gib, vllm_version, async_scheduling)
     params = _params(no_local_calibration)
     model_ref = model_opt or model_arg
     if compare_path is not None:
         if input_len is not None or output_len is not None or sweep_text:
             raise InputError("--compare reads the load from the result file: drop --input-len/--output-len/--sweep")
-        _compare_output(compare_path, model_ref, hw, flags, dataset_name, params, v, fmt)
+        _compare_output(compare_path, model_ref, engine, dataset_name, params, fmt)
         return
     if not model_ref:
         raise InputError("no model given: pass MODEL or --model")
@@ -288,22 +311,52 @@ def perf(
         seed=seed,
     )
     load.validate()
-    model = resolve_model(model_ref)
-    head = _document(model, hw, flags, load, str(v))
-    from recommender.report.perf import default_concurrencies, perf_report
-
     report_wanted = fmt == "html" or plot is not None  # a report draws the curve around a single point too
+    prediction = _predict(resolve_model(model_ref), engine, load, params, sweep_text, report_wanted)
+    _print_prediction(prediction, fmt, output, plot)
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """One load predicted (`result`), or a curve over concurrencies (`curve`), or both for a report."""
+
+    model: ModelSpec
+    engine: EngineSetup
+    load: Load
+    params: PerfParams
+    result: PerfResult | None
+    curve: Sweep | None
+
+
+def _predict(
+    model: ModelSpec, engine: EngineSetup, load: Load, params: PerfParams, sweep_text: str | None, report_wanted: bool
+) -> Prediction:
+    """The point prediction unless --sweep asked for a curve; the curve for --sweep, or around the point for a
+    report."""
+    from recommender.report.perf import default_concurrencies
+
+    hw, flags, v, async_scheduling = engine.gpu, engine.flags, engine.version, engine.async_scheduling
     values = _sweep_values(sweep_text) if sweep_text else default_concurrencies(load) if report_wanted else ()
-    s = None
+    curve = None
     if values:
-        s = sweep(model, hw, flags, load, values, params=params, version=v, async_scheduling=async_scheduling)
-    r = (
+        curve = sweep(model, hw, flags, load, values, params=params, version=v, async_scheduling=async_scheduling)
+    result = (
         None
         if sweep_text
         else predict(model, hw, flags, load, params=params, version=v, async_scheduling=async_scheduling)
     )
-    header = "\n".join(_header(model, hw, flags, load, str(v)))
-    errors, basis = params.expected_error(hw)
+    return Prediction(model, engine, load, params, result, curve)
+
+
+def _print_prediction(p: Prediction, fmt: str, output: Path | None, plot: Path | None) -> None:
+    """The prediction as a table (with the expected error), a bench-like document, or a report."""
+    from recommender.report.perf import perf_report
+
+    model, hw, flags, v = p.model, p.engine.gpu, p.engine.flags, p.engine.version
+    s, r = p.curve, p.result
+    head = _document(model, hw, flags, p.load, str(v))
+    header = "\n".join(_header(model, hw, flags, p.load, str(v)))
+    errors, basis = p.params.expected_error(hw)
 
     def text() -> str:
         body = sweep_table(s) if s is not None and r is None else "\n".join(render_result(r)) if r else ""
@@ -325,24 +378,22 @@ def perf(
         plot=plot,
         table=text,
         document=document,
-        report=lambda: perf_report(head["command"], load, startup(model, hw, flags, v), r, s),
+        report=lambda: perf_report(head["command"], p.load, startup(model, hw, flags, v), r, s),
     )
 
 
 def _compare_output(
     path: Path,
     model_ref: str | None,
-    hw: Gpu,
-    flags: EngineFlags,
+    engine: EngineSetup,
     dataset: str,
     params: PerfParams,
-    v: VllmVersion,
     fmt: str,
 ) -> None:
     """`perf --compare`: the prediction beside a real result, metric by metric."""
-    pred, measured = _compare(path, model_ref, hw, flags, dataset, params, v)
+    pred, measured = _compare(path, model_ref, engine, dataset, params)
     if fmt == "table":
-        click.echo(f"{measured.model_id} on {hw.name}: {measured.load.describe()}")
+        click.echo(f"{measured.model_id} on {engine.gpu.name}: {measured.load.describe()}")
         click.echo(table(("metric", "predicted", "measured", "error"), _compare_rows(pred, measured)))
     else:
         emit({"predicted": pred.bench_json(), "measured": dict(measured.measured)}, fmt)
@@ -375,14 +426,14 @@ def calibrate(
     Every file must come from the same `vllm serve` flags, given here as for `perf`.
     """
     del no_local_calibration  # calibration always starts from the bundled constants
-    flags = engine_flags(flag_values)
-    hw = resolve_hardware(gpu, gpu_memory_gib)
-    v = VllmVersion.parse(vllm_version)
-    refuse_flags_not_in((k for k, raw in flag_values.items() if raw is not None), v)
+    engine = engine_setup(flag_values, gpu, gpu_memory_gib, vllm_version, async_scheduling)
+    flags, hw = engine.flags, engine.gpu
     runs = [r for path in results for r in read_result_file(path, dataset_name)]
     models = {ref: resolve_model(ref) for ref in {model_opt or r.model_id for r in runs}}
     cases = [(models[model_opt or r.model_id], r) for r in runs]
-    outcome = calibrate_gpu(cases, hw, flags, load_params(local=False), version=v, async_scheduling=async_scheduling)
+    outcome = calibrate_gpu(
+        cases, hw, flags, load_params(local=False), version=engine.version, async_scheduling=async_scheduling
+    )
     doc = outcome.summary()
     if not dry_run:
         record = {"fitted_on": [r.origin for r in runs], "flags": build_serve_argv("MODEL", flags)[3:]}
