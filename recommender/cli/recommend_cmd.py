@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,7 @@ from recommender.project import merge_settings, require
 from recommender.sources.resolve import resolve_model
 
 if TYPE_CHECKING:
+    from recommender.render.context import RenderOptions
     from recommender.report.structure import Report
 
 
@@ -206,25 +207,49 @@ def recommend(
       vllm-plan recommend --concurrency 60 --context 8k        # model and GPU from vllm-plan.yaml
       vllm-plan recommend --model meta-llama/Llama-3.1-70B-Instruct --gpu h100 --gpus-per-node 4 --context 32k
     """
-    render_kw = {
-        k: options.pop(k)
-        for k in (
-            "name",
-            "namespace",
-            "port",
-            "replicas",
-            "image",
-            "image_tag",
-            "storage_class",
-            "storage_gib",
-            "hf_token_secret",
-            "runtime_class",
-            "vllm_bin",
-        )
-    }
-    opts = options_from(render_kw)
+    opts = options_from(options)  # the rendering options, consumed
     dataset = options.pop("dataset_name")
-    s = merge_settings(options, config)
+    request = planning_request(merge_settings(options, config), dataset, min_context, no_quantization, no_fp8_kv)
+    outcome = latency_plan(request) if request.service is not None else memory_plan(request)
+    if emit_spec or (output_dir and fmt != "html"):  # artifacts (and with --format html, report.html beside them)
+        _emit(outcome, emit_spec, opts, output_dir, force, fmt, plot)
+        return
+    doc = outcome.doc
+    deliver(
+        fmt, output=output_dir, plot=plot, table=lambda: outcome.text, document=lambda: dump(doc), report=outcome.report
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PlanningRequest:
+    """What `recommend` was asked, from the options, the environment and the project file, resolved."""
+
+    model_ref: str  # as the user named it (the plan document keeps it)
+    model: ModelSpec
+    variants: tuple[ModelSpec, ...]  # the catalog's quantized variants of the same model
+    hardware: Hardware
+    fixed_gpus: bool  # --gpus-per-node or --nodes given: no search over GPU counts
+    version: VllmVersion
+    policy: SearchPolicy
+    memory: Target
+    service: ServiceTarget | None  # latency / throughput targets, when any was given
+    objective: str | None
+    gpu_hour_cost: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOutcome:
+    """The plan document, its text, and its report (built only when asked)."""
+
+    doc: Plan
+    text: str
+    report: Callable[[], Report]
+
+
+def planning_request(
+    s: dict[str, Any], dataset: str, min_context: int, no_quantization: bool, no_fp8_kv: bool
+) -> PlanningRequest:
+    """The merged settings resolved: the model and its variants, the hardware, the targets and the policy."""
     model_ref = require(s, "model")
     if s.get("gpu_memory_gib") is None:
         require(s, "gpu")
@@ -235,11 +260,10 @@ def recommend(
         nodes=s.get("nodes") or 1,
         free_bytes=free_bytes(s.get("free_memory_gib"), gpu),
     )
-    fixed = s.get("gpus_per_node") is not None or s.get("nodes") is not None
     model = resolve_model(model_ref)
     match = find_model(model.name)
     entry = match.entry if match and match.same_model else None  # a base model's variants are not the instruct's
-    variants = [resolve_model(v) for v in entry.variants] if entry else []
+    variants = tuple(resolve_model(v) for v in entry.variants) if entry else ()
     version = VllmVersion.parse(s.get("vllm_version") or DEFAULT_VERSION)
     service = service_target(s, dataset)
     objective = s.get("objective")
@@ -249,75 +273,90 @@ def recommend(
         only_quantization=s.get("quantization"),
         allow_fp8_kv=not no_fp8_kv,
     )
-    if service is not None:
-        doc, text, report = latency_plan(model, variants, hw, service, s, policy, version, fixed, model_ref)
-    else:
-        result = plan_growing(model, variants, hw, memory_target(s, min_context), version, policy, fixed)
-        doc = plan_of(result, requested_model=model_ref)
-        text = render_plan(result, doc)
-
-        def report() -> Report:
-            from recommender.report.plan import plan_report
-
-            return plan_report(result, doc)
-
-    if emit_spec or (output_dir and fmt != "html"):  # artifacts (and with --format html, report.html beside them)
-        import yaml
-
-        data = dump(doc)
-        extra = {"plan.yaml": yaml.safe_dump(data, sort_keys=False, width=120)}
-        # the checks `render plan.yaml` applies, so both render from the same, bounded plan
-        checked = plan_from_data(data, "the recommended plan")
-        built = report() if fmt == "html" or plot is not None else None
-        if built is not None and fmt == "html":
-            from recommender.report.html import html_page
-
-            extra["report.html"] = html_page(built)
-        if built is not None and plot is not None:
-            write_plot(plot, built)
-        emit_artifacts(checked, emit_spec or "all", opts, output_dir, force, extra_files=extra)
-        return
-    deliver(fmt, output=output_dir, plot=plot, table=lambda: text, document=lambda: dump(doc), report=report)
-
-
-def latency_plan(
-    model: ModelSpec,
-    variants: list[ModelSpec],
-    hw: Hardware,
-    service: ServiceTarget,
-    s: dict[str, Any],
-    policy: SearchPolicy,
-    version: VllmVersion,
-    fixed: bool,
-    model_ref: str,
-) -> tuple[Plan, str, Callable[[], Report]]:
-    """The plan document, its text and its report (built when asked) for latency and throughput targets."""
-    objective = s.get("objective")
-    if objective is not None and objective not in SERVICE_OBJECTIVES:
-        raise InputError(
-            f"--objective {objective} ranks memory-only plans; with latency targets choose {', '.join(SERVICE_OBJECTIVES)}"
-        )
-    params = load_params()
-    sp = plan_service(
+    fixed = s.get("gpus_per_node") is not None or s.get("nodes") is not None
+    return PlanningRequest(
+        model_ref,
         model,
         variants,
         hw,
+        fixed,
+        version,
+        policy,
+        memory_target(s, min_context),
         service,
-        version=version,
-        params=params,
-        policy=policy,
-        objective=objective or "max-throughput",
-        gpu_hour_cost=s.get("gpu_hour_cost"),
-        fixed_gpus=fixed,
+        objective,
+        s.get("gpu_hour_cost"),
     )
-    doc = service_plan_of(sp, params, requested_model=model_ref)
+
+
+def memory_plan(r: PlanningRequest) -> PlanOutcome:
+    """The plan for a memory target (concurrency x context), on the fewest GPUs unless their count is fixed."""
+    result = plan_growing(r.model, list(r.variants), r.hardware, r.memory, r.version, r.policy, r.fixed_gpus)
+    doc = plan_of(result, requested_model=r.model_ref)
+
+    def report() -> Report:
+        from recommender.report.plan import plan_report
+
+        return plan_report(result, doc)
+
+    return PlanOutcome(doc, render_plan(result, doc), report)
+
+
+def latency_plan(r: PlanningRequest) -> PlanOutcome:
+    """The plan document, its text and its report (built when asked) for latency and throughput targets."""
+    assert r.service is not None
+    if r.objective is not None and r.objective not in SERVICE_OBJECTIVES:
+        raise InputError(
+            f"--objective {r.objective} ranks memory-only plans; with latency targets choose "
+            f"{', '.join(SERVICE_OBJECTIVES)}"
+        )
+    params = load_params()
+    sp = plan_service(
+        r.model,
+        list(r.variants),
+        r.hardware,
+        r.service,
+        version=r.version,
+        params=params,
+        policy=r.policy,
+        objective=r.objective or "max-throughput",
+        gpu_hour_cost=r.gpu_hour_cost,
+        fixed_gpus=r.fixed_gpus,
+    )
+    doc = service_plan_of(sp, params, requested_model=r.model_ref)
 
     def report() -> Report:
         from recommender.report.service import service_report
 
         return service_report(sp, doc, params)
 
-    return doc, render_service_plan(sp, doc, searched_budgets=not fixed), report
+    return PlanOutcome(doc, render_service_plan(sp, doc, searched_budgets=not r.fixed_gpus), report)
+
+
+def _emit(
+    outcome: PlanOutcome,
+    emit_spec: str | None,
+    opts: RenderOptions,
+    output_dir: Path | None,
+    force: bool,
+    fmt: str,
+    plot: Path | None,
+) -> None:
+    """The artifacts, with plan.yaml (and report.html for --format html) beside them when written to a directory."""
+    import yaml
+
+    data = dump(outcome.doc)
+    extra = {"plan.yaml": yaml.safe_dump(data, sort_keys=False, width=120)}
+    # the checks `render plan.yaml` applies, so both render from the same, bounded plan
+    checked = plan_from_data(data, "the recommended plan")
+    built = outcome.report() if fmt == "html" or plot is not None else None
+    if built is not None and fmt == "html":
+        from recommender.report.html import html_page
+
+        extra["report.html"] = html_page(built)
+    if built is not None and plot is not None:
+        write_plot(plot, built)
+    emit_artifacts(checked, emit_spec or "all", opts, output_dir, force, extra_files=extra)
 
 
 def memory_target(s: dict[str, Any], min_context: int) -> Target:
