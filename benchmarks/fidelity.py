@@ -172,8 +172,19 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         max_num_seqs=r.get("max_num_seqs"),
         max_num_batched_tokens=r.get("max_num_batched_tokens"),
         enforce_eager=bool(r.get("enforce_eager")),
+        enable_expert_parallel=bool(
+            re.search(r"enable[-_]expert[-_]parallel(?!'?: False)", r.get("other_flags") or "")
+        ),
         cpu_offload_gb=_other_flag(r, "cpu_offload_gb") or 0.0,
+        use_v1=record_engine_is_v1(r),
     )
+
+
+def record_engine_is_v1(r: dict[str, Any]) -> bool | None:
+    """The engine the log shows running (the collector notes "V0"/"V1" beside the version from the log's own lines:
+    "Initializing a V0 LLM engine", V1's gpu_model_runner), or None when it does not say."""
+    engines = set(re.findall(r"\bV([01])\b", str(r.get("vllm_version") or "")))
+    return engines == {"1"} if len(engines) == 1 else None
 
 
 def compare(r: dict[str, Any]) -> Compared | None:
@@ -250,17 +261,25 @@ def _row(c: Compared) -> str:
 
 
 def report(s: Summary) -> None:
-    print(f"\nrecords: {s.records}; resolved offline (model and GPU name and version): {s.resolved} "
-          f"({s.resolved / s.records:.0%})" if s.records else "\nno records")
+    print(
+        f"\nrecords: {s.records}; resolved offline (model and GPU name and version): {s.resolved} "
+        f"({s.resolved / s.records:.0%})"
+        if s.records
+        else "\nno records"
+    )
     for reason, n in sorted(s.unresolved.items(), key=lambda kv: -kv[1]):
         print(f"  unresolved, {reason}: {n}")
     print(f"compared (GPU named, or by the total the log printed): {len(s.compared)}")
     if s.kv_errors:
-        print(f"available KV  median error {statistics.median(s.kv_errors):6.2%}   p90 {percentile(s.kv_errors, 0.9):6.2%}"
-              f"   max {max(s.kv_errors):6.2%}   (n={len(s.kv_errors)})")
+        print(
+            f"available KV  median error {statistics.median(s.kv_errors):6.2%}   p90 {percentile(s.kv_errors, 0.9):6.2%}"
+            f"   max {max(s.kv_errors):6.2%}   (n={len(s.kv_errors)})"
+        )
     if s.weight_errors:
-        print(f"weights       median error {statistics.median(s.weight_errors):6.2%}   "
-              f"p90 {percentile(s.weight_errors, 0.9):6.2%}   (n={len(s.weight_errors)})")
+        print(
+            f"weights       median error {statistics.median(s.weight_errors):6.2%}   "
+            f"p90 {percentile(s.weight_errors, 0.9):6.2%}   (n={len(s.weight_errors)})"
+        )
     if s.compared:
         print(f"verdict agreement: {s.agree}/{len(s.compared)} = {s.agree / len(s.compared):.0%}")
         print(f"logged crashes predicted to start: {s.crashes_called_safe or 'none'}")
@@ -270,8 +289,10 @@ def run(*paths: Path, split: str | None = None, quiet: bool = False) -> int:
     records = [r for r in load_records(*paths) if split is None or r.get("split") == split]
     compared = [c for c in (compare(r) for r in records) if c is not None]
     if not quiet:
-        print(f"{'id':5} {'model':44} {'W log':>7} {'W pred':>7} {'KV log':>7} {'KV pred':>7} {'tok log':>9} "
-              f"{'tok pred':>9} verdict log/pred")
+        print(
+            f"{'id':5} {'model':44} {'W log':>7} {'W pred':>7} {'KV log':>7} {'KV pred':>7} {'tok log':>9} "
+            f"{'tok pred':>9} verdict log/pred"
+        )
         for c in compared:
             print(_row(c))
         for r in records:
@@ -284,8 +305,9 @@ def run(*paths: Path, split: str | None = None, quiet: bool = False) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", type=Path, help="record files (JSON lines); default: the calibration set")
-    parser.add_argument("--records", action="append", default=[],
-                        help="'calibration', 'field' or a JSON-lines file (repeatable)")
+    parser.add_argument(
+        "--records", action="append", default=[], help="'calibration', 'field' or a JSON-lines file (repeatable)"
+    )
     parser.add_argument("--split", choices=("dev", "held-out"), help="only the field-set records of this half")
     parser.add_argument("--quiet", action="store_true", help="the summary only")
     args = parser.parse_args(argv)

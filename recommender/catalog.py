@@ -220,6 +220,21 @@ def _renamed(ref: str, renames: tuple[Rename, ...]) -> list[tuple[str, Rename]]:
     return out
 
 
+def _renamed_bare(ref: str, renames: tuple[Rename, ...]) -> list[tuple[str, Rename]]:
+    """A name written without organisation in a renamed-away spelling that names the repository too
+    (`Meta-Llama-3.1-70B-Instruct`, as a local directory downloaded under the old id is often called): the full id
+    under the new spelling. Only the old side: the current spelling (`Llama-3.1-8B`) is also what other publishers
+    call their copies and fine-tunes, so a bare current name stays unresolved (tests/test_models.py). Organisation-
+    only renames (neuralmagic/ -> RedHatAI/) say nothing about a bare name and are not used."""
+    low = ref.lower()
+    out = []
+    for r in renames:
+        name = r.old.split("/", 1)[1] if "/" in r.old else ""
+        if name and low.startswith(name.lower()):
+            out.append((r.new + ref[len(name) :], r))
+    return out
+
+
 def bare_name_matches(ref: str) -> list[str]:
     """Catalog ids whose repository name (after the organisation) equals `ref`, case-insensitively."""
     low = ref.lower()
@@ -241,6 +256,9 @@ def find_model(ref: str) -> CatalogMatch | None:
             return CatalogMatch(entry, f"renamed repository, now {entry.id}: {rename.reason}")
     if "/" not in ref and len(found := bare_name_matches(ref)) == 1 and (entry := load_model(found[0])) is not None:
         return CatalogMatch(entry, f"no organisation given; {entry.id} is the only catalog entry with that name")
+    for new_id, rename in _renamed_bare(ref, renames) if "/" not in ref else ():
+        if (entry := load_model(new_id)) is not None:
+            return CatalogMatch(entry, f"no organisation given; a renamed repository, now {entry.id}: {rename.reason}")
     return None
 
 

@@ -1,11 +1,11 @@
 #!/bin/sh
 # deepseek-ai/DeepSeek-R1 served by vLLM 0.33.0: planned by vllm-plan 0.1.0.
-# Predicted: 694816 KV-cache tokens, 21.2x concurrency at 32768 tokens per request.
+# Predicted: 682400 KV-cache tokens, 20.83x concurrency at 32768 tokens per request.
 # vllm-plan.io/tool-version: 0.1.0
 # vllm-plan.io/vllm-version: 0.33.0
 # vllm-plan.io/gpu: h200
-# vllm-plan.io/kv-cache-tokens: 694816
-# vllm-plan.io/max-concurrency: 21.2
+# vllm-plan.io/kv-cache-tokens: 682400
+# vllm-plan.io/max-concurrency: 20.83
 # vllm-plan.io/max-model-len: 32768
 # vllm-plan.io/target-concurrency: 16
 # vllm-plan.io/target-context: 32768

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from recommender.hardware import Gpu
 from recommender.memory import overheads, warmup
 from recommender.memory import startup_issues as si
-from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults
+from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults, runs_v0_engine
 from recommender.memory.kv_cache import KvLayout, build_layout, kv_dtype_bytes
 from recommender.memory.mxfp4 import Mxfp4Layout, mxfp4_layout
 from recommender.memory.startup_issues import IssueKind, StartupIssue
@@ -291,7 +291,13 @@ class SchedulerLimits:
 
 
 def scheduler_limits(
-    model: ModelSpec, flags: EngineFlags, gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]
+    model: ModelSpec,
+    flags: EngineFlags,
+    gpu: Gpu,
+    version: VllmVersion,
+    issues: list[StartupIssue],
+    *,
+    v0: bool = False,
 ) -> SchedulerLimits:
     """ModelConfig's max_model_len check and SchedulerConfig's defaults (arg_utils.py get_batch_defaults)."""
     max_len = flags.max_model_len if flags.max_model_len is not None else model.max_model_len
@@ -300,6 +306,9 @@ def scheduler_limits(
         max_len = model.max_model_len
     elif max_len > model.max_model_len:
         issues.append(si.max_len_above_model(max_len, model.max_model_len, model.max_len_key))
+    if v0:
+        tokens = v0_batched_tokens(model, flags, max_len, version)
+        return SchedulerLimits(max_len, auto_fit, flags.max_num_seqs or 256, tokens)
     seqs_default, tokens_default = batch_defaults(gpu, version)
     max_tokens = flags.max_num_batched_tokens or tokens_default
     max_seqs = flags.max_num_seqs or seqs_default
@@ -308,6 +317,24 @@ def scheduler_limits(
     if flags.max_num_seqs is None:
         max_seqs = min(max_seqs, max_tokens)
     return SchedulerLimits(max_len, auto_fit, max_seqs, max_tokens)
+
+
+# V0 (before 0.8) SchedulerConfig: without chunked prefill the profiling run prefills max(max_model_len, 2048)
+# tokens in one step; chunked prefill is switched on by default only above 32K for text models without a sliding
+# window (arg_utils.py "Chunked prefill is enabled by default for models with max_model_len > 32K"), and then
+# schedules 512 tokens a step (2048 from 0.7); multimodal models keep at least 5120 (_MULTIMODAL_MODEL_MAX_NUM_
+# BATCHED_TOKENS). The logs show the one-step profile: Qwen2.5-7B at max_model_len 32768 on vLLM 0.6.3 leaves
+# 64,400 tokens of KV on an RTX 4090 (field record F042) where a 2048-token profile would leave 152,800.
+V0_LONG_CONTEXT = 32768
+
+
+def v0_batched_tokens(model: ModelSpec, flags: EngineFlags, max_len: int, version: VllmVersion) -> int:
+    """max_num_batched_tokens the V0 engine profiles with."""
+    if flags.max_num_batched_tokens is not None:
+        return flags.max_num_batched_tokens
+    chunked = max_len > V0_LONG_CONTEXT and not model.multimodal and model.sliding_window is None
+    tokens = (2048 if version >= VllmVersion(0, 7) else 512) if chunked else max(max_len, 2048)
+    return max(tokens, 5120) if model.multimodal else tokens
 
 
 # --- step 4: the per-stage budget -----------------------------------------------------------------------------
@@ -357,6 +384,8 @@ def stage_budgets(
     version: VllmVersion,
     setup: tuple[Precision, SchedulerLimits, Budget],
     issues: list[StartupIssue],
+    *,
+    v0: bool = False,
 ) -> tuple[StageBudget, ...]:
     """load_model + determine_available_memory for every pipeline stage; the KV layout of its layers."""
     precision, limits, budget = setup
@@ -387,6 +416,8 @@ def stage_budgets(
             last_stage=k == pp - 1,
             version=v,
             moe_kernel_without_workspace=precision.mxfp4_triton,
+            expert_parallel=flags.enable_expert_parallel,
+            v0=v0,
         )
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v)
         cg = overheads.cudagraph_bytes(layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs)
@@ -457,17 +488,18 @@ def kv_admission(
 
 
 def capacity(
-    worst: StageBudget, max_len: int, bpr: int, version: VllmVersion, issues: list[StartupIssue]
+    worst: StageBudget, max_len: int, bpr: int, version: VllmVersion, issues: list[StartupIssue], *, v0: bool = False
 ) -> tuple[int, float]:
     """update_kv_cache_capacity: ("GPU KV cache size" tokens, "Maximum concurrency" for max_len)."""
     layout = worst.layout
     concurrency = worst.num_blocks / bpr if bpr else 0.0
-    if version.v0_engine:
+    if v0:
         # V0 (worker.py): "# GPU blocks: N"; "Maximum concurrency ... = num_gpu_blocks * block_size / max_model_len".
         tokens = worst.num_blocks * layout.block_size
         issues.append(
             si.note(
-                IssueKind.V0_ENGINE, f"vLLM {version} runs the V0 engine: figures follow its simpler block accounting"
+                IssueKind.V0_ENGINE,
+                f"vLLM {version} runs the V0 engine here: figures follow its simpler block accounting",
             )
         )
         return tokens, tokens / max_len if max_len else 0.0
@@ -538,11 +570,12 @@ def explain(
     model_checks(model, version, issues)
     parallel_checks(model, tp, pp, issues)
     pp = min(pp, model.num_layers)
-    limits = scheduler_limits(model, flags, gpu, version, issues)
+    v0 = runs_v0_engine(version, gpu, model.architecture, flags.use_v1)
+    limits = scheduler_limits(model, flags, gpu, version, issues, v0=v0)
     budget = request_memory(gpu, flags, version, free_bytes, issues)
     if estimate_cudagraphs is not None:
         budget = replace(budget, estimate_cudagraphs=estimate_cudagraphs)
-    stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues)
+    stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues, v0=v0)
     if flags.kv_cache_memory_bytes is not None:
         fixed_kv_allocation(stages, budget, issues)
     worst = tightest(stages)
@@ -551,7 +584,7 @@ def explain(
     max_len = kv_admission(worst, limits, in_flight, prefix_caching, issues)
     bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
     issues += [si.padding_layers(pad, n) for _kind, pad, n in worst.layout.padding_by_kind]
-    tokens, concurrency = capacity(worst, max_len, bpr, version, issues)
+    tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
     if flags.kv_cache_memory_bytes is None:
         post = post_allocation(model, gpu, stages, (precision, limits, budget), version, tp)
         warmup_headroom(post, budget.utilization, issues)

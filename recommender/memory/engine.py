@@ -81,21 +81,59 @@ class VllmVersion:
         """Newer releases reserve max_concurrent_batches x max_num_batched_tokens beyond the window."""
         return self >= VllmVersion(0, 24)
 
-    @property
-    def gpu_dependent_batch_defaults(self) -> bool:
-        """get_batch_defaults picks max_num_seqs / max_num_batched_tokens from GPU memory (>= 0.10)."""
-        return self >= VllmVersion(0, 10)
+
+# From 0.8 the V1 engine is the default, but up to 0.9 vLLM's V1 oracle (engine/arg_utils.py
+# _is_v1_supported_oracle) falls back to V0 on GPUs below compute capability 8.0 ("Compute Capability < 8.0 is not
+# supported by the V1 Engine") and for encoder-decoder models such as mllama. The logs say so: gemma-3-27b-it on
+# T4s with vLLM 0.8.2 prints "Initializing a V0 LLM engine" (field record F046).
+V1_OLDER_GPUS_FROM = VllmVersion(0, 10)
+V1_MIN_COMPUTE_CAPABILITY = (8, 0)
+ENCODER_DECODER_ARCHITECTURES = ("MllamaForConditionalGeneration",)
+
+
+V0_REMOVED_IN = VllmVersion(0, 11)  # VLLM_USE_V1=0 is ignored from here (V1 only)
+V1_OPT_IN_FROM = VllmVersion(0, 7)
+
+
+def runs_v0_engine(version: VllmVersion, gpu: Gpu, architecture: str, use_v1: bool | None = None) -> bool:
+    """Whether this release runs the V0 engine for this GPU and model: `use_v1` is VLLM_USE_V1 when set (0 chose V0
+    until V0 was removed; 1 chose V1 where it existed), else vLLM's default engine choice."""
+    if use_v1 is False and version < V0_REMOVED_IN:
+        return True
+    if use_v1 is True and version >= V1_OPT_IN_FROM:
+        return False
+    if version.v0_engine:
+        return True
+    if version >= V1_OLDER_GPUS_FROM:
+        return False
+    cc = gpu.cc_major_minor
+    return (cc is not None and cc < V1_MIN_COMPUTE_CAPABILITY) or architecture in ENCODER_DECODER_ARCHITECTURES
+
+
+# The V1 engine's API-server defaults by release (engine/arg_utils.py get_batch_defaults and its predecessor
+# _set_default_args_v1, as vLLM's pull requests changed them): V1 became the default in 0.8.0 with 8192 batched
+# tokens on H100/H200 by device name (#12369) and 1024 sequences everywhere; 0.8.4 kept 1024 sequences only on
+# H100/H200 (#16158, "many people have run into OOM"); 0.8.5 chose by device memory, >= 70 GiB (#17073); 0.9.0 left
+# the A100 on the small tier (#17885). The release that added the >= 160 GiB tier is not known here: from 0.10.
+# Calibration record C066 (Qwen3-235B-A22B-FP8 on H100s, vLLM 0.9.2) shows the 1024-request sampler warm-up.
+BY_NAME_FROM, SEQS_BY_NAME_FROM, BY_MEMORY_FROM = VllmVersion(0, 8), VllmVersion(0, 8, 4), VllmVersion(0, 8, 5)
+A100_SMALL_FROM, LARGEST_TIER_FROM = VllmVersion(0, 9), VllmVersion(0, 10)
 
 
 def batch_defaults(gpu: Gpu, version: VllmVersion) -> tuple[int, int]:
     """(max_num_seqs, max_num_batched_tokens) for the OpenAI API server (engine/arg_utils.py:get_batch_defaults)."""
-    if not version.gpu_dependent_batch_defaults:
+    if version < BY_NAME_FROM:
         return 256, 2048
+    if version < BY_MEMORY_FROM:
+        hopper = any(n in gpu.name.upper() for n in ("H100", "H200"))
+        seqs = 1024 if hopper or version < SEQS_BY_NAME_FROM else 256
+        return seqs, 8192 if hopper else 2048
     total_gib = gpu.total_bytes / GiB
-    if total_gib >= 160:
+    if total_gib >= 160 and version >= LARGEST_TIER_FROM:
         return 1024, 16384
+    a100_small = "A100" in gpu.name.upper() and version >= A100_SMALL_FROM
     # GB10 (DGX Spark, cc 12.1) has the memory but not the compute of a large GPU: vLLM keeps it on the small tier.
-    if total_gib >= 70 and "A100" not in gpu.name.upper() and gpu.compute_capability != "12.1":
+    if total_gib >= 70 and not a100_small and gpu.compute_capability != "12.1":
         return 1024, 8192
     return 256, 2048
 
@@ -120,6 +158,7 @@ class EngineFlags:
     enforce_eager: bool = False
     enable_prefix_caching: bool | None = None
     cpu_offload_gb: float = 0.0
+    use_v1: bool | None = None  # the VLLM_USE_V1 environment variable (None: not set)
 
     def validate(self) -> None:
         """vLLM's own argument checks, with vLLM-like one-line messages."""

@@ -23,6 +23,11 @@ TRITON path kept the checkpoint's block scales beside their swizzled copy (0.33 
 64.38 GiB on 0.14.1 (C070) and gpt-oss-20b 13.64 GiB on 0.19.0 (llm-d-planner sweep); without the kept scales
 the model predicts 3.6 and 0.6 GiB less. When the release that frees them is not known, keeping them is the
 conservative reading: from 0.33 they are freed.
+
+Hopper before 0.12 took MARLIN: gpt-oss-120b on one H100 with vLLM 0.10.1 prints "Your GPU does not have native
+support for FP4 computation ... Marlin" and loads 65.97 GiB (calibration C067), and a 0.11 log of the same model
+at --gpu-memory-utilization 0.95 leaves 1.71 GiB of KV cache, which the Marlin layout explains and the TRITON one
+does not (field record F038); 0.14.1 logs "Using Triton backend" (C070). The release in between is not known.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from recommender.units import cdiv
 
 MX_BLOCK = 32  # elements sharing one e8m0 scale
 SCALES_FREED_IN = (0, 33)
+HOPPER_TRITON_FROM = (0, 12)
 HOPPER_SCALE_ROWS = 2 * 8 * 2 * 8  # HopperMXScaleLayout SWIZZLE_ALIGN_M with num_warps = 8
 HOPPER_SCALE_GROUPS = 4  # the #47303 patch pads K (scale groups) to 0 mod 4 on SM90 (0.33)
 HOPPER_VALUE_ROWS, HOPPER_VALUE_BYTES = 16, 32  # HopperMXValueLayout packs (mma v3)
@@ -82,7 +88,7 @@ def mxfp4_layout(vendor: str, cc: tuple[int, int] | None, version: tuple[int, in
         return Mxfp4Layout("emulation", MX_BLOCK, MX_BLOCK)
     if (10, 0) <= cc < (11, 0):
         return Mxfp4Layout("flashinfer-trtllm", 256, 128)
-    if (9, 0) <= cc < (10, 0):
+    if (9, 0) <= cc < (10, 0) and version >= HOPPER_TRITON_FROM:
         return Mxfp4Layout(
             "triton-hopper", 1, 64, bias_bytes=4, hopper_swizzle=True, keeps_checkpoint_scales=version < SCALES_FREED_IN
         )

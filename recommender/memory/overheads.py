@@ -28,12 +28,34 @@ SAMPLER_BYTES_PER_LOGIT_OLD = 36.0
 SAMPLER_CHANGED_IN = (0, 12)
 # MoE layers add the fused-MoE intermediate cache, T x top_k x 2 x expert width (sharded by TP) in 16 bit:
 # Mixtral-8x7B at TP=2 logs 0.44 GiB above a dense model of its vocabulary (C033), Qwen1.5-MoE 0.16 (C038).
+# vLLM allocates that cache once for the gate-up output [T, top_k, 2 I] and the down output [T, top_k, H]
+# (fused_moe.py intermediate_cache13), so the wider of the two counts; with --enable-expert-parallel every rank
+# holds whole experts, so the width is not divided by TP (DeepSeek-R1 at TP=16 with expert parallelism and a
+# 32,768-token profile: field record F051).
 MOE_WORKSPACE_BYTES = 2
+# V0 (before 0.8) ran the profiling forward eagerly (no torch.compile): its transient peak follows the dense MLP
+# width, about 8 bytes per scheduled token and intermediate channel on one GPU (the gate-up output, 4 bytes a
+# channel, the activated half, 2, and copies around them): Qwen2.5-7B prefilling 32,768 tokens in one step on
+# vLLM 0.6.3 leaves KV room for 64,400 tokens on an RTX 4090 (F042), 4.6 GiB of activations. V0 computed the
+# logits after the forward's transients were freed, so the peak is the larger of the two parts, not their sum:
+# 1.42 and 1.43 GiB logged for Qwen2.5-7B at 4096 and 6600 tokens (C064, F045), where the sampler's 1.31 GiB
+# dominates, and 1.26 GiB for Llama-3-8B at 8192 (F036).
+V0_FORWARD_BYTES_PER_CHANNEL = 8
+V1_ENGINE_FROM = (0, 8)
 
 
 def sampler_bytes_per_logit(version: tuple[int, int]) -> float:
     """Bytes per logit of the sampler warm-up for a vLLM release (major, minor)."""
     return SAMPLER_BYTES_PER_LOGIT_OLD if version < SAMPLER_CHANGED_IN else SAMPLER_BYTES_PER_LOGIT
+
+
+def moe_workspace_bytes(s: ModelSpec, tokens: int, tp: int, expert_parallel: bool) -> int:
+    """The fused-MoE intermediate cache of the profiling run on one GPU (0 for a dense model)."""
+    if s.moe is None or not s.is_moe:
+        return 0
+    shard = 1 if expert_parallel else tp
+    width = max(2 * s.moe.expert_intermediate // shard, s.hidden_size)
+    return tokens * s.moe.top_k * width * MOE_WORKSPACE_BYTES
 
 
 def activation_peak_bytes(
@@ -45,8 +67,10 @@ def activation_peak_bytes(
     last_stage: bool,
     version: tuple[int, int] = (0, 33),
     moe_kernel_without_workspace: bool = False,
+    expert_parallel: bool = False,
+    v0: bool | None = None,
 ) -> int:
-    """Transient torch peak of the profiling run on one GPU.
+    """Transient torch peak of the profiling run on one GPU (`v0`: the V0 engine ran it; default: before 0.8).
 
     The dense part does not shrink with TP: the logs show the same peak at TP=1, 2 and 4 (C020, C029, C030).
     `moe_kernel_without_workspace`: the experts run on a kernel without the fused-MoE intermediate cache (the OAI
@@ -54,14 +78,16 @@ def activation_peak_bytes(
     sweep, where the workspace term would add 0.35 and 0.18 GiB).
     """
     t = max_num_batched_tokens
-    forward = float(t * ACT_BYTES_PER_TOKEN)
-    if s.moe is not None and s.is_moe and not moe_kernel_without_workspace:
-        forward += t * s.moe.top_k * 2 * s.moe.expert_intermediate * MOE_WORKSPACE_BYTES / tp
+    moe = 0 if moe_kernel_without_workspace else moe_workspace_bytes(s, t, tp, expert_parallel)
     sampler = 0.0
     if last_stage:
         num_reqs = min(max_num_seqs, t)
         sampler = sampler_bytes_per_logit(version) * num_reqs * s.vocab_size
-    return int(forward + sampler)
+    if (version < V1_ENGINE_FROM) if v0 is None else v0:
+        width = max(s.layer_intermediate or (s.intermediate_size,))
+        forward = t * V0_FORWARD_BYTES_PER_CHANNEL * width // tp + moe
+        return int(max(forward, sampler))
+    return int(t * ACT_BYTES_PER_TOKEN + moe + sampler)
 
 
 # --- non-torch memory ----------------------------------------------------------------------------

@@ -1,0 +1,82 @@
+"""Release-dependent engine behaviour the field logs (vLLM 0.6 to 0.29) exercise: which engine runs, the scheduler
+defaults each release picked, and the fused-MoE workspace. Expected values are read from vLLM's source and pull
+requests (cited in recommender/memory/engine.py and overheads.py), not from our own output."""
+
+from __future__ import annotations
+
+import pytest
+
+from recommender.catalog import find_model, load_gpus
+from recommender.memory.budget import v0_batched_tokens
+from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults, runs_v0_engine
+from recommender.memory.overheads import moe_workspace_bytes
+from recommender.sources.resolve import resolve_model
+
+GPUS = {g.key: g for g in load_gpus()}
+
+
+@pytest.mark.parametrize(
+    ("key", "version", "expected"),
+    [
+        ("h100-sxm", "0.7.3", (256, 2048)),  # V0's defaults
+        ("h100-sxm", "0.8.2", (1024, 8192)),  # V1 default: H100/H200 by name (#12369), 1024 sequences everywhere
+        ("l40s", "0.8.2", (1024, 2048)),
+        ("h800", "0.8.2", (1024, 2048)),  # the name check is "h100" / "h200"
+        ("l40s", "0.8.4", (256, 2048)),  # #16158: 256 sequences except H100/H200
+        ("h100-sxm", "0.8.4", (1024, 8192)),
+        ("a100-80gb", "0.8.5", (1024, 8192)),  # #17073: by memory, >= 70 GiB
+        ("a100-80gb", "0.9.0", (256, 2048)),  # #17885: the A100 stays small
+        ("h800", "0.9.2", (1024, 8192)),
+        ("b200", "0.9.2", (1024, 8192)),
+        ("b200", "0.33.0", (1024, 16384)),
+    ],
+)
+def test_batch_defaults_by_release(key: str, version: str, expected: tuple[int, int]) -> None:
+    assert batch_defaults(GPUS[key], VllmVersion.parse(version)) == expected
+
+
+def test_which_engine_runs() -> None:
+    v = VllmVersion.parse
+    t4, a100 = GPUS["t4"], GPUS["a100-80gb"]
+    assert runs_v0_engine(v("0.7.3"), a100, "LlamaForCausalLM")
+    assert not runs_v0_engine(v("0.8.2"), a100, "LlamaForCausalLM")
+    # V1's oracle fell back to V0 below compute capability 8.0 and for encoder-decoder models until 0.10.
+    assert runs_v0_engine(v("0.8.2"), t4, "Gemma3ForConditionalGeneration")
+    assert runs_v0_engine(v("0.9.2"), a100, "MllamaForConditionalGeneration")
+    assert not runs_v0_engine(v("0.10.0"), t4, "LlamaForCausalLM")
+    # VLLM_USE_V1: 0 chose V0 until 0.11 removed it, 1 opted into V1 from 0.7.
+    assert runs_v0_engine(v("0.10.1"), a100, "LlamaForCausalLM", use_v1=False)
+    assert not runs_v0_engine(v("0.11.0"), a100, "LlamaForCausalLM", use_v1=False)
+    assert not runs_v0_engine(v("0.7.3"), a100, "LlamaForCausalLM", use_v1=True)
+
+
+def test_v0_profile_tokens() -> None:
+    # SchedulerConfig (V0): max(max_model_len, 2048) in one step without chunked prefill; chunked prefill on by
+    # default above 32K for text models only (2048 tokens from 0.7, 512 before); multimodal keeps >= 5120.
+    text = resolve_model("Qwen/Qwen2.5-7B-Instruct")
+    vl = resolve_model("Qwen/Qwen2.5-VL-72B-Instruct")
+    flags = EngineFlags()
+    assert v0_batched_tokens(text, flags, 32768, VllmVersion(0, 6, 3)) == 32768
+    assert v0_batched_tokens(text, flags, 1024, VllmVersion(0, 6, 3)) == 2048
+    assert v0_batched_tokens(text, flags, 65536, VllmVersion(0, 7, 3)) == 2048
+    assert v0_batched_tokens(text, flags, 65536, VllmVersion(0, 6, 3)) == 512
+    assert v0_batched_tokens(vl, flags, 4096, VllmVersion(0, 8, 3)) == 5120
+    assert v0_batched_tokens(vl, flags, 65536, VllmVersion(0, 8, 3)) == 65536
+    assert v0_batched_tokens(text, EngineFlags(max_num_batched_tokens=999), 65536, VllmVersion(0, 6, 3)) == 999
+
+
+def test_moe_workspace_is_the_wider_cache() -> None:
+    # fused_moe.py: cache13 holds M x top_k x max(N, K) in the activation dtype, N = 2 x I / TP (local experts).
+    mixtral = resolve_model("mistralai/Mixtral-8x7B-Instruct-v0.1")  # I 14336, H 4096, top-2
+    assert moe_workspace_bytes(mixtral, 8192, 2, False) == 8192 * 2 * 14336 * 2
+    assert moe_workspace_bytes(mixtral, 8192, 8, False) == 8192 * 2 * 4096 * 2  # N 3584 < K 4096
+    # With expert parallelism each rank holds whole experts: N is not divided by TP.
+    assert moe_workspace_bytes(mixtral, 8192, 8, True) == 8192 * 2 * 28672 * 2
+    assert moe_workspace_bytes(resolve_model("Qwen/Qwen2.5-7B-Instruct"), 8192, 1, False) == 0
+
+
+def test_a_bare_name_in_a_renamed_away_spelling_resolves() -> None:
+    # A local directory named after the old repository id; the current spelling alone stays unresolved.
+    match = find_model("Meta-Llama-3.1-70B-Instruct")
+    assert match is not None and match.entry.id == "meta-llama/Llama-3.1-70B-Instruct"
+    assert find_model("llama-3.1-8b") is None
