@@ -170,13 +170,16 @@ def _serve_flags(row: dict[str, Any]) -> tuple[dict[str, Any], bool | None]:
     return values, async_flag
 
 
+def _custom_client(row: dict[str, Any]) -> bool:
+    """sariekr/gpu_conc's closed-loop chat client (P000-P039, and field rows from the same repository)."""
+    return "github.com/sariekr/gpu_conc/" in (row.get("source") or "")
+
+
 def _load(row: dict[str, Any]) -> tuple[Load, list[str]]:
     raw = row.get("raw") or ""
     notes: list[str] = []
     dataset = "sharegpt" if "sharegpt" in (row.get("dataset") or "").lower() else "random"
-    if (
-        row["id"].startswith("P0") and row["id"] < "P040"
-    ):  # sariekr/gpu_conc: a custom closed-loop client; Little's law gives what was in flight
+    if _custom_client(row):  # sariekr/gpu_conc: a custom closed-loop client; Little's law gives what was in flight
         stats = json.loads(raw)
         inflight = stats["requests_per_second"] * stats["average_latency_per_request"] / 1000
         notes.append(f"in flight by Little's law: {inflight:.1f} (nominal {row['concurrency']})")
@@ -227,7 +230,7 @@ def _measured(row: dict[str, Any]) -> dict[str, float]:
 def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tuple[str, str]:
     if row["id"] in EXCLUDED:
         return "excluded", EXCLUDED[row["id"]]
-    if "failed=0" not in (row.get("notes") or "") and row["id"].startswith("P0") and row["id"] < "P040":
+    if "failed=0" not in (row.get("notes") or "") and _custom_client(row):
         return "excluded", "requests failed during the run"
     if row.get("input_len") is None or row.get("output_len") is None:
         return "excluded", "lengths not stated"
