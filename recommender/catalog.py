@@ -64,6 +64,7 @@ def gpu_from_profile(d: dict[str, Any], origin: str) -> Gpu:
         bf16_tflops=tf.get("bf16"),
         fp16_tflops=tf.get("fp16"),
         fp8_tflops=tf.get("fp8"),
+        int8_tflops=tf.get("int8"),
         fp4_tflops=tf.get("fp4"),
         compute_capability=str(d["compute_capability"]),
         fp8=bool(sup.get("fp8")),

@@ -26,6 +26,7 @@ class Gpu:
     bf16_tflops: float | None = None
     fp16_tflops: float | None = None
     fp8_tflops: float | None = None
+    int8_tflops: float | None = None  # dense INT8 tensor TOPS (W8A8-INT8 GEMMs)
     fp4_tflops: float | None = None
     compute_capability: str = ""
     fp8: bool = False

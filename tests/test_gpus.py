@@ -183,3 +183,76 @@ def test_batch_defaults_follow_vllm_device_checks(key: str, expected: tuple[int,
 
     gpu = next(g for g in load_gpus() if g.key == key)
     assert batch_defaults(gpu, VllmVersion.parse(DEFAULT_VERSION)) == expected
+
+
+# Dense tensor rates the performance model reads (profiles/gpus dense_tflops; sources checked above).
+RATES = ("bf16", "fp16", "fp8", "int8", "fp4")
+# Where INT8 is not at least twice the 16-bit rate: Blackwell Ultra cut INT8 (aiconfigurator b300_sxm.yaml, 153.5
+# dense TOPS); CDNA 2 runs INT8 at its FP16 rate (MI250X datasheet, 383 TOPS and TFLOPS per package).
+SLOW_INT8 = {"b300", "mi250x"}
+
+
+def _rates(gpu_key: str) -> dict[str, float | None]:
+    g = next(g for g in load_gpus() if g.key == gpu_key)
+    return {r: getattr(g, f"{r}_tflops") for r in RATES}
+
+
+@pytest.mark.parametrize("gpu", load_gpus(), ids=lambda g: g.key)
+def test_every_card_has_a_bandwidth_and_a_16_bit_rate(gpu: object) -> None:
+    from recommender.hardware import Gpu
+
+    assert isinstance(gpu, Gpu)
+    assert gpu.bandwidth_gbps and gpu.bandwidth_gbps > 0
+    sixteen = gpu.bf16_tflops or gpu.fp16_tflops
+    assert sixteen and sixteen > 0
+    # BF16 and FP16 (FP32 accumulate) share one tensor-core rate wherever both are given; no BF16 before sm_80.
+    if gpu.bf16_tflops and gpu.fp16_tflops:
+        assert gpu.bf16_tflops == gpu.fp16_tflops
+    assert (gpu.bf16_tflops is not None) == gpu.supports_bf16
+    # FP8/FP4 figures exactly where the hardware has them, at twice the next wider format (dense, FP32 accumulate);
+    # GeForce Blackwell runs FP4 at 4x its FP32-accumulate FP8.
+    assert (gpu.fp8_tflops is not None) == gpu.fp8
+    assert (gpu.fp4_tflops is not None) == gpu.fp4
+    if gpu.fp8_tflops:
+        assert gpu.fp8_tflops == pytest.approx(2 * sixteen, rel=0.015)
+    if gpu.fp4_tflops and gpu.fp8_tflops:
+        assert gpu.fp4_tflops >= 2 * gpu.fp8_tflops * 0.999
+    # INT8 tensor cores from Turing (sm_75) on, and on every Instinct card.
+    cc = gpu.cc_major_minor
+    assert (gpu.int8_tflops is not None) == (cc is None or cc >= (7, 5))
+    if gpu.int8_tflops and gpu.key not in SLOW_INT8:
+        assert gpu.int8_tflops >= 2 * sixteen * 0.99
+
+
+@pytest.mark.parametrize("gpu", [g for g in load_gpus() if "GeForce" in g.name], ids=lambda g: g.key)
+def test_geforce_cards_carry_the_fp32_accumulate_rate(gpu: object) -> None:
+    # GeForce runs FP16/BF16 with FP32 accumulate (what vLLM's kernels use) at half the FP16-accumulate rate NVIDIA
+    # often quotes, while INT8 (INT32 accumulate) runs at the full rate: INT8 = 4 x BF16, as the GA102, AD102 and
+    # GB202 whitepapers list (RTX 3090 284 vs 71, RTX 4090 660.6 vs 165.2). A 2x ratio would mean the quoted rate.
+    from recommender.hardware import Gpu
+
+    assert isinstance(gpu, Gpu) and gpu.int8_tflops and gpu.bf16_tflops
+    assert gpu.int8_tflops == pytest.approx(4 * gpu.bf16_tflops, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("key", "expected", "where"),
+    [
+        ("rtx3090", {"bf16": 71.0, "int8": 284}, "GA102 whitepaper appendix A"),
+        ("rtx-a6000", {"bf16": 154.8, "int8": 309.7}, "GA102 whitepaper appendix C (full-rate FP32 accumulate)"),
+        ("rtx4090", {"bf16": 165.2, "fp8": 330.3, "int8": 660.6}, "Ada whitepaper"),
+        ("rtx4080", {"bf16": 97.5, "fp8": 194.9, "int8": 389.9}, "Ada whitepaper"),
+        ("t4", {"bf16": None, "fp16": 65, "int8": 130}, "T4 datasheet"),
+        ("v100-16gb", {"bf16": None, "fp16": 125, "int8": None}, "V100 datasheet (no INT8 tensor cores)"),
+        ("h100-sxm", {"bf16": 989, "fp8": 1979, "int8": 1978}, "aiconfigurator h100_sxm.yaml"),
+        ("b300", {"fp8": 4500, "int8": 153.5, "fp4": 14000}, "aiconfigurator b300_sxm.yaml"),
+    ],
+)
+def test_hand_checked_rates(key: str, expected: dict[str, float | None], where: str) -> None:
+    rates = _rates(key)
+    assert {r: rates[r] for r in expected} == expected, where
+
+
+def test_rtx4080_has_its_bandwidth() -> None:
+    # 22.4 Gbps GDDR6X on a 256-bit bus (Ada whitepaper appendix): 22.4 * 256 / 8 GB/s.
+    assert _rates("rtx4080")["bf16"] and next(g for g in load_gpus() if g.key == "rtx4080").bandwidth_gbps == 716.8

@@ -145,19 +145,33 @@ def compute_kind(quant: QuantSpec | None, gpu: Gpu) -> str:
     return "bf16"
 
 
-def peak_flops(gpu: Gpu, kind: str) -> float:
-    """Dense tensor-core peak in flop/s for a compute kind (datasheet figures of profiles/gpus)."""
-    bf16 = gpu.bf16_tflops or gpu.fp16_tflops
-    if not bf16:
+_SIXTEEN_BIT = {"bfloat16": "bf16", "float16": "fp16"}
+
+
+def peak_flops(gpu: Gpu, kind: str, dtype: str) -> float:
+    """Dense tensor-core peak in flop/s (datasheet figures of profiles/gpus) for a compute kind: FP8, INT8 and FP4
+    at their own rates; 'bf16' and 'w-only' (dequantized to the activations) at the rate of `dtype`, the dtype the
+    model runs in (float16 on T4/V100). BF16 and FP16 with FP32 accumulate share one tensor-core rate on every card
+    that has both (tests/test_gpus.py), so either stands in for the other. A missing figure is a one-line error."""
+    if kind in ("fp8", "int8", "fp4"):
+        rates = {kind: getattr(gpu, f"{kind}_tflops")}
+    elif dtype in _SIXTEEN_BIT:
+        own = _SIXTEEN_BIT[dtype]
+        other = "fp16" if own == "bf16" else "bf16"
+        rates = {own: getattr(gpu, f"{own}_tflops"), other: getattr(gpu, f"{other}_tflops")}
+    else:
         raise PerfUnavailableError(
-            f"{gpu.name} has no dense BF16/FP16 TFLOPS figure in its profile: the performance model cannot "
-            "estimate compute time on it"
+            f"the performance model has no {dtype} tensor rate: it covers 16-bit, FP8, INT8 and FP4 compute "
+            "(use --dtype auto, bfloat16 or float16)"
         )
-    if kind == "fp4":
-        return (gpu.fp4_tflops or gpu.fp8_tflops or 2 * bf16) * 1e12
-    if kind in ("fp8", "int8"):
-        return (gpu.fp8_tflops or 2 * bf16) * 1e12
-    return bf16 * 1e12
+    tflops = next((v for v in rates.values() if v), None)
+    if tflops is None:
+        wanted = next(iter(rates))
+        raise PerfUnavailableError(
+            f"{gpu.name} has no dense {wanted.upper()} tensor rate in its profile (dense_tflops.{wanted}): "
+            "the performance model cannot estimate compute time on it"
+        )
+    return float(tflops) * 1e12
 
 
 def link_one_way(gpu: Gpu) -> float:
@@ -291,9 +305,9 @@ def engine_facts(
         moe_exchanges=2 * moe_layers if moe and e.dp > 1 else 0,
         exchange_bytes=model.hidden_size * 2 * e.dp * (e.dp - 1) / e.dp,
         expert_ranks=ranks if ep else 1,
-        peak_dense=peak_flops(gpu, dense_kind),
-        peak_expert=peak_flops(gpu, kind),
-        peak_attention=peak_flops(gpu, "bf16"),
+        peak_dense=peak_flops(gpu, dense_kind, e.weight_dtype),
+        peak_expert=peak_flops(gpu, kind, e.weight_dtype),
+        peak_attention=peak_flops(gpu, "bf16", e.weight_dtype),
         dense_weight_only=dense_kind == "w-only",
         expert_weight_only=kind == "w-only",
         hbm_bandwidth=gpu.bandwidth_gbps * 1e9,

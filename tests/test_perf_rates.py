@@ -1,0 +1,83 @@
+"""The tensor rate the performance model reads for a GPU: the rate of the dtype the model runs in (FP16 on T4/V100),
+the card's own FP8/INT8/FP4 figures, and a one-line error naming a missing figure."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from recommender.catalog import load_gpus
+from recommender.hardware import Gpu, custom_gpu, resolve_gpu
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.perf.costs import PerfUnavailableError, peak_flops
+from recommender.perf.predict import facts_for, startup
+from recommender.sources.resolve import resolve_model
+from tests.conftest import invoke
+
+V33 = VllmVersion(0, 33)
+LOAD = ["--input-len", "1000", "--output-len", "200", "--max-concurrency", "8"]
+
+
+def _gpu(name: str) -> Gpu:
+    return resolve_gpu(name, load_gpus())
+
+
+def test_a_bfloat16_model_on_t4_runs_in_float16_at_the_fp16_rate() -> None:
+    # Turing has no BF16: vLLM casts the bfloat16 checkpoint to float16, and the T4 datasheet gives 65 FP16 TFLOPS.
+    m, g = resolve_model("Qwen/Qwen2.5-7B-Instruct"), _gpu("t4")
+    f = EngineFlags(tensor_parallel_size=2)
+    e = startup(m, g, f, V33)
+    assert e.weight_dtype == "float16"
+    facts = facts_for(m, g, f, e)
+    assert facts.peak_dense == facts.peak_attention == 65e12
+
+
+def test_the_rate_follows_the_dtype_and_the_compute_kind() -> None:
+    rtx4090 = _gpu("rtx4090")
+    assert peak_flops(rtx4090, "bf16", "bfloat16") == pytest.approx(165.2e12)
+    assert peak_flops(rtx4090, "w-only", "float16") == pytest.approx(165.2e12)
+    assert peak_flops(rtx4090, "fp8", "bfloat16") == pytest.approx(330.3e12)  # FP32 accumulate, as vLLM's kernels
+    assert peak_flops(rtx4090, "int8", "bfloat16") == pytest.approx(660.6e12)  # INT32 accumulate: the full rate
+    # Blackwell Ultra cut INT8 to 153.5 dense TOPS (aiconfigurator b300_sxm.yaml): not 2 x its BF16.
+    assert peak_flops(_gpu("b300"), "int8", "bfloat16") == pytest.approx(153.5e12)
+    # A card with only one 16-bit figure serves both 16-bit dtypes (one tensor-core rate where both exist).
+    only_fp16 = replace(rtx4090, bf16_tflops=None)
+    assert peak_flops(only_fp16, "bf16", "bfloat16") == pytest.approx(165.2e12)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "kind", "dtype", "message"),
+    [
+        (custom_gpu(24), "bf16", "bfloat16", r"^custom \(24 GiB\) has no dense BF16 tensor rate .*dense_tflops\.bf16"),
+        (custom_gpu(24), "bf16", "float16", r"no dense FP16 tensor rate in its profile \(dense_tflops\.fp16\)"),
+        ("v100-32gb", "int8", "float16", r"Tesla V100-SXM2-32GB has no dense INT8 tensor rate .*dense_tflops\.int8"),
+        ("h100", "bf16", "float32", r"no float32 tensor rate"),
+    ],
+)
+def test_a_missing_rate_is_a_one_line_error_naming_it(gpu: Gpu | str, kind: str, dtype: str, message: str) -> None:
+    card = _gpu(gpu) if isinstance(gpu, str) else gpu
+    with pytest.raises(PerfUnavailableError, match=message) as info:
+        peak_flops(card, kind, dtype)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("gpu", ["a10g", "rtx3090", "rtx-a6000", "rtx6000-ada", "rtx5090", "l4"])
+def test_perf_answers_on_the_most_deployed_cards(gpu: str) -> None:
+    out = invoke(["perf", "Qwen/Qwen2.5-7B-Instruct", "--gpu", gpu, *LOAD]).stdout
+    assert "TPOT" in out and "Throughput:" in out
+
+
+def test_perf_answers_a_float16_model_on_t4() -> None:
+    out = invoke(["perf", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "t4", "-tp", "2", *LOAD]).stdout
+    assert "on Tesla T4" in out and "TPOT" in out
+
+
+def test_perf_names_the_missing_figure() -> None:
+    result = invoke(
+        ["perf", "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", "--gpu", "v100-32gb", *LOAD], exit_code=2
+    )
+    assert result.stderr.strip().splitlines() == [
+        "Error: Tesla V100-SXM2-32GB has no dense INT8 tensor rate in its profile (dense_tflops.int8): the "
+        "performance model cannot estimate compute time on it"
+    ]
