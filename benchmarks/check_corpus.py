@@ -1,10 +1,11 @@
 """How faithfully `check` reads real deployment files: tests/data/deployments against its expected.yaml.
 
-    HF_HUB_OFFLINE=1 python benchmarks/check_corpus.py [PREFIX ...]
+    HF_HUB_OFFLINE=1 python benchmarks/check_corpus.py [--corpus DIR] [PREFIX ...]
 
 Prints "N of M servers read exactly" (model, TP, PP, max-model-len, utilization, quantization, KV dtype, GPUs),
 the files whose server count or GPU type differ, and the verdicts that differ from the expected ones. PREFIX
-arguments restrict the run to the files whose path starts with one of them (e.g. `dstack/ skypilot/`).
+arguments restrict the run to the files whose path starts with one of them (e.g. `dstack/ skypilot/`). --corpus reads
+another folder of the same layout (tests/data/deployments3: the held-out files, read by hand before `check` ran).
 A setting `check` reports as unresolved (a variable set elsewhere: $TP, $(nvidia-smi ...), a <placeholder>) is
 read as null and marks the server `unresolved`.
 """
@@ -23,12 +24,12 @@ FLAGS = ("unresolved", "not_evaluable")
 FIELDS = ("model", "tp", "pp", "max_model_len", "gpu_memory_utilization", "quantization", "kv_cache_dtype", "gpus")
 
 
-def expected() -> dict[str, dict[str, Any]]:
-    data: dict[str, dict[str, Any]] = yaml.safe_load((CORPUS / "expected.yaml").read_text(encoding="utf-8"))
+def expected(corpus: Path = CORPUS) -> dict[str, dict[str, Any]]:
+    data: dict[str, dict[str, Any]] = yaml.safe_load((corpus / "expected.yaml").read_text(encoding="utf-8"))
     return data
 
 
-def reading(rel: str) -> tuple[list[dict[str, Any]], str | None, list[Any]]:
+def reading(rel: str, corpus: Path = CORPUS) -> tuple[list[dict[str, Any]], str | None, list[Any]]:
     """(servers as read, GPU key resolved for the first server, JSON results of `check FILE`)."""
     from click.testing import CliRunner
 
@@ -38,7 +39,7 @@ def reading(rel: str) -> tuple[list[dict[str, Any]], str | None, list[Any]]:
     from recommender.cli.check_cmd import _gpu_for
     from recommender.serve_args import parse_serve_argv
 
-    path = CORPUS / rel
+    path = corpus / rel
     servers = []
     gpu = None
     lookup = _gpu_for(None, None)
@@ -87,17 +88,17 @@ def verdict_of(results: list[Any]) -> str:
     return "fail" if "fail" in statuses else "not-evaluated" if "not-evaluated" in statuses else "pass"
 
 
-def compare(prefixes: tuple[str, ...] = ()) -> tuple[int, int, list[str], list[str]]:
+def compare(prefixes: tuple[str, ...] = (), corpus: Path = CORPUS) -> tuple[int, int, list[str], list[str]]:
     """(servers read exactly, servers expected, differences, known misses), over the files starting with one of
     `prefixes`. A known miss is a field expected.yaml records the reader as getting wrong (`known_miss`, with why):
     the server is not counted as read exactly, and any other difference is still a difference."""
     exact = total = 0
     diffs: list[str] = []
     misses: list[str] = []
-    for rel, want in expected().items():
+    for rel, want in expected(corpus).items():
         if prefixes and not rel.startswith(prefixes):
             continue
-        got, gpu, results = reading(rel)
+        got, gpu, results = reading(rel, corpus)
         servers = want.get("servers") or []
         total += len(servers)
         if len(got) != len(servers):
@@ -127,9 +128,13 @@ def compare(prefixes: tuple[str, ...] = ()) -> tuple[int, int, list[str], list[s
 
 
 def main() -> int:
-    prefixes = tuple(sys.argv[1:])
-    exact, total, diffs, misses = compare(prefixes)
-    files = [f for f in expected() if not prefixes or f.startswith(prefixes)]
+    args = sys.argv[1:]
+    corpus = CORPUS
+    if args[:1] == ["--corpus"] and len(args) > 1:
+        corpus, args = Path(args[1]).resolve(), args[2:]
+    prefixes = tuple(args)
+    exact, total, diffs, misses = compare(prefixes, corpus)
+    files = [f for f in expected(corpus) if not prefixes or f.startswith(prefixes)]
     print(f"{exact} of {total} servers read exactly ({len(files)} files)")
     for d in diffs:
         print("  " + d)
