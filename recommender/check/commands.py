@@ -72,18 +72,20 @@ def find_in_words(
     if head in _SHELLS and len(words) >= 2:
         script_index = next((i for i, w in enumerate(words[1:], 1) if not w.startswith("-")), None)
         flags = "".join(w.lstrip("-") for w in words[1 : script_index or len(words)])
-        if "c" in flags and script_index is not None:
-            return [h for h in find_in_script(words[script_index], env) if isinstance(h, Hit)]
+        if "c" in flags and script_index is not None:  # `sh -c SCRIPT [NAME [ARG...]]`: $0, then "$@"
+            args = words[script_index + 1 :] or [words[0]]
+            return [h for h in find_in_script(words[script_index], env, args) if isinstance(h, Hit)]
     if image is not None and (vllm_entrypoint if vllm_entrypoint is not None else is_vllm_image(image)):
         args = words[1:] if head == "serve" else words
         return [Hit(("vllm", "serve", *args), True, dict(env), unresolved)]
     return []
 
 
-def find_in_script(script: str, env: Mapping[str, str]) -> list[Hit | shell.Command]:
-    """Servers a script starts (and the `kubectl apply -f -` commands that read a here-document, for the caller)."""
+def find_in_script(script: str, env: Mapping[str, str], args: list[str] | None = None) -> list[Hit | shell.Command]:
+    """Servers a script starts (and the `kubectl apply -f -` commands that read a here-document, for the caller);
+    `args` are its $0 $1 ... when known."""
     out: list[Hit | shell.Command] = []
-    for cmd in shell.run_script(script, env):
+    for cmd in shell.run_script(script, env, args):
         hit = vllm_argv(cmd.words)
         if hit:
             out.append(Hit(tuple(hit[0]), hit[1], dict(cmd.env), cmd.unresolved))

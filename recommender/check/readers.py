@@ -683,32 +683,59 @@ def read_values_containers(values: dict[str, Any], source: str) -> list[Found]:
 
 
 def compose_interpolate(node: Any, env: Mapping[str, str], missing: list[str]) -> Any:
-    """Compose's interpolation of every string: `${X}`, `${X:-d}`, `${X-d}`, `${X:?e}`, `$X`; `$$` is a `$`."""
+    """Compose's interpolation of every string: `${X}`, `${X:-d}`, `${X-d}`, `${X:+a}`, `${X:?e}` (defaults may
+    nest: `${A:-${B:-d}}`), `$X`; `$$` is a `$`."""
     if isinstance(node, dict):
         return {k: compose_interpolate(v, env, missing) for k, v in node.items()}
     if isinstance(node, list):
         return [compose_interpolate(v, env, missing) for v in node]
     if not isinstance(node, str) or "$" not in node:
         return node
+    return _compose_text(node, env, missing)
 
-    def sub(m: re.Match[str]) -> str:
-        if m.group(0) == "$$":
-            return "$$"  # kept for the container: `$$` is a literal `$` there
-        name = m.group(1) or m.group(4)
-        op, arg = m.group(2) or "", m.group(3) or ""
-        value = env.get(name)
-        unset = value is None or (op.startswith(":") and value == "")
-        if op in (":-", "-"):
-            return arg if unset else str(value)
-        if op in (":+", "+"):
-            return "" if unset else arg
-        if value is None:
-            missing.append("${" + name + "}" if m.group(1) else "$" + name)
-            return "${" + name + "}"
-        return value
 
-    pattern = r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)"
-    return re.sub(pattern, sub, node)
+_COMPOSE_NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _compose_text(text: str, env: Mapping[str, str], missing: list[str]) -> str:
+    out, i = [], 0
+    while i < len(text):
+        if text.startswith("$$", i):
+            out.append("$$")  # kept for the container: `$$` is a literal `$` there
+            i += 2
+        elif text.startswith("${", i):
+            depth, j = 0, i + 1
+            while j < len(text) and not (text[j] == "}" and depth == 1):
+                depth += {"{": 1, "}": -1}.get(text[j], 0)
+                j += 1
+            out.append(_compose_variable(text[i + 2 : j], env, missing) if j < len(text) else text[i:])
+            i = j + 1
+        elif _COMPOSE_NAME.match(text, i):
+            m = _COMPOSE_NAME.match(text, i)
+            assert m is not None
+            out.append(_compose_variable(m.group(1), env, missing, braced=False))
+            i = m.end()
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _compose_variable(body: str, env: Mapping[str, str], missing: list[str], *, braced: bool = True) -> str:
+    m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+?])(.*))?", body, re.S)
+    if not m:
+        return "${" + body + "}"
+    name, op, arg = m.group(1), m.group(2) or "", m.group(3) or ""
+    value = env.get(name)
+    unset = value is None or (op.startswith(":") and value == "")
+    if op in (":-", "-"):
+        return _compose_text(arg, env, missing) if unset else str(value)
+    if op in (":+", "+"):
+        return "" if unset else _compose_text(arg, env, missing)
+    if value is None:
+        missing.append("${" + name + "}" if braced else "$" + name)
+        return "${" + name + "}"
+    return value
 
 
 def _compose_words(value: Any) -> list[str] | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 
 from recommender.check.shell_test import arithmetic, evaluate_test
 
@@ -25,6 +26,8 @@ _ASSIGN = re.compile(rf"^({_NAME})=(.*)$", re.S)
 _KEYWORDS = {"then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "{", "}", "!"}
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*[^\s<>]>|<[A-Za-z_]>")
+_LIST = re.compile(rf'"(?:\$@|\$\{{@\}}|\$\{{({_NAME})\[@\]\}})"')  # "$@", "${@}", "${ARR[@]}": one word per item
+_ARRAY = re.compile(rf"^({_NAME})=\((.*)\)$", re.S)  # ARR=(a "b c")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +65,16 @@ class _Expander:
     those that took the default of a script argument."""
 
     def __init__(
-        self, scope: Mapping[str, str], unknown: set[str], soft: set[str] | None = None, *, unset_empty: bool = False
+        self,
+        scope: Mapping[str, str],
+        unknown: set[str],
+        soft: set[str] | None = None,
+        *,
+        unset_empty: bool = False,
+        arrays: Mapping[str, list[str]] | None = None,
     ) -> None:
         self.scope = scope
+        self.arrays = arrays or {}  # bash arrays, and "@": the positional parameters when they are known
         self.unknown = unknown
         self.soft = soft if soft is not None else set()
         self.used_soft = False
@@ -72,14 +82,21 @@ class _Expander:
 
     def value(self, body: str, unresolved: list[str]) -> str:
         """The value of a ${...} body: `NAME`, `NAME:-default`, `NAME-default`, `NAME:=default`, `NAME:+alt`."""
+        item = re.fullmatch(rf"({_NAME})\[([@*]|\d+)\]", body)
+        if item and item.group(1) in self.arrays and item.group(1) not in self.unknown:
+            items = self.arrays[item.group(1)]
+            index = item.group(2)
+            return " ".join(items) if not index.isdigit() else (items[int(index)] if int(index) < len(items) else "")
         m = re.fullmatch(rf"({_NAME}|\d+|[@*#?])(?:(:?)([-=+?])(.*))?", body, re.S)
         if not m:
             unresolved.append("${" + body + "}")
             return "${" + body + "}"
         name, colon, op, arg = m.group(1), m.group(2), m.group(3), m.group(4)
         value = self.scope.get(name)
+        if name in ("@", "*", "#") and "@" in self.arrays:
+            value = str(len(self.arrays["@"])) if name == "#" else " ".join(self.arrays["@"])
         unset = value is None or (colon == ":" and value == "")
-        if name in self.soft or (not name.isidentifier() and op):
+        if name in self.soft or (not name.isidentifier() and op and "@" not in self.arrays):
             self.used_soft = True  # the script's arguments (or a value taken from them) may differ
         if op in ("-", "="):
             return self.text(arg or "", unresolved) if unset else self._known(name, str(value), unresolved)
@@ -97,6 +114,10 @@ class _Expander:
             unresolved.append("$" + name)
             return "$" + name
         return value
+
+    def items(self, name: str) -> list[str] | None:
+        """The items of "$@" or "${ARR[@]}", or None when they are not known."""
+        return list(self.arrays[name]) if name in self.arrays and name not in self.unknown else None
 
     def text(self, text: str, unresolved: list[str]) -> str:
         """Expand variables in a default value or a here-document (no word splitting)."""
@@ -159,7 +180,8 @@ class _Expander:
                 words[-1].started = True
                 i = end + 1
             elif c == '"' and split:
-                i = self._double_quoted(text, i + 1, words[-1], unresolved)
+                listed = self._list(text, i, words)
+                i = listed if listed is not None else self._double_quoted(text, i + 1, words[-1], unresolved)
             elif c == "$":
                 i = self._unquoted_dollar(text, i, words, unresolved, split=split)
             elif c.isspace() and split:
@@ -172,6 +194,19 @@ class _Expander:
                 words[-1].text += c
                 words[-1].started = True
                 i += 1
+
+    def _list(self, text: str, i: int, words: list[_Word]) -> int | None:
+        """A whole quoted "$@" / "${ARR[@]}" word with known items: one word per item (the index after it)."""
+        m = _LIST.match(text, i)
+        if not m or words[-1].started or (m.end() < len(text) and not text[m.end()].isspace()):
+            return None
+        items = self.items(m.group(1) or "@")
+        if items is None:
+            return None
+        for item in items:
+            words[-1].text, words[-1].started = item, True
+            words.append(_Word())
+        return m.end()
 
     def _double_quoted(self, text: str, j: int, word: _Word, unresolved: list[str]) -> int:
         buf = ""
@@ -268,12 +303,14 @@ def split_commands(script: str) -> list[Segment]:
         elif c == "&" and (cur.endswith((">", "<")) or text.startswith("&>", i)):
             cur += c  # 2>&1, &> file: a redirection, not a separator
         elif c in ";\n|&":
+            kept = op if op == ";;" and not cur.strip() else None  # `;;` then a newline: the next arm follows
             out.append(Segment(cur.strip(), op))
             cur = ""
             op = "\n" if c == "\n" else c
             if text.startswith(("&&", "||", ";;"), i):
                 op = text[i : i + 2]
                 i += 1
+            op = kept if kept and op in ("\n", ";") else op
             if c == "\n" and pending:
                 i = _read_heredocs(text, i + 1, pending, out) - 1
                 pending = []
@@ -317,9 +354,25 @@ class _Frame:
     has_else: bool = False
 
 
-def run_script(script: str, env: Mapping[str, str] | None = None) -> list[Command]:
-    """The simple commands a script runs, each with the variables in force (assignments apply in order)."""
-    return _Runner(dict(env or {})).run(split_commands(script))
+def run_script(script: str, env: Mapping[str, str] | None = None, args: list[str] | None = None) -> list[Command]:
+    """The simple commands a script runs, each with the variables in force (assignments apply in order). `args`
+    are $0 $1 ... when they are known (`sh -c SCRIPT NAME ARG...`); otherwise "$@" stays unresolved."""
+    runner = _Runner(dict(env or {}))
+    if args:
+        runner.arrays["@"] = list(args[1:])
+        runner.scope.update({str(k): a for k, a in enumerate(args)})
+    return runner.run(split_commands(script))
+
+
+@dataclass
+class _Case:
+    """A `case` being read: its subject (None: not known here), and whether the next words are an arm's patterns
+    (split at `|` into several segments until the `)`)."""
+
+    subject: str | None
+    frame: _Frame
+    expecting: bool = True
+    patterns: list[str] = field(default_factory=list)
 
 
 class _Runner:
@@ -328,8 +381,13 @@ class _Runner:
         self.unknown: set[str] = set()
         self.soft: set[str] = set()
         self.frames: list[_Frame] = []
-        self.case_depth = 0
+        self.cases: list[_Case] = []
+        self.arrays: dict[str, list[str]] = {}
         self.out: list[Command] = []
+
+    @property
+    def case_depth(self) -> int:
+        return len(self.cases)
 
     @property
     def active(self) -> bool:
@@ -345,7 +403,7 @@ class _Runner:
     def _words(self, text: str) -> tuple[list[_Word], list[str]]:
         unresolved: list[str] = []
         words = [_Word()]
-        expander = _Expander(self.scope, self.unknown, self.soft)
+        expander = _Expander(self.scope, self.unknown, self.soft, arrays=self.arrays)
         expander.scan(text, words, unresolved, split=True)
         for w in words:
             w.soft = expander.used_soft
@@ -354,7 +412,7 @@ class _Runner:
     def _condition(self, text: str) -> bool | None:
         """A condition command's result, an unset variable being empty as when the script runs."""
         words = [_Word()]
-        expander = _Expander(self.scope, self.unknown, self.soft, unset_empty=True)
+        expander = _Expander(self.scope, self.unknown, self.soft, unset_empty=True, arrays=self.arrays)
         expander.scan(text, words, [], split=True)
         scanned = _drop_redirections([w for w in words if w.started])
         while scanned and scanned[0].text in ("if", "elif", "then", "else", "while", "until", "do"):
@@ -362,13 +420,18 @@ class _Runner:
         return evaluate_test([(w.text, not (w.unresolved or expander.used_soft)) for w in scanned])
 
     def _segment(self, seg: Segment, previous: Segment | None) -> None:
+        if self.cases and (self.cases[-1].expecting or seg.op == ";;" or re.match(r"esac\b", seg.text)):
+            self._case_arm(seg, previous)
+            return
+        array = _ARRAY.match(seg.text)
+        if array:
+            self._assign_array(array.group(1), array.group(2))
+            return
         scanned, unresolved = self._words(seg.text)
         structured = self._structure(_drop_redirections(scanned), seg)
         if structured is None:
             return
         words = structured
-        if self.case_depth and words and words[0].text.endswith(")") and words[0].text != ")":
-            words = words[1:]  # a `case` pattern: `--model) MODEL="$2"`
         if not words or not self.active:
             return
         argv = [w.text for w in words]
@@ -395,6 +458,60 @@ class _Runner:
         elif stdin is not None and not seg.heredoc_quoted:
             stdin = _Expander(self.scope, self.unknown).text(stdin, unresolved)
         self.out.append(Command(tuple(argv), {**self.scope, **local}, tuple(dict.fromkeys(unresolved)), stdin))
+
+    def _assign_array(self, name: str, body: str) -> None:
+        """`NAME=(a "b c")`: a bash array ($NAME is its first item)."""
+        if not self.active:
+            return
+        words, unresolved = self._words(body)
+        items = [w.text for w in words]
+        self._record(name, "\0".join(items))
+        self.arrays[name] = items
+        self.scope[name] = items[0] if items else ""
+        (self.unknown.add if unresolved else self.unknown.discard)(name)
+
+    def _case(self, words: list[_Word], seg: Segment) -> None:
+        """`case WORD in [PATTERN...]`: a known subject decides its arms as the shell would; each arm is a branch."""
+        subject = words[1] if len(words) > 1 else _Word()
+        known = not (subject.unresolved or subject.soft) and self.active
+        self.frames.append(_Frame(in_condition=False, state=None if self.active else False))
+        self.cases.append(_Case(subject.text if known else None, self.frames[-1]))
+        rest = seg.text.split(" in ", 1)[1].strip() if " in " in seg.text else ""
+        if rest:
+            self._case_arm(Segment(rest, ""), None)
+
+    def _case_arm(self, seg: Segment, previous: Segment | None) -> None:
+        """The patterns of an arm (`a|b)` arrives as segments `a`, `b)` joined by `|`), then its commands."""
+        case = self.cases[-1]
+        case.expecting = True
+        if re.match(r"esac\b", seg.text):
+            self.frames = [f for f in self.frames if f is not case.frame]
+            self._close_if(case.frame)
+            self.cases.pop()
+            rest = seg.text[4:].strip()
+            if rest:
+                self._segment(Segment(rest, ""), previous)
+            return
+        head, paren, body = seg.text.partition(")")
+        case.patterns.append(head.strip().lstrip("("))
+        if not paren:
+            return
+        case.expecting = False
+        matches = [self._matches(case.subject, p) for p in case.patterns]
+        case.frame.has_else = case.frame.has_else or "*" in case.patterns
+        case.patterns = []
+        case.frame.in_condition, case.frame.condition = True, [("", _combine_or(matches))]
+        self._close_condition()
+        if body.strip():
+            self._segment(Segment(body.strip(), ""), previous)
+
+    def _matches(self, subject: str | None, pattern: str) -> bool | None:
+        if pattern == "*":
+            return True
+        words, unresolved = self._words(pattern)
+        if subject is None or unresolved:
+            return None
+        return fnmatchcase(subject, "".join(w.text for w in words))
 
     def _assign(self, word: _Word, *, global_: bool, into: dict[str, str] | None = None) -> None:
         m = _ASSIGN.match(word.text)
@@ -444,12 +561,8 @@ class _Runner:
                 words = words[1:]
                 continue
             if head == "case":
-                self.case_depth += 1
+                self._case(words, seg)
                 return None
-            if head == "esac":
-                self.case_depth = max(0, self.case_depth - 1)
-                words = words[1:]
-                continue
             if head in _KEYWORDS and not (head == "!" and self.frames and self.frames[-1].in_condition):
                 words = words[1:]
                 continue
@@ -506,6 +619,13 @@ def _combine(parts: list[tuple[str, bool | None]]) -> bool | None:
             value = True if value is True or part is True else (None if None in (value, part) else False)
         else:
             value = part
+    return value
+
+
+def _combine_or(parts: list[bool | None]) -> bool | None:
+    value: bool | None = False
+    for part in parts:
+        value = _or(value, part)
     return value
 
 
