@@ -15,6 +15,9 @@ from recommender.check.found import Found
 from recommender.check.images import devices_seen, env_platform, image_tag, is_vllm_image, other_platform
 
 _API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+# programs that run a vLLM engine from vLLM's own engine flags (`--model M --tensor-parallel-size 2 ...`) plus some of
+# their own: NVIDIA Dynamo's vLLM worker
+_ENGINE_WRAPPERS = ("dynamo.vllm",)
 _PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
 _SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 # `--device hpu` (older vLLM releases): a device vLLM's CUDA memory model does not describe
@@ -47,9 +50,27 @@ def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | No
         for i in range(1, len(words) - 1):
             if words[i] == "-m" and words[i + 1] in _API_SERVERS:
                 return ["vllm", "serve", *words[i + 2 :]], False
+            if words[i] == "-m" and words[i + 1] in _ENGINE_WRAPPERS:
+                return ["vllm", "serve", *_engine_flags(words[i + 2 :])], False
             if words[i] == "-m" and words[i + 1] == "vllm.entrypoints.cli.main" and words[i + 2 : i + 3] == ["serve"]:
                 return ["vllm", "serve", *words[i + 3 :]], True
     return None
+
+
+def _engine_flags(words: list[str]) -> list[str]:
+    """A wrapper's command line without its own options (those vLLM does not have, with the words after them):
+    `--model M --is-prefill-worker --connector nixl -tp 2` -> `--model M -tp 2`."""
+    from recommender.serve_args import default_flag_table
+
+    options = default_flag_table().options
+    out: list[str] = []
+    own = False
+    for word in words:
+        if word.startswith("-") and len(word) > 1 and not word[1:2].isdigit():
+            own = word.split("=", 1)[0] not in options
+        if not own:
+            out.append(word)
+    return out
 
 
 def find_in_words(

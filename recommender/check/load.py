@@ -26,6 +26,10 @@ _SYSTEMD = re.compile(r"^\[Service\]\s*$", re.M)
 _EXEC_START = re.compile(r"^ExecStart=", re.M)
 _DOCKERFILE_NAME = re.compile(r"(^|[./_-])(dockerfile|containerfile)([./_-]|$)", re.I)
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".txt", ".cmd", ".slurm", ".sbatch", ".job")
+# Go template actions of a Helm chart's templates/ (KServe's `{{.Name}}` inside a value is not one)
+_HELM_TEMPLATE = re.compile(
+    r"\{\{-?\s*(if|else|end|range|with|include|template|define|toYaml|\.Values|\.Release|\.Chart)\b"
+)
 _SCRIPT_START = re.compile(r"^(vllm|exec|#!|python|docker|podman|CUDA_VISIBLE|export|srun|sudo|nohup|uv )")
 
 
@@ -99,6 +103,13 @@ def read_text(
         if jobs.is_sbatch(text):
             return jobs.read_sbatch(text, source, _read_yaml_block)
         return commands.read_command(text, source, read_manifest=_read_yaml_block)
+    template = _HELM_TEMPLATE.search(text)
+    if template:
+        line = text.count("\n", 0, template.start()) + 1
+        raise NotADeployment(
+            f"{source}: a Helm template ({template.group(0)}... at line {line}), not a manifest: render it first "
+            "(helm template RELEASE CHART -f VALUES | vllm-plan check -)"
+        )
     docs = _yaml_docs(text, source, problems if problems is not None else [])
     if len(docs) == 1 and isinstance(docs[0], str):
         return commands.read_command(docs[0], source, read_manifest=_read_yaml_block)
@@ -113,7 +124,14 @@ def read_text(
             k8s.append(doc)
         else:
             found += _read_mapping(doc, source, index, dotenv)
-    return found + readers.read_kubernetes(k8s, source) if k8s else found
+    found += readers.read_kubernetes(k8s, source) if k8s else []
+    apps = readers.unread_ray_apps(k8s) if not found else []
+    if apps:
+        raise NotADeployment(
+            f"{source}: {'; '.join(apps)}: Python code of its own, which check does not read (it reads "
+            "ray.serve.llm applications and containers running vLLM's server)"
+        )
+    return found
 
 
 def _read_mapping(doc: dict[str, Any], source: str, index: int, dotenv: dict[str, str] | None) -> list[Found]:

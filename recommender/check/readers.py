@@ -1,5 +1,5 @@
 """Find vLLM servers in commands and scripts, Kubernetes objects (workloads, LeaderWorkerSet, Ray, KServe, KubeAI,
-AIBrix and any custom resource holding a pod template), Helm values (production-stack, the vLLM chart), compose
+AIBrix, NVIDIA Dynamo, OME and any custom resource holding a pod template or a single runner container), Helm values (production-stack, the vLLM chart), compose
 files, systemd units and plan documents, substituting variables as each platform does (pure: text in, Found out).
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from recommender.check.commands import (
@@ -220,6 +221,9 @@ def _pods(doc: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any], Mapp
             if isinstance(node.get("containers"), list):
                 yield "/".join(path), node, meta
                 return
+            for key, value in node.items():  # one container under its own key: OME's runner, Dynamo's mainContainer
+                if key in _SINGLE_CONTAINER and _is_container(value):
+                    yield "/".join((*path, str(key))), {**node, "containers": [value]}, meta
             inner_meta = _m(node.get("metadata")) or meta
             for key, value in node.items():
                 if key not in ("metadata", "status"):
@@ -229,6 +233,13 @@ def _pods(doc: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any], Mapp
                 yield from walk(value, (*path, str(i)), meta)
 
     yield from walk(doc.get("spec"), (), {})
+
+
+_SINGLE_CONTAINER = ("runner", "mainContainer")
+
+
+def _is_container(node: Any) -> bool:
+    return isinstance(node, dict) and ("command" in node or "args" in node)
 
 
 def _pod_gpus(pod_spec: Mapping[str, Any]) -> int:
@@ -298,6 +309,9 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
         if kind == "LLMInferenceService":
             out += read_llm_inference_service(doc, source, index)
             continue
+        if kind == "DynamoGraphDeployment":
+            out += read_dynamo(doc, source, index)
+            continue
         out += _read_pods(doc, source, index)
     return out
 
@@ -332,7 +346,8 @@ def _container_found(
         words.append(text)
         missing += miss
     image = str(container.get("image", ""))
-    entrypoint = None if container.get("command") else image
+    # KubeRay starts every Ray pod with its own `ray start` command: the image's entrypoint never runs there
+    entrypoint = None if container.get("command") or "GroupSpec" in role else image
     hits = find_in_words(words, env, tuple(missing), entrypoint, vllm_entrypoint=_runs_vllm_args(doc, container, words))
     if not hits:
         return []
@@ -377,6 +392,35 @@ def _runs_vllm_args(doc: Mapping[str, Any], container: Mapping[str, Any], args: 
         return True
     names = f"{_m(doc.get('metadata')).get('name', '')} {container.get('name', '')}".lower()
     return "vllm" in names and any(a == "--model" or a.startswith("--model=") for a in args)
+
+
+def read_dynamo(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    """NVIDIA Dynamo's DynamoGraphDeployment: each service's extraPodSpec.mainContainer (workers run
+    `python3 -m dynamo.vllm` with vLLM's engine flags); `resources.limits.gpu` per pod and `multinode.nodeCount`
+    pods per engine."""
+    out: list[Found] = []
+    for name, service in _m(_m(doc.get("spec")).get("services")).items():
+        pod = _m(_m(service).get("extraPodSpec"))
+        main = _m(pod.get("mainContainer"))
+        if not _is_container(main):
+            continue
+        res = _m(_m(service).get("resources"))
+        count = _m(res.get("limits")).get("gpu", _m(res.get("requests")).get("gpu"))
+        gpus = int(str(count)) if str(count).isdigit() else None
+        nodes = _m(_m(service).get("multinode")).get("nodeCount", 1)
+        nodes = int(str(nodes)) if str(nodes).isdigit() else 1
+        container = {**main, "name": main.get("name") or str(name)}
+        if gpus is not None:
+            container["resources"] = {"limits": {_NVIDIA: gpus}}
+        found = _container_found(
+            doc, f"services/{name}", {**pod, "containers": [container]}, {}, container, source, index
+        )
+        out += [
+            # the image's tag is Dynamo's release, not vLLM's
+            replace(f, gpus_total=gpus * nodes if gpus is not None else None, pods_per_replica=nodes, image_tag=None)
+            for f in found
+        ]
+    return out
 
 
 def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
@@ -444,6 +488,12 @@ def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> 
     spec = _m(doc.get("spec"))
     uri = str(_m(spec.get("model")).get("uri", ""))
     model = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
+    template = _m(spec.get("template"))
+    main = next((c for c in _l(template.get("containers")) if isinstance(c, dict) and c.get("name") == "main"), {})
+    if _is_container(main):  # a command of its own: KServe runs it, with the model's files at /mnt/models
+        found = _container_found(doc, "template", template, {}, main, source, index)
+        mounted = {"/mnt/models", "/mnt/models/"}
+        return [replace(f, argv=tuple(model if w in mounted else w for w in f.argv)) for f in found]
     par = _m(spec.get("parallelism"))
     argv = ["vllm", "serve", model]
     for key, flag in (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size")):
@@ -455,8 +505,6 @@ def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> 
             argv += ["--data-parallel-size-local", str(par["dataLocal"])]
     if par.get("expert"):
         argv.append("--enable-expert-parallel")
-    containers = _l(_m(spec.get("template")).get("containers"))
-    main = next((c for c in containers if isinstance(c, dict) and c.get("name") == "main"), {})
     env, _ = k8s_env(main)
     argv += env.get("VLLM_ADDITIONAL_ARGS", "").split()
     gpus, _ = _gpu_count(main.get("resources"))
@@ -468,6 +516,32 @@ _RAY_ENGINE_KWARGS = {
     "dtype", "kv_cache_dtype", "gpu_memory_utilization", "kv_cache_memory_bytes", "max_model_len", "max_num_seqs",
     "max_num_batched_tokens", "block_size", "enforce_eager", "enable_prefix_caching", "cpu_offload_gb",
 }  # fmt: skip
+
+
+def unread_ray_apps(docs: list[dict[str, Any]]) -> list[str]:
+    """`RayService/ns/name runs the Ray Serve application vllm_serve:deployment` for each application that is not
+    one of ray.serve.llm's (Python code of the deployment's own, which check does not read)."""
+    out = []
+    for index, doc in enumerate(docs, 1):
+        serve = _m(doc.get("spec")).get("serveConfigV2") if doc.get("kind") == "RayService" else None
+        try:
+            apps = _l(_m(yaml_safe_load(serve)).get("applications")) if isinstance(serve, str) else []
+        except InputError:
+            continue
+        for app in apps:
+            path = str(_m(app).get("import_path", ""))
+            if path and not path.startswith("ray.serve.llm"):
+                out.append(f"{resource_name(doc, index)} runs the Ray Serve application {path}")
+    return out
+
+
+def yaml_safe_load(text: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise InputError("not YAML") from exc
 
 
 def read_ray_serve_llm(doc: dict[str, Any], source: str, index: int) -> list[Found]:
