@@ -125,7 +125,7 @@ def _size_for_concurrency(ctx: _Context) -> tuple[int, int] | Evaluation:
     if best_len < floor:
         held = ctx.probe.concurrency_for(floor) * ctx.max_replicas
         shorter = (
-            f" (N requests fit only up to {best_len:,} tokens; --min-context lowers the floor)" if best_len else ""
+            f" ({need} requests fit only up to {best_len:,} tokens; --min-context lowers the floor)" if best_len else ""
         )
         return ctx.reject(
             f"{ctx.probe.stage.available_kv / GiB:.1f} GiB KV per GPU holds {held:.0f} requests of {floor:,} tokens "
