@@ -103,3 +103,11 @@ def test_bad_input_one_line_exit_2(args: list[str], message: str) -> None:
     result = invoke(args, exit_code=2)
     assert message in result.stderr
     assert "Traceback" not in result.output and result.stderr.strip().count("\n") == 0
+
+
+def test_recommend_readme_example_names_why_options_were_rejected() -> None:
+    # The README's main job: bf16 weights with a 16-bit KV cache on a 24 GiB card cannot hold 60 requests of the
+    # default 4,096-token floor; the rejection says how many it holds and how long 60 requests could be.
+    out = invoke(["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency", "60"]).stdout
+    line = next(x for x in out.splitlines() if "bfloat16, KV auto" in x)
+    assert "below 60 (60 requests fit only up to" in line and "--min-context lowers the floor" in line
