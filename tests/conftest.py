@@ -14,8 +14,7 @@ from click.testing import CliRunner, Result
 from recommender.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-HF_CONFIGS = SHARED / "reference" / "hf-configs"
+HF_CONFIGS = ROOT / "tests" / "data" / "hf-configs"  # copied from shared/reference (SOURCES.md there)
 CALIBRATION = ROOT / "benchmarks" / "data" / "calibration"
 
 
@@ -26,13 +25,6 @@ def invoke(args: list[str], exit_code: int = 0, input: str | None = None) -> Res
         f"exit {result.exit_code} != {exit_code}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}\n{result.exception!r}"
     )
     return result
-
-
-@pytest.fixture
-def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip("../shared is not beside this checkout")
-    return SHARED
 
 
 class NetworkAccessError(RuntimeError):

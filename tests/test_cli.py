@@ -48,7 +48,7 @@ def test_show_reports_architecture() -> None:
     assert d["mla"]["kv_lora_rank"] == 512 and d["moe"]["experts"] == 256 and d["parameters"]["total"] > 6e11
 
 
-@pytest.mark.parametrize("folder", sorted(HF_CONFIGS.glob("*")) if HF_CONFIGS.is_dir() else [], ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", sorted(p for p in HF_CONFIGS.glob("*") if p.is_dir()), ids=lambda p: p.name)
 def test_show_every_reference_dir(folder: Path) -> None:
     result = CliRunner().invoke(cli, ["show", str(folder)])
     assert result.exit_code in (0, 2), result.output

@@ -134,7 +134,12 @@ def test_catalog_has_40_models_with_sources_and_variants() -> None:
 
 
 def _reference_dirs() -> list[Path]:
-    return sorted(p for p in HF_CONFIGS.glob("*") if p.is_dir()) if HF_CONFIGS.is_dir() else []
+    return sorted(p for p in HF_CONFIGS.glob("*") if p.is_dir())
+
+
+def test_the_reference_configs_are_all_there() -> None:
+    # tests/data/hf-configs/SOURCES.md: 92 folders; a lost one would silently shrink the parametrized tests.
+    assert len(_reference_dirs()) == 92
 
 
 # The reference configs whose architecture is estimated, not modelled exactly (each names why): DeepSeek-V4's
@@ -440,10 +445,7 @@ def test_removed_architectures_fail_on_later_vllm_releases_with_vllms_message() 
 
 
 def _ref(name: str) -> ModelSpec:
-    folder = HF_CONFIGS / name
-    if not folder.is_dir():
-        pytest.skip("../shared/reference/hf-configs is not beside this checkout")
-    return resolve_model(str(folder))
+    return resolve_model(str(HF_CONFIGS / name))
 
 
 def test_deepseek_sparse_attention_indexer() -> None:
