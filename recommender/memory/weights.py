@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from recommender.memory.mxfp4 import Mxfp4Layout
+from recommender.model.checkpoint_map import inventory_of
 from recommender.model.spec import ModelSpec, QuantSpec
 from recommender.model.tensors import Tensor, model_tensors, padded_vocab
 from recommender.units import cdiv
@@ -62,6 +63,10 @@ def _sharded_shape(t: Tensor, par: Parallel, vocab_padded: int) -> tuple[int, in
         ranks = tp * par.dp
         if par.expert_parallel:
             return t.rows, t.cols, cdiv(t.count, ranks)
+        if t.module.endswith(
+            "w2_bias"
+        ):  # [experts, hidden] whole on every rank (unquantized_fused_moe_method.py create_weights)
+            return t.rows, t.cols, t.count
         if t.shard == "expert_w13" or t.shard == "expert_vec":
             return cdiv(t.rows, ranks), t.cols, t.count
         return t.rows, cdiv(t.cols, ranks), t.count
@@ -199,12 +204,21 @@ def tensor_bytes(
     return count * quantized_bytes(quant, rows, cols, method)
 
 
+def weight_tensors(s: ModelSpec) -> list[Tensor] | tuple[Tensor, ...]:
+    """The checkpoint's own tensors when its headers were read and every role is known, else the formula's."""
+    if s.checkpoint_tensors:
+        inventory = inventory_of(s)
+        if inventory.usable:
+            return inventory.tensors
+    return model_tensors(s)
+
+
 def stage_tensors(s: ModelSpec, par: Parallel, stage: int) -> list[Tensor]:
     """Tensors held by pipeline stage `stage`: its layers, embedding on the first, norm + lm_head on the last."""
     layers = pp_layer_ranges(s.num_layers, par.pp)[stage]
     first, last = stage == 0, stage == par.pp - 1
     held = []
-    for t in model_tensors(s):
+    for t in weight_tensors(s):
         if not t.loaded:
             continue
         if t.layer is not None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from recommender.catalog import bare_name_matches, find_model, model_files
 from recommender.errors import UnknownModelError
+from recommender.model.checkpoint_map import CheckpointInventory, inventory_of
 from recommender.model.parse import parse_config
 from recommender.model.spec import ModelSpec
 from recommender.safe_load import path_kind
@@ -35,25 +36,46 @@ def _with_dtype(config: dict[str, Any], checkpoint: CheckpointSummary | None) ->
 
 
 def with_checkpoint(spec: ModelSpec, checkpoint: CheckpointSummary | None, notes: tuple[str, ...] = ()) -> ModelSpec:
-    """Attach what the safetensors headers hold (bytes, dtypes, every tensor), and say when the architecture
-    formula's parameter count is more than 1% away from the headers' count of an unquantized checkpoint."""
+    """Attach what the safetensors headers hold (bytes, dtypes, every tensor), say where the weights are counted
+    from, and warn (as an approximation of the model) when the architecture formula's parameter count is more than
+    1% away from the headers' (packed tensors unpacked: model/checkpoint_map.py)."""
     notes = spec.notes + notes
     if checkpoint is None:
         return replace(spec, notes=notes) if notes != spec.notes else spec
-    formula = spec.params.total if spec.params else 0
-    stored = checkpoint.elements
-    if spec.quant is None and formula and stored and abs(stored - formula) > 0.01 * stored:
-        notes += (
-            f"the safetensors headers hold {stored:,} parameters, the architecture formula {formula:,} "
-            f"({(formula - stored) / stored:+.1%})",
-        )
-    return replace(
+    attached = replace(
         spec,
         checkpoint_bytes=checkpoint.total_bytes,
         checkpoint_dtypes=tuple(checkpoint.bytes_by_dtype.items()),
         checkpoint_tensors=checkpoint.tensors,
-        notes=notes,
     )
+    if not checkpoint.tensors:
+        return replace(attached, notes=notes)
+    inventory = inventory_of(attached)
+    formula = spec.params.total if spec.params else 0
+    stored = inventory.params
+    approximate = spec.approximate
+    if formula and stored and abs(stored - formula) > 0.01 * stored:
+        approximate += (
+            f"the safetensors headers hold {stored:,} parameters, the architecture formula {formula:,} "
+            f"({(formula - stored) / stored:+.1%})",
+        )
+    return replace(attached, notes=notes + weights_notes(inventory, len(checkpoint.tensors)), approximate=approximate)
+
+
+def weights_notes(inventory: CheckpointInventory, listed: int) -> tuple[str, ...]:
+    """Where the weights are counted from, and the tensors that were dropped or not understood."""
+    if not inventory.usable:
+        return (f"weights from the architecture formula: {inventory.fallback}",)
+    said = f"weights counted from the checkpoint's {listed:,} tensors (safetensors headers)"
+    if inventory.dropped:
+        said += f"; vLLM does not load {len(inventory.dropped):,} of them ({_names(inventory.dropped)})"
+    if inventory.unknown:
+        said += f"; {len(inventory.unknown):,} of unknown role counted whole on every GPU ({_names(inventory.unknown)})"
+    return (said,)
+
+
+def _names(names: tuple[str, ...]) -> str:
+    return ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
 
 
 def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetcher | None = None) -> ModelSpec:
