@@ -115,33 +115,26 @@ def stats_ms(values: Sequence[float]) -> Stats:
 
 
 def weighted_stats_ms(segments: Sequence[tuple[float, float, float]]) -> Stats:
-    """Stats of step durations weighted by the tokens they delivered; each stretch spreads linearly."""
-    points: list[tuple[float, float]] = []
-    for a, b, w in segments:
-        if a == b:
-            points.append((a, w))
-        else:
-            d, quarter = b - a, w / 4
-            points += (
-                (a + d * 0.125, quarter),
-                (a + d * 0.375, quarter),
-                (a + d * 0.625, quarter),
-                (a + d * 0.875, quarter),
-            )
-    if not points:
-        return Stats(0.0, 0.0, 0.0, 0.0, 0.0)
-    points.sort()
-    cumulative = list(itertools.accumulate(w for _, w in points))
-    total = cumulative[-1]
+    """Stats of step durations weighted by the tokens they delivered; each stretch spreads linearly from its first
+    step to its last. Mean and deviation are exact for that spread; percentiles place each stretch's weight at the
+    middles of its two halves (off by at most a quarter of one stretch's range)."""
+    total = sum(w for _, _, w in segments)
     if not total:
         return Stats(0.0, 0.0, 0.0, 0.0, 0.0)
-    mean = sum(v * w for v, w in points) / total
-    var = sum(w * (v - mean) ** 2 for v, w in points) / total
+    mean = sum(w * (a + b) for a, b, w in segments) / (2 * total)
+    second = sum(w * (a * a + a * b + b * b) for a, b, w in segments) / (3 * total)
+    points = [(a, w) for a, b, w in segments if a == b]
+    points += [(0.75 * a + 0.25 * b, w / 2) for a, b, w in segments if a != b]
+    points += [(0.25 * a + 0.75 * b, w / 2) for a, b, w in segments if a != b]
+    points.sort()
+    cumulative = list(itertools.accumulate(w for _, w in points))
+    last = len(points) - 1
 
     def at(p: float) -> float:
-        return points[min(len(points) - 1, bisect.bisect_left(cumulative, total * p / 100))][0]
+        return points[min(last, bisect.bisect_left(cumulative, cumulative[-1] * p / 100))][0]
 
-    return Stats(mean * 1000, at(50) * 1000, at(90) * 1000, at(99) * 1000, math.sqrt(var) * 1000)
+    sd = math.sqrt(max(0.0, second - mean * mean))
+    return Stats(mean * 1000, at(50) * 1000, at(90) * 1000, at(99) * 1000, sd * 1000)
 
 
 def _bound(tl: Timeline, duration: float, offered_rate: float | None) -> tuple[str, tuple[tuple[str, float], ...]]:

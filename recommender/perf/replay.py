@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from recommender.perf.costs import EngineCosts
 from recommender.perf.load import Requests
-from recommender.perf.step import Batch, StepTime, decode_fixed_parts, decode_steps, step_time
+from recommender.perf.step import Parts, StepTime, batch_parts, decode_fixed_parts, decode_parts
 
 MAX_ITERATIONS = 5_000_000
 
@@ -96,6 +96,10 @@ class _Engine:
         if tokens <= 0:
             return 0.0
         return self.grow_groups * (tokens / self.bs + 0.5) + self.fixed_blocks
+
+    def more_blocks(self, before: float, take: float) -> float:
+        """Blocks a request holding `before` tokens needs for `take` more (`blocks` is linear past zero)."""
+        return self.grow_groups * take / self.bs if before > 0 else self.blocks(take)
 
     # --- client ------------------------------------------------------------------------------------------
     def dispatch(self, now: float) -> None:
@@ -194,7 +198,7 @@ class _Engine:
             take = min(self.need[i] - before, budget)
             chunks.append((i, take))
             budget -= take
-            free -= self.blocks(before + take) - self.blocks(before)
+            free -= self.more_blocks(before, take)
         max_seqs = self.c.max_num_seqs
         while admit and budget > 0 and self.waiting and len(self.running) < max_seqs:
             i = self.waiting[0]
@@ -223,15 +227,12 @@ class _Engine:
             pairs += take * before + take * (take + 1) / 2
             if w:
                 wpairs += take * min(w, before + (take + 1) / 2)
-            self.used += self.blocks(before + take) - self.blocks(before)
+            self.used += self.more_blocks(before, take)
             self.computed[i] = before + take
             if before + take >= self.need[i]:
                 done.append(i)
         ctx = self.a_sum + n_dec * self.s
-        st = step_time(
-            c,
-            Batch(n_dec, ctx, int(tokens), prefix, pairs, wpairs, len(chunks), n_dec + len(done)),
-        )
+        st = batch_parts(c, n_dec, ctx, tokens, prefix, pairs, wpairs, len(chunks), n_dec + len(done))
         self.used += n_dec * self.grow_groups / self.bs
         self.advance(st, st, 1, n_dec)
         for i in done:
@@ -239,15 +240,16 @@ class _Engine:
             self.start_decoding(i)
         self.finish_due()
 
-    def advance(self, first: StepTime, last: StepTime, k: int, n_dec: int) -> None:
+    def advance(self, first: Parts, last: Parts, k: int, n_dec: int) -> None:
         """Account k steps whose times go linearly from `first` to `last`."""
-        total = k * (first.total + last.total) / 2
+        half = k / 2
         b = self.busy
+        total = half * (first[0] + last[0])
         b[0] += total
-        b[1] += k * (first.memory + last.memory) / 2
-        b[2] += k * (first.compute + last.compute) / 2
-        b[3] += k * (first.overhead + last.overhead) / 2
-        b[4] += k * (first.communication + last.communication) / 2
+        b[1] += half * (first[1] + last[1])
+        b[2] += half * (first[2] + last[2])
+        b[3] += half * (first[3] + last[3])
+        b[4] += half * (first[4] + last[4])
         if self.waiting:
             head = self.waiting[0]
             if len(self.running) >= self.c.max_num_seqs:
@@ -255,10 +257,11 @@ class _Engine:
             elif self.blocks(self.need[head]) > self.total_blocks - self.used:
                 self.kv_blocked += total
         if n_dec:
-            self.itl.append((first.total, last.total, float(k * n_dec)))
+            self.itl.append((first[0], last[0], float(k * n_dec)))
         self.t += total
         self.s += k
-        self.peak = max(self.peak, len(self.running))
+        if len(self.running) > self.peak:
+            self.peak = len(self.running)
 
     def drop_stale(self) -> None:
         heap = self.heap
@@ -277,9 +280,9 @@ class _Engine:
         fixed = self.fixed.get(n_dec)
         if fixed is None:
             fixed = self.fixed[n_dec] = decode_fixed_parts(self.c, n_dec)
-        first, last = decode_steps(self.c, n_dec, ctx0, ctx0 + n_dec * (k - 1), fixed)
+        first, last = decode_parts(self.c, n_dec, ctx0, ctx0 + n_dec * (k - 1), fixed)
         if not self.waiting and self.entering and k > 1:
-            j = _steps_to_reach(first.total, (last.total - first.total) / (k - 1), self.entering[0][0] - self.t)
+            j = _steps_to_reach(first[0], (last[0] - first[0]) / (k - 1), self.entering[0][0] - self.t)
             if j < k:
                 last = _interpolate(first, last, (j - 1) / (k - 1))
                 k = j
@@ -333,14 +336,14 @@ class _Engine:
         )
 
 
-def _interpolate(a: StepTime, b: StepTime, q: float) -> StepTime:
+def _interpolate(a: Parts, b: Parts, q: float) -> Parts:
     """The step a fraction q of the way from a to b (step times are linear in the context within a stretch)."""
-    return StepTime(
-        a.total + (b.total - a.total) * q,
-        a.memory + (b.memory - a.memory) * q,
-        a.compute + (b.compute - a.compute) * q,
-        a.overhead + (b.overhead - a.overhead) * q,
-        a.communication + (b.communication - a.communication) * q,
+    return (
+        a[0] + (b[0] - a[0]) * q,
+        a[1] + (b[1] - a[1]) * q,
+        a[2] + (b[2] - a[2]) * q,
+        a[3] + (b[3] - a[3]) * q,
+        a[4] + (b[4] - a[4]) * q,
     )
 
 

@@ -93,37 +93,95 @@ def _fixed_parts(c: EngineCosts, tokens: float, sampled: float) -> tuple[float, 
     return mem, comp, comm
 
 
-def _finish(c: EngineCosts, mem: float, comp: float, comm: float, seqs: float) -> StepTime:
+Parts = tuple[float, float, float, float, float]  # a StepTime's fields as a plain tuple (the replay's hot path)
+
+
+def _finish_parts(c: EngineCosts, mem: float, comp: float, comm: float, seqs: float) -> Parts:
     """Add the overheads; with async scheduling the scheduler prepares step N+1 while step N runs."""
     gpu = mem + comp + comm + c.layer_overhead
     cpu = c.step_overhead + seqs * c.seq_overhead
     stage = max(gpu, cpu) if c.async_scheduling else gpu + cpu
     pp = c.pp
-    return StepTime(stage * pp, mem * pp, comp * pp, (stage - mem - comp - comm) * pp, comm * pp)
+    return (stage * pp, mem * pp, comp * pp, (stage - mem - comp - comm) * pp, comm * pp)
 
 
 def step_time(c: EngineCosts, b: Batch) -> StepTime:
     """The roofline time of one step of batch `b` on engine `c` (per GPU of the slowest stage)."""
+    return StepTime(*step_parts(c, b))
+
+
+def step_parts(c: EngineCosts, b: Batch) -> Parts:
+    """`step_time` as plain `Parts` (total, memory, compute, overhead, communication)."""
+    return batch_parts(
+        c,
+        b.decodes,
+        b.decode_context,
+        b.prefill_tokens,
+        b.prefill_prefix,
+        b.prefill_pairs,
+        b.prefill_window_pairs,
+        b.prefills,
+        b.sampled,
+    )
+
+
+def batch_parts(
+    c: EngineCosts,
+    decodes: int,
+    decode_context: float,
+    prefill_tokens: float,
+    prefill_prefix: float,
+    prefill_pairs: float,
+    prefill_window_pairs: float,
+    prefills: int,
+    sampled: int,
+) -> Parts:
+    """`step_parts` of a batch given field by field (the replay's prefill steps: no Batch built per step)."""
     pp = c.pp
-    tokens = (b.decodes + b.prefill_tokens) / pp
-    seqs = (b.decodes + b.prefills) / pp
-    mem, comp, comm = _fixed_parts(c, tokens, b.sampled / pp)
+    tokens = (decodes + prefill_tokens) / pp
+    seqs = (decodes + prefills) / pp
+    mem, comp, comm = _fixed_parts(c, tokens, sampled / pp)
     # Attention: KV of every context token read; FLOPs per (query, key) pair; windows cap both.
-    ctx = b.decode_context / pp
-    prefix = b.prefill_prefix / pp
+    ctx = decode_context / pp
+    prefix = prefill_prefix / pp
     w = c.window
-    ctx_w = min(ctx, (b.decodes / pp) * w) if w else ctx
-    prefix_w = min(prefix, (b.prefills / pp) * w) if w else prefix
+    ctx_w = min(ctx, (decodes / pp) * w) if w else ctx
+    prefix_w = min(prefix, (prefills / pp) * w) if w else prefix
     m = (ctx + prefix + tokens) * c.kv_full + (ctx_w + prefix_w + tokens) * c.kv_window + seqs * c.state_bytes
-    f = (ctx + b.prefill_pairs / pp) * c.attn_flops_full + (ctx_w + b.prefill_window_pairs / pp) * c.attn_flops_window
+    f = (ctx + prefill_pairs / pp) * c.attn_flops_full + (ctx_w + prefill_window_pairs / pp) * c.attn_flops_window
     mem, comp = _roofline(mem, comp, m / c.bandwidth, f / c.attention_compute)
-    return _finish(c, mem, comp, comm, seqs)
+    return _finish_parts(c, mem, comp, comm, seqs)
 
 
 def decode_fixed_parts(c: EngineCosts, decodes: int) -> tuple[float, float, float]:
     """The context-independent (memory, compute, communication) seconds of a decode-only step."""
     tokens = decodes / c.pp
     return _fixed_parts(c, tokens, tokens)
+
+
+def decode_parts(
+    c: EngineCosts, decodes: int, first_context: float, last_context: float, fixed: tuple[float, float, float]
+) -> tuple[Parts, Parts]:
+    """The first and last step of a decode-only stretch (contexts summed over the decodes) as `Parts`, from the
+    context-free parts `fixed` = `decode_fixed_parts(c, decodes)` (the same arithmetic as `step_time`)."""
+    pp = c.pp
+    tokens = decodes / pp
+    mem0, comp0, comm = fixed
+    window = c.window
+    bw, ac = c.bandwidth, c.attention_compute
+    kv_full, kv_window, fl_full, fl_window = c.kv_full, c.kv_window, c.attn_flops_full, c.attn_flops_window
+    fixed_bytes = tokens * (kv_full + kv_window + c.state_bytes)
+    out = []
+    for context in (first_context, last_context):
+        ctx = context / pp
+        ctx_w = min(ctx, tokens * window) if window else ctx
+        t_mem = (fixed_bytes + ctx * kv_full + ctx_w * kv_window) / bw
+        t_comp = (ctx * fl_full + ctx_w * fl_window) / ac
+        if t_mem >= t_comp:
+            out.append(_finish_parts(c, mem0 + t_mem, comp0, comm, tokens))
+        else:
+            out.append(_finish_parts(c, mem0, comp0 + t_comp, comm, tokens))
+    return out[0], out[1]
 
 
 def decode_steps(
@@ -134,17 +192,7 @@ def decode_steps(
     fixed: tuple[float, float, float] | None = None,
 ) -> tuple[StepTime, StepTime]:
     """The first and last step of a decode-only stretch (contexts summed over the decodes): one pass over the
-    parts that do not depend on the context (the replay's hot path; the same arithmetic as `step_time`).
-    `fixed`: `decode_fixed_parts(c, decodes)` when the caller keeps them."""
-    pp = c.pp
-    tokens = decodes / pp
-    mem0, comp0, comm = fixed if fixed is not None else _fixed_parts(c, tokens, tokens)
-    out = []
-    for context in (first_context, last_context):
-        ctx = context / pp
-        ctx_w = min(ctx, tokens * c.window) if c.window else ctx
-        m = (ctx + tokens) * c.kv_full + (ctx_w + tokens) * c.kv_window + tokens * c.state_bytes
-        f = ctx * c.attn_flops_full + ctx_w * c.attn_flops_window
-        mem, comp = _roofline(mem0, comp0, m / c.bandwidth, f / c.attention_compute)
-        out.append(_finish(c, mem, comp, comm, tokens))
-    return out[0], out[1]
+    parts that do not depend on the context. `fixed`: `decode_fixed_parts(c, decodes)` when the caller keeps them."""
+    parts = fixed if fixed is not None else decode_fixed_parts(c, decodes)
+    first, last = decode_parts(c, decodes, first_context, last_context, parts)
+    return StepTime(*first), StepTime(*last)
