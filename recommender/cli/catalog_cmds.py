@@ -118,9 +118,13 @@ def models(fmt: str) -> None:
 
 def describe(s: ModelSpec) -> dict[str, Any]:
     """The architecture facts as the tool understood them."""
-    p = s.params
+    return _architecture(s) | _feature_blocks(s) | {"quantization": s.quant.label if s.quant else None} | _provenance(s)
+
+
+def _architecture(s: ModelSpec) -> dict[str, Any]:
+    """The shape every decoder has: layers, heads, widths, lengths."""
     kinds = {k: s.layer_kinds.count(k) for k in s.attention_kinds}
-    d: dict[str, Any] = {
+    return {
         "model": s.name,
         "architecture": s.architecture,
         "model_type": s.model_type,
@@ -141,6 +145,11 @@ def describe(s: ModelSpec) -> dict[str, Any]:
         "tie_word_embeddings": s.tie_word_embeddings,
         "multimodal": s.multimodal,
     }
+
+
+def _feature_blocks(s: ModelSpec) -> dict[str, Any]:
+    """One block for each feature the model has: MoE, MLA, linear attention, Mamba."""
+    d: dict[str, Any] = {}
     if s.moe:
         d["moe"] = {
             "experts": s.moe.num_experts,
@@ -173,7 +182,13 @@ def describe(s: ModelSpec) -> dict[str, Any]:
             if m.version == 2
             else {"version": 1, "intermediate": m.intermediate, "dt_rank": m.dt_rank}
         ) | {"state_size": m.state_size, "conv_kernel": m.conv_kernel}
-    d["quantization"] = s.quant.label if s.quant else None
+    return d
+
+
+def _provenance(s: ModelSpec) -> dict[str, Any]:
+    """The parameter counts (with the published figure), what is estimated, the checkpoint and the source."""
+    p = s.params
+    d: dict[str, Any] = {}
     if p:
         d["parameters"] = {
             "total": p.total,

@@ -163,28 +163,12 @@ def explain(
       vllm-plan explain Qwen/Qwen2.5-7B-Instruct --gpu rtx4090 --max-model-len 8k
       vllm-plan explain --gpu h100 -- vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2
     """
-    values: dict[str, Any] = {}
-    model = model_opt or model_arg
-    if serve or (model_arg in ("vllm", "serve")):
-        argv = ([model_arg] if model_arg else []) + list(serve)
-        cmd = parse_serve_argv(argv)
-        problems = strict_errors(cmd, VllmVersion.parse(vllm_version))
-        if problems:
-            raise FlagError(problems[0])
-        values.update(cmd.values)
-        model = model_opt or cmd.model
-    values.update({name: raw for name, raw in flag_values.items() if raw is not None})
-    if not model:
-        raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
-    unknown = set(values) - _FIELDS
-    if unknown:
-        raise FlagError(f"unsupported flags: {', '.join(sorted(unknown))}")
-    refuse_flags_not_in(values, VllmVersion.parse(vllm_version))
-    flags = EngineFlags(**values)
+    version = VllmVersion.parse(vllm_version)
+    model, flags = engine_request(model_arg, serve, model_opt, flag_values, version)
     hw = resolve_hardware(gpu, gpu_memory_gib)
     free = free_bytes(free_memory_gib, hw)
     spec = resolve_model(model, revision=revision)
-    result = explain_budget(spec, hw, flags, VllmVersion.parse(vllm_version), free_bytes=free)
+    result = explain_budget(spec, hw, flags, version, free_bytes=free)
     from recommender.report.explain import explain_report
 
     def document() -> dict[str, Any]:
@@ -200,3 +184,32 @@ def explain(
         document=document,
         report=lambda: explain_report(result, flags, model, notes=spec.notes),
     )
+
+
+def engine_request(
+    model_arg: str | None,
+    serve: tuple[str, ...],
+    model_opt: str | None,
+    flag_values: dict[str, Any],
+    version: VllmVersion,
+) -> tuple[str, EngineFlags]:
+    """The model and the engine flags from MODEL / --model, a `-- vllm serve ...` command and the options (the
+    options win over the command's flags); vLLM's own argument errors and flags the release lacks are refused."""
+    values: dict[str, Any] = {}
+    model = model_opt or model_arg
+    if serve or (model_arg in ("vllm", "serve")):
+        argv = ([model_arg] if model_arg else []) + list(serve)
+        cmd = parse_serve_argv(argv)
+        problems = strict_errors(cmd, version)
+        if problems:
+            raise FlagError(problems[0])
+        values.update(cmd.values)
+        model = model_opt or cmd.model
+    values.update({name: raw for name, raw in flag_values.items() if raw is not None})
+    if not model:
+        raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
+    unknown = set(values) - _FIELDS
+    if unknown:
+        raise FlagError(f"unsupported flags: {', '.join(sorted(unknown))}")
+    refuse_flags_not_in(values, version)
+    return model, EngineFlags(**values)
