@@ -254,26 +254,29 @@ def _read(config: Mapping[str, Any]) -> _Read:
     return _Read(ident, c, family, key, d, plan, feats, shapes, intermediate, approximate)
 
 
-def _parse(
-    config: Mapping[str, Any], *, name: str, source: str, hf_quant_config: Mapping[str, Any] | None
-) -> ModelSpec:
-    """Assemble the spec (one keyword per ModelSpec field: long, but a flat list is what reads best here)."""
-    r = _read(config)
-    c, family, d, plan, feats, shapes = r.c, r.family, r.dims, r.plan, r.feats, r.shapes
-    max_len, max_key = features.derive_max_len(c, r.ident.model_type)
+def _rotary(r: _Read, max_len: int) -> features.Rotary:
+    """Rotary embedding of the model (none for learned positions, ALiBi, BLOOM, or `nope`)."""
+    c, family = r.c, r.family
     uses_rope = (
         family.learned_positions is False
         and not c.raw("alibi")
         and r.ident.model_type != "bloom"
         and c.text("position_embedding_type", "rope") != "nope"
     )
-    rope = features.rotary(
-        c,
-        d.head_dim,
-        max_len,
-        mla_rope_dim=feats.mla.qk_rope_head_dim if feats.mla else None,
-        uses_rope=uses_rope,
-    )
+    mla_rope_dim = r.feats.mla.qk_rope_head_dim if r.feats.mla else None
+    return features.rotary(c, r.dims.head_dim, max_len, mla_rope_dim=mla_rope_dim, uses_rope=uses_rope)
+
+
+# long: one keyword per ModelSpec field (about sixty), each read from the parts _read gathered; the flat list is
+# the one place that maps config facts to spec fields, and splitting the call would scatter it.
+def _parse(
+    config: Mapping[str, Any], *, name: str, source: str, hf_quant_config: Mapping[str, Any] | None
+) -> ModelSpec:
+    """Assemble the spec from the parts `_read` gathered."""
+    r = _read(config)
+    c, family, d, plan, feats, shapes = r.c, r.family, r.dims, r.plan, r.feats, r.shapes
+    max_len, max_key = features.derive_max_len(c, r.ident.model_type)
+    rope = _rotary(r, max_len)
     quant = parse_quant(config.get("quantization_config") or c.raw("quantization_config"), hf_quant_config)
     positions = (
         c.get_int("max_position_embeddings", max_len) + family.position_offset if family.learned_positions else 0
