@@ -24,6 +24,8 @@ from recommender.model.spec import ModelSpec
 from recommender.model.tensors import Tensor, model_tensors
 from recommender.sources.resolve import resolve_model
 
+from .conftest import invoke
+
 TINY = {
     "architectures": ["LlamaForCausalLM"],
     "model_type": "llama",
@@ -109,6 +111,27 @@ def test_modelopt_mixed_precision_layer_by_layer(tmp_path: Path) -> None:
     assert {k: first[k] for k in FP8_STATIC} == FP8_STATIC
     assert (first["gate_up_proj"], first["down_proj"]) == (NVFP4["gate_up_proj"] - 8, NVFP4["down_proj"])
     assert sum(_per_module(spec, 1).values()) == 2 * LINEAR_ELEMENTS
+
+
+@pytest.mark.parametrize(
+    ("layers", "expected"),
+    [
+        # vLLM requires a non-empty mapping of layer names to recipes (ModelOptMixedPrecisionConfig.from_config)
+        ({}, "quantized_layers: a non-empty mapping"),
+        (["model.layers.0.mlp.down_proj"], "quantized_layers: a non-empty mapping"),
+        ({"model.layers.0.mlp.down_proj": "NVFP4"}, "quantized_layers: a non-empty mapping"),
+        # a per-layer algorithm vLLM has but whose bytes are not counted: refused by name, not counted 16-bit
+        ({"model.layers.0.mlp.down_proj": {"quant_algo": "MXFP8"}}, "layer quant_algo 'MXFP8' is not modelled"),
+    ],
+)
+def test_modelopt_mixed_precision_layers_refused(tmp_path: Path, layers: Any, expected: str) -> None:
+    (tmp_path / "config.json").write_text(json.dumps(TINY))
+    hf_quant = {"quantization": {"quant_algo": "MIXED_PRECISION", "quantized_layers": layers}}
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps(hf_quant))
+    result = invoke(["show", str(tmp_path)], exit_code=2)
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: ")
+    assert expected in result.stderr
 
 
 # GPTQ 4-bit g128, sym (gptq_marlin.py create_weights): `qweight` [in/8, out] int32, `scales` [in/128, out] in the

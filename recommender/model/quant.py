@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from recommender.errors import FlagError, ModelConfigError, UnsupportedArchitectureError
@@ -71,62 +71,72 @@ def parse_quant(qc: Mapping[str, Any] | None, hf_quant: Mapping[str, Any] | None
     if not isinstance(qc, Mapping):
         raise ModelConfigError("quantization_config must be a JSON object")
     method = str(qc.get("quant_method", "")).lower()
-    if method == "fp8":
-        block = qc.get("weight_block_size")
-        keep = _str_tuple(qc.get("ignored_layers")) + _str_tuple(qc.get("modules_to_not_convert"))
-        static = qc.get("activation_scheme") == "static"
-        if block:
-            b = (int(block[0]), int(block[1]))
-            return QuantSpec(
-                "fp8", 8, block=b, keep_unquantized=keep, static_input_scales=static, label=f"FP8 block {b[0]}x{b[1]}"
-            )
+    reader = _READERS.get(method)
+    if reader is None:
+        raise UnsupportedArchitectureError(f"quantization method {method or '(none given)'!r} is not modelled")
+    return reader(qc)
+
+
+def _fp8(qc: Mapping[str, Any]) -> QuantSpec:
+    """Fp8Config: per-tensor, or blocks of weight_block_size; static or dynamic activation scales."""
+    block = qc.get("weight_block_size")
+    keep = _str_tuple(qc.get("ignored_layers")) + _str_tuple(qc.get("modules_to_not_convert"))
+    static = qc.get("activation_scheme") == "static"
+    if block:
+        b = (int(block[0]), int(block[1]))
         return QuantSpec(
-            "fp8",
-            8,
-            group_size=0,
-            keep_unquantized=keep,
-            static_input_scales=static,
-            label="FP8 per-tensor" + (" static" if static else ""),
+            "fp8", 8, block=b, keep_unquantized=keep, static_input_scales=static, label=f"FP8 block {b[0]}x{b[1]}"
         )
-    if method in ("awq", "gptq"):
-        bits = _int(qc.get("bits", qc.get("w_bit", 4)), "bits")
-        group = _int(qc.get("group_size", qc.get("q_group_size", 128)), "group_size")
-        if bits not in (2, 3, 4, 8):
-            raise ModelConfigError(f"{method} with {bits} bits is not a vLLM-supported width")
-        zero = (method == "awq" and bool(qc.get("zero_point", True))) or (method == "gptq" and qc.get("sym") is False)
-        keep = _str_tuple(qc.get("modules_to_not_convert"))
-        g = "per-channel" if group == -1 else f"g{group}"
-        return QuantSpec(
-            method,
-            bits,
-            group_size=group,
-            has_zero_points=zero,
-            lm_head_quantized=bool(qc.get("lm_head", False)),
-            keep_unquantized=keep,
-            label=f"{method.upper()} {bits}-bit {g}",
-        )
-    if method == "compressed-tensors":
-        return _compressed_tensors(qc)
-    if method == "mxfp4":
-        return QuantSpec(
-            "mxfp4",
-            4,
-            group_size=32,
-            keep_unquantized=_str_tuple(qc.get("modules_to_not_convert")),
-            label="MXFP4 (experts)",
-        )
-    if method in ("modelopt", "modelopt_fp4"):
-        return _modelopt(qc)
-    if method == "bitsandbytes":
-        bits = 4 if qc.get("load_in_4bit") else 8
-        return QuantSpec(
-            "bitsandbytes",
-            bits,
-            group_size=64,
-            double_quant=bits == 4 and qc.get("bnb_4bit_use_double_quant") is True,
-            label=f"bitsandbytes {bits}-bit (removed in vLLM 0.33)",
-        )
-    raise UnsupportedArchitectureError(f"quantization method {method or '(none given)'!r} is not modelled")
+    return QuantSpec(
+        "fp8",
+        8,
+        group_size=0,
+        keep_unquantized=keep,
+        static_input_scales=static,
+        label="FP8 per-tensor" + (" static" if static else ""),
+    )
+
+
+def _awq_gptq(qc: Mapping[str, Any]) -> QuantSpec:
+    """AWQ / GPTQ integer weights in groups, with zero points when asymmetric."""
+    method = str(qc.get("quant_method", "")).lower()
+    bits = _int(qc.get("bits", qc.get("w_bit", 4)), "bits")
+    group = _int(qc.get("group_size", qc.get("q_group_size", 128)), "group_size")
+    if bits not in (2, 3, 4, 8):
+        raise ModelConfigError(f"{method} with {bits} bits is not a vLLM-supported width")
+    zero = (method == "awq" and bool(qc.get("zero_point", True))) or (method == "gptq" and qc.get("sym") is False)
+    keep = _str_tuple(qc.get("modules_to_not_convert"))
+    g = "per-channel" if group == -1 else f"g{group}"
+    return QuantSpec(
+        method,
+        bits,
+        group_size=group,
+        has_zero_points=zero,
+        lm_head_quantized=bool(qc.get("lm_head", False)),
+        keep_unquantized=keep,
+        label=f"{method.upper()} {bits}-bit {g}",
+    )
+
+
+def _mxfp4(qc: Mapping[str, Any]) -> QuantSpec:
+    return QuantSpec(
+        "mxfp4",
+        4,
+        group_size=32,
+        keep_unquantized=_str_tuple(qc.get("modules_to_not_convert")),
+        label="MXFP4 (experts)",
+    )
+
+
+def _bitsandbytes(qc: Mapping[str, Any]) -> QuantSpec:
+    bits = 4 if qc.get("load_in_4bit") else 8
+    return QuantSpec(
+        "bitsandbytes",
+        bits,
+        group_size=64,
+        double_quant=bits == 4 and qc.get("bnb_4bit_use_double_quant") is True,
+        label=f"bitsandbytes {bits}-bit (removed in vLLM 0.33)",
+    )
 
 
 def _compressed_tensors(qc: Mapping[str, Any]) -> QuantSpec:
@@ -203,8 +213,7 @@ def _modelopt(q: Mapping[str, Any]) -> QuantSpec:
             label="NVFP4 (ModelOpt)",
         )
     if algo == "MIXED_PRECISION":
-        layers = q.get("quantized_layers") or {}
-        mixed = tuple(sorted((str(k), str(v.get("quant_algo", "")).upper()) for k, v in layers.items()))
+        mixed = _mixed_layers(q.get("quantized_layers"))
         return QuantSpec(
             "modelopt-mixed",
             4,
@@ -216,3 +225,38 @@ def _modelopt(q: Mapping[str, Any]) -> QuantSpec:
             label="ModelOpt mixed NVFP4/FP8",
         )
     raise UnsupportedArchitectureError(f"ModelOpt quant_algo {algo or '(none)'!r} is not modelled")
+
+
+# The per-layer algorithms of MIXED_PRECISION whose bytes memory/weights.py counts (vLLM 0.33 has more: MXFP8,
+# block FP8 and GGML-style block codecs, modelopt.py LINEAR_ALGOS and B12X_BLOCK_CODECS).
+MIXED_LAYER_ALGOS = ("FP8", "NVFP4", "W4A16_NVFP4")
+
+
+def _mixed_layers(layers: Any) -> tuple[tuple[str, str], ...]:
+    """MIXED_PRECISION's `quantized_layers` as (module, algorithm) pairs. vLLM requires a non-empty mapping of
+    layer names to their recipes (ModelOptMixedPrecisionConfig.from_config) and reads each recipe's quant_algo."""
+    if not isinstance(layers, Mapping) or not layers or not all(isinstance(v, Mapping) for v in layers.values()):
+        raise ModelConfigError(
+            "ModelOpt MIXED_PRECISION needs quantized_layers: a non-empty mapping of layer names to their quant_algo"
+        )
+    mixed = tuple(sorted((str(k), str(v.get("quant_algo", "")).upper()) for k, v in layers.items()))
+    unknown = sorted({algo for _, algo in mixed} - set(MIXED_LAYER_ALGOS))
+    if unknown:
+        raise UnsupportedArchitectureError(
+            f"ModelOpt MIXED_PRECISION layer quant_algo {unknown[0] or '(none)'!r} is not modelled "
+            f"(only {', '.join(MIXED_LAYER_ALGOS)})"
+        )
+    return mixed
+
+
+# quant_method of a config.json -> its reader
+_READERS: dict[str, Callable[[Mapping[str, Any]], QuantSpec]] = {
+    "fp8": _fp8,
+    "awq": _awq_gptq,
+    "gptq": _awq_gptq,
+    "compressed-tensors": _compressed_tensors,
+    "mxfp4": _mxfp4,
+    "modelopt": _modelopt,
+    "modelopt_fp4": _modelopt,
+    "bitsandbytes": _bitsandbytes,
+}
