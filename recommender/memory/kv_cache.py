@@ -168,6 +168,22 @@ def build_layout(
         specs += [_mamba_kv(s, tp, model_bytes) for _ in layers]
     if not specs:
         return KvLayout(bs, (), 0, 0, 0, 0, 0)
+    mamba = any(x.kind == "mamba" for x in specs)
+    specs, bs = _align_mamba_pages(specs, bs)
+    if not hybrid_manager:
+        specs = [
+            LayerKv("full" if x.kind in ("sliding", "chunked") else x.kind, x.page_bytes, x.bytes_per_token)
+            for x in specs
+        ]
+    pages_differ = len({x.page_bytes for x in specs}) > 1
+    if pages_differ and not mamba and len({(x.kind, x.window) for x in specs}) > 1:
+        specs = _unify_page_sizes(specs, bs)
+    return _grouped(specs, bs, pages_differ)
+
+
+def _align_mamba_pages(specs: list[LayerKv], bs: int) -> tuple[list[LayerKv], int]:
+    """Mamba states beside attention: one page size for both (the attention block grows); Mamba alone: the largest
+    state is the page. Without Mamba, unchanged."""
     attn = [x for x in specs if x.kind != "mamba"]
     mamba = [x for x in specs if x.kind == "mamba"]
     if mamba and attn:
@@ -178,20 +194,17 @@ def build_layout(
         step = max(bs, MLA_HYBRID_BLOCK_ALIGNMENT) if attn[0].kind == "mla" else bs
         bs = step * cdiv(mamba_page, step * per_token)
         page = bs * per_token
-        specs = [LayerKv(x.kind, page, x.bytes_per_token, x.window) for x in specs]
-    elif mamba:
+        return [LayerKv(x.kind, page, x.bytes_per_token, x.window) for x in specs], bs
+    if mamba:
         page = max(x.page_bytes for x in mamba)
-        specs = [LayerKv("mamba", page, 0) for _ in mamba]
-    if not hybrid_manager:
-        specs = [
-            LayerKv("full" if x.kind in ("sliding", "chunked") else x.kind, x.page_bytes, x.bytes_per_token)
-            for x in specs
-        ]
+        return [LayerKv("mamba", page, 0) for _ in mamba], bs
+    return specs, bs
+
+
+def _grouped(specs: list[LayerKv], bs: int, pages_differ: bool) -> KvLayout:
+    """Layers of one kind (and window) in groups of one size, as get_kv_cache_groups forms them; the block's bytes
+    are one page per group member (or, for one kind with unequal pages, the sum of the pages)."""
     page = max(x.page_bytes for x in specs)
-    pages_differ = len({x.page_bytes for x in specs}) > 1
-    if pages_differ and not mamba and len({(x.kind, x.window) for x in specs}) > 1:
-        specs = _unify_page_sizes(specs, bs)
-        page = max(x.page_bytes for x in specs)
     by_kind: dict[tuple[SpecKind, int | None], int] = {}
     for x in specs:
         by_kind[(x.kind, x.window)] = by_kind.get((x.kind, x.window), 0) + 1
