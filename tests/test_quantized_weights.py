@@ -113,6 +113,16 @@ def test_modelopt_mixed_precision_layer_by_layer(tmp_path: Path) -> None:
     assert sum(_per_module(spec, 1).values()) == 2 * LINEAR_ELEMENTS
 
 
+def test_modelopt_mixed_precision_mxfp8_layers(tmp_path: Path) -> None:
+    # MXFP8 (ModelOptMxFp8Config; nvidia/MiniMax-M3-NVFP4's attention): float8 `weight` [out, in] and a uint8 e8m0
+    # `weight_scale` [out, in / 32] (kMxfp8StaticScale, GroupShape(1, 32)); no input scale.
+    attention = {f"model.layers.0.self_attn.{p}": {"quant_algo": "MXFP8"} for p in ("q_proj", "k_proj", "v_proj")}
+    attention["model.layers.0.self_attn.o_proj"] = {"quant_algo": "MXFP8"}
+    spec = _model(tmp_path, quantization={"quant_algo": "MIXED_PRECISION", "quantized_layers": attention})
+    first = _per_module(spec, 0)
+    assert (first["qkv_proj"], first["o_proj"]) == (512 * 256 + 512 * 8, 256 * 256 + 256 * 8)  # 135,168 and 67,584
+
+
 @pytest.mark.parametrize(
     ("layers", "expected"),
     [
@@ -121,7 +131,7 @@ def test_modelopt_mixed_precision_layer_by_layer(tmp_path: Path) -> None:
         (["model.layers.0.mlp.down_proj"], "quantized_layers: a non-empty mapping"),
         ({"model.layers.0.mlp.down_proj": "NVFP4"}, "quantized_layers: a non-empty mapping"),
         # a per-layer algorithm vLLM has but whose bytes are not counted: refused by name, not counted 16-bit
-        ({"model.layers.0.mlp.down_proj": {"quant_algo": "MXFP8"}}, "layer quant_algo 'MXFP8' is not modelled"),
+        ({"model.layers.0.mlp.down_proj": {"quant_algo": "FP8_PB_WO"}}, "layer quant_algo 'FP8_PB_WO' is not modelled"),
     ],
 )
 def test_modelopt_mixed_precision_layers_refused(tmp_path: Path, layers: Any, expected: str) -> None:

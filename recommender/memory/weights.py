@@ -137,6 +137,8 @@ def quantized_bytes(q: QuantSpec, rows: int, cols: int, method: str | None = Non
         return n // 2 + n // 16 + 8
     if m == "mxfp4":
         return n // 2 + n // 32
+    if m == "MXFP8":  # ModelOpt MIXED_PRECISION layers: float8 weight, one uint8 (e8m0) scale per 32 inputs
+        return n + rows * cdiv(cols, 32)  # kMxfp8StaticScale, GroupShape(1, 32) (quant_utils.py)
     if m == "bitsandbytes" and q.bits == 8:
         return n + rows * 4  # LLM.int8(): int8 weight and one float32 scale (SCB) per output row
     if m == "bitsandbytes":

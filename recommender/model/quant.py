@@ -227,9 +227,9 @@ def _modelopt(q: Mapping[str, Any]) -> QuantSpec:
     raise UnsupportedArchitectureError(f"ModelOpt quant_algo {algo or '(none)'!r} is not modelled")
 
 
-# The per-layer algorithms of MIXED_PRECISION whose bytes memory/weights.py counts (vLLM 0.33 has more: MXFP8,
-# block FP8 and GGML-style block codecs, modelopt.py LINEAR_ALGOS and B12X_BLOCK_CODECS).
-MIXED_LAYER_ALGOS = ("FP8", "NVFP4", "W4A16_NVFP4")
+# The per-layer algorithms of MIXED_PRECISION whose bytes memory/weights.py counts (vLLM 0.33 has more: block FP8
+# and GGML-style block codecs, modelopt.py _BLOCK_FP8_MOE_ALGOS and B12X_BLOCK_CODECS).
+MIXED_LAYER_ALGOS = ("FP8", "NVFP4", "W4A16_NVFP4", "MXFP8")
 
 
 def _mixed_layers(layers: Any) -> tuple[tuple[str, str], ...]:
