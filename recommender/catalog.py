@@ -236,6 +236,18 @@ def _renamed_bare(ref: str, renames: tuple[Rename, ...]) -> list[tuple[str, Rena
     return out
 
 
+def _original_of_copies(ids: list[str]) -> CatalogModel | None:
+    """Among entries sharing one repository name, the original when every other one is a copy naming it as its
+    base model (unsloth/Qwen2-7B-Instruct of Qwen/Qwen2-7B-Instruct): a bare name then means the same checkpoint
+    whichever was downloaded. None when the entries are not one original and its copies."""
+    entries = [e for i in ids if (e := load_model(i)) is not None]
+    for e in entries:
+        others = [o for o in entries if o is not e]
+        if others and all((o.base_model or "").lower() == e.id.lower() for o in others):
+            return e
+    return None
+
+
 def bare_name_matches(ref: str) -> list[str]:
     """Catalog ids whose repository name (after the organisation) equals `ref`, case-insensitively."""
     low = ref.lower()
@@ -257,6 +269,10 @@ def find_model(ref: str) -> CatalogMatch | None:
             return CatalogMatch(entry, f"renamed repository, now {entry.id}: {rename.reason}")
     if "/" not in ref and len(found := bare_name_matches(ref)) == 1 and (entry := load_model(found[0])) is not None:
         return CatalogMatch(entry, f"no organisation given; {entry.id} is the only catalog entry with that name")
+    if "/" not in ref and (entry := _original_of_copies(found)) is not None:
+        return CatalogMatch(
+            entry, f"no organisation given; the other catalog entries of that name are copies of {entry.id}"
+        )
     for new_id, rename in _renamed_bare(ref, renames) if "/" not in ref else ():
         if (entry := load_model(new_id)) is not None:
             return CatalogMatch(entry, f"no organisation given; a renamed repository, now {entry.id}: {rename.reason}")

@@ -80,3 +80,11 @@ def test_a_bare_name_in_a_renamed_away_spelling_resolves() -> None:
     match = find_model("Meta-Llama-3.1-70B-Instruct")
     assert match is not None and match.entry.id == "meta-llama/Llama-3.1-70B-Instruct"
     assert find_model("llama-3.1-8b") is None
+
+
+def test_a_bare_name_shared_by_an_original_and_its_copies_is_the_original() -> None:
+    # unsloth/Qwen2-7B-Instruct names Qwen/Qwen2-7B-Instruct as its base model: the same checkpoint either way.
+    match = find_model("Qwen2-7B-Instruct")
+    assert match is not None and match.entry.id == "Qwen/Qwen2-7B-Instruct"
+    # unsloth/Llama-3.2-1B names no base model: the bare name stays ambiguous.
+    assert find_model("Llama-3.2-1B") is None

@@ -432,6 +432,7 @@ def stage_budgets(
             block_size=flags.block_size,
             kv_bytes=precision.kv_bytes,
             model_bytes=precision.dtype_bytes,
+            hybrid_manager=not v0,
         )
         blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
         stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
