@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from recommender.catalog import find_model, load_gpus
-from recommender.memory.budget import v0_batched_tokens
 from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults, runs_v0_engine
 from recommender.memory.overheads import moe_workspace_bytes
+from recommender.memory.scheduler import v0_batched_tokens
 from recommender.sources.resolve import resolve_model
 
 GPUS = {g.key: g for g in load_gpus()}

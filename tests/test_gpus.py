@@ -178,8 +178,7 @@ def test_a_name_two_memory_variants_share_needs_the_memory() -> None:
 def test_batch_defaults_follow_vllm_device_checks(key: str, expected: tuple[int, int]) -> None:
     # vllm/engine/arg_utils.py get_batch_defaults: >= 70 GiB gets the large tier unless the device name holds
     # "a100" (an A800 does not) or the device is a GB10 (cc 12.1, DGX Spark).
-    from recommender.memory.budget import batch_defaults
-    from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
+    from recommender.memory.engine import DEFAULT_VERSION, VllmVersion, batch_defaults
 
     gpu = next(g for g in load_gpus() if g.key == key)
     assert batch_defaults(gpu, VllmVersion.parse(DEFAULT_VERSION)) == expected

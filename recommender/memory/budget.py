@@ -16,9 +16,12 @@ from dataclasses import dataclass, replace
 from recommender.hardware import Gpu
 from recommender.memory import overheads, warmup
 from recommender.memory import startup_issues as si
-from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults, runs_v0_engine
+from recommender.memory.engine import EngineFlags, VllmVersion, runs_v0_engine
+from recommender.memory.explanation import Explanation as Explanation  # re-exported: callers import it from here
+from recommender.memory.explanation import StageBudget as StageBudget
 from recommender.memory.kv_cache import KvLayout, build_layout, kv_dtype_bytes
 from recommender.memory.mxfp4 import Mxfp4Layout, mxfp4_layout
+from recommender.memory.scheduler import SchedulerLimits, scheduler_limits
 from recommender.memory.startup_issues import IssueKind, StartupIssue
 from recommender.memory.weights import DTYPE_BYTES, Parallel, pp_layer_ranges, weight_bytes_per_gpu
 from recommender.model.quant import resolve_quant
@@ -27,143 +30,6 @@ from recommender.model.tensors import padded_vocab
 from recommender.units import GiB, MiB
 
 REDUNDANCY_BUFFER = 150 * MiB  # gpu_worker.py redundancy_buffer_memory
-
-
-@dataclass(frozen=True, slots=True)
-class StageBudget:
-    """The per-GPU budget of one pipeline stage (every TP rank of a stage is alike)."""
-
-    stage: int
-    layers: int
-    weights: int
-    activation_peak: int
-    non_torch: int
-    cudagraph: int
-    available_kv: int
-    layout: KvLayout
-    num_blocks: int
-
-    def blocks_per_request(self, length: int, in_flight: int, prefix_caching: bool) -> int:
-        """Blocks one request of `length` tokens takes across the KV-cache groups (0 without groups)."""
-        if not self.layout.groups:
-            return 0
-        return self.layout.blocks_per_request(length, in_flight, prefix_caching=prefix_caching)
-
-    def admits(self, length: int, in_flight: int, prefix_caching: bool) -> bool:
-        """vLLM's admission check for one request of `length` tokens (the null block excluded)."""
-        block = self.layout.bytes_per_block
-        if not block or self.available_kv <= 0:
-            return False
-        return block * self.blocks_per_request(length, in_flight, prefix_caching) <= self.available_kv - block
-
-    def concurrency(self, length: int, in_flight: int, prefix_caching: bool) -> float:
-        """Requests of `length` tokens the KV pool holds (vLLM's max-concurrency formula)."""
-        bpr = self.blocks_per_request(length, in_flight, prefix_caching)
-        return self.num_blocks / bpr if bpr else 0.0
-
-    def longest_len(self, upper: int, in_flight: int, prefix_caching: bool, requests: int = 1) -> int:
-        """The largest length <= upper at which one request is admitted and `requests` are held; 0 if none.
-
-        The one length search: vLLM's "estimated maximum model length" and auto-fit (requests = 1), the
-        planner's longest context for N requests, and check's "lower --max-model-len to" fix.
-        """
-        lo, hi = 0, upper
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.admits(mid, in_flight, prefix_caching) and (
-                self.concurrency(mid, in_flight, prefix_caching) >= requests
-            ):
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
-
-
-@dataclass(frozen=True, slots=True)
-class Explanation:
-    """What vLLM would compute and print at startup for one model x GPU x flags."""
-
-    model: str
-    gpu: str
-    vllm_version: str
-    gpu_total_bytes: int
-    free_bytes: int
-    utilization: float
-    requested_bytes: int
-    weight_dtype: str
-    quantization: str
-    kv_cache_dtype: str
-    tp: int
-    pp: int
-    dp: int
-    max_model_len: int
-    max_num_seqs: int
-    max_num_batched_tokens: int
-    stage: StageBudget  # the tightest pipeline stage (fewest blocks), the one vLLM's min over workers picks
-    stages: tuple[StageBudget, ...]
-    num_gpu_blocks: int
-    kv_cache_tokens: int
-    max_concurrency: float
-    blocks_per_request: int
-    in_flight_tokens: int = 0
-    prefix_caching: bool = False
-    issues: tuple[StartupIssue, ...] = ()
-
-    @property
-    def fits(self) -> bool:
-        """vLLM starts: no fatal issue."""
-        return not any(i.fatal for i in self.issues)
-
-    @property
-    def errors(self) -> tuple[str, ...]:
-        """The fatal issues' messages, in vLLM's order (what `explain` prints)."""
-        return tuple(i.message for i in self.issues if i.fatal)
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        """The other issues' messages."""
-        return tuple(i.message for i in self.issues if not i.fatal)
-
-    @property
-    def error_kinds(self) -> tuple[IssueKind, ...]:
-        """The kinds of the fatal issues, in order."""
-        return tuple(i.kind for i in self.issues if i.fatal)
-
-    def issue(self, kind: IssueKind) -> StartupIssue | None:
-        """The first issue of this kind, if any."""
-        return next((i for i in self.issues if i.kind is kind), None)
-
-    def has(self, *kinds: IssueKind) -> bool:
-        """True if any issue is of one of these kinds."""
-        return any(i.kind in kinds for i in self.issues)
-
-    def concurrency_for(self, length: int) -> float:
-        """Requests of `length` tokens the predicted KV pool holds (vLLM's max-concurrency formula)."""
-        return self.stage.concurrency(length, self.in_flight_tokens, self.prefix_caching)
-
-    def longest_len(self, need: int, limit: int | None = None) -> int:
-        """The largest max_model_len (<= limit) at which one request fits and `need` requests are held; 0 if none."""
-        upper = self.max_model_len if limit is None else limit
-        return self.stage.longest_len(upper, self.in_flight_tokens, self.prefix_caching, requests=need)
-
-    def fits_one_request(self, length: int) -> bool:
-        """vLLM's admission check for one request of `length` tokens (the null block excluded)."""
-        return self.stage.admits(length, self.in_flight_tokens, self.prefix_caching)
-
-    @property
-    def block_size(self) -> int:
-        """Block size after backend / hybrid alignment."""
-        return self.stage.layout.block_size
-
-    @property
-    def kv_bytes_per_token(self) -> int:
-        """KV bytes per token on one GPU, over its attention layers."""
-        return self.stage.layout.bytes_per_token
-
-    @property
-    def gpus(self) -> int:
-        """GPUs this engine (all its replicas) occupies."""
-        return self.tp * self.pp * self.dp
 
 
 # --- step 1: precision ----------------------------------------------------------------------------------------
@@ -277,66 +143,6 @@ def parallel_checks(model: ModelSpec, tp: int, pp: int, issues: list[StartupIssu
             issues.append(si.kv_heads_replicated(model.num_kv_heads, tp))
 
 
-# --- step 3: scheduler limits ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SchedulerLimits:
-    """max_model_len (before auto-fit), max_num_seqs and max_num_batched_tokens as the engine resolves them."""
-
-    max_model_len: int
-    auto_fit: bool
-    max_num_seqs: int
-    max_num_batched_tokens: int
-
-
-def scheduler_limits(
-    model: ModelSpec,
-    flags: EngineFlags,
-    gpu: Gpu,
-    version: VllmVersion,
-    issues: list[StartupIssue],
-    *,
-    v0: bool = False,
-) -> SchedulerLimits:
-    """ModelConfig's max_model_len check and SchedulerConfig's defaults (arg_utils.py get_batch_defaults)."""
-    max_len = flags.max_model_len if flags.max_model_len is not None else model.max_model_len
-    auto_fit = max_len == -1
-    if auto_fit:
-        max_len = model.max_model_len
-    elif max_len > model.max_model_len:
-        issues.append(si.max_len_above_model(max_len, model.max_model_len, model.max_len_key))
-    if v0:
-        tokens = v0_batched_tokens(model, flags, max_len, version)
-        return SchedulerLimits(max_len, auto_fit, flags.max_num_seqs or 256, tokens)
-    seqs_default, tokens_default = batch_defaults(gpu, version)
-    max_tokens = flags.max_num_batched_tokens or tokens_default
-    max_seqs = flags.max_num_seqs or seqs_default
-    if flags.max_num_batched_tokens is None:
-        max_tokens = min(max_tokens, max_seqs * max_len)
-    if flags.max_num_seqs is None:
-        max_seqs = min(max_seqs, max_tokens)
-    return SchedulerLimits(max_len, auto_fit, max_seqs, max_tokens)
-
-
-# V0 (before 0.8) SchedulerConfig: without chunked prefill the profiling run prefills max(max_model_len, 2048)
-# tokens in one step; chunked prefill is switched on by default only above 32K for text models without a sliding
-# window (arg_utils.py "Chunked prefill is enabled by default for models with max_model_len > 32K"), and then
-# schedules 512 tokens a step (2048 from 0.7); multimodal models keep at least 5120 (_MULTIMODAL_MODEL_MAX_NUM_
-# BATCHED_TOKENS). The logs show the one-step profile: Qwen2.5-7B at max_model_len 32768 on vLLM 0.6.3 leaves
-# 64,400 tokens of KV on an RTX 4090 (field record F042) where a 2048-token profile would leave 152,800.
-V0_LONG_CONTEXT = 32768
-
-
-def v0_batched_tokens(model: ModelSpec, flags: EngineFlags, max_len: int, version: VllmVersion) -> int:
-    """max_num_batched_tokens the V0 engine profiles with."""
-    if flags.max_num_batched_tokens is not None:
-        return flags.max_num_batched_tokens
-    chunked = max_len > V0_LONG_CONTEXT and not model.multimodal and model.sliding_window is None
-    tokens = (2048 if version >= VllmVersion(0, 7) else 512) if chunked else max(max_len, 2048)
-    return max(tokens, 5120) if model.multimodal else tokens
-
-
 # --- step 4: the per-stage budget -----------------------------------------------------------------------------
 
 
@@ -354,16 +160,23 @@ class Budget:
 
 
 def request_memory(
-    gpu: Gpu, flags: EngineFlags, version: VllmVersion, free_bytes: int | None, issues: list[StartupIssue]
+    gpu: Gpu,
+    flags: EngineFlags,
+    version: VllmVersion,
+    free_bytes: int | None,
+    issues: list[StartupIssue],
+    estimate_cudagraphs: bool | None = None,
 ) -> Budget:
-    """Worker.init_device: requested = ceil(total x utilization), refused if free memory is below it."""
+    """Worker.init_device: requested = ceil(total x utilization), refused if free memory is below it.
+    `estimate_cudagraphs`: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS when set (None: the release's default)."""
     util = flags.gpu_memory_utilization or version.default_gpu_memory_utilization
     total = gpu.total_bytes
     free = total if free_bytes is None else free_bytes
     requested = math.ceil(total * util)
     if free < requested:
         issues.append(si.free_below_budget(free, total, util, requested))
-    return Budget(total, free, util, requested, version.cudagraph_memory_before_kv)
+    cudagraphs = version.cudagraph_memory_before_kv if estimate_cudagraphs is None else estimate_cudagraphs
+    return Budget(total, free, util, requested, cudagraphs)
 
 
 def cudagraph_max_capture(model: ModelSpec, gpu: Gpu, version: VllmVersion, max_num_seqs: int) -> int:
@@ -375,6 +188,15 @@ def cudagraph_max_capture(model: ModelSpec, gpu: Gpu, version: VllmVersion, max_
     cc = gpu.cc_major_minor
     ceiling = 1024 if cc is not None and cc[0] == 10 and version >= VllmVersion(0, 33) else 512
     return min(2 * max_num_seqs, ceiling)
+
+
+def stage_layout(model: ModelSpec, layers: range, flags: EngineFlags, precision: Precision, *, v0: bool) -> KvLayout:
+    """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block)."""
+    tp = flags.tensor_parallel_size
+    kv, dtype = precision.kv_bytes, precision.dtype_bytes
+    return build_layout(
+        model, layers, tp=tp, block_size=flags.block_size, kv_bytes=kv, model_bytes=dtype, hybrid_manager=not v0
+    )
 
 
 def stage_budgets(
@@ -425,15 +247,7 @@ def stage_budgets(
         avail = flags.kv_cache_memory_bytes
         if avail is None:
             avail = budget.requested - (w + act + nt + cg_applied)
-        layout = build_layout(
-            model,
-            layers,
-            tp=tp,
-            block_size=flags.block_size,
-            kv_bytes=precision.kv_bytes,
-            model_bytes=precision.dtype_bytes,
-            hybrid_manager=not v0,
-        )
+        layout = stage_layout(model, layers, flags, precision, v0=v0)
         blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
         stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
         if w > budget.free:
@@ -461,7 +275,9 @@ def fixed_kv_allocation(stages: Sequence[StageBudget], budget: Budget, issues: l
 def kv_admission(
     worst: StageBudget, limits: SchedulerLimits, in_flight: int, prefix_caching: bool, issues: list[StartupIssue]
 ) -> int:
-    """_check_enough_kv_cache_memory (or auto-fit): the max_model_len vLLM runs with, errors appended."""
+    """get_kv_cache_configs' padded layers and _check_enough_kv_cache_memory (or auto-fit): the max_model_len vLLM
+    runs with, errors appended."""
+    issues += [si.padding_layers(pad, n) for _kind, pad, n in worst.layout.padding_by_kind]
     max_len = limits.max_model_len
     block = worst.layout.bytes_per_block
     if not block or any(i.kind is IssueKind.WEIGHTS_DO_NOT_FIT for i in issues):
@@ -547,6 +363,14 @@ def warmup_headroom(post: warmup.PostAllocation, utilization: float, issues: lis
 # --- explain: the steps in order --------------------------------------------------------------------------------
 
 
+def request_shape(
+    model: ModelSpec, flags: EngineFlags, limits: SchedulerLimits, pp: int, version: VllmVersion
+) -> tuple[int, bool]:
+    """(tokens in flight beyond a sliding window, prefix caching on) for the blocks one request takes."""
+    in_flight = limits.max_num_batched_tokens * ((pp + 1) if version.sliding_window_counts_in_flight_batches else 1)
+    return in_flight, bool(flags.enable_prefix_caching) and not model.is_hybrid
+
+
 def tightest(stages: Sequence[StageBudget]) -> StageBudget:
     """The stage with the fewest blocks: vLLM takes the minimum over workers."""
     return min(stages, key=lambda st: (st.num_blocks, st.available_kv))
@@ -561,9 +385,8 @@ def explain(
     free_bytes: int | None = None,
     estimate_cudagraphs: bool | None = None,
 ) -> Explanation:
-    """Predict vLLM's startup figures and verdict for one configuration (per GPU, worst pipeline stage).
-    `estimate_cudagraphs` is VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS when the environment sets it (None: the
-    release's default)."""
+    """Predict vLLM's startup figures and verdict for one configuration (per GPU, worst pipeline stage);
+    `estimate_cudagraphs`: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS when the environment sets it."""
     flags.validate()
     issues: list[StartupIssue] = []
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size
@@ -573,18 +396,14 @@ def explain(
     pp = min(pp, model.num_layers)
     v0 = runs_v0_engine(version, gpu, model.architecture, flags.use_v1)
     limits = scheduler_limits(model, flags, gpu, version, issues, v0=v0)
-    budget = request_memory(gpu, flags, version, free_bytes, issues)
-    if estimate_cudagraphs is not None:
-        budget = replace(budget, estimate_cudagraphs=estimate_cudagraphs)
+    budget = request_memory(gpu, flags, version, free_bytes, issues, estimate_cudagraphs)
     stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues, v0=v0)
     if flags.kv_cache_memory_bytes is not None:
         fixed_kv_allocation(stages, budget, issues)
     worst = tightest(stages)
-    in_flight = limits.max_num_batched_tokens * ((pp + 1) if version.sliding_window_counts_in_flight_batches else 1)
-    prefix_caching = bool(flags.enable_prefix_caching) and not model.is_hybrid
+    in_flight, prefix_caching = request_shape(model, flags, limits, pp, version)
     max_len = kv_admission(worst, limits, in_flight, prefix_caching, issues)
     bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
-    issues += [si.padding_layers(pad, n) for _kind, pad, n in worst.layout.padding_by_kind]
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
     if flags.kv_cache_memory_bytes is None:
         post = post_allocation(model, gpu, stages, (precision, limits, budget), version, tp)

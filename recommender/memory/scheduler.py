@@ -1,0 +1,69 @@
+"""Step 3 of vLLM's startup: the scheduler limits (max_model_len, max_num_seqs, max_num_batched_tokens) as the
+engine of each release resolves them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from recommender.hardware import Gpu
+from recommender.memory import startup_issues as si
+from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults
+from recommender.memory.startup_issues import StartupIssue
+from recommender.model.spec import ModelSpec
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerLimits:
+    """max_model_len (before auto-fit), max_num_seqs and max_num_batched_tokens as the engine resolves them."""
+
+    max_model_len: int
+    auto_fit: bool
+    max_num_seqs: int
+    max_num_batched_tokens: int
+
+
+def scheduler_limits(
+    model: ModelSpec,
+    flags: EngineFlags,
+    gpu: Gpu,
+    version: VllmVersion,
+    issues: list[StartupIssue],
+    *,
+    v0: bool = False,
+) -> SchedulerLimits:
+    """ModelConfig's max_model_len check and SchedulerConfig's defaults (arg_utils.py get_batch_defaults)."""
+    max_len = flags.max_model_len if flags.max_model_len is not None else model.max_model_len
+    auto_fit = max_len == -1
+    if auto_fit:
+        max_len = model.max_model_len
+    elif max_len > model.max_model_len:
+        issues.append(si.max_len_above_model(max_len, model.max_model_len, model.max_len_key))
+    if v0:
+        tokens = v0_batched_tokens(model, flags, max_len, version)
+        return SchedulerLimits(max_len, auto_fit, flags.max_num_seqs or 256, tokens)
+    seqs_default, tokens_default = batch_defaults(gpu, version)
+    max_tokens = flags.max_num_batched_tokens or tokens_default
+    max_seqs = flags.max_num_seqs or seqs_default
+    if flags.max_num_batched_tokens is None:
+        max_tokens = min(max_tokens, max_seqs * max_len)
+    if flags.max_num_seqs is None:
+        max_seqs = min(max_seqs, max_tokens)
+    return SchedulerLimits(max_len, auto_fit, max_seqs, max_tokens)
+
+
+# V0 (before 0.8) SchedulerConfig: without chunked prefill the profiling run prefills max(max_model_len, 2048)
+# tokens in one step; chunked prefill is switched on by default only above 32K for text models without a sliding
+# window (arg_utils.py "Chunked prefill is enabled by default for models with max_model_len > 32K"), and then
+# schedules 512 tokens a step (2048 from 0.7); multimodal models keep at least 5120 (_MULTIMODAL_MODEL_MAX_NUM_
+# BATCHED_TOKENS). The logs show the one-step profile: Qwen2.5-7B at max_model_len 32768 on vLLM 0.6.3 leaves
+# 64,400 tokens of KV on an RTX 4090 (field record F042) where a 2048-token profile would leave 152,800.
+V0_LONG_CONTEXT = 32768
+
+
+def v0_batched_tokens(model: ModelSpec, flags: EngineFlags, max_len: int, version: VllmVersion) -> int:
+    """max_num_batched_tokens the V0 engine profiles with."""
+    if flags.max_num_batched_tokens is not None:
+        return flags.max_num_batched_tokens
+    chunked = max_len > V0_LONG_CONTEXT and not model.multimodal and model.sliding_window is None
+    tokens = (2048 if version >= VllmVersion(0, 7) else 512) if chunked else max(max_len, 2048)
+    return max(tokens, 5120) if model.multimodal else tokens
