@@ -255,3 +255,15 @@ def test_hand_checked_rates(key: str, expected: dict[str, float | None], where: 
 def test_rtx4080_has_its_bandwidth() -> None:
     # 22.4 Gbps GDDR6X on a 256-bit bus (Ada whitepaper appendix): 22.4 * 256 / 8 GB/s.
     assert _rates("rtx4080")["bf16"] and next(g for g in load_gpus() if g.key == "rtx4080").bandwidth_gbps == 716.8
+
+
+def test_gpus_command_shows_the_rates() -> None:
+    import json
+
+    from tests.conftest import invoke
+
+    listed = {g["key"]: g for g in json.loads(invoke(["gpus", "--format", "json"]).stdout)}
+    assert listed["t4"]["dense_tflops"] == {"bf16": None, "fp16": 65, "fp8": None, "int8": 130, "fp4": None}
+    table = invoke(["gpus"]).stdout
+    assert "16-bit TF" in table
+    assert any(line.startswith("rtx5090 ") and " 209.5* " in line for line in table.splitlines())

@@ -10,7 +10,7 @@ import pytest
 from recommender.catalog import load_gpus
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
-from recommender.perf.costs import PerfUnavailableError, peak_flops
+from recommender.perf.costs import PerfUnavailableError, link_one_way, peak_flops
 from recommender.perf.predict import facts_for, startup
 from recommender.sources.resolve import resolve_model
 from tests.conftest import invoke
@@ -81,3 +81,17 @@ def test_perf_names_the_missing_figure() -> None:
         "Error: Tesla V100-SXM2-32GB has no dense INT8 tensor rate in its profile (dense_tflops.int8): the "
         "performance model cannot estimate compute time on it"
     ]
+
+
+@pytest.mark.parametrize(
+    ("gpu", "gbps"),
+    [
+        ("h100-sxm", 450),  # NVLink 4.0, 900 GB/s both directions
+        ("rtx5090", 64),  # PCIe 5.0 x16
+        ("rtx4090", 32),  # PCIe 4.0 x16
+        ("rtx4060ti-16gb", 16),  # PCIe 4.0 x8 (AD106)
+        ("t4", 16),  # PCIe 3.0 x16
+    ],
+)
+def test_the_all_reduce_link_one_way(gpu: str, gbps: float) -> None:
+    assert link_one_way(_gpu(gpu)) == gbps * 1e9

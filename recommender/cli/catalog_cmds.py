@@ -33,6 +33,13 @@ def gpus(fmt: str) -> None:
                     "bandwidth_gbps": g.bandwidth_gbps,
                     "bf16_tflops": g.bf16_tflops,
                     "fp8_tflops": g.fp8_tflops,
+                    "dense_tflops": {
+                        "bf16": g.bf16_tflops,
+                        "fp16": g.fp16_tflops,
+                        "fp8": g.fp8_tflops,
+                        "int8": g.int8_tflops,
+                        "fp4": g.fp4_tflops,
+                    },
                     "compute_capability": g.compute_capability,
                     "fp8": g.fp8,
                     "fp4": g.fp4,
@@ -53,14 +60,22 @@ def gpus(fmt: str) -> None:
             g.name,
             f"{g.total_bytes / GiB:.2f}" + ("*" if "memory.cuda_total_mib" in g.estimated else ""),
             g.bandwidth_gbps or "",
+            _rate(g.bf16_tflops or g.fp16_tflops, "dense_tflops.bf16" in g.estimated),
             g.compute_capability,
             "yes" if g.fp8 else "no",
             g.gfd_product_label or "",
         )
         for g in items
     ]
-    click.echo(table(["key", "name", "CUDA GiB", "GB/s", "CC", "FP8", "GFD label"], rows))
-    click.echo(f"\n{len(items)} GPUs; * = estimated total (see `--format yaml` for every figure's source).")
+    click.echo(table(["key", "name", "CUDA GiB", "GB/s", "16-bit TF", "CC", "FP8", "GFD label"], rows))
+    click.echo(
+        f"\n{len(items)} GPUs; 16-bit TF = dense BF16 (FP16 on T4/V100) tensor TFLOPS with FP32 accumulate; "
+        "* = estimated (see `--format yaml` for every figure's source or method)."
+    )
+
+
+def _rate(tflops: float | None, estimated: bool) -> str:
+    return f"{tflops:g}" + ("*" if estimated else "") if tflops else ""
 
 
 @click.command()

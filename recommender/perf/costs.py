@@ -180,8 +180,9 @@ def link_one_way(gpu: Gpu) -> float:
     m = re.search(r"(\d+(?:\.\d+)?)\s*gb/s", text)
     if gpu.nvlink:
         return (float(m.group(1)) / 2 if m else 150.0) * 1e9
-    gen = re.search(r"pcie\s*(gen\s*\d)", text)
-    return _PCIE_GBPS.get(gen.group(1).replace(" ", "") if gen else "gen4", 32.0) * 1e9
+    gen = re.search(r"pcie\s*(gen\s*\d)(?:\s*x(\d+))?", text)
+    lanes = int(gen.group(2)) if gen and gen.group(2) else 16  # "PCIe Gen4 x8" (A2, RTX 4060 Ti): half the x16 rate
+    return _PCIE_GBPS.get(gen.group(1).replace(" ", "") if gen else "gen4", 32.0) * lanes / 16 * 1e9
 
 
 def _shard_factor(t: Tensor, tp: int, ranks: int) -> float:
