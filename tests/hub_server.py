@@ -6,6 +6,8 @@ Repositories:
                TINY_CONFIG's shapes (the data region reads as zeros; only the ranges asked for are sent)
   acme/sharded public: the same config, model.safetensors.index.json and two shards whose embedding and lm_head
                are padded to 1,100 rows (a checkpoint that disagrees with the config's vocab_size of 1,000)
+  acme/tiny-gptq public: TINY_CONFIG quantized with GPTQ 4-bit g128 (quantization_config in config.json), one
+               model.safetensors holding each linear as AutoGPTQ saves it (qweight, qzeros, scales, g_idx)
   acme/gated   401 GatedRepo unless the request carries `Authorization: Bearer good-token`
   acme/slow    answers after `delay` seconds (for timeouts)
   acme/deleted 404 RepoNotFound (what the hub answers an authenticated client)
@@ -70,14 +72,21 @@ class SafetensorsFile:
     """A safetensors file as the format defines it: an 8-byte little-endian header size, the JSON header (padded
     with spaces to 8 bytes) and the data. The data region is all zeros and never materialised."""
 
-    def __init__(self, shapes: dict[str, tuple[int, ...]], dtype: str = "BF16", itemsize: int = 2) -> None:
+    def __init__(
+        self,
+        shapes: dict[str, tuple[int, ...]],
+        dtype: str = "BF16",
+        itemsize: int = 2,
+        dtypes: dict[str, tuple[str, int]] | None = None,
+    ) -> None:
+        """`dtypes`: (dtype, item size) of the tensors stored in another dtype than `dtype`."""
         header: dict[str, Any] = {"__metadata__": {"format": "pt"}}
         offset = 0
         for name, shape in shapes.items():
-            size = itemsize
+            kind, size = (dtypes or {}).get(name, (dtype, itemsize))
             for d in shape:
                 size *= d
-            header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + size]}
+            header[name] = {"dtype": kind, "shape": list(shape), "data_offsets": [offset, offset + size]}
             offset += size
         raw = json.dumps(header, separators=(",", ":")).encode()
         raw += b" " * (-len(raw) % 8)
@@ -89,6 +98,29 @@ class SafetensorsFile:
         end = min(end, self.size - 1)
         head = self.head[start : end + 1]
         return head + b"\0" * (end + 1 - start - len(head))
+
+
+GPTQ_CONFIG = TINY_CONFIG | {
+    "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True, "desc_act": False}
+}
+_LINEARS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+def gptq_checkpoint(config: dict[str, Any]) -> SafetensorsFile:
+    """The Llama's linears as AutoGPTQ 4-bit g128 stores them: qweight [in/8, out] and qzeros [in/128, out/8] int32,
+    scales [in/128, out] float16, g_idx [in] int32; embeddings, norms and lm_head stay float16."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    dtypes: dict[str, tuple[str, int]] = {}
+    for name, shape in llama_tensors(config).items():
+        module = name.removesuffix(".weight")
+        if module.rsplit(".", 1)[-1] not in _LINEARS:
+            shapes[name] = shape
+            continue
+        rows, cols = shape
+        packed = {"qweight": (cols // 8, rows), "qzeros": (cols // 128, rows // 8), "g_idx": (cols,)}
+        shapes |= {f"{module}.{k}": v for k, v in packed.items()} | {f"{module}.scales": (cols // 128, rows)}
+        dtypes |= {f"{module}.{k}": ("I32", 4) for k in packed}
+    return SafetensorsFile(shapes, "F16", 2, dtypes)
 
 
 def _repos() -> dict[str, dict[str, bytes | SafetensorsFile]]:
@@ -110,6 +142,10 @@ def _repos() -> dict[str, dict[str, bytes | SafetensorsFile]]:
             "model.safetensors.index.json": json.dumps(index).encode(),
             files[0]: shards[0],
             files[1]: shards[1],
+        },
+        "acme/tiny-gptq": {
+            "config.json": json.dumps(GPTQ_CONFIG).encode(),
+            "model.safetensors": gptq_checkpoint(TINY_CONFIG),
         },
         "acme/gated": {"config.json": config},
         "acme/slow": {"config.json": config},

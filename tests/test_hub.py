@@ -19,7 +19,16 @@ import pytest
 from huggingface_hub import constants
 
 from .conftest import invoke
-from .hub_server import COMMIT, TINY_CONFIG, HubServer, SilentServer, llama_tensors, refused_url
+from .hub_server import (
+    COMMIT,
+    GPTQ_CONFIG,
+    TINY_CONFIG,
+    HubServer,
+    SilentServer,
+    gptq_checkpoint,
+    llama_tensors,
+    refused_url,
+)
 
 
 @pytest.fixture
@@ -173,6 +182,37 @@ def test_weights_come_from_the_hub_headers_by_range_requests(hub: HubServer, hub
     seen = len(hub.requests)
     hub_at(hub.url, offline=True)
     assert json.loads(invoke(["show", "acme/sharded", "--format", "json"]).stdout)["checkpoint"] == e["checkpoint"]
+    assert len(hub.requests) == seen
+
+
+def test_quantized_weights_from_the_hub_headers(hub: HubServer, hub_at: HubAt, tmp_path: Path) -> None:
+    """A GPTQ checkpoint on the hub: its weights come from its headers (read by range requests), tensor by
+    tensor, equal to what the same headers give from a local directory; offline, from the cache."""
+    from recommender.memory.weights import Parallel, weight_bytes_per_gpu
+    from recommender.sources.resolve import resolve_model
+
+    hub_at(hub.url)
+    out = invoke(["explain", "acme/tiny-gptq", "--gpu", "l4", "--max-model-len", "1024"]).stdout
+    assert "note: weights counted from the checkpoint's 123 tensors (safetensors headers)" in out
+    assert _safetensors_gets(hub, "acme/tiny-gptq")
+    local = tmp_path / "local"
+    local.mkdir()
+    (local / "config.json").write_text(json.dumps(GPTQ_CONFIG))
+    (local / "model.safetensors").write_bytes(gptq_checkpoint(TINY_CONFIG).head)  # headers only
+    # Hand-checked (gptq_marlin keeps qweight and scales; a symmetric checkpoint's qzeros and g_idx are emptied):
+    # per layer 4-bit values of q, o [256, 256], k, v [64, 256], gate, up [512, 256], down [256, 512]; float16
+    # scales of 2 groups x 256 out (q, o), 2 x 64 (k, v), 2 x 512 (gate, up), 4 x 256 (down); two norms; plus the
+    # embedding and lm_head [1000 -> padded 1024, 256], the final norm and the rotary cache [4096, 32].
+    packed = (2 * 256 * 256 + 2 * 64 * 256 + 3 * 512 * 256) // 2
+    scales = (2 * 256 * 2 + 2 * 64 * 2 + 2 * 512 * 2 + 4 * 256) * 2
+    expected = 4 * (packed + scales + 2 * 256 * 2) + 2 * 1024 * 256 * 2 + 256 * 2 + 4096 * 32 * 2
+    for ref in ("acme/tiny-gptq", str(local)):
+        spec = resolve_model(ref)
+        assert weight_bytes_per_gpu(spec, Parallel(), dtype_bytes=2, quant=spec.quant) == expected
+    hub_at(hub.url, offline=True)
+    seen = len(hub.requests)
+    spec = resolve_model("acme/tiny-gptq")
+    assert weight_bytes_per_gpu(spec, Parallel(), dtype_bytes=2, quant=spec.quant) == expected
     assert len(hub.requests) == seen
 
 
