@@ -207,30 +207,59 @@ def evaluate(
     except PlanError as exc:
         failures.append(str(exc))
         return result(None)
-    fits = True
-    for issue in e.issues:
-        if issue.kind is IssueKind.MAX_LEN_ABOVE_MODEL and vllm_env.allow_long_max_model_len:
-            said = issue.message.split(" To allow")[0]
-            warnings.append(f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, so vLLM only warns: {said}")
-            continue
-        # A warm-up that does not fit outside the budget crashes after the KV cache is allocated: a failure here.
-        fatal = issue.fatal or issue.kind is IssueKind.WARMUP_HEADROOM
-        fits = fits and not issue.fatal
-        (failures if fatal else warnings).append(issue.message)
+    verdict = startup_verdict(e, vllm_env)
+    failures += verdict.failures
+    warnings += verdict.warnings
     overstated, understated = plan_annotations.prediction_drift(claimed, e, gpu_key=gpu.key, version=version)
-    failures += overstated
-    warnings += understated
     replicas = claimed.replicas or 1
     length = slo.context or e.max_model_len
     need = slo.concurrency or 1
-    if slo.context and slo.context > e.max_model_len:
-        failures.append(f"promised {slo.context:,}-token requests exceed --max-model-len {e.max_model_len:,}")
-    elif fits and slo.concurrency is not None:
-        have = e.concurrency_for(length) * replicas
-        if have < slo.concurrency:
-            failures.append(
-                f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised {slo.concurrency}"
-            )
-    fixable = any(f not in overstated for f in failures)  # a false claim is fixed by re-planning, not by flags
+    broken = _promise_failures(e, slo, replicas, starts=verdict.starts)
+    failures += [*overstated, *broken]
+    warnings += understated
+    # a false claim alone is fixed by re-planning, not by flags
+    fixable = bool(found.problems or malformed or verdict.failures or broken)
     suggestions = suggest(model, gpu, flags, version, e, -(-need // replicas), length, vllm_env) if fixable else []
     return result(e, suggestions)
+
+
+@dataclass(frozen=True, slots=True)
+class StartupVerdict:
+    """The startup issues as check reports them: failures (vLLM does not start, or crashes in its warm-up) and
+    warnings; `starts` when no issue stops vLLM before it serves (with the server's environment)."""
+
+    failures: tuple[str, ...]
+    warnings: tuple[str, ...]
+    starts: bool
+
+
+def startup_verdict(e: Explanation, vllm_env: VllmEnv) -> StartupVerdict:
+    """Each issue by its kind: VLLM_ALLOW_LONG_MAX_MODEL_LEN turns the too-long max_model_len error into vLLM's
+    warning; a warm-up that does not fit outside the budget crashes after the KV cache is allocated (a failure)."""
+    failures: list[str] = []
+    warnings: list[str] = []
+    starts = True
+    for issue in e.issues:
+        if issue.kind is IssueKind.MAX_LEN_ABOVE_MODEL and vllm_env.allow_long_max_model_len:
+            warnings.append(
+                f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, so vLLM only warns: max_model_len {issue.requested} is "
+                f"above the model's {issue.max_len} (positions past it give NaN with RoPE, out-of-bounds errors "
+                "with absolute positions)"
+            )
+            continue
+        starts = starts and not issue.fatal
+        fatal = issue.fatal or issue.kind is IssueKind.WARMUP_HEADROOM
+        (failures if fatal else warnings).append(issue.message)
+    return StartupVerdict(tuple(failures), tuple(warnings), starts)
+
+
+def _promise_failures(e: Explanation, slo: Slo, replicas: int, *, starts: bool) -> list[str]:
+    """Where the promised load (requests of a length, over the replicas) is more than the engine holds."""
+    length = slo.context or e.max_model_len
+    if slo.context and slo.context > e.max_model_len:
+        return [f"promised {slo.context:,}-token requests exceed --max-model-len {e.max_model_len:,}"]
+    if starts and slo.concurrency is not None:
+        have = e.concurrency_for(length) * replicas
+        if have < slo.concurrency:
+            return [f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised {slo.concurrency}"]
+    return []
