@@ -22,9 +22,10 @@ import yaml
 class UntrustedDocumentError(ValueError):
     """Not a document this tool reads: unreadable, not UTF-8, too large, malformed, too deep, an alias bomb."""
 
-    def __init__(self, message: str, *, line: int | None = None) -> None:
+    def __init__(self, message: str, *, line: int | None = None, syntax: bool = False) -> None:
         super().__init__(message)
         self.line = line  # 0-based line of a syntax error, when known
+        self.syntax = syntax  # not valid YAML / JSON (else: unreadable, or valid but refused by a bound)
 
 
 class _Refused(Exception):
@@ -79,7 +80,7 @@ def load_json(text: str, *, max_depth: int = 64) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UntrustedDocumentError(f"not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        raise UntrustedDocumentError(f"not valid JSON (line {exc.lineno}: {exc.msg})", syntax=True) from None
     except RecursionError:
         raise UntrustedDocumentError(f"nested more than {max_depth} levels deep") from None
 
@@ -141,10 +142,12 @@ def _documents(text: str, max_depth: int, max_nodes: int, single: bool) -> list[
         mark = exc.problem_mark or exc.context_mark
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise UntrustedDocumentError(
-            f"not valid YAML{where}: {exc.problem or exc.context}", line=mark.line if mark is not None else None
+            f"not valid YAML{where}: {exc.problem or exc.context}",
+            line=mark.line if mark is not None else None,
+            syntax=True,
         ) from None
     except yaml.YAMLError as exc:  # the reader's: a control character, an undecodable byte
-        raise UntrustedDocumentError(f"not valid YAML: {str(exc).splitlines()[0]}") from None
+        raise UntrustedDocumentError(f"not valid YAML: {str(exc).splitlines()[0]}", syntax=True) from None
     except RecursionError:
         raise UntrustedDocumentError(f"nested more than {max_depth} levels deep") from None
     finally:

@@ -241,3 +241,22 @@ def test_a_warmup_crash_is_fixed_by_utilization_not_by_tp() -> None:
     assert any(f.startswith("CUDA out of memory occurred when warming up sampler") for f in r["failures"])
     assert r["suggestions"] and r["suggestions"][0].startswith("lower --gpu-memory-utilization to 0.9")
     assert not any("-tp 2" in f for f in r["suggestions"])
+
+
+def test_multi_document_yaml_problems_by_kind(tmp_path: Path) -> None:
+    # The documents beside a bad one are still read; a syntax error is "malformed YAML" (with its line when the
+    # parser knows it), a valid document refused by a bound says so: keyed on the error's kind, not its text.
+    good = (DATA / "kv_too_small.yaml").read_text()
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(8)
+    )
+    cases = {"syntax": ("key: [unclosed\n", "malformed YAML at line 1"), "bomb": (bomb, "YAML refused: more than")}
+    for name, (bad, expected) in cases.items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(f"{good}\n---\n{bad}")
+        out = invoke(["check", str(path), "--format", "json"], exit_code=1).stdout
+        rows = json.loads(out)
+        assert [r["status"] for r in rows] == ["fail", "not-evaluated"]
+        assert expected in rows[1]["not_evaluated_because"][0]

@@ -55,7 +55,7 @@ def _yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
         try:
             docs += [d for d in load_yaml_all(chunk, max_depth=MAX_DEPTH) if d is not None]
         except UntrustedDocumentError as exc:
-            if exc.line is not None or str(exc).startswith("not valid YAML"):
+            if exc.syntax:
                 where = f" at line {offset + exc.line + 1}" if exc.line is not None else ""
                 problems.append(f"{source}: malformed YAML{where}")
             else:
