@@ -36,6 +36,7 @@ from recommender.errors import PlanError
 from recommender.hardware import Gpu, resolve_gpu
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.startup_issues import IssueKind
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
 
@@ -232,6 +233,7 @@ class Summary:
     weight_errors: list[float]
     agree: int
     crashes_called_safe: list[str]
+    crashes_warned: list[str]  # of those, the ones explain warns may not start (the warm-up margin too close to call)
 
 
 def summarize(records: Sequence[dict[str, Any]], compared: Sequence[Compared]) -> Summary:
@@ -247,6 +249,11 @@ def summarize(records: Sequence[dict[str, Any]], compared: Sequence[Compared]) -
         weight_errors=weights,
         agree=sum(c.logged_ok == c.explanation.fits for c in compared),
         crashes_called_safe=[c.record["id"] for c in compared if not c.logged_ok and c.explanation.fits],
+        crashes_warned=[
+            c.record["id"]
+            for c in compared
+            if not c.logged_ok and c.explanation.fits and c.explanation.has(IssueKind.WARMUP_HEADROOM)
+        ],
     )
 
 
@@ -282,7 +289,8 @@ def report(s: Summary) -> None:
         )
     if s.compared:
         print(f"verdict agreement: {s.agree}/{len(s.compared)} = {s.agree / len(s.compared):.0%}")
-        print(f"logged crashes predicted to start: {s.crashes_called_safe or 'none'}")
+        warned = f" (with a warm-up warning: {s.crashes_warned})" if s.crashes_warned else ""
+        print(f"logged crashes predicted to start: {s.crashes_called_safe or 'none'}{warned}")
 
 
 def run(*paths: Path, split: str | None = None, quiet: bool = False) -> int:

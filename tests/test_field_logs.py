@@ -1,0 +1,106 @@
+"""The memory model on the field set: real vLLM startup logs (vLLM 0.6 to 0.28, 2024-2026) the model was not built
+on (benchmarks/data/calibration/vllm_startup_logs_field.jsonl), scored with issue 11's "Done when" targets: >= 80%
+of records resolve offline (model and GPU), available-KV median error <= 2% and p90 <= 10%, weights median <= 1%,
+start/fail verdicts agree on >= 95%, and no configuration that crashed is called safe.
+
+The set is split in two halves by source (decided before any error was looked at): fixes were made on the dev half
+only; the held-out half estimates the hidden score. The targets are asserted over both halves together, as
+`python benchmarks/fidelity.py --records field` prints them; where a target is not met yet the test is a strict
+xfail naming why, so meeting it shows up as XPASS. Resolution depends on the catalog, which grows: its floor is the
+count reached today, the 80% target an xfail."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import defaultdict
+
+import pytest
+
+from benchmarks.fidelity import FIELD, compare, load_records, percentile, summarize
+
+RECORDS = load_records(*FIELD)
+COMPARED = [c for c in (compare(r) for r in RECORDS) if c is not None]
+SUMMARY = summarize(RECORDS, COMPARED)
+RESOLVED_FLOOR = 37  # of 60 on 2026-11-30; raise it when catalog entries resolve more
+
+
+def _thread(source: str) -> str:
+    """The repository, issue, pull request or page a record comes from."""
+    m = re.match(r"https://github\.com/[^/]+/[^/]+(/(issues|pull|discussions)/\d+)?", source)
+    return m.group(0) if m else source
+
+
+def test_every_record_has_its_source_and_quote() -> None:
+    ids = [r["id"] for r in RECORDS]
+    assert len(ids) == len(set(ids)) >= 60
+    for r in RECORDS:
+        assert re.fullmatch(r"F\d{3}", r["id"]) and r["source"].startswith("https://"), r["id"]
+        assert r["raw"] and r["split"] in ("dev", "held-out"), r["id"]
+
+
+def test_the_halves_share_no_source() -> None:
+    halves: dict[str, set[str]] = defaultdict(set)
+    for r in RECORDS:
+        halves[_thread(r["source"])].add(r["split"])
+    assert not [t for t, s in halves.items() if len(s) > 1]
+    assert {r["split"] for r in RECORDS} == {"dev", "held-out"}
+
+
+def test_resolution_does_not_regress() -> None:
+    assert SUMMARY.resolved >= RESOLVED_FLOOR, SUMMARY.unresolved
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="37 of 60 resolve: 19 name models the catalog lacks (Llama-3.2-11B-Vision, Qwen2.5-72B-Instruct, "
+    "gemma-3-12b-it, granite 3.3, RedHatAI Qwen2.5 w8a8/FP8, Qwen2-VL, Qwen2-Audio, OPT-125m, ...), 3 name no GPU, "
+    "1 a laptop GPU not catalogued",
+)
+def test_resolution_target() -> None:
+    assert SUMMARY.resolved / SUMMARY.records >= 0.8
+
+
+def test_weights_median() -> None:
+    assert len(SUMMARY.weight_errors) >= 25
+    assert statistics.median(SUMMARY.weight_errors) <= 0.01
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="2.0% over both halves (dev 0.55%, held-out 3.7%): on RTX 3090s at vLLM 0.17.1 (F023-F028) KV is "
+    "predicted ~0.1 GiB low, 4-10% of sub-GiB caches (calibration C004-C009 lean the same way), and Qwen2-7B on "
+    "A100s at 0.10.1 (F030, F031) 4-18% low",
+)
+def test_available_kv_median() -> None:
+    assert len(SUMMARY.kv_errors) >= 25
+    assert statistics.median(SUMMARY.kv_errors) <= 0.02
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="the vision encoder's profiling pass on V0 (gemma-3-27b on T4s: 1.66 GiB of activations logged, F046) "
+    "and vLLM 0.10.1's smaller sampler warm-up at 256 requests (Qwen2-7B on A100s, F030; calibration C011) are "
+    "not modelled",
+)
+def test_available_kv_p90() -> None:
+    assert percentile(SUMMARY.kv_errors, 0.9) <= 0.10
+
+
+def test_verdicts() -> None:
+    assert len(SUMMARY.compared) >= 35
+    assert SUMMARY.agree / len(SUMMARY.compared) >= 0.95
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="F026 (Llama-3.1-8B on an RTX 3090 at 0.9, vLLM 0.17.1) OOMs in the sampler warm-up; the same flags "
+    "started in F023 (5.68 GiB of KV there, 5.61 here). explain warns (0.66 GiB margin, under its 1 GiB "
+    "uncertainty) but its verdict is 'fits'",
+)
+def test_no_crash_is_called_safe() -> None:
+    assert not SUMMARY.crashes_called_safe
