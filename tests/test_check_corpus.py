@@ -66,3 +66,35 @@ def test_the_whole_corpus_in_one_run_never_aborts() -> None:
 def test_a_file_with_an_unevaluated_server_never_exits_0() -> None:
     result = invoke(["check", str(corpus.CORPUS / "opea" / "compose.yaml")], exit_code=4)
     assert "unresolved ${LLM_MODEL_ID}" in result.stdout and "NOT EVALUATED" in result.stdout
+
+
+HELD_OUT = corpus.CORPUS.parent / "deployments3"
+
+
+def test_held_out_corpus_is_real_and_sourced() -> None:
+    """tests/data/deployments3: files from repositories the first corpora do not draw on, read by hand first."""
+    sources = [ln.split() for ln in (HELD_OUT / "SOURCES").read_text().splitlines() if ln and ln[0] != "#"]
+    files = {p.relative_to(HELD_OUT).as_posix() for p in HELD_OUT.rglob("*/*") if p.is_file()}
+    files -= {f for f in files if f.startswith("LICENSES/")}
+    assert {s[0] for s in sources} == files == set(corpus.expected(HELD_OUT)) and len(files) >= 40
+    first = {ln.split()[1] for ln in (corpus.CORPUS / "SOURCES").read_text().splitlines() if ln and ln[0] != "#"}
+    assert not {s[1] for s in sources} & first  # held out: no repository of the first corpora
+    assert all(len(s) == 5 and len(s[3]) == 40 and s[4] in LICENCES for s in sources)
+    licences = {p.name for p in (HELD_OUT / "LICENSES").iterdir()}
+    assert all(any(n.startswith(s[1].replace("/", "+")) for n in licences) for s in sources if s[4] != "Apache-2.0")
+
+
+def test_held_out_corpus_is_read_exactly() -> None:
+    exact, total, diffs, misses = corpus.compare((), HELD_OUT)
+    assert diffs == [] and misses == [] and exact == total >= 24
+
+
+def test_held_out_corpus_in_one_run() -> None:
+    """Every server gets a result; nothing aborts; the run does not exit 0 with servers it could not evaluate."""
+    result = invoke(["check", str(HELD_OUT), "--gpu", "h100", "--format", "json"], exit_code=1)
+    out = json.loads(result.stdout)
+    assert {r["status"] for r in out} == {"pass", "fail", "not-evaluated"}
+    servers = sum(len(w["servers"]) for w in corpus.expected(HELD_OUT).values())
+    assert len([r for r in out if "resource" in r]) == servers
+    notes = result.stderr
+    assert "not a manifest: render it first" in notes and "runs the Ray Serve application" in notes

@@ -331,3 +331,146 @@ def test_cuda_graph_profiling_off_frees_kv_cache_before_the_graphs(tmp_path: Pat
     default, off = kv_tokens(""), kv_tokens("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 ")
     assert off > default  # the graphs are not set aside before the KV cache (gpu_worker.py, 0.21+)
     assert kv_tokens("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 ") == default
+
+
+def test_sh_c_positional_arguments_arrays_and_case_as_bash_runs_them() -> None:
+    """Compose's `entrypoint: [bash, -c, SCRIPT, --]` + `command: [...]`: bash makes `--` $0 and the command "$@";
+    `case` with a known subject takes the arm bash takes; an array expands to one word per item."""
+    script = """
+_spec_n="${SPEC_N:-${SPEC_N_MAX:-2}}"
+case "${SPEC:-}" in off|OFF|false|0) _spec_n=0 ;; esac
+case "$_spec_n" in ""|*[!0-9]*)
+  echo "bad" >&2
+  exit 1 ;;
+esac
+SPEC_ARGS=()
+if [ "$_spec_n" -gt 0 ]; then
+  SPEC_ARGS=(--speculative-config "{\\"method\\":\\"mtp\\",\\"num_speculative_tokens\\":$_spec_n}")
+fi
+exec vllm serve ${ENFORCE:+--enforce-eager} "$@" "${SPEC_ARGS[@]}"
+"""
+    args = ["--", "--model", "/m", "--served-model-name", "a b"]
+    (cmd,) = [c for c in shell.run_script(script, {"SPEC_N": ""}, args) if c.words[:1] == ("vllm",)]
+    assert cmd.words == ("vllm", "serve", "--model", "/m", "--served-model-name", "a b", "--speculative-config",
+                         '{"method":"mtp","num_speculative_tokens":2}')  # fmt: skip
+    assert cmd.unresolved == ()
+    (off,) = [c for c in shell.run_script(script, {"SPEC": "off"}, args) if c.words[:1] == ("vllm",)]
+    assert off.words[-1] == "a b"  # SPEC=off: the arm sets 0, no drafter
+    # without known arguments (a script file) "$@" stays unresolved; an arm that cannot be decided makes what it
+    # assigns unknown
+    assert _serves('vllm serve "$@"') == [(("vllm", "serve", "$@"), ("$@",))]
+    loop = 'case "$1" in --dry-run) TP=2 ;; esac\nvllm serve m -tp ${TP:-1}'
+    assert _serves(loop) == [(("vllm", "serve", "m", "-tp", "$TP"), ("$TP",))]
+
+
+def test_compose_entrypoint_script_with_command_arguments() -> None:
+    compose = """
+services:
+  llm:
+    image: vllm/vllm-openai:v0.27.1
+    environment: [SPEC_N=]
+    entrypoint:
+      - /bin/bash
+      - -c
+      - |
+        n="$${SPEC_N:-4}"
+        exec vllm serve ${EAGER:+--enforce-eager} "$$@"
+      - --
+    command: [--model, /models/x, --tensor-parallel-size, "${TP:-2}", --max-model-len, "${LEN:-${CTX:-32768}}"]
+"""
+    (found,) = read_text(compose, "compose.yaml", ".yaml")
+    assert found.argv == ("vllm", "serve", "--model", "/models/x", "--tensor-parallel-size", "2",
+                          "--max-model-len", "32768")  # fmt: skip
+    assert found.unresolved == ()
+
+
+def test_kinds_that_hold_one_runner_container_dynamo_ome() -> None:
+    dynamo = """
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: g}
+spec:
+  services:
+    Frontend:
+      extraPodSpec: {mainContainer: {image: x/dynamo, command: [python3, -m, dynamo.frontend]}}
+    Decode:
+      multinode: {nodeCount: 2}
+      resources: {limits: {gpu: "4"}}
+      extraPodSpec:
+        mainContainer:
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, m, --is-prefill-worker, --connector, nixl, lmcache, -tp, "2", --data-parallel-size, "4"]
+"""
+    (found,) = read_text(dynamo, "g.yaml", ".yaml")
+    assert found.argv == ("vllm", "serve", "--model", "m", "-tp", "2", "--data-parallel-size", "4")
+    assert (found.gpus_per_pod, found.gpus_total, found.image_tag) == (4, 8, None)  # the tag is Dynamo's release
+    ome = """
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {name: rt}
+spec:
+  engineConfig:
+    volumes: [{name: dshm, emptyDir: {medium: Memory}}]
+    runner:
+      name: ome-container
+      image: docker.io/vllm/vllm-openai:v0.9.0.1
+      command: [python3, -m, vllm.entrypoints.openai.api_server, --model, $(MODEL_PATH), --tensor-parallel-size, "8"]
+      volumeMounts: [{mountPath: /dev/shm, name: dshm}]
+      resources: {limits: {nvidia.com/gpu: 8}}
+"""
+    (runner,) = read_text(ome, "rt.yaml", ".yaml")
+    assert (runner.container, runner.gpus_per_pod, runner.has_shm) == ("ome-container", 8, True)
+    assert runner.unresolved == ("$(MODEL_PATH)",)
+
+
+def test_ray_pods_and_ray_serve_code_and_helm_templates_are_not_servers(tmp_path: Path) -> None:
+    """KubeRay starts its pods with `ray start` (a vLLM-named image's entrypoint never runs); a Ray Serve app of
+    the deployment's own Python code and a Helm template are named as such."""
+    ray = """
+apiVersion: ray.io/v1
+kind: RayService
+metadata: {name: vllm, namespace: ns}
+spec:
+  serveConfigV2: |
+    applications:
+      - name: app
+        import_path: vllm_serve:deployment
+  rayClusterConfig:
+    headGroupSpec:
+      template: {spec: {containers: [{name: ray-head, image: x/ray2.41-vllm0.7.0:latest}]}}
+"""
+    (tmp_path / "ray.yaml").write_text(ray)
+    (tmp_path / "deployment.yaml").write_text('kind: Deployment\nmetadata:\n  name: {{ include "x" . }}\n')
+    loaded = load_inputs((str(tmp_path),))
+    assert loaded.found == []
+    notes = "\n".join(loaded.notes)
+    assert "RayService/ns/vllm runs the Ray Serve application vllm_serve:deployment: Python code" in notes
+    assert "a Helm template ({{ include... at line 3), not a manifest: render it first" in notes
+    result = invoke(["check", str(tmp_path / "deployment.yaml")], exit_code=2)
+    assert "helm template" in result.output and "Traceback" not in result.output
+
+
+def test_llmkube_inference_service_reads_its_model_and_vllm_config() -> None:
+    text = """
+apiVersion: inference.llmkube.dev/v1alpha1
+kind: Model
+metadata: {name: q}
+spec:
+  source: hf://org/Q-27B-AWQ@7908d42
+  hardware: {gpu: {enabled: true, count: 2, vendor: nvidia}}
+---
+apiVersion: inference.llmkube.dev/v1alpha1
+kind: InferenceService
+metadata: {name: q}
+spec:
+  modelRef: q
+  runtime: vllm
+  image: vllm/vllm-openai:v0.30.0
+  vllmConfig: {maxModelLen: 65536, kvCacheDtype: fp8, enablePrefixCaching: true, enforceEager: false}
+  extraArgs: [--tensor-parallel-size, "2"]
+"""
+    (found,) = read_text(text, "q.yaml", ".yaml")
+    assert found.argv == ("vllm", "serve", "org/Q-27B-AWQ", "--max-model-len", "65536", "--kv-cache-dtype", "fp8",
+                          "--enable-prefix-caching", "--no-enforce-eager", "--tensor-parallel-size", "2")  # fmt: skip
+    assert (found.gpus_per_pod, found.image_tag, found.not_evaluable) == (2, "v0.30.0", None)

@@ -303,6 +303,9 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
             continue
         if kind in ("RayService",) and isinstance(_m(doc.get("spec")).get("serveConfigV2"), str):
             out += read_ray_serve_llm(doc, source, index)
+        if kind == "InferenceService" and str(doc.get("apiVersion", "")).startswith("inference.llmkube.dev/"):
+            out += read_llmkube(doc, docs, source, index)
+            continue
         if kind == "InferenceService":
             out += read_inference_service(doc, source, index)
             continue
@@ -421,6 +424,46 @@ def read_dynamo(doc: dict[str, Any], source: str, index: int) -> list[Found]:
             for f in found
         ]
     return out
+
+
+def read_llmkube(doc: dict[str, Any], docs: list[dict[str, Any]], source: str, index: int) -> list[Found]:
+    """LLMKube's InferenceService with `runtime: vllm`: the Model it references (`source: hf://org/name@rev`,
+    `hardware.gpu`), `vllmConfig` (each key a vLLM flag: maxModelLen -> --max-model-len), `extraArgs`, `env`."""
+    spec = _m(doc.get("spec"))
+    if str(spec.get("runtime", "")).lower() != "vllm":
+        return []
+    ref = str(spec.get("modelRef", ""))
+    model_doc = next((d for d in docs if d.get("kind") == "Model" and _m(d.get("metadata")).get("name") == ref), {})
+    model_spec = _m(model_doc.get("spec"))
+    model = re.sub(r"^(hf|pvc|s3|gs)://", "", str(model_spec.get("source", ""))).split("@", 1)[0] or f"<{ref}>"
+    argv = ["vllm", "serve", model]
+    for key, value in _m(spec.get("vllmConfig")).items():
+        flag = "--" + re.sub(r"(?<=[a-z0-9])([A-Z])", r"-\1", str(key)).lower()
+        argv += [flag] if value is True else ["--no-" + flag[2:]] if value is False else [flag, str(value)]
+    args = _words(spec.get("extraArgs"))
+    if args is None:
+        raise InputError(f"{source} ({resource_name(doc, index)}): spec.extraArgs must be a list of strings")
+    argv += args
+    env, _ = k8s_env(spec)
+    gpu = _m(_m(model_spec.get("hardware")).get("gpu"))
+    vendor = str(gpu.get("vendor", "nvidia")).lower()
+    image = str(spec.get("image", ""))
+    pod = {"volumes": spec.get("extraVolumes"), "containers": [{"volumeMounts": spec.get("extraVolumeMounts")}]}
+    return [
+        Found(
+            source,
+            resource_name(doc, index),
+            tuple(argv),
+            gpus_per_pod=int(gpu["count"]) if str(gpu.get("count", "")).isdigit() else None,
+            has_shm=_has_shm(pod, pod["containers"][0]),
+            image_tag=image_tag(image) if is_vllm_image(image) else None,
+            container="vllm",
+            not_evaluable=f"the Model's GPUs are {vendor}, not NVIDIA"
+            if vendor != "nvidia"
+            else not_evaluable(tuple(argv), env, image),
+            env=env,
+        )
+    ]
 
 
 def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:

@@ -140,7 +140,7 @@ class _Expander:
             unresolved.append(text[i : j + 1])
             return text[i : j + 1], j + 1
         if text.startswith("${", i):
-            end = text.find("}", i)
+            end = _closing_brace(text, i + 1)
             if end < 0:
                 return text[i:], len(text)
             return self.value(text[i + 2 : end], unresolved), end + 1
@@ -255,6 +255,16 @@ class _Expander:
         if value[-1:].isspace():
             words.append(_Word())
         return i
+
+
+def _closing_brace(text: str, j: int) -> int:
+    """Index of the `}` closing the `{` at text[j] (defaults nest: `${A:-${B:-x}}`), or -1."""
+    depth = 0
+    for k in range(j, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[k], 0)
+        if depth == 0:
+            return k
+    return -1
 
 
 def _closing_paren(text: str, j: int) -> int:
