@@ -448,14 +448,15 @@ def read_llmkube(doc: dict[str, Any], docs: list[dict[str, Any]], source: str, i
     gpu = _m(_m(model_spec.get("hardware")).get("gpu"))
     vendor = str(gpu.get("vendor", "nvidia")).lower()
     image = str(spec.get("image", ""))
-    pod = {"volumes": spec.get("extraVolumes"), "containers": [{"volumeMounts": spec.get("extraVolumeMounts")}]}
+    mounts = {"volumeMounts": spec.get("extraVolumeMounts")}
+    pod = {"volumes": spec.get("extraVolumes"), "containers": [mounts]}
     return [
         Found(
             source,
             resource_name(doc, index),
             tuple(argv),
             gpus_per_pod=int(gpu["count"]) if str(gpu.get("count", "")).isdigit() else None,
-            has_shm=_has_shm(pod, pod["containers"][0]),
+            has_shm=_has_shm(pod, mounts),
             image_tag=image_tag(image) if is_vllm_image(image) else None,
             container="vllm",
             not_evaluable=f"the Model's GPUs are {vendor}, not NVIDIA"
