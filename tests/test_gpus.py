@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from recommender.catalog import load_gpus
@@ -223,7 +225,8 @@ def test_every_card_has_a_bandwidth_and_a_16_bit_rate(gpu: object) -> None:
         assert gpu.int8_tflops >= 2 * sixteen * 0.99
 
 
-@pytest.mark.parametrize("gpu", [g for g in load_gpus() if "GeForce" in g.name], ids=lambda g: g.key)
+# The A10G's tensor cores are GeForce-like: AWS's datasheet gives FP16 70 and TF32 35 TFLOPS on 80 GA102 SMs.
+@pytest.mark.parametrize("gpu", [g for g in load_gpus() if "GeForce" in g.name or g.key == "a10g"], ids=lambda g: g.key)
 def test_geforce_cards_carry_the_fp32_accumulate_rate(gpu: object) -> None:
     # GeForce runs FP16/BF16 with FP32 accumulate (what vLLM's kernels use) at half the FP16-accumulate rate NVIDIA
     # often quotes, while INT8 (INT32 accumulate) runs at the full rate: INT8 = 4 x BF16, as the GA102, AD102 and
@@ -267,3 +270,29 @@ def test_gpus_command_shows_the_rates() -> None:
     table = invoke(["gpus"]).stdout
     assert "16-bit TF" in table
     assert any(line.startswith("rtx5090 ") and " 209.5* " in line for line in table.splitlines())
+
+
+GEMM_PEAKS = Path(__file__).parent / "data" / "gemm_peaks.yaml"
+# B300's 14 PFLOPS dense FP4 is NVIDIA's figure (aiconfigurator b300_sxm.yaml) that no collected kernel approaches.
+FAR_FROM_PEAK = {("b300", "fp4")}
+
+
+def _gemm_points() -> list[dict[str, object]]:
+    import yaml
+
+    points: list[dict[str, object]] = yaml.safe_load(GEMM_PEAKS.read_text())["points"]
+    return points
+
+
+@pytest.mark.parametrize("point", _gemm_points(), ids=lambda p: f"{p['gpu']}-{p['dtype']}")
+def test_measured_gemms_stay_below_the_dense_peaks(point: dict[str, object]) -> None:
+    # NVIDIA's own GEMM measurements (aiconfigurator's collected tables, tests/data/gemm_peaks.yaml) never exceed a
+    # dense peak, and reach at least half of it: a 2:4-sparse or FP16-accumulate figure (2x) would fail the second.
+    m, n, k, ms = (float(point[x]) for x in ("m", "n", "k", "latency_ms"))  # type: ignore[arg-type]
+    measured = 2 * m * n * k / (ms * 1e-3) / 1e12
+    assert measured == pytest.approx(float(point["tflops"]), abs=0.06)  # type: ignore[arg-type]
+    peak = _rates(str(point["gpu"]))[str(point["dtype"])]
+    assert peak is not None
+    assert measured <= peak
+    if (point["gpu"], point["dtype"]) not in FAR_FROM_PEAK:
+        assert measured >= 0.5 * peak
