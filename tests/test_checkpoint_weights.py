@@ -351,3 +351,19 @@ def test_explain_says_where_the_weights_come_from_and_warns_on_the_count(tmp_pat
     assert f"warning: {warning}" in out
     doc = json.loads(invoke(["explain", folder, "--gpu", "l4", "--max-model-len", "128", "--format", "json"]).stdout)
     assert warning in doc["warnings"] and warning in doc["approximate"]
+
+
+@pytest.mark.parametrize("shape", [["a"], [-4, 2], [1.5], [True], [2**50], "256", [1] * 9], ids=lambda v: repr(v)[:20])
+def test_a_malformed_header_shape_is_bad_input(tmp_path: Path, shape: object) -> None:
+    header = json.dumps({"model.norm.weight": {"dtype": "BF16", "shape": shape, "data_offsets": [0, 512]}}).encode()
+    (tmp_path / "config.json").write_text(json.dumps(TINY))
+    (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
+    r = invoke(["explain", str(tmp_path), "--gpu", "l4"], 2)
+    assert r.stderr.count("\n") == 1 and "'model.norm.weight' has a malformed shape" in r.stderr
+
+
+def test_gpt2_causal_mask_buffers_are_dropped(tmp_path: Path) -> None:
+    # gpt2.py load_weights maps ".attn.bias" and ".attn.masked_bias" to None ("c_attn.bias" is a real bias).
+    buffers = {"model.layers.0.attn.bias": ("BF16", (1, 1, 128, 128)), "model.layers.0.attn.masked_bias": ("F32", ())}
+    spec = resolve_model(str(write_checkpoint(tmp_path, TINY, tiny_checkpoint(_plain) | buffers)))
+    assert checkpoint_inventory(spec).dropped == ("model.layers.0.attn.bias", "model.layers.0.attn.masked_bias")

@@ -359,9 +359,12 @@ def _experts(
     return None
 
 
-def _dropped(s: ModelSpec, module: str) -> bool:
-    """Checkpoint tensors vLLM's loader skips (see the module docstring)."""
-    if module.endswith("inv_freq") or module.startswith("mtp.") or ".mtp." in f".{module}":
+def _dropped(s: ModelSpec, module: str, params: Mapping[str, CheckpointTensor]) -> bool:
+    """Checkpoint tensors vLLM's loader skips (see the module docstring; GPT-2's causal-mask buffers attn.bias and
+    attn.masked_bias: gpt2.py load_weights)."""
+    if module.endswith(("inv_freq", ".masked_bias")) or module.startswith("mtp.") or ".mtp." in f".{module}":
+        return True
+    if module.endswith(".attn") and set(params) == {"bias"}:
         return True
     if s.tie_word_embeddings and module.rsplit(".", 1)[-1] in _HEAD:
         return True
@@ -399,7 +402,7 @@ def checkpoint_inventory(s: ModelSpec) -> CheckpointInventory:
     for module, params in modules.items():
         size = sum(_stored_bytes(t) for t in params.values())
         total_bytes += size
-        if _dropped(s, module):
+        if _dropped(s, module, params):
             dropped += [t.name for t in params.values()]
             continue
         placed = _place(s, module, params, sets)
@@ -418,8 +421,8 @@ def checkpoint_inventory(s: ModelSpec) -> CheckpointInventory:
     inventory = CheckpointInventory(tuple(tensors), params_total, tuple(unknown), unknown_bytes, tuple(dropped))
     if not any(t.layer is not None for t in tensors):
         return _fallback(inventory, "no decoder-layer tensor in the checkpoint has a name vLLM's models use")
-    if unknown_bytes > UNKNOWN_SHARE * total_bytes:
-        share = unknown_bytes / total_bytes
+    if unknown_bytes > UNKNOWN_SHARE * max(total_bytes, 1):
+        share = unknown_bytes / max(total_bytes, 1)
         n = len(unknown)
         return _fallback(inventory, f"{n} tensor{'s' * (n != 1)} ({share:.1%} of the checkpoint) with no known role")
     return inventory

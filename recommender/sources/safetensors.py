@@ -98,14 +98,28 @@ def summarize_tables(tables: Iterable[HeaderTable]) -> CheckpointSummary:
     return CheckpointSummary(files, tuple(tensors), sum(by_dtype.values()), dict(sorted(by_dtype.items())))
 
 
+MAX_DIM = 1 << 40  # no real tensor dimension comes near this; larger values are a malformed (or hostile) header
+MAX_DIMS = 8
+
+
+def _dims(values: object) -> tuple[int, ...] | None:
+    """Non-negative integer dimensions (None when the list holds anything else)."""
+    if not isinstance(values, (list, tuple)) or len(values) > MAX_DIMS:
+        return None
+    if not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < MAX_DIM for d in values):
+        return None
+    return tuple(values)
+
+
 def _tensor(name: str, info: Mapping[str, object]) -> tuple[CheckpointTensor, int]:
     """One header entry as a tensor and its stored bytes (from data_offsets, else shape x dtype size)."""
-    dtype = str(info.get("dtype", "?"))
-    raw_shape = info.get("shape")
-    shape = tuple(int(d) for d in raw_shape) if isinstance(raw_shape, (list, tuple)) else ()
-    offsets = info.get("data_offsets")
-    if isinstance(offsets, (list, tuple)) and len(offsets) == 2:
-        size = int(offsets[1]) - int(offsets[0])
+    dtype = str(info.get("dtype", "?"))[:16]
+    shape = _dims(info.get("shape", []))
+    if shape is None:
+        raise ModelConfigError(f"safetensors header: tensor {name[:80]!r} has a malformed shape")
+    offsets = _dims(info.get("data_offsets"))
+    if offsets is not None and len(offsets) == 2 and offsets[1] >= offsets[0]:
+        size = offsets[1] - offsets[0]
     else:
         size = int(prod(shape) * DTYPE_BYTES.get(dtype, 1))
     return CheckpointTensor(name, dtype, shape), size
