@@ -1,11 +1,14 @@
 """Fit the performance model's constants on the published points and write profiles/perf.yaml.
 
-    python benchmarks/fit_perf.py [--max-evaluations N] [--dry-run]
+    python benchmarks/fit_perf.py [--max-evaluations N] [--dry-run] [--warm]
+    python benchmarks/fit_perf.py --cross-validate source|family [--max-evaluations N]
 
 Fits only on the points `benchmarks/perf_points.py` marks "fit"; the held-out model x GPU combinations are
 predicted with the fitted constants and reported (and by `benchmarks/perf_fidelity.py`), never fitted on.
 The loss is a Huber loss of log(predicted / measured) over mean TTFT, mean TPOT and output throughput. Reproducible:
-the same data and starting values give the same constants.
+the same data and starting values give the same constants. `--cross-validate` checks that the held-out figures are
+not an accident of one split: it leaves each publisher (or GPU family) of the fit points out in turn, refits on the
+rest and reports the errors on the points left out.
 """
 
 from __future__ import annotations
@@ -17,15 +20,17 @@ import multiprocessing
 import statistics
 import sys
 import time
+import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.perf_points import Point, points
+from benchmarks.perf_points import points
 from benchmarks.perf_run import Prepared, predicted_metrics, prepare
-from recommender.perf.fit import Knob, compass_search, huber, log_error
+from recommender.perf.fit import FitResult, Knob, compass_search, huber, log_error
 from recommender.perf.params import PerfParams, gpu_family
 from recommender.perf_profile import bundled_params
 from recommender.resources import profiles_dir
@@ -77,16 +82,44 @@ def main() -> int:
     ap.add_argument("--dry-run", action="store_true", help="print the constants, do not write profiles/perf.yaml")
     ap.add_argument("--warm", action="store_true", help="start from profiles/perf.yaml instead of the code defaults")
     ap.add_argument("--errors-only", action="store_true", help="only recompute expected_error for the current file")
+    ap.add_argument(
+        "--cross-validate",
+        choices=sorted(FOLDS),
+        help="leave one source / GPU family of the fit points out at a time: refit on the rest (from the code "
+        "defaults), predict the left-out points, print their errors; writes nothing",
+    )
     args = ap.parse_args()
     if args.errors_only:
         return write_errors()
+    if args.cross_validate:
+        return cross_validate(args.cross_validate, args.max_evaluations)
     start = bundled_params() if args.warm else PerfParams()
-    fit_points: list[Point] = [p for p in points() if p.use == "fit"]
-    for p in fit_points:
-        prep = prepare(p)
-        if prep is not None:
-            _PREPARED.append(prep)
-    print(f"fitting on {len(_PREPARED)} points (of {len(fit_points)} marked 'fit')")
+    prepared = _prepared()
+    print(f"fitting on {len(prepared)} points marked 'fit'")
+    result = fit(prepared, start, args.max_evaluations)
+    print(f"loss {result.start_loss:.4f} -> {result.loss:.4f} in {result.evaluations} evaluations")
+    doc = document(result.params, [p.point.id for p in prepared])
+    doc["expected_error"] = expected_errors(result.params)
+    print(yaml.safe_dump({k: doc[k] for k in ("global", "families", "expected_error")}, sort_keys=False))
+    if not args.dry_run:
+        write(doc)
+    return 0
+
+
+def _prepared() -> list[Prepared]:
+    """The fit points the model can answer, prepared once."""
+    out = []
+    for p in points():
+        if p.use == "fit":
+            prep = prepare(p)
+            if prep is not None:
+                out.append(prep)
+    return out
+
+
+def fit(prepared: list[Prepared], start: PerfParams, max_evaluations: int, *, verbose: bool = True) -> FitResult:
+    """Compass search of the knobs on `prepared` (two worker processes forked with the points)."""
+    _PREPARED[:] = prepared
     t0 = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(2) as pool:
 
@@ -102,15 +135,46 @@ def main() -> int:
             return sum(losses) / len(losses) + FAMILY_PRIOR * prior
 
         def progress(evals: int, loss: float, _params: PerfParams) -> None:
-            print(f"  {evals:4d} evaluations, loss {loss:.4f} ({time.perf_counter() - t0:.0f} s)", flush=True)
+            if verbose:
+                print(f"  {evals:4d} evaluations, loss {loss:.4f} ({time.perf_counter() - t0:.0f} s)", flush=True)
 
-        result = compass_search(objective, start, KNOBS, max_evaluations=args.max_evaluations, progress=progress)
-    print(f"loss {result.start_loss:.4f} -> {result.loss:.4f} in {result.evaluations} evaluations")
-    doc = document(result.params, [p.point.id for p in _PREPARED])
-    doc["expected_error"] = expected_errors(result.params)
-    print(yaml.safe_dump({k: doc[k] for k in ("global", "families", "expected_error")}, sort_keys=False))
-    if not args.dry_run:
-        write(doc)
+        return compass_search(objective, start, KNOBS, max_evaluations=max_evaluations, progress=progress)
+
+
+def _source_owner(prep: Prepared) -> str:
+    """Who published a point: the GitHub owner, or the web host."""
+    url = urllib.parse.urlparse(prep.point.source)
+    parts = url.path.strip("/").split("/")
+    return parts[0] if url.hostname == "github.com" and parts else url.hostname or "unknown"
+
+
+FOLDS: dict[str, Callable[[Prepared], str]] = {
+    "source": _source_owner,
+    "family": lambda prep: gpu_family(prep.gpu),
+}
+
+
+def cross_validate(by: str, max_evaluations: int) -> int:
+    """Leave-one-fold-out errors over the fit points: every point predicted by constants fitted without its fold."""
+    prepared = _prepared()
+    key = FOLDS[by]
+    pooled: dict[str, list[float]] = {m: [] for m in METRIC_WEIGHTS}
+    print(f"leave one {by} out: {len(prepared)} fit points, at most {max_evaluations} evaluations per fold")
+    for fold in sorted({key(p) for p in prepared}):
+        train = [p for p in prepared if key(p) != fold]
+        test = [p for p in prepared if key(p) == fold]
+        params = fit(train, PerfParams(), max_evaluations, verbose=False).params
+        errs: dict[str, list[float]] = {m: [] for m in METRIC_WEIGHTS}
+        for prep in test:
+            pred = predicted_metrics(prep, params)
+            for m, real in prep.point.measured.items():
+                if pred is not None and m in errs:
+                    errs[m].append(abs(pred[m] / real - 1))
+        cells = "  ".join(f"{m} {statistics.median(v):6.1%} (n={len(v)})" for m, v in errs.items() if v)
+        print(f"  {fold:14} fitted on {len(train):3}, predicts {len(test):3}: {cells}", flush=True)
+        for m, v in errs.items():
+            pooled[m] += v
+    print("pooled: " + "  ".join(f"{m} median {statistics.median(v):.1%} (n={len(v)})" for m, v in pooled.items() if v))
     return 0
 
 

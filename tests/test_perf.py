@@ -320,3 +320,19 @@ def test_closed_form_screen_tracks_the_replay(load: Load) -> None:
     assert quick.method == "closed-form" and full.method == "replay"
     assert quick.tpot.mean == pytest.approx(full.tpot.mean, rel=0.15)
     assert quick.output_throughput == pytest.approx(full.output_throughput, rel=0.15)
+
+
+def test_compass_search_starts_inside_the_bounds() -> None:
+    """A start outside a knob's bounds (an older perf.yaml, narrower bounds) is moved to the nearest bound before the
+    search; the search then finds the objective's minimum inside them."""
+    from recommender.perf.fit import Knob, compass_search
+
+    knobs = (Knob("link_efficiency", 0.5, 0.95), Knob("step_overhead_ms", 1.0, 10.0))
+    start = replace(PerfParams(), link_efficiency=0.24, step_overhead_ms=4.0)
+
+    def objective(p: PerfParams) -> float:  # minimum at link 0.3 (outside) and overhead 2.0 (inside)
+        return (math.log(p.link_efficiency / 0.3)) ** 2 + (math.log(p.step_overhead_ms / 2.0)) ** 2
+
+    result = compass_search(objective, start, knobs, max_evaluations=200)
+    assert result.params.link_efficiency == 0.5
+    assert result.params.step_overhead_ms == pytest.approx(2.0, rel=0.03)

@@ -79,8 +79,13 @@ def compass_search(
     max_evaluations: int = 400,
     progress: Callable[[int, float, PerfParams], None] | None = None,
 ) -> FitResult:
-    """Minimise `objective` over `knobs` (log space, clipped to each knob's bounds)."""
+    """Minimise `objective` over `knobs` (log space, clipped to each knob's bounds; a start outside them is moved
+    to the nearest bound first)."""
     best = start
+    for knob in knobs:
+        value = get_value(best, knob.name)
+        if not knob.lo <= value <= knob.hi:
+            best = set_value(best, knob.name, min(knob.hi, max(knob.lo, value)))
     start_loss = best_loss = objective(best)
     evals = 1
     while step >= min_step and evals < max_evaluations:
