@@ -16,6 +16,7 @@ from recommender.check.docker import docker_run
 from recommender.check.dockerfile import read_dockerfile
 from recommender.check.load import load_inputs, read_text
 from recommender.check.shell_test import arithmetic, evaluate_test
+from recommender.errors import InputError
 
 from .conftest import invoke
 
@@ -474,3 +475,18 @@ spec:
     assert found.argv == ("vllm", "serve", "org/Q-27B-AWQ", "--max-model-len", "65536", "--kv-cache-dtype", "fp8",
                           "--enable-prefix-caching", "--no-enforce-eager", "--tensor-parallel-size", "2")  # fmt: skip
     assert (found.gpus_per_pod, found.image_tag, found.not_evaluable) == (2, "v0.30.0", None)
+
+
+def test_hostile_nesting_is_bounded_not_recursed() -> None:
+    """Defaults nested thousands deep (a script, a compose value) and a deep exec-form JSON in a Dockerfile: read
+    to a bound or refused in one line, never a RecursionError."""
+    from recommender.check.readers import compose_interpolate
+
+    deep = "${A:-" * 2000 + "x" + "}" * 2000
+    (found,) = read_text(f"vllm serve {deep}\n", "x.sh", ".sh")
+    assert found.unresolved and found.argv[2].startswith("${A:-")
+    missing: list[str] = []
+    assert compose_interpolate(deep, {}, missing).startswith("${A:-") and missing
+    assert compose_interpolate("${A:-${B:-${C:-x}}}", {"B": "b"}, []) == "b"
+    with pytest.raises(InputError, match=r"^Dockerfile: an exec-form instruction nested more than 8 levels deep"):
+        read_text("FROM vllm/vllm-openai\nCMD " + "[" * 5000 + "]" * 5000 + "\n", "Dockerfile", "")

@@ -6,7 +6,6 @@ vllm/vllm-openai`). A vLLM entrypoint without a model takes its arguments from `
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -14,6 +13,8 @@ from dataclasses import dataclass, field
 from recommender.check.commands import find_in_words, not_evaluable
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image
+from recommender.errors import InputError
+from recommender.safe_load import UntrustedDocumentError, load_json
 
 _INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)\s+(.*)$", re.S)
 RUN_ARGS = '"$@"'  # the arguments `docker run IMAGE ...` appends
@@ -48,9 +49,11 @@ def _form(value: str) -> list[str]:
     """Exec form (a JSON list, taken as written) or shell form (run by /bin/sh -c)."""
     if value.startswith("["):
         try:
-            words = json.loads(value)
-        except json.JSONDecodeError:
-            words = None
+            words = load_json(value, max_depth=8)  # an exec form is one flat list; deeper is refused, not recursed
+        except UntrustedDocumentError as exc:
+            if not exc.syntax:
+                raise InputError(f"an exec-form instruction {exc}") from None
+            words = None  # not JSON: Docker runs it in the shell form
         if isinstance(words, list) and all(isinstance(w, str) for w in words):
             return words
     return ["/bin/sh", "-c", value]
@@ -101,7 +104,10 @@ def _has_model(argv: tuple[str, ...], serve: bool) -> bool:
 
 def read_dockerfile(text: str, source: str) -> list[Found]:
     """The server the image runs by default (none when its entrypoint is a shell or another program)."""
-    stage = _final_stage(text)
+    try:
+        stage = _final_stage(text)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
     if stage is None:
         return []
     inherited = stage.entrypoint is None and is_vllm_image(stage.base)

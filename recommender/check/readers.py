@@ -815,23 +815,26 @@ def compose_interpolate(node: Any, env: Mapping[str, str], missing: list[str]) -
 _COMPOSE_NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def _compose_text(text: str, env: Mapping[str, str], missing: list[str]) -> str:
+def _compose_text(text: str, env: Mapping[str, str], missing: list[str], depth: int = 0) -> str:
+    if depth > 8:  # defaults nested deeper than any compose file writes them: untrusted text, not recursed into
+        missing.append(text[:40])
+        return text
     out, i = [], 0
     while i < len(text):
         if text.startswith("$$", i):
             out.append("$$")  # kept for the container: `$$` is a literal `$` there
             i += 2
         elif text.startswith("${", i):
-            depth, j = 0, i + 1
-            while j < len(text) and not (text[j] == "}" and depth == 1):
-                depth += {"{": 1, "}": -1}.get(text[j], 0)
+            braces, j = 0, i + 1
+            while j < len(text) and not (text[j] == "}" and braces == 1):
+                braces += {"{": 1, "}": -1}.get(text[j], 0)
                 j += 1
-            out.append(_compose_variable(text[i + 2 : j], env, missing) if j < len(text) else text[i:])
+            out.append(_compose_variable(text[i + 2 : j], env, missing, depth) if j < len(text) else text[i:])
             i = j + 1
         elif _COMPOSE_NAME.match(text, i):
             m = _COMPOSE_NAME.match(text, i)
             assert m is not None
-            out.append(_compose_variable(m.group(1), env, missing, braced=False))
+            out.append(_compose_variable(m.group(1), env, missing, depth, braced=False))
             i = m.end()
         else:
             out.append(text[i])
@@ -839,7 +842,7 @@ def _compose_text(text: str, env: Mapping[str, str], missing: list[str]) -> str:
     return "".join(out)
 
 
-def _compose_variable(body: str, env: Mapping[str, str], missing: list[str], *, braced: bool = True) -> str:
+def _compose_variable(body: str, env: Mapping[str, str], missing: list[str], depth: int, *, braced: bool = True) -> str:
     m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+?])(.*))?", body, re.S)
     if not m:
         return "${" + body + "}"
@@ -847,9 +850,9 @@ def _compose_variable(body: str, env: Mapping[str, str], missing: list[str], *, 
     value = env.get(name)
     unset = value is None or (op.startswith(":") and value == "")
     if op in (":-", "-"):
-        return _compose_text(arg, env, missing) if unset else str(value)
+        return _compose_text(arg, env, missing, depth + 1) if unset else str(value)
     if op in (":+", "+"):
-        return "" if unset else _compose_text(arg, env, missing)
+        return "" if unset else _compose_text(arg, env, missing, depth + 1)
     if value is None:
         missing.append("${" + name + "}" if braced else "$" + name)
         return "${" + name + "}"

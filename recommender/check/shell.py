@@ -26,6 +26,7 @@ _ASSIGN = re.compile(rf"^({_NAME})=(.*)$", re.S)
 _KEYWORDS = {"then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "{", "}", "!"}
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*[^\s<>]>|<[A-Za-z_]>")
+_MAX_NESTING = 8  # ${A:-${B:-...}} levels read (scripts nest two or three)
 _LIST = re.compile(rf'"(?:\$@|\$\{{@\}}|\$\{{({_NAME})\[@\]\}})"')  # "$@", "${@}", "${ARR[@]}": one word per item
 _ARRAY = re.compile(rf"^({_NAME})=\((.*)\)$", re.S)  # ARR=(a "b c")
 
@@ -75,6 +76,7 @@ class _Expander:
     ) -> None:
         self.scope = scope
         self.arrays = arrays or {}  # bash arrays, and "@": the positional parameters when they are known
+        self.depth = 0  # ${...} inside a default inside ...: bounded, as text from a file is untrusted
         self.unknown = unknown
         self.soft = soft if soft is not None else set()
         self.used_soft = False
@@ -82,6 +84,16 @@ class _Expander:
 
     def value(self, body: str, unresolved: list[str]) -> str:
         """The value of a ${...} body: `NAME`, `NAME:-default`, `NAME-default`, `NAME:=default`, `NAME:+alt`."""
+        if self.depth >= _MAX_NESTING:
+            unresolved.append("${" + body[:40] + "}")
+            return "${" + body + "}"
+        self.depth += 1
+        try:
+            return self._value(body, unresolved)
+        finally:
+            self.depth -= 1
+
+    def _value(self, body: str, unresolved: list[str]) -> str:
         item = re.fullmatch(rf"({_NAME})\[([@*]|\d+)\]", body)
         if item and item.group(1) in self.arrays and item.group(1) not in self.unknown:
             items = self.arrays[item.group(1)]
