@@ -277,22 +277,37 @@ GEMM_PEAKS = Path(__file__).parent / "data" / "gemm_peaks.yaml"
 FAR_FROM_PEAK = {("b300", "fp4")}
 
 
-def _gemm_points() -> list[dict[str, object]]:
+def _gemm_data() -> dict[str, list[dict[str, object]]]:
     import yaml
 
-    points: list[dict[str, object]] = yaml.safe_load(GEMM_PEAKS.read_text())["points"]
-    return points
+    data: dict[str, list[dict[str, object]]] = yaml.safe_load(GEMM_PEAKS.read_text())
+    return data
 
 
-@pytest.mark.parametrize("point", _gemm_points(), ids=lambda p: f"{p['gpu']}-{p['dtype']}")
-def test_measured_gemms_stay_below_the_dense_peaks(point: dict[str, object]) -> None:
-    # NVIDIA's own GEMM measurements (aiconfigurator's collected tables, tests/data/gemm_peaks.yaml) never exceed a
-    # dense peak, and reach at least half of it: a 2:4-sparse or FP16-accumulate figure (2x) would fail the second.
+@pytest.mark.parametrize("point", _gemm_data()["aiconfigurator"], ids=lambda p: f"{p['gpu']}-{p['dtype']}")
+def test_nvidia_measured_gemms_stay_below_the_dense_peaks(point: dict[str, object]) -> None:
+    # NVIDIA's own GEMM measurements (aiconfigurator's collected tables) never exceed a dense peak, and reach at
+    # least half of it: a 2:4-sparse or FP16-accumulate figure (2x) would fail the second.
     m, n, k, ms = (float(point[x]) for x in ("m", "n", "k", "latency_ms"))  # type: ignore[arg-type]
     measured = 2 * m * n * k / (ms * 1e-3) / 1e12
     assert measured == pytest.approx(float(point["tflops"]), abs=0.06)  # type: ignore[arg-type]
-    peak = _rates(str(point["gpu"]))[str(point["dtype"])]
+    _within_peak(str(point["gpu"]), str(point["dtype"]), measured)
+
+
+@pytest.mark.parametrize(
+    "point", _gemm_data()["torch_matmul"] + _gemm_data()["reported"], ids=lambda p: f"{p['gpu']}-{p['dtype']}"
+)
+def test_public_gemm_measurements_stay_below_the_dense_peaks(point: dict[str, object]) -> None:
+    # torch.matmul on real cards: professional boards below their full-rate FP32-accumulate peak (the RTX A6000's
+    # 123 TFLOPS rules out a GeForce-style half rate of 77), GeForce boards near their half rate.
+    _within_peak(str(point["gpu"]), str(point["dtype"]), float(point["tflops"]))  # type: ignore[arg-type]
+
+
+def _within_peak(key: str, dtype: str, measured: float) -> None:
+    gpu = next(g for g in load_gpus() if g.key == key)
+    peak = _rates(key)[dtype]
     assert peak is not None
-    assert measured <= peak
-    if (point["gpu"], point["dtype"]) not in FAR_FROM_PEAK:
+    # GeForce boards boost above their rated clock (RTX 5090: 2407 MHz rated, ~2.8 GHz under load).
+    assert measured <= peak * (1.2 if "GeForce" in gpu.name else 1.0)
+    if (key, dtype) not in FAR_FROM_PEAK:
         assert measured >= 0.5 * peak
