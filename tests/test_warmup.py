@@ -86,3 +86,43 @@ def test_pcie_cards_without_nvlink() -> None:
     rtx = resolve_gpu("rtx4090", load_gpus())
     assert not rtx.nvlink and H100.nvlink
     assert warmup.context_bytes(2, rtx.nvlink) == int(0.5 * GiB)
+
+
+def test_recommend_picks_the_highest_utilization_explain_judges_safe() -> None:
+    """One warm-up rule: the planner's --gpu-memory-utilization is the highest hundredth at which explain sees no
+    warm-up risk (WARMUP_UNCERTAINTY to spare); one hundredth more and explain warns. Qwen2.5-7B on four T4s with
+    128 sequences: the release default 0.92 leaves a 0.54 GiB margin (a warning), so 0.88 is planned."""
+    import json
+
+    from .conftest import invoke
+
+    out = invoke(["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "t4", "--concurrency", "128"])
+    plan = json.loads(
+        invoke(
+            [
+                "recommend",
+                "--model",
+                "Qwen/Qwen2.5-7B-Instruct",
+                "--gpu",
+                "t4",
+                "--concurrency",
+                "128",
+                "--format",
+                "json",
+            ]
+        ).stdout
+    )
+    assert "--gpu-memory-utilization 0.88" in out.stdout
+    p = plan["prediction"]
+    assert p["gpu_memory_utilization"] == 0.88 and p["fits"] and not p["warnings"]
+    spec, gpu, version = resolve_model("Qwen/Qwen2.5-7B-Instruct"), resolve_gpu("t4", load_gpus()), VllmVersion(0, 33)
+    for util, warned in ((0.88, False), (0.89, True)):
+        flags = EngineFlags(
+            tensor_parallel_size=p["tensor_parallel_size"],
+            gpu_memory_utilization=util,
+            max_model_len=p["max_model_len"],
+            max_num_seqs=p["max_num_seqs"],
+            max_num_batched_tokens=p["max_num_batched_tokens"],
+        )
+        e = explain(spec, gpu, flags, version)
+        assert e.has(IssueKind.WARMUP_HEADROOM) is warned and e.fits

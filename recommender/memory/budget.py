@@ -405,6 +405,7 @@ def explain(
     max_len = kv_admission(worst, limits, in_flight, prefix_caching, issues)
     bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
+    post = None
     if flags.kv_cache_memory_bytes is None:
         post = post_allocation(model, gpu, stages, (precision, limits, budget), version, tp)
         warmup_headroom(post, budget.utilization, issues)
@@ -434,4 +435,5 @@ def explain(
         in_flight_tokens=in_flight,
         prefix_caching=prefix_caching,
         issues=tuple(issues),
+        post_allocation=post,
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from recommender.memory.kv_cache import KvLayout
 from recommender.memory.startup_issues import IssueKind, StartupIssue
+from recommender.memory.warmup import PostAllocation
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,7 @@ class Explanation:
     in_flight_tokens: int = 0
     prefix_caching: bool = False
     issues: tuple[StartupIssue, ...] = ()
+    post_allocation: PostAllocation | None = None  # after the KV cache: the warm-ups and what is left for them
 
     @property
     def fits(self) -> bool:

@@ -11,15 +11,13 @@ import math
 from dataclasses import dataclass, replace
 
 from recommender.errors import PlanError
-from recommender.memory import overheads
-from recommender.memory.budget import REDUNDANCY_BUFFER, Explanation, explain
+from recommender.memory import warmup
+from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults
 from recommender.memory.startup_issues import IssueKind
-from recommender.model.spec import ModelSpec
 from recommender.planner.types import Candidate, Evaluation, Hardware, Target, Unevaluable, Verdict
 from recommender.units import GiB
 
-WARMUP_SAFETY = 256 * 1024 * 1024  # extra slack kept outside the budget, beyond vLLM's 150 MiB buffer
 # Errors the planner repairs by choosing max_model_len itself; any other startup error rejects the candidate.
 _LENGTH_ERRORS = frozenset({IssueKind.KV_TOO_SMALL, IssueKind.MAX_LEN_ABOVE_MODEL})
 
@@ -61,17 +59,27 @@ def _round_len(length: int) -> int:
     return max(step, length // step * step) if length >= step else length
 
 
-def choose_utilization(model: ModelSpec, hw: Hardware, version: VllmVersion, max_seqs: int, max_tokens: int) -> float:
-    """The version default, lowered so the post-allocation sampler warm-up (and graphs before 0.21) fit outside."""
-    total = hw.gpu.total_bytes
-    per_logit = overheads.sampler_bytes_per_logit((version.major, version.minor))
-    warmup = int(per_logit * min(max_seqs, max_tokens) * model.vocab_size)
-    if not version.cudagraph_memory_before_kv:
-        warmup += overheads.cudagraph_bytes(layers_on_gpu=model.num_layers, enforce_eager=False)
-    room = (total - warmup - WARMUP_SAFETY + REDUNDANCY_BUFFER) / total
-    util = min(version.default_gpu_memory_utilization, math.floor(room * 100) / 100)
+def warmup_utilization(probe: Explanation, hw: Hardware, version: VllmVersion) -> float:
+    """The highest utilization (in hundredths, at most the release's default and the free memory) at which explain
+    judges the post-allocation warm-ups safe with WARMUP_UNCERTAINTY to spare (memory/warmup.py): the budget
+    may take what is left once the warm-ups' need, the allocator's reserve and the margin are kept outside it,
+    counting the profiling peak freed before they run. That need does not depend on the utilization, so one
+    probe at any utilization gives it."""
+    util = version.default_gpu_memory_utilization
+    post = probe.post_allocation
+    total = probe.gpu_total_bytes
+    if post is not None:
+        limit = total + post.freed_activation - post.reserve - post.need - warmup.WARMUP_UNCERTAINTY - 1
+        util = min(util, math.floor(limit / total * 100) / 100)
     if hw.free_bytes is not None:
         util = min(util, math.floor(hw.free_bytes / total * 100) / 100)
+    return max(0.05, util)
+
+
+def _default_utilization(hw: Hardware, version: VllmVersion) -> float:
+    util = version.default_gpu_memory_utilization
+    if hw.free_bytes is not None:
+        util = min(util, math.floor(hw.free_bytes / hw.gpu.total_bytes * 100) / 100)
     return max(0.05, util)
 
 
@@ -87,7 +95,7 @@ def probe_flags(c: Candidate, target: Target, hw: Hardware, version: VllmVersion
         quantization=c.weights.quantization_flag,
         enable_expert_parallel=c.expert_parallel,
         kv_cache_dtype=c.kv_cache_dtype,
-        gpu_memory_utilization=choose_utilization(model, hw, version, max_seqs, tokens_default),
+        gpu_memory_utilization=_default_utilization(hw, version),
         max_model_len=min(target.context or model.max_model_len, model.max_model_len),
         max_num_seqs=max_seqs,
         max_num_batched_tokens=tokens_default,
@@ -183,6 +191,10 @@ def evaluate_candidate(c: Candidate, target: Target, hw: Hardware, version: Vllm
     flags = probe_flags(c, target, hw, version)
     try:
         probe = explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
+        util = warmup_utilization(probe, hw, version)
+        if util != flags.gpu_memory_utilization:
+            flags = replace(flags, gpu_memory_utilization=util)
+            probe = explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
     except PlanError as exc:
         return Unevaluable(c, flags, f"{c.describe()}: {exc}")
     ctx = _Context(c, target, hw, version, flags, probe)
