@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ import click
 
 from recommender.catalog import load_gpus
 from recommender.cli import params
+from recommender.cli.engine_options import engine_flag_options, engine_flags
 from recommender.cli.output import format_choice
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json
@@ -18,12 +18,10 @@ from recommender.errors import FlagError, InputError
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.budget import Explanation
 from recommender.memory.budget import explain as explain_budget
-from recommender.memory.engine import DEFAULT_VERSION, KV_CACHE_DTYPES, MODEL_DTYPES, EngineFlags, VllmVersion
+from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
 from recommender.serve_args import default_flag_table, parse_serve_argv, strict_errors
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
-
-_FIELDS = frozenset(f.name for f in fields(EngineFlags))
 
 
 def _bar(e: Explanation, width: int = 60) -> list[str]:
@@ -116,24 +114,7 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
 @click.option("--gpu", help="GPU type (name, alias or GFD label; see `vllm-plan gpus`).")
 @click.option("--gpu-memory-gib", type=params.GPU_GIB, help="Custom card: total memory in GiB as CUDA reports it.")
 @click.option("--free-memory-gib", type=params.FREE_GIB, help="Free memory at startup when the GPU is shared.")
-@click.option("-tp", "--tensor-parallel-size", type=params.PARALLEL)
-@click.option("-pp", "--pipeline-parallel-size", type=params.PARALLEL)
-@click.option("-dp", "--data-parallel-size", type=params.PARALLEL)
-@click.option("--enable-expert-parallel", is_flag=True, default=None)
-@click.option("-q", "--quantization")
-@click.option("--dtype", type=click.Choice(MODEL_DTYPES))
-@click.option("--kv-cache-dtype", help=f"KV-cache dtype: {', '.join(KV_CACHE_DTYPES)}.")
-@click.option("--gpu-memory-utilization", type=params.UTILIZATION)
-@click.option("--kv-cache-memory-bytes", type=params.KV_BYTES, help="Fixed KV budget (1G = 2**30, 1g = 10**9).")
-@click.option(
-    "--max-model-len",
-    type=params.MAX_MODEL_LEN,
-    help="Context length (32k = 32,000, 32K = 32,768; -1 or auto: auto-fit).",
-)
-@click.option("--max-num-seqs", type=params.REQUESTS)
-@click.option("--max-num-batched-tokens", type=params.BATCHED_TOKENS)
-@click.option("--block-size", type=params.BLOCK_SIZE)
-@click.option("--enforce-eager", is_flag=True, default=None)
+@engine_flag_options
 @click.option("--cpu-offload-gb", type=params.OFFLOAD_GIB)
 @click.option("--vllm-version", default=DEFAULT_VERSION, show_default=True, help="vLLM release to model (0.8-0.33).")
 @format_choice("html")
@@ -208,8 +189,6 @@ def engine_request(
     values.update({name: raw for name, raw in flag_values.items() if raw is not None})
     if not model:
         raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
-    unknown = set(values) - _FIELDS
-    if unknown:
-        raise FlagError(f"unsupported flags: {', '.join(sorted(unknown))}")
+    flags = engine_flags(values)
     refuse_flags_not_in(values, version)
-    return model, EngineFlags(**values)
+    return model, flags

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
 from recommender.cli import params
+from recommender.cli.engine_options import engine_flag_options, engine_flags
 from recommender.cli.explain_cmd import refuse_flags_not_in, resolve_hardware
 from recommender.cli.output import emit, format_choice, format_option, table
 from recommender.cli.report_options import deliver, output_option, plot_option
-from recommender.errors import FlagError, InputError
+from recommender.errors import InputError
 from recommender.hardware import Gpu
-from recommender.memory.engine import DEFAULT_VERSION, KV_CACHE_DTYPES, MODEL_DTYPES, EngineFlags, VllmVersion
+from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.perf.bench_result import BenchResult, read_bench_result
 from recommender.perf.calibrate import calibrate_gpu
@@ -27,31 +28,14 @@ from recommender.perf_profile import load_params, local_profile_path, save_local
 from recommender.serve_args import build_serve_argv
 from recommender.sources.resolve import resolve_model
 
-_FIELDS = frozenset(f.name for f in fields(EngineFlags))
 MAX_RESULT_BYTES = 64 << 20  # a saved result with every per-request list is a few MiB
 
 
 def _serve_flag_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """vLLM's own serve flags that shape memory and speed (the same names as `vllm serve`)."""
+    """vLLM's own serve flags that shape memory and speed (the same names as `vllm serve`), and the engine's
+    context: scheduling, release, GPU and calibration."""
     options = [
-        click.option("-tp", "--tensor-parallel-size", type=params.PARALLEL),
-        click.option("-pp", "--pipeline-parallel-size", type=params.PARALLEL),
-        click.option("-dp", "--data-parallel-size", type=params.PARALLEL),
-        click.option("--enable-expert-parallel", is_flag=True, default=None),
-        click.option("-q", "--quantization"),
-        click.option("--dtype", type=click.Choice(MODEL_DTYPES)),
-        click.option("--kv-cache-dtype", help=f"KV-cache dtype: {', '.join(KV_CACHE_DTYPES)}."),
-        click.option("--gpu-memory-utilization", type=params.UTILIZATION),
-        click.option("--kv-cache-memory-bytes", type=params.KV_BYTES, help="Fixed KV budget (1G = 2**30, 1g = 10**9)."),
-        click.option(
-            "--max-model-len",
-            type=params.MAX_MODEL_LEN,
-            help="Context length (32k = 32,000, 32K = 32,768; -1 or auto: auto-fit).",
-        ),
-        click.option("--max-num-seqs", type=params.REQUESTS),
-        click.option("--max-num-batched-tokens", type=params.BATCHED_TOKENS),
-        click.option("--block-size", type=params.BLOCK_SIZE),
-        click.option("--enforce-eager", is_flag=True, default=None),
+        engine_flag_options,
         click.option(
             "--async-scheduling/--no-async-scheduling",
             default=None,
@@ -69,15 +53,6 @@ def _serve_flag_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         fn = option(fn)
     return fn
-
-
-def engine_flags(values: dict[str, Any]) -> EngineFlags:
-    """EngineFlags from the serve-flag options (None = vLLM's default)."""
-    out = {name: raw for name, raw in values.items() if raw is not None}
-    unknown = set(out) - _FIELDS
-    if unknown:
-        raise FlagError(f"unsupported flags: {', '.join(sorted(unknown))}")
-    return EngineFlags(**out)
 
 
 @dataclass(frozen=True, slots=True)
