@@ -66,6 +66,12 @@ def options_table(options: tuple[PlanOption, ...]) -> Table:
     return Table(headers, rows)
 
 
+def rejected_section(plan: Plan) -> Section:
+    """Why each configuration the search tried was not chosen."""
+    items = tuple(Cell(reason) for reason in plan.rejected)
+    return Section(f"Rejected ({len(plan.rejected)} of {plan.searched})", "rejected", items=items)
+
+
 def inputs_of(plan: Plan) -> tuple[tuple[str, str], ...]:
     """What the plan was asked for."""
     i = plan.inputs
@@ -123,13 +129,7 @@ def plan_report(result: PlanResult, plan: Plan) -> Report:
         )
     sections.append(Section("Plan and alternatives", "alternatives", table=options_table(options)))
     if plan.rejected:
-        sections.append(
-            Section(
-                f"Rejected ({len(plan.rejected)} of {plan.searched})",
-                "rejected",
-                items=tuple(Cell(reason) for reason in plan.rejected),
-            )
-        )
+        sections.append(rejected_section(plan))
     return Report(
         title=f"{plan.inputs.model} on {result.hardware.total_gpus} x {plan.inputs.gpu_name}",
         subtitle=f"Plan for {target.describe()}: {best.summary}",

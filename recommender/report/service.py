@@ -15,7 +15,7 @@ from recommender.planner.service import ServiceOption, ServicePlan
 from recommender.report.explain import budget_section, messages
 from recommender.report.figures import CurveFigure, CurveSeries, knee
 from recommender.report.perf import result_items, result_table
-from recommender.report.plan import inputs_of, options_table
+from recommender.report.plan import inputs_of, options_table, rejected_section
 from recommender.report.structure import Cell, Report, Section
 from recommender.report.svg import Chart, curve_chart
 
@@ -120,13 +120,7 @@ def service_report(sp: ServicePlan, doc: Plan, params: PerfParams) -> Report:
         Section("Plan and alternatives", "alternatives", table=options_table((doc.best, *doc.alternatives))),
     ]
     if doc.rejected:
-        sections.append(
-            Section(
-                f"Rejected ({len(doc.rejected)} of {doc.searched})",
-                "rejected",
-                items=tuple(Cell(reason) for reason in doc.rejected),
-            )
-        )
+        sections.append(rejected_section(doc))
     return Report(
         title=f"{doc.inputs.model} on {best.gpus} x {doc.inputs.gpu_name}",
         subtitle=f"Plan for {sp.target.describe()}: {best.describe()}",
