@@ -267,6 +267,9 @@ def find_model(ref: str) -> CatalogMatch | None:
     for new_id, rename in _renamed(ref, renames):
         if (entry := load_model(new_id)) is not None:
             return CatalogMatch(entry, f"renamed repository, now {entry.id}: {rename.reason}")
+        if (alias := aliases.get(new_id.lower())) is not None and (entry := load_model(alias.target)) is not None:
+            via = f"renamed repository, now {new_id}: an alias of {entry.id} ({alias.kind}): {alias.reason}"
+            return CatalogMatch(entry, via, alias.same_model)
     if "/" not in ref and len(found := bare_name_matches(ref)) == 1 and (entry := load_model(found[0])) is not None:
         return CatalogMatch(entry, f"no organisation given; {entry.id} is the only catalog entry with that name")
     if "/" not in ref and (entry := _original_of_copies(found)) is not None:

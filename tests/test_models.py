@@ -101,6 +101,7 @@ def test_alias_table_is_explicit_and_safe() -> None:
     [
         ("meta-llama/Llama-3.1-405B-Instruct", "meta-llama/Meta-Llama-3.1-405B", "instruct-of"),
         ("meta-llama/Llama-3.1-405B", "meta-llama/Meta-Llama-3.1-405B", "renamed repository"),
+        ("meta-llama/Meta-Llama-3.1-405B-Instruct", "meta-llama/Meta-Llama-3.1-405B", "instruct-of"),  # rename, alias
         ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "renamed repository"),
         ("META-LLAMA/LLAMA-3.1-70B", "meta-llama/Meta-Llama-3.1-70B", "renamed repository"),
         ("qwen3-8b", "Qwen/Qwen3-8B", "only catalog entry"),
