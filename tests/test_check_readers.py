@@ -490,3 +490,22 @@ def test_hostile_nesting_is_bounded_not_recursed() -> None:
     assert compose_interpolate("${A:-${B:-${C:-x}}}", {"B": "b"}, []) == "b"
     with pytest.raises(InputError, match=r"^Dockerfile: an exec-form instruction nested more than 8 levels deep"):
         read_text("FROM vllm/vllm-openai\nCMD " + "[" * 5000 + "]" * 5000 + "\n", "Dockerfile", "")
+
+
+def test_a_plan_is_checked_on_the_free_memory_it_was_made_for(tmp_path: Path) -> None:
+    """`recommend --free-memory-gib` plans for a shared GPU; check holds the plan to that free memory: with less
+    free than the utilization asks, vLLM refuses to start (its message), and the fix is the utilization it allows."""
+    invoke(["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "l4", "--free-memory-gib", "18",
+            "--concurrency", "4", "--context", "8k", "-o", str(tmp_path)])  # fmt: skip
+    plan = (tmp_path / "plan.yaml").read_text()
+    assert "free_memory_gib: 18.0" in plan and "gpu_memory_utilization: 0.81" in plan
+    (found,) = load_inputs((str(tmp_path / "plan.yaml"),)).found
+    assert found.free_bytes == 18 << 30
+    invoke(["check", str(tmp_path / "plan.yaml")], exit_code=0)
+    (tmp_path / "less.yaml").write_text(plan.replace("free_memory_gib: 18.0", "free_memory_gib: 17.0"))
+    less = invoke(["check", str(tmp_path / "less.yaml")], exit_code=1).output
+    assert "Free memory on device cuda:0 (17.0/22.06 GiB) on startup is less than desired" in less
+    assert "fix: lower --gpu-memory-utilization to 0.77 (what 17.00 GiB free allows" in less
+    (tmp_path / "more.yaml").write_text(plan.replace("free_memory_gib: 18.0", "free_memory_gib: 40.0"))
+    more = invoke(["check", str(tmp_path / "more.yaml")], exit_code=1).output
+    assert "the plan's free memory (40.00 GiB) is more than the NVIDIA L4 has" in more

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -15,6 +16,7 @@ from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
 from recommender.serve_args import parse_serve_argv
+from recommender.units import GiB
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,17 +97,28 @@ class VllmEnv:
 
 
 def _try(
-    model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, vllm_env: VllmEnv | None = None
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    version: VllmVersion,
+    vllm_env: VllmEnv | None = None,
+    free_bytes: int | None = None,
 ) -> Explanation | None:
     try:
         estimate = vllm_env.estimate_cudagraphs if vllm_env else None
-        return explain(model, gpu, flags, version, estimate_cudagraphs=estimate)
+        return explain(model, gpu, flags, version, free_bytes=free_bytes, estimate_cudagraphs=estimate)
     except PlanError:
         return None
 
 
 def _warmup_fix(
-    model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation, vllm_env: VllmEnv | None
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    version: VllmVersion,
+    e: Explanation,
+    vllm_env: VllmEnv | None,
+    free_bytes: int | None,
 ) -> str | None:
     """The highest --gpu-memory-utilization (down to 0.5) at which the post-allocation warm-up clears its margin."""
     if not e.has(IssueKind.WARMUP_OOM, IssueKind.WARMUP_HEADROOM):
@@ -113,12 +126,34 @@ def _warmup_fix(
     util = e.utilization
     while util > 0.5:
         util = round(util - 0.01, 2)
-        alt = _try(model, gpu, replace(flags, gpu_memory_utilization=util), version, vllm_env)
+        alt = _try(model, gpu, replace(flags, gpu_memory_utilization=util), version, vllm_env, free_bytes)
         if alt and alt.fits and not alt.has(IssueKind.WARMUP_HEADROOM):
             return f"lower --gpu-memory-utilization to {util} (then {alt.max_concurrency:.1f} requests of " + (
                 f"{alt.max_model_len:,} tokens fit)"
             )
     return None
+
+
+def _free_memory_fix(
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    version: VllmVersion,
+    e: Explanation,
+    vllm_env: VllmEnv | None,
+    free_bytes: int | None,
+) -> str | None:
+    """The --gpu-memory-utilization the free memory allows, when vLLM refuses to start for want of it."""
+    if free_bytes is None or not e.has(IssueKind.FREE_BELOW_BUDGET):
+        return None
+    util = math.floor(free_bytes / gpu.total_bytes * 100) / 100
+    alt = _try(model, gpu, replace(flags, gpu_memory_utilization=util), version, vllm_env, free_bytes)
+    if not alt or not alt.fits:
+        return None
+    return (
+        f"lower --gpu-memory-utilization to {util} (what {free_bytes / GiB:.2f} GiB free allows; then "
+        f"{alt.max_concurrency:.1f} requests of {alt.max_model_len:,} tokens fit)"
+    )
 
 
 def suggest(
@@ -130,10 +165,14 @@ def suggest(
     need: int,
     length: int,
     vllm_env: VllmEnv | None = None,
+    free_bytes: int | None = None,
 ) -> list[str]:
-    """Concrete changes that fix the problem, each with what it would give (alternatives must start)."""
-    warmup = _warmup_fix(model, gpu, flags, version, e, vllm_env)
-    out: list[str] = [warmup] if warmup else []
+    """Concrete changes that fix the problem, each with what it would give (alternatives must start, on the
+    same free memory)."""
+    first = _free_memory_fix(model, gpu, flags, version, e, vllm_env, free_bytes) or _warmup_fix(
+        model, gpu, flags, version, e, vllm_env, free_bytes
+    )
+    out: list[str] = [first] if first else []
     if e.stage.available_kv > 0:
         shorter = e.longest_len(need, length)
         if not e.fits_one_request(length) and shorter > 0:
@@ -141,7 +180,7 @@ def suggest(
         elif e.concurrency_for(length) < need and shorter >= 256:
             out.append(f"lower --max-model-len to {shorter:,} ({need} requests of that length fit)")
     if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
-        alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version, vllm_env)
+        alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version, vllm_env, free_bytes)
         if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
             out.append(
                 f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
@@ -149,7 +188,7 @@ def suggest(
     tp = flags.tensor_parallel_size * 2
     while tp <= 8:
         if model.num_heads % tp == 0:
-            alt = _try(model, gpu, replace(flags, tensor_parallel_size=tp), version, vllm_env)
+            alt = _try(model, gpu, replace(flags, tensor_parallel_size=tp), version, vllm_env, free_bytes)
             if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
                 out.append(
                     f"{'or ' if out else ''}-tp {tp} (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
@@ -168,59 +207,43 @@ def evaluate(
     found: Found,
     *,
     resolve: Callable[[str], ModelSpec],
-    gpu: Gpu | None,
+    gpu: Gpu,
     version: VllmVersion,
     slo: Slo,
 ) -> CheckResult:
-    """Predict vLLM's startup with exactly these flags and judge the memory verdict and the promise (vLLM's
-    argument errors, flags the release lacks, GPU counts and /dev/shm are check.run's, before this)."""
+    """Predict vLLM's startup with exactly these flags (on the free memory a plan was made for, when it says) and
+    judge the memory verdict and the promise. vLLM's argument errors, flags the release lacks, the GPU type and
+    count and /dev/shm are check.run's, before this."""
     claimed, malformed = plan_annotations.decode(found.annotations)
-    failures: list[str] = [*found.problems, *malformed]
-    warnings: list[str] = []
     cmd = parse_serve_argv(list(found.argv))
     model_ref = cmd.model or ""
-
-    def result(e: Explanation | None, suggestions: list[str] | None = None) -> CheckResult:
-        return CheckResult(
-            found,
-            not failures,
-            model_ref,
-            gpu.name if gpu else None,
-            str(version),
-            e,
-            tuple(failures),
-            tuple(warnings),
-            tuple(suggestions or ()),
-            slo,
-        )
-
-    if gpu is None:
-        failures.append("no GPU type: pass --gpu, or select nodes with nvidia.com/gpu.product")
-        return result(None)
-    values = dict(cmd.values)
     vllm_env = VllmEnv.read(found.env, version)
-    warnings += vllm_env.notes
     try:
+        if found.free_bytes is not None and found.free_bytes > gpu.total_bytes:
+            raise PlanError(
+                f"the plan's free memory ({found.free_bytes / GiB:.2f} GiB) is more than the {gpu.name} has"
+            )
         model = resolve(model_ref)
-        flags = EngineFlags(**values)
-        e = explain(model, gpu, flags, version, estimate_cudagraphs=vllm_env.estimate_cudagraphs)
+        flags = EngineFlags(**dict(cmd.values))
+        e = explain(
+            model, gpu, flags, version, free_bytes=found.free_bytes, estimate_cudagraphs=vllm_env.estimate_cudagraphs
+        )
     except PlanError as exc:
-        failures.append(str(exc))
-        return result(None)
+        failed = (*found.problems, *malformed, str(exc))
+        return CheckResult(found, False, model_ref, gpu.name, str(version), None, failed, vllm_env.notes, (), slo)
     verdict = startup_verdict(e, vllm_env)
-    failures += verdict.failures
-    warnings += verdict.warnings
     overstated, understated = plan_annotations.prediction_drift(claimed, e, gpu_key=gpu.key, version=version)
     replicas = claimed.replicas or 1
-    length = slo.context or e.max_model_len
-    need = slo.concurrency or 1
     broken = _promise_failures(e, slo, replicas, starts=verdict.starts)
-    failures += [*overstated, *broken]
-    warnings += understated
-    # a false claim alone is fixed by re-planning, not by flags
-    fixable = bool(found.problems or malformed or verdict.failures or broken)
-    suggestions = suggest(model, gpu, flags, version, e, -(-need // replicas), length, vllm_env) if fixable else []
-    return result(e, suggestions)
+    failures = (*found.problems, *malformed, *verdict.failures, *overstated, *broken)
+    warnings = (*vllm_env.notes, *verdict.warnings, *understated)
+    suggestions: list[str] = []
+    if found.problems or malformed or verdict.failures or broken:  # a false claim alone is fixed by re-planning
+        need, length = -(-(slo.concurrency or 1) // replicas), slo.context or e.max_model_len
+        suggestions = suggest(model, gpu, flags, version, e, need, length, vllm_env, found.free_bytes)
+    return CheckResult(
+        found, not failures, model_ref, gpu.name, str(version), e, failures, warnings, tuple(suggestions), slo
+    )
 
 
 @dataclass(frozen=True, slots=True)

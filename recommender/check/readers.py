@@ -21,6 +21,7 @@ from recommender.check.found import Found
 from recommender.check.images import env_platform, image_tag, is_vllm_image, visible_devices
 from recommender.documents import plan_annotations, plan_from_data
 from recommender.errors import InputError
+from recommender.units import GiB
 
 _NVIDIA = "nvidia.com/gpu"
 # accelerators vLLM's CUDA memory model here does not describe: the server is found but not judged
@@ -966,4 +967,13 @@ def read_plan(doc: dict[str, Any], source: str) -> list[Found]:
     plan = plan_from_data(doc, source)
     tool = plan.generator.removeprefix("vllm-plan ")
     claimed = plan_annotations.from_plan(plan, tool_version=tool)
-    return [Found(source, "plan", plan.best.command, annotations=dict(plan_annotations.encode(claimed)))]
+    free = plan.inputs.free_memory_gib
+    return [
+        Found(
+            source,
+            "plan",
+            plan.best.command,
+            annotations=dict(plan_annotations.encode(claimed)),
+            free_bytes=int(free * GiB) if free is not None else None,  # the plan was made for this much free memory
+        )
+    ]
