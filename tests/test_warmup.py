@@ -126,3 +126,15 @@ def test_recommend_picks_the_highest_utilization_explain_judges_safe() -> None:
         )
         e = explain(spec, gpu, flags, version)
         assert e.has(IssueKind.WARMUP_HEADROOM) is warned and e.fits
+
+
+def test_v0_has_no_sampler_warmup() -> None:
+    # V0 (worker.py _warm_up_model) only captured CUDA graphs after the KV cache; V1 then also warms the sampler up
+    # over min(max_num_seqs, max_num_batched_tokens) dummy requests (1,024 in 0.8.1: 36 B x 1,024 x 152,064 = 5.2 GiB).
+    model = resolve_model("Qwen/Qwen2.5-7B-Instruct")
+    a10g = resolve_gpu("a10g", load_gpus())
+    v081 = VllmVersion.parse("0.8.1")
+    v0 = explain(model, a10g, EngineFlags(max_model_len=4096, use_v1=False, gpu_memory_utilization=0.95), v081)
+    v1 = explain(model, a10g, EngineFlags(max_model_len=4096, use_v1=True, gpu_memory_utilization=0.95), v081)
+    assert v0.fits and v0.has(IssueKind.V0_ENGINE) and not v0.has(IssueKind.WARMUP_OOM)
+    assert v1.error_kinds == (IssueKind.WARMUP_OOM,)

@@ -335,15 +335,19 @@ def post_allocation(
     setup: tuple[Precision, SchedulerLimits, Budget],
     version: VllmVersion,
     tp: int,
+    *,
+    v0: bool = False,
 ) -> warmup.PostAllocation:
-    """The memory picture after the KV cache is allocated, on the last stage's GPU (memory/warmup.py)."""
+    """The memory picture after the KV cache is allocated, on the last stage's GPU (memory/warmup.py). The V0
+    engine only captured CUDA graphs then (worker.py _warm_up_model): no sampler warm-up."""
     precision, limits, budget = setup
     last = stages[-1]
     rows = min(limits.max_num_seqs, limits.max_num_batched_tokens)
     v = (version.major, version.minor)
+    sampler = warmup.sampler_warmup_bytes(rows, model.vocab_size, overheads.SAMPLER_BYTES_PER_LOGIT_OLD, v)
     return warmup.PostAllocation(
         rows=rows,
-        sampler=warmup.sampler_warmup_bytes(rows, model.vocab_size, overheads.SAMPLER_BYTES_PER_LOGIT_OLD, v),
+        sampler=0 if v0 else sampler,
         cudagraphs=warmup.cudagraphs_after_kv(last.cudagraph, estimate_before_kv=budget.estimate_cudagraphs),
         context=warmup.context_bytes(tp, gpu.nvlink),
         outside_budget=budget.total - budget.requested,
@@ -407,7 +411,7 @@ def explain(
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
     post = None
     if flags.kv_cache_memory_bytes is None:
-        post = post_allocation(model, gpu, stages, (precision, limits, budget), version, tp)
+        post = post_allocation(model, gpu, stages, (precision, limits, budget), version, tp, v0=v0)
         warmup_headroom(post, budget.utilization, issues)
     return Explanation(
         model=model.name,
