@@ -52,9 +52,8 @@ def row(r: ServerResult) -> tuple[Cell, ...]:
 
 def details(r: ServerResult) -> tuple[Cell, ...]:
     """What fails, the fixes, why it was not evaluated, and the warnings of one server."""
+    # the memory verdict's failures are among the findings already (kind "startup", check/run.py)
     lines = [Cell(f.message, "fail") for f in r.findings]
-    if r.memory is not None:  # the memory verdict's failures are folded into findings of kind "startup"
-        lines += [Cell(m, "fail") for m in r.memory.failures if all(m != f.message for f in r.findings)]
     lines += [Cell(f"fix: {fix}") for fix in r.suggestions]
     lines += [Cell(f"not evaluated: {m}", "warn") for m in r.reasons]
     return (*lines, *(Cell(m, "warn") for m in r.warnings))
