@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -71,9 +72,30 @@ def _is_transport_error(exc: BaseException) -> bool:
     return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in _HTTP_CLIENT_MODULES
 
 
+# The HTTP clients' timeout exceptions, by type (huggingface_hub uses httpx2 or httpx from 1.0, requests before).
+_TIMEOUT_TYPES = (
+    ("httpx2", "TimeoutException"),
+    ("httpcore2", "TimeoutException"),
+    ("httpx", "TimeoutException"),
+    ("httpcore", "TimeoutException"),
+    ("requests.exceptions", "Timeout"),
+    ("urllib3.exceptions", "TimeoutError"),
+)
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    """A timeout of the socket or of an HTTP client already imported (a client's exception means it is imported)."""
+    types: list[type] = [TimeoutError]
+    for module, name in _TIMEOUT_TYPES:
+        cls = getattr(sys.modules.get(module), name, None)
+        if isinstance(cls, type):
+            types.append(cls)
+    return isinstance(exc, tuple(types))
+
+
 def _unreachable(endpoint: str, timeout: float, exc: BaseException) -> str:
     """Why the hub could not be reached, in a few words."""
-    if "timeout" in type(exc).__name__.lower():
+    if _is_timeout(exc):
         return f"the hub at {endpoint} did not answer within {timeout:g} s"
     detail = str(exc).splitlines()[0][:80] if str(exc) else ""
     return f"the hub at {endpoint} is unreachable ({exc.__class__.__name__}{': ' + detail if detail else ''})"
