@@ -44,7 +44,9 @@ def evaluate(
             continue
         prep = prepare(p)
         if prep is None:
-            rows.append((p, None, "the memory model cannot start this configuration"))
+            rows.append(
+                (p, None, "the memory model cannot start this configuration, or not with a context the prompts fit")
+            )
             continue
         t = time.perf_counter()
         pred = predicted_metrics(prep, params)

@@ -12,7 +12,7 @@ from recommender.model.quant import resolve_quant
 from recommender.perf.costs import EngineFacts, engine_costs, engine_facts
 from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams
-from recommender.perf.predict import async_default, predict_engine
+from recommender.perf.predict import async_default, check_context, predict_engine
 from recommender.sources.resolve import resolve_model
 
 
@@ -45,6 +45,7 @@ def prepare(p: Point) -> Prepared | None:
             note = "memory model predicts a startup failure the source did not see; max_model_len auto-fitted"
         if not e.fits:
             return None
+        check_context(p.load, e.max_model_len)  # an auto-fitted context may be shorter than the prompts
         facts = engine_facts(
             model, g, e, quant=resolve_quant(model, flags.quantization), expert_parallel=flags.enable_expert_parallel
         )

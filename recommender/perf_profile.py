@@ -23,6 +23,8 @@ _GLOBAL_KEYS = (
     "bandwidth_efficiency",
     "compute_efficiency",
     "attention_efficiency",
+    "triton_attention_efficiency",
+    "fp8_moe_efficiency",
     "moe_efficiency",
     "dequant_efficiency",
     "step_overhead_ms",

@@ -336,3 +336,13 @@ def test_compass_search_starts_inside_the_bounds() -> None:
     result = compass_search(objective, start, knobs, max_evaluations=200)
     assert result.params.link_efficiency == 0.5
     assert result.params.step_overhead_ms == pytest.approx(2.0, rel=0.03)
+
+
+def test_prompts_longer_than_the_context_are_refused() -> None:
+    """vLLM 0.33 rejects a prompt that fills --max-model-len (renderers/params.py): no run to predict."""
+    model, gpu = resolve_model("meta-llama/Llama-3.1-8B-Instruct"), resolve_gpu("h100", load_gpus())
+    flags = EngineFlags(max_model_len=4096)
+    with pytest.raises(InfeasibleError, match="does not fit the engine's --max-model-len 4,096"):
+        predict(model, gpu, flags, Load(5000, 100, num_prompts=10), params=PerfParams(), version=VllmVersion(0, 33))
+    r = predict(model, gpu, flags, Load(4000, 500, num_prompts=10), params=PerfParams(), version=VllmVersion(0, 33))
+    assert r.total_output_tokens < 10 * 500  # max_tokens clamped to the context left

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 from functools import lru_cache
+from typing import Any
 
 from recommender.errors import InputError
 from recommender.hardware import Gpu
@@ -74,6 +75,8 @@ class EngineFacts:
     peak_attention: float  # 16-bit flop/s
     dense_weight_only: bool  # the linear layers dequantize (W4A16, W8A16): dequant efficiency applies
     expert_weight_only: bool
+    fp8_experts: bool  # the routed experts run the W8A8 FP8 fused-MoE kernels
+    triton_attention: bool  # attention sinks on a CUDA GPU below sm 9.0: vLLM's Triton attention backend
     hbm_bandwidth: float  # datasheet bytes/s
     link_one_way: float  # datasheet bytes/s of the intra-node link, one direction
     nvlink: bool
@@ -257,6 +260,26 @@ def _pool(e: Explanation) -> KvPool:
     return KvPool(e.num_gpu_blocks, bs, full, len(window), cap, state)
 
 
+def _compute_facts(model: ModelSpec, gpu: Gpu, e: Explanation, quant: QuantSpec | None) -> dict[str, Any]:
+    """Peaks and kernel kinds: the dtype each part computes in and the attention backend vLLM picks."""
+    kind = compute_kind(quant, gpu)
+    dense_kind = "bf16" if quant is not None and quant.method == "mxfp4" else kind
+    cc = gpu.cc_major_minor
+    return {
+        "peak_dense": peak_flops(gpu, dense_kind, e.weight_dtype),
+        "peak_expert": peak_flops(gpu, kind, e.weight_dtype),
+        "peak_attention": peak_flops(gpu, "bf16", e.weight_dtype),
+        "dense_weight_only": dense_kind == "w-only",
+        "expert_weight_only": kind == "w-only",
+        "fp8_experts": kind == "fp8" and model.is_moe,
+        # FlashAttention 2 serves no sinks ("sink not supported on compute capability < 9.0", flash_attn.py)
+        "triton_attention": model.attention_sinks != "none"
+        and gpu.vendor.lower() == "nvidia"
+        and cc is not None
+        and cc < (9, 0),
+    }
+
+
 def engine_facts(
     model: ModelSpec,
     gpu: Gpu,
@@ -271,12 +294,8 @@ def engine_facts(
     w = _weights(model, e, quant, expert_parallel)
     layers = max(pp_layer_ranges(model.num_layers, e.pp), key=len)
     att = _attention(model, e, layers)
-    kind = compute_kind(quant, gpu)
-    dense_kind = "bf16" if quant is not None and quant.method == "mxfp4" else kind
     moe = model.moe if model.is_moe else None
     moe_layers = sum(1 for i in layers if model.mlp_kinds[i] == "moe")
-    ep = bool(moe) and expert_parallel
-    ranks = e.tp * e.dp
     return EngineFacts(
         tp=e.tp,
         pp=e.pp,
@@ -297,20 +316,9 @@ def engine_facts(
         state_bytes=att["state"],
         attn_flops_full=att["fl_full"],
         attn_flops_window=att["fl_window"],
-        # Two all-reduces per layer with TP (attention, MLP). Expert parallelism inside the TP group needs nothing
-        # more: every rank holds every token after attention and the MoE output is all-reduced as with TP. With
-        # data parallelism the MoE layer gathers every DP rank's tokens and scatters the results back
-        # (vLLM's allgather_reducescatter all2all backend): two exchanges of the DP group's tokens per MoE layer.
-        allreduces=2 * len(layers) if e.tp > 1 else 0,
-        allreduce_bytes=model.hidden_size * 2 * 2 * (e.tp - 1) / e.tp,
-        moe_exchanges=2 * moe_layers if moe and e.dp > 1 else 0,
-        exchange_bytes=model.hidden_size * 2 * e.dp * (e.dp - 1) / e.dp,
-        expert_ranks=ranks if ep else 1,
-        peak_dense=peak_flops(gpu, dense_kind, e.weight_dtype),
-        peak_expert=peak_flops(gpu, kind, e.weight_dtype),
-        peak_attention=peak_flops(gpu, "bf16", e.weight_dtype),
-        dense_weight_only=dense_kind == "w-only",
-        expert_weight_only=kind == "w-only",
+        **_comm_facts(model, e, moe_layers if moe else 0),
+        expert_ranks=e.tp * e.dp if moe and expert_parallel else 1,
+        **_compute_facts(model, gpu, e, quant),
         hbm_bandwidth=gpu.bandwidth_gbps * 1e9,
         link_one_way=link_one_way(gpu),
         nvlink=gpu.nvlink,
@@ -319,6 +327,20 @@ def engine_facts(
         max_num_batched_tokens=e.max_num_batched_tokens,
         max_model_len=e.max_model_len,
     )
+
+
+def _comm_facts(model: ModelSpec, e: Explanation, moe_layers: int) -> dict[str, Any]:
+    """Two all-reduces per layer with TP (attention, MLP). Expert parallelism inside the TP group needs nothing
+    more: every rank holds every token after attention and the MoE output is all-reduced as with TP. With data
+    parallelism the MoE layer gathers every DP rank's tokens and scatters the results back (vLLM's
+    allgather_reducescatter all2all backend): two exchanges of the DP group's tokens per MoE layer."""
+    layers = max(pp_layer_ranges(model.num_layers, e.pp), key=len)
+    return {
+        "allreduces": 2 * len(layers) if e.tp > 1 else 0,
+        "allreduce_bytes": model.hidden_size * 2 * 2 * (e.tp - 1) / e.tp,
+        "moe_exchanges": 2 * moe_layers if e.dp > 1 else 0,
+        "exchange_bytes": model.hidden_size * 2 * e.dp * (e.dp - 1) / e.dp,
+    }
 
 
 _SHARED = tuple(f.name for f in fields(EngineFacts) if f.name in {g.name for g in fields(EngineCosts)})
@@ -331,16 +353,18 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
     comp = params.compute_efficiency * eff.compute
     dequant = params.dequant_efficiency
     dense = f.peak_dense * comp * (dequant if f.dense_weight_only else 1.0)
-    expert = f.peak_expert * comp * (dequant if f.expert_weight_only else 1.0)
+    moe = params.moe_efficiency * (params.fp8_moe_efficiency if f.fp8_experts else 1.0)
+    expert = f.peak_expert * comp * (dequant if f.expert_weight_only else 1.0) * moe
+    attention = params.triton_attention_efficiency if f.triton_attention else params.attention_efficiency
     latency = params.allreduce_latency_us if f.nvlink else params.pcie_allreduce_latency_us
     over = eff.overhead
     return EngineCosts(
         **{name: getattr(f, name) for name in _SHARED},
         bandwidth=bw,
         dense_compute=dense,
-        expert_bandwidth=bw * params.moe_efficiency,
-        expert_compute=expert * params.moe_efficiency,
-        attention_compute=f.peak_attention * params.attention_efficiency * eff.compute,
+        expert_bandwidth=bw * moe,
+        expert_compute=expert,
+        attention_compute=f.peak_attention * attention * eff.compute,
         link_bandwidth=f.link_one_way * params.link_efficiency,
         link_latency=latency * 1e-6,
         layer_overhead=(f.layers * params.layer_overhead_us + f.moe_layers * params.moe_layer_overhead_us)

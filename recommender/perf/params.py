@@ -29,6 +29,15 @@ class PerfParams:
     bandwidth_efficiency: achieved fraction of the datasheet HBM bandwidth when streaming weights and KV.
     compute_efficiency: achieved fraction of the dense tensor-core peak in the linear layers (GEMMs).
     attention_efficiency: achieved fraction of the 16-bit peak in attention (FlashAttention prefill).
+    triton_attention_efficiency: the same for vLLM's Triton attention backend, which serves models with attention
+        sinks (gpt-oss) on CUDA GPUs below compute capability 9.0: FlashAttention 2 has no sinks ("sink not
+        supported on compute capability < 9.0", v1/attention/backends/flash_attn.py in vLLM 0.33).
+    fp8_moe_efficiency: fraction of the 16-bit fused-MoE kernels' roofline (bandwidth and compute) the W8A8 FP8
+        fused-MoE kernels reach. Not fitted (no FP8 W8A8 MoE point on sm >= 89 in the fit set); 0.55 from
+        published FP8 vs BF16 MoE runs: tuned H200 Qwen3-MoE configs 10-17% faster in FP8 at batch >= 4 with
+        half the bytes (vllm-project/vllm#35457: 0.5/0.87 = 0.57), Qwen3-235B FP8 on H200 "barely any
+        improvement" at TP 8 (vllm-project/llm-compressor#2069), FP8 W8A8 MoE decode 7-10% slower than BF16 on
+        B200 (sgl-project/sglang-omni#760: 0.46).
     moe_efficiency: fused-MoE kernels reach this fraction of the dense roofline (routing, gather, uneven experts).
     dequant_efficiency: weight-only quantized GEMMs (W4A16, W8A16 Marlin) reach this fraction of the 16-bit peak.
     step_overhead_ms: per engine step: scheduler, input preparation, launch, sampler (CUDA graphs hide the rest).
@@ -49,6 +58,8 @@ class PerfParams:
     bandwidth_efficiency: float = 0.95
     compute_efficiency: float = 0.39
     attention_efficiency: float = 0.8
+    triton_attention_efficiency: float = 0.3
+    fp8_moe_efficiency: float = 0.55
     moe_efficiency: float = 0.71
     dequant_efficiency: float = 0.8
     step_overhead_ms: float = 3.4

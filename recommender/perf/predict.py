@@ -105,6 +105,17 @@ def predict_engine(costs: EngineCosts, load: Load, *, replicas: int = 1) -> Perf
     )
 
 
+def check_context(load: Load, max_model_len: int) -> None:
+    """vLLM refuses a prompt that fills the whole context ("your prompt contains N input tokens, which exceeds this
+    limit even without any output tokens", renderers/params.py in 0.33) and clamps max_tokens to what is left: a
+    random-dataset load whose prompts do not fit cannot be benchmarked (ShareGPT prompts are clipped per request)."""
+    if load.dataset == "random" and load.input_len >= max_model_len:
+        raise InfeasibleError(
+            f"--input-len {load.input_len:,.0f} does not fit the engine's --max-model-len {max_model_len:,}: vLLM "
+            "rejects every such prompt"
+        )
+
+
 def predict(
     model: ModelSpec,
     gpu: Gpu,
@@ -118,6 +129,7 @@ def predict(
     """What `vllm bench serve` would report for `load` against `vllm serve` with `flags` on `gpu`."""
     v = version or VllmVersion.parse(DEFAULT_VERSION)
     e = startup(model, gpu, flags, v)
+    check_context(load, e.max_model_len)
     return predict_engine(costs_for(model, gpu, flags, e, params, async_scheduling=async_scheduling), load)
 
 
@@ -135,6 +147,7 @@ def sweep(
     """The same load at each `--max-concurrency` of `concurrencies` (one startup prediction for all)."""
     v = version or VllmVersion.parse(DEFAULT_VERSION)
     e = startup(model, gpu, flags, v)
+    check_context(load, e.max_model_len)
     costs = costs_for(model, gpu, flags, e, params, async_scheduling=async_scheduling)
     points = tuple(SweepPoint(c, predict_engine(costs, replace(load, max_concurrency=c))) for c in concurrencies)
     return Sweep(model.name, gpu.name, flags, load, points)
