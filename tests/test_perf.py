@@ -161,6 +161,24 @@ def test_chunked_prefill_spreads_a_long_prompt_over_steps() -> None:
     assert r.ttft.mean == pytest.approx(40.0)  # ceil(8,000 / 2,048) = 4 steps of 10 ms
 
 
+def test_chunk_stretches_sum_the_steps_they_replace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Long prompts chunked by a small token budget beside running decodes: the closed-form chunk stretches give the
+    figures of the step-by-step replay: within 1% (a stretch's step times are taken as linear in the prefix, while
+    the roofline's max of memory and compute bends where attention turns compute-bound), ITL p99 within 5%."""
+    from recommender.perf import replay as replay_module
+
+    c = _costs("meta-llama/Llama-3.1-8B-Instruct", "a100-80gb", max_num_batched_tokens=512)
+    load = Load(4000, 100, num_prompts=60, max_concurrency=8)
+    fast = predict_engine(c, load)
+    monkeypatch.setattr(replay_module._Engine, "chunk_stretch", lambda *_: False)
+    slow = predict_engine(c, load)
+    assert fast.ttft.mean == pytest.approx(slow.ttft.mean, rel=0.01)
+    assert fast.tpot.mean == pytest.approx(slow.tpot.mean, rel=0.01)
+    assert fast.output_throughput == pytest.approx(slow.output_throughput, rel=0.01)
+    assert fast.itl.mean == pytest.approx(slow.itl.mean, rel=0.01)
+    assert fast.itl.p99 == pytest.approx(slow.itl.p99, rel=0.05)
+
+
 def test_a_small_kv_pool_preempts() -> None:
     small = KvPool(num_blocks=200, block_size=16, full_groups=1, window_groups=0, window_blocks=0, state_groups=0)
     c = _synthetic(pool=small)

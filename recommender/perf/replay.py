@@ -7,8 +7,9 @@ allow (the whole prompt must fit: `scheduler_reserve_full_isl`). When a decode n
 the last running request is preempted (its blocks freed, recomputed later from the front of the queue).
 
 Decode-only stretches between events (a request finishing or arriving, the pool running out) are summed in closed
-form: their step time grows linearly with the context, so one iteration covers many steps. A run of 1,000
-requests costs a few thousand iterations.
+form: their step time grows linearly with the context, so one iteration covers many steps. So are the steps that
+give one long prompt the whole token budget beside the same decodes (a small --max-num-batched-tokens), each such
+stretch ending before its step time grows by 20%. A run of 1,000 requests costs a few thousand iterations.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from recommender.perf.load import Requests
 from recommender.perf.step import Parts, StepTime, batch_parts, decode_fixed_parts, decode_parts
 
 MAX_ITERATIONS = 5_000_000
+STRETCH_SPREAD = 1.2  # a chunk stretch ends before its step time grows past this factor of its first step's
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +242,45 @@ class _Engine:
             self.start_decoding(i)
         self.finish_due()
 
+    def chunk_stretch(self, n_dec: int, chunks: list[tuple[int, int]]) -> bool:
+        """Steps that each give one running prompt the whole token budget beside the same decodes (a long prompt
+        chunked by a small --max-num-batched-tokens), summed in closed form up to the next event like a decode
+        stretch; False (nothing done) when this step is not the first of at least two such steps."""
+        if len(chunks) != 1:
+            return False
+        i, take = chunks[0]
+        before = self.computed[i]
+        if before <= 0 or take < self.c.max_num_batched_tokens - n_dec:
+            return False
+        k = (self.need[i] - before - 1) // take  # steps after which the prompt is still unfinished
+        self.drop_stale()
+        if self.heap:
+            k = min(k, self.heap[0][0] - self.s)
+        grow = self.more_blocks(before, take) + n_dec * self.grow_groups / self.bs
+        if grow > 0:
+            k = min(k, int((self.total_blocks - self.used) / grow))
+        if k < 2:
+            return False
+        first = self.chunk_parts(n_dec, before, take, 0)
+        last = self.chunk_parts(n_dec, before, take, k - 1)
+        if last[0] > STRETCH_SPREAD * first[0]:  # keep each stretch's step times within 20% (ITL percentiles)
+            k = max(2, 1 + int((k - 1) * (STRETCH_SPREAD - 1) * first[0] / (last[0] - first[0])))
+            last = self.chunk_parts(n_dec, before, take, k - 1)
+        self.computed[i] = before + k * take
+        self.used += k * grow
+        self.advance(first, last, k, n_dec)
+        self.finish_due()
+        return True
+
+    def chunk_parts(self, n_dec: int, before: int, take: int, j: int) -> Parts:
+        """The j-th step of a chunk stretch: `take` more prompt tokens after `before + j * take`, beside the decodes."""
+        prefix = before + j * take
+        w = self.c.window
+        wpairs = take * min(w, prefix + (take + 1) / 2) if w else 0.0
+        pairs = take * prefix + take * (take + 1) / 2
+        ctx = self.a_sum + n_dec * (self.s + j)
+        return batch_parts(self.c, n_dec, ctx, take, prefix, pairs, wpairs, 1, n_dec)
+
     def advance(self, first: Parts, last: Parts, k: int, n_dec: int) -> None:
         """Account k steps whose times go linearly from `first` to `last`."""
         half = k / 2
@@ -309,7 +350,8 @@ class _Engine:
                 else []
             )
             if chunks:
-                self.prefill_step(n_dec, chunks)
+                if not self.chunk_stretch(n_dec, chunks):
+                    self.prefill_step(n_dec, chunks)
             elif n_dec:
                 self.decode_stretch(n_dec)
             elif self.entering:
