@@ -44,6 +44,7 @@ MODELS = (
     "openai/gpt-oss-20b",  # MXFP4 blocks, sinks, expert biases
     "nvidia/Nemotron-H-56B-Base-8K",  # Mamba2 under backbone.layers
     "Qwen/Qwen3.5-27B",  # gated DeltaNet
+    "nvidia/Qwen3.6-27B-NVFP4",  # ModelOpt mixed precision by layer and module kind (linear_attn is a mixer)
     "microsoft/phi-2",  # parallel block, LayerNorm biases, lm_head bias
     "google/gemma-3-4b-it",  # vision tower
     "google/gemma-4-26B-A4B",  # MoE router scales, V from K

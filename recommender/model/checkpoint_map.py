@@ -178,10 +178,10 @@ class _Role:
 def _group_of(rest: str) -> Group:
     if "shared_expert" in rest:
         return "shared_experts"
+    if "mixer" in rest or "mamba" in rest or "linear_attn" in rest:
+        return "mixer"
     if "attn" in rest or "attention" in rest:
         return "attention"
-    if "mixer" in rest or "mamba" in rest:
-        return "mixer"
     return "mlp"
 
 
