@@ -95,3 +95,14 @@ def test_perf_names_the_missing_figure() -> None:
 )
 def test_the_all_reduce_link_one_way(gpu: str, gbps: float) -> None:
     assert link_one_way(_gpu(gpu)) == gbps * 1e9
+
+
+def test_latency_targets_on_a_card_described_by_its_memory_alone() -> None:
+    # --gpu-memory-gib gives no bandwidth or tensor rate: planning by memory works, latency targets say what is missing.
+    args = ["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu-memory-gib", "24"]
+    invoke([*args, "--concurrency", "8", "--context", "4096"])
+    result = invoke([*args, "--input-len", "1000", "--output-len", "200", "--ttft-ms", "2000"], exit_code=2)
+    assert result.stderr.strip().splitlines() == [
+        "Error: custom (24 GiB) has no memory-bandwidth figure (bandwidth_gbps): the performance model needs a "
+        "catalogued GPU (--gpu, see `vllm-plan gpus`)"
+    ]

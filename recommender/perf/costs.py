@@ -290,7 +290,10 @@ def engine_facts(
 ) -> EngineFacts:
     """The facts of one configuration whose startup `explain` predicted `e`."""
     if not gpu.bandwidth_gbps:
-        raise PerfUnavailableError(f"{gpu.name} has no memory-bandwidth figure in its profile")
+        raise PerfUnavailableError(
+            f"{gpu.name} has no memory-bandwidth figure (bandwidth_gbps): the performance model needs a catalogued "
+            "GPU (--gpu, see `vllm-plan gpus`)"
+        )
     w = _weights(model, e, quant, expert_parallel)
     layers = max(pp_layer_ranges(model.num_layers, e.pp), key=len)
     att = _attention(model, e, layers)
