@@ -101,6 +101,9 @@ def compare(prefixes: tuple[str, ...] = (), corpus: Path = CORPUS) -> tuple[int,
         got, gpu, results = reading(rel, corpus)
         servers = want.get("servers") or []
         total += len(servers)
+        if len(got) != len(servers) and want.get("known_miss"):  # a file the reader is known to miss, with why
+            misses.append(f"{rel}: {len(got)} server(s) found, {len(servers)} expected: {want['known_miss']}")
+            continue
         if len(got) != len(servers):
             diffs.append(f"{rel}: {len(got)} server(s) found, {len(servers)} expected")
         for w, g in zip(servers, got, strict=False):

@@ -149,6 +149,7 @@ class ServeCommand:
     errors: tuple[str, ...] = ()
     config_file: str | None = None
     other: tuple[str, ...] = ()  # every token that is not a memory-relevant setting (for display)
+    ignored: str | None = None  # a positional the api_server form parses as `model_tag` and does not use
 
     def engine_flags(self) -> EngineFlags:
         """The settings as EngineFlags (vLLM's defaults for everything not given)."""
@@ -395,13 +396,14 @@ def parse_serve_argv(
     st = _parse_tokens(_normalise(args), table)
     errors += st.errors
     values = _engine_values(st.given, errors)
-    model = st.positional
+    # the api_server form parses a positional `model_tag` too, but only `vllm serve` uses it: --model stands
+    model, ignored = (st.positional, None) if serve else (None, st.positional)
     if model is None:
         given_model = next((g.value for g in reversed(st.given) if g.spec.dest == "model"), None)
         model = str(given_model) if given_model is not None else None
     other = tuple(a for a in args if a != model)
     return ServeCommand(
-        model, values, tuple(st.given), tuple(st.unknown), tuple(st.extras), tuple(errors), config_file, other
+        model, values, tuple(st.given), tuple(st.unknown), tuple(st.extras), tuple(errors), config_file, other, ignored
     )
 
 

@@ -17,6 +17,7 @@ from recommender.check.dockerfile import read_dockerfile
 from recommender.check.load import load_inputs, read_text
 from recommender.check.shell_test import arithmetic, evaluate_test
 from recommender.errors import InputError
+from recommender.serve_args import parse_serve_argv
 
 from .conftest import invoke
 
@@ -509,3 +510,17 @@ def test_a_plan_is_checked_on_the_free_memory_it_was_made_for(tmp_path: Path) ->
     (tmp_path / "more.yaml").write_text(plan.replace("free_memory_gib: 18.0", "free_memory_gib: 40.0"))
     more = invoke(["check", str(tmp_path / "more.yaml")], exit_code=1).output
     assert "the plan's free memory (40.00 GiB) is more than the NVIDIA L4 has" in more
+
+
+def test_engine_variable_runs_and_api_server_positionals() -> None:
+    """`"$ENGINE" run IMAGE` (docker or podman chosen at run time) is a container run; a positional argument of
+    `python -m vllm.entrypoints.openai.api_server` is its ignored model_tag (vLLM 0.33's make_arg_parser), so
+    "--quantization bitsandbytes" written as one list item sets nothing and --model is served."""
+    (found,) = read_command('ENGINE=$(pick)\n"$ENGINE" run --gpus 1 vllm/vllm-openai:v0.30.0 --model m -tp 1', "x.sh")
+    assert (found.resource, found.gpus_per_pod, found.image_tag) == ("docker run", 1, "v0.30.0")
+    words = ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model=m", "--quantization bitsandbytes"]
+    cmd = parse_serve_argv(words[3:], serve=False)
+    assert (cmd.model, cmd.ignored, cmd.values.get("quantization")) == ("m", "--quantization bitsandbytes", None)
+    assert parse_serve_argv(["m2", "--model", "m"], serve=True).model == "m"
+    result = invoke(["check", "--gpu", "h100", "--", *words[:3], "--model", "Qwen/Qwen3-0.6B", "--quantization fp8"])
+    assert "'--quantization fp8' is a positional argument" in result.output and "PASS" in result.output

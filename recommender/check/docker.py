@@ -42,8 +42,10 @@ class DockerRun:
 
 
 def is_docker_run(words: tuple[str, ...] | list[str]) -> bool:
+    """`docker run ...` (podman, nerdctl alike), or `"$ENGINE" run ...` with the engine chosen at run time."""
     head = words[0].rsplit("/", 1)[-1] if words else ""
-    return head in ("docker", "podman", "nvidia-docker") and "run" in words[1:3]
+    engine = head in ("docker", "podman", "nvidia-docker", "nerdctl") or re.fullmatch(r"\$\{?\w+\}?", head)
+    return bool(engine) and "run" in words[1:3]
 
 
 def docker_run(words: list[str], host_env: Mapping[str, str]) -> DockerRun | None:

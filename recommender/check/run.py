@@ -82,7 +82,7 @@ _PLACEHOLDER_MODEL = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
 def unresolved_names(cmd: ServeCommand, names: Sequence[str]) -> list[str]:
     """Variables (or placeholders) left in something the verdict depends on: the model, a memory or parallelism
     flag, or a word the parser could not place (an unset `$EXTRA_ARGS` may hold any flag)."""
-    relevant = [cmd.model or "", *cmd.extras]
+    relevant = [cmd.model or "", cmd.ignored or "", *cmd.extras]
     relevant += [str(g.value) for g in cmd.given if g.spec.dest in ENGINE_FIELDS or g.spec.dest.startswith("data_")]
     seen = [n for n in names if any(n in text for text in relevant)]
     seen += [m for text in relevant for m in _VARIABLE.findall(text)]
@@ -119,6 +119,11 @@ def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
                     f"remove {g.written}, or run vLLM {g.spec.since} or later",
                 )
             )
+    if cmd.ignored is not None:
+        warnings.append(
+            f"{cmd.ignored!r} is a positional argument, which python -m vllm.entrypoints.openai.api_server parses as "
+            "model_tag and ignores (only `vllm serve` takes the model that way): --model or the default is served"
+        )
     stray = [w for w in cmd.extras if w not in cmd.unknown]
     if cmd.unknown and strict and ctx.version_explicit:
         findings.append(
