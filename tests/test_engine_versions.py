@@ -88,3 +88,14 @@ def test_a_bare_name_shared_by_an_original_and_its_copies_is_the_original() -> N
     assert match is not None and match.entry.id == "Qwen/Qwen2-7B-Instruct"
     # unsloth/Llama-3.2-1B names no base model: the bare name stays ambiguous.
     assert find_model("Llama-3.2-1B") is None
+
+
+def test_mllama_v0_profiles_the_vision_encoder_over_every_dummy_request() -> None:
+    # enc_dec_model_runner.py profile_run: max_num_seqs dummy requests, each with one image of max_num_tiles (4)
+    # tiles of (560 / 14)^2 + 1 = 1,601 tokens; F035 logs 36.63 GiB of activations at 128 requests.
+    from recommender.memory.overheads import MLLAMA_V0_BYTES_PER_VISION_TOKEN, mllama_v0_encoder_bytes
+
+    spec = resolve_model("meta-llama/Llama-3.2-11B-Vision")
+    assert spec.vision is not None and (spec.vision.tiles, spec.vision.positions) == (4, 1601)
+    assert mllama_v0_encoder_bytes(spec, 128) == 128 * 4 * 1601 * MLLAMA_V0_BYTES_PER_VISION_TOKEN
+    assert mllama_v0_encoder_bytes(resolve_model("Qwen/Qwen2.5-7B-Instruct"), 128) == 0

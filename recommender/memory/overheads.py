@@ -42,6 +42,14 @@ MOE_WORKSPACE_BYTES = 2
 # dominates, and 1.26 GiB for Llama-3-8B at 8192 (F036).
 V0_FORWARD_BYTES_PER_CHANNEL = 8
 V1_ENGINE_FROM = (0, 8)
+# Llama-3.2-Vision (mllama) on V0: enc_dec_model_runner.py profile_run gives each of the max_num_seqs dummy
+# requests an image of max_num_tiles tiles of (image_size / patch)^2 + 1 tokens, and the vision encoder runs over
+# all of them in the one profiling forward; its activations and the cross-attention states stay beside the
+# decoder's. Fitted on the one log that prints the peak: 36.63 GiB at 128 requests on an H100, TP=1, 65,536
+# tokens (field record F035; 819,712 vision tokens, 7.0 GiB of it the decoder's own V0 forward). Not divided by
+# TP (the residual stream and the cross-attention states are replicated): an upper bound at TP > 1, where the
+# logs show it running out of memory (F055 on V100s, F056 on A10s).
+MLLAMA_V0_BYTES_PER_VISION_TOKEN = 38_800
 
 
 def sampler_bytes_per_logit(version: tuple[int, int]) -> float:
@@ -56,6 +64,14 @@ def moe_workspace_bytes(s: ModelSpec, tokens: int, tp: int, expert_parallel: boo
     shard = 1 if expert_parallel else tp
     width = max(2 * s.moe.expert_intermediate // shard, s.hidden_size)
     return tokens * s.moe.top_k * width * MOE_WORKSPACE_BYTES
+
+
+def mllama_v0_encoder_bytes(s: ModelSpec, max_num_seqs: int) -> int:
+    """The vision-encoder part of V0's profiling forward for Llama-3.2-Vision (0 for other models)."""
+    v = s.vision
+    if v is None or v.style != "mllama":
+        return 0
+    return max_num_seqs * v.tiles * v.positions * MLLAMA_V0_BYTES_PER_VISION_TOKEN
 
 
 def activation_peak_bytes(
@@ -85,7 +101,7 @@ def activation_peak_bytes(
         sampler = sampler_bytes_per_logit(version) * num_reqs * s.vocab_size
     if (version < V1_ENGINE_FROM) if v0 is None else v0:
         width = max(s.layer_intermediate or (s.intermediate_size,))
-        forward = t * V0_FORWARD_BYTES_PER_CHANNEL * width // tp + moe
+        forward = t * V0_FORWARD_BYTES_PER_CHANNEL * width // tp + moe + mllama_v0_encoder_bytes(s, max_num_seqs)
         return int(max(forward, sampler))
     return int(t * ACT_BYTES_PER_TOKEN + moe + sampler)
 
