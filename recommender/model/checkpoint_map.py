@@ -110,7 +110,12 @@ class CheckpointInventory:
         return not self.fallback
 
 
+_PREFIX_STARTS = tuple(old for old, _ in _PREFIXES)
+
+
 def _normalized(name: str) -> str:
+    if not name.startswith(_PREFIX_STARTS):  # the common case, in one call
+        return name
     for old, new in _PREFIXES:
         if name.startswith(old):
             return new + name[len(old) :]
@@ -397,18 +402,16 @@ def checkpoint_inventory(s: ModelSpec) -> CheckpointInventory:
     tensors: list[Tensor] = []
     unknown: list[str] = []
     dropped: list[str] = []
-    unknown_bytes = total_bytes = 0
+    unknown_bytes = 0
     sets: dict[str, _ExpertSet] = {}
     for module, params in modules.items():
-        size = sum(_stored_bytes(t) for t in params.values())
-        total_bytes += size
         if _dropped(s, module, params):
             dropped += [t.name for t in params.values()]
             continue
         placed = _place(s, module, params, sets)
         if placed is None:
             unknown += [t.name for t in params.values()]
-            unknown_bytes += size
+            unknown_bytes += sum(_stored_bytes(t) for t in params.values())
             layer = _LAYER.match(module)
             numel = sum(prod(t.shape) for t in params.values())
             at = int(layer.group(1)) if layer and not _VISION.match(module) else None
@@ -421,6 +424,7 @@ def checkpoint_inventory(s: ModelSpec) -> CheckpointInventory:
     inventory = CheckpointInventory(tuple(tensors), params_total, tuple(unknown), unknown_bytes, tuple(dropped))
     if not any(t.layer is not None for t in tensors):
         return _fallback(inventory, "no decoder-layer tensor in the checkpoint has a name vLLM's models use")
+    total_bytes = s.checkpoint_bytes or sum(_stored_bytes(t) for t in s.checkpoint_tensors)
     if unknown_bytes > UNKNOWN_SHARE * max(total_bytes, 1):
         share = unknown_bytes / max(total_bytes, 1)
         n = len(unknown)
