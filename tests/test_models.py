@@ -765,3 +765,20 @@ def test_deepseek_v4_estimate_is_an_upper_bound_of_its_kv() -> None:
     spec = _ref("deepseek-ai--DeepSeek-V4-Flash")
     assert spec.approximate and set(spec.layer_kinds) == {"full"} and spec.sliding_window is None
     assert spec.params is not None and spec.params.total == pytest.approx(284_332_230_231, rel=0.03)
+
+
+def test_a_copy_that_a_bare_name_may_stand_for_plans_like_its_original() -> None:
+    """A bare name resolves past entries that share it and name the other as base model (catalog.find_model): that
+    is safe only while such a copy plans exactly as its original (every ModelSpec field but name, source, notes)."""
+    copies = [
+        m
+        for m in load_models().values()
+        if m.base_model and m.base_model.split("/", 1)[1].lower() == m.id.split("/", 1)[1].lower()
+    ]
+    assert len(copies) >= 3
+    for m in copies:
+        assert m.base_model is not None
+        copy, original = resolve_model(m.id), resolve_model(m.base_model)
+        for field in ModelSpec.__dataclass_fields__:
+            if field not in ("name", "source", "notes"):
+                assert getattr(copy, field) == getattr(original, field), f"{m.id} differs in {field}"
