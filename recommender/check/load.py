@@ -87,11 +87,9 @@ def _read_yaml_block(text: str, source: str) -> list[Found]:
     return read_text(text, source, ".yaml")
 
 
-def read_text(
-    text: str, source: str, suffix: str = "", dotenv: dict[str, str] | None = None, problems: list[str] | None = None
-) -> list[Found]:
-    """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
-    added to `problems` while the others are read)."""
+def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
+    """A systemd unit, a Markdown page, a Dockerfile or a shell / Slurm script, by name or content (None: none of
+    them, read it as YAML)."""
     name = source.replace("\\", "/").rsplit("/", 1)[-1]
     if suffix == ".service" or (_SYSTEMD.search(text) and _EXEC_START.search(text)):
         return readers.read_systemd(text, source)
@@ -103,6 +101,17 @@ def read_text(
         if jobs.is_sbatch(text):
             return jobs.read_sbatch(text, source, _read_yaml_block)
         return commands.read_command(text, source, read_manifest=_read_yaml_block)
+    return None
+
+
+def read_text(
+    text: str, source: str, suffix: str = "", dotenv: dict[str, str] | None = None, problems: list[str] | None = None
+) -> list[Found]:
+    """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
+    added to `problems` while the others are read)."""
+    not_yaml = _read_not_yaml(text, source, suffix)
+    if not_yaml is not None:
+        return not_yaml
     template = _HELM_TEMPLATE.search(text)
     if template:
         line = text.count("\n", 0, template.start()) + 1

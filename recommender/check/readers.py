@@ -635,6 +635,18 @@ def read_ray_serve_llm(doc: dict[str, Any], source: str, index: int) -> list[Fou
 # --- Helm values -------------------------------------------------------------------------------------------------
 
 
+def _helm_gpu_product(spec: dict[str, Any]) -> str | None:
+    """The GPU product a production-stack modelSpec selects (nodeSelectorTerms on nvidia.com/gpu.product; the
+    last one given wins)."""
+    product = None
+    for term in _l(spec.get("nodeSelectorTerms")):
+        for expr in _l(_m(term).get("matchExpressions")):
+            labels = _l(_m(expr).get("values"))
+            if _m(expr).get("key") == "nvidia.com/gpu.product" and labels:
+                product = str(labels[0])
+    return product
+
+
 def read_helm(values: dict[str, Any], source: str) -> list[Found]:
     """production-stack chart values: servingEngineSpec.modelSpec[], as deployment-vllm-multi.yaml renders it."""
     out = []
@@ -673,18 +685,12 @@ def read_helm(values: dict[str, Any], source: str) -> list[Found]:
                     "vllmConfig.pipelineParallelSize must be whole numbers"
                 )
             total = int(head or 0) + int(gpus or 0) * max(0, int(pp) - 1)
-        product = None
-        for term in _l(spec.get("nodeSelectorTerms")):
-            for expr in _l(_m(term).get("matchExpressions")):
-                labels = _l(_m(expr).get("values"))
-                if _m(expr).get("key") == "nvidia.com/gpu.product" and labels:
-                    product = str(labels[0])
         out.append(
             Found(
                 source,
                 f"modelSpec/{spec.get('name', '?')}",
                 tuple(argv),
-                gpu_product=product,
+                gpu_product=_helm_gpu_product(spec),
                 gpus_per_pod=int(gpus) if gpus is not None else None,
                 has_shm="tensorParallelSize" in cfg or ray,
                 image_tag=str(spec["tag"]) if spec.get("tag") is not None else None,

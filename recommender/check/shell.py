@@ -309,8 +309,8 @@ def split_commands(script: str) -> list[Segment]:
         elif c in "'\"`":
             quote, cur = c, cur + c
         elif c == "#" and (not cur or cur[-1].isspace()):
-            while i < len(text) and text[i] != "\n":
-                i += 1
+            end = text.find("\n", i)  # a comment runs to the end of its line
+            i = len(text) if end < 0 else end
             continue
         elif c == "$" and text.startswith("$(", i):
             j = _closing_paren(text, i + 1)
@@ -325,14 +325,9 @@ def split_commands(script: str) -> list[Segment]:
         elif c == "&" and (cur.endswith((">", "<")) or text.startswith("&>", i)):
             cur += c  # 2>&1, &> file: a redirection, not a separator
         elif c in ";\n|&":
-            kept = op if op == ";;" and not cur.strip() else None  # `;;` then a newline: the next arm follows
             out.append(Segment(cur.strip(), op))
+            op, i = _operator(text, i, op if not cur.strip() else "")
             cur = ""
-            op = "\n" if c == "\n" else c
-            if text.startswith(("&&", "||", ";;"), i):
-                op = text[i : i + 2]
-                i += 1
-            op = kept if kept and op in ("\n", ";") else op
             if c == "\n" and pending:
                 i = _read_heredocs(text, i + 1, pending, out) - 1
                 pending = []
@@ -341,6 +336,17 @@ def split_commands(script: str) -> list[Segment]:
         i += 1
     out.append(Segment(cur.strip(), op))
     return [s for s in out if s.text]
+
+
+def _operator(text: str, i: int, before: str) -> tuple[str, int]:
+    """The control operator at text[i] (`;`, a newline, `|`, `&`, `&&`, `||`, `;;`) and the index of its last
+    character. `before`: the operator that opened an empty segment ending here; `;;` then a newline or `;` stays
+    `;;` (the next case arm follows)."""
+    op = text[i]
+    if text.startswith(("&&", "||", ";;"), i):
+        op = text[i : i + 2]
+        i += 1
+    return (";;" if before == ";;" and op in ("\n", ";") else op), i
 
 
 def _read_heredocs(text: str, i: int, pending: list[tuple[int, str, bool, bool]], out: list[Segment]) -> int:
@@ -472,14 +478,17 @@ class _Runner:
             return
         argv, more = strip_prefixes([w.text for w in words])
         local.update(more)
-        stdin = seg.heredoc
-        if stdin is None and seg.op == "|" and previous is not None and previous.heredoc is not None:
-            stdin = previous.heredoc  # `cat <<EOF | kubectl apply -f -`
-            if not previous.heredoc_quoted:
-                stdin = _Expander(self.scope, self.unknown).text(stdin, unresolved)
-        elif stdin is not None and not seg.heredoc_quoted:
-            stdin = _Expander(self.scope, self.unknown).text(stdin, unresolved)
+        stdin = self._stdin(seg, previous, unresolved)
         self.out.append(Command(tuple(argv), {**self.scope, **local}, tuple(dict.fromkeys(unresolved)), stdin))
+
+    def _stdin(self, seg: Segment, previous: Segment | None, unresolved: list[str]) -> str | None:
+        """The command's here-document, or the one piped into it (`cat <<EOF | kubectl apply -f -`), expanded
+        unless its delimiter was quoted."""
+        if seg.heredoc is None and seg.op == "|" and previous is not None and previous.heredoc is not None:
+            seg = previous
+        if seg.heredoc is None or seg.heredoc_quoted:
+            return seg.heredoc
+        return _Expander(self.scope, self.unknown).text(seg.heredoc, unresolved)
 
     def _assign_array(self, name: str, body: str) -> None:
         """`NAME=(a "b c")`: a bash array ($NAME is its first item)."""
