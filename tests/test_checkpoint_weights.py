@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
-from recommender.memory.mxfp4 import mxfp4_layout
+from recommender.memory.mxfp4 import Mxfp4Layout, mxfp4_layout
 from recommender.memory.weights import Parallel, tensor_bytes, weight_bytes_per_gpu
 from recommender.model.checkpoint_map import checkpoint_inventory
+from recommender.model.spec import CheckpointTensor
 from recommender.model.tensors import model_tensors
 from recommender.sources.resolve import resolve_model
 from tests.checkpoint_headers import formula_checkpoint
@@ -368,3 +369,38 @@ def test_gpt2_causal_mask_buffers_are_dropped(tmp_path: Path) -> None:
     buffers = {"model.layers.0.attn.bias": ("BF16", (1, 1, 128, 128)), "model.layers.0.attn.masked_bias": ("F32", ())}
     spec = resolve_model(str(write_checkpoint(tmp_path, TINY, tiny_checkpoint(_plain) | buffers)))
     assert checkpoint_inventory(spec).dropped == ("model.layers.0.attn.bias", "model.layers.0.attn.masked_bias")
+
+
+def test_mxfp4_experts_as_gpt_oss_stores_them() -> None:
+    """gpt-oss-20b's layer-0 experts as its checkpoint stores them: gate_up_proj_blocks [32, 5760, 90, 16] and
+    down_proj_blocks [32, 2880, 90, 16] uint8 (two e2m1 values a byte, 32 a block), their e8m0 scales
+    [32, rows, 90] and bfloat16 biases [32, rows]."""
+    spec = resolve_model("openai/gpt-oss-20b")
+    p = "model.layers.0.mlp.experts"
+    experts = (
+        CheckpointTensor(f"{p}.gate_up_proj_blocks", "U8", (32, 5760, 90, 16)),
+        CheckpointTensor(f"{p}.gate_up_proj_scales", "U8", (32, 5760, 90)),
+        CheckpointTensor(f"{p}.gate_up_proj_bias", "BF16", (32, 5760)),
+        CheckpointTensor(f"{p}.down_proj_blocks", "U8", (32, 2880, 90, 16)),
+        CheckpointTensor(f"{p}.down_proj_scales", "U8", (32, 2880, 90)),
+        CheckpointTensor(f"{p}.down_proj_bias", "BF16", (32, 2880)),
+    )
+    read = replace(spec, checkpoint_tensors=experts)
+    tensors = [t for t in checkpoint_inventory(read).tensors if t.group == "experts"]
+    assert sorted(t.module.rsplit(".", 1)[-1] for t in tensors) == ["w13", "w13_bias", "w2", "w2_bias"]
+
+    def total(layout: Mxfp4Layout | None, tp: int = 1) -> int:
+        return sum(tensor_bytes(read, t, Parallel(tp), 2, spec.quant, layout) for t in tensors)
+
+    # As stored (no backend layout): values n/2, one scale byte per 32 values, bf16 biases.
+    stored = 32 * (5760 * 2880 // 2 + 5760 * 90 + 5760 * 2) + 32 * (2880 * 2880 // 2 + 2880 * 90 + 2880 * 2)
+    assert total(None) == stored
+    # Marlin (A100, vLLM 0.33): hidden 2880 -> 3072 (multiple of 256), intermediate 2880 -> 2944 (of 128),
+    # biases stay bf16; at TP=2 the intermediate is split first (1440 -> 1536) and w2's bias stays whole.
+    marlin = mxfp4_layout("nvidia", (8, 0), (0, 33))
+    w13 = 32 * (5888 * 3072 // 2 + 5888 * 96 + 5888 * 2)
+    w2 = 32 * (3072 * 2944 // 2 + 3072 * 92 + 3072 * 2)
+    assert total(marlin) == w13 + w2
+    w13_tp2 = 32 * (3072 * 3072 // 2 + 3072 * 96 + 3072 * 2)
+    w2_tp2 = 32 * (3072 * 1536 // 2 + 3072 * 48 + 3072 * 2)
+    assert total(marlin, 2) == w13_tp2 + w2_tp2
