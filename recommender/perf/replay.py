@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from recommender.perf.costs import EngineCosts
 from recommender.perf.load import Requests
 from recommender.perf.step import Parts, StepTime, batch_parts, decode_fixed_parts, decode_parts
+from recommender.units import cdiv
 
 MAX_ITERATIONS = 5_000_000
 STRETCH_SPREAD = 1.2  # a chunk stretch ends before its step time grows past this factor of its first step's
@@ -58,10 +59,13 @@ class _Engine:
         self.bs = pool.block_size
         self.total_blocks = float(pool.num_blocks)
         longest = max(p + o for p, o in zip(reqs.prompt, reqs.output, strict=True))
-        window_tokens = pool.window_blocks * pool.block_size
-        self.win_grows = pool.window_groups and longest <= window_tokens
+        # A sliding-window group keeps only the blocks the window spans (SlidingWindowManager frees the ones that
+        # fall out of it): cdiv(window - 1, block) + 1 per request, at most the pool's per-request cap.
+        steady = min(pool.window_blocks, cdiv(max(c.window - 1, 1), pool.block_size) + 1) if c.window else 0
+        steady = steady or pool.window_blocks
+        self.win_grows = pool.window_groups and longest <= steady * pool.block_size
         self.grow_groups = pool.full_groups + (pool.window_groups if self.win_grows else 0)
-        self.fixed_blocks = pool.state_groups + (0 if self.win_grows else pool.window_groups * pool.window_blocks)
+        self.fixed_blocks = pool.state_groups + (0 if self.win_grows else pool.window_groups * steady)
         self.used = 0.0
         self.t = 0.0
         self.s = 0
