@@ -24,8 +24,7 @@ COMPARED = [c for c in (compare(r) for r in RECORDS) if c is not None]
 # Records the model is run on: a catalog model, a GPU (named in the catalog, or the total the log printed) and a
 # vLLM version (printed or estimated by the collector).
 COMPARED_IDS = frozenset(
-    {f"C{n:03d}" for n in (0, 1, *range(4, 36), *range(38, 52), *range(54, 60), *range(61, 68), 70, 73)}
-    | {"A001", "A002", "A003"}
+    {f"C{n:03d}" for n in (0, 1, *range(4, 36), *range(38, 60), *range(61, 68), 70, 73)} | {"A001", "A002", "A003"}
 )
 _NO_CATALOG_MODEL = "its model is not in the bundled catalog"
 _NO_GPU = "the log names no GPU and prints no GPU total"
@@ -35,13 +34,11 @@ NOT_COMPARED = {
     "C003": _NO_GPU,
     "C036": f"Kimi-VL-A3B-Instruct: {_NO_CATALOG_MODEL}",
     "C037": f"Kimi-VL-A3B-Instruct: {_NO_CATALOG_MODEL}",
-    "C052": f"Mistral-Small-3.1-24B w8a8: {_NO_CATALOG_MODEL}",
-    "C053": f"Mistral-Small-3.1-24B w8a8: {_NO_CATALOG_MODEL}",
     "C060": f"'Qwen3.8-27B-FP8' (no such repository): {_NO_CATALOG_MODEL}, {_NO_VERSION}",
     "C068": f"a local Chinese-LLaMA-Alpaca-2 of unstated size: {_NO_CATALOG_MODEL}, {_NO_GPU}",
     "C069": f"Kimi-Linear-48B-A3B AWQ: {_NO_CATALOG_MODEL}",
     "C071": f"{_NO_VERSION}, the GPU only as '80GB-class' (and the model only as written, 'qwen3.5-35b-a3b')",
-    "C072": f"Meta-Llama-3.1-70B w8a8: {_NO_CATALOG_MODEL}, {_NO_GPU}",
+    "C072": f"Meta-Llama-3.1-70B w8a8 (catalogued as RedHatAI/...-quantized.w8a8): {_NO_GPU}",
     "C074": f"'Llama2-7B' as written: {_NO_CATALOG_MODEL}, {_NO_VERSION}",
 }
 
