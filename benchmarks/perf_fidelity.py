@@ -69,6 +69,41 @@ def summary(rows: list[tuple[Point, dict[str, float] | None, str]], use: str) ->
     return out
 
 
+def print_points(rows: list[tuple[Point, dict[str, float] | None, str]]) -> None:
+    """One line per point: predicted / measured and the relative error of each metric, or why it was not used."""
+    print(f"{'id':5} {'use':8} {'model':40} {'gpu':10} {'load':34} " + " ".join(f"{m:>24}" for m in METRICS))
+    for p, pred, why in rows:
+        load = p.load.describe()[:34]
+        if pred is None:
+            print(f"{p.id:5} {p.use:8} {p.model[:40]:40} {p.gpu:10} not used: {why}")
+            continue
+        cells = []
+        for m in METRICS:
+            if m in p.measured:
+                cells.append(f"{pred[m]:9.1f}/{p.measured[m]:9.1f} {pred[m] / p.measured[m] - 1:+4.0%}")
+            else:
+                cells.append(f"{pred[m]:9.1f}/{'-':>9} {'':>5}")
+        print(f"{p.id:5} {p.use:8} {p.model[:40]:40} {p.gpu:10} {load:34} " + " ".join(cells))
+
+
+def print_markdown(rows: list[tuple[Point, dict[str, float] | None, str]], splits: tuple[str, ...]) -> None:
+    """The README table: median / p90 error of TPOT, TTFT and throughput per split."""
+    print("\n| split | points answered | mean TPOT median / p90 error | mean TTFT | output throughput |")
+    print("|---|---|---|---|---|")
+    labels = {"fit": "fitted on", "holdout": "held out (model x GPU not fitted)", "field": "field (never fitted)"}
+    for use in splits:
+        label = labels[use]
+        s = summary(rows, use)
+        cells = []
+        for m in ("tpot", "ttft", "throughput"):
+            if m in s:
+                n, med, p90, _ = s[m]  # type: ignore[misc]
+                cells.append(f"{med:.0%} / {p90:.0%} (n={n})")
+            else:
+                cells.append("-")
+        print(f"| {label} | {s['answered']} of {s['points']} | " + " | ".join(cells) + " |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--markdown", action="store_true", help="print the README table")
@@ -78,19 +113,7 @@ def main() -> int:
     rows, per_point = evaluate((FIELD,) if args.field else (DATA, ADDED))
     splits = ("field",) if args.field else ("fit", "holdout")
     if not args.quiet:
-        print(f"{'id':5} {'use':8} {'model':40} {'gpu':10} {'load':34} " + " ".join(f"{m:>24}" for m in METRICS))
-        for p, pred, why in rows:
-            load = p.load.describe()[:34]
-            if pred is None:
-                print(f"{p.id:5} {p.use:8} {p.model[:40]:40} {p.gpu:10} not used: {why}")
-                continue
-            cells = []
-            for m in METRICS:
-                if m in p.measured:
-                    cells.append(f"{pred[m]:9.1f}/{p.measured[m]:9.1f} {pred[m] / p.measured[m] - 1:+4.0%}")
-                else:
-                    cells.append(f"{pred[m]:9.1f}/{'-':>9} {'':>5}")
-            print(f"{p.id:5} {p.use:8} {p.model[:40]:40} {p.gpu:10} {load:34} " + " ".join(cells))
+        print_points(rows)
     print(f"\nmean prediction time {per_point * 1000:.0f} ms per point")
     for use in splits:
         s = summary(rows, use)
@@ -100,20 +123,7 @@ def main() -> int:
                 n, med, p90, bias = s[m]  # type: ignore[misc]
                 print(f"  {m:10} n={n:3}  median |error| {med:6.1%}  p90 {p90:6.1%}  median signed {bias:+6.1%}")
     if args.markdown:
-        print("\n| split | points answered | mean TPOT median / p90 error | mean TTFT | output throughput |")
-        print("|---|---|---|---|---|")
-        labels = {"fit": "fitted on", "holdout": "held out (model x GPU not fitted)", "field": "field (never fitted)"}
-        for use in splits:
-            label = labels[use]
-            s = summary(rows, use)
-            cells = []
-            for m in ("tpot", "ttft", "throughput"):
-                if m in s:
-                    n, med, p90, _ = s[m]  # type: ignore[misc]
-                    cells.append(f"{med:.0%} / {p90:.0%} (n={n})")
-                else:
-                    cells.append("-")
-            print(f"| {label} | {s['answered']} of {s['points']} | " + " | ".join(cells) + " |")
+        print_markdown(rows, splits)
     return 0
 
 

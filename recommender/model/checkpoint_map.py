@@ -190,6 +190,24 @@ def _group_of(rest: str) -> Group:
     return "mlp"
 
 
+def _projection_role(s: ModelSpec, i: int, leaf: str, group: Group) -> _Role | None:
+    """A projection's parallel style by its name: query heads, K/V heads, row, column (and the Mamba vectors split
+    like a column), or replicated."""
+    if leaf in _Q:
+        return _Role(group, "head", True, heads=s.num_heads)
+    if leaf in _KV:
+        return _Role(group, "kv", True, heads=s.kv_heads_at(i), loaded=s.has_kv_cache(i))
+    if leaf in _ROW:
+        return _Role(group, "row", True)
+    if leaf in _COLUMN:
+        return _Role(group, "column", True)
+    if leaf in _COLUMN_VECTORS:
+        return _Role("mixer", "column", False)
+    if leaf in _REPLICATED_LINEAR:
+        return _Role(group, "replicated", True)
+    return None
+
+
 def _layer_role(s: ModelSpec, i: int, rest: str) -> _Role | None:
     """The parallel style of a decoder-layer module (`rest`: its path inside the layer)."""
     leaf = rest.rsplit(".", 1)[-1]
@@ -203,19 +221,9 @@ def _layer_role(s: ModelSpec, i: int, rest: str) -> _Role | None:
         return _Role("attention", "replicated", leaf == "wq_b")
     if (leaf in ("gate", "router") and s.mlp_kinds[i] == "moe") or leaf in ("shared_expert_gate", "per_expert_scale"):
         return _Role("router", "replicated", False)
-    group = _group_of(rest)
-    if leaf in _Q:
-        return _Role(group, "head", True, heads=s.num_heads)
-    if leaf in _KV:
-        return _Role(group, "kv", True, heads=s.kv_heads_at(i), loaded=s.has_kv_cache(i))
-    if leaf in _ROW:
-        return _Role(group, "row", True)
-    if leaf in _COLUMN:
-        return _Role(group, "column", True)
-    if leaf in _COLUMN_VECTORS:
-        return _Role("mixer", "column", False)
-    if leaf in _REPLICATED_LINEAR:
-        return _Role(group, "replicated", True)
+    role = _projection_role(s, i, leaf, _group_of(rest))
+    if role is not None:
+        return role
     if leaf == "scale" and ".router." in f".{rest}":  # Gemma-4 Gemma4Router.scale
         return _Role("router", "replicated", False)
     if leaf == "sinks":
