@@ -524,3 +524,9 @@ def test_engine_variable_runs_and_api_server_positionals() -> None:
     assert parse_serve_argv(["m2", "--model", "m"], serve=True).model == "m"
     result = invoke(["check", "--gpu", "h100", "--", *words[:3], "--model", "Qwen/Qwen3-0.6B", "--quantization fp8"])
     assert "'--quantization fp8' is a positional argument" in result.output and "PASS" in result.output
+
+
+def test_an_image_known_in_part_still_names_the_image() -> None:
+    """`image="vllm/vllm-openai-cpu:$1"` is unknown as a whole, but its known part says vLLM on CPU."""
+    (found,) = read_command('image="docker.io/vllm/vllm-openai-cpu:$1"\ndocker run "$image" facebook/opt-125m', "x.sh")
+    assert found.argv[2] == "facebook/opt-125m" and "CPU" in (found.not_evaluable or "")

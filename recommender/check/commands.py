@@ -121,6 +121,9 @@ def _docker_hits(cmd: shell.Command) -> list[Hit]:
     run = docker_run(list(cmd.words), cmd.env)
     if run is None:
         return []
+    named = re.fullmatch(r"\$\{?(\w+)\}?", run.image)
+    if named and named.group(1) in cmd.env:  # known only in part (`image="vllm/vllm-openai-cpu:$tag"`): it names it
+        run = replace(run, image=str(cmd.env[named.group(1)]))
     if run.entrypoint is not None:  # --entrypoint replaces the image's: the words after the image are its args
         hits = find_in_words([*run.entrypoint.split(), *run.args], run.env, cmd.unresolved, None)
     else:
