@@ -179,17 +179,6 @@ def request_memory(
     return Budget(total, free, util, requested, cudagraphs)
 
 
-def cudagraph_max_capture(model: ModelSpec, gpu: Gpu, version: VllmVersion, max_num_seqs: int) -> int:
-    """max_cudagraph_capture_size: min(2 x max_num_seqs, 512) (1,024 on Blackwell SM10x in 0.33), or the 1,024
-    gpt-oss sets for itself (model_executor/models/config.py GptOssForCausalLMConfig; the v0.19 log prints
-    "Overriding max cuda graph capture size to 1024 for performance")."""
-    if model.model_type == "gpt_oss":
-        return 1024
-    cc = gpu.cc_major_minor
-    ceiling = 1024 if cc is not None and cc[0] == 10 and version >= VllmVersion(0, 33) else 512
-    return min(2 * max_num_seqs, ceiling)
-
-
 def stage_layout(model: ModelSpec, layers: range, flags: EngineFlags, precision: Precision, *, v0: bool) -> KvLayout:
     """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block)."""
     tp = flags.tensor_parallel_size
@@ -215,7 +204,7 @@ def stage_budgets(
     par = Parallel(tp=tp, pp=pp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
     v = (version.major, version.minor)
     graphs = overheads.cudagraph_capture_count(
-        cudagraph_max_capture(model, gpu, version, limits.max_num_seqs),
+        overheads.cudagraph_max_capture(model, gpu.cc_major_minor, (version.major, version.minor), limits.max_num_seqs),
         max_num_batched_tokens=limits.max_num_batched_tokens,
         version=v,
     )
@@ -375,6 +364,25 @@ def request_shape(
     return in_flight, bool(flags.enable_prefix_caching) and not model.is_hybrid
 
 
+def warmups(
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    stages: Sequence[StageBudget],
+    setup: tuple[Precision, SchedulerLimits, Budget],
+    version: VllmVersion,
+    issues: list[StartupIssue],
+    *,
+    v0: bool,
+) -> warmup.PostAllocation | None:
+    """Step 7 when vLLM profiled (not with --kv-cache-memory-bytes): the post-allocation picture and its verdict."""
+    if flags.kv_cache_memory_bytes is not None:
+        return None
+    post = post_allocation(model, gpu, stages, setup, version, flags.tensor_parallel_size, v0=v0)
+    warmup_headroom(post, setup[2].utilization, issues)
+    return post
+
+
 def tightest(stages: Sequence[StageBudget]) -> StageBudget:
     """The stage with the fewest blocks: vLLM takes the minimum over workers."""
     return min(stages, key=lambda st: (st.num_blocks, st.available_kv))
@@ -409,10 +417,7 @@ def explain(
     max_len = kv_admission(worst, limits, in_flight, prefix_caching, issues)
     bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
-    post = None
-    if flags.kv_cache_memory_bytes is None:
-        post = post_allocation(model, gpu, stages, (precision, limits, budget), version, tp, v0=v0)
-        warmup_headroom(post, budget.utilization, issues)
+    post = warmups(model, gpu, flags, stages, (precision, limits, budget), version, issues, v0=v0)
     return Explanation(
         model=model.name,
         gpu=gpu.name,

@@ -155,6 +155,18 @@ CUDAGRAPH_FIT_GRAPHS = 51
 CAPTURE_LIST_CHANGED_IN = (0, 19)
 
 
+def cudagraph_max_capture(
+    model: ModelSpec, cc: tuple[int, int] | None, version: tuple[int, int], max_num_seqs: int
+) -> int:
+    """max_cudagraph_capture_size: min(2 x max_num_seqs, 512) (1,024 on Blackwell SM10x in 0.33), or the 1,024
+    gpt-oss sets for itself (model_executor/models/config.py GptOssForCausalLMConfig; the v0.19 log prints
+    "Overriding max cuda graph capture size to 1024 for performance")."""
+    if model.model_type == "gpt_oss":
+        return 1024
+    ceiling = 1024 if cc is not None and cc[0] == 10 and version >= (0, 33) else 512
+    return min(2 * max_num_seqs, ceiling)
+
+
 def cudagraph_capture_count(
     max_capture_size: int, *, max_num_batched_tokens: int, version: tuple[int, int] = (0, 33)
 ) -> int:
