@@ -24,6 +24,13 @@ SAMPLER_BYTES_PER_LOGIT = 13.5
 # Qwen3-0.6B with 1024 x 151,936 logits (C055, C058), 5.64 for Qwen3-32B (C056), 4.84 for Llama-3.3-70B
 # (C057), 5.58 for Qwen3-Next on v0.10.2 (C001): about 36 bytes per logit. By 0.17 the RTX 3090 records
 # (C004-C009) fit the lower figure; the exact release of the change is not known.
+# Which path ran depends on the environment, not only the release: V1 used FlashInfer's top-k/top-p kernel when
+# flashinfer was installed (vLLM PR 11394, Dec 2024) and PyTorch's sort-based path otherwise, until FlashInfer's
+# was switched off by default (PR 26859, Oct 2025). The sort path is the 36 bytes; an image without flashinfer
+# leaves 1.5 GiB less KV than one with it (flashinfer-ai/flashinfer issue 1180, LMCache's vLLM image, as in C066).
+# The A100 logs of vLLM 0.10.1 (C010-C012, field F030/F031) fit the smaller figure: flashinfer present there. The
+# larger figure is kept for every release before 0.12: it never calls a crash safe, at the price of up to ~1 GiB
+# of KV under-predicted where FlashInfer sampled.
 SAMPLER_BYTES_PER_LOGIT_OLD = 36.0
 SAMPLER_CHANGED_IN = (0, 12)
 # MoE layers add the fused-MoE intermediate cache, T x top_k x 2 x expert width (sharded by TP) in 16 bit:
