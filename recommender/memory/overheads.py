@@ -28,9 +28,10 @@ SAMPLER_BYTES_PER_LOGIT = 13.5
 # flashinfer was installed (vLLM PR 11394, Dec 2024) and PyTorch's sort-based path otherwise, until FlashInfer's
 # was switched off by default (PR 26859, Oct 2025). The sort path is the 36 bytes; an image without flashinfer
 # leaves 1.5 GiB less KV than one with it (flashinfer-ai/flashinfer issue 1180, LMCache's vLLM image, as in C066).
-# The A100 logs of vLLM 0.10.1 (C010-C012, field F030/F031) fit the smaller figure: flashinfer present there. The
-# larger figure is kept for every release before 0.12: it never calls a crash safe, at the price of up to ~1 GiB
-# of KV under-predicted where FlashInfer sampled.
+# The A100 logs of vLLM 0.10.1 (C010-C012, field F030/F031) fit a far smaller figure, presumably FlashInfer's path;
+# the vllm/vllm-openai v0.11.0 image records (C055-C058) show the sort path's, so which environment ran which is
+# not known record by record. The larger figure is kept for every release before 0.12: it never calls a crash
+# safe, at the price of KV under-predicted (up to ~1 GiB at 256 requests, more at 1,024) where FlashInfer sampled.
 SAMPLER_BYTES_PER_LOGIT_OLD = 36.0
 SAMPLER_CHANGED_IN = (0, 12)
 # MoE layers add the fused-MoE intermediate cache, T x top_k x 2 x expert width (sharded by TP) in 16 bit:
