@@ -19,7 +19,7 @@ from recommender.hardware import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind
-from recommender.memory.weights import Parallel, tensor_bytes
+from recommender.memory.weights import Parallel, _matches, tensor_bytes
 from recommender.model.spec import ModelSpec
 from recommender.model.tensors import Tensor, model_tensors
 from recommender.sources.resolve import resolve_model
@@ -215,3 +215,24 @@ def test_bitsandbytes_is_unknown_to_vllm_0_33(tmp_path: Path, version: str, star
         assert issue.kind is IssueKind.QUANTIZATION_UNKNOWN and issue.flag == "bitsandbytes"
         # config/model.py _verify_quantization's message, with 0.33's list of methods.
         assert issue.message.startswith("Unknown quantization method: bitsandbytes. Must be one of ['awq', ")
+
+
+@pytest.mark.parametrize(
+    ("module", "ignore", "kept"),
+    [
+        # Every entry names the whole module (or a parent): the order of the list does not matter, and a name is
+        # not a prefix match ('gate' is the MoE router, not gate_proj; layers.1 is not layers.10).
+        ("model.layers.1.mlp.gate_proj", ("model.layers.1.mlp.gate", "lm_head"), False),
+        ("model.layers.1.mlp.gate_proj", ("lm_head", "model.layers.1.mlp.gate"), False),
+        ("model.layers.10.mlp.down_proj", ("model.layers.1", "lm_head"), False),
+        ("model.layers.1.mlp.down_proj", ("model.layers.1", "lm_head"), True),
+        # A fused module is kept when all its checkpoint shards are (vLLM's is_layer_skipped with the model's
+        # packed_modules_mapping); compressed-tensors `re:` entries match from the start of the name.
+        ("model.layers.0.self_attn.qkv_proj", tuple(f"re:.*\\.self_attn\\.{x}_proj$" for x in "qkv"), True),
+        ("model.layers.0.self_attn.qkv_proj", ("model.layers.0.self_attn.q_proj",), False),
+        ("model.layers.0.mlp.gate_up_proj", ("model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj"), True),
+        ("model.layers.3.self_attn.o_proj", ("re:.*self_attn",), True),
+    ],
+)
+def test_ignore_lists_match_whole_module_names(module: str, ignore: tuple[str, ...], kept: bool) -> None:
+    assert _matches(module, ignore) is kept

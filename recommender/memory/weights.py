@@ -73,25 +73,43 @@ def _sharded_shape(t: Tensor, par: Parallel, vocab_padded: int) -> tuple[int, in
     return t.rows, t.cols, t.count
 
 
+# vLLM's loaders fuse checkpoint modules (packed_modules_mapping); a quantization ignore list names the checkpoint's
+# shards, so a fused module is kept unquantized when its shards are (quant_utils.py is_layer_skipped, 0.33).
+FUSED_SHARDS = {
+    "qkv_proj": ("q_proj", "k_proj", "v_proj"),
+    "gate_up_proj": ("gate_proj", "up_proj"),
+    "in_proj_qkvz": ("in_proj_qkv", "in_proj_z"),  # Qwen3.5's gated DeltaNet; Qwen3-Next stores it fused
+    "in_proj_ba": ("in_proj_b", "in_proj_a"),
+}
+
+
 @lru_cache(maxsize=64)
 def _matcher(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One compiled regex for a modules_to_not_convert / ignore list: a glob, a module, or its parent path."""
+    """One compiled regex for a modules_to_not_convert / ignore list: a glob naming the module, a parent or a child
+    path (the whole name), or a compressed-tensors `re:` entry (matched from the start, as re.match does)."""
     if not patterns:
         return None
     parts = []
     for p in patterns:
-        if p.startswith("re:"):  # compressed-tensors regex entries
-            parts.append(p[3:])
+        if p.startswith("re:"):
+            parts.append(f"(?:{p[3:]}).*")
             continue
         glob = fnmatch.translate(p).removesuffix("\\Z")
         parts.append(rf"(?:.*\.)?{glob}(?:\..*)?")
-    return re.compile("|".join(f"(?:{x})" for x in parts) + r"\Z")
+    return re.compile("(?:" + "|".join(f"(?:{x})" for x in parts) + r")\Z")
 
 
 def _matches(module: str, patterns: tuple[str, ...]) -> bool:
-    """True when `module` is named (exactly, by a parent path, or by a glob) in `patterns`."""
+    """True when `module` is named (exactly, by a parent path, or by a glob) in `patterns`, or is a fused module
+    whose every checkpoint shard is."""
     rx = _matcher(patterns)
-    return bool(rx and rx.match(module))
+    if rx is None:
+        return False
+    if rx.match(module):
+        return True
+    parent, _, leaf = module.rpartition(".")
+    shards = FUSED_SHARDS.get(leaf, ())
+    return bool(shards) and all(rx.match(f"{parent}.{shard}" if parent else shard) for shard in shards)
 
 
 def _mixed_algo(q: QuantSpec, t: Tensor) -> str | None:
