@@ -530,3 +530,21 @@ def test_an_image_known_in_part_still_names_the_image() -> None:
     """`image="vllm/vllm-openai-cpu:$1"` is unknown as a whole, but its known part says vLLM on CPU."""
     (found,) = read_command('image="docker.io/vllm/vllm-openai-cpu:$1"\ndocker run "$image" facebook/opt-125m', "x.sh")
     assert found.argv[2] == "facebook/opt-125m" and "CPU" in (found.not_evaluable or "")
+
+
+def test_vllm_use_v1_0_judges_the_v0_engine_before_0_11(tmp_path: Path) -> None:
+    # envs.py (0.7-0.10): VLLM_USE_V1 = bool(int(value)); 0 ran the V0 engine, whose block accounting and profiling
+    # (no sampler warm-up after the KV cache) differ from V1's; 0.11 removed V0 and ignores the variable.
+    def run(prefix: str, version: str) -> dict[str, object]:
+        script = tmp_path / "serve.sh"
+        script.write_text(f"#!/bin/sh\n{prefix}vllm serve Qwen/Qwen2.5-7B-Instruct\n", encoding="utf-8")
+        args = ["check", str(script), "--gpu", "l40s", "--vllm-version", version, "--format", "json"]
+        (result,) = json.loads(invoke(args).stdout)
+        assert isinstance(result, dict)
+        return result
+
+    v1, v0 = run("", "0.9.2"), run("VLLM_USE_V1=0 ", "0.9.2")
+    assert v0["figures"] != v1["figures"] and "runs the V0 engine" in str(v0["warnings"])
+    assert "not an integer" in str(run("VLLM_USE_V1=no ", "0.9.2")["warnings"])
+    late = run("VLLM_USE_V1=0 ", "0.12.0")
+    assert late["figures"] == run("", "0.12.0")["figures"] and "is ignored by vLLM 0.12.0" in str(late["warnings"])

@@ -12,7 +12,7 @@ from recommender.documents import plan_annotations
 from recommender.errors import PlanError
 from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation, explain
-from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.engine import V0_REMOVED_IN, EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
 from recommender.serve_args import parse_serve_argv
@@ -72,6 +72,7 @@ class VllmEnv:
     allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN: a too-long max_model_len only warns
     estimate_cudagraphs: bool | None = None  # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (None: the default)
     notes: tuple[str, ...] = ()
+    use_v1: bool | None = None  # VLLM_USE_V1 before 0.11 (None: not set, or a release that ignores it)
 
     @classmethod
     def read(cls, env: Mapping[str, str], version: VllmVersion) -> VllmEnv:
@@ -88,12 +89,21 @@ class VllmEnv:
                 notes.append(
                     f"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS={raw!r} is not an integer: vLLM fails reading it"
                 )
-        if env.get("VLLM_USE_V1", "").strip() == "0":
-            notes.append(
-                "VLLM_USE_V1=0 asks for the V0 engine: vLLM 0.11 and later ignore it (V1 only); before that the V0 "
-                "engine's memory accounting, which is not modelled for releases after 0.7, applies"
-            )
-        return cls(allow, estimate, tuple(notes))
+        use_v1, note = _use_v1(env.get("VLLM_USE_V1"), version)
+        notes += [note] if note else []
+        return cls(allow, estimate, tuple(notes), use_v1)
+
+
+def _use_v1(raw: str | None, version: VllmVersion) -> tuple[bool | None, str | None]:
+    """VLLM_USE_V1 as vLLM 0.7-0.10 read it (envs.py: bool(int(value))); 0.11 and later ignore it (V1 only)."""
+    if raw is None:
+        return None, None
+    if version >= V0_REMOVED_IN:
+        return None, f"VLLM_USE_V1={raw!r} is ignored by vLLM {version} (the V1 engine only)"
+    if not re.fullmatch(r"\s*[+-]?\d+\s*", raw):
+        return None, f"VLLM_USE_V1={raw!r} is not an integer: vLLM fails reading it"
+    use_v1 = bool(int(raw))
+    return use_v1, None if use_v1 else f"VLLM_USE_V1=0: vLLM {version} runs the V0 engine, judged with its accounting"
 
 
 def _try(
@@ -224,7 +234,7 @@ def evaluate(
                 f"the plan's free memory ({found.free_bytes / GiB:.2f} GiB) is more than the {gpu.name} has"
             )
         model = resolve(model_ref)
-        flags = EngineFlags(**dict(cmd.values))
+        flags = replace(EngineFlags(**dict(cmd.values)), use_v1=vllm_env.use_v1)
         e = explain(
             model, gpu, flags, version, free_bytes=found.free_bytes, estimate_cudagraphs=vllm_env.estimate_cudagraphs
         )
