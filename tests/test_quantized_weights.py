@@ -113,6 +113,31 @@ def test_modelopt_mixed_precision_layer_by_layer(tmp_path: Path) -> None:
     assert sum(_per_module(spec, 1).values()) == 2 * LINEAR_ELEMENTS
 
 
+def test_modelopt_mixed_precision_experts_named_block_sparse_moe(tmp_path: Path) -> None:
+    # Mixtral / MiniMax name their experts block_sparse_moe.experts.N.w1|w2|w3 (nvidia/MiniMax-M3-NVFP4); vLLM finds
+    # the RoutedExperts' algorithm by that prefix (ModelOptMixedPrecisionConfig._resolve_quant_algo, step 3).
+    moe = TINY | {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "num_local_experts": 4}
+    (tmp_path / "config.json").write_text(json.dumps(moe | {"num_experts_per_tok": 2}))
+    experts = {
+        f"model.layers.0.block_sparse_moe.experts.{e}.{w}": {"quant_algo": "NVFP4", "group_size": 16}
+        for e in range(4)
+        for w in ("w1", "w2", "w3")
+    }
+    hf_quant = {"quantization": {"quant_algo": "MIXED_PRECISION", "quantized_layers": experts}}
+    (tmp_path / "hf_quant_config.json").write_text(json.dumps(hf_quant))
+    spec = resolve_model(str(tmp_path))
+    got = {
+        (t.layer, t.module.rsplit(".", 1)[-1]): tensor_bytes(spec, t, Parallel(tp=1), 2, spec.quant)
+        for t in model_tensors(spec)
+        if t.group == "experts"
+    }
+    # NVFP4 per expert: packed 4-bit weight (n / 2), one float8 scale per 16 (n / 16), two float32 scales (8 B)
+    w13, w2 = 1024 * 256, 256 * 512  # [2 x 512, 256] and [256, 512]
+    assert got[(0, "w13")] == 4 * (w13 // 2 + w13 // 16 + 8) == 589_856
+    assert got[(0, "w2")] == 4 * (w2 // 2 + w2 // 16 + 8) == 294_944
+    assert got[(1, "w13")] == 4 * w13 * 2  # layer 1 is not listed: bfloat16
+
+
 def test_modelopt_mixed_precision_mxfp8_layers(tmp_path: Path) -> None:
     # MXFP8 (ModelOptMxFp8Config; nvidia/MiniMax-M3-NVFP4's attention): float8 `weight` [out, in] and a uint8 e8m0
     # `weight_scale` [out, in / 32] (kMxfp8StaticScale, GroupShape(1, 32)); no input scale.

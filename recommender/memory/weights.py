@@ -117,7 +117,7 @@ def _mixed_algo(q: QuantSpec, t: Tensor) -> str | None:
     if t.layer is None:
         return None
     kind = {
-        "experts": ".mlp.experts",
+        "experts": ".experts.",  # mlp.experts.N (Qwen-MoE style), block_sparse_moe.experts.N (Mixtral, MiniMax)
         "shared_experts": ".shared_expert",
         "attention": ".self_attn.",
         "mixer": ".linear_attn.",
