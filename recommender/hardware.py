@@ -101,7 +101,16 @@ class GpuName:
         if mig:
             words = words[: words.index("mig")]
         model = "".join(re.sub(r"[^a-z0-9]", "", w) for w in words if w not in _NOISE_WORDS)
-        return cls(model, memory, mig)
+        return cls(_without_glued_vendor(model), memory, mig)
+
+
+def _without_glued_vendor(model: str) -> str:
+    """Slurm GRES/feature names drop the spaces (`TeslaV100S-PCIE-32GB`, `NVIDIAA100-SXM4-80GB`): a vendor word
+    glued to the front of the model is noise too."""
+    for word in ("nvidia", "tesla", "geforce"):
+        if model.startswith(word) and len(model) > len(word):
+            model = model[len(word) :]
+    return model
 
 
 def _names(gpu: Gpu) -> set[GpuName]:
