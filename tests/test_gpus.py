@@ -142,7 +142,11 @@ REAL_WORLD_NAMES = [
     ("Tesla V100-PCIE-16GB", "v100-pcie-16gb", "NVIDIA/nccl-tests output 'device 0 [0x84] Tesla V100-PCIE-16GB'"),
     ("Tesla V100S-PCIE-32GB", "v100s-pcie-32gb", "nccl-tests output '[0x89] Tesla V100S-PCIE-32GB' (same file)"),
     ("TeslaV100S-PCIE-32GB", "v100s-pcie-32gb", "Slurm feature '-C \"TeslaV100S-PCIE-32GB\"' (public sbatch script)"),
-    ("NVIDIAA100-SXM4-80GB", "a100-80gb", "Slurm GPU list 'NVIDIAA100-SXM4-80GB|TeslaV100-PCIE-32GB|...' (public script)"),
+    (
+        "NVIDIAA100-SXM4-80GB",
+        "a100-80gb",
+        "Slurm GPU list 'NVIDIAA100-SXM4-80GB|TeslaV100-PCIE-32GB|...' (public script)",
+    ),
     ("Tesla V100-SXM2-16GB", "v100-16gb", "the SXM2 board keeps its own entry (NVLink), GFD label above"),
     ("NVIDIA GeForce RTX 3060", "rtx3060", "torch device name 'NVIDIA GeForce RTX 3060' (profiles/gpus/rtx3060.yaml)"),
     ("NVIDIA GeForce RTX 3090 Ti", "rtx3090ti", "nvidia-smi/torch name (profiles/gpus/rtx3090ti.yaml source)"),
