@@ -69,6 +69,8 @@ def test_at_least_50_gpus_with_nvidia_and_amd() -> None:
         "rtx4000-ada",
         "quadro-rtx8000",
         "mi210",
+        "p40",
+        "p100-pcie-16gb",
     ):
         assert any(g.key == key for g in gpus), key
 
@@ -158,6 +160,8 @@ REAL_WORLD_NAMES = [
     ("Quadro RTX 8000", "quadro-rtx8000", "torch device name (quadro-rtx8000.yaml source)"),
     ("NVIDIA Quadro RTX 8000", "quadro-rtx8000", "torch device name with newer drivers (same source)"),
     ("AMD Instinct MI210", "mi210", "rocm-smi / torch device name on ROCm"),
+    ("Tesla P40", "p40", "nvidia-smi '|   0  Tesla P40           Off  |' (p40.yaml source)"),
+    ("Tesla P100-PCIE-16GB", "p100-pcie-16gb", "torch device name on Colab (p100-pcie-16gb.yaml source)"),
 ]
 
 
@@ -341,3 +345,41 @@ def _within_peak(key: str, dtype: str, measured: float) -> None:
     assert measured <= peak * (1.2 if "GeForce" in gpu.name else 1.0)
     if (key, dtype) not in FAR_FROM_PEAK:
         assert measured >= 0.5 * peak
+
+
+# vLLM documents "GPU: compute capability 7.0 or higher" and has no check of its own: its kernels simply have no code
+# for Pascal. explain, check and recommend say so in one line instead of planning memory for a card that cannot run.
+PASCAL_REFUSAL = (
+    "The Tesla P40 has compute capability 6.1; vLLM supports compute capability 7.0 or higher: its prebuilt kernels "
+    "have no code for this GPU (CUDA error: no kernel image is available for execution on the device)."
+)
+
+
+def test_pascal_cards_are_refused_with_the_reason() -> None:
+    import json
+
+    from tests.conftest import invoke
+
+    explained = json.loads(
+        invoke(["explain", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "Tesla P40", "--format", "json"]).stdout
+    )
+    assert not explained["fits"] and explained["error_kinds"] == ["gpu-below-compute-capability-floor"]
+    assert explained["errors"] == [PASCAL_REFUSAL]
+    checked = invoke(["check", "vllm serve Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "p40"], exit_code=1)
+    assert f"FAIL <argument> (command): {PASCAL_REFUSAL}" in checked.stdout
+    refused = invoke(["recommend", "--model", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "p40", "--concurrency", "4"], 3)
+    assert (
+        refused.stderr.strip()
+        == f"Error: no configuration serves 4 concurrent requests on 8 x Tesla P40: {PASCAL_REFUSAL}"
+    )
+
+
+def test_volta_and_turing_are_not_refused() -> None:
+    from recommender.memory.budget import gpu_refusal
+
+    catalog = load_gpus()
+    assert gpu_refusal(resolve_gpu("Tesla V100-PCIE-16GB", catalog)) is None
+    assert gpu_refusal(resolve_gpu("GeForce RTX 2080 Ti", catalog)) is None
+    assert gpu_refusal(resolve_gpu("AMD Instinct MI210", catalog)) is None  # gfx90a: no CUDA compute capability
+    refused = gpu_refusal(resolve_gpu("Tesla P100-PCIE-16GB", catalog))
+    assert refused is not None and "compute capability 6.0" in refused.message

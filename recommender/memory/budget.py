@@ -58,6 +58,18 @@ class Precision:
         return self.mxfp4 is not None and self.mxfp4.backend == "triton-hopper"
 
 
+def gpu_refusal(gpu: Gpu) -> StartupIssue | None:
+    """A CUDA GPU below vLLM's compute capability floor cannot run it at all (Pascal: Tesla P40, P100)."""
+    cc = gpu.cc_major_minor
+    return si.gpu_too_old(gpu.name, gpu.compute_capability) if cc and cc < si.MIN_COMPUTE_CAPABILITY else None
+
+
+def gpu_checks(gpu: Gpu, issues: list[StartupIssue]) -> None:
+    """Startup errors that depend on the GPU alone."""
+    refusal = gpu_refusal(gpu)
+    issues += [refusal] if refusal else []
+
+
 def _weight_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[StartupIssue]) -> str:
     d = {"half": "float16", "float": "float32"}.get(flags.dtype, flags.dtype)
     if d == "auto":
@@ -402,6 +414,7 @@ def explain(
     flags.validate()
     issues: list[StartupIssue] = []
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size
+    gpu_checks(gpu, issues)
     precision = resolve_precision(model, flags, gpu, version, issues)
     model_checks(model, version, issues)
     parallel_checks(model, tp, pp, issues)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from recommender.memory.budget import gpu_refusal
 from recommender.planner.types import Evaluation, Hardware, Objective, Target, Verdict
 from recommender.units import GiB
 
@@ -51,6 +52,9 @@ def nearest(results: Sequence[Verdict], target: Target, hw: Hardware) -> str:
     loaded = [e for e in results if e.concurrency > 0]
     what = target.describe()
     gpus = f"{hw.total_gpus} x {hw.gpu.name}"
+    refusal = gpu_refusal(hw.gpu)
+    if refusal:  # no flag helps: say why rather than name a "nearest" configuration
+        return f"no configuration serves {what} on {gpus}: {refusal.message}"
     if not loaded:
         evaluated = [e for e in results if isinstance(e, Evaluation)]
         if not evaluated:

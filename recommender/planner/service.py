@@ -18,7 +18,7 @@ from typing import Literal
 
 from recommender.errors import InfeasibleError, InputError
 from recommender.hardware import Gpu
-from recommender.memory.budget import explain
+from recommender.memory.budget import explain, gpu_refusal
 from recommender.memory.engine import VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.perf.closed_form import estimate
@@ -429,6 +429,9 @@ def _nearest_message(
     target: ServiceTarget, gpu: Gpu, gpus: int, nearest: ServiceOption | None, rejected: list[str]
 ) -> str:
     where = f"{gpus} x {gpu.name}"
+    refusal = gpu_refusal(gpu)
+    if refusal:  # no flag helps: say why rather than name a "nearest" configuration
+        return f"no configuration serves {target.describe()} on {where}: {refusal.message}"
     if nearest is None:
         why = f"; e.g. {rejected[0]}" if rejected else ""
         return f"no configuration serves {target.describe()} on {where}: none fits in memory{why}"
