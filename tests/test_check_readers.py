@@ -15,7 +15,7 @@ from recommender.check.commands import read_command
 from recommender.check.docker import docker_run
 from recommender.check.dockerfile import read_dockerfile
 from recommender.check.load import load_inputs, read_text
-from recommender.check.shell_test import arithmetic, evaluate_test
+from recommender.check.shell_conditions import arithmetic, evaluate_test
 from recommender.errors import InputError
 from recommender.serve_args import parse_serve_argv
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from recommender.check.shell_test import arithmetic, evaluate_test
+from recommender.check.shell_conditions import arithmetic, evaluate_test
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _ASSIGN = re.compile(rf"^({_NAME})=(.*)$", re.S)
