@@ -151,6 +151,13 @@ def test_a_fixed_kv_cache_larger_than_the_gpu_does_not_start() -> None:
     assert "CUDA out of memory. Tried to allocate 1024.00 GiB" in d["errors"][0]
 
 
+def test_a_fixed_kv_cache_is_named_as_the_budget_in_the_table() -> None:
+    # No utilization budget applies (vLLM skips profiling): the table says where the figure comes from.
+    out = invoke(["explain", QWEN_7B, "--gpu", "h100", "--kv-cache-memory-bytes", "20G"]).stdout
+    assert "20.00 GiB  (= --kv-cache-memory-bytes, no utilization budget)" in out and "ceil(total" not in out
+    assert "(= ceil(total x 0.92))" in invoke(["explain", QWEN_7B, "--gpu", "h100"]).stdout
+
+
 def test_the_fixed_kv_cache_boundary_is_free_memory_less_weights_and_non_torch() -> None:
     """vLLM skips profiling and allocates the KV tensor after the weights: it fits while blocks x page size
     <= free - weights - non-torch memory (the profiling pass's activations are cached blocks torch releases)."""

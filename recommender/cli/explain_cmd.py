@@ -39,7 +39,12 @@ def _bar(e: Explanation, width: int = 60) -> list[str]:
     bar = bar[:width].ljust(min(width, round(width * e.requested_bytes / total)), ".")[:width].ljust(width, " ")
     lines = [f"[{bar}] {e.gpu_total_bytes / GiB:.2f} GiB"]
     lines += [f"  {ch} {name:<16}{b / GiB:8.2f} GiB" for ch, name, b in parts]
-    lines.append(f"    {'budget':<16}{e.requested_bytes / GiB:8.2f} GiB  (= ceil(total x {e.utilization}))")
+    basis = (
+        "--kv-cache-memory-bytes, no utilization budget"
+        if e.kv_cache_memory_bytes is not None
+        else f"ceil(total x {e.utilization})"
+    )
+    lines.append(f"    {'budget':<16}{e.requested_bytes / GiB:8.2f} GiB  (= {basis})")
     return lines
 
 

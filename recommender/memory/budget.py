@@ -439,6 +439,7 @@ def explain(
         free_bytes=budget.free,
         utilization=budget.utilization,
         requested_bytes=budget.requested if flags.kv_cache_memory_bytes is None else flags.kv_cache_memory_bytes,
+        kv_cache_memory_bytes=flags.kv_cache_memory_bytes,
         weight_dtype=precision.dtype,
         quantization=precision.quant.label if precision.quant else "none",
         kv_cache_dtype=precision.kv_cache_dtype,

@@ -89,6 +89,9 @@ class Explanation:
     prefix_caching: bool = False
     issues: tuple[StartupIssue, ...] = ()
     post_allocation: PostAllocation | None = None  # after the KV cache: the warm-ups and what is left for them
+    # --kv-cache-memory-bytes: the KV cache vLLM allocates without profiling (requested_bytes is then this size,
+    # not ceil(total x utilization))
+    kv_cache_memory_bytes: int | None = None
 
     @property
     def fits(self) -> bool:

@@ -134,7 +134,7 @@ def stage_segments(e: Explanation, st: StageBudget) -> tuple[Segment, ...]:
 
 def budget_bars(e: Explanation, label: str | None = None, sublabel: str = "") -> tuple[BudgetBar, ...]:
     """One bar per pipeline stage (every TP rank of a stage is alike)."""
-    fixed_kv = all(st.available_kv == e.requested_bytes for st in e.stages)  # --kv-cache-memory-bytes
+    fixed_kv = e.kv_cache_memory_bytes is not None
     budget: int | None = None if fixed_kv else e.requested_bytes
     budget_label = (
         f"--kv-cache-memory-bytes {e.requested_bytes:,} (fixed KV cache)"
