@@ -71,6 +71,10 @@ def test_at_least_50_gpus_with_nvidia_and_amd() -> None:
         "mi210",
         "p40",
         "p100-pcie-16gb",
+        "v100-pcie-32gb",
+        "h20-3e",
+        "rtx5060ti-16gb",
+        "rtx5060ti-8gb",
     ):
         assert any(g.key == key for g in gpus), key
 
@@ -162,6 +166,11 @@ REAL_WORLD_NAMES = [
     ("AMD Instinct MI210", "mi210", "rocm-smi / torch device name on ROCm"),
     ("Tesla P40", "p40", "nvidia-smi '|   0  Tesla P40           Off  |' (p40.yaml source)"),
     ("Tesla P100-PCIE-16GB", "p100-pcie-16gb", "torch device name on Colab (p100-pcie-16gb.yaml source)"),
+    ("TeslaV100-PCIE-32GB", "v100-pcie-32gb", "Slurm GPU list '...|TeslaV100-PCIE-32GB|...' (public script)"),
+    ("NVIDIA H20-3e", "h20-3e", "nvidia-smi CSV check {'NVIDIA H20-3e'} (h20-3e.yaml source)"),
+    ("H20 141GB", "h20-3e", "the 141 GB H20 as people write it"),
+    ("NVIDIA H20", "h20", "the 96 GB board keeps the plain name"),
+    ("RTX 5060 Ti 16GB", "rtx5060ti-16gb", "names people write (the nvidia-smi name is shared by 8 and 16 GB)"),
 ]
 
 
@@ -204,6 +213,10 @@ def test_a_name_two_memory_variants_share_needs_the_memory() -> None:
         resolve_gpu("NVIDIA GeForce RTX 4060 Ti", catalog)
     assert resolve_gpu("RTX 4060 Ti 16GB", catalog).key == "rtx4060ti-16gb"
     assert resolve_gpu("NVIDIA-GeForce-RTX-4060-Ti", catalog, memory_mib=8188).key == "rtx4060ti-8gb"
+    # nvidia-smi prints 'NVIDIA GeForce RTX 5060 Ti, 16311 MiB' (profiles/gpus/rtx5060ti-16gb.yaml source).
+    with pytest.raises(UnknownGpuError, match=r"ambiguous: one of rtx5060ti-8gb \(8 GB\), rtx5060ti-16gb \(16 GB\)"):
+        resolve_gpu("NVIDIA GeForce RTX 5060 Ti", catalog)
+    assert resolve_gpu("NVIDIA GeForce RTX 5060 Ti", catalog, memory_mib=16311).key == "rtx5060ti-16gb"
 
 
 @pytest.mark.parametrize(
