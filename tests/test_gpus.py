@@ -75,6 +75,8 @@ def test_at_least_50_gpus_with_nvidia_and_amd() -> None:
         "h20-3e",
         "rtx5060ti-16gb",
         "rtx5060ti-8gb",
+        "rx7900xtx",
+        "radeon-pro-w7900",
     ):
         assert any(g.key == key for g in gpus), key
 
@@ -171,6 +173,9 @@ REAL_WORLD_NAMES = [
     ("H20 141GB", "h20-3e", "the 141 GB H20 as people write it"),
     ("NVIDIA H20", "h20", "the 96 GB board keeps the plain name"),
     ("RTX 5060 Ti 16GB", "rtx5060ti-16gb", "names people write (the nvidia-smi name is shared by 8 and 16 GB)"),
+    ("Radeon RX 7900 XTX", "rx7900xtx", "torch device name on ROCm (rx7900xtx.yaml source)"),
+    ("AMD Radeon RX 7900 XTX", "rx7900xtx", "rocm-smi / amd-smi marketing name"),
+    ("AMD Radeon PRO W7900", "radeon-pro-w7900", "rocm-smi / amd-smi marketing name"),
 ]
 
 
@@ -236,7 +241,8 @@ def test_batch_defaults_follow_vllm_device_checks(key: str, expected: tuple[int,
 RATES = ("bf16", "fp16", "fp8", "int8", "fp4")
 # Where INT8 is not at least twice the 16-bit rate: Blackwell Ultra cut INT8 (aiconfigurator b300_sxm.yaml, 153.5
 # dense TOPS); CDNA 2 runs INT8 at its FP16 rate (MI250X datasheet, 383 TOPS and TFLOPS per package; MI210 181 and 181).
-SLOW_INT8 = {"b300", "mi250x", "mi210"}
+# RDNA 3 WMMA runs INT8 at its FP16 rate too (RX 7900 XTX, Radeon PRO W7900).
+SLOW_INT8 = {"b300", "mi250x", "mi210", "rx7900xtx", "radeon-pro-w7900"}
 
 
 def _rates(gpu_key: str) -> dict[str, float | None]:
