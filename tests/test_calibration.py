@@ -46,8 +46,6 @@ NOT_COMPARED = {
 WEIGHT_DEVIATIONS = {
     "C016": "gemma-3-4b-it: SigLIP tower estimated from vision_config and one rotary cache counted; vLLM logs "
     "0.5 GiB more (two fp32 rotary caches and the projector are not modelled exactly)",
-    "C065": "Qwen2.5-VL-72B-Instruct at TP 4: the Qwen2.5-VL vision tower (depth 32, 1280 wide, merger to 8192) is "
-    "not counted from its sparse vision_config, so 34.01 GiB per GPU is predicted against 34.43 logged",
     "C063": "DeepSeek-R1-Distill-Qwen-14B at TP 2 on vLLM 0.7: 13.79 GiB predicted, 13.9476 logged (1.1%); Qwen2-family "
     "loads log 0.02-0.16 GiB above the parameter bytes (C004 14.25 vs 14.19), a term not identified",
 }
@@ -55,7 +53,7 @@ WEIGHT_DEVIATIONS = {
 KV_DEVIATIONS = {
     "C065": "the log (V0 engine, vLLM 0.8.3) does not show the command: at the config's 128,000-token context V0 "
     "profiles the whole context in one step (7.1 GiB of activations predicted, 2.51 logged), so a shorter "
-    "--max-model-len was probably set; plus the 0.42 GiB vision-tower undercount (verdict agrees: it fails)",
+    "--max-model-len was probably set (verdict agrees: it fails)",
 }
 
 

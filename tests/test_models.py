@@ -782,3 +782,26 @@ def test_a_copy_that_a_bare_name_may_stand_for_plans_like_its_original() -> None
         for field in ModelSpec.__dataclass_fields__:
             if field not in ("name", "source", "notes"):
                 assert getattr(copy, field) == getattr(original, field), f"{m.id} differs in {field}"
+
+
+@pytest.mark.parametrize(
+    ("model", "vision"),
+    [
+        # Qwen2.5-VL-7B, from transformers' module print (github:acproject/duorou docs/qwen2.5vl_graph.md): Conv3d
+        # 3x2x14x14 -> 1280 without bias 1,505,280; 32 blocks of RMSNorm x 2 (2,560), qkv 1280 -> 3840 with bias
+        # (4,919,040), proj with bias (1,639,680), gate/up 1280 -> 3420 with bias (2 x 4,381,020), down with bias
+        # (4,378,880) = 19,702,200 each; merger RMSNorm 1,280 + 5120 -> 5120 (26,219,520) + 5120 -> 3584 (18,353,664).
+        ("Qwen/Qwen2.5-VL-7B-Instruct", 1_505_280 + 32 * 19_702_200 + 1_280 + 26_219_520 + 18_353_664),
+        # Qwen2-VL-7B: embed_dim 1280, mlp_ratio 4, LayerNorms: blocks of 5,120 + 4,919,040 + 1,639,680 +
+        # fc1 6,558,720 + fc2 6,554,880 = 19,677,440; merger LayerNorm 2,560 and the same two projections.
+        ("Qwen/Qwen2-VL-7B-Instruct", 1_505_280 + 32 * 19_677_440 + 2_560 + 26_219_520 + 18_353_664),
+    ],
+)
+def test_qwen_vl_vision_towers_counted_by_hand(model: str, vision: int) -> None:
+    spec = resolve_model(model)
+    assert spec.params is not None and spec.vision is not None and spec.vision.positions == 0
+    text = resolve_model("Qwen/Qwen2.5-7B-Instruct").params
+    assert text is not None
+    # the language model is Qwen2.5-7B's (7,615,616,512): the whole count is text + tower (8.29B for both, as
+    # their model cards round it)
+    assert spec.params.total == text.total + vision

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from recommender.errors import ModelConfigError
 from recommender.model.config_values import (
@@ -254,6 +254,9 @@ def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | Non
     if not isinstance(raw, Mapping):
         return None
     v = ConfigValues(raw, "config.json vision_config")
+    top_type = config.get("model_type")
+    if top_type in QWEN_VL_TOWERS:
+        return _qwen_vl_vision(v, str(top_type), text_hidden)
     if not (v.has("depth") or v.has("num_hidden_layers")) or not v.has("hidden_size") or not v.has("intermediate_size"):
         return None
     depth = v.first_int(("depth", "num_hidden_layers"), 0, bound=MAX_VISION_DEPTH)
@@ -284,6 +287,51 @@ def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | Non
         out_hidden=out_hidden,
         merger_norm=2 * hidden if qwen3_merger else 0,
         deepstack=len(deepstack) if qwen3_merger and isinstance(deepstack, list) else 0,
+    )
+
+
+# Qwen2-VL and Qwen2.5-VL towers (transformers Qwen2VLVisionConfig / Qwen2_5_VLVisionConfig defaults: depth 32,
+# 16 heads, 3 channels, patch 14, temporal patch 2, 2 x 2 merge; their config.json files often omit them). Qwen2-VL
+# names the ViT width embed_dim and its output width hidden_size (MLP embed_dim x mlp_ratio, LayerNorms, QuickGELU);
+# Qwen2.5-VL names the width hidden_size and the output out_hidden_size (gated SiLU MLP, RMSNorms). Neither has
+# learned positions (2-D rotary) or a patch-embedding bias (vLLM qwen2_vl.py / qwen2_5_vl.py, 0.33).
+QWEN_VL_TOWERS = ("qwen2_vl", "qwen2_5_vl")
+QWEN_VL_DEPTH, QWEN_VL_PATCH, QWEN_VL_TEMPORAL, QWEN_VL_MERGE = 32, 14, 2, 2
+QWEN2_VL_MLP_RATIO = 4.0
+QWEN2_5_VL_INTERMEDIATE = 3420
+
+
+def _qwen_vl_vision(v: ConfigValues, model_type: str, text_hidden: int) -> VisionSpec:
+    """The Qwen2-VL / Qwen2.5-VL vision tower and its patch merger (LN, fc1 merged -> merged, GELU, fc2 -> text)."""
+    depth = v.get_int("depth", QWEN_VL_DEPTH, bound=MAX_VISION_DEPTH)
+    patch = v.first_int(("patch_size", "spatial_patch_size"), QWEN_VL_PATCH)
+    temporal = v.get_int("temporal_patch_size", QWEN_VL_TEMPORAL)
+    channels = v.first_int(("in_channels", "in_chans"), DEFAULT_CHANNELS)
+    merge = v.get_int("spatial_merge_size", QWEN_VL_MERGE)
+    if model_type == "qwen2_vl":
+        hidden = v.get_int("embed_dim", bound=MAX_HIDDEN)
+        inter = int(hidden * v.number("mlp_ratio", QWEN2_VL_MLP_RATIO))
+        out_hidden = v.get_int("hidden_size", text_hidden, bound=MAX_HIDDEN)
+        style: Literal["vit", "qwen2_5"] = "vit"
+        merger_norm = 2 * hidden  # LayerNorm
+    else:
+        hidden = v.get_int("hidden_size", bound=MAX_HIDDEN)
+        inter = v.get_int("intermediate_size", QWEN2_5_VL_INTERMEDIATE)
+        out_hidden = v.get_int("out_hidden_size", text_hidden, bound=MAX_HIDDEN)
+        style = "qwen2_5"
+        merger_norm = hidden  # RMSNorm
+    merged = hidden * merge * merge
+    return VisionSpec(
+        depth=depth,
+        hidden=hidden,
+        intermediate=inter,
+        patch_params=channels * patch * patch * temporal * hidden,
+        positions=0,
+        projector_in=merged,
+        projector_hidden=merged,
+        out_hidden=out_hidden,
+        style=style,
+        merger_norm=merger_norm,
     )
 
 

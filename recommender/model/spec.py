@@ -100,7 +100,8 @@ class VisionSpec:
     projector_in: int
     projector_hidden: int  # 0: a single projection projector_in -> text hidden
     out_hidden: int
-    style: Literal["vit", "gemma4", "mllama"] = "vit"  # vit: LayerNorm, biased qkv/fc1/fc2; gemma4: RMSNorm, gated MLP
+    # vit: LayerNorm, biased qkv/fc1/fc2; gemma4: RMSNorm, gated MLP; qwen2_5: RMSNorm, biased gated MLP
+    style: Literal["vit", "gemma4", "mllama", "qwen2_5"] = "vit"
     global_depth: int = 0  # mllama: gated global layers after the local ones
     tiles: int = 0  # mllama: max_num_tiles
     aspect_ratios: int = 0  # mllama: supported aspect ratios (tile-embedding rows = this + 1)

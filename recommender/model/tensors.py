@@ -385,6 +385,15 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
                 Tensor(f"{p}.norms", "vision", 4 * h + 2 * v.head_dim, 1, "replicated", None, linear=False),
             ]
             continue
+        if v.style == "qwen2_5":  # biased qkv/proj and gated MLP, 2 RMSNorms (qwen2_5_vl.py Qwen2_5_VisionBlock)
+            out += [
+                Tensor(f"{p}.attn.qkv", "vision", 3 * h, h + 1, "column", None, linear=False),
+                Tensor(f"{p}.attn.proj", "vision", h, h, "row", None, linear=False),
+                Tensor(f"{p}.mlp.gate_up_proj", "vision", 2 * i, h + 1, "column", None, linear=False),
+                Tensor(f"{p}.mlp.down_proj", "vision", h, i, "row", None, linear=False),
+                Tensor(f"{p}.biases_norms", "vision", 4 * h, 1, "replicated", None, linear=False),
+            ]
+            continue
         out += [
             Tensor(f"{p}.attn.qkv", "vision", 3 * h, h + 1, "column", None, linear=False),
             Tensor(f"{p}.attn.proj", "vision", h, h, "row", None, linear=False),
