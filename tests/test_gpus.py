@@ -366,15 +366,16 @@ def _within_peak(key: str, dtype: str, measured: float) -> None:
         assert measured >= 0.5 * peak
 
 
-# vLLM documents "GPU: compute capability 7.0 or higher" and has no check of its own: its kernels simply have no code
-# for Pascal. explain, check and recommend say so in one line instead of planning memory for a card that cannot run.
+# vLLM documents "GPU: compute capability 7.5 or higher" from v0.21 (7.0 before) and has no check of its own: its
+# kernels simply have no code for older cards. explain, check and recommend say so in one line instead of planning
+# memory for a card that cannot run.
 PASCAL_REFUSAL = (
-    "The Tesla P40 has compute capability 6.1; vLLM supports compute capability 7.0 or higher: its prebuilt kernels "
+    "The Tesla P40 has compute capability 6.1; vLLM supports compute capability 7.5 or higher: its prebuilt kernels "
     "have no code for this GPU (CUDA error: no kernel image is available for execution on the device)."
 )
 
 
-def test_pascal_cards_are_refused_with_the_reason() -> None:
+def test_cards_below_the_floor_are_refused_with_the_reason() -> None:
     import json
 
     from tests.conftest import invoke
@@ -393,12 +394,17 @@ def test_pascal_cards_are_refused_with_the_reason() -> None:
     )
 
 
-def test_volta_and_turing_are_not_refused() -> None:
+def test_the_floor_follows_the_vllm_release() -> None:
     from recommender.memory.budget import gpu_refusal
+    from recommender.memory.engine import VllmVersion
 
     catalog = load_gpus()
-    assert gpu_refusal(resolve_gpu("Tesla V100-PCIE-16GB", catalog)) is None
-    assert gpu_refusal(resolve_gpu("GeForce RTX 2080 Ti", catalog)) is None
-    assert gpu_refusal(resolve_gpu("AMD Instinct MI210", catalog)) is None  # gfx90a: no CUDA compute capability
-    refused = gpu_refusal(resolve_gpu("Tesla P100-PCIE-16GB", catalog))
-    assert refused is not None and "compute capability 6.0" in refused.message
+    new, old = VllmVersion(0, 33), VllmVersion(0, 20)
+    v100 = resolve_gpu("Tesla V100-PCIE-16GB", catalog)
+    refused = gpu_refusal(v100, new)
+    assert refused is not None and "compute capability 7.0; vLLM supports compute capability 7.5" in refused.message
+    assert gpu_refusal(v100, old) is None  # Volta was documented as supported up to v0.14 at least
+    assert gpu_refusal(resolve_gpu("GeForce RTX 2080 Ti", catalog), new) is None
+    assert gpu_refusal(resolve_gpu("AMD Instinct MI210", catalog), new) is None  # gfx90a: no CUDA compute capability
+    pascal = gpu_refusal(resolve_gpu("Tesla P100-PCIE-16GB", catalog), old)
+    assert pascal is not None and "compute capability 6.0; vLLM supports compute capability 7.0" in pascal.message

@@ -94,11 +94,11 @@ def test_bf16_checkpoint_on_pre_ampere_cards() -> None:
     t4 = _json(["explain", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "t4"])
     assert t4["dtype"] == "float16" and t4["weights_gib"] == pytest.approx(494_032_768 * 2 / 2**30, rel=0.01)
     # ... and refuses an explicit --dtype bfloat16 with platforms/cuda.py's message.
-    v100 = _json(["explain", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "v100-32gb", "--dtype", "bfloat16"])
-    assert not v100["fits"] and v100["error_kinds"] == ["bf16-unsupported"]
-    assert v100["errors"] == [
-        "Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla V100-SXM2-32GB GPU "
-        "has compute capability 7.0. You can use float16 instead by explicitly setting the `dtype` flag in CLI, "
+    t4_bf16 = _json(["explain", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "t4", "--dtype", "bfloat16"])
+    assert not t4_bf16["fits"] and t4_bf16["error_kinds"] == ["bf16-unsupported"]
+    assert t4_bf16["errors"] == [
+        "Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU "
+        "has compute capability 7.5. You can use float16 instead by explicitly setting the `dtype` flag in CLI, "
         "for example: --dtype=half."
     ]
     # recommend on a T4 never plans bfloat16.

@@ -58,15 +58,26 @@ class Precision:
         return self.mxfp4 is not None and self.mxfp4.backend == "triton-hopper"
 
 
-def gpu_refusal(gpu: Gpu) -> StartupIssue | None:
-    """A CUDA GPU below vLLM's compute capability floor cannot run it at all (Pascal: Tesla P40, P100)."""
-    cc = gpu.cc_major_minor
-    return si.gpu_too_old(gpu.name, gpu.compute_capability) if cc and cc < si.MIN_COMPUTE_CAPABILITY else None
+def compute_capability_floor(version: VllmVersion) -> tuple[int, int]:
+    """vLLM's documented floor; vLLM's Python has no check of its own: its compiled kernels (and PyTorch's wheels)
+    carry no code for older GPUs, so the first kernel fails. Installation docs: "GPU: compute capability 7.0 or
+    higher (e.g., V100, T4, RTX20xx, A100, L4, H100, etc.)" up to v0.14.0
+    (https://docs.vllm.ai/en/v0.14.0/getting_started/installation/gpu/), "compute capability 7.5 or higher (e.g.,
+    T4, RTX20xx, A100, L4, H100, B200, etc.)" from v0.21.0 on (docs/getting_started/installation/gpu.cuda.inc.md,
+    CUDA 12.9 binaries; CUDA 13 and PyTorch's CUDA 12.8+ wheels dropped Volta). Releases in between: the older
+    floor (lenient: no record of when it moved)."""
+    return (7, 5) if version >= VllmVersion(0, 21) else (7, 0)
 
 
-def gpu_checks(gpu: Gpu, issues: list[StartupIssue]) -> None:
+def gpu_refusal(gpu: Gpu, version: VllmVersion) -> StartupIssue | None:
+    """A CUDA GPU below the floor cannot run vLLM at all (Pascal: Tesla P40, P100; Volta from v0.21)."""
+    cc, floor = gpu.cc_major_minor, compute_capability_floor(version)
+    return si.gpu_too_old(gpu.name, gpu.compute_capability, floor) if cc and cc < floor else None
+
+
+def gpu_checks(gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]) -> None:
     """Startup errors that depend on the GPU alone."""
-    refusal = gpu_refusal(gpu)
+    refusal = gpu_refusal(gpu, version)
     issues += [refusal] if refusal else []
 
 
@@ -414,7 +425,7 @@ def explain(
     flags.validate()
     issues: list[StartupIssue] = []
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size
-    gpu_checks(gpu, issues)
+    gpu_checks(gpu, version, issues)
     precision = resolve_precision(model, flags, gpu, version, issues)
     model_checks(model, version, issues)
     parallel_checks(model, tp, pp, issues)

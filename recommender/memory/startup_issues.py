@@ -20,7 +20,7 @@ class IssueKind(StrEnum):
 
     # Errors: vLLM refuses to start (or crashes during startup).
     BF16_UNSUPPORTED = "bf16-unsupported"  # config/model.py: compute capability < 8.0
-    GPU_TOO_OLD = "gpu-below-compute-capability-floor"  # a CUDA GPU older than vLLM's documented floor (7.0)
+    GPU_TOO_OLD = "gpu-below-compute-capability-floor"  # a CUDA GPU older than vLLM's documented floor
     TP_HEADS = "tp-does-not-divide-heads"  # count = attention heads, parallel = TP
     TP_VOCAB = "tp-does-not-divide-vocab"  # count = padded vocabulary, parallel = TP
     TP_KV_HEADS = "tp-does-not-divide-kv-heads"  # count = KV heads, parallel = TP
@@ -102,20 +102,13 @@ def bf16_unsupported(gpu_name: str, compute_capability: str) -> StartupIssue:
     )
 
 
-# vLLM's installation docs ("GPU: compute capability 7.0 or higher (e.g., V100, T4, RTX20xx, A100, L4, H100, etc.)",
-# https://docs.vllm.ai/en/v0.14.0/getting_started/installation/gpu/); vLLM's Python has no check of its own: its
-# compiled kernels (and PyTorch's CUDA 12.8+ wheels) carry no code for older GPUs, so the first kernel fails.
-MIN_COMPUTE_CAPABILITY = (7, 0)
-
-
-def gpu_too_old(gpu_name: str, compute_capability: str) -> StartupIssue:
+def gpu_too_old(gpu_name: str, compute_capability: str, floor: tuple[int, int]) -> StartupIssue:
     """Our wording (vLLM 0.33 has no message of its own): the first CUDA kernel fails with CUDA's text."""
-    floor = ".".join(map(str, MIN_COMPUTE_CAPABILITY))
     return StartupIssue(
         IssueKind.GPU_TOO_OLD,
-        f"The {gpu_name} has compute capability {compute_capability}; vLLM supports compute capability {floor} "
-        "or higher: its prebuilt kernels have no code for this GPU (CUDA error: no kernel image is available for "
-        "execution on the device).",
+        f"The {gpu_name} has compute capability {compute_capability}; vLLM supports compute capability "
+        f"{floor[0]}.{floor[1]} or higher: its prebuilt kernels have no code for this GPU (CUDA error: no kernel "
+        "image is available for execution on the device).",
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from recommender.memory.budget import gpu_refusal
+from recommender.memory.engine import VllmVersion
 from recommender.planner.types import Evaluation, Hardware, Objective, Target, Verdict
 from recommender.units import GiB
 
@@ -47,12 +48,12 @@ def _weights_too_big(evaluated: Sequence[Evaluation], what: str, gpus: str) -> s
     )
 
 
-def nearest(results: Sequence[Verdict], target: Target, hw: Hardware) -> str:
+def nearest(results: Sequence[Verdict], target: Target, hw: Hardware, version: VllmVersion) -> str:
     """The InfeasibleError message: the closest configuration and what it would take."""
     loaded = [e for e in results if e.concurrency > 0]
     what = target.describe()
     gpus = f"{hw.total_gpus} x {hw.gpu.name}"
-    refusal = gpu_refusal(hw.gpu)
+    refusal = gpu_refusal(hw.gpu, version)
     if refusal:  # no flag helps: say why rather than name a "nearest" configuration
         return f"no configuration serves {what} on {gpus}: {refusal.message}"
     if not loaded:

@@ -55,7 +55,7 @@ def plan(
     )
     rejected = tuple(e for e in results if not e.feasible)
     if not feasible:
-        raise InfeasibleError(nearest(results, target, hw))
+        raise InfeasibleError(nearest(results, target, hw, version))
     return PlanResult(
         target, hw, version, policy, feasible[0], tuple(feasible[1 : 1 + policy.alternatives]), rejected, len(space)
     )

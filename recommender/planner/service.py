@@ -422,14 +422,19 @@ def plan_service(
                 tuple(rejected + misses + screen_misses),
                 len(fitting),
             )
-    raise InfeasibleError(_nearest_message(target, hw.gpu, budgets[-1] if budgets else 0, nearest, rejected))
+    raise InfeasibleError(_nearest_message(target, hw.gpu, version, budgets[-1] if budgets else 0, nearest, rejected))
 
 
 def _nearest_message(
-    target: ServiceTarget, gpu: Gpu, gpus: int, nearest: ServiceOption | None, rejected: list[str]
+    target: ServiceTarget,
+    gpu: Gpu,
+    version: VllmVersion,
+    gpus: int,
+    nearest: ServiceOption | None,
+    rejected: list[str],
 ) -> str:
     where = f"{gpus} x {gpu.name}"
-    refusal = gpu_refusal(gpu)
+    refusal = gpu_refusal(gpu, version)
     if refusal:  # no flag helps: say why rather than name a "nearest" configuration
         return f"no configuration serves {target.describe()} on {where}: {refusal.message}"
     if nearest is None:
