@@ -49,6 +49,7 @@ MODELS = (
     "microsoft/phi-2",  # parallel block, LayerNorm biases, lm_head bias
     "google/gemma-3-4b-it",  # vision tower
     "google/gemma-4-26B-A4B",  # MoE router scales, V from K
+    "Qwen/Qwen2-Audio-7B-Instruct",  # audio tower and projector whole on every rank
 )
 
 

@@ -61,6 +61,13 @@ def test_weights_median() -> None:
     assert statistics.median(SUMMARY.weight_errors) <= 0.01
 
 
+def test_qwen2_audio_weights_count_the_audio_encoder() -> None:
+    """F054 (vLLM CI, Qwen2-Audio-7B-Instruct, fp16, TP 1) logged 15.65 GiB of weights: 7.7% more than the
+    language model alone, the Whisper-style audio encoder and its projector (0.64B parameters)."""
+    (f054,) = [c for c in COMPARED if c.record["id"] == "F054"]
+    assert abs(f054.weights_gib / f054.record["weights_gib"] - 1) <= 0.01
+
+
 def test_available_kv_median() -> None:
     assert len(SUMMARY.kv_errors) >= 25
     assert statistics.median(SUMMARY.kv_errors) <= 0.02

@@ -805,3 +805,21 @@ def test_qwen_vl_vision_towers_counted_by_hand(model: str, vision: int) -> None:
     # the language model is Qwen2.5-7B's (7,615,616,512): the whole count is text + tower (8.29B for both, as
     # their model cards round it)
     assert spec.params.total == text.total + vision
+
+
+def test_qwen2_audio_encoder_counted_by_hand() -> None:
+    """transformers Qwen2AudioEncoder (modeling_qwen2_audio.py) at Qwen2-Audio-7B's audio_config (d_model 1280,
+    ffn 5120, 32 layers, 128 mel bins, 1500 positions), which vLLM 0.33 builds as is (qwen2_audio.py)."""
+    spec = resolve_model("Qwen/Qwen2-Audio-7B-Instruct")
+    assert spec.params is not None and spec.audio is not None and spec.vision is None
+    conv1 = 1280 * 128 * 3 + 1280  # Conv1d(128 -> 1280, kernel 3) with bias: 492,800
+    conv2 = 1280 * 1280 * 3 + 1280  # Conv1d(1280 -> 1280, kernel 3, stride 2) with bias: 4,916,480
+    positions = 1500 * 1280  # embed_positions (frozen, still loaded): 1,920,000
+    # a layer: q/v/out_proj with bias 3 x 1,639,680, k_proj without bias 1,638,400, fc1 1280 -> 5120 with bias
+    # 6,558,720, fc2 5120 -> 1280 with bias 6,554,880, two LayerNorms 5,120 = 19,676,160
+    layer = 3 * 1_639_680 + 1_638_400 + 6_558_720 + 6_554_880 + 5_120
+    projector = 1280 * 4096 + 4096  # multi_modal_projector.linear 1280 -> text hidden 4096 with bias: 5,246,976
+    encoder = conv1 + conv2 + positions + 32 * layer + 2 * 1280 + projector  # final layer_norm; avg_pooler has none
+    assert encoder == 642_215_936
+    assert spec.params.vision == encoder
+    assert spec.approximate == ()  # counted exactly now, so no longer marked approximate

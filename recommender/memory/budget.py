@@ -114,7 +114,7 @@ def resolve_precision(
                 "the checkpoint declares an FP8 KV-cache scheme, so vLLM uses fp8 for --kv-cache-dtype auto",
             )
         )
-    if model.multimodal and model.vision is None:
+    if model.multimodal and model.vision is None and model.audio is None:
         issues.append(
             si.note(
                 IssueKind.ENCODER_NOT_COUNTED,
@@ -125,7 +125,7 @@ def resolve_precision(
         issues.append(
             si.note(
                 IssueKind.ENCODER_NOT_COUNTED,
-                "the vision encoder's own profiling pass (encoder cache budget) is not counted",
+                "the encoder's own profiling pass (encoder cache budget) is not counted",
             )
         )
     if kv_dtype.startswith("fp8") and not gpu.fp8 and model.mla is None:

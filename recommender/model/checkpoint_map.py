@@ -252,7 +252,10 @@ def _top_role(module: str) -> tuple[str, _Role] | None:
 
 
 def _vision_role(module: str) -> _Role:
-    """Vision encoders and projectors stay 16-bit (model/tensors.py vision_tensors); attention and MLP shard."""
+    """Vision encoders and projectors stay 16-bit (model/tensors.py vision_tensors); attention and MLP shard.
+    Audio towers are transformers modules vLLM builds as is (qwen2_audio.py, gemma4_mm.py): whole on every rank."""
+    if module.removeprefix("model.").startswith("audio_tower."):
+        return _Role("vision", "replicated", False)
     leaf = module.rsplit(".", 1)[-1]
     if leaf in ("qkv", "qkv_proj", "q_proj", "k_proj", "v_proj", "fc1", "linear_fc1", "gate_proj", "up_proj"):
         return _Role("vision", "column", False)

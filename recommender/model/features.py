@@ -19,7 +19,7 @@ from recommender.model.config_values import (
     ConfigValues,
     checked_int,
 )
-from recommender.model.spec import IndexerSpec, LinearAttentionSpec, MambaSpec, MlaSpec, MoeSpec, VisionSpec
+from recommender.model.spec import AudioSpec, IndexerSpec, LinearAttentionSpec, MambaSpec, MlaSpec, MoeSpec, VisionSpec
 
 # vLLM transformers_utils/model_arch_config_convertor.py: keys whose minimum is the derived max length.
 MAX_LEN_KEYS = (
@@ -287,6 +287,37 @@ def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | Non
         out_hidden=out_hidden,
         merger_norm=2 * hidden if qwen3_merger else 0,
         deepstack=len(deepstack) if qwen3_merger and isinstance(deepstack, list) else 0,
+    )
+
+
+# transformers Qwen2AudioEncoderConfig defaults (configuration_qwen2_audio.py), for keys an audio_config omits:
+# 128 mel bins, 32 layers, ffn 5120, d_model 1280, 1500 source positions.
+QWEN2_AUDIO_ENCODER = "qwen2_audio_encoder"
+QWEN2_AUDIO_MEL_BINS, QWEN2_AUDIO_LAYERS, QWEN2_AUDIO_FFN, QWEN2_AUDIO_HIDDEN = 128, 32, 5120, 1280
+QWEN2_AUDIO_POSITIONS = 1500
+
+
+def audio_counted(config: Mapping[str, Any]) -> bool:
+    """Whether `audio_config` is an encoder the weights model counts (Qwen2-Audio's; not Gemma-4's)."""
+    raw = config.get("audio_config")
+    return isinstance(raw, Mapping) and (
+        raw.get("model_type") == QWEN2_AUDIO_ENCODER or config.get("model_type") == "qwen2_audio"
+    )
+
+
+def audio_spec(config: Mapping[str, Any], text_hidden: int) -> AudioSpec | None:
+    """The Qwen2-Audio encoder from `audio_config` (other audio encoders are not modelled: None)."""
+    raw = config.get("audio_config")
+    if not isinstance(raw, Mapping) or not audio_counted(config):
+        return None
+    a = ConfigValues(raw, "config.json audio_config")
+    return AudioSpec(
+        layers=a.get_int("encoder_layers", QWEN2_AUDIO_LAYERS, bound=MAX_VISION_DEPTH),
+        hidden=a.get_int("d_model", QWEN2_AUDIO_HIDDEN, bound=MAX_HIDDEN),
+        ffn=a.get_int("encoder_ffn_dim", QWEN2_AUDIO_FFN),
+        mel_bins=a.get_int("num_mel_bins", QWEN2_AUDIO_MEL_BINS, bound=MAX_HIDDEN),
+        positions=a.get_int("max_source_positions", QWEN2_AUDIO_POSITIONS, bound=MAX_POSITIONS),
+        out_hidden=text_hidden,
     )
 
 

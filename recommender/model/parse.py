@@ -197,7 +197,7 @@ def _features(c: ConfigValues, key: str, family: Family, model_type: str, plan: 
 def _approximations(config: Mapping[str, Any], family: Family) -> tuple[str, ...]:
     """Why the figures are estimates: an architecture outside the table, or an encoder the config does not size."""
     reasons = [family.approximate] if family.approximate else []  # the adapter may add one (family.approximate)
-    if isinstance(config.get("audio_config"), Mapping):
+    if isinstance(config.get("audio_config"), Mapping) and not features.audio_counted(config):
         reasons.append("the audio encoder (audio_config) is not counted in the weights")
     return tuple(reasons)
 
@@ -336,6 +336,7 @@ def _parse(
         quant=quant,
         multimodal=r.ident.multimodal,
         vision=features.vision_spec(config, d.hidden),
+        audio=features.audio_spec(config, d.hidden),
         source=source,
         family=family.name,
         approximate=r.approximate,

@@ -111,6 +111,18 @@ class VisionSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class AudioSpec:
+    """A Whisper-style audio encoder (transformers Qwen2AudioEncoder) and its linear projector into the LM."""
+
+    layers: int  # encoder_layers
+    hidden: int  # d_model
+    ffn: int  # encoder_ffn_dim
+    mel_bins: int  # num_mel_bins: conv1's input channels
+    positions: int  # max_source_positions: the learned position table
+    out_hidden: int  # the language model's hidden size (multi_modal_projector output)
+
+
+@dataclass(frozen=True, slots=True)
 class QuantSpec:
     """Weight quantization as declared by the checkpoint (or requested online).
 
@@ -146,7 +158,7 @@ class ParamCounts:
     mixer: int  # Mamba / linear-attention layers
     norms: int
     lm_head: int
-    vision: int = 0  # vision encoder + projector (multimodal checkpoints)
+    vision: int = 0  # vision / audio encoder + projector (multimodal checkpoints)
 
     @property
     def total(self) -> int:
@@ -232,6 +244,7 @@ class ModelSpec:
     quant: QuantSpec | None = None
     multimodal: bool = False
     vision: VisionSpec | None = None
+    audio: AudioSpec | None = None
     params: ParamCounts | None = None
     published_params: int | None = None
     checkpoint_bytes: int | None = None  # from safetensors headers of a local checkpoint

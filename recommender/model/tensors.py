@@ -422,6 +422,39 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
     return out
 
 
+QVO = ("q_proj", "v_proj", "out_proj")  # the Whisper attention projections with a bias (k_proj has none)
+
+
+def audio_tensors(s: ModelSpec) -> list[Tensor]:
+    """The Qwen2-Audio encoder and projector. vLLM builds transformers' Qwen2AudioEncoder and a plain nn.Linear
+    projector (qwen2_audio.py, 0.33): every rank holds them whole and in 16 bit (quantization skips nn modules).
+    Conv1d weights are [out, in, 3] plus a bias; k_proj has no bias (Whisper); LayerNorms have weight and bias;
+    embed_positions is a learned table (frozen, still loaded); avg_pooler has no parameters."""
+    a = s.audio
+    if a is None:
+        return []
+    h, f = a.hidden, a.ffn
+    out = [
+        Tensor("audio_tower.conv1", "vision", h, 3 * a.mel_bins + 1, "replicated", None, linear=False),
+        Tensor("audio_tower.conv2", "vision", h, 3 * h + 1, "replicated", None, linear=False),
+        Tensor("audio_tower.embed_positions", "vision", a.positions, h, "replicated", None, linear=False),
+    ]
+    for k in range(a.layers):
+        p = f"audio_tower.layers.{k}"
+        out += [
+            *(Tensor(f"{p}.self_attn.{m}", "vision", h, h + 1, "replicated", None, linear=False) for m in QVO),
+            Tensor(f"{p}.self_attn.k_proj", "vision", h, h, "replicated", None, linear=False),
+            Tensor(f"{p}.fc1", "vision", f, h + 1, "replicated", None, linear=False),
+            Tensor(f"{p}.fc2", "vision", h, f + 1, "replicated", None, linear=False),
+            Tensor(f"{p}.layer_norms", "vision", 4 * h, 1, "replicated", None, linear=False),
+        ]
+    return [
+        *out,
+        Tensor("audio_tower.layer_norm", "vision", 2 * h, 1, "replicated", None, linear=False),
+        Tensor("multi_modal_projector.linear", "vision", a.out_hidden, h + 1, "replicated", None, linear=False),
+    ]
+
+
 def _mllama_vision(v: VisionSpec) -> list[Tensor]:
     """MllamaVisionModel: class and patch embeddings, gated position and tile-position embeddings, local and gated
     global layers (q/k/v/o without bias, fc1/fc2 with bias, two LayerNorms), pre/post LayerNorms; the projector
@@ -458,7 +491,7 @@ def _mllama_vision(v: VisionSpec) -> list[Tensor]:
 def model_tensors(s: ModelSpec) -> list[Tensor]:
     """Every weight tensor of the model (vision encoder, embeddings, layers, final norm, lm_head)."""
     h = s.hidden_size
-    out = vision_tensors(s)
+    out = vision_tensors(s) + audio_tensors(s)
     rows = s.embedding_rows or s.vocab_size
     out.append(Tensor("model.embed_tokens", "embedding", rows, h, "vocab", None, linear=False))
     if s.learned_positions:  # nn.Embedding, replicated (gpt2.py wpe, opt.py embed_positions)
