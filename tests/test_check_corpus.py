@@ -86,8 +86,9 @@ def test_held_out_corpus_is_real_and_sourced() -> None:
 
 def test_held_out_corpus_is_read_exactly() -> None:
     exact, total, diffs, misses = corpus.compare((), HELD_OUT)
-    assert diffs == [] and exact + 1 == total >= 37
-    assert [m.split(":")[0] for m in misses] == ["inference-perf/vllm_cpu_server.sh"]
+    assert diffs == [] and exact + 8 == total >= 51  # the 8: 3 servers not found, pysheeet's 4 others not counted
+    known = ["inference-perf/vllm_cpu_server.sh", "open-instruct/general_verifier_judge.yaml", "pysheeet/run.sh"]
+    assert [m.split(":")[0] for m in misses] == [*known, "azimuth-llm/values.yaml"]
 
 
 def test_held_out_corpus_in_one_run() -> None:
@@ -95,7 +96,8 @@ def test_held_out_corpus_in_one_run() -> None:
     result = invoke(["check", str(HELD_OUT), "--gpu", "h100", "--format", "json"], exit_code=1)
     out = json.loads(result.stdout)
     assert {r["status"] for r in out} == {"pass", "fail", "not-evaluated"}
-    servers = sum(len(w["servers"]) for w in corpus.expected(HELD_OUT).values() if not w.get("known_miss"))
+    want = corpus.expected(HELD_OUT).items()
+    servers = sum(len(corpus.reading(f, HELD_OUT)[0]) if w.get("known_miss") else len(w["servers"]) for f, w in want)
     assert len([r for r in out if "resource" in r]) == servers
     notes = result.stderr
     assert "not a manifest: render it first" in notes and "runs the Ray Serve application" in notes

@@ -243,6 +243,48 @@ vllm serve m --tensor-parallel-size $SLURM_GPUS_ON_NODE --pipeline-parallel-size
     assert found.gpus_total == 8 and found.gpus_at_least and found.gpu_product == "h100"
 
 
+def test_slurm_gpus_per_task_and_a_job_steps_own_gpus() -> None:
+    """`--gpus-per-task=4` with one task per node is 4 GPUs a node; `srun --gres=gpu:2 cmd` gives the step 2 GPUs,
+    which Slurm makes visible as CUDA_VISIBLE_DEVICES=0,1 (held-out round 3, PyVision-RL's scripts)."""
+    header = "#SBATCH --nodes=1\n#SBATCH --gpus-per-task=4\n#SBATCH --ntasks-per-node=2\nvllm serve m -tp 8\n"
+    assert jobs.sbatch_gpus(header) == jobs.Gpus(8, 1, None)
+    assert jobs.sbatch_gpus("#SBATCH -N 2\n#SBATCH --ntasks=2\n#SBATCH --gpus-per-task=a100:1\n") == jobs.Gpus(
+        1, 2, "a100"
+    )
+    (step,) = read_command("srun -p q --gres=gpu:2 -n1 --job-name=x vllm serve m -tp 2 &", "run.sh")
+    assert step.argv[:3] == ("vllm", "serve", "m") and step.gpus_per_pod == 2
+    (plain,) = read_command("srun -N 1 vllm serve m", "run.sh")
+    assert plain.gpus_per_pod is None  # a step that asks for no GPUs: not known here
+
+
+def test_an_array_over_several_lines_and_guarded_appends() -> None:
+    """`local args=(` one flag a line `)`, then `[ "$TP" -gt 1 ] && args+=(...)`: the append runs or not as the
+    shell decides from the script's values; one the script cannot decide leaves the array unknown."""
+    script = """TP="1"
+launch() {
+  local args=(
+    --host 0.0.0.0  # all interfaces
+    --gpu-memory-utilization 0.9
+  )
+  [ "${TP}" -gt 1 ] && args+=(--tensor-parallel-size "${TP}")
+  [ "$(nvidia-smi -L | wc -l)" -gt 1 ] && args+=(--data-parallel-size 2)
+  vllm serve m "${args[@]}"
+}
+"""
+
+    def serve(text: str) -> shell.Command:
+        (cmd,) = [c for c in shell.run_script(text) if c.words[:1] == ("vllm",)]
+        return cmd
+
+    cmd = serve(script)
+    assert cmd.words[2:] == ("m", "${args[@]}")  # the GPU count is not known here: the append may or may not run
+    assert cmd.unresolved == ("${args[@]}",)
+    decided = script.replace('  [ "$(nvidia-smi -L | wc -l)" -gt 1 ] && args+=(--data-parallel-size 2)\n', "")
+    assert serve(decided).words[2:] == ("m", "--host", "0.0.0.0", "--gpu-memory-utilization", "0.9")
+    assert serve(decided).unresolved == ()
+    assert serve(decided.replace('TP="1"', 'TP="2"')).words[-2:] == ("--tensor-parallel-size", "2")
+
+
 @pytest.mark.parametrize(
     ("spec", "gpus"),
     [("24GB", jobs.Gpus(1)), ("H100:2", jobs.Gpus(2, 1, "H100")), ("A100:80GB:2", jobs.Gpus(2, 1, "A100")),

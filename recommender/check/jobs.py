@@ -2,7 +2,7 @@
 configurations and SkyPilot task YAMLs. Each platform's own variables are set as it sets them before the script
 runs, from what the spec requests:
 
-- Slurm: `#SBATCH --nodes / --gpus-per-node / --gres=gpu[:type]:N / --gpus / --constraint` give SLURM_JOB_NUM_NODES,
+- Slurm: `#SBATCH --nodes / --gpus-per-node / --gres=gpu[:type]:N / --gpus-per-task / --gpus / --constraint` give SLURM_JOB_NUM_NODES,
   SLURM_NNODES, SLURM_GPUS_PER_NODE, SLURM_GPUS_ON_NODE (sbatch(1)); a typed GRES or a constraint that names a GPU
   gives its type.
 - dstack: `resources.gpu` ("24GB", "H100:2", "A100:80GB:2", "40GB..48GB", or name/count/memory keys) gives
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from recommender.check import commands
+from recommender.check import commands, slurm_options
 from recommender.check.found import Found
 from recommender.check.images import image_tag, other_platform
 
@@ -82,22 +82,10 @@ def sbatch_gpus(text: str) -> Gpus:
     for line in _SBATCH.findall(text):
         for m in re.finditer(r"(--?[\w-]+)(?:[= ]\s*([^\s]+))?", line):
             opts[m.group(1)] = (m.group(2) or "").strip("'\"")
-    nodes = _int(opts.get("--nodes") or opts.get("-N") or "1") or 1
-    kind, per_node = _typed_count(opts.get("--gpus-per-node", ""))
-    if per_node is None:
-        gres = re.search(r"gpu(?::([A-Za-z][\w.-]*))?:(\d+)", opts.get("--gres", ""))
-        kind, per_node = (gres.group(1), int(gres.group(2))) if gres else (None, None)
-    if per_node is None and (opts.get("--gpus") or opts.get("-G")):
-        kind, total = _typed_count(opts.get("--gpus") or opts.get("-G") or "")
-        per_node = total // nodes if total and total % nodes == 0 else None
+    kind, per_node, nodes = slurm_options.gpu_request(opts)
     constraint = opts.get("--constraint") or opts.get("-C")
     product = kind or (constraint if constraint and re.fullmatch(r"[\w.-]+", constraint) else None)
     return Gpus(per_node, nodes, product)
-
-
-def _typed_count(value: str) -> tuple[str | None, int | None]:
-    m = re.fullmatch(r"(?:([A-Za-z][\w.-]*):)?(\d+)", value.strip())
-    return (m.group(1), int(m.group(2))) if m else (None, None)
 
 
 def _int(text: str) -> int | None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from recommender.check.shell_conditions import arithmetic, evaluate_test
+from recommender.check.slurm_options import gpu_request
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _ASSIGN = re.compile(rf"^({_NAME})=(.*)$", re.S)
@@ -28,7 +29,12 @@ _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*[^\s<>]>|<[A-Za-z_]>")
 _MAX_NESTING = 8  # ${A:-${B:-...}} levels read (scripts nest two or three)
 _LIST = re.compile(rf'"(?:\$@|\$\{{@\}}|\$\{{({_NAME})\[@\]\}})"')  # "$@", "${@}", "${ARR[@]}": one word per item
-_ARRAY = re.compile(rf"^({_NAME})=\((.*)\)$", re.S)  # ARR=(a "b c")
+_ARRAY = re.compile(  # ARR=(a "b c"), local ARR=(...), ARR+=(d): a bash array, set or appended to
+    rf"^(?:(?:local|declare|typeset|readonly|export)\s+(?:-[a-z]+\s+)*)?({_NAME})(\+?)=\((.*)\)$", re.S
+)
+_TESTS = ("[", "[[", "test")
+_ARRAY_OPEN = re.compile(rf"(?:^|\s){_NAME}\+?=$")
+_COMMENT = re.compile(r"(?:^|\s)#[^'\"]*$")  # a comment line or trailing comment inside an array's parentheses
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,9 +318,10 @@ def split_commands(script: str) -> list[Segment]:
             end = text.find("\n", i)  # a comment runs to the end of its line
             i = len(text) if end < 0 else end
             continue
-        elif c == "$" and text.startswith("$(", i):
-            j = _closing_paren(text, i + 1)
-            cur += text[i : j + 1]
+        elif (j := _group_end(text, i, cur)) is not None:
+            cur += (
+                text[i : j + 1] if c == "$" else " ".join(_COMMENT.sub("", ln) for ln in text[i : j + 1].splitlines())
+            )
             i = j
         elif c == "<" and _HEREDOC.match(text, i):
             m = _HEREDOC.match(text, i)
@@ -336,6 +343,16 @@ def split_commands(script: str) -> list[Segment]:
         i += 1
     out.append(Segment(cur.strip(), op))
     return [s for s in out if s.text]
+
+
+def _group_end(text: str, i: int, cur: str) -> int | None:
+    """Where a `$(...)`, or an array's `(...)` (`ARGS=(` then one flag a line), opening at text[i] ends: it stays
+    part of the command, newlines included."""
+    if text.startswith("$(", i):
+        return _closing_paren(text, i + 1)
+    if text[i] == "(" and _ARRAY_OPEN.search(cur):
+        return _closing_paren(text, i)
+    return None
 
 
 def _operator(text: str, i: int, before: str) -> tuple[str, int]:
@@ -451,9 +468,12 @@ class _Runner:
         if self.cases and (self.cases[-1].expecting or seg.op == ";;" or re.match(r"esac\b", seg.text)):
             self._case_arm(seg, previous)
             return
+        guard = self._guard(seg, previous)
+        if guard is False:
+            return
         array = _ARRAY.match(seg.text)
         if array:
-            self._assign_array(array.group(1), array.group(2))
+            self._assign_array(array.group(1), array.group(3), append=bool(array.group(2)), sure=guard is True)
             return
         scanned, unresolved = self._words(seg.text)
         structured = self._structure(_drop_redirections(scanned), seg)
@@ -490,12 +510,23 @@ class _Runner:
             return seg.heredoc
         return _Expander(self.scope, self.unknown).text(seg.heredoc, unresolved)
 
-    def _assign_array(self, name: str, body: str) -> None:
-        """`NAME=(a "b c")`: a bash array ($NAME is its first item)."""
+    def _guard(self, seg: Segment, previous: Segment | None) -> bool | None:
+        """Whether a command after `[ test ] &&` / `||` runs: True (it runs, or nothing guards it), False (the test
+        decides it does not, as the shell would), None (the test cannot be decided from the script)."""
+        if seg.op not in ("&&", "||") or previous is None or previous.text.split(" ", 1)[0] not in _TESTS:
+            return True
+        passed = self._condition(previous.text)
+        return None if passed is None else passed == (seg.op == "&&")
+
+    def _assign_array(self, name: str, body: str, *, append: bool = False, sure: bool = True) -> None:
+        """`NAME=(a "b c")`: a bash array ($NAME is its first item); `NAME+=(d)` appends, and an append that may or
+        may not run (`[ "$X" -gt 1 ] && NAME+=(...)` with $X unknown) leaves the array unknown."""
         if not self.active:
             return
         words, unresolved = self._words(body)
-        items = [w.text for w in words]
+        items = [*(self.arrays.get(name, []) if append else []), *(w.text for w in words)]
+        if append and (name in self.unknown or not sure):
+            unresolved.append(f"${{{name}[@]}}")
         self._record(name, "\0".join(items))
         self.arrays[name] = items
         self.scope[name] = items[0] if items else ""
@@ -737,6 +768,8 @@ def strip_prefixes(argv: list[str]) -> tuple[list[str], dict[str, str]]:
         elif head == "ray" and argv[1:3] == ["job", "submit"] and "--" in argv:
             argv = argv[argv.index("--") + 1 :]  # `ray job submit [options] -- vllm serve ...`
         elif head in _PREFIXES and (head not in _SUBCOMMANDS or argv[1:2] == [_SUBCOMMANDS[head]]):
+            if head == "srun":
+                env |= _srun_visible(argv[1:])
             argv = _skip_options(argv[2:] if head in _SUBCOMMANDS else argv[1:], *_PREFIXES[head])
             while head == "sudo" and argv and _ASSIGN.match(argv[0]):  # `sudo VAR=value cmd` sets it for cmd
                 m = _ASSIGN.match(argv[0])
@@ -746,6 +779,22 @@ def strip_prefixes(argv: list[str]) -> tuple[list[str], dict[str, str]]:
         else:
             break
     return argv, env
+
+
+def _srun_visible(argv: list[str]) -> dict[str, str]:
+    """The CUDA_VISIBLE_DEVICES Slurm sets for a job step whose options ask for GPUs (`srun --gres=gpu:2 cmd`: the
+    step's 2 GPUs, numbered from 0 inside its cgroup); nothing when they ask for none."""
+    opts: dict[str, str] = {}
+    while argv and argv[0].startswith("-") and argv[0] != "--":
+        name, eq, value = argv[0].partition("=")
+        if not eq and name in _SRUN_VALUE_OPTIONS:
+            value, argv = (argv[1] if len(argv) > 1 else ""), argv[1:]
+        elif not eq and re.fullmatch(r"-[A-Za-z]\d+", name):  # -n1, -N2
+            name, value = name[:2], name[2:]
+        opts[name] = value
+        argv = argv[1:]
+    per_node = gpu_request(opts)[1]
+    return {"CUDA_VISIBLE_DEVICES": ",".join(map(str, range(per_node)))} if per_node else {}
 
 
 def _skip_options(argv: list[str], takes_value: frozenset[str], positional: int) -> list[str]:
