@@ -356,18 +356,9 @@ _GPT2 = Family(
     adapt=_gpt2_keys,
     aliases=_GPT2_ALIASES,
 )
-_GPT_BIGCODE = Family(
-    "GPT-BigCode (StarCoder)",
-    "transformers GPTBigCodeForCausalLM (vLLM's Transformers backend)",
-    gated_mlp=False,
-    norm="layer",
-    qkv_bias=True,
-    o_bias=True,
-    mlp_bias=True,
-    learned_positions=True,
-    tie_default=True,
-    adapt=_gpt2_keys,
-    aliases=_GPT2_ALIASES,
+# GPT-BigCode keeps GPT-2's block and key names (the shared adapter reads its multi_query key)
+_GPT_BIGCODE = replace(
+    _GPT2, name="GPT-BigCode (StarCoder)", source="transformers GPTBigCodeForCausalLM (vLLM's Transformers backend)"
 )
 _GPTJ = Family(
     "GPT-J",
