@@ -106,37 +106,43 @@ def _use_v1(raw: str | None, version: VllmVersion) -> tuple[bool | None, str | N
     return use_v1, None if use_v1 else f"VLLM_USE_V1=0: vLLM {version} runs the V0 engine, judged with its accounting"
 
 
-def _try(
-    model: ModelSpec,
-    gpu: Gpu,
-    flags: EngineFlags,
-    version: VllmVersion,
-    vllm_env: VllmEnv | None = None,
-    free_bytes: int | None = None,
-) -> Explanation | None:
-    try:
-        estimate = vllm_env.estimate_cudagraphs if vllm_env else None
-        return explain(model, gpu, flags, version, free_bytes=free_bytes, estimate_cudagraphs=estimate)
-    except PlanError:
-        return None
+@dataclass(frozen=True, slots=True)
+class _Engine:
+    """What stays fixed while check tries other flags for a server: the model, GPU, release, the server's
+    environment and the free memory it runs on."""
+
+    model: ModelSpec
+    gpu: Gpu
+    version: VllmVersion
+    vllm_env: VllmEnv
+    free_bytes: int | None
+
+    def explain(self, flags: EngineFlags) -> Explanation:
+        return explain(
+            self.model,
+            self.gpu,
+            flags,
+            self.version,
+            free_bytes=self.free_bytes,
+            estimate_cudagraphs=self.vllm_env.estimate_cudagraphs,
+        )
+
+    def attempt(self, flags: EngineFlags) -> Explanation | None:
+        """The explanation with these flags, or None when they cannot be planned at all."""
+        try:
+            return self.explain(flags)
+        except PlanError:
+            return None
 
 
-def _warmup_fix(
-    model: ModelSpec,
-    gpu: Gpu,
-    flags: EngineFlags,
-    version: VllmVersion,
-    e: Explanation,
-    vllm_env: VllmEnv | None,
-    free_bytes: int | None,
-) -> str | None:
+def _warmup_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str | None:
     """The highest --gpu-memory-utilization (down to 0.5) at which the post-allocation warm-up clears its margin."""
     if not e.has(IssueKind.WARMUP_OOM, IssueKind.WARMUP_HEADROOM):
         return None
     util = e.utilization
     while util > 0.5:
         util = round(util - 0.01, 2)
-        alt = _try(model, gpu, replace(flags, gpu_memory_utilization=util), version, vllm_env, free_bytes)
+        alt = engine.attempt(replace(flags, gpu_memory_utilization=util))
         if alt and alt.fits and not alt.has(IssueKind.WARMUP_HEADROOM):
             return f"lower --gpu-memory-utilization to {util} (then {alt.max_concurrency:.1f} requests of " + (
                 f"{alt.max_model_len:,} tokens fit)"
@@ -144,20 +150,13 @@ def _warmup_fix(
     return None
 
 
-def _free_memory_fix(
-    model: ModelSpec,
-    gpu: Gpu,
-    flags: EngineFlags,
-    version: VllmVersion,
-    e: Explanation,
-    vllm_env: VllmEnv | None,
-    free_bytes: int | None,
-) -> str | None:
+def _free_memory_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str | None:
     """The --gpu-memory-utilization the free memory allows, when vLLM refuses to start for want of it."""
+    free_bytes = engine.free_bytes
     if free_bytes is None or not e.has(IssueKind.FREE_BELOW_BUDGET):
         return None
-    util = math.floor(free_bytes / gpu.total_bytes * 100) / 100
-    alt = _try(model, gpu, replace(flags, gpu_memory_utilization=util), version, vllm_env, free_bytes)
+    util = math.floor(free_bytes / engine.gpu.total_bytes * 100) / 100
+    alt = engine.attempt(replace(flags, gpu_memory_utilization=util))
     if not alt or not alt.fits:
         return None
     return (
@@ -166,22 +165,10 @@ def _free_memory_fix(
     )
 
 
-def suggest(
-    model: ModelSpec,
-    gpu: Gpu,
-    flags: EngineFlags,
-    version: VllmVersion,
-    e: Explanation,
-    need: int,
-    length: int,
-    vllm_env: VllmEnv | None = None,
-    free_bytes: int | None = None,
-) -> list[str]:
+def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, length: int) -> list[str]:
     """Concrete changes that fix the problem, each with what it would give (alternatives must start, on the
     same free memory)."""
-    first = _free_memory_fix(model, gpu, flags, version, e, vllm_env, free_bytes) or _warmup_fix(
-        model, gpu, flags, version, e, vllm_env, free_bytes
-    )
+    first = _free_memory_fix(engine, flags, e) or _warmup_fix(engine, flags, e)
     out: list[str] = [first] if first else []
     if e.stage.available_kv > 0:
         shorter = e.longest_len(need, length)
@@ -190,15 +177,15 @@ def suggest(
         elif e.concurrency_for(length) < need and shorter >= 256:
             out.append(f"lower --max-model-len to {shorter:,} ({need} requests of that length fit)")
     if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
-        alt = _try(model, gpu, replace(flags, kv_cache_dtype="fp8"), version, vllm_env, free_bytes)
+        alt = engine.attempt(replace(flags, kv_cache_dtype="fp8"))
         if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
             out.append(
                 f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
             )
     tp = flags.tensor_parallel_size * 2
     while tp <= 8:
-        if model.num_heads % tp == 0:
-            alt = _try(model, gpu, replace(flags, tensor_parallel_size=tp), version, vllm_env, free_bytes)
+        if engine.model.num_heads % tp == 0:
+            alt = engine.attempt(replace(flags, tensor_parallel_size=tp))
             if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
                 out.append(
                     f"{'or ' if out else ''}-tp {tp} (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
@@ -233,11 +220,9 @@ def evaluate(
             raise PlanError(
                 f"the plan's free memory ({found.free_bytes / GiB:.2f} GiB) is more than the {gpu.name} has"
             )
-        model = resolve(model_ref)
+        engine = _Engine(resolve(model_ref), gpu, version, vllm_env, found.free_bytes)
         flags = replace(EngineFlags(**dict(cmd.values)), use_v1=vllm_env.use_v1)
-        e = explain(
-            model, gpu, flags, version, free_bytes=found.free_bytes, estimate_cudagraphs=vllm_env.estimate_cudagraphs
-        )
+        e = engine.explain(flags)
     except PlanError as exc:
         failed = (*found.problems, *malformed, str(exc))
         return CheckResult(found, False, model_ref, gpu.name, str(version), None, failed, vllm_env.notes, (), slo)
@@ -250,7 +235,7 @@ def evaluate(
     suggestions: list[str] = []
     if found.problems or malformed or verdict.failures or broken:  # a false claim alone is fixed by re-planning
         need, length = -(-(slo.concurrency or 1) // replicas), slo.context or e.max_model_len
-        suggestions = suggest(model, gpu, flags, version, e, need, length, vllm_env, found.free_bytes)
+        suggestions = suggest(engine, flags, e, need, length)
     return CheckResult(
         found, not failures, model_ref, gpu.name, str(version), e, failures, warnings, tuple(suggestions), slo
     )
