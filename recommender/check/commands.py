@@ -13,6 +13,7 @@ from recommender.check import shell
 from recommender.check.docker import DockerRun, docker_run, is_docker_run
 from recommender.check.found import Found
 from recommender.check.images import devices_seen, env_platform, image_tag, is_vllm_image, other_platform
+from recommender.check.launchers import strip_prefixes
 
 _API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
 # programs that run a vLLM engine from vLLM's own engine flags (`--model M --tensor-parallel-size 2 ...`) plus some of
@@ -84,7 +85,7 @@ def find_in_words(
     """Servers in a container's argv: directly, through `sh -c SCRIPT`, or the image's own entrypoint (`image` is
     given only when the words are arguments to the image's entrypoint, i.e. no command replaces it; that
     entrypoint runs vLLM when the image is a vLLM one, or when the caller knows it does)."""
-    words, more = shell.strip_prefixes(list(words))
+    words, more = strip_prefixes(list(words))
     env = {**env, **more}
     hit = vllm_argv(words)
     if hit:
