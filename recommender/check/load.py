@@ -12,7 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recommender.check import commands, jobs, readers
+from recommender.check import (
+    commands,
+    compose_files,
+    helm_values,
+    jobs,
+    kubernetes_objects,
+    plan_documents,
+    systemd_units,
+)
 from recommender.check.dockerfile import looks_like_dockerfile, read_dockerfile
 from recommender.check.found import Found
 from recommender.check.markdown import read_markdown
@@ -69,7 +77,7 @@ def _yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
 def read_dotenv(path: Path) -> dict[str, str]:
     """A compose `.env` file: KEY=VALUE lines, `#` comments, optional quotes; `${OTHER}` in an unquoted or
     double-quoted value is interpolated from the lines above, as Compose does (single quotes keep it literal)."""
-    from recommender.check.readers import compose_interpolate
+    from recommender.check.compose_files import compose_interpolate
 
     env: dict[str, str] = {}
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -92,7 +100,7 @@ def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
     them, read it as YAML)."""
     name = source.replace("\\", "/").rsplit("/", 1)[-1]
     if suffix == ".service" or (_SYSTEMD.search(text) and _EXEC_START.search(text)):
-        return readers.read_systemd(text, source)
+        return systemd_units.read_systemd(text, source)
     if suffix in (".md", ".markdown"):
         return read_markdown(text, source, _read_yaml_block)
     if _DOCKERFILE_NAME.search(name) or (suffix in ("", ".txt") and looks_like_dockerfile(text)):
@@ -133,8 +141,8 @@ def read_text(
             k8s.append(doc)
         else:
             found += _read_mapping(doc, source, index, dotenv)
-    found += readers.read_kubernetes(k8s, source) if k8s else []
-    apps = readers.unread_ray_apps(k8s) if not found else []
+    found += kubernetes_objects.read_kubernetes(k8s, source) if k8s else []
+    apps = kubernetes_objects.unread_ray_apps(k8s) if not found else []
     if apps:
         raise NotADeployment(
             f"{source}: {'; '.join(apps)}: Python code of its own, which check does not read (it reads "
@@ -146,20 +154,20 @@ def read_text(
 def _read_mapping(doc: dict[str, Any], source: str, index: int, dotenv: dict[str, str] | None) -> list[Found]:
     """A YAML document that is not a Kubernetes object: plan, Helm values, compose, dstack, SkyPilot."""
     if doc.get("kind") == "Plan" and str(doc.get("apiVersion", "")).startswith("vllm-plan/"):
-        return readers.read_plan(doc, source)
+        return plan_documents.read_plan(doc, source)
     if "servingEngineSpec" in doc:
-        return readers.read_helm(doc, source)
+        return helm_values.read_helm(doc, source)
     if isinstance(doc.get("image"), dict) and "command" in doc["image"]:
-        return readers.read_vllm_chart(doc, source)
+        return helm_values.read_vllm_chart(doc, source)
     if "services" in doc:
-        return readers.read_compose(doc, source, dotenv)
+        return compose_files.read_compose(doc, source, dotenv)
     if jobs.is_dstack(doc):
         return jobs.read_dstack(doc, source)
     if jobs.is_skypilot(doc):
         return jobs.read_skypilot(doc, source)
     if "modelName" in doc and isinstance(doc.get("apiServer"), dict):
-        return readers.read_nm_vllm_chart(doc, source)
-    found = readers.read_values_containers(doc, source)
+        return helm_values.read_nm_vllm_chart(doc, source)
+    found = helm_values.read_values_containers(doc, source)
     if found:
         return found
     raise NotADeployment(

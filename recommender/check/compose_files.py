@@ -1,0 +1,174 @@
+"""Find vLLM servers in docker compose files, interpolating `${VAR}` from the environment and `.env` as Compose
+does (pure: documents in, Found out)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from recommender.check.commands import (
+    find_in_words,
+    not_evaluable,
+)
+from recommender.check.found import Found
+from recommender.check.images import image_tag, is_vllm_image, visible_devices
+from recommender.check.manifest_values import _l, _m, _split_or_raw
+from recommender.errors import InputError
+
+
+def compose_interpolate(node: Any, env: Mapping[str, str], missing: list[str]) -> Any:
+    """Compose's interpolation of every string: `${X}`, `${X:-d}`, `${X-d}`, `${X:+a}`, `${X:?e}` (defaults may
+    nest: `${A:-${B:-d}}`), `$X`; `$$` is a `$`."""
+    if isinstance(node, dict):
+        return {k: compose_interpolate(v, env, missing) for k, v in node.items()}
+    if isinstance(node, list):
+        return [compose_interpolate(v, env, missing) for v in node]
+    if not isinstance(node, str) or "$" not in node:
+        return node
+    return _compose_text(node, env, missing)
+
+
+_COMPOSE_NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _compose_text(text: str, env: Mapping[str, str], missing: list[str], depth: int = 0) -> str:
+    if depth > 8:  # defaults nested deeper than any compose file writes them: untrusted text, not recursed into
+        missing.append(text[:40])
+        return text
+    out, i = [], 0
+    while i < len(text):
+        if text.startswith("$$", i):
+            out.append("$$")  # kept for the container: `$$` is a literal `$` there
+            i += 2
+        elif text.startswith("${", i):
+            braces, j = 0, i + 1
+            while j < len(text) and not (text[j] == "}" and braces == 1):
+                braces += {"{": 1, "}": -1}.get(text[j], 0)
+                j += 1
+            out.append(_compose_variable(text[i + 2 : j], env, missing, depth) if j < len(text) else text[i:])
+            i = j + 1
+        elif _COMPOSE_NAME.match(text, i):
+            m = _COMPOSE_NAME.match(text, i)
+            assert m is not None
+            out.append(_compose_variable(m.group(1), env, missing, depth, braced=False))
+            i = m.end()
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _compose_variable(body: str, env: Mapping[str, str], missing: list[str], depth: int, *, braced: bool = True) -> str:
+    m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+?])(.*))?", body, re.S)
+    if not m:
+        return "${" + body + "}"
+    name, op, arg = m.group(1), m.group(2) or "", m.group(3) or ""
+    value = env.get(name)
+    unset = value is None or (op.startswith(":") and value == "")
+    if op in (":-", "-"):
+        return _compose_text(arg, env, missing, depth + 1) if unset else str(value)
+    if op in (":+", "+"):
+        return "" if unset else _compose_text(arg, env, missing, depth + 1)
+    if value is None:
+        missing.append("${" + name + "}" if braced else "$" + name)
+        return "${" + name + "}"
+    return value
+
+
+def _compose_words(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [str(w) for w in value]
+    if isinstance(value, str):
+        return _split_or_raw(value)
+    raise InputError(f"command/entrypoint must be a string or a list, not {type(value).__name__}")
+
+
+def read_compose(doc: dict[str, Any], source: str, dotenv: Mapping[str, str] | None = None) -> list[Found]:
+    """docker compose services running vLLM: interpolation from `.env`, entrypoint + command as Compose combines
+    them (an entrypoint replaces the image's and its command), the image's own entrypoint otherwise."""
+    services = doc.get("services")
+    if not isinstance(services, dict):
+        raise InputError(f"{source}: `services` must be a mapping of service names to services")
+    out = []
+    for name, raw in services.items():
+        if not isinstance(raw, dict):
+            raise InputError(f"{source} (service/{name}): a service must be a mapping")
+        missing: list[str] = []
+        svc = compose_interpolate(raw, dotenv or {}, missing)
+        out += _compose_service(doc, str(name), svc, source, missing)
+    return out
+
+
+def _compose_env(svc: Mapping[str, Any]) -> dict[str, str]:
+    environment = svc.get("environment")
+    if isinstance(environment, dict):
+        return {str(k): "" if v is None else str(v) for k, v in environment.items()}
+    env = {}
+    for item in environment if isinstance(environment, list) else []:
+        k, _, v = str(item).partition("=")
+        env[k] = v
+    return env
+
+
+def _compose_service(
+    doc: Mapping[str, Any], name: str, svc: Mapping[str, Any], source: str, missing: list[str]
+) -> list[Found]:
+    image = str(svc.get("image", ""))
+    try:
+        entry = _compose_words(svc.get("entrypoint"))
+        command = _compose_words(svc.get("command"))
+    except InputError as exc:
+        raise InputError(f"{source} (service/{name}): {exc}") from exc
+    env = _compose_env(svc)
+    words = [w.replace("$$", "$") for w in [*(entry or []), *(command or [])]]
+    if entry is None and image and is_vllm_image(image):
+        hits = find_in_words(words or [], env, tuple(missing), image)
+    else:
+        hits = find_in_words(words, env, tuple(missing), None)
+    count = _compose_gpus(svc)
+    out = []
+    for hit in hits:
+        visible = visible_devices(hit.env)
+        out.append(
+            Found(
+                source,
+                f"service/{name}",
+                hit.argv,
+                gpus_per_pod=visible if visible is not None else count,
+                has_shm=bool(svc.get("shm_size")) or svc.get("ipc") == "host" or _mounts_dev_shm(svc),
+                image_tag=image_tag(image) if is_vllm_image(image) else None,
+                annotations={str(k): str(v) for k, v in _m(doc.get("x-vllm-plan")).items()},
+                container=name,
+                serve_form=hit.serve,
+                unresolved=tuple(dict.fromkeys(hit.unresolved)),
+                env=dict(hit.env),
+                not_evaluable="runs on Habana Gaudi (runtime: habana)"
+                if svc.get("runtime") == "habana"
+                else not_evaluable(hit.argv, hit.env, image),
+            )
+        )
+    return out
+
+
+def _mounts_dev_shm(svc: Mapping[str, Any]) -> bool:
+    return any(str(v).split(":")[-1].rstrip("/") == "/dev/shm" for v in _l(svc.get("volumes")) if isinstance(v, str))
+
+
+def _compose_gpus(svc: Mapping[str, Any]) -> int | None:
+    deploy = _m(svc.get("deploy"))
+    devices = _l(_m(_m(deploy.get("resources")).get("reservations")).get("devices"))
+    for d in devices if isinstance(devices, list) else []:
+        if not isinstance(d, dict):
+            continue
+        if d.get("device_ids"):
+            ids = d["device_ids"]
+            return sum(len(str(i).split(",")) for i in ids) if isinstance(ids, list) else None
+        count = d.get("count")
+        if count not in (None, "all"):
+            if not str(count).isdigit():
+                raise InputError(f"deploy.resources.reservations.devices count {count!r} is not a whole number")
+            return int(str(count))
+    return None

@@ -1,0 +1,90 @@
+"""What the manifest readers share: YAML values read as the mapping or list they should be, argument lists,
+the GPU count in a container's resources, and a container's env with the kubelet's `$(VAR)` expansion (Kubernetes
+objects and Helm values both hold containers)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from recommender.errors import InputError
+
+_NVIDIA = "nvidia.com/gpu"
+# accelerators vLLM's CUDA memory model here does not describe: the server is found but not judged
+_OTHER_ACCELERATORS = ("google.com/tpu", "habana.ai/gaudi", "amd.com/gpu", "aws.amazon.com/neuron")
+
+
+def _m(value: Any) -> dict[str, Any]:
+    """A mapping from a YAML value that should be one (anything else reads as empty)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _l(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _split_or_raw(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def _words(value: Any) -> list[str] | None:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [str(w) for w in value]
+    return None
+
+
+def _gpu_count(resources: Any) -> tuple[int | None, str | None]:
+    """(nvidia.com/gpu limit or request, another accelerator resource named)."""
+    res = _m(resources)
+    other = None
+    for part in ("limits", "requests"):
+        section = _m(res.get(part))
+        for key in section:
+            if any(str(key).startswith(a) for a in _OTHER_ACCELERATORS):
+                other = str(key)
+        value = section.get(_NVIDIA)
+        if value is not None:
+            text = str(value).strip()
+            if not text.isdigit():
+                raise InputError(f"{_NVIDIA}: {text!r} is not a whole number of GPUs")
+            return int(text), other
+    return None, other
+
+
+def k8s_env(container: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """A container's literal env (later entries see earlier ones, as the kubelet does) and the names set from
+    somewhere this file does not show (valueFrom)."""
+    env: dict[str, str] = {}
+    external: list[str] = []
+    for item in _l(container.get("env")):
+        if not isinstance(item, dict) or "name" not in item:
+            continue
+        name = str(item["name"])
+        if "value" in item:
+            env[name], _ = k8s_substitute(str(item["value"] if item["value"] is not None else ""), env)
+        else:
+            external.append(name)
+    return env, external
+
+
+def k8s_substitute(text: str, env: Mapping[str, str]) -> tuple[str, list[str]]:
+    """The kubelet's `$(VAR)` expansion: defined names replaced, `$$` escapes, undefined ones left as written."""
+    missing: list[str] = []
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(0) == "$$":
+            return "$"
+        name = m.group(1)
+        if name in env:
+            return env[name]
+        missing.append(f"$({name})")
+        return m.group(0)
+
+    return re.sub(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)", sub, text), missing

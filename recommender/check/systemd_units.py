@@ -1,0 +1,87 @@
+"""Find vLLM servers in systemd units: ExecStart with Environment= and `$X`/`${X}` expansion as
+systemd.service(5) does them (pure: text in, Found out)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from recommender.check.commands import (
+    comment_annotations,
+    find_in_words,
+    numbered,
+)
+from recommender.check.found import Found
+from recommender.check.images import env_platform, visible_devices
+from recommender.check.manifest_values import _split_or_raw
+
+
+def read_systemd(text: str, source: str) -> list[Found]:
+    """ExecStart= of a systemd unit, with Environment= substituted as systemd does (`${X}`, `$X`, `$$`, `%%`)."""
+    joined = re.sub(r"\\\r?\n", " ", text)
+    env: dict[str, str] = {}
+    unresolved: list[str] = []
+    for m in re.finditer(r"^Environment=(.*)$", joined, re.M):
+        for item in _split_or_raw(m.group(1)):
+            k, eq, v = item.partition("=")
+            if eq:
+                env[k] = v
+    if re.search(r"^EnvironmentFile=", joined, re.M):
+        unresolved.append("EnvironmentFile")
+    problems = tuple(_systemd_device_problems(joined))
+    out = []
+    for m in re.finditer(r"^ExecStart=(.*)$", joined, re.M):
+        value = m.group(1).lstrip("-@:+!").replace("%%", "%")
+        words: list[str] = []
+        missing: list[str] = []
+        for word in _split_or_raw(value.replace("$$", "\x00")):
+            words += _systemd_expand(word, env, missing)
+        words = [w.replace("\x00", "$") for w in words]
+        out += [
+            Found(
+                source,
+                "ExecStart",
+                hit.argv,
+                gpus_per_pod=visible_devices(hit.env),
+                annotations=comment_annotations(text),
+                serve_form=hit.serve,
+                unresolved=tuple(dict.fromkeys([*missing, *hit.unresolved])),
+                env=dict(hit.env),
+                problems=problems,
+                not_evaluable=env_platform(hit.env),
+            )
+            for hit in find_in_words(words, env, tuple(missing), None)
+        ]
+    return numbered(out)
+
+
+def _systemd_device_problems(unit: str) -> list[str]:
+    """Sandboxing that hides the GPUs from the service (systemd.exec(5)): vLLM then finds no CUDA device."""
+    out = []
+    if re.search(r"^PrivateDevices=(yes|true|on|1)\s*$", unit, re.M | re.I):
+        out.append("PrivateDevices=yes hides /dev/nvidia* from the service: CUDA finds no GPU and vLLM will not start")
+    policy = re.search(r"^DevicePolicy=(closed|strict)\s*$", unit, re.M)
+    if policy and not re.search(r"^DeviceAllow=.*nvidia", unit, re.M):
+        out.append(
+            f"DevicePolicy={policy.group(1)} without DeviceAllow=/dev/nvidia*: CUDA finds no GPU and vLLM will not start"
+        )
+    return out
+
+
+def _systemd_expand(word: str, env: Mapping[str, str], missing: list[str]) -> list[str]:
+    """`${X}` keeps one word; a word that is exactly `$X` splits on whitespace (systemd.service(5))."""
+    m = re.fullmatch(r"\$([A-Za-z_][A-Za-z0-9_]*)", word)
+    if m:
+        if m.group(1) not in env:
+            missing.append(word)
+            return [word]
+        return env[m.group(1)].split()
+
+    def sub(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name not in env:
+            missing.append(match.group(0))
+            return match.group(0)
+        return env[name]
+
+    return [re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)", sub, word)]
