@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -256,7 +257,45 @@ def bare_name_matches(ref: str) -> list[str]:
 
 def find_model(ref: str) -> CatalogMatch | None:
     """The catalog entry for `ref`: its id, an explicit alias, a renamed repository, or an id without organisation
-    that names exactly one entry. Nothing else (no fuzzy matching)."""
+    that names exactly one entry; or the same written as people write ids (`written_forms`). Nothing else (no
+    fuzzy matching)."""
+    match = _find_id(ref)
+    if match is not None:
+        return match
+    for written, how in written_forms(ref):
+        if (match := _find_id(written)) is not None:
+            via = match.via or f"the catalog entry {match.entry.id}"
+            return CatalogMatch(match.entry, f"{how}; {via}", match.same_model)
+    return None
+
+
+_CACHE_FOLDER = re.compile(r"^models--(?P<org>[^/]+?)--(?P<name>[^/]+)$")
+
+
+def written_forms(ref: str) -> list[tuple[str, str]]:
+    """The ids `ref` may stand for when it is not one as written, each with how it was read: trailing slashes
+    dropped; a Hugging Face cache folder `models--org--name` (alone or anywhere in a path, snapshots included);
+    and for a path (`/models/Qwen2.5-7B-Instruct`, `~/ckpt/Qwen/Qwen3-8B/`), its last two components as
+    `org/name`, then its last component as a name without organisation (which `find_model` resolves only when it
+    names exactly one checkpoint). The caller reads a path that exists on this machine before asking this."""
+    stripped = ref.strip().rstrip("/")
+    parts = [p for p in stripped.split("/") if p]
+    for part in parts:
+        if m := _CACHE_FOLDER.match(part):
+            return [(f"{m['org']}/{m['name']}", f"{part!r} is the Hugging Face cache folder of that id")]
+    forms = [(stripped, "trailing '/' dropped")] if stripped != ref.strip() and stripped.count("/") <= 1 else []
+    if not stripped.startswith(("/", "~", ".")) and stripped.count("/") <= 1:
+        return forms
+    where = f"{stripped!r} is not a directory here"
+    if len(parts) >= 2 and not parts[-2].startswith((".", "~")):
+        forms.append((f"{parts[-2]}/{parts[-1]}", f"{where}; its last two components name a hub id"))
+    if parts and parts[-1] not in (".", "..", "~"):
+        forms.append((parts[-1], f"{where}; its last component is read as a model name"))
+    return forms
+
+
+def _find_id(ref: str) -> CatalogMatch | None:
+    """`find_model` for a reference as written (id, alias, renamed repository, name without organisation)."""
     entry = load_model(ref)
     if entry is not None:
         return CatalogMatch(entry)

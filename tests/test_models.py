@@ -105,6 +105,13 @@ def test_alias_table_is_explicit_and_safe() -> None:
         ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "renamed repository"),
         ("META-LLAMA/LLAMA-3.1-70B", "meta-llama/Meta-Llama-3.1-70B", "renamed repository"),
         ("qwen3-8b", "Qwen/Qwen3-8B", "only catalog entry"),
+        ("Qwen/Qwen3-8B/", "Qwen/Qwen3-8B", "trailing '/' dropped"),
+        ("models--Qwen--Qwen3-8B", "Qwen/Qwen3-8B", "cache folder"),
+        ("/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/9c925d64d7", "Qwen/Qwen3-8B", "cache folder"),
+        ("/models/Qwen3-8B", "Qwen/Qwen3-8B", "last component is read as a model name; no organisation given"),
+        ("/mnt/ckpt/Qwen/Qwen3-8B/", "Qwen/Qwen3-8B", "its last two components name a hub id"),
+        ("/models/Meta-Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B-Instruct", "renamed repository"),
+        ("./models--meta-llama--Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "renamed"),
     ],
 )
 def test_ids_as_people_write_them(ref: str, entry: str, how: str) -> None:
@@ -113,6 +120,38 @@ def test_ids_as_people_write_them(ref: str, entry: str, how: str) -> None:
     spec = resolve_model(ref)
     assert spec.name == ref  # the plan serves what the user named
     assert any(how in n for n in spec.notes) and entry in spec.source
+
+
+_QWEN3_8B_CONFIG = load_model("Qwen/Qwen3-8B").config  # type: ignore[union-attr]
+
+
+def test_written_forms_resolve_nothing_the_catalog_does_not_name(tmp_path: Path) -> None:
+    """A path that names no catalog entry keeps its error; a directory that exists is read, whatever its name."""
+    for ref in ("/models/qwen", "/data/model/llama", "/models/Qwen3-8B-Instruct", "models--acme--tiny", "Qwen/"):
+        assert find_model(ref) is None, ref
+    with pytest.raises(UnknownModelError, match="/models/qwen does not exist"):
+        resolve_model("/models/qwen")
+    local = tmp_path / "Qwen3-8B"
+    local.mkdir()
+    (local / "config.json").write_text(json.dumps({**_QWEN3_8B_CONFIG, "num_hidden_layers": 2}))
+    assert resolve_model(str(local)).num_layers == 2 and resolve_model(str(local)).source == f"local: {local}"
+
+
+def test_a_revision_suffix_is_the_revision_flag() -> None:
+    from recommender.sources.hub import RemoteModel
+
+    asked: list[tuple[str, str | None]] = []
+
+    class FakeFetcher:
+        def fetch(self, repo_id: str, revision: str | None) -> RemoteModel:
+            asked.append((repo_id, revision))
+            return RemoteModel(repo_id, revision, _QWEN3_8B_CONFIG, None, None, ())
+
+    spec = resolve_model("Qwen/Qwen3-8B@a1b2c3", fetcher=FakeFetcher())
+    assert asked == [("Qwen/Qwen3-8B", "a1b2c3")] and spec.source == "hub: Qwen/Qwen3-8B@a1b2c3"
+    for ref, revision in (("Qwen/Qwen3-8B@v1", "v2"), ("Qwen/Qwen3-8B@", None), ("@v1", None)):
+        with pytest.raises(UnknownModelError, match="give one revision"):
+            resolve_model(ref, revision=revision, fetcher=FakeFetcher())
 
 
 def test_nothing_resolves_by_similarity() -> None:

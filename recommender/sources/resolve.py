@@ -83,7 +83,9 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
     ref = ref.strip()
     if not ref:
         raise UnknownModelError("no model given")
-    if _looks_like_path(ref):
+    if "@" in ref and not _looks_like_path(ref):
+        ref, revision = _split_revision(ref, revision)
+    if _looks_like_path(ref) and (path_kind(Path(ref).expanduser()) != "missing" or find_model(ref) is None):
         path = Path(ref).expanduser()
         config, hf_quant, checkpoint = read_local(path)
         spec = parse_config(
@@ -114,6 +116,15 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
     if match.via is None:
         return spec
     return replace(spec, notes=(*spec.notes, f"{ref!r} resolved through the catalog: {match.via}"))
+
+
+def _split_revision(ref: str, revision: str | None) -> tuple[str, str | None]:
+    """`org/name@rev` as `org/name` with `--revision rev` (the form pip, lm-eval and others write)."""
+    name, _, rev = ref.rpartition("@")
+    if not name or not rev or (revision is not None and revision != rev):
+        said = f" and --revision {revision}" if revision is not None and rev else ""
+        raise UnknownModelError(f"model {ref!r}{said}: give one revision, as org/name@REV or --revision REV")
+    return name, rev
 
 
 def _not_found(ref: str) -> str:
