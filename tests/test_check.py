@@ -193,6 +193,21 @@ def test_gpu_count_and_shm_failures_have_their_own_fixes(tmp_path: Path) -> None
     assert "nvidia.com/gpu: 2" in fixes and "medium: Memory" in fixes and "fp8" not in fixes
 
 
+def test_more_gpus_than_the_engine_uses_warns_but_passes(tmp_path: Path) -> None:
+    """vLLM starts on the first TP x PP GPUs it sees: idle GPUs cost money but do not stop the server."""
+    manifest = tmp_path / "d.yaml"
+    manifest.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: q}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.33.0\n"
+        "        args: [Qwen/Qwen3-8B, --max-model-len, '8192']\n"
+        "        resources: {limits: {nvidia.com/gpu: '2'}}\n"
+    )
+    (r,) = json.loads(invoke(["check", str(manifest), "--gpu", "h100", "--format", "json"]).stdout)
+    assert r["status"] == "pass" and r["failure_kinds"] == []
+    assert any("2 GPU(s) requested but TP x PP = 1 x 1 = 1: 1 GPU(s) idle" in w for w in r["warnings"])
+    assert any("nvidia.com/gpu: 1" in w for w in r["warnings"])
+
+
 def test_compose_entrypoint_interpolation_and_dotenv(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("TP=2\n")
     (tmp_path / "compose.yaml").write_text(

@@ -29,13 +29,15 @@ from recommender.serve_args import (
 )
 
 PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not-evaluated"
+# More GPUs than the engine uses: vLLM starts and serves on the first ones, so this is a warning, not a failure.
+IDLE_GPUS = "gpu-idle"
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One reason a server fails, with the change that fixes that reason."""
 
-    kind: str  # structure | argument | flag-version | gpu-count | shm | startup (memory verdict, check.evaluate)
+    kind: str  # structure | argument | flag-version | gpu-count | gpu-idle | shm | startup (memory verdict, check.evaluate)
     message: str
     fix: str | None = None
 
@@ -174,11 +176,12 @@ def gpu_findings(found: Found, cmd: ServeCommand) -> list[Finding]:
         found.gpus_total < need or (not found.gpus_at_least and found.gpus_total != need)
     ):
         what = "the Ray cluster has" if found.gpus_at_least else f"the {found.pods_per_replica}-pod group requests"
+        short = found.gpus_total < need
         out.append(
             Finding(
-                "gpu-count",
+                "gpu-count" if short else IDLE_GPUS,
                 f"{what} {found.gpus_total} GPU(s) but {text} = {need}: "
-                + ("vLLM will wait for GPUs that never come" if found.gpus_total < need else "GPUs left idle"),
+                + ("vLLM will wait for GPUs that never come" if short else "GPUs left idle"),
                 f"give the group {need} GPUs in total",
             )
         )
@@ -195,7 +198,7 @@ def gpu_findings(found: Found, cmd: ServeCommand) -> list[Finding]:
         elif have > need:
             out.append(
                 Finding(
-                    "gpu-count",
+                    IDLE_GPUS,
                     f"{have} GPU(s) requested but {text} = {need}: {have - need} GPU(s) idle",
                     _gpu_setting(found, need) + f" (or use them: {text.split(' = ')[0]} = {have})",
                 )
@@ -263,7 +266,11 @@ def check_server(found: Found, ctx: Context) -> ServerResult:
     findings, warnings = argument_findings(cmd, ctx)
     findings = [*structure, *findings]
     if not any(f.kind == "argument" for f in findings):
-        findings += gpu_findings(found, cmd)
+        gpus = gpu_findings(found, cmd)
+        findings += [f for f in gpus if f.kind != IDLE_GPUS]
+        warnings += [
+            f"{f.message} (vLLM starts; to stop paying for them: {f.fix})" for f in gpus if f.kind == IDLE_GPUS
+        ]
     base = ServerResult(
         found, FAIL, cmd.model or "", None, version, tuple(findings), (), tuple(warnings), None, summary
     )
