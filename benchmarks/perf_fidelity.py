@@ -1,13 +1,14 @@
 """Predicted vs measured for every published serving point, with a summary.
 
-    python benchmarks/perf_fidelity.py [--markdown] [--quiet] [--field]
+    python benchmarks/perf_fidelity.py [--markdown] [--quiet] [--field | --points FILE]
 
 Uses the bundled constants (profiles/perf.yaml; any local calibration is ignored). For each point of
 benchmarks/data/perf/: mean TTFT, mean TPOT and output throughput, predicted and measured, and the relative error.
 The summary gives the median and 90th-percentile absolute error per metric for the points the constants were
 fitted on and, separately, for the held-out model x GPU combinations; points not used say why. `--field` runs on
 benchmarks/data/perf/field_points.jsonl alone: published points of model x GPU combinations that neither file above
-holds and the fit never reads (the honest estimate of the error on combinations nobody fitted on).
+holds and the fit never reads (the honest estimate of the error on combinations nobody fitted on). `--points FILE`
+does the same on another file of never-fitted points (ids F... or N...), e.g. benchmarks/data/perf/heldout_points_2.jsonl.
 """
 
 from __future__ import annotations
@@ -109,9 +110,11 @@ def main() -> int:
     ap.add_argument("--markdown", action="store_true", help="print the README table")
     ap.add_argument("--quiet", action="store_true", help="summary only")
     ap.add_argument("--field", action="store_true", help="the field points alone (never fitted on)")
+    ap.add_argument("--points", type=Path, metavar="FILE", help="another file of never-fitted points (ids F/N...)")
     args = ap.parse_args()
-    rows, per_point = evaluate((FIELD,) if args.field else (DATA, ADDED))
-    splits = ("field",) if args.field else ("fit", "holdout")
+    blind = (args.points,) if args.points else ((FIELD,) if args.field else None)
+    rows, per_point = evaluate(blind or (DATA, ADDED))
+    splits = ("field",) if blind else ("fit", "holdout")
     if not args.quiet:
         print_points(rows)
     print(f"\nmean prediction time {per_point * 1000:.0f} ms per point")

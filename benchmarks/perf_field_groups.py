@@ -1,12 +1,13 @@
 """The field points' errors grouped by what may bias them: a diagnosis aid for the performance model.
 
-    python benchmarks/perf_field_groups.py
+    python benchmarks/perf_field_groups.py [FILE]
 
 Runs the bundled constants on benchmarks/data/perf/field_points.jsonl (never fitted on) like
 `perf_fidelity.py --field`, then groups the signed relative errors (predicted / measured - 1) of mean TTFT, mean
 TPOT and output throughput by GPU, GPU family, model kind (dense, MoE, MLA), load type (closed loop, burst of all
 prompts at once, Poisson rate), input-length regime, tensor/pipeline parallelism and source. Each cell is the median
-signed error and the number of points; benchmarks/data/perf/FIELD-FINDINGS.md reads these tables.
+signed error and the number of points; benchmarks/data/perf/FIELD-FINDINGS.md reads these tables. FILE: another file
+of never-fitted points instead (e.g. benchmarks/data/perf/heldout_points_2.jsonl).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ GROUPS: dict[str, Callable[[Point], str]] = {
 
 
 def main() -> int:
-    rows, _ = evaluate((FIELD,))
+    rows, _ = evaluate((Path(sys.argv[1]) if len(sys.argv) > 1 else FIELD,))
     answered = [(p, pred) for p, pred, _ in rows if pred is not None]
     for name, key in GROUPS.items():
         cells: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))

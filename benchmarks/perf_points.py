@@ -28,6 +28,9 @@ ADDED = Path(__file__).resolve().parent / "data" / "perf" / "added_points.jsonl"
 # Ids F...: published points of model x GPU combinations absent from the two files above. Never fitted on: the
 # fidelity report's --field option measures the model on them alone (the honest estimate of unseen combinations).
 FIELD = Path(__file__).resolve().parent / "data" / "perf" / "field_points.jsonl"
+# Ids N...: a second blind set, collected after the field points had been seen while the model was fixed; measured
+# once with the model on main when they were added (FIELD-FINDINGS.md), never fitted on.
+HELDOUT_2 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_2.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -236,7 +239,7 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
-    if row["id"].startswith("F"):
+    if row["id"][0] in "FN":  # field points and the second blind set: never fitted on
         return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.perf_points import FIELD, HOLDOUT_GROUPS, points
+from benchmarks.perf_points import FIELD, HELDOUT_2, HOLDOUT_GROUPS, points
 from recommender.units import GiB
 
 
@@ -71,6 +71,34 @@ def test_field_points_are_combinations_the_fit_never_sees() -> None:
         assert p.group not in seen, (p.id, p.group)
         if p.use == "field":
             assert p.measured and p.catalog_model, p.id
+
+
+def test_second_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
+    blind = points((HELDOUT_2,))
+    assert len(blind) >= 20
+    fitted = {p.group for p in points()}
+    earlier = {(p.source, p.load.num_prompts, p.load.max_concurrency) for p in points((FIELD,))}
+    for p in blind:
+        assert p.id.startswith("N") and p.source.startswith("https://"), p.id
+        assert p.use in ("field", "excluded"), p.id
+        assert p.group not in fitted, (p.id, p.group)
+        assert (p.source, p.load.num_prompts, p.load.max_concurrency) not in earlier, p.id
+    by = {p.id: p for p in blind}
+    # TheBuccaneer/vllm-offload-profiles: RTX 3090, `--max-model-len 8192`, 20 prompts, 8 in flight, TTFT not used
+    n004 = by["N004"]
+    assert (n004.gpu, n004.flags.max_model_len, n004.load.num_prompts, n004.load.max_concurrency) == (
+        "rtx3090",
+        8192,
+        20,
+        8,
+    )
+    assert set(n004.measured) == {"tpot", "throughput"}
+    # two A100 PCIe without NVLink, TP=2: throughput only
+    assert (by["N020"].gpu, by["N020"].flags.tensor_parallel_size, set(by["N020"].measured)) == (
+        "a100-80gb-pcie",
+        2,
+        {"throughput"},
+    )
 
 
 def test_field_rows_are_read_as_their_sources_state() -> None:
