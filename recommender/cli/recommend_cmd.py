@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 
 from recommender.catalog import find_model
 from recommender.cli import params
@@ -209,15 +210,37 @@ def recommend(
     """
     opts = options_from(options)  # the rendering options, consumed
     dataset = options.pop("dataset_name")
+    fmt_given = click.get_current_context().get_parameter_source("fmt") != ParameterSource.DEFAULT
+    file_fmt = output_file_format(output_dir, fmt, fmt_given) if output_dir and not emit_spec else None
     request = planning_request(merge_settings(options, config), dataset, min_context, no_quantization, no_fp8_kv)
     outcome = latency_plan(request) if request.service is not None else memory_plan(request)
-    if emit_spec or (output_dir and fmt != "html"):  # artifacts (and with --format html, report.html beside them)
+    if emit_spec or (output_dir and file_fmt is None):  # artifacts (with --format html, report.html beside them)
         _emit(outcome, emit_spec, opts, output_dir, force, fmt, plot)
         return
     doc = outcome.doc
     deliver(
-        fmt, output=output_dir, plot=plot, table=lambda: outcome.text, document=lambda: dump(doc), report=outcome.report
+        file_fmt or fmt,
+        output=output_dir,
+        plot=plot,
+        table=lambda: outcome.text,
+        document=lambda: dump(doc),
+        report=outcome.report,
     )
+
+
+# -o FILE without --emit: the output itself, in the format the name says (plan.yaml, plan.json, plan.html)
+OUTPUT_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".html": "html", ".htm": "html", ".txt": "table"}
+
+
+def output_file_format(path: Path, fmt: str, fmt_given: bool) -> str | None:
+    """The format `recommend -o PATH` writes when PATH names one file (an explicit --format wins over the
+    suffix); None when PATH is the folder for the artifacts and plan.yaml (an existing folder, or no such suffix)."""
+    if fmt == "html":
+        return "html"  # the report page, as always
+    by_suffix = OUTPUT_SUFFIXES.get(path.suffix.lower())
+    if by_suffix is None or path.is_dir():
+        return None
+    return fmt if fmt_given else by_suffix
 
 
 @dataclass(frozen=True, slots=True)

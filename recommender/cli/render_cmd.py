@@ -28,7 +28,8 @@ def render_options(func: F) -> F:
                 "-o",
                 "--output-dir",
                 type=click.Path(path_type=Path),
-                help="Write files here (atomically) instead of printing them (recommend --format html: the report file).",
+                help="Write the files into this folder (atomically) instead of printing them. recommend without "
+                "--emit: a FILE.yaml, .json, .html or .txt receives the plan itself in that format.",
             ),
             click.option("--force", is_flag=True, help="Overwrite files that differ from the new rendering."),
             click.option("--name", help="Deployment / unit name (default: vllm-<model>)."),

@@ -1,0 +1,40 @@
+"""What a new user of the CLI tripped on, each pinned by the command they ran (issue: H28's end-to-end pass)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from .conftest import invoke
+
+SMALL = ["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency", "8"]
+
+
+def test_recommend_o_plan_yaml_writes_the_plan_file_not_a_folder(tmp_path: Path) -> None:
+    """`-o plan.yaml` is the plan document (as `explain -o FILE` is its output), not a folder named plan.yaml
+    holding every artifact; the suffix picks the format unless --format says otherwise."""
+    plan = tmp_path / "plan.yaml"
+    assert invoke([*SMALL, "-o", str(plan)]).stdout == ""
+    assert plan.is_file() and yaml.safe_load(plan.read_text())["apiVersion"] == "vllm-plan/v1"
+    invoke(["render", str(plan), "--emit", "command"])  # and it is the document render reads back
+    as_json = tmp_path / "plan.json"
+    invoke([*SMALL, "-o", str(as_json)])
+    assert json.loads(as_json.read_text())["kind"] == "Plan"
+    text = tmp_path / "plan.txt"
+    invoke([*SMALL, "-o", str(text)])
+    assert text.read_text().startswith("Plan for 8 concurrent requests")
+    explicit = tmp_path / "explicit.yaml"
+    invoke([*SMALL, "--format", "json", "-o", str(explicit)])
+    assert json.loads(explicit.read_text())["kind"] == "Plan"
+
+
+def test_recommend_o_folder_still_writes_the_artifacts(tmp_path: Path) -> None:
+    out = tmp_path / "deploy"
+    written = invoke([*SMALL, "-o", str(out)]).stdout
+    assert (out / "plan.yaml").is_file() and (out / "serve.sh").is_file() and "written:" in written
+    existing = tmp_path / "site.yaml"  # an existing folder is a folder, whatever its name
+    existing.mkdir()
+    invoke([*SMALL, "-o", str(existing)])
+    assert (existing / "plan.yaml").is_file()
