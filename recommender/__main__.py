@@ -1,3 +1,3 @@
-from recommender.cli import main
+from recommender.console import main
 
 main()

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.abc
 import json
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
+from click.testing import CliRunner
+
+from recommender.cli import cli
 
 from .conftest import invoke
 
@@ -38,3 +44,36 @@ def test_recommend_o_folder_still_writes_the_artifacts(tmp_path: Path) -> None:
     existing.mkdir()
     invoke([*SMALL, "-o", str(existing)])
     assert (existing / "plan.yaml").is_file()
+
+
+def _ctrl_c(*args: object, **kwargs: object) -> None:
+    del args, kwargs
+    raise KeyboardInterrupt  # what Python raises when the user presses Ctrl-C while `check -` reads stdin
+
+
+def test_ctrl_c_exits_130_in_one_line_not_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """click turns Ctrl-C into 'Aborted!' and exit 1, which `check` documents as 'a server fails'."""
+    monkeypatch.setattr("recommender.cli.check_cmd.load_inputs", _ctrl_c)
+    result = CliRunner().invoke(cli, ["check", "-", "--gpu", "h100"], input="")
+    assert result.exit_code == 130, (result.exit_code, result.output)
+    assert result.stderr.strip() == "Error: interrupted" and "Aborted" not in result.output
+
+
+class _InterruptImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name: str, path: object, target: object = None) -> None:
+        del path, target
+        if name == "recommender.cli":
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_the_commands_load_exits_130_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Loading every command takes most of a second: Ctrl-C then raised out of the console script's import."""
+    from recommender import console
+
+    monkeypatch.delitem(sys.modules, "recommender.cli")
+    monkeypatch.setattr(sys, "meta_path", [_InterruptImport(), *sys.meta_path])
+    with pytest.raises(SystemExit) as stop:
+        console.main()
+    assert stop.value.code == 130 and capsys.readouterr().err.strip() == "Error: interrupted"

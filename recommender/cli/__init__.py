@@ -12,6 +12,7 @@ from recommender import __version__
 from recommender.errors import PlanError
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in vllm-plan, not in the input
+INTERRUPTED = 130  # 128 + SIGINT, as the shell reports a command stopped by Ctrl-C
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -21,6 +22,7 @@ Exit codes:
   3  no feasible plan for the target
   4  the model could not be fetched (check: some server not evaluated)
   70 internal error (a bug: please report it)
+  130 interrupted (Ctrl-C)
 """
 
 
@@ -98,6 +100,9 @@ class PlanGroup(click.Group):
         except click.ClickException as exc:  # a subcommand's usage error, an unknown command
             sub = ctx.invoked_subcommand
             raise _one_line_click(exc, f"{ctx.command_path} {sub}" if sub else ctx.command_path) from None
+        except KeyboardInterrupt:  # click would print "Aborted!" and exit 1, which `check` documents as a failure
+            click.echo("\nError: interrupted", err=True)
+            ctx.exit(INTERRUPTED)
         except (click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
             raise
         except Exception as exc:
@@ -143,7 +148,7 @@ def main() -> None:
     try:
         cli.main(prog_name="vllm-plan")
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         sys.exit(0)
