@@ -862,3 +862,17 @@ def test_qwen2_audio_encoder_counted_by_hand() -> None:
     assert encoder == 642_215_936
     assert spec.params.vision == encoder
     assert spec.approximate == ()  # counted exactly now, so no longer marked approximate
+
+
+def test_exaone4_and_ministral3_are_read_by_their_vllm_families() -> None:
+    """EXAONE 4.0 (vllm exaone4.py: q/k RMSNorm over head_dim, post-attention and post-feed-forward norms, 3 sliding
+    layers of 4096 then 1 global, from layer_types) and Ministral 3 (the registry runs Ministral3ForCausalLM as
+    MistralForCausalLM) are exact, not the approximate fallback. EXAONE-4.0-32B by hand: per layer q,o 5120x5120,
+    k,v 5120x1024, MLP 3x5120x27392, norms 2x5120 + 2x128; untied 102400x5120 embedding and head; final norm."""
+    exaone = resolve_model("LGAI-EXAONE/EXAONE-4.0-32B")
+    layer = 2 * 5120 * 5120 + 2 * 5120 * 1024 + 3 * 5120 * 27392 + 2 * 5120 + 2 * 128
+    assert exaone.params is not None and exaone.params.total == 64 * layer + 2 * 102400 * 5120 + 5120
+    assert not exaone.approximate and exaone.sliding_window == 4096
+    assert exaone.layer_kinds == ("sliding", "sliding", "sliding", "full") * 16
+    for ref in ("mistralai/Devstral-2-123B-Instruct-2512", "deepseek-ai/deepseek-moe-16b-base"):
+        assert not resolve_model(ref).approximate, ref

@@ -448,6 +448,7 @@ FAMILIES: dict[str, Family] = {
             "granite",
             "granitemoe",
             "phi3",
+            "deepseek",  # DeepSeek-MoE (v1): vLLM runs DeepseekForCausalLM from deepseek_v2.py
             "deepseek_v2",
             "deepseek_v3",
             "kimi_k2",
@@ -459,13 +460,25 @@ FAMILIES: dict[str, Family] = {
             "yi",
             "mistral3",
             "ministral",
+            "ministral3",  # Ministral3ForCausalLM: vLLM's registry runs it as MistralForCausalLM
             "smollm3",
         ),
         LLAMA,
     ),
     **dict.fromkeys(("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "mimo"), _QWEN2),
     **dict.fromkeys(
-        ("qwen3", "qwen3_moe", "qwen3_vl", "qwen3_vl_moe", "qwen3_next", "qwen3_5", "qwen3_5_moe", "olmo2", "olmo3"),
+        (
+            "qwen3",
+            "qwen3_moe",
+            "qwen3_vl",
+            "qwen3_vl_moe",
+            "qwen3_next",
+            "qwen3_5",
+            "qwen3_5_moe",
+            "olmo2",
+            "olmo3",
+            "exaone4",  # vllm/model_executor/models/exaone4.py: q/k RMSNorm over head_dim, two norms a layer
+        ),
         _QK_NORM,
     ),
     "gemma": _GEMMA,
