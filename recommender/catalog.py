@@ -318,7 +318,20 @@ def _find_id(ref: str) -> CatalogMatch | None:
     for new_id, rename in _renamed_bare(ref, renames) if "/" not in ref else ():
         if (entry := load_model(new_id)) is not None:
             return CatalogMatch(entry, f"no organisation given; a renamed repository, now {entry.id}: {rename.reason}")
-    return None
+        if (alias := aliases.get(new_id.lower())) is not None and (entry := load_model(alias.target)) is not None:
+            via = f"no organisation given; a renamed repository, now {new_id}: an alias of {entry.id} ({alias.kind})"
+            return CatalogMatch(entry, f"{via}: {alias.reason}", alias.same_model)
+    return _bare_alias(ref, aliases) if "/" not in ref and not found else None
+
+
+def _bare_alias(ref: str, aliases: dict[str, Alias]) -> CatalogMatch | None:
+    """A name without organisation that is the repository name of exactly one alias (and of no catalog entry)."""
+    named = [a for key, a in aliases.items() if key.split("/", 1)[-1] == ref.lower()]
+    if len(named) != 1 or (entry := load_model(named[0].target)) is None:
+        return None
+    alias = named[0]
+    via = f"no organisation given; {alias.alias} is the only id of that name, an alias of {entry.id} ({alias.kind})"
+    return CatalogMatch(entry, f"{via}: {alias.reason}", alias.same_model)
 
 
 def _model_from_profile(d: dict[str, Any]) -> CatalogModel:

@@ -71,6 +71,7 @@ def test_every_bundled_model_parses_with_a_source() -> None:
 
 # Keys of config.json that vLLM's memory accounting (and so the planner) never reads.
 NOT_PLANNER_KEYS = {
+    "_name_or_path",
     "eos_token_id",
     "bos_token_id",
     "pad_token_id",
@@ -112,6 +113,8 @@ def test_alias_table_is_explicit_and_safe() -> None:
         ("/mnt/ckpt/Qwen/Qwen3-8B/", "Qwen/Qwen3-8B", "its last two components name a hub id"),
         ("/models/Meta-Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B-Instruct", "renamed repository"),
         ("./models--meta-llama--Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "renamed"),
+        ("Llama-2-70b-chat-hf", "meta-llama/Llama-2-70b-hf", "the only id of that name, an alias"),
+        ("/models/Llama-2-13b-chat-hf", "meta-llama/Llama-2-13b-hf", "last component is read as a model name"),
     ],
 )
 def test_ids_as_people_write_them(ref: str, entry: str, how: str) -> None:
