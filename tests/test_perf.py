@@ -374,3 +374,18 @@ def test_prompts_longer_than_the_context_are_refused() -> None:
         predict(model, gpu, flags, Load(5000, 100, num_prompts=10), params=PerfParams(), version=VllmVersion(0, 33))
     r = predict(model, gpu, flags, Load(4000, 500, num_prompts=10), params=PerfParams(), version=VllmVersion(0, 33))
     assert r.total_output_tokens < 10 * 500  # max_tokens clamped to the context left
+
+
+def test_compass_search_refines_every_knob_while_another_still_moves() -> None:
+    """Each knob halves its own step: a knob whose optimum lies within one large step of its start is refined even
+    while another knob is still walking a long way (one shared step left it at its start until the budget ran out)."""
+    from recommender.perf.fit import Knob, compass_search
+
+    knobs = (Knob("step_overhead_ms", 0.01, 1e6), Knob("seq_overhead_us", 0.5, 500.0))
+    start = replace(PerfParams(), step_overhead_ms=1.0, seq_overhead_us=100.0)
+
+    def objective(p: PerfParams) -> float:  # far optimum e^10 for one knob, 10% off the start for the other
+        return (math.log(p.step_overhead_ms) - 10.0) ** 2 + (math.log(p.seq_overhead_us / 110.0)) ** 2
+
+    result = compass_search(objective, start, knobs, max_evaluations=80)
+    assert result.params.seq_overhead_us == pytest.approx(110.0, rel=0.03)

@@ -1,8 +1,8 @@
 """Fitting the performance model's constants to measurements (pure: the caller supplies the objective).
 
 A compass search in log space over a few named knobs: each round tries every knob one step up and down, keeps
-any improvement, and halves the step when nothing improves. Robust to the noisy, piecewise objective a replay
-gives (no gradients), deterministic, and cheap in evaluations for the handful of knobs the model has.
+any improvement, and halves that knob's step when neither way improves. Robust to the noisy, piecewise objective a
+replay gives (no gradients), deterministic, and cheap in evaluations for the handful of knobs the model has.
 """
 
 from __future__ import annotations
@@ -80,7 +80,11 @@ def compass_search(
     progress: Callable[[int, float, PerfParams], None] | None = None,
 ) -> FitResult:
     """Minimise `objective` over `knobs` (log space, clipped to each knob's bounds; a start outside them is moved
-    to the nearest bound first)."""
+    to the nearest bound first).
+
+    Each knob keeps its own step: a knob that improves neither way halves its step, the others keep theirs. (One
+    shared step, halved only when no knob at all improved, left the knobs whose optimum lies within a large step
+    at their start values for as long as any other knob kept moving: the search ended before it refined them.)"""
     best = start
     for knob in knobs:
         value = get_value(best, knob.name)
@@ -88,22 +92,25 @@ def compass_search(
             best = set_value(best, knob.name, min(knob.hi, max(knob.lo, value)))
     start_loss = best_loss = objective(best)
     evals = 1
-    while step >= min_step and evals < max_evaluations:
-        improved = False
+    steps = {knob.name: step for knob in knobs}
+    while evals < max_evaluations and any(s >= min_step for s in steps.values()):
         for knob in knobs:
+            if steps[knob.name] < min_step or evals >= max_evaluations:
+                continue
             current = get_value(best, knob.name)
+            moved = False
             for direction in (1, -1):
-                value = min(knob.hi, max(knob.lo, current * math.exp(direction * step)))
+                value = min(knob.hi, max(knob.lo, current * math.exp(direction * steps[knob.name])))
                 if value == current:
                     continue
                 trial = set_value(best, knob.name, value)
                 loss = objective(trial)
                 evals += 1
                 if loss < best_loss - 1e-9:
-                    best, best_loss, improved = trial, loss, True
+                    best, best_loss, moved = trial, loss, True
                     if progress:
                         progress(evals, best_loss, best)
                     break
-        if not improved:
-            step /= 2
+            if not moved:
+                steps[knob.name] /= 2
     return FitResult(best, start_loss, best_loss, evals)
