@@ -119,6 +119,21 @@ def test_sliding_window_caps_the_kv_read() -> None:
     assert long.total - short.total == pytest.approx(4000 * c.kv_full / c.bandwidth, rel=1e-6)
 
 
+def test_sparse_mla_reads_topk_latents_and_the_indexer_scores_every_token() -> None:
+    """DeepSeek-V3.2 on 8 x H200: the MLA latent (512 + 64 bf16 per token and layer) is read for the index_topk = 2048
+    keys the indexer picks; the indexer's K cache (128 fp8 bytes + 4 scale bytes) is read for every context token
+    and its logits cost 64 heads x 128 x 2 FLOPs per pair on every rank at the FP8 rate (half the 16-bit time)."""
+    c = _costs("deepseek-ai/DeepSeek-V3.2", "h200", tensor_parallel_size=8, max_model_len=32768)
+    g = _gpu("h200")
+    assert c.window == 2048
+    assert c.kv_window == 61 * (512 + 64) * 2 and c.kv_full == 61 * (128 + 4)
+    assert c.attn_flops_window == 61 * 2 * (128 // 8) * (2 * 512 + 64)
+    assert c.attn_flops_full == pytest.approx(61 * 2 * 64 * 128 * g.bf16_tflops / g.fp8_tflops)
+    short = step_time(c, Batch(decodes=1, decode_context=2048, sampled=1))
+    long = step_time(c, Batch(decodes=1, decode_context=32768, sampled=1))
+    assert long.total - short.total == pytest.approx(30720 * c.kv_full / c.bandwidth, rel=1e-6)
+
+
 def test_async_scheduling_overlaps_the_cpu_side() -> None:
     params = replace(PLAIN, step_overhead_ms=2.0)
     c = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", params, max_model_len=8192)

@@ -15,7 +15,7 @@ from typing import Any
 from recommender.errors import InputError
 from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation
-from recommender.memory.kv_cache import kv_dtype_bytes, layer_kv
+from recommender.memory.kv_cache import INDEXER_QUANT_BLOCK, kv_dtype_bytes, layer_kv
 from recommender.memory.weights import DTYPE_BYTES, Parallel, pp_layer_ranges, stage_tensors, tensor_bytes
 from recommender.model.spec import ModelSpec, QuantSpec
 from recommender.model.tensors import Tensor
@@ -223,12 +223,18 @@ def _weights_cached(
     return tuple(out.items())
 
 
-def _attention(model: ModelSpec, e: Explanation, layers: range) -> dict[str, float]:
-    """KV bytes per context token, FLOPs per (query, key) pair and state bytes, over the stage's layers."""
+def _attention(model: ModelSpec, e: Explanation, layers: range, fp8_ratio: float) -> dict[str, float]:
+    """KV bytes per context token, FLOPs per (query, key) pair and state bytes, over the stage's layers.
+
+    Sparse MLA (DeepSeek-V3.2, GLM-5) attends to the `index_topk` keys its indexer picks: the latent part is costed
+    as a window of topk tokens. The indexer itself scores every context token: its K cache is read whole and its
+    logits cost n_heads x head_dim x 2 FLOPs per pair on every TP rank (replicated, "no tensor parallel, just
+    replicated" in deepseek_v2.py Indexer) at the FP8 rate (`fp8_ratio`: 16-bit peak / FP8 peak)."""
     dtype_bytes = DTYPE_BYTES[e.weight_dtype]
     kv_bytes = kv_dtype_bytes(e.kv_cache_dtype, dtype_bytes)
     out = dict.fromkeys(("kv_full", "kv_window", "state", "fl_full", "fl_window"), 0.0)
     heads = max(1, model.num_heads // e.tp)
+    indexer = model.mla.indexer if model.mla is not None else None
     for i in layers:
         spec = layer_kv(model, i, tp=e.tp, block_size=16, kv_bytes=kv_bytes, model_bytes=dtype_bytes)
         if spec is None:
@@ -242,6 +248,13 @@ def _attention(model: ModelSpec, e: Explanation, layers: range) -> dict[str, flo
             width = model.head_dim + model.v_head_dim
         flops = 2.0 * heads * width
         key = "window" if spec.kind in ("sliding", "chunked") else "full"
+        if indexer is not None and i in indexer.layers:
+            index_bytes = indexer.head_dim + indexer.head_dim // INDEXER_QUANT_BLOCK * 4
+            out["kv_full"] += index_bytes
+            out["fl_full"] += 2.0 * indexer.n_heads * indexer.head_dim * fp8_ratio
+            out["kv_window"] += spec.bytes_per_token - index_bytes
+            out["fl_window"] += flops
+            continue
         out[f"kv_{key}"] += spec.bytes_per_token
         out[f"fl_{key}"] += flops
     return out
@@ -296,7 +309,9 @@ def engine_facts(
         )
     w = _weights(model, e, quant, expert_parallel)
     layers = max(pp_layer_ranges(model.num_layers, e.pp), key=len)
-    att = _attention(model, e, layers)
+    compute = _compute_facts(model, gpu, e, quant)
+    fp8_peak = float(gpu.fp8_tflops or 0) * 1e12
+    att = _attention(model, e, layers, compute["peak_attention"] / fp8_peak if fp8_peak else 1.0)
     moe = model.moe if model.is_moe else None
     moe_layers = sum(1 for i in layers if model.mlp_kinds[i] == "moe")
     return EngineFacts(
@@ -315,13 +330,13 @@ def engine_facts(
         lm_head_flops=2 * w["head_p"],
         kv_full=att["kv_full"],
         kv_window=att["kv_window"],
-        window=model.sliding_window or model.attention_chunk_size or 0,
+        window=_window(model),
         state_bytes=att["state"],
         attn_flops_full=att["fl_full"],
         attn_flops_window=att["fl_window"],
         **_comm_facts(model, e, moe_layers if moe else 0),
         expert_ranks=e.tp * e.dp if moe and expert_parallel else 1,
-        **_compute_facts(model, gpu, e, quant),
+        **compute,
         hbm_bandwidth=gpu.bandwidth_gbps * 1e9,
         link_one_way=link_one_way(gpu),
         nvlink=gpu.nvlink,
@@ -330,6 +345,12 @@ def engine_facts(
         max_num_batched_tokens=e.max_num_batched_tokens,
         max_model_len=e.max_model_len,
     )
+
+
+def _window(model: ModelSpec) -> int:
+    """Tokens a window layer reads: the sliding window or attention chunk, or sparse MLA's index_topk."""
+    indexer = model.mla.indexer if model.mla is not None else None
+    return model.sliding_window or model.attention_chunk_size or (indexer.topk if indexer else 0)
 
 
 def _comm_facts(model: ModelSpec, e: Explanation, moe_layers: int) -> dict[str, Any]:
