@@ -3,6 +3,7 @@
     python benchmarks/fidelity.py                      # the calibration records (C*, A*)
     python benchmarks/fidelity.py --records field      # the field set (F*), logs the model was not built on
     python benchmarks/fidelity.py --records field --split held-out
+    python benchmarks/fidelity.py --records field2     # round 2 (G*), collected blind after the field set's fixes
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -43,7 +44,8 @@ from recommender.units import GiB
 DATA = Path(__file__).resolve().parent / "data" / "calibration"
 DEFAULT = (DATA / "vllm_startup_logs.jsonl", DATA / "vllm_startup_logs_added.jsonl")
 FIELD = (DATA / "vllm_startup_logs_field.jsonl",)
-RECORD_SETS = {"calibration": DEFAULT, "field": FIELD}
+FIELD2 = (DATA / "vllm_startup_logs_field2.jsonl",)
+RECORD_SETS = {"calibration": DEFAULT, "field": FIELD, "field2": FIELD2}
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 
 
@@ -314,9 +316,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", type=Path, help="record files (JSON lines); default: the calibration set")
     parser.add_argument(
-        "--records", action="append", default=[], help="'calibration', 'field' or a JSON-lines file (repeatable)"
+        "--records",
+        action="append",
+        default=[],
+        help="'calibration', 'field', 'field2' or a JSON-lines file (repeatable)",
     )
-    parser.add_argument("--split", choices=("dev", "held-out"), help="only the field-set records of this half")
+    parser.add_argument("--split", choices=("dev", "held-out", "held-out-2"), help="only the records of this split")
     parser.add_argument("--quiet", action="store_true", help="the summary only")
     args = parser.parse_args(argv)
     paths = [*args.paths]
