@@ -77,3 +77,13 @@ def test_ctrl_c_while_the_commands_load_exits_130_without_a_traceback(
     with pytest.raises(SystemExit) as stop:
         console.main()
     assert stop.value.code == 130 and capsys.readouterr().err.strip() == "Error: interrupted"
+
+
+def test_recommend_headline_counts_the_gpus_the_plan_uses() -> None:
+    """With 8 GPUs given and 3 used, the headline said 'on 8 x', and replicas read 'one per 1 GPU(s)'."""
+    out = invoke([*SMALL[:-2], "--concurrency", "200", "--context", "8k", "--gpus-per-node", "8"]).stdout
+    assert out.startswith(
+        "Plan for 200 concurrent requests of 8,000-token context on 3 x NVIDIA GeForce RTX 4090 (of the 8 given)\n"
+    )
+    assert "  3 replicas of this engine (one per GPU), behind a load balancer\n" in out
+    assert "GPU(s)" not in out

@@ -40,24 +40,33 @@ if TYPE_CHECKING:
     from recommender.report.structure import Report
 
 
-def render_plan(result: PlanResult, plan: Plan) -> str:
+def gpus_used(used: int, total: int, gpu: str, *, given: bool) -> str:
+    """`4 x NVIDIA H100 80GB HBM3`, saying how many of the GPUs given (or of the node searched) stay idle."""
+    if used >= total:
+        return f"{used} x {gpu}"
+    return f"{used} x {gpu} (of the {total} given)" if given else f"{used} x {gpu} (of a node of {total} searched)"
+
+
+def per_engine(gpus: int) -> str:
+    return "one per GPU" if gpus == 1 else f"one per {gpus} GPUs"
+
+
+def render_plan(result: PlanResult, plan: Plan, *, given_gpus: bool) -> str:
     """Human output: the chosen command and budget, alternatives, and why the rest was rejected."""
     import shlex
 
     best = result.best
+    hw = result.hardware
     lines = [
-        f"Plan for {result.target.describe()} on {result.hardware.total_gpus} x {result.hardware.gpu.name}",
+        f"Plan for {result.target.describe()} on {gpus_used(best.gpus, hw.total_gpus, hw.gpu.name, given=given_gpus)}",
         f"  {best.reason}",
         "",
         "  " + shlex.join(plan.best.command),
         "",
     ]
     if best.replicas > 1:
-        lines.insert(
-            3,
-            f"  {best.replicas} replicas of this engine (one per {best.candidate.tp * best.candidate.pp} "
-            "GPU(s)), behind a load balancer",
-        )
+        engine = per_engine(best.candidate.tp * best.candidate.pp)
+        lines.insert(3, f"  {best.replicas} replicas of this engine ({engine}), behind a load balancer")
     lines.append(render_table(best.explanation))
     if result.alternatives:
         rows = [
@@ -89,9 +98,13 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
     import shlex
 
     best = sp.best
-    where = f"{best.gpus} x {sp.hardware.gpu.name}"
-    fewest = f" (the fewest of {', '.join(map(str, GPU_BUDGETS))} GPUs that meet it)" if searched_budgets else ""
-    lines = [f"Plan for {sp.target.describe()} on {where}{fewest}", f"  {best.describe()}", ""]
+    if searched_budgets:
+        where = (
+            f"{best.gpus} x {sp.hardware.gpu.name} (the fewest of {', '.join(map(str, GPU_BUDGETS))} GPUs that meet it)"
+        )
+    else:
+        where = gpus_used(best.gpus, sp.hardware.total_gpus, sp.hardware.gpu.name, given=True)
+    lines = [f"Plan for {sp.target.describe()} on {where}", f"  {best.describe()}", ""]
     lines.append("  " + shlex.join(doc.best.command))
     if best.replicas > 1:
         lines.append(f"  {best.replicas} replicas of this engine, behind a load balancer")
@@ -322,7 +335,7 @@ def memory_plan(r: PlanningRequest) -> PlanOutcome:
 
         return plan_report(result, doc)
 
-    return PlanOutcome(doc, render_plan(result, doc), report)
+    return PlanOutcome(doc, render_plan(result, doc, given_gpus=r.fixed_gpus), report)
 
 
 def latency_plan(r: PlanningRequest) -> PlanOutcome:

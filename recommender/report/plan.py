@@ -96,7 +96,7 @@ def plan_report(result: PlanResult, plan: Plan) -> Report:
     note = ""
     if best.replicas > 1:
         per = best.tensor_parallel_size * best.pipeline_parallel_size
-        note = f"{best.replicas} replicas of this engine (one per {per} GPU(s)), behind a load balancer."
+        note = f"{best.replicas} replicas of this engine (one per {f'{per} GPUs' if per > 1 else 'GPU'}), behind a load balancer."
     options = (best, *plan.alternatives)
     evaluations = (result.best, *result.alternatives)
     cap = capacity_figure(
