@@ -87,3 +87,24 @@ def test_recommend_headline_counts_the_gpus_the_plan_uses() -> None:
     )
     assert "  3 replicas of this engine (one per GPU), behind a load balancer\n" in out
     assert "GPU(s)" not in out
+
+
+def _usage_error(args: list[str]) -> str:
+    result = invoke(args, exit_code=2)
+    assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    return result.stderr
+
+
+def test_a_vllm_option_a_command_does_not_take_says_where_it_goes() -> None:
+    """vLLM users type serve options by habit: click said 'no such option -t' for `-tp`, and nothing more."""
+    err = _usage_error([*SMALL, "-tp", "2"])
+    assert err.startswith("Error: no such option -tp: recommend chooses vLLM's flags itself")
+    assert "recommend sets --max-model-len from --context" in _usage_error([*SMALL, "--max-model-len", "8k"])
+    explain = ["explain", "Qwen/Qwen3-8B", "--gpu", "h100"]
+    assert "paste a whole command after `--`" in _usage_error([*explain, "--enable-prefix-caching"])
+    serve = ["explain", "--gpu", "h100", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--enable-prefix-caching"]
+    assert "Verdict: vLLM starts" in invoke(serve).stdout  # and the form it points to takes it
+    assert "check reads vLLM's options from the command" in _usage_error(["check", "--gpu", "h100", "-tp", "2"])
+    # a typo of the command's own option keeps its suggestion; an unknown short option is quoted as typed
+    assert "did you mean --concurrency?" in _usage_error([*SMALL[:-2], "--concurency", "8"])
+    assert "no such option -x (see" in _usage_error([*SMALL, "-x"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import IO, Any
 
 import click
@@ -47,11 +48,57 @@ class OneLineError(click.ClickException):
         click.echo(f"Error: {one_line(self.message)}", file=file, err=file is None)
 
 
+ARGV_KEY = "vllm_plan.argv"  # ctx.meta: the subcommand's arguments as typed, for usage errors
+
+
+def _as_written(option: str, argv: Sequence[str]) -> str:
+    """The option as the user typed it: click reports `-tp` (vLLM's spelling) as the unknown short option `-t`."""
+    if len(option) == 2 and option.startswith("-"):
+        for arg in argv:
+            if arg == "--":
+                break
+            if arg.startswith(option) and not arg.startswith("--") and len(arg) > 2:
+                return arg.split("=", 1)[0]
+    return option
+
+
+RECOMMEND_TARGETS = {"--max-model-len": "--context", "--max-num-seqs": "--concurrency"}
+
+
+def _vllm_option_hint(option: str, command: str | None) -> str | None:
+    """Where a `vllm serve` option goes when this command does not take it (vLLM users type them by habit)."""
+    from recommender.serve_args import default_flag_table
+
+    if option not in default_flag_table().options:
+        return None
+    if command == "explain":
+        return (
+            "explain takes only the vLLM options that size memory; paste a whole command after `--` "
+            "(vllm-plan explain --gpu G -- vllm serve MODEL ...) to have every other vLLM option read and ignored"
+        )
+    if command == "perf":
+        return "a vLLM option perf does not model"
+    if command == "check":
+        return f"check reads vLLM's options from the command it checks: vllm-plan check --gpu G -- vllm serve MODEL {option} ..."
+    if command == "recommend" and option in RECOMMEND_TARGETS:
+        return f"recommend sets {option} from {RECOMMEND_TARGETS[option]}"
+    if command == "recommend":
+        return (
+            "recommend chooses vLLM's flags itself (--gpus-per-node and --nodes bound the GPUs, --quantization the "
+            "weights); to judge flags you picked, run vllm-plan explain or vllm-plan perf with them"
+        )
+    return None
+
+
 def _usage_message(exc: click.UsageError, where: str) -> str:
     """click's message without its usage block, and where to look: `... (see vllm-plan recommend --help)`."""
     if isinstance(exc, click.NoSuchOption):
-        text = f"no such option {exc.option_name}"
-        if exc.possibilities:  # closest first
+        written = _as_written(exc.option_name, exc.ctx.meta.get(ARGV_KEY, ()) if exc.ctx else ())
+        text = f"no such option {written}"
+        hint = _vllm_option_hint(written, exc.ctx.info_name if exc.ctx else None)
+        if hint:
+            text += f": {hint}"
+        elif exc.possibilities:  # closest first
             *rest, last = exc.possibilities
             text += f"; did you mean {', '.join(rest) + ' or ' if rest else ''}{last}?"
     elif (
@@ -82,6 +129,12 @@ def _one_line_click(exc: click.ClickException, where: str = "vllm-plan") -> clic
 
 class PlanGroup(click.Group):
     """Turns every PlanError into its documented exit code and one line on stderr; click's usage errors too."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        ctx.meta[ARGV_KEY] = tuple(args)  # a usage error quotes what was typed (`-tp`, not click's `-t`)
+        return super().resolve_command(ctx, args)
 
     def make_context(
         self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
