@@ -277,7 +277,8 @@ def written_forms(ref: str) -> list[tuple[str, str]]:
     dropped; a Hugging Face cache folder `models--org--name` (alone or anywhere in a path, snapshots included);
     and for a path (`/models/Qwen2.5-7B-Instruct`, `~/ckpt/Qwen/Qwen3-8B/`), its last two components as
     `org/name`, then its last component as a name without organisation (which `find_model` resolves only when it
-    names exactly one checkpoint). The caller reads a path that exists on this machine before asking this."""
+    names exactly one checkpoint), each also with ModelScope's cache escape undone (`Qwen2___5-7B-Instruct` is
+    `Qwen2.5-7B-Instruct`). The caller reads a path that exists on this machine before asking this."""
     stripped = ref.strip().rstrip("/")
     parts = [p for p in stripped.split("/") if p]
     for part in parts:
@@ -291,7 +292,11 @@ def written_forms(ref: str) -> list[tuple[str, str]]:
         forms.append((f"{parts[-2]}/{parts[-1]}", f"{where}; its last two components name a hub id"))
     if parts and parts[-1] not in (".", "..", "~"):
         forms.append((parts[-1], f"{where}; its last component is read as a model name"))
-    return forms
+    return forms + [
+        (written.replace("___", "."), f"{how} (ModelScope's cache writes '.' in a name as '___')")
+        for written, how in forms
+        if "___" in written
+    ]
 
 
 def _find_id(ref: str) -> CatalogMatch | None:

@@ -114,6 +114,8 @@ def test_alias_table_is_explicit_and_safe() -> None:
         ("/models/Meta-Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B-Instruct", "renamed repository"),
         ("./models--meta-llama--Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "renamed"),
         ("Llama-2-70b-chat-hf", "meta-llama/Llama-2-70b-hf", "the only id of that name, an alias"),
+        ("/root/.cache/modelscope/hub/qwen/Qwen2___5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct", "ModelScope"),
+        ("/mnt/LLM-Research/Meta-Llama-3___1-8B-Instruct/", "meta-llama/Llama-3.1-8B-Instruct", "'___'"),
         ("/models/Llama-2-13b-chat-hf", "meta-llama/Llama-2-13b-hf", "last component is read as a model name"),
     ],
 )
