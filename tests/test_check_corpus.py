@@ -26,7 +26,13 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)  # this one may have imported huggingface_hub already
 
 
-LICENCES = {"Apache-2.0", "MIT", "MIT-0", "Modified-MIT", "MPL-2.0"}  # each allows redistributing the files unmodified; texts in LICENSES/
+LICENCES = {
+    "Apache-2.0",
+    "MIT",
+    "MIT-0",
+    "Modified-MIT",
+    "MPL-2.0",
+}  # each allows redistributing the files unmodified; texts in LICENSES/
 COMPANIONS = {".env"}  # files a deployment reads (Compose's .env), not deployments of their own
 
 
@@ -88,7 +94,11 @@ def test_held_out_corpus_is_read_exactly() -> None:
     exact, total, diffs, misses = corpus.compare((), HELD_OUT)
     assert diffs == [] and exact + 11 == total >= 77  # the 11: 5 servers not found or misread, pysheeet's 4 others
     known = ["inference-perf/vllm_cpu_server.sh", "open-instruct/general_verifier_judge.yaml", "pysheeet/run.sh"]
-    round4 = ["harbor/compose.vllm.yml", *["dgx-spark-local-llm/start-vllm-gemma4.sh ()"] * 2, "av-ragbot/vllm_server.py"]
+    round4 = [
+        "harbor/compose.vllm.yml",
+        *["dgx-spark-local-llm/start-vllm-gemma4.sh ()"] * 2,
+        "av-ragbot/vllm_server.py",
+    ]
     assert [m.split(":")[0] for m in misses] == [*known, "azimuth-llm/values.yaml", *round4]
 
 
