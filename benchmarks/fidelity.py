@@ -12,11 +12,10 @@ the rest do not), available-KV median and p90 relative error, weights median err
 logged crashes predicted to start. `tests/test_calibration.py` asserts the targets over the same predictions.
 
 A record resolves when its model (as written: an id, an alias, a renamed repository, a name without organisation
-naming one catalog entry, or a local path whose last component does) is in the catalog, its GPU name resolves in
-the GPU catalog (`resolve_gpu`, the rules `--gpu` uses) and a vLLM version is printed or estimated
-(`vllm_version_estimate`). The GPU total the log printed is used when there is one, else the catalog's. A record
-whose GPU is not named but whose log prints the device total is compared on a generic card of that size and
-counted as unresolved.
+naming one catalog entry, or a local path whose last component does) is in the catalog, its GPU resolves (its name
+by the rules `--gpu` uses, else the device total the log prints, to the catalog card of that capacity) and a vLLM
+version is printed or estimated (`vllm_version_estimate`). The GPU total the log printed is used when there is one,
+else the catalog's. The summary says how many GPUs were resolved by their total.
 """
 
 from __future__ import annotations
@@ -129,11 +128,33 @@ def record_gpu(r: dict[str, Any]) -> Gpu | None:
         return None
 
 
+# The same card's CUDA-reported total differs by driver, ECC and WSL (an A100 80GB prints 79.25 or 79.26 GiB, an RTX
+# 3090 23.54 to 23.69): within 1%, and the nearest card wins where two capacities are close (RTX 3090 23.54 and RTX
+# 4090 23.99 GiB; L20/L40S 44.42 and A40 44.35).
+TOTAL_MATCH = 0.01
+AMD_WORDS = re.compile(r"AMD|ROCm|gfx\d|Radeon|Instinct|MI\d{3}", re.IGNORECASE)
+
+
+def gpu_by_total(r: dict[str, Any]) -> Gpu | None:
+    """When the log names no card that resolves but prints the device total (total_gpu_memory=, "Free memory on
+    device (free/total GiB)", the OOM message's "total capacity"), the catalog card of that vendor whose total is
+    nearest, within 1%: vLLM sizes everything from the total, so cards of one capacity plan alike (among equal
+    totals the catalog's first is taken; they differ in compute capability, which matters for FP8 and the V0 engine
+    below 8.0, a risk `notes` of the record may flag)."""
+    total = r.get("gpu_total_gib")
+    if not total:
+        return None
+    vendor = "amd" if AMD_WORDS.search(r.get("gpu") or "") else "nvidia"
+    cards = [g for g in load_gpus() if g.vendor == vendor and abs(g.total_bytes / GiB / total - 1) <= TOTAL_MATCH]
+    return min(cards, key=lambda g: abs(g.total_bytes / GiB - total), default=None)
+
+
 def unresolved_reason(r: dict[str, Any]) -> str | None:
-    """Why the record does not resolve offline (model and GPU name and version), or None when it does."""
+    """Why the record does not resolve offline (model, GPU by name or printed total, version), or None when it
+    does."""
     if record_model(r) is None:
         return "model not in the catalog"
-    if record_gpu(r) is None:
+    if record_gpu(r) is None and gpu_by_total(r) is None:
         return "GPU not named" if not r.get("gpu") else "GPU name not resolved"
     if record_version(r) is None:
         return "no vLLM version"
@@ -141,23 +162,15 @@ def unresolved_reason(r: dict[str, Any]) -> str | None:
 
 
 def _gpu(r: dict[str, Any]) -> tuple[Gpu, bool] | None:
-    """The record's GPU and whether it was named: the catalog's card (with the logged total when printed), or a
-    generic card of the logged total when the name does not resolve."""
+    """The record's GPU (with the logged total when printed) and whether its name resolved: the named card, else
+    the card of the printed total."""
     card = record_gpu(r)
-    total = r.get("gpu_total_gib")
-    if card is not None:
-        return (replace(card, total_bytes=int(total * GiB)) if total else card), True
-    if not total:
+    named = card is not None
+    card = card or gpu_by_total(r)
+    if card is None:
         return None
-    return Gpu(
-        key="calibration",
-        name=r.get("gpu") or "unnamed GPU",
-        vendor="nvidia",
-        total_bytes=int(total * GiB),
-        interconnect="NVLink" if re.search(r"H100|H200|A100", r.get("gpu") or "") else "PCIe",
-        compute_capability="9.0",
-        fp8=True,
-    ), False
+    total = r.get("gpu_total_gib")
+    return (replace(card, total_bytes=int(total * GiB)) if total else card), named
 
 
 def record_flags(r: dict[str, Any]) -> EngineFlags:
@@ -278,7 +291,8 @@ def report(s: Summary) -> None:
     )
     for reason, n in sorted(s.unresolved.items(), key=lambda kv: -kv[1]):
         print(f"  unresolved, {reason}: {n}")
-    print(f"compared (GPU named, or by the total the log printed): {len(s.compared)}")
+    by_total = sum(not c.gpu_named for c in s.compared)
+    print(f"compared: {len(s.compared)} ({by_total} with the GPU resolved by the total the log printed)")
     if s.kv_errors:
         print(
             f"available KV  median error {statistics.median(s.kv_errors):6.2%}   p90 {percentile(s.kv_errors, 0.9):6.2%}"
