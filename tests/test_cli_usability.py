@@ -108,3 +108,13 @@ def test_a_vllm_option_a_command_does_not_take_says_where_it_goes() -> None:
     # a typo of the command's own option keeps its suggestion; an unknown short option is quoted as typed
     assert "did you mean --concurrency?" in _usage_error([*SMALL[:-2], "--concurency", "8"])
     assert "no such option -x (see" in _usage_error([*SMALL, "-x"])
+
+
+def test_explain_reads_the_api_server_entry_point_command() -> None:
+    """Older deployments run `python -m vllm.entrypoints.openai.api_server --model M`: explain refused it as
+    'unrecognized arguments: python -m ...' while check reads it."""
+    argv = ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-8B", "-tp", "2"]
+    out = invoke(["explain", "--gpu", "h100", "--", *argv, "--port", "8000"]).stdout
+    assert out.startswith("Qwen/Qwen3-8B on NVIDIA H100 80GB HBM3") and "TP=2 PP=1" in out
+    same = invoke(["explain", "--gpu", "h100", "--", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]).stdout
+    assert out == same

@@ -120,8 +120,13 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
 @click.option("--gpu-memory-gib", type=params.GPU_GIB, help="Custom card: total memory in GiB as CUDA reports it.")
 @click.option("--free-memory-gib", type=params.FREE_GIB, help="Free memory at startup when the GPU is shared.")
 @engine_flag_options
-@click.option("--cpu-offload-gb", type=params.OFFLOAD_GIB)
-@click.option("--vllm-version", default=DEFAULT_VERSION, show_default=True, help="vLLM release to model (0.8-0.33).")
+@click.option("--cpu-offload-gb", type=params.OFFLOAD_GIB, help="GiB of weights per GPU kept in CPU memory.")
+@click.option(
+    "--vllm-version",
+    default=DEFAULT_VERSION,
+    show_default=True,
+    help="vLLM release to model (0.4-0.33; the V0 engine's accounting before 0.8).",
+)
 @format_choice("html")
 @output_option
 @plot_option
@@ -141,7 +146,8 @@ def explain(
 ) -> None:
     """Predict vLLM's startup memory figures and verdict for MODEL on a GPU.
 
-    Takes vLLM's own flag names, or a whole command after `--`.
+    Takes vLLM's own flag names, or a whole command after `--` (`vllm serve MODEL ...` or
+    `python -m vllm.entrypoints.openai.api_server --model MODEL ...`; options that do not size memory are ignored).
     Exits 0 whenever the numbers were computed, whether or not vLLM would start.
 
     \b
@@ -172,6 +178,17 @@ def explain(
     )
 
 
+API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+
+
+def api_server_args(argv: list[str]) -> tuple[list[str], bool]:
+    """`python -m vllm.entrypoints.openai.api_server --model M ...` as its arguments, read as that entry point
+    reads them (--model an ordinary option, serve=False); anything else as `vllm serve ...`."""
+    if len(argv) >= 3 and Path(argv[0]).name.startswith("python") and argv[1] == "-m" and argv[2] in API_SERVERS:
+        return argv[3:], False
+    return argv, True
+
+
 def engine_request(
     model_arg: str | None,
     serve: tuple[str, ...],
@@ -184,8 +201,8 @@ def engine_request(
     values: dict[str, Any] = {}
     model = model_opt or model_arg
     if serve or (model_arg in ("vllm", "serve")):
-        argv = ([model_arg] if model_arg else []) + list(serve)
-        cmd = parse_serve_argv(argv)
+        argv, serve_form = api_server_args(([model_arg] if model_arg else []) + list(serve))
+        cmd = parse_serve_argv(argv, serve=serve_form)
         problems = strict_errors(cmd, version)
         if problems:
             raise FlagError(problems[0])
