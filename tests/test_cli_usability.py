@@ -118,3 +118,9 @@ def test_explain_reads_the_api_server_entry_point_command() -> None:
     assert out.startswith("Qwen/Qwen3-8B on NVIDIA H100 80GB HBM3") and "TP=2 PP=1" in out
     same = invoke(["explain", "--gpu", "h100", "--", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]).stdout
     assert out == same
+
+
+def test_contradicting_weights_options_are_named() -> None:
+    """It said 'no weights option matches --quantization fp8', as if the model had no FP8 option."""
+    err = _usage_error([*SMALL, "--quantization", "fp8", "--no-quantization"])
+    assert err == "Error: --quantization fp8 and --no-quantization contradict each other: give one\n"

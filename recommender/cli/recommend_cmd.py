@@ -287,6 +287,8 @@ def planning_request(
 ) -> PlanningRequest:
     """The merged settings resolved: the model and its variants, the hardware, the targets and the policy."""
     model_ref = require(s, "model")
+    if no_quantization and s.get("quantization"):
+        raise InputError(f"--quantization {s['quantization']} and --no-quantization contradict each other: give one")
     if s.get("gpu_memory_gib") is None:
         require(s, "gpu")
     gpu = resolve_hardware(s.get("gpu"), s.get("gpu_memory_gib"))
