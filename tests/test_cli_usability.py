@@ -124,3 +124,15 @@ def test_contradicting_weights_options_are_named() -> None:
     """It said 'no weights option matches --quantization fp8', as if the model had no FP8 option."""
     err = _usage_error([*SMALL, "--quantization", "fp8", "--no-quantization"])
     assert err == "Error: --quantization fp8 and --no-quantization contradict each other: give one\n"
+
+
+def test_a_failed_command_leaves_no_plot_behind(tmp_path: Path) -> None:
+    """--plot was written before the report (or the artifacts) failed: exit 2, yet a fresh SVG on disk."""
+    plot = tmp_path / "plan.svg"
+    err = _usage_error([*SMALL, "--format", "html", "-o", str(tmp_path / "missing" / "r.html"), "--plot", str(plot)])
+    assert "folder" in err and "does not exist" in err
+    (tmp_path / "a-file").write_text("")
+    _usage_error([*SMALL, "--emit", "command", "-o", str(tmp_path / "a-file"), "--plot", str(plot)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]  # no plot, no temporary file
+    invoke([*SMALL, "--format", "html", "-o", str(tmp_path / "r.html"), "--plot", str(plot)])
+    assert plot.read_text().startswith("<?xml") and (tmp_path / "r.html").is_file()

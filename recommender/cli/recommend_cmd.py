@@ -15,7 +15,7 @@ from recommender.cli import params
 from recommender.cli.explain_cmd import free_bytes, render_table, resolve_hardware
 from recommender.cli.output import format_choice, table
 from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
-from recommender.cli.report_options import deliver, plot_option, write_plot
+from recommender.cli.report_options import deliver, plot_option, plotted
 from recommender.documents import Plan, dump, plan_from_data, plan_of
 from recommender.documents.performance import service_plan_of
 from recommender.errors import InfeasibleError, InputError
@@ -392,9 +392,8 @@ def _emit(
         from recommender.report.html import html_page
 
         extra["report.html"] = html_page(built)
-    if built is not None and plot is not None:
-        write_plot(plot, built)
-    emit_artifacts(checked, emit_spec or "all", opts, output_dir, force, extra_files=extra)
+    with plotted(plot, built):
+        emit_artifacts(checked, emit_spec or "all", opts, output_dir, force, extra_files=extra)
 
 
 def memory_target(s: dict[str, Any], min_context: int) -> Target:

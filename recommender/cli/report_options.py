@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from recommender.errors import InputError
 
 if TYPE_CHECKING:
     from recommender.report.structure import Report
+    from recommender.report.write import Staged
 
 PLOT_SUFFIXES = (".svg", ".png")
 
@@ -46,21 +48,35 @@ plot_option = click.option(
 )
 
 
-def write_plot(path: Path, report: Report) -> None:
-    """The report's charts stacked in one SVG, rasterised when the name ends in .png."""
+def stage_plot(path: Path, report: Report) -> Staged | None:
+    """The report's charts stacked in one SVG (rasterised when the name ends in .png), written beside `path` but
+    not yet in place: the command's other output is written first, so a failure leaves neither."""
     from recommender.report.html import svg_document
-    from recommender.report.write import write_atomic
+    from recommender.report.write import stage
 
     if not report.charts:
         click.echo(f"note: nothing to plot into {path}: no chart was computed", err=True)
-        return
+        return None
     svg = svg_document(report.charts, report.title)
     if path.suffix.lower() == ".png":
         from recommender.report.png import svg_to_png
 
-        write_atomic(path, svg_to_png(svg))
-    else:
-        write_atomic(path, svg.encode("utf-8"))
+        return stage(path, svg_to_png(svg))
+    return stage(path, svg.encode("utf-8"))
+
+
+@contextmanager
+def plotted(plot: Path | None, report: Report | None) -> Iterator[None]:
+    """--plot put in place only when the body (the command's other output) completes; else discarded."""
+    staged = stage_plot(plot, report) if plot is not None and report is not None else None
+    try:
+        yield
+    except BaseException:
+        if staged is not None:
+            staged.discard()
+        raise
+    if staged is not None:
+        staged.commit()
 
 
 def deliver(
@@ -75,21 +91,20 @@ def deliver(
 ) -> None:
     """Print (or write to -o FILE) the output in `fmt`, and draw --plot; each form is computed only if asked."""
     built = report() if fmt == "html" or plot is not None else None
-    if plot is not None and built is not None:
-        write_plot(plot, built)
-    if fmt == "html" and built is not None:
-        from recommender.report.html import html_page
+    with plotted(plot, built):
+        if fmt == "html" and built is not None:
+            from recommender.report.html import html_page
 
-        text = html_page(built)
-    elif fmt == "markdown" and markdown is not None:
-        text = markdown()
-    elif fmt == "table":
-        text = table() + "\n"
-    else:
-        text = dumps(document(), fmt)
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        from recommender.report.write import write_atomic
+            text = html_page(built)
+        elif fmt == "markdown" and markdown is not None:
+            text = markdown()
+        elif fmt == "table":
+            text = table() + "\n"
+        else:
+            text = dumps(document(), fmt)
+        if output is None:
+            click.echo(text, nl=False)
+        else:
+            from recommender.report.write import write_atomic
 
-        write_atomic(output, text.encode("utf-8"))
+            write_atomic(output, text.encode("utf-8"))

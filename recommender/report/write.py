@@ -1,17 +1,39 @@
-"""Write one report file atomically (a temporary file beside it, then a rename): never a partial file."""
+"""Write report files atomically (a temporary file beside each, then a rename): never a partial file, and with
+several (a report and its --plot) none in place unless all could be written."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from recommender.errors import InputError
 from recommender.safe_load import path_kind
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` in one step; a one-line InputError when the folder is missing or read-only."""
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """A file written in full beside its destination, not yet in place."""
+
+    path: Path
+    tmp: Path
+
+    def commit(self) -> None:
+        """Move it into place in one step."""
+        try:
+            self.tmp.replace(self.path)
+        except OSError as exc:
+            self.discard()
+            raise InputError(f"cannot write {self.path}: {exc.strerror}") from exc
+
+    def discard(self) -> None:
+        self.tmp.unlink(missing_ok=True)
+
+
+def stage(path: Path, data: bytes) -> Staged:
+    """Write `data` to a temporary file in `path`'s folder; a one-line InputError when the folder is missing or
+    read-only (nothing is left behind)."""
     path = path.expanduser()
     if path_kind(path) == "dir":
         raise InputError(f"{path} is a directory; give a file name")
@@ -25,7 +47,12 @@ def write_atomic(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         Path(tmp).chmod(0o644)
-        Path(tmp).replace(path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {exc.strerror}") from exc
+    return Staged(path, Path(tmp))
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` in one step; a one-line InputError when the folder is missing or read-only."""
+    stage(path, data).commit()
