@@ -881,3 +881,22 @@ def test_exaone4_and_ministral3_are_read_by_their_vllm_families() -> None:
     assert exaone.layer_kinds == ("sliding", "sliding", "sliding", "full") * 16
     for ref in ("mistralai/Devstral-2-123B-Instruct-2512", "deepseek-ai/deepseek-moe-16b-base"):
         assert not resolve_model(ref).approximate, ref
+
+
+def test_fbgemm_fp8_is_per_channel_fp8_with_layers_kept_in_16_bit() -> None:
+    """Llama-3.1-405B-Instruct-FP8 (quant_method fbgemm_fp8): vLLM's FBGEMMFp8LinearMethod stores float8 weights and a
+    float32 [N, 1] scale per output channel; modules_to_not_convert (every linear of layer 0, the MLP of layer 125)
+    stay bf16. By hand (hidden 16384, 8 KV heads of 128, MLP 53248): attention n = 2*16384^2 + 2*16384*1024 weights
+    over 2*16384 + 2*1024 rows, MLP n = 3*16384*53248 over 2*53248 + 16384 rows; kept costs 2n bytes, else n + 4 rows."""
+    from dataclasses import replace
+
+    from recommender.memory.weights import Parallel, weight_bytes_per_gpu
+
+    spec = resolve_model("meta-llama/Meta-Llama-3.1-405B-Instruct-FP8")  # the old spelling of the repository
+    assert spec.quant is not None and spec.quant.method == "fp8" and spec.quant.group_size == -1
+    attn, attn_rows = 2 * 16384 * 16384 + 2 * 16384 * 1024, 2 * 16384 + 2 * 1024
+    mlp, mlp_rows = 3 * 16384 * 53248, 2 * 53248 + 16384
+    one = Parallel()
+    kept = weight_bytes_per_gpu(spec, one, dtype_bytes=2, quant=spec.quant)
+    none_kept = weight_bytes_per_gpu(spec, one, dtype_bytes=2, quant=replace(spec.quant, keep_unquantized=()))
+    assert kept - none_kept == (attn - 4 * attn_rows) + 2 * (mlp - 4 * mlp_rows)

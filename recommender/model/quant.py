@@ -97,6 +97,19 @@ def _fp8(qc: Mapping[str, Any]) -> QuantSpec:
     )
 
 
+def _fbgemm_fp8(qc: Mapping[str, Any]) -> QuantSpec:
+    """FBGEMMFp8Config (vllm/model_executor/layers/quantization/fbgemm_fp8.py): float8 weights with one float32 scale
+    per output channel ([N, 1]), activations quantized per token at run time (a scalar upper bound per layer);
+    `modules_to_not_convert` stay in 16 bit. Below compute capability 8.9 the same bytes run through Marlin."""
+    return QuantSpec(
+        "fp8",
+        8,
+        group_size=-1,
+        keep_unquantized=_str_tuple(qc.get("modules_to_not_convert")),
+        label="FBGEMM FP8 per-channel",
+    )
+
+
 def _awq_gptq(qc: Mapping[str, Any]) -> QuantSpec:
     """AWQ / GPTQ integer weights in groups, with zero points when asymmetric."""
     method = str(qc.get("quant_method", "")).lower()
@@ -252,6 +265,7 @@ def _mixed_layers(layers: Any) -> tuple[tuple[str, str], ...]:
 # quant_method of a config.json -> its reader
 _READERS: dict[str, Callable[[Mapping[str, Any]], QuantSpec]] = {
     "fp8": _fp8,
+    "fbgemm_fp8": _fbgemm_fp8,
     "awq": _awq_gptq,
     "gptq": _awq_gptq,
     "compressed-tensors": _compressed_tensors,
