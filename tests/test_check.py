@@ -275,3 +275,23 @@ def test_multi_document_yaml_problems_by_kind(tmp_path: Path) -> None:
         rows = json.loads(out)
         assert [r["status"] for r in rows] == ["fail", "not-evaluated"]
         assert expected in rows[1]["not_evaluated_because"][0]
+
+
+def test_a_trailing_options_hook_the_shell_expands_to_nothing_is_judged_without_it(tmp_path: Path) -> None:
+    """`"$@"` (a script run without arguments) and `$EXTRA_ARGS` set nowhere expand to nothing: the server is judged
+    as the shell runs it, and says so; the same words in the model's place or as a flag's value still block it."""
+    script = tmp_path / "serve.sh"
+    script.write_text('vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 "$@"\n')
+    result = invoke(["check", str(script), "--gpu", "h100"])
+    assert "PASS" in result.stdout and "$@ taken as empty (the script run without arguments)" in result.stdout
+    script.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct $EXTRA_ARGS\n")
+    result = invoke(["check", str(script), "--gpu", "h100"])
+    assert "$EXTRA_ARGS taken as empty (set nowhere in the file" in result.stdout
+    for text in ('vllm serve "$@"\n', "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len $LEN\n"):
+        script.write_text(text)
+        assert "NOT EVALUATED" in invoke(["check", str(script), "--gpu", "h100"], exit_code=4).stdout
+    deployment = tmp_path / "k8s.yaml"  # the kubelet leaves $(EXTRA) as written: vLLM would get it
+    container = {"name": "vllm", "image": "vllm/vllm-openai", "args": ["Qwen/Qwen2.5-7B-Instruct", "$(EXTRA)"]}
+    deployment.write_text(yaml.safe_dump({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [container]}}))
+    result = invoke(["check", str(deployment), "--gpu", "h100"], exit_code=4)
+    assert "unresolved $(EXTRA)" in result.stdout and "taken as empty" not in result.stdout

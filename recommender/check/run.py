@@ -93,6 +93,28 @@ def unresolved_names(cmd: ServeCommand, names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(seen))
 
 
+# A whole word the shell expands to nothing when it is not set: "$@" (a script run without arguments), $EXTRA_ARGS,
+# ${EXTRA_ARGS}. Not Kubernetes' $(VAR), which the kubelet leaves as written when the container has no such variable.
+_SHELL_HOOK = re.compile(r"^\$(?:[@*]|\{[@*]\}|[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})$")
+
+
+def empty_hooks(cmd: ServeCommand, names: Sequence[str]) -> list[str]:
+    """The unresolved words that stand alone where they can only add options (the model is known and no flag takes
+    them as its value): `vllm serve M ... "$@"`, `... $EXTRA_ARGS`. The shell expands an unset variable, and "$@" of
+    a script run without arguments, to nothing, so the server is judged without them (check_server says so)."""
+    if not cmd.model or any(n in cmd.model for n in names):
+        return []
+    values = [str(g.value) for g in cmd.given]
+    hooks = [n for n in names if _SHELL_HOOK.match(n) and (n in cmd.extras or n == cmd.ignored)]
+    return [n for n in hooks if not any(n in v for v in values)]
+
+
+def _hook_note(name: str) -> str:
+    if name.strip("${}") in "@*":
+        return f"{name} taken as empty (the script run without arguments): any options it would add are not judged"
+    return f"{name} taken as empty (set nowhere in the file, so the shell expands it to nothing)"
+
+
 def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], list[str]]:
     """What vLLM's parser refuses, and flags the target release does not have (failures), or doubts (warnings)."""
     v = ctx.version
@@ -251,6 +273,12 @@ def check_server(found: Found, ctx: Context) -> ServerResult:
     if found.not_evaluable:
         return ServerResult(found, NOT_EVALUATED, "", None, version, reasons=(found.not_evaluable,))
     cmd = parse_serve_argv(list(found.argv), ctx.table, read_config=ctx.read_config, serve=found.serve_form)
+    hooks = empty_hooks(cmd, found.unresolved)
+    if hooks:  # judged without them, as the shell would run it
+        argv = tuple(w for w in found.argv if w not in hooks)
+        found = replace(found, argv=argv, unresolved=tuple(n for n in found.unresolved if n not in hooks))
+        cmd = parse_serve_argv(list(argv), ctx.table, read_config=ctx.read_config, serve=found.serve_form)
+    notes = [_hook_note(n) for n in hooks]
     summary = engine_summary(cmd)
     reasons = [f"unresolved {n}" for n in unresolved_names(cmd, found.unresolved)]
     if cmd.config_file:
@@ -261,9 +289,10 @@ def check_server(found: Found, ctx: Context) -> ServerResult:
     if reasons:
         status = FAIL if structure else NOT_EVALUATED
         return ServerResult(
-            found, status, cmd.model or "", None, version, tuple(structure), tuple(reasons), engine=summary
+            found, status, cmd.model or "", None, version, tuple(structure), tuple(reasons), tuple(notes), None, summary
         )
     findings, warnings = argument_findings(cmd, ctx)
+    warnings = [*notes, *warnings]
     findings = [*structure, *findings]
     if not any(f.kind == "argument" for f in findings):
         gpus = gpu_findings(found, cmd)
