@@ -292,6 +292,8 @@ def test_a_trailing_options_hook_the_shell_expands_to_nothing_is_judged_without_
         assert "NOT EVALUATED" in invoke(["check", str(script), "--gpu", "h100"], exit_code=4).stdout
     deployment = tmp_path / "k8s.yaml"  # the kubelet leaves $(EXTRA) as written: vLLM would get it
     container = {"name": "vllm", "image": "vllm/vllm-openai", "args": ["Qwen/Qwen2.5-7B-Instruct", "$(EXTRA)"]}
-    deployment.write_text(yaml.safe_dump({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [container]}}))
+    deployment.write_text(
+        yaml.safe_dump({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [container]}})
+    )
     result = invoke(["check", str(deployment), "--gpu", "h100"], exit_code=4)
     assert "unresolved $(EXTRA)" in result.stdout and "taken as empty" not in result.stdout

@@ -590,3 +590,30 @@ def test_vllm_use_v1_0_judges_the_v0_engine_before_0_11(tmp_path: Path) -> None:
     assert "not an integer" in str(run("VLLM_USE_V1=no ", "0.9.2")["warnings"])
     late = run("VLLM_USE_V1=0 ", "0.12.0")
     assert late["figures"] == run("", "0.12.0")["figures"] and "is ignored by vLLM 0.12.0" in str(late["warnings"])
+
+
+def test_a_branch_on_a_scripts_argument_gives_its_variables_the_default_branchs_values() -> None:
+    """`case "${1:-nvfp4}"` / `if [ "$MODE" = head ]` with MODE="${1:-head}": run without arguments, the shell takes
+    the default's branch, so what that branch assigns is the value read (dgx-spark-local-llm's start-vllm-gemma4.sh);
+    a `vllm serve` inside another branch is still read as one of the script's modes."""
+    script = """VARIANTE="${1:-nvfp4}"
+shift || true
+case "$VARIANTE" in
+  nvfp4) MODELL="org/m-NVFP4" ;;
+  int4)  MODELL="org/m-INT4" ;;
+  *) echo "unknown" >&2; exit 2 ;;
+esac
+exec vllm serve "$MODELL" --max-model-len 8192
+"""
+    assert _serves(script) == [(("vllm", "serve", "org/m-NVFP4", "--max-model-len", "8192"), ())]
+    modes = """MODE="${1:-head}"
+if [ "$MODE" = head ]; then TP=8; else TP=4; vllm serve m --headless -tp $TP; fi
+vllm serve m -tp $TP
+"""
+    assert _serves(modes) == [
+        (("vllm", "serve", "m", "--headless", "-tp", "4"), ()),
+        (("vllm", "serve", "m", "-tp", "8"), ()),
+    ]
+    # a later branch on a value taken that way is read the same way: the script run without arguments
+    later = modes + 'if [ "$TP" = 8 ]; then LEN=1; else LEN=2; fi\nvllm serve m --max-model-len $LEN\n'
+    assert _serves(later)[-1] == (("vllm", "serve", "m", "--max-model-len", "1"), ())

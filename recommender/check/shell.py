@@ -63,7 +63,8 @@ class _Word:
     text: str = ""
     unresolved: list[str] = field(default_factory=list)
     started: bool = False
-    soft: bool = False  # a default standing in for a script argument (`${2:-x}`): a value, but not for conditions
+    soft: bool = False  # a default standing in for a script argument (`${2:-x}`): a value; branches on it are read
+    # all (modes), their assignments taking the default branch's values (_Frame.by_default)
     bare: bool = False  # starts with an unquoted literal character (only such a word can be a redirection)
 
 
@@ -397,6 +398,12 @@ class _Frame:
     branches: list[dict[str, str]] = field(default_factory=list)  # what each read branch assigned
     before: dict[str, str | None] = field(default_factory=dict)  # the values before the `if`
     has_else: bool = False
+    # The same `if` decided with the defaults that stand for the script's arguments (`${1:-nvfp4}`), as the shell
+    # runs it without arguments: which read branch that takes (None: none), unless some condition stays unknown.
+    by_default: list[tuple[str, bool | None]] = field(default_factory=list)
+    default_taken: bool | None = False
+    default_branch: int | None = None
+    default_known: bool = True
 
 
 def run_script(script: str, env: Mapping[str, str] | None = None, args: list[str] | None = None) -> list[Command]:
@@ -416,6 +423,7 @@ class _Case:
 
     subject: str | None
     frame: _Frame
+    default: str | None = None  # the subject as the script runs without arguments (a default standing for one)
     expecting: bool = True
     patterns: list[str] = field(default_factory=list)
 
@@ -454,15 +462,17 @@ class _Runner:
             w.soft = expander.used_soft
         return [w for w in words if w.started], unresolved
 
-    def _condition(self, text: str) -> bool | None:
-        """A condition command's result, an unset variable being empty as when the script runs."""
+    def _condition(self, text: str, *, defaults: bool = False) -> bool | None:
+        """A condition command's result, an unset variable being empty as when the script runs; with `defaults`, the
+        defaults that stand for the script's arguments count as values (the script run without arguments)."""
         words = [_Word()]
         expander = _Expander(self.scope, self.unknown, self.soft, unset_empty=True, arrays=self.arrays)
         expander.scan(text, words, [], split=True)
         scanned = _drop_redirections([w for w in words if w.started])
         while scanned and scanned[0].text in ("if", "elif", "then", "else", "while", "until", "do"):
             scanned = scanned[1:]
-        return evaluate_test([(w.text, not (w.unresolved or expander.used_soft)) for w in scanned])
+        soft = expander.used_soft and not defaults
+        return evaluate_test([(w.text, not (w.unresolved or soft)) for w in scanned])
 
     def _segment(self, seg: Segment, previous: Segment | None) -> None:
         if self.cases and (self.cases[-1].expecting or seg.op == ";;" or re.match(r"esac\b", seg.text)):
@@ -537,7 +547,8 @@ class _Runner:
         subject = words[1] if len(words) > 1 else _Word()
         known = not (subject.unresolved or subject.soft) and self.active
         self.frames.append(_Frame(in_condition=False, state=None if self.active else False))
-        self.cases.append(_Case(subject.text if known else None, self.frames[-1]))
+        default = subject.text if not subject.unresolved and self.active else None
+        self.cases.append(_Case(subject.text if known else None, self.frames[-1], default=default))
         rest = seg.text.split(" in ", 1)[1].strip() if " in " in seg.text else ""
         if rest:
             self._case_arm(Segment(rest, ""), None)
@@ -560,9 +571,11 @@ class _Runner:
             return
         case.expecting = False
         matches = [self._matches(case.subject, p) for p in case.patterns]
+        by_default = [self._matches(case.default, p) for p in case.patterns]
         case.frame.has_else = case.frame.has_else or "*" in case.patterns
         case.patterns = []
         case.frame.in_condition, case.frame.condition = True, [("", _combine_or(matches))]
+        case.frame.by_default = [("", _combine_or(by_default))]
         self._close_condition()
         if body.strip():
             self._segment(Segment(body.strip(), ""), previous)
@@ -615,6 +628,7 @@ class _Runner:
                 frame = self.frames[-1]
                 frame.state = _not(frame.taken)
                 frame.has_else = True
+                self._default_branch(frame, _not(frame.default_taken))
                 self._enter_branch(frame)
                 words = words[1:]
                 continue
@@ -631,6 +645,7 @@ class _Runner:
             break
         if self.frames and self.frames[-1].in_condition and words:
             self.frames[-1].condition.append((seg.op, self._condition(seg.text)))
+            self.frames[-1].by_default.append((seg.op, self._condition(seg.text, defaults=True)))
             return None
         return words
 
@@ -647,8 +662,25 @@ class _Runner:
             values = {b.get(name, before) for b in frame.branches}
             if not frame.has_else:
                 values.add(before)
-            if len(values) > 1:
+            if len(values) > 1 and not self._take_default(frame, name, before):
                 self.unknown.add(name)
+
+    def _take_default(self, frame: _Frame, name: str, before: str | None) -> bool:
+        """Give `name` the value of the branch the script takes without arguments (`case "${1:-nvfp4}"`): a value
+        for the servers read (each branch's own `vllm serve` is still read as a mode), not for later conditions."""
+        if not frame.default_known:
+            return False
+        branch = frame.branches[frame.default_branch] if frame.default_branch is not None else {}
+        value = branch.get(name, before)
+        if value is not None and "$" in value:
+            return False
+        if value is None:
+            self.scope.pop(name, None)
+        else:
+            self.scope[name] = value
+        self.unknown.discard(name)
+        self.soft.add(name)
+        return True
 
     def _open_branch(self, head: str) -> None:
         if head == "if":
@@ -657,7 +689,7 @@ class _Runner:
         if not self.frames:
             self.frames.append(_Frame())
         frame = self.frames[-1]
-        frame.in_condition, frame.condition = True, []
+        frame.in_condition, frame.condition, frame.by_default = True, [], []
 
     def _close_condition(self) -> None:
         frame = self.frames[-1]
@@ -668,7 +700,16 @@ class _Runner:
         else:
             frame.state = value if frame.taken is False else (None if value is not False else False)
         frame.taken = _or(frame.taken, frame.state)
+        by_default = _combine(frame.by_default)
+        self._default_branch(frame, False if frame.default_taken is True else by_default)
         self._enter_branch(frame)
+
+    def _default_branch(self, frame: _Frame, taken: bool | None) -> None:
+        """Note whether the branch about to be read is the one the script takes when run without arguments."""
+        frame.default_known = frame.default_known and taken is not None
+        if taken and frame.state is not False:
+            frame.default_branch = len(frame.branches)
+        frame.default_taken = _or(frame.default_taken, taken)
 
 
 def _combine(parts: list[tuple[str, bool | None]]) -> bool | None:
