@@ -617,3 +617,32 @@ vllm serve m -tp $TP
     # a later branch on a value taken that way is read the same way: the script run without arguments
     later = modes + 'if [ "$TP" = 8 ]; then LEN=1; else LEN=2; fi\nvllm serve m --max-model-len $LEN\n'
     assert _serves(later)[-1] == (("vllm", "serve", "m", "--max-model-len", "1"), ())
+
+
+def test_a_variable_an_option_loop_sets_makes_each_branch_on_it_a_mode() -> None:
+    """pysheeet's run.sh: NODE_RANK="0", a function that branches on it (head, or --headless worker), then the option
+    loop (`--node-rank) NODE_RANK="$2"`) after it: both servers are read; guarded appends on such a variable take
+    the values of the script run without arguments."""
+    script = """NODE_RANK="0"
+TP="1"
+launch() {
+  if [ "${NODE_RANK}" -eq 0 ]; then
+    args=(--port 8000)
+    [ "${TP}" -gt 1 ] && args+=(--tensor-parallel-size "${TP}")
+    vllm serve m "${args[@]}"
+  else
+    vllm serve m --headless
+  fi
+}
+while (( "$#" )); do
+  case "$1" in
+    --node-rank) NODE_RANK="$2"; shift 2 ;;
+    --tp) TP="$2"; shift 2 ;;
+  esac
+done
+launch
+"""
+    assert _serves(script) == [
+        (("vllm", "serve", "m", "--port", "8000"), ()),
+        (("vllm", "serve", "m", "--headless"), ()),
+    ]

@@ -406,10 +406,17 @@ class _Frame:
     default_known: bool = True
 
 
+# `NODE_RANK="$2"` (an option loop), `model=$1`, `X=$OPTARG`: a variable the script's arguments may set. Its value
+# is a value for the servers read, but a branch on it is read as one of the script's modes, wherever it is read
+# (a function defined above the option loop, called after it).
+_FROM_ARGUMENT = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]*)=[\"']?\$\{?(?:[1-9]|OPTARG)\b")
+
+
 def run_script(script: str, env: Mapping[str, str] | None = None, args: list[str] | None = None) -> list[Command]:
     """The simple commands a script runs, each with the variables in force (assignments apply in order). `args`
     are $0 $1 ... when they are known (`sh -c SCRIPT NAME ARG...`); otherwise "$@" stays unresolved."""
     runner = _Runner(dict(env or {}))
+    runner.options = set(_FROM_ARGUMENT.findall(script)) - set(env or {})
     if args:
         runner.arrays["@"] = list(args[1:])
         runner.scope.update({str(k): a for k, a in enumerate(args)})
@@ -433,6 +440,7 @@ class _Runner:
         self.scope = scope
         self.unknown: set[str] = set()
         self.soft: set[str] = set()
+        self.options: set[str] = set()  # names the script's arguments may set (_FROM_ARGUMENT)
         self.frames: list[_Frame] = []
         self.cases: list[_Case] = []
         self.arrays: dict[str, list[str]] = {}
@@ -456,7 +464,7 @@ class _Runner:
     def _words(self, text: str) -> tuple[list[_Word], list[str]]:
         unresolved: list[str] = []
         words = [_Word()]
-        expander = _Expander(self.scope, self.unknown, self.soft, arrays=self.arrays)
+        expander = _Expander(self.scope, self.unknown, self.soft | self.options, arrays=self.arrays)
         expander.scan(text, words, unresolved, split=True)
         for w in words:
             w.soft = expander.used_soft
@@ -466,7 +474,7 @@ class _Runner:
         """A condition command's result, an unset variable being empty as when the script runs; with `defaults`, the
         defaults that stand for the script's arguments count as values (the script run without arguments)."""
         words = [_Word()]
-        expander = _Expander(self.scope, self.unknown, self.soft, unset_empty=True, arrays=self.arrays)
+        expander = _Expander(self.scope, self.unknown, self.soft | self.options, unset_empty=True, arrays=self.arrays)
         expander.scan(text, words, [], split=True)
         scanned = _drop_redirections([w for w in words if w.started])
         while scanned and scanned[0].text in ("if", "elif", "then", "else", "while", "until", "do"):
@@ -479,9 +487,11 @@ class _Runner:
             self._case_arm(seg, previous)
             return
         guard = self._guard(seg, previous)
+        array = _ARRAY.match(seg.text)
+        if guard is None and (array or _ASSIGN.match(seg.text)):  # a value: as the script runs without arguments
+            guard = self._guard(seg, previous, defaults=True)
         if guard is False:
             return
-        array = _ARRAY.match(seg.text)
         if array:
             self._assign_array(array.group(1), array.group(3), append=bool(array.group(2)), sure=guard is True)
             return
@@ -520,12 +530,12 @@ class _Runner:
             return seg.heredoc
         return _Expander(self.scope, self.unknown).text(seg.heredoc, unresolved)
 
-    def _guard(self, seg: Segment, previous: Segment | None) -> bool | None:
+    def _guard(self, seg: Segment, previous: Segment | None, *, defaults: bool = False) -> bool | None:
         """Whether a command after `[ test ] &&` / `||` runs: True (it runs, or nothing guards it), False (the test
         decides it does not, as the shell would), None (the test cannot be decided from the script)."""
         if seg.op not in ("&&", "||") or previous is None or previous.text.split(" ", 1)[0] not in _TESTS:
             return True
-        passed = self._condition(previous.text)
+        passed = self._condition(previous.text, defaults=defaults)
         return None if passed is None else passed == (seg.op == "&&")
 
     def _assign_array(self, name: str, body: str, *, append: bool = False, sure: bool = True) -> None:
