@@ -15,6 +15,7 @@ from recommender.cli import cli
 
 from .conftest import invoke
 
+BENCH = Path(__file__).parent / "data" / "bench_results"
 SMALL = ["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency", "8"]
 
 
@@ -136,3 +137,13 @@ def test_a_failed_command_leaves_no_plot_behind(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]  # no plot, no temporary file
     invoke([*SMALL, "--format", "html", "-o", str(tmp_path / "r.html"), "--plot", str(plot)])
     assert plot.read_text().startswith("<?xml") and (tmp_path / "r.html").is_file()
+
+
+def test_a_result_files_model_id_that_names_a_folder_elsewhere_says_which_file_and_what_to_do() -> None:
+    """`vllm bench serve` records the server's model as given, often a folder on the benchmark machine: the
+    error was 'Qwen2.5-VL-3B-Instruct does not exist', naming neither the file nor --model."""
+    result = BENCH / "ascend-qwen2.5-vl-3b-1qps.json"
+    for command in (["perf", "--gpu", "l40s", "--compare"], ["calibrate", "--dry-run", "--gpu", "l40s"]):
+        err = _usage_error([*command, str(result)])
+        assert err.startswith(f"Error: {result}: its model_id './Qwen2.5-VL-3B-Instruct': ")
+        assert err.endswith("; pass --model with the model the server ran\n")

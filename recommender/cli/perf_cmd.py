@@ -14,7 +14,7 @@ from recommender.cli.engine_options import engine_flag_options, engine_flags
 from recommender.cli.explain_cmd import refuse_flags_not_in, resolve_hardware
 from recommender.cli.output import emit, format_choice, format_option, table
 from recommender.cli.report_options import deliver, output_option, plot_option
-from recommender.errors import InputError
+from recommender.errors import FetchError, InputError, UnknownModelError
 from recommender.hardware import Gpu
 from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
 from recommender.model.spec import ModelSpec
@@ -189,9 +189,22 @@ def _compare(
     path: Path, model_opt: str | None, engine: EngineSetup, dataset: str, params: PerfParams
 ) -> tuple[PerfResult, BenchResult]:
     result = read_result_file(path, dataset)[0]
-    model = resolve_model(model_opt or result.model_id)
+    model = result_model(model_opt, result)
     pred = predict(model, engine.gpu, engine.flags, result.load, params=params, version=engine.version)
     return pred, result
+
+
+def result_model(model_opt: str | None, result: BenchResult) -> ModelSpec:
+    """--model, else the model the result file names (its model_id, often a folder on the benchmark machine:
+    the error then names the file and the way out)."""
+    if model_opt:
+        return resolve_model(model_opt)
+    try:
+        return resolve_model(result.model_id)
+    except (UnknownModelError, FetchError) as exc:
+        raise type(exc)(
+            f"{result.origin}: its model_id {result.model_id!r}: {exc}; pass --model with the model the server ran"
+        ) from None
 
 
 def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
@@ -404,7 +417,7 @@ def calibrate(
     engine = engine_setup(flag_values, gpu, gpu_memory_gib, vllm_version, async_scheduling)
     flags, hw = engine.flags, engine.gpu
     runs = [r for path in results for r in read_result_file(path, dataset_name)]
-    models = {ref: resolve_model(ref) for ref in {model_opt or r.model_id for r in runs}}
+    models = {model_opt or r.model_id: result_model(model_opt, r) for r in runs}
     cases = [(models[model_opt or r.model_id], r) for r in runs]
     outcome = calibrate_gpu(
         cases, hw, flags, load_params(local=False), version=engine.version, async_scheduling=async_scheduling
