@@ -32,6 +32,6 @@ def test_readme_sample_output_is_current() -> None:
     main_command = next(c for c in re.findall(r"```bash\n(.+?)\n```", README, re.S) if "recommend" in c)
     argv = shlex.split(main_command.split(".venv/bin/vllm-plan ", 1)[1])
     sample = README.split("What the first command prints (abridged):\n\n```text\n", 1)[1].split("\n```", 1)[0]
-    out = invoke(argv).stdout
-    for line in sample.splitlines()[:4]:
-        assert line in out, line
+    out = invoke(argv).stdout.splitlines()
+    for line in sample.splitlines():  # every line shown is printed as shown; "..." marks what was left out
+        assert line.strip() == "..." or line in out, line
