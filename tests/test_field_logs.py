@@ -87,8 +87,11 @@ def test_verdicts() -> None:
     strict=True,
     raises=AssertionError,
     reason="F026 (Llama-3.1-8B on an RTX 3090 at 0.9, vLLM 0.17.1) OOMs in the sampler warm-up; the same flags "
-    "started in F023 (5.68 GiB of KV there, 5.61 here). explain warns (0.66 GiB margin, under its 1 GiB "
-    "uncertainty) but its verdict is 'fits'",
+    "started in F023 (5.68 GiB of KV there, 5.61 here). Its OOM message shows why: of the 23.54 GiB only 21.72 were "
+    "vLLM's, 0.22 GiB belonged to two other listed processes and 1.46 GiB to none listed (a desktop card's display), "
+    "memory vLLM 0.17 does not re-check after its startup snapshot. explain calls it risky (warm-up margin 0.66 GiB, "
+    "under its 1 GiB uncertainty) but 'fits': no general rule separates it from F023 and the 0.65-0.8 GiB margins "
+    "that started (F002, F003, F015, C004, C034, C035, C049)",
 )
 def test_no_crash_is_called_safe() -> None:
     assert not SUMMARY.crashes_called_safe
@@ -106,3 +109,38 @@ def test_round_two_is_new_material() -> None:
     for r in ROUND2:
         assert re.fullmatch(r"G\d{3}", r["id"]) and r["source"].startswith("https://"), r["id"]
         assert r["raw"] and r["split"] == "held-out-2" and r["source"] not in earlier, r["id"]
+
+
+ROUND2_COMPARED = [c for c in (compare(r) for r in ROUND2) if c is not None]
+ROUND2_SUMMARY = summarize(ROUND2, ROUND2_COMPARED)
+
+
+def test_round_two_weights_and_verdicts() -> None:
+    """Round 2 (G*), scored with the issue's targets where they hold: weights median <= 1 %, verdicts >= 95 %, no
+    crash called safe (14 compared on 2026-11-30)."""
+    assert len(ROUND2_SUMMARY.compared) >= 14
+    assert statistics.median(ROUND2_SUMMARY.weight_errors) <= 0.01
+    assert ROUND2_SUMMARY.agree / len(ROUND2_SUMMARY.compared) >= 0.95
+    assert not ROUND2_SUMMARY.crashes_called_safe
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="round 2 resolves 14 of 47 (30%): 22 of its models are not in the catalog (listed for the catalog in "
+    "/work/staging/catalog-pending/WANTED-by-H24-fieldlogs-round2.md) and 11 logs print neither the GPU nor its total",
+)
+def test_round_two_resolution_target() -> None:
+    assert ROUND2_SUMMARY.resolved / ROUND2_SUMMARY.records >= 0.8
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="round 2 available KV: median 3.8 %, p90 18 % over 14 records; the misses are the vision encoder's "
+    "profiling pass (G035 llava-1.5, G037 Qwen2-VL), V0 at TP=2 on 40 GB cards (G022: 1.54 GiB non-torch logged) "
+    "and ~0.5-1 GiB of activation on consumer cards at 2,048 tokens that the H100-fitted term does not show (G013)",
+)
+def test_round_two_kv_targets() -> None:
+    assert statistics.median(ROUND2_SUMMARY.kv_errors) <= 0.02
+    assert percentile(ROUND2_SUMMARY.kv_errors, 0.9) <= 0.10
