@@ -297,3 +297,29 @@ def test_a_trailing_options_hook_the_shell_expands_to_nothing_is_judged_without_
     )
     result = invoke(["check", str(deployment), "--gpu", "h100"], exit_code=4)
     assert "unresolved $(EXTRA)" in result.stdout and "taken as empty" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("app.py", 'import modal\ncmd = ["vllm", "serve", "m"]\n', "a Modal app that starts vLLM's server: not read"),
+        ("serve.py", "from ray import serve\n", "a Ray Serve application: not read"),
+        ("sky.yaml.tpl", "run: |\n  {vllm_cmd}\n", "a template ({placeholders} a program fills), not a deployment"),
+        ("sky.yaml", "resources:\n  accelerators: A100\n{region_block}\n", "a template ({placeholders}"),
+        (
+            "backend.yaml",
+            "apiVersion: x.io/v1\nkind: BackendRuntime\nmetadata: {name: v}\nspec:\n  command: [python3, -m, "
+            "vllm.entrypoints.openai.api_server]\n",
+            "BackendRuntime (x.io/v1) holds a vLLM command outside any pod template",
+        ),
+        ("stop.sh", "pkill -f 'vllm serve org/m' || true\n", "vLLM's server is named only where nothing runs it"),
+    ],
+)
+def test_files_that_name_vllm_but_run_no_server_here_say_what_they_are(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    result = invoke(["check", str(tmp_path / name)], exit_code=2)
+    assert message in result.output and "Traceback" not in result.output
+    if name == "app.py":  # in a folder run too: a program that starts vLLM is named, not skipped silently
+        assert message in invoke(["check", str(tmp_path)], exit_code=2).output

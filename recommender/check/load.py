@@ -38,6 +38,11 @@ _SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".txt", ".cmd", ".slurm", ".sbatch",
 _HELM_TEMPLATE = re.compile(
     r"\{\{-?\s*(if|else|end|range|with|include|template|define|toYaml|\.Values|\.Release|\.Chart)\b"
 )
+# vLLM's server named in a text: `vllm serve`, "vllm", "serve" (a Python list), its entrypoint modules
+_MENTIONS_VLLM = re.compile(r"""\bvllm\b["',\s]+serve\b|vllm\.entrypoints\.""")
+# a line that is only a `{name}` placeholder (Python str.format / SkyPilot-style templates filled by a program)
+_FORMAT_PLACEHOLDER_LINE = re.compile(r"^\s*\{[A-Za-z_][A-Za-z0-9_]*\}\s*$", re.M)
+_TEMPLATE_SUFFIXES = (".tpl", ".tmpl", ".j2", ".jinja", ".jinja2")
 _SCRIPT_START = re.compile(r"^(vllm|exec|#!|python|docker|podman|CUDA_VISIBLE|export|srun|sudo|nohup|uv )")
 
 
@@ -99,6 +104,16 @@ def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
     """A systemd unit, a Markdown page, a Dockerfile or a shell / Slurm script, by name or content (None: none of
     them, read it as YAML)."""
     name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    if suffix == ".py":
+        raise NotADeployment(
+            f"{source}: {_python_kind(text)}: not read (check reads command lines, manifests, compose "
+            "files, units and scripts; check the server's command: check -- vllm serve ...)"
+        )
+    if suffix in _TEMPLATE_SUFFIXES or (suffix in (".yaml", ".yml") and _FORMAT_PLACEHOLDER_LINE.search(text)):
+        raise NotADeployment(
+            f"{source}: a template ({{placeholders}} a program fills), not a deployment: render it "
+            "first, then check the result"
+        )
     if suffix == ".service" or (_SYSTEMD.search(text) and _EXEC_START.search(text)):
         return systemd_units.read_systemd(text, source)
     if suffix in (".md", ".markdown"):
@@ -110,6 +125,14 @@ def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
             return jobs.read_sbatch(text, source, _read_yaml_block)
         return commands.read_command(text, source, read_manifest=_read_yaml_block)
     return None
+
+
+def _python_kind(text: str) -> str:
+    """What a Python file is, for the message that says it is not read."""
+    kind = "a Modal app" if re.search(r"^\s*import modal\b|^\s*from modal\b", text, re.M) else "a Python program"
+    if re.search(r"\bfrom ray import serve\b|\bray\.serve\b", text):
+        kind = "a Ray Serve application"
+    return f"{kind} that starts vLLM's server" if _MENTIONS_VLLM.search(text) else kind
 
 
 def read_text(
@@ -143,6 +166,13 @@ def read_text(
             found += _read_mapping(doc, source, index, dotenv)
     found += kubernetes_objects.read_kubernetes(k8s, source) if k8s else []
     apps = kubernetes_objects.unread_ray_apps(k8s) if not found else []
+    unread = [d for d in k8s if _MENTIONS_VLLM.search(str(d))] if not found and not apps else []
+    if unread:
+        kinds = ", ".join(f"{d.get('kind')} ({d.get('apiVersion')})" for d in unread)
+        raise NotADeployment(
+            f"{source}: {kinds} holds a vLLM command outside any pod template (its controller fills it in): "
+            "not a workload check reads; check the pods it creates (kubectl get pod NAME -o yaml | vllm-plan check -)"
+        )
     if apps:
         raise NotADeployment(
             f"{source}: {'; '.join(apps)}: Python code of its own, which check does not read (it reads "
@@ -198,6 +228,16 @@ def load_file(path: Path, label: str, problems: list[str]) -> list[Found]:
     return read_text(text, label, path.suffix, dotenv, problems)
 
 
+def _nothing_found(path: Path) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if _MENTIONS_VLLM.search(text):
+        return (
+            "no vLLM server found: vLLM's server is named only where nothing runs it (a grep or pkill pattern, "
+            "a message, a program the file starts but does not contain)"
+        )
+    return "no vLLM server found (no container or command runs `vllm serve`)"
+
+
 def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loaded:
     """All servers found; what could not be read is a problem for that input only."""
     if not inputs:
@@ -217,7 +257,7 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
             elif path_kind(path) == "file":
                 got = load_file(path, item, out.problems)
                 if not got:
-                    out.problems.append(f"{item}: no vLLM server found (no container or command runs `vllm serve`)")
+                    out.problems.append(f"{item}: {_nothing_found(path)}")
                 out.found += got
             elif re.search(r"\bvllm\b.*\bserve\b|vllm\.entrypoints|^serve\s", item):
                 got = commands.read_command(item if not item.startswith("serve ") else "vllm " + item, "<argument>")
@@ -235,6 +275,11 @@ def _load_dir(path: Path, out: Loaded) -> None:
     files = sorted(
         p for p in path.rglob("*") if p.is_file() and (p.suffix in SUFFIXES or _DOCKERFILE_NAME.search(p.name))
     )
+    notes = len(out.notes)
+    for f in sorted(path.rglob("*.py")):  # a Python program that starts vLLM is named as not read, not skipped silently
+        text = f.read_text(encoding="utf-8", errors="replace") if f.is_file() and f.stat().st_size <= MAX_BYTES else ""
+        if _MENTIONS_VLLM.search(text):
+            out.notes.append(f"skipped {f}: {_python_kind(text)}: not read")
     before = len(out.found)
     for f in files:
         try:
@@ -250,4 +295,6 @@ def _load_dir(path: Path, out: Loaded) -> None:
         else:
             out.notes.append(f"skipped {f}: no vLLM server in it")
     if len(out.found) == before:
-        out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s)")
+        unread = [n.removeprefix("skipped ") for n in out.notes[notes:] if "not read" in n][:3]
+        more = f" ({'; '.join(unread)})" if unread else ""
+        out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s){more}")
