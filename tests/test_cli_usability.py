@@ -147,3 +147,16 @@ def test_a_result_files_model_id_that_names_a_folder_elsewhere_says_which_file_a
         err = _usage_error([*command, str(result)])
         assert err.startswith(f"Error: {result}: its model_id './Qwen2.5-VL-3B-Instruct': ")
         assert err.endswith("; pass --model with the model the server ran\n")
+
+
+def test_explain_says_when_the_cuda_graphs_are_outside_the_budget() -> None:
+    """Before vLLM 0.21 the graphs are captured after the KV cache: the table's terms added up to 72.25 GiB
+    against a 71.27 GiB budget with nothing saying why (Llama-3.1-8B, H100, 0.9, vLLM 0.11)."""
+    base = ["explain", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100", "--gpu-memory-utilization", "0.9"]
+    old = invoke([*base, "--vllm-version", "0.11"]).stdout
+    (graphs,) = [line for line in old.splitlines() if line.startswith("  G CUDA graphs")]
+    assert graphs.endswith("GiB  (captured after the KV cache, outside the budget)")
+    terms = [float(line.split()[-2]) for line in old.splitlines() if line[:4] in ("  W ", "  A ", "  N ", "  K ")]
+    budget = next(float(line.split()[1]) for line in old.splitlines() if line.startswith("    budget"))
+    assert abs(sum(terms) - budget) <= 0.02  # the four terms inside the budget fill it
+    assert "outside the budget" not in invoke(base).stdout  # 0.33 estimates them into the budget

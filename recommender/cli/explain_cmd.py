@@ -38,7 +38,9 @@ def _bar(e: Explanation, width: int = 60) -> list[str]:
     bar = "".join(ch * min(width, max(0, round(width * b / total))) for ch, _, b in parts)
     bar = bar[:width].ljust(min(width, round(width * e.requested_bytes / total)), ".")[:width].ljust(width, " ")
     lines = [f"[{bar}] {e.gpu_total_bytes / GiB:.2f} GiB"]
-    lines += [f"  {ch} {name:<16}{b / GiB:8.2f} GiB" for ch, name, b in parts]
+    # before 0.21 the graphs come out of what the budget leaves: the terms then add up to more than the budget
+    outside = {"G": "  (captured after the KV cache, outside the budget)"} if graphs_outside_budget(e) else {}
+    lines += [f"  {ch} {name:<16}{b / GiB:8.2f} GiB{outside.get(ch, '')}" for ch, name, b in parts]
     basis = (
         "--kv-cache-memory-bytes, no utilization budget"
         if e.kv_cache_memory_bytes is not None
@@ -46,6 +48,17 @@ def _bar(e: Explanation, width: int = 60) -> list[str]:
     )
     lines.append(f"    {'budget':<16}{e.requested_bytes / GiB:8.2f} GiB  (= {basis})")
     return lines
+
+
+def graphs_outside_budget(e: Explanation) -> bool:
+    """vLLM before 0.21 (or VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0) captures the CUDA graphs after the KV
+    cache, out of the memory the utilization leaves: the KV cache then took the budget without them."""
+    st = e.stage
+    return (
+        e.kv_cache_memory_bytes is None
+        and st.cudagraph > 0
+        and st.available_kv == e.requested_bytes - (st.weights + st.activation_peak + st.non_torch)
+    )
 
 
 def render_table(e: Explanation) -> str:
