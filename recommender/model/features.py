@@ -297,20 +297,30 @@ QWEN2_AUDIO_MEL_BINS, QWEN2_AUDIO_LAYERS, QWEN2_AUDIO_FFN, QWEN2_AUDIO_HIDDEN = 
 QWEN2_AUDIO_POSITIONS = 1500
 
 
+# transformers Gemma4AudioConfig defaults (configuration_gemma4.py, 5.20; documented as google/gemma-4-e2b-it's),
+# for keys an audio_config omits: a 12-layer, 1024-wide conformer with 8 heads, subsampling convs of 128 and 32
+# channels, a depthwise kernel of 5 and a 1536-wide output projection.
+GEMMA4_AUDIO = "gemma4_audio"
+GEMMA4_AUDIO_LAYERS, GEMMA4_AUDIO_HIDDEN, GEMMA4_AUDIO_HEADS = 12, 1024, 8
+GEMMA4_AUDIO_CONV, GEMMA4_AUDIO_KERNEL, GEMMA4_AUDIO_OUT = (128, 32), 5, 1536
+
+
 def audio_counted(config: Mapping[str, Any]) -> bool:
-    """Whether `audio_config` is an encoder the weights model counts (Qwen2-Audio's; not Gemma-4's)."""
+    """Whether `audio_config` is an encoder the weights model counts (Qwen2-Audio's, Gemma-4's conformer)."""
     raw = config.get("audio_config")
     return isinstance(raw, Mapping) and (
-        raw.get("model_type") == QWEN2_AUDIO_ENCODER or config.get("model_type") == "qwen2_audio"
+        raw.get("model_type") in (QWEN2_AUDIO_ENCODER, GEMMA4_AUDIO) or config.get("model_type") == "qwen2_audio"
     )
 
 
 def audio_spec(config: Mapping[str, Any], text_hidden: int) -> AudioSpec | None:
-    """The Qwen2-Audio encoder from `audio_config` (other audio encoders are not modelled: None)."""
+    """The audio encoder from `audio_config` (other audio encoders than those counted are not modelled: None)."""
     raw = config.get("audio_config")
     if not isinstance(raw, Mapping) or not audio_counted(config):
         return None
     a = ConfigValues(raw, "config.json audio_config")
+    if raw.get("model_type") == GEMMA4_AUDIO:
+        return _gemma4_audio(a, text_hidden)
     return AudioSpec(
         layers=a.get_int("encoder_layers", QWEN2_AUDIO_LAYERS, bound=MAX_VISION_DEPTH),
         hidden=a.get_int("d_model", QWEN2_AUDIO_HIDDEN, bound=MAX_HIDDEN),
@@ -319,6 +329,37 @@ def audio_spec(config: Mapping[str, Any], text_hidden: int) -> AudioSpec | None:
         positions=a.get_int("max_source_positions", QWEN2_AUDIO_POSITIONS, bound=MAX_POSITIONS),
         out_hidden=text_hidden,
     )
+
+
+def _gemma4_audio(a: ConfigValues, text_hidden: int) -> AudioSpec:
+    """Gemma-4's audio conformer, which vLLM builds with transformers' Gemma4AudioModel (gemma4_mm.py, 0.33)."""
+    hidden = a.get_int("hidden_size", GEMMA4_AUDIO_HIDDEN, bound=MAX_HIDDEN)
+    heads = a.get_int("num_attention_heads", GEMMA4_AUDIO_HEADS, bound=MAX_HEADS)
+    if hidden % heads:
+        raise ModelConfigError(
+            f"config.json audio_config hidden_size ({hidden}) is not a multiple of its heads ({heads})"
+        )
+    raw = a.raw("subsampling_conv_channels")
+    channels = GEMMA4_AUDIO_CONV if raw is None else raw
+    if not (isinstance(channels, (list, tuple)) and len(channels) == 2 and all(_positive(c) for c in channels)):
+        raise ModelConfigError("config.json audio_config subsampling_conv_channels must be two positive integers")
+    return AudioSpec(
+        layers=a.get_int("num_hidden_layers", GEMMA4_AUDIO_LAYERS, bound=MAX_VISION_DEPTH),
+        hidden=hidden,
+        ffn=4 * hidden,
+        mel_bins=0,
+        positions=0,
+        out_hidden=text_hidden,
+        style="gemma4",
+        heads=heads,
+        conv_channels=(int(channels[0]), int(channels[1])),
+        conv_kernel=a.get_int("conv_kernel_size", GEMMA4_AUDIO_KERNEL, bound=MAX_HIDDEN),
+        out_proj=a.get_int("output_proj_dims", GEMMA4_AUDIO_OUT, bound=MAX_HIDDEN),
+    )
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_HIDDEN
 
 
 # Qwen2-VL and Qwen2.5-VL towers (transformers Qwen2VLVisionConfig / Qwen2_5_VLVisionConfig defaults: depth 32,

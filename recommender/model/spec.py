@@ -112,14 +112,20 @@ class VisionSpec:
 
 @dataclass(frozen=True, slots=True)
 class AudioSpec:
-    """A Whisper-style audio encoder (transformers Qwen2AudioEncoder) and its linear projector into the LM."""
+    """An audio encoder and its linear projector into the LM: Whisper-style (transformers Qwen2AudioEncoder) or
+    Gemma-4's conformer (transformers Gemma4AudioModel, style "gemma4")."""
 
-    layers: int  # encoder_layers
-    hidden: int  # d_model
-    ffn: int  # encoder_ffn_dim
-    mel_bins: int  # num_mel_bins: conv1's input channels
-    positions: int  # max_source_positions: the learned position table
-    out_hidden: int  # the language model's hidden size (multi_modal_projector output)
+    layers: int  # encoder_layers / num_hidden_layers
+    hidden: int  # d_model / hidden_size
+    ffn: int  # encoder_ffn_dim (gemma4: 4 x hidden, fixed in transformers)
+    mel_bins: int  # num_mel_bins: conv1's input channels (gemma4: 0, the subsampling convs take 1 channel)
+    positions: int  # max_source_positions: the learned position table (gemma4: 0, relative positions)
+    out_hidden: int  # the language model's hidden size (multi_modal_projector / embed_audio output)
+    style: Literal["whisper", "gemma4"] = "whisper"
+    heads: int = 0  # gemma4: num_attention_heads (per_dim_scale is one head wide)
+    conv_channels: tuple[int, int] = (0, 0)  # gemma4: subsampling_conv_channels
+    conv_kernel: int = 0  # gemma4: the light conv's depthwise kernel (conv_kernel_size)
+    out_proj: int = 0  # gemma4: output_proj_dims, the encoder's output width (embed_audio's input)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from recommender.model.spec import ParamCounts, VisionSpec
+from recommender.model.spec import AudioSpec, ParamCounts, VisionSpec
 
 if TYPE_CHECKING:
     from recommender.model.spec import ModelSpec
@@ -433,6 +433,8 @@ def audio_tensors(s: ModelSpec) -> list[Tensor]:
     a = s.audio
     if a is None:
         return []
+    if a.style == "gemma4":
+        return _gemma4_audio(a)
     h, f = a.hidden, a.ffn
     out = [
         Tensor("audio_tower.conv1", "vision", h, 3 * a.mel_bins + 1, "replicated", None, linear=False),
@@ -452,6 +454,38 @@ def audio_tensors(s: ModelSpec) -> list[Tensor]:
         *out,
         Tensor("audio_tower.layer_norm", "vision", 2 * h, 1, "replicated", None, linear=False),
         Tensor("multi_modal_projector.linear", "vision", a.out_hidden, h + 1, "replicated", None, linear=False),
+    ]
+
+
+def _gemma4_audio(a: AudioSpec) -> list[Tensor]:
+    """transformers Gemma4AudioModel, which vLLM 0.33 builds with AutoModel.from_config (gemma4_mm.py): two
+    3x3 subsampling convs without bias, each with a LayerNorm weight, and input_proj_linear from
+    (channels[0] // 4) x channels[1]; per conformer layer two macaron FFNs (h -> 4h -> h, pre/post RMSNorm),
+    attention (q/k/v/post and relative_k_proj h x h, per_dim_scale one head wide), the light conv (linear_start
+    h -> 2h, linear_end h -> h, a depthwise kernel, two RMSNorms) and three RMSNorms; output_proj with a bias;
+    embed_audio projects output_proj_dims to the text width without bias (its norm has no weight). Every rank
+    holds it whole; it stays in 16 bit (linear=False), as the other towers here."""
+    h, f, c0, c1 = a.hidden, a.ffn, *a.conv_channels
+    per_layer = 2 * (2 * h * f + 2 * h) + 5 * h * h + h // a.heads + 3 * h * h + a.conv_kernel * h + 2 * h + 3 * h
+    return [
+        Tensor("audio_tower.subsample_conv_projection.layer0", "vision", c0, 9 + 1, "replicated", None, linear=False),
+        Tensor(
+            "audio_tower.subsample_conv_projection.layer1", "vision", c1, 9 * c0 + 1, "replicated", None, linear=False
+        ),
+        Tensor(
+            "audio_tower.subsample_conv_projection.input_proj_linear",
+            "vision",
+            h,
+            (c0 // 4) * c1,
+            "replicated",
+            None,
+            linear=False,
+        ),
+        Tensor("audio_tower.layers", "vision", a.layers * per_layer, 1, "replicated", None, linear=False),
+        Tensor("audio_tower.output_proj", "vision", a.out_proj, h + 1, "replicated", None, linear=False),
+        Tensor(
+            "embed_audio.embedding_projection", "vision", a.out_hidden, a.out_proj, "replicated", None, linear=False
+        ),
     ]
 
 
