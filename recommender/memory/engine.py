@@ -62,8 +62,12 @@ class VllmVersion:
 
     @property
     def default_gpu_memory_utilization(self) -> float:
-        """0.92 in 0.33 (config/cache.py); 0.9 in every earlier release."""
-        return 0.92 if self >= VllmVersion(0, 33) else 0.9
+        """0.92 from 0.21, when CUDA-graph memory profiling became the default and the utilization was raised to keep
+        the KV cache it left (0.33 config/cache.py). The logs: vLLM 0.19.0 with no --gpu-memory-utilization says
+        "increase --gpu-memory-utilization from 0.9000 to 0.9201" (round-2 field record G039); 0.22.1, 0.23.0 and
+        0.27.1 without the flag print "The current --gpu-memory-utilization=0.9200" or "Desired GPU memory
+        utilization is (0.92, ...)" (G012, G014, G042). 0.9 before."""
+        return 0.92 if self >= VllmVersion(0, 21) else 0.9
 
     @property
     def cudagraph_memory_before_kv(self) -> bool:
