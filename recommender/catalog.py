@@ -161,10 +161,15 @@ class Alias:
 
     alias: str
     target: str
-    kind: str  # renamed | base-of | instruct-of | mirror
+    kind: str  # renamed | base-of | instruct-of | mirror | sibling-of
     reason: str
     differs: tuple[str, ...]  # config keys that differ from the target's file (none the planner reads)
     checked_on: tuple[tuple[str, str], ...] = ()  # bundled (alias-like, target-like) pairs showing `differs`
+    # sibling-of: the architecture the alias's own model card states (config keys and values), the parameter
+    # counts it states in billions (total, non-embedding, at the card's precision) and where the card was read.
+    card: tuple[tuple[str, int], ...] = ()
+    card_params_b: tuple[str, str] = ("", "")
+    card_source: str = ""
 
     @property
     def same_model(self) -> bool:
@@ -190,7 +195,7 @@ class CatalogMatch:
     same_model: bool = True
 
 
-_ALIAS_KINDS = ("renamed", "base-of", "instruct-of", "mirror")
+_ALIAS_KINDS = ("renamed", "base-of", "instruct-of", "mirror", "sibling-of")
 
 
 @cache
@@ -204,8 +209,17 @@ def load_aliases() -> tuple[dict[str, Alias], tuple[Rename, ...]]:
         if kind not in _ALIAS_KINDS:
             raise ValueError(f"{path.name}: alias {row['alias']!r} has kind {kind!r}, not one of {_ALIAS_KINDS}")
         pairs = tuple((str(x), str(y)) for x, y in row.get("checked_on") or ())
+        card = row.get("card") or {}
         a = Alias(
-            str(row["alias"]), str(row["target"]), kind, str(row["reason"]), tuple(row.get("differs") or ()), pairs
+            str(row["alias"]),
+            str(row["target"]),
+            kind,
+            str(row["reason"]),
+            tuple(row.get("differs") or ()),
+            pairs,
+            tuple((str(k), int(v)) for k, v in (card.get("states") or {}).items()),
+            (str(card.get("total_params_b", "")), str(card.get("non_embedding_params_b", ""))),
+            str(card.get("source", "")),
         )
         aliases[a.alias.lower()] = a
     renames = tuple(Rename(str(r["old"]), str(r["new"]), str(r["reason"])) for r in d.get("renames") or [])

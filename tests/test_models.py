@@ -90,6 +90,8 @@ def test_alias_table_is_explicit_and_safe() -> None:
         assert set(a.differs) <= NOT_PLANNER_KEYS, f"{a.alias}: differs in keys the planner reads"
         if a.kind in ("instruct-of", "base-of"):
             assert a.checked_on, f"{a.alias}: an instruct/base alias needs bundled pairs that show what differs"
+        if a.kind == "sibling-of":
+            _check_card_against_target(a.alias, a.target, dict(a.card), a.card_params_b, a.card_source)
         for x, y in a.checked_on:
             cx, cy = load_model(x), load_model(y)
             assert cx is not None and cy is not None
@@ -97,11 +99,46 @@ def test_alias_table_is_explicit_and_safe() -> None:
             assert diff <= set(a.differs), f"{a.alias}: {x} and {y} differ in {sorted(diff - set(a.differs))}"
 
 
+def _card_rounds_to(count: int, stated_b: str) -> bool:
+    """A parameter count as a model card prints it: billions at the card's precision ("30.5", "235")."""
+    decimals = len(stated_b.partition(".")[2])
+    return f"{count / 1e9:.{decimals}f}" == stated_b
+
+
+def _check_card_against_target(
+    alias: str, target: str, states: dict[str, int], params_b: tuple[str, str], source: str
+) -> None:
+    """A sibling release resolves to its target only as far as its own model card shows the same architecture."""
+    entry = load_model(target)
+    assert entry is not None and states and source.startswith("github:"), f"{alias}: card and its source needed"
+    for key, value in states.items():
+        assert entry.config.get(key) == value, f"{alias}: card says {key}={value}, {target} has {entry.config.get(key)}"
+    p = parse_config(entry.config, name=target, source="test").params
+    assert p is not None
+    total, non_embedding = params_b
+    assert _card_rounds_to(p.total, total), f"{alias}: card says {total}B, {target} counts {p.total:,}"
+    assert _card_rounds_to(p.total - p.embedding - p.lm_head, non_embedding), f"{alias}: non-embedding count"
+
+
+def test_a_sibling_card_that_disagrees_with_its_target_is_caught() -> None:
+    states = {"num_hidden_layers": 48, "num_key_value_heads": 4}
+    card = "github:x/y card.md @ 0"
+    _check_card_against_target("a", "Qwen/Qwen3-30B-A3B-Thinking-2507", states, ("30.5", "29.9"), card)
+    with pytest.raises(AssertionError, match="num_key_value_heads=8"):
+        _check_card_against_target(
+            "a", "Qwen/Qwen3-30B-A3B-Thinking-2507", {"num_key_value_heads": 8}, ("30.5", "29.9"), card
+        )
+    with pytest.raises(AssertionError, match="card says 31.5B"):
+        _check_card_against_target("a", "Qwen/Qwen3-30B-A3B-Thinking-2507", states, ("31.5", "29.9"), card)
+
+
 @pytest.mark.parametrize(
     ("ref", "entry", "how"),
     [
         ("meta-llama/Llama-3.1-405B-Instruct", "meta-llama/Meta-Llama-3.1-405B", "instruct-of"),
         ("meta-llama/Llama-3.1-405B", "meta-llama/Meta-Llama-3.1-405B", "renamed repository"),
+        ("Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507", "sibling-of"),
+        ("/models/Qwen3-235B-A22B-Instruct-2507", "Qwen/Qwen3-235B-A22B-Thinking-2507", "sibling-of"),
         ("meta-llama/Meta-Llama-3.1-405B-Instruct", "meta-llama/Meta-Llama-3.1-405B", "instruct-of"),  # rename, alias
         ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "renamed repository"),
         ("META-LLAMA/LLAMA-3.1-70B", "meta-llama/Meta-Llama-3.1-70B", "renamed repository"),
