@@ -128,7 +128,7 @@ def test_a_sibling_card_that_disagrees_with_its_target_is_caught() -> None:
         _check_card_against_target(
             "a", "Qwen/Qwen3-30B-A3B-Thinking-2507", {"num_key_value_heads": 8}, ("30.5", "29.9"), card
         )
-    with pytest.raises(AssertionError, match="card says 31.5B"):
+    with pytest.raises(AssertionError, match=r"card says 31\.5B"):
         _check_card_against_target("a", "Qwen/Qwen3-30B-A3B-Thinking-2507", states, ("31.5", "29.9"), card)
 
 
