@@ -323,3 +323,15 @@ def test_files_that_name_vllm_but_run_no_server_here_say_what_they_are(
     assert message in result.output and "Traceback" not in result.output
     if name == "app.py":  # in a folder run too: a program that starts vLLM is named, not skipped silently
         assert message in invoke(["check", str(tmp_path)], exit_code=2).output
+
+
+def test_where_data_parallel_engines_meet_does_not_block_the_verdict() -> None:
+    """Kimi-K2's deploy guide: `--data-parallel-address $MASTER_IP --data-parallel-rpc-port $PORT` say where the
+    engines meet, not how many GPUs they take: judged; an unknown --data-parallel-size still blocks."""
+    cmd = "vllm serve Qwen/Qwen2.5-7B-Instruct --data-parallel-size 2 --data-parallel-address $MASTER_IP"
+    result = invoke(["check", cmd + " --data-parallel-rpc-port $PORT", "--gpu", "h100"])
+    assert "PASS" in result.stdout and "unresolved" not in result.stdout
+    result = invoke(
+        ["check", "vllm serve Qwen/Qwen2.5-7B-Instruct --data-parallel-size $DP", "--gpu", "h100"], exit_code=4
+    )
+    assert "unresolved $DP" in result.stdout

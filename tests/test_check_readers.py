@@ -646,3 +646,25 @@ launch
         (("vllm", "serve", "m", "--port", "8000"), ()),
         (("vllm", "serve", "m", "--headless"), ()),
     ]
+
+
+def test_a_compose_service_built_for_vllm_runs_vllms_entrypoint() -> None:
+    """harbor's compose.vllm.yml: no `image:`, a build whose context (./services/vllm) or arguments name vLLM, and a
+    command of options: vLLM's entrypoint gets them. A build of some other program, or a command that is a program
+    of its own, is not read as vLLM."""
+    compose = """services:
+  vllm:
+    build:
+      context: ./services/vllm
+      args: {BASE: vllm/vllm-openai}
+    command: --model Qwen/Qwen2.5-7B-Instruct --max-model-len 4096
+  client:
+    build: ./services/vllm-client
+    command: --url http://vllm:8000
+  app:
+    build: {context: ., args: [IMAGE=vllm/vllm-openai]}
+    command: python serve.py
+"""
+    (found,) = read_text(compose, "compose.yml", ".yml")
+    assert found.resource == "service/vllm"
+    assert found.argv[2:] == ("--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096")

@@ -124,6 +124,7 @@ def _compose_service(
         raise InputError(f"{source} (service/{name}): {exc}") from exc
     env = _compose_env(svc)
     words = [w.replace("$$", "$") for w in [*(entry or []), *(command or [])]]
+    image = image or _built_vllm_image(svc, command)
     if entry is None and image and is_vllm_image(image):
         hits = find_in_words(words or [], env, tuple(missing), image)
     else:
@@ -151,6 +152,26 @@ def _compose_service(
             )
         )
     return out
+
+
+_VLLM_FOLDER = re.compile(r"vllm([-_](openai|server|serve|cuda|gpu))?")  # not vllm-client, vllm-router, ...
+
+
+def _built_vllm_image(svc: Mapping[str, Any], command: list[str] | None) -> str:
+    """The vLLM image a service without `image:` builds, when its build says so: a build argument naming a vLLM image
+    (HARBOR_VLLM_IMAGE: vllm/vllm-openai) or a context named for vLLM (./services/vllm), and a command of options or
+    variables only (arguments for vLLM's entrypoint, not a program of its own). "" otherwise: the Dockerfile, not
+    beside the file, decides."""
+    build = svc.get("build")
+    context = build if isinstance(build, str) else str(_m(build).get("context", "")) if isinstance(build, dict) else ""
+    args = _m(build).get("args") if isinstance(build, dict) else None
+    values = [str(v) for v in (args.values() if isinstance(args, dict) else _l(args))]
+    names = [n for n in (v.rsplit("=", 1)[-1] for v in values) if is_vllm_image(n)]
+    folder = context.rstrip("/").rsplit("/", 1)[-1]
+    names += [folder] if _VLLM_FOLDER.fullmatch(folder.lower()) else []
+    if not names or (command and not command[0].startswith(("-", "$"))):
+        return ""
+    return names[0]
 
 
 def _mounts_dev_shm(svc: Mapping[str, Any]) -> bool:

@@ -81,11 +81,16 @@ _VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Za-z_][A-Za-z0-9_]*|\d+
 _PLACEHOLDER_MODEL = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
 
 
+def _counts_engines(dest: str) -> bool:
+    """A data-parallel setting the GPU count depends on (sizes, ranks), not where the engines meet (address, ports)."""
+    return dest.startswith("data_parallel") and not dest.endswith(("_address", "_port"))
+
+
 def unresolved_names(cmd: ServeCommand, names: Sequence[str]) -> list[str]:
     """Variables (or placeholders) left in something the verdict depends on: the model, a memory or parallelism
     flag, or a word the parser could not place (an unset `$EXTRA_ARGS` may hold any flag)."""
     relevant = [cmd.model or "", cmd.ignored or "", *cmd.extras]
-    relevant += [str(g.value) for g in cmd.given if g.spec.dest in ENGINE_FIELDS or g.spec.dest.startswith("data_")]
+    relevant += [str(g.value) for g in cmd.given if g.spec.dest in ENGINE_FIELDS or _counts_engines(g.spec.dest)]
     seen = [n for n in names if any(n in text for text in relevant)]
     seen += [m for text in relevant for m in _VARIABLE.findall(text)]
     if cmd.model and _PLACEHOLDER_MODEL.match(cmd.model):
