@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.abc
 import json
+import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from recommender.cli import cli
 
 from .conftest import invoke
 
+ROOT = Path(__file__).parent.parent
 BENCH = Path(__file__).parent / "data" / "bench_results"
 SMALL = ["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency", "8"]
 
@@ -160,3 +163,26 @@ def test_explain_says_when_the_cuda_graphs_are_outside_the_budget() -> None:
     budget = next(float(line.split()[1]) for line in old.splitlines() if line.startswith("    budget"))
     assert abs(sum(terms) - budget) <= 0.02  # the four terms inside the budget fill it
     assert "outside the budget" not in invoke(base).stdout  # 0.33 estimates them into the budget
+
+
+def test_the_pre_commit_hook_passes_a_commit_that_touches_manifests_without_a_server(tmp_path: Path) -> None:
+    """With pass_filenames the hook checked a touched Service or kustomization.yaml on its own and failed the
+    commit (exit 4, exit 2); it checks deploy/ as a whole, as the GitHub workflow does."""
+    hook = yaml.safe_load((ROOT / "examples" / "ci" / "pre-commit-hooks.yaml").read_text())[0]
+    deploy = tmp_path / "deploy"
+    deploy.mkdir()
+    (deploy / "kubernetes.yaml").write_text(
+        (ROOT / "examples" / "qwen2.5-7b-on-rtx4090" / "kubernetes.yaml").read_text()
+    )
+    (deploy / "service.yaml").write_text(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: llm\nspec:\n  ports: [{port: 80}]\n"
+    )
+    (deploy / "kustomization.yaml").write_text("resources: [kubernetes.yaml, service.yaml]\n")
+    touched = ["deploy/service.yaml", "deploy/kustomization.yaml"]
+    assert all(re.search(hook["files"], name) for name in touched)
+    argv = shlex.split(hook["entry"]) + (touched if hook.get("pass_filenames", True) else [])
+    assert argv[0] == "vllm-plan"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(tmp_path)
+        out = invoke(argv[1:]).stdout
+    assert "PASS" in out
