@@ -323,14 +323,17 @@ def warmup_oom(rows: int, needed: int, room: int) -> StartupIssue:
 
 
 def warmup_headroom(utilization: float, room: int, needed: int) -> StartupIssue:
-    """Post-allocation warm-ups (sampler, CUDA graphs) too close to what is left to call."""
+    """Post-allocation warm-ups (sampler, CUDA graphs) too close to what is left to call. vLLM checks free memory
+    only at its startup snapshot: field record F026 (RTX 3090, 0.17.1) crashed in the sampler warm-up with the flags
+    that started in F023, its OOM message showing 1.68 GiB of the card held outside vLLM's process."""
     margin = room - needed
     return StartupIssue(
         IssueKind.WARMUP_HEADROOM,
         f"--gpu-memory-utilization {utilization} leaves ~{format_gib(room):.2f} GiB for the "
         f"~{format_gib(needed):.2f} GiB the sampler warm-up, CUDA graphs and CUDA context allocate after the KV "
         f"cache, a margin of {format_gib(margin):.2f} GiB, within the model's ~1 GiB uncertainty: startup may run "
-        "out of memory",
+        "out of memory (memory other processes hold, such as a desktop's display, comes out of this margin: "
+        "--free-memory-gib counts it)",
         needed_bytes=needed,
         available_bytes=room,
     )
