@@ -186,3 +186,15 @@ def test_the_pre_commit_hook_passes_a_commit_that_touches_manifests_without_a_se
         mp.chdir(tmp_path)
         out = invoke(argv[1:]).stdout
     assert "PASS" in out
+
+
+def test_models_and_gpus_take_a_pattern() -> None:
+    """324 lines of models and 80 of GPUs, and `vllm-plan models qwen` said 'unexpected extra argument'."""
+    rows = [line.split()[0] for line in invoke(["models", "Qwen3-8B"]).stdout.split("\n\n")[0].splitlines()[2:]]
+    assert rows == ["Qwen/Qwen3-8B", "Qwen/Qwen3-8B-AWQ", "Qwen/Qwen3-8B-FP8"]
+    keys = [g["key"] for g in json.loads(invoke(["gpus", "h100", "--format", "json"]).stdout)]
+    assert set(keys) == {"h100-pcie", "h100-sxm", "h100-nvl"}
+    assert "rtx4090" in {g["key"] for g in json.loads(invoke(["gpus", "RTX 4090", "--format", "json"]).stdout)}
+    assert _usage_error(["models", "no-such-model"]) == (
+        "Error: no catalog model matches 'no-such-model' (run `vllm-plan models` for them all)\n"
+    )

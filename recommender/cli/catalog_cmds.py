@@ -2,25 +2,46 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 import click
 
 from recommender.catalog import load_aliases, load_gpus, load_models
 from recommender.cli.output import emit, format_option, table
+from recommender.errors import InputError
 from recommender.model.spec import ModelSpec
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
 
+T = TypeVar("T")
+
+
+def _squeezed(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def matching(pattern: str | None, what: str, items: list[T], names: Callable[[T], Iterable[str]]) -> list[T]:
+    """The items one of whose names holds `pattern` (case, spaces, dashes and underscores ignored)."""
+    if pattern is None:
+        return items
+    wanted = _squeezed(pattern)
+    found = [i for i in items if any(wanted in _squeezed(n) for n in names(i))]
+    if not found:
+        raise InputError(f"no catalog {what} matches {pattern!r} (run `vllm-plan {what}s` for them all)")
+    return found
+
 
 @click.command()
+@click.argument("pattern", required=False)
 @format_option
-def gpus(fmt: str) -> None:
-    """List the GPUs the planner knows, with memory as CUDA reports it.
+def gpus(pattern: str | None, fmt: str) -> None:
+    """List the GPUs the planner knows, with memory as CUDA reports it; PATTERN keeps those whose key, name or
+    alias holds it (`vllm-plan gpus h100`).
 
     Example: vllm-plan gpus --format json
     """
-    items = load_gpus()
+    items = matching(pattern, "gpu", list(load_gpus()), lambda g: (g.key, g.name, *g.aliases))
     if fmt != "table":
         emit(
             [
@@ -79,16 +100,23 @@ def _rate(tflops: float | None, estimated: bool) -> str:
 
 
 @click.command()
+@click.argument("pattern", required=False)
 @format_option
-def models(fmt: str) -> None:
-    """List the bundled models (usable offline), with parameter counts and context limits.
+def models(pattern: str | None, fmt: str) -> None:
+    """List the bundled models (usable offline), with parameter counts and context limits; PATTERN keeps those
+    whose id or alias holds it (`vllm-plan models qwen3`).
 
     Example: vllm-plan models --format yaml
     """
-    entries = sorted(load_models().values(), key=lambda m: m.id.lower())
-    specs = [(m, resolve_model(m.id)) for m in entries]
     table_aliases, renames = load_aliases()
-    aliases = sorted(table_aliases.values(), key=lambda a: a.alias.lower())
+    every_alias = sorted(table_aliases.values(), key=lambda a: a.alias.lower())
+    entries = sorted(load_models().values(), key=lambda m: m.id.lower())
+    entries = matching(
+        pattern, "model", entries, lambda m: (m.id, *(a.alias for a in every_alias if a.target.lower() == m.id.lower()))
+    )
+    specs = [(m, resolve_model(m.id)) for m in entries]
+    ids = {m.id.lower() for m in entries}
+    aliases = [a for a in every_alias if a.target.lower() in ids]
     if fmt != "table":
         emit(
             [
@@ -125,8 +153,9 @@ def models(fmt: str) -> None:
     click.echo(
         f"\n{len(rows)} models; ~ = estimated architecture; `vllm-plan show MODEL` for one, `--format yaml` for sources."
     )
-    click.echo("\nAliases (profiles/aliases.yaml; `vllm-plan show ALIAS` says why each is safe):")
-    click.echo(table(["alias", "resolves to", "kind"], [(a.alias, a.target, a.kind) for a in aliases]))
+    if aliases:
+        click.echo("\nAliases (profiles/aliases.yaml; `vllm-plan show ALIAS` says why each is safe):")
+        click.echo(table(["alias", "resolves to", "kind"], [(a.alias, a.target, a.kind) for a in aliases]))
     click.echo("Renamed repositories (either spelling resolves): " + ", ".join(f"{r.old}* = {r.new}*" for r in renames))
     click.echo("An id without organisation resolves when exactly one entry has that name (e.g. Qwen3-8B).")
 
