@@ -34,9 +34,9 @@ def reading(rel: str, corpus: Path = CORPUS) -> tuple[list[dict[str, Any]], str 
     from click.testing import CliRunner
 
     from recommender.check.load import load_inputs
-    from recommender.check.run import engine_summary, unresolved_names
+    from recommender.check.run import config_beside, engine_summary, unresolved_names
     from recommender.cli import cli
-    from recommender.cli.check_cmd import _gpu_for
+    from recommender.cli.check_cmd import _gpu_for, _read_config
     from recommender.serve_args import parse_serve_argv
 
     path = corpus / rel
@@ -44,7 +44,8 @@ def reading(rel: str, corpus: Path = CORPUS) -> tuple[list[dict[str, Any]], str 
     gpu = None
     lookup = _gpu_for(None, None)
     for found in load_inputs((str(path),)).found:
-        cmd = parse_serve_argv(list(found.argv), serve=found.serve_form)
+        read_config = config_beside(_read_config, found.source)  # as `check` reads a --config file
+        cmd = parse_serve_argv(list(found.argv), read_config=read_config, serve=found.serve_form)
         s = engine_summary(cmd)
         names = unresolved_names(cmd, found.unresolved)  # what `check` itself reports as unresolved
         read = {

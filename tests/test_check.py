@@ -335,3 +335,21 @@ def test_where_data_parallel_engines_meet_does_not_block_the_verdict() -> None:
         ["check", "vllm serve Qwen/Qwen2.5-7B-Instruct --data-parallel-size $DP", "--gpu", "h100"], exit_code=4
     )
     assert "unresolved $DP" in result.stdout
+
+
+def test_a_config_file_beside_the_script_is_read_as_vllm_reads_it(tmp_path: Path) -> None:
+    """PesticideRecipeGen's `nohup vllm serve --config vllm_config.yaml &`, the YAML beside the script (which runs
+    from its own folder): its flags are read; checked from another directory, it is still found there."""
+    (tmp_path / "vllm_config.yaml").write_text("model: Qwen/Qwen2.5-7B-Instruct\ntensor-parallel-size: 2\n")
+    (tmp_path / "serve.sh").write_text(
+        "export CUDA_VISIBLE_DEVICES=6,7\nnohup vllm serve --config vllm_config.yaml &\n"
+    )
+    (r,) = json.loads(invoke(["check", str(tmp_path / "serve.sh"), "--gpu", "h100", "--format", "json"]).stdout)
+    assert r["status"] == "pass" and r["model"] == "Qwen/Qwen2.5-7B-Instruct"
+
+
+def test_what_is_not_modelled_is_not_evaluated_not_failed() -> None:
+    """vLLM quantizes a 16-bit checkpoint with bitsandbytes at load: a method the memory model lacks is no failure."""
+    cmd = "vllm serve Qwen/Qwen2.5-7B-Instruct --quantization bitsandbytes"
+    result = invoke(["check", cmd, "--gpu", "h100"], exit_code=4)
+    assert "NOT EVALUATED" in result.stdout and "not modelled: online quantization 'bitsandbytes'" in result.stdout

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from recommender.check.found import Found
 from recommender.documents import plan_annotations
-from recommender.errors import PlanError
+from recommender.errors import PlanError, UnsupportedArchitectureError
 from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import V0_REMOVED_IN, EngineFlags, VllmVersion
@@ -223,6 +223,8 @@ def evaluate(
         engine = _Engine(resolve(model_ref), gpu, version, vllm_env, found.free_bytes)
         flags = replace(EngineFlags(**dict(cmd.values)), use_v1=vllm_env.use_v1)
         e = engine.explain(flags)
+    except UnsupportedArchitectureError:
+        raise  # what is not modelled here (an online quantization, an architecture) is no verdict on the server
     except PlanError as exc:
         failed = (*found.problems, *malformed, str(exc))
         return CheckResult(found, False, model_ref, gpu.name, str(version), None, failed, vllm_env.notes, (), slo)

@@ -232,8 +232,8 @@ def _nothing_found(path: Path) -> str:
     text = path.read_text(encoding="utf-8", errors="replace")
     if _MENTIONS_VLLM.search(text):
         return (
-            "no vLLM server found: vLLM's server is named only where nothing runs it (a grep or pkill pattern, "
-            "a message, a program the file starts but does not contain)"
+            "no vLLM server found: vLLM's server is named only where nothing runs it (a comment, a grep or pkill "
+            "pattern, a message, a program the file starts but does not contain)"
         )
     return "no vLLM server found (no container or command runs `vllm serve`)"
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from recommender.check.evaluate import CheckResult, Slo, evaluate
 from recommender.check.found import Found
-from recommender.errors import FetchError, PlanError, UnknownGpuError
+from recommender.errors import FetchError, PlanError, UnknownGpuError, UnsupportedArchitectureError
 from recommender.hardware import Gpu
 from recommender.memory.engine import KV_CACHE_DTYPES_NOT_MODELLED, VllmVersion
 from recommender.model.spec import ModelSpec
@@ -79,6 +79,23 @@ class Context:
 _VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Za-z_][A-Za-z0-9_]*|\d+|[@*])|<[A-Za-z_][^<>]*>")
 # a model written as a template placeholder (V_MODEL_PATH, MODEL_ID) that a tutorial substitutes before applying
 _PLACEHOLDER_MODEL = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
+
+
+def config_beside(read_config: ConfigReader | None, source: str) -> ConfigReader | None:
+    """A `--config FILE` reader that also looks beside the file holding the command (`nohup vllm serve --config
+    vllm_config.yaml` in a script run from its own folder), when the name is relative and not found as given."""
+    if read_config is None:
+        return None
+    reader = read_config
+    folder = source.replace("\\", "/").rpartition("/")[0]
+
+    def read(path: str) -> list[str] | None:
+        found = reader(path)
+        if found is None and folder and not path.startswith("/"):
+            return reader(f"{folder}/{path}")
+        return found
+
+    return read
 
 
 def _counts_engines(dest: str) -> bool:
@@ -277,12 +294,13 @@ def check_server(found: Found, ctx: Context) -> ServerResult:
     version = str(ctx.version)
     if found.not_evaluable:
         return ServerResult(found, NOT_EVALUATED, "", None, version, reasons=(found.not_evaluable,))
-    cmd = parse_serve_argv(list(found.argv), ctx.table, read_config=ctx.read_config, serve=found.serve_form)
+    read_config = config_beside(ctx.read_config, found.source)
+    cmd = parse_serve_argv(list(found.argv), ctx.table, read_config=read_config, serve=found.serve_form)
     hooks = empty_hooks(cmd, found.unresolved)
     if hooks:  # judged without them, as the shell would run it
         argv = tuple(w for w in found.argv if w not in hooks)
         found = replace(found, argv=argv, unresolved=tuple(n for n in found.unresolved if n not in hooks))
-        cmd = parse_serve_argv(list(argv), ctx.table, read_config=ctx.read_config, serve=found.serve_form)
+        cmd = parse_serve_argv(list(argv), ctx.table, read_config=read_config, serve=found.serve_form)
     notes = [_hook_note(n) for n in hooks]
     summary = engine_summary(cmd)
     reasons = [f"unresolved {n}" for n in unresolved_names(cmd, found.unresolved)]
@@ -343,7 +361,10 @@ def _memory_verdict(base: ServerResult, cmd: ServeCommand, ctx: Context) -> Serv
         has_shm=None,
         problems=(),  # already findings
     )
-    memory = evaluate(canonical, resolve=lambda _: model, gpu=gpu, version=ctx.version, slo=ctx.slo)
+    try:
+        memory = evaluate(canonical, resolve=lambda _: model, gpu=gpu, version=ctx.version, slo=ctx.slo)
+    except UnsupportedArchitectureError as exc:
+        return _not_evaluated(base, f"not modelled: {exc}")
     findings = (*base.findings, *(Finding("startup", m) for m in memory.failures))
     status = FAIL if findings else PASS
     warnings = (*base.warnings, *memory.warnings)
