@@ -127,8 +127,8 @@ def test_round_two_weights_and_verdicts() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="round 2 resolves 14 of 47 (30%): 22 of its models are not in the catalog (listed for the catalog in "
-    "/work/staging/catalog-pending/WANTED-by-H24-fieldlogs-round2.md) and 11 logs print neither the GPU nor its total",
+    reason="round 2 resolves 20 of 47 (43%): 13 of its models are not in the catalog (listed for the catalog in "
+    "/work/staging/catalog-pending/WANTED-by-H24-fieldlogs-round2.md) and 12 logs print neither the GPU nor its total",
 )
 def test_round_two_resolution_target() -> None:
     assert ROUND2_SUMMARY.resolved / ROUND2_SUMMARY.records >= 0.8
@@ -137,7 +137,7 @@ def test_round_two_resolution_target() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="round 2 available KV: median 4.4 %, p90 18 % over 14 records; the misses are the vision encoder's "
+    reason="round 2 available KV: median 2.7 %, p90 17 % over 18 records; the misses are the vision encoder's "
     "profiling pass (G035 llava-1.5, G037 Qwen2-VL), V0 at TP=2 on 40 GB cards (G022: 1.54 GiB non-torch logged) "
     "and ~0.5-1 GiB of activation or non-torch memory on consumer cards at 2,048 tokens that the H100-fitted terms do "
     "not show (G013, G014)",

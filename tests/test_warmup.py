@@ -19,9 +19,9 @@ OSS20 = "openai/gpt-oss-20b"
 def test_sampler_warmup_bytes() -> None:
     # 1,024 dummy requests x 201,088 logits x (2 B bf16 logits + 4 B fp32 copy + 4 B probs + 4 B noise q):
     # the q allocation alone is 1,024 x 201,088 x 4 B = 786 MiB, the "Tried to allocate 786.00 MiB" of A001/A002.
-    assert warmup.sampler_warmup_bytes(1024, 201_088, 36.0, (0, 19)) == 1024 * 201_088 * 14
+    assert warmup.sampler_warmup_bytes(1024, 201_088, 36.0, old_sampler=False) == 1024 * 201_088 * 14
     assert 1024 * 201_088 * 4 // (1 << 20) == 785  # 785.5 MiB, printed as 786.00
-    assert warmup.sampler_warmup_bytes(1024, 151_936, 36.0, (0, 11)) == int(36.0 * 1024 * 151_936)
+    assert warmup.sampler_warmup_bytes(1024, 151_936, 36.0, old_sampler=True) == int(36.0 * 1024 * 151_936)
 
 
 def test_cudagraph_capture_count() -> None:

@@ -356,7 +356,9 @@ def post_allocation(
     last = stages[-1]
     rows = min(limits.max_num_seqs, limits.max_num_batched_tokens)
     v = (version.major, version.minor)
-    sampler = warmup.sampler_warmup_bytes(rows, model.vocab_size, overheads.SAMPLER_BYTES_PER_LOGIT_OLD, v)
+    sampler = warmup.sampler_warmup_bytes(
+        rows, model.vocab_size, overheads.SAMPLER_BYTES_PER_LOGIT_OLD, old_sampler=v < overheads.SAMPLER_CHANGED_IN
+    )
     return warmup.PostAllocation(
         rows=rows,
         sampler=0 if v0 else sampler,

@@ -23,17 +23,21 @@ SAMPLER_BYTES_PER_LOGIT = 13.5
 # Releases up to 0.11 held several more fp32 copies of the logits in the dummy sampler run: 5.56 GiB for
 # Qwen3-0.6B with 1024 x 151,936 logits (C055, C058), 5.64 for Qwen3-32B (C056), 4.84 for Llama-3.3-70B
 # (C057), 5.58 for Qwen3-Next on v0.10.2 (C001): about 36 bytes per logit. By 0.17 the RTX 3090 records
-# (C004-C009) fit the lower figure; the exact release of the change is not known.
+# (C004-C009) fit the lower figure; the exact release of the change is not known (see below).
 # Which path ran depends on the environment, not only the release: V1 used FlashInfer's top-k/top-p kernel when
 # flashinfer was installed (vLLM PR 11394, Dec 2024) and PyTorch's sort-based path otherwise, until FlashInfer's
 # was switched off by default (PR 26859, Oct 2025). The sort path is the 36 bytes; an image without flashinfer
 # leaves 1.5 GiB less KV than one with it (flashinfer-ai/flashinfer issue 1180, LMCache's vLLM image, as in C066).
 # The A100 logs of vLLM 0.10.1 (C010-C012, field F030/F031) fit a far smaller figure, presumably FlashInfer's path;
 # the vllm/vllm-openai v0.11.0 image records (C055-C058) show the sort path's, so which environment ran which is
-# not known record by record. The larger figure is kept for every release before 0.12: it never calls a crash
+# not known record by record. The larger figure is kept for every release before 0.17: it never calls a crash
 # safe, at the price of KV under-predicted (up to ~1 GiB at 256 requests, more at 1,024) where FlashInfer sampled.
+# Releases 0.12 and 0.13 still show it (round-2 field records, vllm serve with known flags): Qwen3-30B-A3B-Instruct-
+# 2507 on an RTX PRO 6000 at 0.12.0, 1,024 requests, leaves 18.15 GiB of KV (G003: 17.84 predicted with 36 bytes,
+# 21.10 with 13.5) and Qwen2.5-14B-AWQ on an RTX A5000 at 0.13.0, 256 requests, 10.39 (G030: 10.37 against 11.18);
+# 0.17.1 fits the lower figure (C004-C009); no log of 0.14-0.16 shows which.
 SAMPLER_BYTES_PER_LOGIT_OLD = 36.0
-SAMPLER_CHANGED_IN = (0, 12)
+SAMPLER_CHANGED_IN = (0, 17)
 # MoE layers add the fused-MoE intermediate cache, T x top_k x 2 x expert width (sharded by TP) in 16 bit:
 # Mixtral-8x7B at TP=2 logs 0.44 GiB above a dense model of its vocabulary (C033), Qwen1.5-MoE 0.16 (C038).
 # vLLM allocates that cache once for the gate-up output [T, top_k, 2 I] and the down output [T, top_k, H]

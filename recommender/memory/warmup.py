@@ -48,9 +48,10 @@ MXFP4_TRITON_RESERVE = int(2.68 * GiB)
 WARMUP_UNCERTAINTY = GiB  # the unexplained part above: about a gigabyte either way
 
 
-def sampler_warmup_bytes(rows: int, vocab: int, per_logit_before_0_12: float, version: tuple[int, int]) -> int:
-    """The sampler warm-up's peak over `rows` dummy requests (releases before 0.12 held more fp32 copies)."""
-    per = per_logit_before_0_12 if version < (0, 12) else SAMPLER_WARMUP_BYTES_PER_LOGIT
+def sampler_warmup_bytes(rows: int, vocab: int, per_logit_old: float, *, old_sampler: bool) -> int:
+    """The sampler warm-up's peak over `rows` dummy requests (`old_sampler`: a release whose sampler held more fp32
+    copies, overheads.SAMPLER_CHANGED_IN, at `per_logit_old` bytes per logit)."""
+    per = per_logit_old if old_sampler else SAMPLER_WARMUP_BYTES_PER_LOGIT
     return int(per * rows * vocab)
 
 
