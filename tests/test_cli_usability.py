@@ -198,3 +198,15 @@ def test_models_and_gpus_take_a_pattern() -> None:
     assert _usage_error(["models", "no-such-model"]) == (
         "Error: no catalog model matches 'no-such-model' (run `vllm-plan models` for them all)\n"
     )
+
+
+def test_perf_reads_a_whole_command_after_dashes_as_explain_does() -> None:
+    """The README says perf takes vLLM's serve flags 'as for explain', but `-- vllm serve ...` was 'unexpected
+    extra arguments'; the command's --no-async-scheduling counts, its other options are read and ignored."""
+    load = ["--gpu", "h100", "--input-len", "1000", "--output-len", "100", "--max-concurrency", "8", "--format", "json"]
+    as_options = json.loads(invoke(["perf", "Qwen/Qwen3-8B", "-tp", "2", "--no-async-scheduling", *load]).stdout)
+    serve = ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "--no-async-scheduling", "--enable-prefix-caching"]
+    as_command = json.loads(invoke(["perf", *load, "--", *serve]).stdout)
+    assert as_command == as_options
+    with_async = json.loads(invoke(["perf", *load, "--", *serve[:5]]).stdout)  # the default from 0.12: on
+    assert with_async["mean_tpot_ms"] < as_command["mean_tpot_ms"]

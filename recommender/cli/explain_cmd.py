@@ -211,6 +211,24 @@ def engine_request(
 ) -> tuple[str, EngineFlags]:
     """The model and the engine flags from MODEL / --model, a `-- vllm serve ...` command and the options (the
     options win over the command's flags); vLLM's own argument errors and flags the release lacks are refused."""
+    model, values = serve_values(model_arg, serve, model_opt, flag_values, version)
+    values.pop("async_scheduling", None)  # the scheduler's, not memory's (perf reads it)
+    if not model:
+        raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
+    flags = engine_flags(values)
+    refuse_flags_not_in(values, version)
+    return model, flags
+
+
+def serve_values(
+    model_arg: str | None,
+    serve: tuple[str, ...],
+    model_opt: str | None,
+    flag_values: dict[str, Any],
+    version: VllmVersion,
+) -> tuple[str | None, dict[str, Any]]:
+    """The model and the serve-flag values given, from the options and a whole command after `--` (the options
+    win); the command's argument errors, as vLLM's parser of that release reports them, are refused."""
     values: dict[str, Any] = {}
     model = model_opt or model_arg
     if serve or (model_arg in ("vllm", "serve")):
@@ -220,10 +238,7 @@ def engine_request(
         if problems:
             raise FlagError(problems[0])
         values.update(cmd.values)
+        values.update({g.spec.dest: bool(g.value) for g in cmd.given if g.spec.dest == "async_scheduling"})
         model = model_opt or cmd.model
     values.update({name: raw for name, raw in flag_values.items() if raw is not None})
-    if not model:
-        raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
-    flags = engine_flags(values)
-    refuse_flags_not_in(values, version)
-    return model, flags
+    return model, values

@@ -11,7 +11,7 @@ import click
 
 from recommender.cli import params
 from recommender.cli.engine_options import engine_flag_options, engine_flags
-from recommender.cli.explain_cmd import refuse_flags_not_in, resolve_hardware
+from recommender.cli.explain_cmd import refuse_flags_not_in, resolve_hardware, serve_values
 from recommender.cli.output import emit, format_choice, format_option, table
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.errors import FetchError, InputError, UnknownModelError
@@ -78,6 +78,11 @@ def engine_setup(
     v = VllmVersion.parse(vllm_version)
     refuse_flags_not_in((k for k, raw in flag_values.items() if raw is not None), v)
     return EngineSetup(flags, hw, v, async_scheduling)
+
+
+def _first(option: bool | None, from_command: bool | None) -> bool | None:
+    """An option given wins over the same setting in the command after `--`."""
+    return from_command if option is None else option
 
 
 def _rate(text: str | None) -> float | None:
@@ -229,6 +234,7 @@ def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
 
 @click.command("perf")
 @click.argument("model_arg", required=False, metavar="[MODEL]")
+@click.argument("serve", nargs=-1, type=click.UNPROCESSED, metavar="[-- vllm serve MODEL FLAGS...]")
 @click.option("--model", "model_opt", help="Model: local directory, catalog id, or hub id.")
 @_serve_flag_options
 @click.option("--input-len", type=params.LENGTH, help="Prompt tokens per request (vllm bench's --random-input-len).")
@@ -246,6 +252,7 @@ def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
 @plot_option
 def perf(
     model_arg: str | None,
+    serve: tuple[str, ...],
     model_opt: str | None,
     input_len: float | None,
     output_len: float | None,
@@ -269,6 +276,9 @@ def perf(
 ) -> None:
     """Predict what `vllm bench serve` would measure against `vllm serve MODEL` with these flags on a GPU.
 
+    Takes vLLM's own flag names, or a whole command after `--` (options that do not size memory or speed are
+    ignored).
+
     \b
     Examples:
       vllm-plan perf Qwen/Qwen3-8B --gpu h100 --input-len 2000 --output-len 256 --max-concurrency 64
@@ -276,28 +286,21 @@ def perf(
           --sweep 1,8,32,128
       vllm-plan perf --gpu l40s --compare result.json
     """
-    engine = engine_setup(flag_values, gpu, gpu_memory_gib, vllm_version, async_scheduling)
+    model_ref, values = serve_values(model_arg, serve, model_opt, flag_values, VllmVersion.parse(vllm_version))
+    from_command = values.pop("async_scheduling", None)  # --async-scheduling/--no-... of the command after `--`
+    engine = engine_setup(values, gpu, gpu_memory_gib, vllm_version, _first(async_scheduling, from_command))
     params = _params(no_local_calibration)
-    model_ref = model_opt or model_arg
     if compare_path is not None:
         if input_len is not None or output_len is not None or sweep_text:
             raise InputError("--compare reads the load from the result file: drop --input-len/--output-len/--sweep")
         _compare_output(compare_path, model_ref, engine, dataset_name, params, fmt)
         return
     if not model_ref:
-        raise InputError("no model given: pass MODEL or --model")
+        raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
     if input_len is None or output_len is None:
         raise InputError("--input-len and --output-len are required (tokens per request)")
-    load = Load(
-        input_len=input_len,
-        output_len=output_len,
-        num_prompts=num_prompts,
-        max_concurrency=max_concurrency,
-        request_rate=_rate(request_rate),
-        burstiness=burstiness,
-        dataset=dataset_name,
-        seed=seed,
-    )
+    rate = _rate(request_rate)
+    load = Load(input_len, output_len, num_prompts, max_concurrency, rate, burstiness, dataset=dataset_name, seed=seed)
     load.validate()
     report_wanted = fmt == "html" or plot is not None  # a report draws the curve around a single point too
     prediction = _predict(resolve_model(model_ref), engine, load, params, sweep_text, report_wanted)
