@@ -514,10 +514,23 @@ spec:
   vllmConfig: {maxModelLen: 65536, kvCacheDtype: fp8, enablePrefixCaching: true, enforceEager: false}
   extraArgs: [--tensor-parallel-size, "2"]
 """
+    # as LLMKube's controller writes them (runtime_vllm.go): typed fields only (enforceEager is no field of its CRD,
+    # pruned), TP from the GPU count when vllmConfig has none, extraArgs last
     (found,) = read_text(text, "q.yaml", ".yaml")
     assert found.argv == ("vllm", "serve", "org/Q-27B-AWQ", "--max-model-len", "65536", "--kv-cache-dtype", "fp8",
-                          "--enable-prefix-caching", "--no-enforce-eager", "--tensor-parallel-size", "2")  # fmt: skip
+                          "--enable-prefix-caching", "--tensor-parallel-size", "2", "--tensor-parallel-size", "2")  # fmt: skip
     assert (found.gpus_per_pod, found.image_tag, found.not_evaluable) == (2, "v0.30.0", None)
+    typed = """hfTokenSecretRef: {name: hf, key: token}
+    kvCacheDtype: auto
+    enableChunkedPrefill: false
+    gpuMemoryUtilization: 0.85
+    tensorParallelSize: 1
+  parallelSlots: 8
+"""
+    other = text.replace("  vllmConfig: {maxModelLen: 65536, kvCacheDtype: fp8, enablePrefixCaching: true, enforceEager: false}\n"
+                         '  extraArgs: [--tensor-parallel-size, "2"]\n', "  vllmConfig:\n    " + typed)  # fmt: skip
+    (found,) = read_text(other, "q.yaml", ".yaml")
+    assert found.argv == ("vllm", "serve", "org/Q-27B-AWQ", "--gpu-memory-utilization", "0.85", "--max-num-seqs", "8")
 
 
 def test_hostile_nesting_is_bounded_not_recursed() -> None:

@@ -268,9 +268,38 @@ def read_dynamo(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     return out
 
 
+def _llmkube_flags(cfg: Mapping[str, Any], gpus: int) -> list[str]:
+    """The flags LLMKube's controller writes for a typed `vllmConfig` (internal/controller/runtime_vllm.go and
+    runtime_vllm_args.go): each field its own rule, in its order. Booleans only when true, TP only above 1, the KV
+    dtype unless "auto" (kvCacheCustomDtype first), the utilization and CPU offload only with GPUs; other keys
+    (hfTokenSecretRef, fields the CRD schema prunes) write nothing."""
+    out: list[str] = []
+    tp = cfg.get("tensorParallelSize")
+    out += ["--tensor-parallel-size", str(tp)] if isinstance(tp, int) and tp > 1 else []
+    for key, flag in (("maxModelLen", "--max-model-len"), ("quantization", "--quantization"), ("dtype", "--dtype")):
+        out += [flag, str(cfg[key])] if cfg.get(key) not in (None, "") else []
+    kv = str(cfg.get("kvCacheCustomDtype") or cfg.get("kvCacheDtype") or "")
+    out += ["--kv-cache-dtype", kv] if kv not in ("", "auto") else []
+    out += ["--enable-prefix-caching"] if cfg.get("enablePrefixCaching") is True else []
+    out += ["--enable-chunked-prefill"] if cfg.get("enableChunkedPrefill") is True else []
+    for key, flag in (("maxNumBatchedTokens", "--max-num-batched-tokens"), ("attentionBackend", "--attention-backend")):
+        out += [flag, str(cfg[key])] if cfg.get(key) not in (None, "") else []
+    spec = _m(cfg.get("speculative"))
+    if spec.get("enabled") is True and spec.get("model"):
+        out += ["--speculative-model", str(spec["model"])]
+        n = spec.get("numSpeculativeTokens")
+        out += ["--num-speculative-tokens", str(n)] if n is not None else []
+    out += ["--enable-expert-parallel"] if cfg.get("enableExpertParallel") is True else []
+    for key, flag in (("cpuOffloadGB", "--cpu-offload-gb"), ("gpuMemoryUtilization", "--gpu-memory-utilization")):
+        out += [flag, str(cfg[key])] if cfg.get(key) is not None and gpus > 0 else []
+    return out
+
+
 def read_llmkube(doc: dict[str, Any], docs: list[dict[str, Any]], source: str, index: int) -> list[Found]:
     """LLMKube's InferenceService with `runtime: vllm`: the Model it references (`source: hf://org/name@rev`,
-    `hardware.gpu`), `vllmConfig` (each key a vLLM flag: maxModelLen -> --max-model-len), `extraArgs`, `env`."""
+    `hardware.gpu`), `vllmConfig` as LLMKube's controller turns it into flags (_llmkube_flags; with more than one GPU
+    and no tensorParallelSize it adds --tensor-parallel-size GPUS), `parallelSlots` (--max-num-seqs unless
+    extraArgs has it), `extraArgs` last, `env`."""
     spec = _m(doc.get("spec"))
     if str(spec.get("runtime", "")).lower() != "vllm":
         return []
@@ -278,16 +307,21 @@ def read_llmkube(doc: dict[str, Any], docs: list[dict[str, Any]], source: str, i
     model_doc = next((d for d in docs if d.get("kind") == "Model" and _m(d.get("metadata")).get("name") == ref), {})
     model_spec = _m(model_doc.get("spec"))
     model = re.sub(r"^(hf|pvc|s3|gs)://", "", str(model_spec.get("source", ""))).split("@", 1)[0] or f"<{ref}>"
-    argv = ["vllm", "serve", model]
-    for key, value in _m(spec.get("vllmConfig")).items():
-        flag = "--" + re.sub(r"(?<=[a-z0-9])([A-Z])", r"-\1", str(key)).lower()
-        argv += [flag] if value is True else ["--no-" + flag[2:]] if value is False else [flag, str(value)]
+    gpu = _m(_m(model_spec.get("hardware")).get("gpu"))
+    count = gpu.get("count") if isinstance(gpu.get("count"), int) and gpu["count"] > 0 else None
+    isvc_gpus = _m(spec.get("resources")).get("gpu")
+    gpus = count if count is not None else isvc_gpus if isinstance(isvc_gpus, int) and isvc_gpus > 0 else 0
+    cfg = _m(spec.get("vllmConfig"))
+    argv = ["vllm", "serve", model, *_llmkube_flags(cfg, gpus)]
+    argv += ["--tensor-parallel-size", str(gpus)] if gpus > 1 and "tensorParallelSize" not in cfg else []
     args = _words(spec.get("extraArgs"))
     if args is None:
         raise InputError(f"{source} ({resource_name(doc, index)}): spec.extraArgs must be a list of strings")
+    slots = spec.get("parallelSlots")
+    if isinstance(slots, int) and slots >= 1 and not any(a.split("=", 1)[0] == "--max-num-seqs" for a in args):
+        argv += ["--max-num-seqs", str(slots)]
     argv += args
     env, _ = k8s_env(spec)
-    gpu = _m(_m(model_spec.get("hardware")).get("gpu"))
     vendor = str(gpu.get("vendor", "nvidia")).lower()
     image = str(spec.get("image", ""))
     mounts = {"volumeMounts": spec.get("extraVolumeMounts")}
@@ -297,7 +331,7 @@ def read_llmkube(doc: dict[str, Any], docs: list[dict[str, Any]], source: str, i
             source,
             resource_name(doc, index),
             tuple(argv),
-            gpus_per_pod=int(gpu["count"]) if str(gpu.get("count", "")).isdigit() else None,
+            gpus_per_pod=gpus or None,
             has_shm=_has_shm(pod, mounts),
             image_tag=image_tag(image) if is_vllm_image(image) else None,
             container="vllm",
