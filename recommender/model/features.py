@@ -512,7 +512,10 @@ def rotary(c: ConfigValues, head_dim: int, max_len: int, *, mla_rope_dim: int | 
 
 def _per_layer_type_rope(c: ConfigValues, head_dim: int) -> int | None:
     """Gemma-4 style rope_parameters keyed by layer type: one cos/sin cache per type (get_rope caches by shape),
-    full-attention layers on global_head_dim. The sum of their rotary dims, or None for a single rope."""
+    full-attention layers on global_head_dim. The sum of their rotary dims, or None for a single rope. A
+    "proportional" rope (Gemma4RotaryEmbedding, vllm/model_executor/layers/rotary_embedding/gemma4_rope.py) builds
+    its cache over the whole head (rotary_dim = head_size, the unrotated part as identity), whatever
+    partial_rotary_factor says."""
     raw = c.data.get("rope_parameters") or c.data.get("rope_scaling")
     if not isinstance(raw, Mapping) or not isinstance(raw.get("full_attention"), Mapping):
         return None
@@ -520,7 +523,8 @@ def _per_layer_type_rope(c: ConfigValues, head_dim: int) -> int | None:
     for layer_type, params in raw.items():
         if isinstance(params, Mapping):
             head = c.get_int("global_head_dim", head_dim) if layer_type == "full_attention" else head_dim
-            total += int(head * _number(params.get("partial_rotary_factor"), 1.0))
+            whole = params.get("rope_type") == "proportional"
+            total += head if whole else int(head * _number(params.get("partial_rotary_factor"), 1.0))
     return total
 
 
