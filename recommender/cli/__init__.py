@@ -71,13 +71,12 @@ def _vllm_option_hint(option: str, command: str | None) -> str | None:
 
     if option not in default_flag_table().options:
         return None
-    if command == "explain":
+    if command in ("explain", "perf"):
         return (
-            "explain takes only the vLLM options that size memory; paste a whole command after `--` "
-            "(vllm-plan explain --gpu G -- vllm serve MODEL ...) to have every other vLLM option read and ignored"
+            f"{command} takes only the vLLM options that size memory{' or speed' if command == 'perf' else ''}; "
+            f"paste a whole command after `--` (vllm-plan {command} --gpu G ... -- vllm serve MODEL ...) to have "
+            "every other vLLM option read and ignored"
         )
-    if command == "perf":
-        return "a vLLM option perf does not model"
     if command == "check":
         return f"check reads vLLM's options from the command it checks: vllm-plan check --gpu G -- vllm serve MODEL {option} ..."
     if command == "recommend" and option in RECOMMEND_TARGETS:
