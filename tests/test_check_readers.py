@@ -681,3 +681,27 @@ def test_a_compose_service_built_for_vllm_runs_vllms_entrypoint() -> None:
     (found,) = read_text(compose, "compose.yml", ".yml")
     assert found.resource == "service/vllm"
     assert found.argv[2:] == ("--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096")
+
+
+def test_a_beaker_experiment_task_runs_its_command_and_arguments_on_its_gpu_count() -> None:
+    """AI2's Beaker spec (open-instruct's general_verifier_judge.yaml): `command: [/bin/sh, -c]`, the script in
+    `arguments`, `resources.gpuCount`; a task of a vLLM image without a command runs the image's entrypoint."""
+    spec = """version: v2
+tasks:
+  - name: judge
+    image: {beaker: ai2/pytorch2.0.0-cuda11.8-python3.10}
+    command: ["/bin/sh", "-c"]
+    arguments: ["pip install vllm && VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve Qwen/Qwen3-32B -tp 2"]
+    resources: {gpuCount: 2}
+  - name: plain
+    image: {docker: vllm/vllm-openai:v0.30.0}
+    arguments: [--model, Qwen/Qwen2.5-7B-Instruct]
+    envVars: [{name: VLLM_USE_V1, value: "1"}]
+  - name: trainer
+    image: {beaker: ai2/cuda}
+    command: [python, train.py]
+"""
+    judge, plain = read_text(spec, "beaker.yaml", ".yaml")
+    assert (judge.resource, judge.argv[2:], judge.gpus_per_pod) == ("judge", ("Qwen/Qwen3-32B", "-tp", "2"), 2)
+    assert judge.env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") == "1"
+    assert plain.argv[2:] == ("--model", "Qwen/Qwen2.5-7B-Instruct") and plain.env["VLLM_USE_V1"] == "1"

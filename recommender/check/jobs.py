@@ -217,3 +217,48 @@ def read_skypilot(doc: Mapping[str, Any], source: str) -> list[Found]:
         for f in commands.read_command(str(doc["run"]), source, env)
     ]
     return _place(found, gpus)
+
+
+# --- Beaker (AI2) -----------------------------------------------------------------------------------------------
+
+
+def is_beaker(doc: Mapping[str, Any]) -> bool:
+    """A Beaker experiment spec: `version: v2` and a list of `tasks`."""
+    return isinstance(doc.get("tasks"), list) and str(doc.get("version", "")).lower().startswith("v2")
+
+
+def _words_of(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)] if isinstance(value, str) else []
+
+
+def read_beaker(doc: Mapping[str, Any], source: str) -> list[Found]:
+    """Each task of a Beaker experiment: `command` (replacing the image's entrypoint) then `arguments`, with its
+    `envVars` literal values, on `resources.gpuCount` GPUs; without a command, a vLLM image's own entrypoint."""
+    out: list[Found] = []
+    for index, task in enumerate(doc["tasks"], 1):
+        if not isinstance(task, dict):
+            continue
+        command, arguments = _words_of(task.get("command")), _words_of(task.get("arguments"))
+        env = {
+            str(e["name"]): str(e["value"])
+            for e in task.get("envVars") or []
+            if isinstance(e, dict) and "name" in e and isinstance(e.get("value"), (str, int, float))
+        }
+        image_spec = _mapping(task.get("image"))
+        image = str(image_spec.get("docker") or image_spec.get("beaker") or "")
+        hits = commands.find_in_words([*command, *arguments], env, (), None if command else image)
+        gpus = _mapping(task.get("resources")).get("gpuCount")
+        out += [
+            Found(
+                source,
+                str(task.get("name") or f"task #{index}"),
+                hit.argv,
+                gpus_per_pod=gpus if isinstance(gpus, int) else None,
+                serve_form=hit.serve,
+                unresolved=hit.unresolved,
+                env=dict(hit.env),
+                not_evaluable=commands.not_evaluable(hit.argv, hit.env, image or None),
+            )
+            for hit in hits
+        ]
+    return out

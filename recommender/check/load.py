@@ -195,6 +195,8 @@ def _read_mapping(doc: dict[str, Any], source: str, index: int, dotenv: dict[str
         return jobs.read_dstack(doc, source)
     if jobs.is_skypilot(doc):
         return jobs.read_skypilot(doc, source)
+    if jobs.is_beaker(doc):
+        return jobs.read_beaker(doc, source)
     if "modelName" in doc and isinstance(doc.get("apiServer"), dict):
         return helm_values.read_nm_vllm_chart(doc, source)
     found = helm_values.read_values_containers(doc, source)
@@ -202,8 +204,8 @@ def _read_mapping(doc: dict[str, Any], source: str, index: int, dotenv: dict[str
         return found
     raise NotADeployment(
         f"{source}: document {index} is not a Kubernetes object, Helm values (production-stack, the vLLM chart, "
-        "nm-vllm, or values holding a container), compose file, dstack or SkyPilot task, systemd unit, "
-        "Dockerfile, plan or vllm serve command"
+        "nm-vllm, or values holding a container), compose file, dstack or SkyPilot task, Beaker experiment, "
+        "systemd unit, Dockerfile, plan or vllm serve command"
     )
 
 
