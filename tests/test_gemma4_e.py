@@ -8,6 +8,7 @@ import json
 import pytest
 
 from recommender.errors import ModelConfigError
+from recommender.memory.weights import Parallel, stage_tensors, tensor_bytes
 from recommender.model.parse import parse_config
 from recommender.model.tensors import audio_tensors
 from recommender.sources.resolve import resolve_model
@@ -139,3 +140,19 @@ def test_the_proportional_rope_cache_spans_the_whole_head() -> None:
     args = ["explain", "google/gemma-4-26B-A4B", "--gpu", "a100-80gb", "--vllm-version", "0.19", "--format", "json"]
     doc = json.loads(invoke([*args, "--", "--max-model-len", "131072", "--gpu-memory-utilization", "0.9"]).stdout)
     assert doc["weights_gib"] == pytest.approx(48.5, rel=0.002)
+
+
+@pytest.mark.parametrize("model", ["google/gemma-4-31B-it", "google/gemma-4-E4B-it"])
+def test_the_towers_are_whole_on_every_rank(model: str) -> None:
+    """gemma4_mm.py builds the vision and audio towers with AutoModel.from_config and recursive_replace_linear(...,
+    "replicate"): tensor parallelism does not split them (the 31B's 27-layer, 1152-wide vision tower is 1.07 GiB
+    on each of 1, 2 or 4 GPUs; it was counted halved at TP=2)."""
+    spec = resolve_model(model)
+
+    def towers(tp: int) -> int:
+        par = Parallel(tp=tp)
+        return sum(
+            tensor_bytes(spec, t, par, 2, None, None) for t in stage_tensors(spec, par, 0) if t.group == "vision"
+        )
+
+    assert towers(1) == towers(2) == towers(4) > 0

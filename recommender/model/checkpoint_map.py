@@ -251,10 +251,11 @@ def _top_role(module: str) -> tuple[str, _Role] | None:
     return None
 
 
-def _vision_role(module: str) -> _Role:
+def _vision_role(module: str, *, whole: bool = False) -> _Role:
     """Vision encoders and projectors stay 16-bit (model/tensors.py vision_tensors); attention and MLP shard.
-    Audio towers are transformers modules vLLM builds as is (qwen2_audio.py, gemma4_mm.py): whole on every rank."""
-    if module.removeprefix("model.").startswith("audio_tower."):
+    Audio towers, and every tower when `whole` (Gemma-4's vision tower), are transformers modules vLLM builds as is
+    with replicated linears (qwen2_audio.py, gemma4_mm.py): whole on every rank."""
+    if whole or module.removeprefix("model.").startswith("audio_tower."):
         return _Role("vision", "replicated", False)
     leaf = module.rsplit(".", 1)[-1]
     if leaf in ("qkv", "qkv_proj", "q_proj", "k_proj", "v_proj", "fc1", "linear_fc1", "gate_proj", "up_proj"):
@@ -393,7 +394,8 @@ def _place(
 ) -> list[Tensor] | None:
     """The tensors one checkpoint module becomes in vLLM's model; None when its role is unknown."""
     if _VISION.match(module):
-        return _module_tensors(s, module, params, None, _vision_role(module))
+        whole = s.vision is not None and s.vision.style == "gemma4"
+        return _module_tensors(s, module, params, None, _vision_role(module, whole=whole))
     if layer := _LAYER.match(module):
         i, rest = int(layer.group(1)), layer.group(2)
         if ".experts." in f".{rest}." and (experts := _experts(s, module, params, sets, i)) is not None:

@@ -377,11 +377,12 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
     ]
     for k in range(v.depth):
         p = f"visual.blocks.{k}"
-        if v.style == "gemma4":  # q/k/v/o without bias, gated MLP, 4 RMSNorms and q/k norms
+        if v.style == "gemma4":  # q/k/v/o without bias, gated MLP, 4 RMSNorms and q/k norms; vLLM builds the tower
+            # with AutoModel.from_config and recursive_replace_linear(..., "replicate") (gemma4_mm.py): whole on every rank
             out += [
-                Tensor(f"{p}.attn.qkvo", "vision", 4 * h, h, "column", None, linear=False),
-                Tensor(f"{p}.mlp.gate_up", "vision", 2 * i, h, "column", None, linear=False),
-                Tensor(f"{p}.mlp.down", "vision", h, i, "row", None, linear=False),
+                Tensor(f"{p}.attn.qkvo", "vision", 4 * h, h, "replicated", None, linear=False),
+                Tensor(f"{p}.mlp.gate_up", "vision", 2 * i, h, "replicated", None, linear=False),
+                Tensor(f"{p}.mlp.down", "vision", h, i, "replicated", None, linear=False),
                 Tensor(f"{p}.norms", "vision", 4 * h + 2 * v.head_dim, 1, "replicated", None, linear=False),
             ]
             continue
