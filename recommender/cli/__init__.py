@@ -17,13 +17,13 @@ INTERRUPTED = 130  # 128 + SIGINT, as the shell reports a command stopped by Ctr
 
 EXIT_CODES_HELP = """\b
 Exit codes:
-  0  success (explain: the numbers were computed, fit or not)
-  1  a check failed
-  2  bad input (unknown GPU/model, malformed config, invalid flag)
-  3  no feasible plan for the target
-  4  the model could not be fetched (check: some server not evaluated)
-  70 internal error (a bug: please report it)
-  130 interrupted (Ctrl-C)
+  0    success (explain: the numbers were computed, fit or not)
+  1    a check failed
+  2    bad input (unknown GPU/model, malformed config, invalid flag)
+  3    no feasible plan for the target
+  4    the model could not be fetched (check: some server not evaluated)
+  70   internal error (a bug: please report it)
+  130  interrupted (Ctrl-C)
 """
 
 
