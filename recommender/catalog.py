@@ -129,6 +129,7 @@ class CatalogModel:
     published_params: int | None
     published_params_source: str | None
     note: str | None
+    reconstructed: str | None = None  # why config.json is rebuilt (the repository's own file not found), else None
 
 
 @cache
@@ -364,6 +365,7 @@ def _model_from_profile(d: dict[str, Any]) -> CatalogModel:
         published_params=d.get("published_params"),
         published_params_source=d.get("published_params_source"),
         note=d.get("note"),
+        reconstructed=d.get("reconstructed"),
     )
 
 

@@ -937,3 +937,15 @@ def test_fbgemm_fp8_is_per_channel_fp8_with_layers_kept_in_16_bit() -> None:
     kept = weight_bytes_per_gpu(spec, one, dtype_bytes=2, quant=spec.quant)
     none_kept = weight_bytes_per_gpu(spec, one, dtype_bytes=2, quant=replace(spec.quant, keep_unquantized=()))
     assert kept - none_kept == (attn - 4 * attn_rows) + 2 * (mlp - 4 * mlp_rows)
+
+
+def test_reconstructed_entries_say_so_wherever_they_are_used() -> None:
+    """An entry whose repository's own config.json was not found is marked, and its figures are called estimates.
+    A ModelOpt entry with the checkpoint's real hf_quant_config.json (which is what vLLM reads for its
+    quantization) over the base model's config is not: that is the whole of what vLLM loads."""
+    rebuilt = [m for m in load_models().values() if "not found" in m.source and m.hf_quant_config is None]
+    assert rebuilt and all(m.reconstructed for m in rebuilt), [m.id for m in rebuilt if not m.reconstructed]
+    for m in rebuilt:
+        spec = resolve_model(m.id)
+        assert any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate), m.id
+    assert not resolve_model("deepseek-ai/DeepSeek-R1-Distill-Qwen-14B").approximate

@@ -113,6 +113,8 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
         hf_quant_config=entry.hf_quant_config,
         published_params=entry.published_params,
     )
+    if entry.reconstructed:
+        spec = replace(spec, approximate=(*spec.approximate, f"config.json reconstructed: {entry.reconstructed}"))
     if match.via is None:
         return spec
     return replace(spec, notes=(*spec.notes, f"{ref!r} resolved through the catalog: {match.via}"))
