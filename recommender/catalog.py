@@ -267,7 +267,12 @@ def _original_of_copies(ids: list[str]) -> CatalogModel | None:
 def bare_name_matches(ref: str) -> list[str]:
     """Catalog ids whose repository name (after the organisation) equals `ref`, case-insensitively."""
     low = ref.lower()
-    return [key for key in model_files() if key.split("/", 1)[1] == low]
+    return [spelled_id(path) for key, path in model_files().items() if key.split("/", 1)[1] == low]
+
+
+def spelled_id(path: Path) -> str:
+    """The catalog id of a bundled model file as the catalog spells it (`org--Name.yaml` holds `org/Name`)."""
+    return path.stem.replace("--", "/", 1)
 
 
 def find_model(ref: str) -> CatalogMatch | None:

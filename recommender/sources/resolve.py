@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from recommender.catalog import bare_name_matches, find_model, model_files
-from recommender.errors import UnknownModelError
+from recommender.catalog import bare_name_matches, find_model, model_files, spelled_id
+from recommender.errors import FetchError, UnknownModelError
 from recommender.model.checkpoint_map import CheckpointInventory, inventory_of
 from recommender.model.parse import parse_config
 from recommender.model.spec import ModelSpec
@@ -94,7 +94,12 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
         return with_checkpoint(spec, checkpoint)
     match = find_model(ref) if revision is None else None
     if match is None and _is_repo_id(ref):
-        remote = (fetcher or HubFetcher()).fetch(ref, revision)
+        try:
+            remote = (fetcher or HubFetcher()).fetch(ref, revision)
+        except (FetchError, UnknownModelError) as exc:
+            if not (hint := _close_hint(ref)):
+                raise
+            raise type(exc)(f"{exc}{hint}") from exc
         at = f"@{revision}" if revision else ""
         spec = parse_config(
             _with_dtype(remote.config, remote.checkpoint),
@@ -134,9 +139,15 @@ def _not_found(ref: str) -> str:
     several = bare_name_matches(ref) if "/" not in ref else []
     if len(several) > 1:
         return f"model {ref!r} names several catalog entries ({', '.join(several)}); give the organisation too"
-    close = difflib.get_close_matches(ref.lower(), list(model_files()), n=3, cutoff=0.6)
-    hint = f"; closest in the catalog: {', '.join(close)}" if close else ""
     return (
-        f"model {ref!r} is not a local directory, a catalog entry or a hub id (org/name){hint} "
+        f"model {ref!r} is not a local directory, a catalog entry or a hub id (org/name){_close_hint(ref)} "
         "(run `vllm-plan models`, or give a directory holding its config.json)"
     )
+
+
+def _close_hint(ref: str) -> str:
+    """`; closest in the catalog: ...` naming up to three bundled ids close to `ref` as the catalog spells them
+    (difflib's ratio of at least 0.6, case-insensitive), or nothing. Only a hint: nothing is resolved by it."""
+    files = model_files()
+    close = difflib.get_close_matches(ref.lower(), list(files), n=3, cutoff=0.6)
+    return f"; closest in the catalog: {', '.join(spelled_id(files[key]) for key in close)}" if close else ""
