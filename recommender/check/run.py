@@ -181,8 +181,8 @@ def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
         )
     elif cmd.unknown:
         warnings.append(f"not vLLM {ctx.table.newest} options (vLLM would refuse them): {', '.join(cmd.unknown)}")
-        if stray:
-            findings.append(Finding("argument", f"unrecognized arguments: {' '.join(stray)}"))
+        if stray:  # the words vLLM's parser prints: the unknown options with the stray words, in order
+            findings.append(Finding("argument", f"unrecognized arguments: {' '.join(cmd.extras)}"))
     elif stray:
         findings.append(
             Finding("argument", f"vLLM {v} refuses the command line: unrecognized arguments: {' '.join(stray)}")
