@@ -232,9 +232,7 @@ class ScriptContext:
     model: Comment
     vllm_version: Comment
     tool_version: Comment
-    kv_cache_tokens: int
-    max_concurrency: float
-    max_model_len: int
+    predicted: Comment
     annotations: tuple[Comment, ...]
     command: Shell
 
@@ -247,9 +245,10 @@ def script_context(d: Deployment) -> ScriptContext:
         model=model,
         vllm_version=version,
         tool_version=tool,
-        kv_cache_tokens=pred.kv_cache_tokens,
-        max_concurrency=pred.max_concurrency,
-        max_model_len=pred.max_model_len,
+        predicted=comment(
+            f"{pred.kv_cache_tokens:,} KV-cache tokens, {pred.max_concurrency}x concurrency at "
+            f"{pred.max_model_len:,} tokens per request"
+        ),
         annotations=_comment_annotations(d),
         command=shell(["vllm", "serve", *d.plan.best.command[2:], "--host", "0.0.0.0", "--port", str(d.opts.port)]),
     )
@@ -299,8 +298,8 @@ class KubernetesContext:
 
     model: Comment
     tool_version: Comment
+    layout: Comment  # the header's "1 GPU", "2 replicas x 4 GPUs", "2 nodes x 8 GPUs"
     replicas: int
-    gpus_per_pod: int
     nodes: int
     tp: int
     pp: int
@@ -340,6 +339,18 @@ def _optional(value: str | None) -> Yaml | None:
     return yaml_str(value) if value else None
 
 
+def _counted(n: int, thing: str) -> str:
+    return f"{n:,} {thing}" + ("" if n == 1 else "s")
+
+
+def _layout(d: Deployment) -> str:
+    """What the manifest runs, in words: the pods of one replica (nodes, for LeaderWorkerSet) by their GPUs."""
+    gpus = _counted(d.gpus_per_pod, "GPU")
+    if d.multinode:
+        return f"{_counted(d.nodes, 'node')} x {gpus}"
+    return gpus if d.replicas == 1 else f"{_counted(d.replicas, 'replica')} x {gpus}"
+
+
 def kubernetes_context(d: Deployment) -> KubernetesContext:
     """The values of the Kubernetes manifests (container words `$`-escaped: Kubernetes expands `$(VAR)`)."""
     model, _, tool = _header(d)
@@ -347,8 +358,8 @@ def kubernetes_context(d: Deployment) -> KubernetesContext:
     return KubernetesContext(
         model=model,
         tool_version=tool,
+        layout=comment(_layout(d)),
         replicas=d.replicas,
-        gpus_per_pod=d.gpus_per_pod,
         nodes=d.nodes,
         tp=d.plan.best.tensor_parallel_size,
         pp=d.plan.best.pipeline_parallel_size,
