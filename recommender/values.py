@@ -177,8 +177,7 @@ MILLISECONDS = Real(0, MAX_MS, above=True)
 RATE = Real(0, MAX_RATE, above=True)  # requests/s
 PRICE = Real(0, MAX_PRICE, above=True)  # $ per GPU-hour
 BURSTINESS = Real(0, 1e6, above=True)
-LENGTH = Real(1, MAX_TOKENS)  # perf's mean lengths (a fractional mean is allowed)
-TOKENS = Tokens(1, MAX_TOKENS)  # --context, --min-context, --input-len, --output-len
+TOKENS = Tokens(1, MAX_TOKENS)  # --context, --min-context, --input-len, --output-len (recommend and perf)
 MAX_MODEL_LEN = Tokens(1, MAX_TOKENS, auto=True)
 BATCHED_TOKENS = Tokens(1, MAX_TOKENS)  # --max-num-batched-tokens
 KV_BYTES = Tokens(1, MAX_COUNT)  # --kv-cache-memory-bytes

@@ -237,8 +237,8 @@ def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
 @click.argument("serve", nargs=-1, type=click.UNPROCESSED, metavar="[-- vllm serve MODEL FLAGS...]")
 @click.option("--model", "model_opt", help="Model: local directory, catalog id, or hub id.")
 @_serve_flag_options
-@click.option("--input-len", type=params.LENGTH, help="Prompt tokens per request (vllm bench's --random-input-len).")
-@click.option("--output-len", type=params.LENGTH, help="Output tokens per request (--random-output-len).")
+@click.option("--input-len", type=params.TOKENS, help="Prompt tokens per request (vllm bench's --random-input-len).")
+@click.option("--output-len", type=params.TOKENS, help="Output tokens per request (--random-output-len).")
 @click.option("--max-concurrency", type=params.REQUESTS, help="Requests in flight at most (a closed loop).")
 @click.option("--request-rate", help="Requests per second (Poisson), or inf: all at once (the default).")
 @click.option("--burstiness", type=params.BURSTINESS, default=1.0, show_default=True)
@@ -254,8 +254,8 @@ def perf(
     model_arg: str | None,
     serve: tuple[str, ...],
     model_opt: str | None,
-    input_len: float | None,
-    output_len: float | None,
+    input_len: int | None,
+    output_len: int | None,
     max_concurrency: int | None,
     request_rate: str | None,
     burstiness: float,
