@@ -172,13 +172,14 @@ def _architecture(s: ModelSpec) -> dict[str, Any]:
         "model": s.name,
         "architecture": s.architecture,
         "model_type": s.model_type,
-        "read_as": s.family,
+        "read_as": read_as(s),
         "dtype": s.dtype,
         "layers": s.num_layers,
         "hidden_size": s.hidden_size,
         "attention_heads": s.num_heads,
-        "kv_heads": s.num_kv_heads,
-        "head_dim": s.head_dim,
+        # MLA caches one latent a token, not K/V heads: its dimensions are in the `mla` block
+        "kv_heads": None if s.mla else s.num_kv_heads,
+        "head_dim": None if s.mla else s.head_dim,
         "layer_kinds": kinds,
         "sliding_window": s.sliding_window,
         "attention_chunk_size": s.attention_chunk_size,
@@ -189,6 +190,20 @@ def _architecture(s: ModelSpec) -> dict[str, Any]:
         "tie_word_embeddings": s.tie_word_embeddings,
         "multimodal": s.multimodal,
     }
+
+
+def read_as(s: ModelSpec) -> str:
+    """The family the layers are counted as, with the features read beyond it (`+ MLA + MoE`) that its name does
+    not already say."""
+    features = (
+        ("MLA", s.mla is not None),
+        ("sparse-attention indexer", s.mla is not None and s.mla.indexer is not None),
+        ("MoE", s.moe is not None),
+        ("linear attention", s.linear_attention is not None),
+        ("Mamba", s.mamba is not None),
+    )
+    extra = [name for name, present in features if present and name.lower() not in s.family.lower()]
+    return " + ".join([s.family, *extra])
 
 
 def _feature_blocks(s: ModelSpec) -> dict[str, Any]:
@@ -209,6 +224,8 @@ def _feature_blocks(s: ModelSpec) -> dict[str, Any]:
             "qk_nope_head_dim": s.mla.qk_nope_head_dim,
             "qk_rope_head_dim": s.mla.qk_rope_head_dim,
             "v_head_dim": s.mla.v_head_dim,
+            "qk_head_dim": s.mla.qk_nope_head_dim + s.mla.qk_rope_head_dim,
+            "kv_cache_dim": s.mla.kv_lora_rank + s.mla.qk_rope_head_dim,  # the latent each layer caches a token
         }
     if s.linear_attention:
         la = s.linear_attention
