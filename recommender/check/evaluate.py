@@ -282,4 +282,12 @@ def _promise_failures(e: Explanation, slo: Slo, replicas: int, *, starts: bool) 
         have = e.concurrency_for(length) * replicas
         if have < slo.concurrency:
             return [f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised {slo.concurrency}"]
+        # vLLM runs no more than --max-num-seqs at once (per data-parallel rank), whatever the KV cache holds
+        runs = e.max_num_seqs * e.dp * replicas
+        if runs < slo.concurrency:
+            times = f" x {e.dp * replicas} engines" if e.dp * replicas > 1 else ""
+            return [
+                f"--max-num-seqs {e.max_num_seqs:,}{times} runs at most "
+                f"{runs:,} requests at once, below the promised {slo.concurrency:,}"
+            ]
     return []

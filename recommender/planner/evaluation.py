@@ -165,25 +165,58 @@ def _size_for_context(ctx: _Context, length: int) -> tuple[int, int] | Evaluatio
 
 def _final_check(ctx: _Context, length: int, replicas: int) -> Evaluation:
     """Re-run `explain` on exactly the flags the plan prints."""
-    need = ctx.target.concurrency or 1
     seqs_default, _ = batch_defaults(ctx.hw.gpu, ctx.version)
-    max_seqs = ctx.flags.max_num_seqs or seqs_default
-    final_flags = replace(
-        ctx.flags,
-        max_model_len=length,
-        max_num_seqs=min(math.ceil(need / replicas), seqs_default) if ctx.target.concurrency else max_seqs,
-        data_parallel_size=1,
-    )
-    model = ctx.candidate.weights.model
-    final = explain(model, ctx.hw.gpu, final_flags, ctx.version, free_bytes=ctx.hw.free_bytes)
-    total_conc = final.max_concurrency * replicas
-    ok = final.fits and total_conc >= need
+    # With N: every replica must admit its share of the N requests at once, so --max-num-seqs is that share
+    # (above the release's default when it must be: vLLM runs no more than max_num_seqs, whatever the KV holds).
+    need = ctx.target.concurrency
+    seqs = math.ceil(need / replicas) if need else ctx.flags.max_num_seqs or seqs_default
+    flags = replace(ctx.flags, max_model_len=length, data_parallel_size=1)
+    return _judged(ctx.candidate, ctx.target, ctx.hw, ctx.version, _with_seqs(flags, seqs), replicas)
+
+
+def _with_seqs(flags: EngineFlags, seqs: int) -> EngineFlags:
+    """--max-num-seqs `seqs`, and --max-num-batched-tokens raised to it (vLLM refuses fewer tokens than seqs)."""
+    return replace(flags, max_num_seqs=seqs, max_num_batched_tokens=max(flags.max_num_batched_tokens or 0, seqs))
+
+
+def _judged(
+    c: Candidate, target: Target, hw: Hardware, version: VllmVersion, flags: EngineFlags, replicas: int
+) -> Evaluation:
+    """`explain` on `flags`; the concurrency promised is what vLLM runs at once: at most max_num_seqs per replica,
+    whatever the KV cache would hold."""
+    final = explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
+    per_replica = min(final.max_concurrency, final.max_num_seqs)
+    total = per_replica * replicas
+    ok = final.fits and total >= (target.concurrency or 1)
+    figure = f"{final.max_num_seqs:,}" if per_replica == final.max_num_seqs else f"{per_replica:,.1f}"
     reason = (
-        f"{ctx.label}: {final.max_concurrency:.1f} requests of {length:,} tokens per replica x {replicas}"
+        f"{c.describe()}: {figure} requests of {final.max_model_len:,} tokens per replica x {replicas}"
+        f"{_seqs_note(final)}"
         if ok
-        else f"{ctx.label}: re-check with the chosen flags failed ({'; '.join(final.errors) or 'concurrency'})"
+        else f"{c.describe()}: re-check with the chosen flags failed ({'; '.join(final.errors) or 'concurrency'})"
     )
-    return Evaluation(ctx.candidate, final_flags, final, replicas, total_conc, ok, reason)
+    return Evaluation(c, flags, final, replicas, total, ok, reason)
+
+
+def _seqs_note(final: Explanation) -> str:
+    """When --max-num-seqs, not the KV cache, is the limit: say so and what the KV cache would hold."""
+    if final.max_num_seqs >= final.max_concurrency:
+        return ""
+    return f" (--max-num-seqs {final.max_num_seqs:,}; the KV cache would hold {final.max_concurrency:,.1f})"
+
+
+def filled(e: Evaluation, target: Target, hw: Hardware, version: VllmVersion) -> Evaluation:
+    """The most requests the engine runs: --max-num-seqs raised to what its KV cache holds (for the
+    max-concurrency objective; a larger max_num_seqs can shrink the KV cache a little, so that is re-checked)."""
+    seqs = math.floor(e.explanation.max_concurrency)
+    for _ in range(3):
+        if seqs <= e.explanation.max_num_seqs:
+            return e
+        more = _judged(e.candidate, target, hw, version, _with_seqs(e.flags, seqs), e.replicas)
+        if more.feasible and more.explanation.max_concurrency >= seqs:
+            return more
+        seqs = math.floor(more.explanation.max_concurrency) if more.explanation.fits else seqs - 1
+    return e
 
 
 def evaluate_candidate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -> Verdict:

@@ -11,8 +11,9 @@ from recommender.units import GiB
 
 
 def _headroom(e: Evaluation, target: Target) -> float:
+    """What the KV cache holds over what is needed (room to spare; the plan's max_num_seqs caps what runs)."""
     need = target.concurrency or 1
-    return e.concurrency / need
+    return e.explanation.max_concurrency * max(1, e.replicas) / need
 
 
 def ranking_key(objective: Objective, target: Target) -> Callable[[Evaluation], tuple[float, ...]]:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from recommender.errors import InfeasibleError, InputError
 from recommender.memory.engine import VllmVersion
 from recommender.model.spec import ModelSpec
-from recommender.planner.evaluation import evaluate_candidate
+from recommender.planner.evaluation import evaluate_candidate, filled
 from recommender.planner.ranking import nearest, ranking_key
 from recommender.planner.space import candidates, kv_dtypes, weight_options
 from recommender.planner.types import Evaluation, Hardware, PlanResult, SearchPolicy, Target
@@ -50,9 +50,10 @@ def plan(
         raise InputError(f"no weights option matches --quantization {policy.only_quantization}")
     space = candidates(options, model, hw, kv_dtypes(hw.gpu, allow_fp8=policy.allow_fp8_kv))
     results = [evaluate_candidate(c, target, hw, version) for c in space]
-    feasible = sorted(
-        (e for e in results if isinstance(e, Evaluation) and e.feasible), key=ranking_key(policy.objective, target)
-    )
+    feasible = [e for e in results if isinstance(e, Evaluation) and e.feasible]
+    if policy.objective == "max-concurrency":  # the most requests vLLM runs, not only N: max_num_seqs up to the KV
+        feasible = [filled(e, target, hw, version) for e in feasible]
+    feasible.sort(key=ranking_key(policy.objective, target))
     rejected = tuple(e for e in results if not e.feasible)
     if not feasible:
         raise InfeasibleError(nearest(results, target, hw, version))

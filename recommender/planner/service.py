@@ -268,9 +268,27 @@ class _Judge:
         self, e: Evaluation, costs: EngineCosts, replicas: int, users: int | None, screen: bool
     ) -> ServiceOption:
         load = self.target.load(users)
+        e, costs = self.seated(e, costs, load, replicas)
         run = estimate if screen else predict_engine
         r = run(costs, load, replicas=replicas)
         return ServiceOption(e, replicas, load, r, self.target.misses(r, screen=screen), r.method)
+
+    def seated(self, e: Evaluation, costs: EngineCosts, load: Load, replicas: int) -> tuple[Evaluation, EngineCosts]:
+        """A closed loop of N users on R replicas needs --max-num-seqs of at least ceil(N / R) per engine, or vLLM
+        queues the rest whatever the KV cache holds: raise it (and --max-num-batched-tokens, which vLLM wants at
+        least as large) when the engine still starts with it; the figures are then for the flags printed."""
+        users = load.max_concurrency
+        x = e.explanation
+        seqs = math.ceil(users / (replicas * x.dp)) if users is not None else 0
+        if seqs <= x.max_num_seqs:
+            return e, costs
+        tokens = max(x.max_num_batched_tokens, seqs)
+        flags = replace(e.flags, max_num_seqs=seqs, max_num_batched_tokens=tokens)
+        checked = explain(e.candidate.weights.model, self.hw.gpu, flags, self.version, free_bytes=self.hw.free_bytes)
+        if not checked.fits:
+            return e, costs
+        seated = replace(e, flags=flags, explanation=checked)
+        return seated, self.costs(seated)
 
     def with_load(self, e: Evaluation, costs: EngineCosts, budget: int) -> ServiceOption:
         """The fewest replicas (within the budget) whose screen meets the targets at the given load."""

@@ -1,0 +1,68 @@
+"""A plan for N concurrent requests sets --max-num-seqs to at least each replica's share of N (vLLM runs no more than
+max_num_seqs at once, whatever its KV cache holds), promises what vLLM runs, and check holds a deployment to that."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .conftest import invoke
+
+QWEN_7B = "Qwen/Qwen2.5-7B-Instruct"
+# 300 requests of 8,000 tokens on RTX 4090s: above vLLM's default max_num_seqs (256) for the card.
+MEMORY = ["recommend", "--model", QWEN_7B, "--gpu", "rtx4090", "--concurrency", "300", "--context", "8k"]
+LATENCY = ["recommend", "--model", QWEN_7B, "--gpu", "rtx4090", "--concurrency", "300"]
+
+
+def _json(args: list[str], exit_code: int = 0) -> dict[str, Any]:
+    data = json.loads(invoke([*args, "--format", "json"], exit_code).stdout)
+    assert isinstance(data, dict)
+    return data
+
+
+def _flag(command: list[str], name: str) -> int:
+    return int(command[command.index(name) + 1])
+
+
+def test_memory_plan_runs_every_promised_request() -> None:
+    d = _json(MEMORY)
+    seqs = _flag(d["command"], "--max-num-seqs")
+    assert seqs * d["replicas"] >= 300, d["command"]
+    assert _flag(d["command"], "--max-num-batched-tokens") >= seqs  # vLLM refuses fewer tokens than seqs
+    # The promise is what vLLM runs at once: no more than max_num_seqs per replica, however much the KV holds.
+    assert 300 <= d["max_concurrency"] <= seqs * d["replicas"]
+    assert d["prediction"]["max_concurrency"] >= 300  # and the KV cache holds them (prediction is vLLM's figure)
+    for a in d["alternatives"]:
+        a_seqs = _flag(a["command"], "--max-num-seqs")
+        assert 300 <= a["max_concurrency"] <= a_seqs * a["replicas"], a["summary"]
+
+
+def test_max_num_seqs_the_limit_is_said() -> None:
+    out = invoke(MEMORY).stdout
+    assert "300 requests of 8,000 tokens per replica x 1 (--max-num-seqs 300; the KV cache would hold" in out
+
+
+def test_max_concurrency_objective_raises_max_num_seqs_to_the_kv_cache() -> None:
+    d = _json([*MEMORY, "--objective", "max-concurrency"])
+    seqs = _flag(d["command"], "--max-num-seqs")
+    assert seqs > 300 and d["max_concurrency"] == seqs * d["replicas"]
+    assert d["prediction"]["max_concurrency"] >= seqs  # the KV cache holds every sequence it admits
+
+
+def test_latency_plan_seats_every_user() -> None:
+    d = _json([*LATENCY, "--input-len", "2000", "--output-len", "500"])
+    assert _flag(d["command"], "--max-num-seqs") * d["replicas"] >= 300, d["command"]
+
+
+def test_check_fails_a_plan_whose_max_num_seqs_is_below_the_promise(tmp_path: Path) -> None:
+    command = _json(MEMORY)["command"]
+    check = ["check", "--gpu", "rtx4090", "--concurrency", "300", "--context", "8000", "--"]
+    invoke([*check, *command])  # the plan as printed holds its promise
+    short = list(command)
+    short[short.index("--max-num-seqs") + 1] = "256"  # the release default the planner used to print
+    out = invoke([*check, *short], exit_code=1).stdout
+    assert "--max-num-seqs 256 runs at most 256 requests at once, below the promised 300" in out
+    # The plan document itself (as written with -o) passes the same check.
+    invoke([*MEMORY, "--emit", "command", "-o", str(tmp_path / "plan")])
+    invoke(["check", str(tmp_path / "plan" / "plan.yaml"), "--concurrency", "300", "--context", "8000"])
