@@ -185,7 +185,7 @@ def _judged(
     """`explain` on `flags`; the concurrency promised is what vLLM runs at once: at most max_num_seqs per replica,
     whatever the KV cache would hold."""
     final = explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
-    per_replica = min(final.max_concurrency, final.max_num_seqs)
+    per_replica = float(min(final.max_concurrency, final.max_num_seqs))
     total = per_replica * replicas
     ok = final.fits and total >= (target.concurrency or 1)
     figure = f"{final.max_num_seqs:,}" if per_replica == final.max_num_seqs else f"{per_replica:,.1f}"
