@@ -13,7 +13,7 @@ from recommender.check.commands import (
 )
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image, visible_devices
-from recommender.check.manifest_values import _l, _m, _split_or_raw
+from recommender.check.manifest_values import as_list, as_mapping, split_words
 from recommender.errors import InputError
 
 
@@ -82,7 +82,7 @@ def _compose_words(value: Any) -> list[str] | None:
     if isinstance(value, list):
         return [str(w) for w in value]
     if isinstance(value, str):
-        return _split_or_raw(value)
+        return split_words(value)
     raise InputError(f"command/entrypoint must be a string or a list, not {type(value).__name__}")
 
 
@@ -141,7 +141,7 @@ def _compose_service(
                 gpus_per_pod=visible if visible is not None else count,
                 has_shm=bool(svc.get("shm_size")) or svc.get("ipc") == "host" or _mounts_dev_shm(svc),
                 image_tag=image_tag(image) if is_vllm_image(image) else None,
-                annotations={str(k): str(v) for k, v in _m(doc.get("x-vllm-plan")).items()},
+                annotations={str(k): str(v) for k, v in as_mapping(doc.get("x-vllm-plan")).items()},
                 container=name,
                 serve_form=hit.serve,
                 unresolved=tuple(dict.fromkeys(hit.unresolved)),
@@ -163,9 +163,15 @@ def _built_vllm_image(svc: Mapping[str, Any], command: list[str] | None) -> str:
     variables only (arguments for vLLM's entrypoint, not a program of its own). "" otherwise: the Dockerfile, not
     beside the file, decides."""
     build = svc.get("build")
-    context = build if isinstance(build, str) else str(_m(build).get("context", "")) if isinstance(build, dict) else ""
-    args = _m(build).get("args") if isinstance(build, dict) else None
-    values = [str(v) for v in (args.values() if isinstance(args, dict) else _l(args))]
+    context = (
+        build
+        if isinstance(build, str)
+        else str(as_mapping(build).get("context", ""))
+        if isinstance(build, dict)
+        else ""
+    )
+    args = as_mapping(build).get("args") if isinstance(build, dict) else None
+    values = [str(v) for v in (args.values() if isinstance(args, dict) else as_list(args))]
     names = [n for n in (v.rsplit("=", 1)[-1] for v in values) if is_vllm_image(n)]
     folder = context.rstrip("/").rsplit("/", 1)[-1]
     names += [folder] if _VLLM_FOLDER.fullmatch(folder.lower()) else []
@@ -175,12 +181,14 @@ def _built_vllm_image(svc: Mapping[str, Any], command: list[str] | None) -> str:
 
 
 def _mounts_dev_shm(svc: Mapping[str, Any]) -> bool:
-    return any(str(v).split(":")[-1].rstrip("/") == "/dev/shm" for v in _l(svc.get("volumes")) if isinstance(v, str))
+    return any(
+        str(v).split(":")[-1].rstrip("/") == "/dev/shm" for v in as_list(svc.get("volumes")) if isinstance(v, str)
+    )
 
 
 def _compose_gpus(svc: Mapping[str, Any]) -> int | None:
-    deploy = _m(svc.get("deploy"))
-    devices = _l(_m(_m(deploy.get("resources")).get("reservations")).get("devices"))
+    deploy = as_mapping(svc.get("deploy"))
+    devices = as_list(as_mapping(as_mapping(deploy.get("resources")).get("reservations")).get("devices"))
     for d in devices if isinstance(devices, list) else []:
         if not isinstance(d, dict):
             continue

@@ -12,7 +12,7 @@ from recommender.check.commands import (
 )
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image
-from recommender.check.manifest_values import _gpu_count, _l, _m, _words, k8s_env
+from recommender.check.manifest_values import as_list, as_mapping, gpu_count, k8s_env, words_of
 from recommender.errors import InputError
 
 
@@ -20,10 +20,10 @@ def _helm_gpu_product(spec: dict[str, Any]) -> str | None:
     """The GPU product a production-stack modelSpec selects (nodeSelectorTerms on nvidia.com/gpu.product; the
     last one given wins)."""
     product = None
-    for term in _l(spec.get("nodeSelectorTerms")):
-        for expr in _l(_m(term).get("matchExpressions")):
-            labels = _l(_m(expr).get("values"))
-            if _m(expr).get("key") == "nvidia.com/gpu.product" and labels:
+    for term in as_list(spec.get("nodeSelectorTerms")):
+        for expr in as_list(as_mapping(term).get("matchExpressions")):
+            labels = as_list(as_mapping(expr).get("values"))
+            if as_mapping(expr).get("key") == "nvidia.com/gpu.product" and labels:
                 product = str(labels[0])
     return product
 
@@ -31,10 +31,10 @@ def _helm_gpu_product(spec: dict[str, Any]) -> str | None:
 def read_helm(values: dict[str, Any], source: str) -> list[Found]:
     """production-stack chart values: servingEngineSpec.modelSpec[], as deployment-vllm-multi.yaml renders it."""
     out = []
-    for spec in _l(_m(values.get("servingEngineSpec")).get("modelSpec")):
+    for spec in as_list(as_mapping(values.get("servingEngineSpec")).get("modelSpec")):
         if not isinstance(spec, dict) or spec.get("enabled") is False:
             continue
-        cfg = _m(spec.get("vllmConfig"))
+        cfg = as_mapping(spec.get("vllmConfig"))
         argv = ["vllm", "serve", str(spec.get("modelURL", ""))]
         for key, flag in (
             ("maxModelLen", "--max-model-len"),
@@ -58,7 +58,7 @@ def read_helm(values: dict[str, Any], source: str) -> list[Found]:
             raise InputError(f"{source} (modelSpec/{spec.get('name', '?')}): requestGPU {gpus!r} is not a whole number")
         total = None
         if ray:
-            head = _m(spec["raySpec"].get("headNode")).get("requestGPU")
+            head = as_mapping(spec["raySpec"].get("headNode")).get("requestGPU")
             pp = str(cfg.get("pipelineParallelSize") or 1)
             if not str(head or 0).isdigit() or not pp.isdigit():
                 raise InputError(
@@ -84,15 +84,15 @@ def read_helm(values: dict[str, Any], source: str) -> list[Found]:
 
 def read_vllm_chart(values: dict[str, Any], source: str) -> list[Found]:
     """The vLLM project's own chart (examples/online_serving/chart-helm): image.command, resources, gpuModels."""
-    image = _m(values.get("image"))
-    words = _words(image.get("command"))
+    image = as_mapping(values.get("image"))
+    words = words_of(image.get("command"))
     if words is None:
         raise InputError(f"{source}: image.command must be a list of strings")
     env, _ = k8s_env(image)
     hits = find_in_words(words, env, (), None)  # image.command replaces the image's entrypoint
-    gpus, _ = _gpu_count(values.get("resources"))
-    models = _l(values.get("gpuModels"))
-    shm = _m(values.get("shm"))
+    gpus, _ = gpu_count(values.get("resources"))
+    models = as_list(values.get("gpuModels"))
+    shm = as_mapping(values.get("shm"))
     return [
         Found(
             source,
@@ -114,14 +114,14 @@ def read_vllm_chart(values: dict[str, Any], source: str) -> list[Found]:
 def read_nm_vllm_chart(values: dict[str, Any], source: str) -> list[Found]:
     """Neural Magic's nm-vllm chart (neuralmagic/helm-charts charts/nm-vllm): its deployment template runs
     `python3 -m vllm.entrypoints.openai.api_server --host H --model modelName --port P apiServer.extraArgs...`."""
-    api = _m(values.get("apiServer"))
-    extra = _words(api.get("extraArgs"))
+    api = as_mapping(values.get("apiServer"))
+    extra = words_of(api.get("extraArgs"))
     if extra is None:
         raise InputError(f"{source}: apiServer.extraArgs must be a list of strings")
     argv = ("vllm", "serve", "--model", str(values.get("modelName", "")), *extra)
-    gpus, other = _gpu_count(values.get("resources"))
-    image = _m(values.get("image"))
-    labels = {str(k): str(v) for k, v in _m(values.get("nodeSelector")).items()}
+    gpus, other = gpu_count(values.get("resources"))
+    image = as_mapping(values.get("image"))
+    labels = {str(k): str(v) for k, v in as_mapping(values.get("nodeSelector")).items()}
     return [
         Found(
             source,
@@ -159,12 +159,12 @@ def read_values_containers(values: dict[str, Any], source: str) -> list[Found]:
     for path, container in _containers_in(values, ()):
         image = container.get("image")
         ref = f"{image.get('repository')}:{image.get('tag', '')}".rstrip(":") if isinstance(image, dict) else str(image)
-        command, args = _words(container.get("command")), _words(container.get("args"))
+        command, args = words_of(container.get("command")), words_of(container.get("args"))
         if command is None or args is None:
             continue
         env, _ = k8s_env(container)
         hits = find_in_words([*command, *args], env, (), None if command else ref)
-        gpus, other = _gpu_count(container.get("resources"))
+        gpus, other = gpu_count(container.get("resources"))
         out += [
             Found(
                 source,

@@ -16,7 +16,15 @@ from recommender.check.commands import (
 )
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image
-from recommender.check.manifest_values import _NVIDIA, _gpu_count, _l, _m, _words, k8s_env, k8s_substitute
+from recommender.check.manifest_values import (
+    NVIDIA_GPU,
+    as_list,
+    as_mapping,
+    gpu_count,
+    k8s_env,
+    k8s_substitute,
+    words_of,
+)
 from recommender.errors import InputError
 
 
@@ -27,13 +35,13 @@ def _node_labels(pod_spec: Mapping[str, Any]) -> dict[str, str]:
         if isinstance(pod_spec.get("nodeSelector"), dict)
         else {}
     )
-    affinity = _m(pod_spec.get("affinity"))
-    node = _m(affinity.get("nodeAffinity"))
+    affinity = as_mapping(pod_spec.get("affinity"))
+    node = as_mapping(affinity.get("nodeAffinity"))
     required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
     terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
     for term in terms if isinstance(terms, list) else []:
-        for expr in _l(_m(term).get("matchExpressions")):
-            if isinstance(expr, dict) and expr.get("operator") == "In" and len(_l(expr.get("values"))) == 1:
+        for expr in as_list(as_mapping(term).get("matchExpressions")):
+            if isinstance(expr, dict) and expr.get("operator") == "In" and len(as_list(expr.get("values"))) == 1:
                 labels.setdefault(str(expr.get("key")), str(expr["values"][0]))
     return labels
 
@@ -43,14 +51,17 @@ def _has_shm(pod_spec: Mapping[str, Any], container: Mapping[str, Any]) -> bool:
         return True
     memory_volumes = {
         str(v.get("name"))
-        for v in _l(pod_spec.get("volumes"))
+        for v in as_list(pod_spec.get("volumes"))
         if isinstance(v, dict)
         and v.get("name") is not None
-        and (_m(v.get("emptyDir")).get("medium") == "Memory" or _m(v.get("hostPath")).get("path") == "/dev/shm")
+        and (
+            as_mapping(v.get("emptyDir")).get("medium") == "Memory"
+            or as_mapping(v.get("hostPath")).get("path") == "/dev/shm"
+        )
     }
     return any(
         isinstance(m, dict) and m.get("mountPath") == "/dev/shm" and str(m.get("name")) in memory_volumes
-        for m in _l(container.get("volumeMounts"))
+        for m in as_list(container.get("volumeMounts"))
     )
 
 
@@ -66,7 +77,7 @@ def _pods(doc: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any], Mapp
             for key, value in node.items():  # one container under its own key: OME's runner, Dynamo's mainContainer
                 if key in _SINGLE_CONTAINER and _is_container(value):
                     yield "/".join((*path, str(key))), {**node, "containers": [value]}, meta
-            inner_meta = _m(node.get("metadata")) or meta
+            inner_meta = as_mapping(node.get("metadata")) or meta
             for key, value in node.items():
                 if key not in ("metadata", "status"):
                     yield from walk(value, (*path, str(key)), inner_meta)
@@ -86,9 +97,9 @@ def _is_container(node: Any) -> bool:
 
 def _pod_gpus(pod_spec: Mapping[str, Any]) -> int:
     total = 0
-    for c in _l(pod_spec.get("containers")):
+    for c in as_list(pod_spec.get("containers")):
         try:
-            count, _ = _gpu_count(c.get("resources") if isinstance(c, dict) else None)
+            count, _ = gpu_count(c.get("resources") if isinstance(c, dict) else None)
         except InputError:
             count = None
         total += count or 0
@@ -99,7 +110,7 @@ def _group_gpus(doc: Mapping[str, Any], role: str) -> tuple[int | None, bool, in
     """(GPUs of the engine's whole group, a pool?, pods per replica) for multi-pod kinds, from the leader's role."""
     pods = list(_pods(doc))
     if "leaderTemplate" in role or "workerTemplate" in role:  # LeaderWorkerSet: leader + (size - 1) workers
-        lwt = _m(_m(doc.get("spec")).get("leaderWorkerTemplate"))
+        lwt = as_mapping(as_mapping(doc.get("spec")).get("leaderWorkerTemplate"))
         size = int(str(lwt.get("size") or 1)) if str(lwt.get("size") or 1).isdigit() else 1
         leader = next((p for r, p, _ in pods if "leaderTemplate" in r), None)
         worker = next((p for r, p, _ in pods if "workerTemplate" in r), None)
@@ -130,7 +141,7 @@ def _dig(node: Any, path: list[str]) -> Any:
 
 
 def resource_name(doc: Mapping[str, Any], index: int) -> str:
-    meta = _m(doc.get("metadata"))
+    meta = as_mapping(doc.get("metadata"))
     name = meta.get("name") or f"#{index}"
     return f"{doc.get('kind')}/{meta.get('namespace', 'default')}/{name}"
 
@@ -143,7 +154,7 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
         if kind == "Model" and str(doc.get("apiVersion", "")).startswith("kubeai.org/"):
             out += read_kubeai(doc, source, index)
             continue
-        if kind in ("RayService",) and isinstance(_m(doc.get("spec")).get("serveConfigV2"), str):
+        if kind in ("RayService",) and isinstance(as_mapping(doc.get("spec")).get("serveConfigV2"), str):
             out += read_ray_serve_llm(doc, source, index)
         if kind == "InferenceService" and str(doc.get("apiVersion", "")).startswith("inference.llmkube.dev/"):
             out += read_llmkube(doc, docs, source, index)
@@ -164,7 +175,7 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
 def _read_pods(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     out = []
     for role, pod_spec, pod_meta in _pods(doc):
-        for container in _l(pod_spec.get("containers")):
+        for container in as_list(pod_spec.get("containers")):
             if isinstance(container, dict):
                 found = _container_found(doc, role, pod_spec, pod_meta, container, source, index)
                 out += found
@@ -180,7 +191,7 @@ def _container_found(
     source: str,
     index: int,
 ) -> list[Found]:
-    command, args = _words(container.get("command")), _words(container.get("args"))
+    command, args = words_of(container.get("command")), words_of(container.get("args"))
     if command is None or args is None:
         raise InputError(f"{source} ({resource_name(doc, index)}): container command and args must be lists of strings")
     env, _ = k8s_env(container)  # names set from secrets or fields stay unresolved
@@ -196,12 +207,12 @@ def _container_found(
     hits = find_in_words(words, env, tuple(missing), entrypoint, vllm_entrypoint=_runs_vllm_args(doc, container, words))
     if not hits:
         return []
-    gpus, other = _gpu_count(container.get("resources"))
+    gpus, other = gpu_count(container.get("resources"))
     total, pool, size = _group_gpus(doc, role)
-    meta = _m(doc.get("metadata"))
+    meta = as_mapping(doc.get("metadata"))
     annotations = {
-        **{str(k): str(v) for k, v in _m(meta.get("annotations")).items()},
-        **{str(k): str(v) for k, v in _m(_m(pod_meta).get("annotations")).items()},
+        **{str(k): str(v) for k, v in as_mapping(meta.get("annotations")).items()},
+        **{str(k): str(v) for k, v in as_mapping(as_mapping(pod_meta).get("annotations")).items()},
     }
     return [
         Found(
@@ -235,7 +246,7 @@ def _runs_vllm_args(doc: Mapping[str, Any], container: Mapping[str, Any], args: 
     image = str(container.get("image", ""))
     if is_vllm_image(image):
         return True
-    names = f"{_m(doc.get('metadata')).get('name', '')} {container.get('name', '')}".lower()
+    names = f"{as_mapping(doc.get('metadata')).get('name', '')} {container.get('name', '')}".lower()
     return "vllm" in names and any(a == "--model" or a.startswith("--model=") for a in args)
 
 
@@ -244,19 +255,19 @@ def read_dynamo(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     `python3 -m dynamo.vllm` with vLLM's engine flags); `resources.limits.gpu` per pod and `multinode.nodeCount`
     pods per engine."""
     out: list[Found] = []
-    for name, service in _m(_m(doc.get("spec")).get("services")).items():
-        pod = _m(_m(service).get("extraPodSpec"))
-        main = _m(pod.get("mainContainer"))
+    for name, service in as_mapping(as_mapping(doc.get("spec")).get("services")).items():
+        pod = as_mapping(as_mapping(service).get("extraPodSpec"))
+        main = as_mapping(pod.get("mainContainer"))
         if not _is_container(main):
             continue
-        res = _m(_m(service).get("resources"))
-        count = _m(res.get("limits")).get("gpu", _m(res.get("requests")).get("gpu"))
+        res = as_mapping(as_mapping(service).get("resources"))
+        count = as_mapping(res.get("limits")).get("gpu", as_mapping(res.get("requests")).get("gpu"))
         gpus = int(str(count)) if str(count).isdigit() else None
-        nodes = _m(_m(service).get("multinode")).get("nodeCount", 1)
+        nodes = as_mapping(as_mapping(service).get("multinode")).get("nodeCount", 1)
         nodes = int(str(nodes)) if str(nodes).isdigit() else 1
         container = {**main, "name": main.get("name") or str(name)}
         if gpus is not None:
-            container["resources"] = {"limits": {_NVIDIA: gpus}}
+            container["resources"] = {"limits": {NVIDIA_GPU: gpus}}
         found = _container_found(
             doc, f"services/{name}", {**pod, "containers": [container]}, {}, container, source, index
         )
@@ -284,7 +295,7 @@ def _llmkube_flags(cfg: Mapping[str, Any], gpus: int) -> list[str]:
     out += ["--enable-chunked-prefill"] if cfg.get("enableChunkedPrefill") is True else []
     for key, flag in (("maxNumBatchedTokens", "--max-num-batched-tokens"), ("attentionBackend", "--attention-backend")):
         out += [flag, str(cfg[key])] if cfg.get(key) not in (None, "") else []
-    spec = _m(cfg.get("speculative"))
+    spec = as_mapping(cfg.get("speculative"))
     if spec.get("enabled") is True and spec.get("model"):
         out += ["--speculative-model", str(spec["model"])]
         n = spec.get("numSpeculativeTokens")
@@ -300,21 +311,23 @@ def read_llmkube(doc: dict[str, Any], docs: list[dict[str, Any]], source: str, i
     `hardware.gpu`), `vllmConfig` as LLMKube's controller turns it into flags (_llmkube_flags; with more than one GPU
     and no tensorParallelSize it adds --tensor-parallel-size GPUS), `parallelSlots` (--max-num-seqs unless
     extraArgs has it), `extraArgs` last, `env`."""
-    spec = _m(doc.get("spec"))
+    spec = as_mapping(doc.get("spec"))
     if str(spec.get("runtime", "")).lower() != "vllm":
         return []
     ref = str(spec.get("modelRef", ""))
-    model_doc = next((d for d in docs if d.get("kind") == "Model" and _m(d.get("metadata")).get("name") == ref), {})
-    model_spec = _m(model_doc.get("spec"))
+    model_doc = next(
+        (d for d in docs if d.get("kind") == "Model" and as_mapping(d.get("metadata")).get("name") == ref), {}
+    )
+    model_spec = as_mapping(model_doc.get("spec"))
     model = re.sub(r"^(hf|pvc|s3|gs)://", "", str(model_spec.get("source", ""))).split("@", 1)[0] or f"<{ref}>"
-    gpu = _m(_m(model_spec.get("hardware")).get("gpu"))
+    gpu = as_mapping(as_mapping(model_spec.get("hardware")).get("gpu"))
     count = gpu.get("count") if isinstance(gpu.get("count"), int) and gpu["count"] > 0 else None
-    isvc_gpus = _m(spec.get("resources")).get("gpu")
+    isvc_gpus = as_mapping(spec.get("resources")).get("gpu")
     gpus = count if count is not None else isvc_gpus if isinstance(isvc_gpus, int) and isvc_gpus > 0 else 0
-    cfg = _m(spec.get("vllmConfig"))
+    cfg = as_mapping(spec.get("vllmConfig"))
     argv = ["vllm", "serve", model, *_llmkube_flags(cfg, gpus)]
     argv += ["--tensor-parallel-size", str(gpus)] if gpus > 1 and "tensorParallelSize" not in cfg else []
-    args = _words(spec.get("extraArgs"))
+    args = words_of(spec.get("extraArgs"))
     if args is None:
         raise InputError(f"{source} ({resource_name(doc, index)}): spec.extraArgs must be a list of strings")
     slots = spec.get("parallelSlots")
@@ -345,12 +358,12 @@ def read_llmkube(doc: dict[str, Any], docs: list[dict[str, Any]], source: str, i
 
 def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     """KubeAI Model: engine VLLM, `url: hf://org/name`, `args`, `resourceProfile: nvidia-gpu-l4:2`."""
-    spec = _m(doc.get("spec"))
+    spec = as_mapping(doc.get("spec"))
     if str(spec.get("engine", "")).lower() != "vllm":
         return []
     url = str(spec.get("url", ""))
     model = re.sub(r"^(hf|pvc|s3|gs|oss)://", "", url)
-    args = _words(spec.get("args"))
+    args = words_of(spec.get("args"))
     if args is None:
         raise InputError(f"{source} ({resource_name(doc, index)}): spec.args must be a list of strings")
     profile, _, count = str(spec.get("resourceProfile", "")).partition(":")
@@ -379,18 +392,18 @@ def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
 def read_inference_service(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     """KServe InferenceService: the Hugging Face runtime serves `storageUri: hf://...` with vLLM unless
     `--backend=huggingface`; a predictor with its own containers is read like a pod."""
-    predictor = _m(_m(doc.get("spec")).get("predictor"))
+    predictor = as_mapping(as_mapping(doc.get("spec")).get("predictor"))
     model = predictor.get("model") if isinstance(predictor.get("model"), dict) else None
     if model is None:
         return _read_pods(doc, source, index)
-    fmt = str(_m(model.get("modelFormat")).get("name", "")).lower()
-    args = _words(model.get("args")) or []
+    fmt = str(as_mapping(model.get("modelFormat")).get("name", "")).lower()
+    args = words_of(model.get("args")) or []
     if fmt not in ("huggingface", "vllm") or any(a in ("--backend=huggingface", "--backend=hf") for a in args):
         return []
     uri = str(model.get("storageUri", ""))
     ref = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
     kept = [a for a in args if not a.startswith(("--model_name", "--model_dir", "--backend", "--model-name"))]
-    gpus, _ = _gpu_count(model.get("resources"))
+    gpus, _ = gpu_count(model.get("resources"))
     return [
         Found(
             source,
@@ -405,16 +418,16 @@ def read_inference_service(doc: dict[str, Any], source: str, index: int) -> list
 def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     """KServe LLMInferenceService: `spec.model.uri`, `spec.parallelism`, VLLM_ADDITIONAL_ARGS in the main
     container (KServe's templates run `vllm serve /mnt/models ... $VLLM_ADDITIONAL_ARGS`)."""
-    spec = _m(doc.get("spec"))
-    uri = str(_m(spec.get("model")).get("uri", ""))
+    spec = as_mapping(doc.get("spec"))
+    uri = str(as_mapping(spec.get("model")).get("uri", ""))
     model = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
-    template = _m(spec.get("template"))
-    main = next((c for c in _l(template.get("containers")) if isinstance(c, dict) and c.get("name") == "main"), {})
+    template = as_mapping(spec.get("template"))
+    main = next((c for c in as_list(template.get("containers")) if isinstance(c, dict) and c.get("name") == "main"), {})
     if _is_container(main):  # a command of its own: KServe runs it, with the model's files at /mnt/models
         found = _container_found(doc, "template", template, {}, main, source, index)
         mounted = {"/mnt/models", "/mnt/models/"}
         return [replace(f, argv=tuple(model if w in mounted else w for w in f.argv)) for f in found]
-    par = _m(spec.get("parallelism"))
+    par = as_mapping(spec.get("parallelism"))
     argv = ["vllm", "serve", model]
     for key, flag in (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size")):
         if par.get(key):
@@ -427,7 +440,7 @@ def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> 
         argv.append("--enable-expert-parallel")
     env, _ = k8s_env(main)
     argv += env.get("VLLM_ADDITIONAL_ARGS", "").split()
-    gpus, _ = _gpu_count(main.get("resources"))
+    gpus, _ = gpu_count(main.get("resources"))
     return [Found(source, resource_name(doc, index), tuple(argv), gpus_per_pod=gpus, container="main", env=env)]
 
 
@@ -443,13 +456,13 @@ def unread_ray_apps(docs: list[dict[str, Any]]) -> list[str]:
     one of ray.serve.llm's (Python code of the deployment's own, which check does not read)."""
     out = []
     for index, doc in enumerate(docs, 1):
-        serve = _m(doc.get("spec")).get("serveConfigV2") if doc.get("kind") == "RayService" else None
+        serve = as_mapping(doc.get("spec")).get("serveConfigV2") if doc.get("kind") == "RayService" else None
         try:
-            apps = _l(_m(yaml_safe_load(serve)).get("applications")) if isinstance(serve, str) else []
+            apps = as_list(as_mapping(yaml_safe_load(serve)).get("applications")) if isinstance(serve, str) else []
         except InputError:
             continue
         for app in apps:
-            path = str(_m(app).get("import_path", ""))
+            path = str(as_mapping(app).get("import_path", ""))
             if path and not path.startswith("ray.serve.llm"):
                 out.append(f"{resource_name(doc, index)} runs the Ray Serve application {path}")
     return out
@@ -474,15 +487,15 @@ def read_ray_serve_llm(doc: dict[str, Any], source: str, index: int) -> list[Fou
     except yaml.YAMLError as exc:
         raise InputError(f"{source} ({resource_name(doc, index)}): serveConfigV2 is not YAML") from exc
     out = []
-    total, pool, _ = _group_gpus({"spec": _m(spec.get("rayClusterConfig"))}, "headGroupSpec")
-    for app in _l(_m(serve).get("applications")):
-        configs = _l(_m(_m(app).get("args")).get("llm_configs"))
+    total, pool, _ = _group_gpus({"spec": as_mapping(spec.get("rayClusterConfig"))}, "headGroupSpec")
+    for app in as_list(as_mapping(serve).get("applications")):
+        configs = as_list(as_mapping(as_mapping(app).get("args")).get("llm_configs"))
         for cfg in configs if isinstance(configs, list) else []:
             if not isinstance(cfg, dict):
                 continue
             loading = cfg.get("model_loading_config") or {}
             argv = ["vllm", "serve", str(loading.get("model_source") or loading.get("model_id") or "")]
-            for key, value in _m(cfg.get("engine_kwargs")).items():
+            for key, value in as_mapping(cfg.get("engine_kwargs")).items():
                 if str(key) not in _RAY_ENGINE_KWARGS:
                     continue  # passed to EngineArgs as keywords, not parsed as flags: only these matter here
                 flag = "--" + str(key).replace("_", "-")

@@ -11,28 +11,28 @@ from typing import Any
 
 from recommender.errors import InputError
 
-_NVIDIA = "nvidia.com/gpu"
+NVIDIA_GPU = "nvidia.com/gpu"
 # accelerators vLLM's CUDA memory model here does not describe: the server is found but not judged
 _OTHER_ACCELERATORS = ("google.com/tpu", "habana.ai/gaudi", "amd.com/gpu", "aws.amazon.com/neuron")
 
 
-def _m(value: Any) -> dict[str, Any]:
+def as_mapping(value: Any) -> dict[str, Any]:
     """A mapping from a YAML value that should be one (anything else reads as empty)."""
     return value if isinstance(value, dict) else {}
 
 
-def _l(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _split_or_raw(text: str) -> list[str]:
+def split_words(text: str) -> list[str]:
     try:
         return shlex.split(text)
     except ValueError:
         return text.split()
 
 
-def _words(value: Any) -> list[str] | None:
+def words_of(value: Any) -> list[str] | None:
     if value is None:
         return []
     if isinstance(value, list):
@@ -40,20 +40,20 @@ def _words(value: Any) -> list[str] | None:
     return None
 
 
-def _gpu_count(resources: Any) -> tuple[int | None, str | None]:
+def gpu_count(resources: Any) -> tuple[int | None, str | None]:
     """(nvidia.com/gpu limit or request, another accelerator resource named)."""
-    res = _m(resources)
+    res = as_mapping(resources)
     other = None
     for part in ("limits", "requests"):
-        section = _m(res.get(part))
+        section = as_mapping(res.get(part))
         for key in section:
             if any(str(key).startswith(a) for a in _OTHER_ACCELERATORS):
                 other = str(key)
-        value = section.get(_NVIDIA)
+        value = section.get(NVIDIA_GPU)
         if value is not None:
             text = str(value).strip()
             if not text.isdigit():
-                raise InputError(f"{_NVIDIA}: {text!r} is not a whole number of GPUs")
+                raise InputError(f"{NVIDIA_GPU}: {text!r} is not a whole number of GPUs")
             return int(text), other
     return None, other
 
@@ -63,7 +63,7 @@ def k8s_env(container: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
     somewhere this file does not show (valueFrom)."""
     env: dict[str, str] = {}
     external: list[str] = []
-    for item in _l(container.get("env")):
+    for item in as_list(container.get("env")):
         if not isinstance(item, dict) or "name" not in item:
             continue
         name = str(item["name"])

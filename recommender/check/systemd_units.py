@@ -13,7 +13,7 @@ from recommender.check.commands import (
 )
 from recommender.check.found import Found
 from recommender.check.images import env_platform, visible_devices
-from recommender.check.manifest_values import _split_or_raw
+from recommender.check.manifest_values import split_words
 
 
 def read_systemd(text: str, source: str) -> list[Found]:
@@ -22,7 +22,7 @@ def read_systemd(text: str, source: str) -> list[Found]:
     env: dict[str, str] = {}
     unresolved: list[str] = []
     for m in re.finditer(r"^Environment=(.*)$", joined, re.M):
-        for item in _split_or_raw(m.group(1)):
+        for item in split_words(m.group(1)):
             k, eq, v = item.partition("=")
             if eq:
                 env[k] = v
@@ -34,7 +34,7 @@ def read_systemd(text: str, source: str) -> list[Found]:
         value = m.group(1).lstrip("-@:+!").replace("%%", "%")
         words: list[str] = []
         missing: list[str] = []
-        for word in _split_or_raw(value.replace("$$", "\x00")):
+        for word in split_words(value.replace("$$", "\x00")):
             words += _systemd_expand(word, env, missing)
         words = [w.replace("\x00", "$") for w in words]
         out += [
