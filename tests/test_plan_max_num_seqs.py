@@ -66,3 +66,24 @@ def test_check_fails_a_plan_whose_max_num_seqs_is_below_the_promise(tmp_path: Pa
     # The plan document itself (as written with -o) passes the same check.
     invoke([*MEMORY, "--emit", "command", "-o", str(tmp_path / "plan")])
     invoke(["check", str(tmp_path / "plan" / "plan.yaml"), "--concurrency", "300", "--context", "8000"])
+
+
+def test_latency_plan_splits_users_an_engine_cannot_seat() -> None:
+    # A million users: no engine starts with --max-num-seqs 125,000 (the activation peak of that batch), so the
+    # plan is refused rather than one that queues all but 256 of each engine's users.
+    args = [*LATENCY[:-1], "1000000", "--input-len", "1000", "--output-len", "100"]
+    err = invoke(args, exit_code=3).stderr
+    assert "125,000 users per engine > --max-num-seqs 256 (the most it starts with)" in err
+
+
+def test_large_numbers_have_thousands_separators() -> None:
+    big = ["recommend", "--model", QWEN_7B, "--gpu", "rtx4090", "--concurrency", "1000000000"]
+    err = invoke(big, exit_code=3).stderr
+    assert "no configuration serves 1,000,000,000 concurrent requests on" in err
+    assert "holds 1,400 requests of 4,096 tokens on 8 GPUs, below 1,000,000,000;" in err
+    assert "at that rate 1,000,000,000 requests need about 2,856,474 GPUs" in err
+    err = invoke([*big, "--context", "8k"], exit_code=3).stderr
+    assert "1,000,000,000 concurrent requests of 8,000-token context" in err
+    err = invoke([*big, "--input-len", "1000", "--output-len", "100", "--ttft-ms", "100"], exit_code=3).stderr
+    assert "serves 1,000,000,000 users, 1,000 in / 100 out" in err and "125,000,000 users per engine" in err
+    assert "1000000" not in err

@@ -133,11 +133,13 @@ def _size_for_concurrency(ctx: _Context) -> tuple[int, int] | Evaluation:
     if best_len < floor:
         held = ctx.probe.concurrency_for(floor) * ctx.max_replicas
         shorter = (
-            f" ({need} requests fit only up to {best_len:,} tokens; --min-context lowers the floor)" if best_len else ""
+            f" ({need:,} requests fit only up to {best_len:,} tokens; --min-context lowers the floor)"
+            if best_len
+            else ""
         )
         return ctx.reject(
-            f"{ctx.probe.stage.available_kv / GiB:.1f} GiB KV per GPU holds {held:.0f} requests of {floor:,} tokens "
-            f"on {_gpus(ctx.max_replicas * ctx.gpus_per_replica)}, below {need}{shorter}",
+            f"{ctx.probe.stage.available_kv / GiB:.1f} GiB KV per GPU holds {held:,.0f} requests of {floor:,} tokens "
+            f"on {_gpus(ctx.max_replicas * ctx.gpus_per_replica)}, below {need:,}{shorter}",
             held,
         )
     return (best_len if best_len == limit else _round_len(best_len)), replicas
@@ -157,7 +159,7 @@ def _size_for_context(ctx: _Context, length: int) -> tuple[int, int] | Evaluatio
         engines = f"{n} engines on {ctx.hw.total_gpus} GPUs hold" if n > 1 else "that is"
         return ctx.reject(
             f"weights {st.weights / GiB:.1f} GiB + overheads leave {kv:.1f} GiB KV per GPU "
-            f"= {math.floor(per)} requests at {length:,} per engine; {engines} {math.floor(per) * n}, below {need}",
+            f"= {math.floor(per):,} requests at {length:,} per engine; {engines} {math.floor(per) * n:,}, below {need:,}",
             per * n,
         )
     return length, replicas

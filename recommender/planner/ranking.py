@@ -66,6 +66,8 @@ def nearest(results: Sequence[Verdict], target: Target, hw: Hardware, version: V
     need = target.concurrency or 1
     per_gpu = best.concurrency / max(1, best.candidate.tp * best.candidate.pp * max(1, best.replicas or 1))
     more = (
-        f"; at that rate {need} requests need about {int(-(-need // max(per_gpu, 1e-9)))} GPUs" if per_gpu > 0 else ""
+        f"; at that rate {need:,} requests need about {int(-(-need // max(per_gpu, 1e-9))):,} GPUs"
+        if per_gpu > 0
+        else ""
     )
     return f"no configuration serves {what} on {gpus}; nearest: {best.reason}{more}"

@@ -41,23 +41,26 @@ BATCHED_TOKENS = (2048, 8192, 16384)  # --max-num-batched-tokens tried besides v
 REFINE = 5  # options the replay checks per GPU budget
 # The closed form gives means; a percentile target is screened against the mean times these (then replayed).
 _SCREEN = {"p50": 1.1, "p90": 1.3, "p99": 1.6}
+SEATS = "seats"  # the miss of an engine that cannot start with max_num_seqs >= its users (vLLM would queue them)
 
 
 @dataclass(frozen=True, slots=True)
 class Miss:
     """One target an option does not meet, and by how much."""
 
-    metric: str  # ttft | tpot | itl
+    metric: str  # ttft | tpot | itl, or SEATS: users per engine (predicted) above the max_num_seqs it starts with
     percentile: str
     predicted_ms: float
     target_ms: float
 
     def describe(self) -> str:
         """'TPOT p90 61 ms > 50 ms (+22%)'."""
+        if self.metric == SEATS:
+            return f"{self.predicted_ms:,.0f} users per engine > --max-num-seqs {self.target_ms:,.0f} (the most it starts with)"
         over = self.predicted_ms / self.target_ms - 1
         return (
             f"{self.metric.upper()} {self.percentile} {self.predicted_ms:,.0f} ms > {self.target_ms:,.0f} ms "
-            f"({over:+.0%})"
+            f"({over:+,.0%})"
         )
 
 
@@ -128,7 +131,7 @@ class ServiceTarget:
     def describe(self) -> str:
         """'64 users, 2,000 in / 500 out, TTFT p90 <= 2,000 ms, TPOT p90 <= 50 ms'."""
         load = (
-            f"{self.concurrency} users"
+            f"{self.concurrency:,} users"
             if self.concurrency is not None
             else f"{self.request_rate:g} req/s"
             if self.request_rate is not None
@@ -271,7 +274,12 @@ class _Judge:
         e, costs = self.seated(e, costs, load, replicas)
         run = estimate if screen else predict_engine
         r = run(costs, load, replicas=replicas)
-        return ServiceOption(e, replicas, load, r, self.target.misses(r, screen=screen), r.method)
+        misses = self.target.misses(r, screen=screen)
+        x = e.explanation
+        per_engine = math.ceil(load.max_concurrency / (replicas * x.dp)) if load.max_concurrency else 0
+        if per_engine > x.max_num_seqs:
+            misses = (Miss(SEATS, "", per_engine, x.max_num_seqs), *misses)
+        return ServiceOption(e, replicas, load, r, misses, r.method)
 
     def seated(self, e: Evaluation, costs: EngineCosts, load: Load, replicas: int) -> tuple[Evaluation, EngineCosts]:
         """A closed loop of N users on R replicas needs --max-num-seqs of at least ceil(N / R) per engine, or vLLM

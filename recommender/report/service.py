@@ -39,7 +39,7 @@ def option_curve(sp: ServicePlan, o: ServiceOption, params: PerfParams) -> Curve
 def curve_charts(sp: ServicePlan, curves: list[tuple[ServiceOption, Curve]]) -> tuple[Chart, ...]:
     """Throughput per GPU, and each latency the targets name (TTFT and TPOT always) at the target percentile."""
     pct = sp.target.percentile
-    mark = (float(sp.target.concurrency), f"target: {sp.target.concurrency} users") if sp.target.concurrency else None
+    mark = (float(sp.target.concurrency), f"target: {sp.target.concurrency:,} users") if sp.target.concurrency else None
     knees = {id(o): knee(tuple((x, r.output_throughput / o.gpus) for x, r in c)) for o, c in curves}
 
     def value(metric: str, o: ServiceOption, r: PerfResult) -> float:
