@@ -35,17 +35,25 @@ def ranking_key(objective: Objective, target: Target) -> Callable[[Evaluation], 
     return key
 
 
-def _weights_too_big(evaluated: Sequence[Evaluation], what: str, gpus: str) -> str:
+def weights_too_big(evaluated: Sequence[Evaluation], what: str, hw: Hardware) -> str:
+    """No option's weights fit: cite the closest (the fewest weights per GPU), how many GPUs the weights alone
+    need, and the --nodes that gives them (vLLM spreads the layers over nodes with pipeline parallelism)."""
     smallest = min(evaluated, key=lambda e: e.explanation.stage.weights)
     x = smallest.explanation
     st = x.stage
     usable = x.requested_bytes - st.activation_peak - st.non_torch - st.cudagraph
     shards = st.weights * smallest.candidate.tp * smallest.candidate.pp
     at_least = -(-shards // max(usable, 1))
+    nodes = -(-at_least // hw.gpus_per_node)
+    more = (
+        f"; try --gpus-per-node {hw.gpus_per_node} --nodes {nodes} (pipeline parallelism across nodes)"
+        if nodes > hw.nodes
+        else ""
+    )
     return (
-        f"no configuration serves {what} on {gpus}: even the smallest option ({smallest.candidate.describe()})"
-        f" needs {st.weights / GiB:.1f} GiB of weights per GPU, more than the "
-        f"{x.requested_bytes / GiB:.1f} GiB budget; the weights alone need at least {at_least} such GPUs"
+        f"no configuration serves {what} on {hw.total_gpus} x {hw.gpu.name}: even the closest option "
+        f"({smallest.candidate.describe()}) needs {st.weights / GiB:.1f} GiB of weights per GPU, more than the "
+        f"{x.requested_bytes / GiB:.1f} GiB budget; the weights alone need at least {at_least:,} such GPUs{more}"
     )
 
 
@@ -61,7 +69,7 @@ def nearest(results: Sequence[Verdict], target: Target, hw: Hardware, version: V
         evaluated = [e for e in results if isinstance(e, Evaluation)]
         if not evaluated:
             return f"no configuration serves {what} on {gpus}"
-        return _weights_too_big(evaluated, what, gpus)
+        return weights_too_big(evaluated, what, hw)
     best = max(loaded, key=lambda e: e.concurrency)
     need = target.concurrency or 1
     per_gpu = best.concurrency / max(1, best.candidate.tp * best.candidate.pp * max(1, best.replicas or 1))

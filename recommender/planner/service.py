@@ -17,9 +17,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from recommender.errors import InfeasibleError, InputError
-from recommender.hardware import Gpu
 from recommender.memory.budget import explain, gpu_refusal
 from recommender.memory.engine import VllmVersion
+from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
 from recommender.perf.closed_form import estimate
 from recommender.perf.costs import EngineCosts
@@ -28,8 +28,9 @@ from recommender.perf.metrics import PerfResult, Stats
 from recommender.perf.params import PerfParams
 from recommender.perf.predict import costs_for, predict_engine
 from recommender.planner.evaluation import evaluate_candidate
+from recommender.planner.ranking import weights_too_big
 from recommender.planner.space import candidates, kv_dtypes, weight_options
-from recommender.planner.types import Evaluation, Hardware, SearchPolicy, Target
+from recommender.planner.types import Evaluation, Hardware, SearchPolicy, Target, Verdict
 
 Percentile = Literal["p50", "p90", "p99"]
 PERCENTILES: tuple[Percentile, ...] = ("p50", "p90", "p99")
@@ -207,7 +208,7 @@ def _engines(
     target: ServiceTarget,
     version: VllmVersion,
     policy: SearchPolicy,
-) -> tuple[list[Evaluation], list[str]]:
+) -> tuple[list[Evaluation], list[Verdict]]:
     """One engine per memory-feasible candidate (its own GPUs only), plus DP + EP engines for MoE models."""
     options = weight_options(
         model, variants, hw.gpu, allow_quantization=policy.allow_quantization, only=policy.only_quantization
@@ -217,7 +218,7 @@ def _engines(
     space = candidates(options, model, hw, kv_dtypes(hw.gpu, allow_fp8=policy.allow_fp8_kv))
     memory_target = Target(concurrency=None, context=target.input_len + target.output_len)
     engines: list[Evaluation] = []
-    rejected: list[str] = []
+    rejected: list[Verdict] = []
     for c in space:
         own = Hardware(hw.gpu, gpus_per_node=c.tp, nodes=c.pp, free_bytes=hw.free_bytes)
         v = evaluate_candidate(c, memory_target, own, version)
@@ -225,7 +226,7 @@ def _engines(
             engines.append(v)
             engines += _dp_ep(v, hw, version)
         else:
-            rejected.append(v.reason)
+            rejected.append(v)
     return engines, rejected
 
 
@@ -414,6 +415,12 @@ def plan_service(
     """The best configuration for the target within `hw` (or, not `fixed_gpus`, within the fewest GPUs of one
     node that meet it); InfeasibleError naming the nearest miss otherwise."""
     target.validate()
+    length = target.input_len + target.output_len
+    if length > model.max_model_len:
+        raise InfeasibleError(
+            f"--input-len {target.input_len:,} + --output-len {target.output_len:,} = {length:,} tokens exceed "
+            f"{model.name}'s limit of {model.max_model_len:,} tokens ({model.max_len_key})"
+        )
     if gpu_hour_cost is not None and not gpu_hour_cost > 0:
         raise InputError(f"--gpu-hour-cost must be positive, got {gpu_hour_cost}")
     largest = hw if fixed_gpus else Hardware(hw.gpu, gpus_per_node=GPU_BUDGETS[-1], free_bytes=hw.free_bytes)
@@ -445,26 +452,36 @@ def plan_service(
                 gpu_hour_cost,
                 feasible[0],
                 tuple(feasible[1:]),
-                tuple(rejected + misses + screen_misses),
+                tuple([v.reason for v in rejected] + misses + screen_misses),
                 len(fitting),
             )
-    raise InfeasibleError(_nearest_message(target, hw.gpu, version, budgets[-1] if budgets else 0, nearest, rejected))
+    searched = Hardware(hw.gpu, gpus_per_node=budgets[-1] if budgets else 0, nodes=1) if not fixed_gpus else hw
+    raise InfeasibleError(_nearest_message(target, searched, version, nearest, rejected))
 
 
 def _nearest_message(
     target: ServiceTarget,
-    gpu: Gpu,
+    hw: Hardware,
     version: VllmVersion,
-    gpus: int,
     nearest: ServiceOption | None,
-    rejected: list[str],
+    rejected: list[Verdict],
 ) -> str:
-    where = f"{gpus} x {gpu.name}"
-    refusal = gpu_refusal(gpu, version)
+    where = f"{hw.total_gpus} x {hw.gpu.name}"
+    refusal = gpu_refusal(hw.gpu, version)
     if refusal:  # no flag helps: say why rather than name a "nearest" configuration
         return f"no configuration serves {target.describe()} on {where}: {refusal.message}"
-    if nearest is None:
-        why = f"; e.g. {rejected[0]}" if rejected else ""
-        return f"no configuration serves {target.describe()} on {where}: none fits in memory{why}"
-    misses = "; ".join(m.describe() for m in nearest.misses)
-    return f"no configuration serves {target.describe()} on {where}; nearest: {nearest.describe()} misses {misses}"
+    if nearest is not None:
+        misses = "; ".join(m.describe() for m in nearest.misses)
+        return f"no configuration serves {target.describe()} on {where}; nearest: {nearest.describe()} misses {misses}"
+    evaluated = [v for v in rejected if isinstance(v, Evaluation)]
+    if evaluated and all(_weights_do_not_fit(e) for e in evaluated):
+        return weights_too_big(evaluated, target.describe(), hw)
+    # The closest: the most KV cache left per GPU (an option whose weights fit, if any).
+    closest = max(evaluated, key=lambda e: e.explanation.stage.available_kv, default=None)
+    why = f"; closest: {closest.reason}" if closest else f"; e.g. {rejected[0].reason}" if rejected else ""
+    return f"no configuration serves {target.describe()} on {where}: none fits in memory{why}"
+
+
+def _weights_do_not_fit(e: Evaluation) -> bool:
+    x = e.explanation
+    return x.stage.available_kv <= 0 or x.has(IssueKind.WEIGHTS_DO_NOT_FIT)
