@@ -63,6 +63,7 @@ def test_check_fails_a_plan_whose_max_num_seqs_is_below_the_promise(tmp_path: Pa
     short[short.index("--max-num-seqs") + 1] = "256"  # the release default the planner used to print
     out = invoke([*check, *short], exit_code=1).stdout
     assert "--max-num-seqs 256 runs at most 256 requests at once, below the promised 300" in out
+    assert "fix: raise --max-num-seqs to 300 (314.7 requests of 8,000 tokens fit)" in out
     # The plan document itself (as written with -o) passes the same check.
     invoke([*MEMORY, "--emit", "command", "-o", str(tmp_path / "plan")])
     invoke(["check", str(tmp_path / "plan" / "plan.yaml"), "--concurrency", "300", "--context", "8000"])

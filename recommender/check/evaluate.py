@@ -165,11 +165,30 @@ def _free_memory_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str
     )
 
 
+def _seats_fix(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, length: int) -> str | None:
+    """--max-num-seqs below the requests promised per replica: raise it, when the engine starts with that many
+    (and --max-num-batched-tokens, which vLLM wants at least as large) and its KV cache holds them."""
+    seqs = -(-need // e.dp)
+    if e.max_num_seqs >= seqs:
+        return None
+    tokens = max(e.max_num_batched_tokens, seqs)
+    alt = engine.attempt(replace(flags, max_num_seqs=seqs, max_num_batched_tokens=tokens))
+    if not (alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= seqs):
+        return None
+    more = f" and --max-num-batched-tokens to {tokens:,}" if tokens > e.max_num_batched_tokens else ""
+    return (
+        f"raise --max-num-seqs to {seqs:,}{more} ({alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
+    )
+
+
 def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, length: int) -> list[str]:
     """Concrete changes that fix the problem, each with what it would give (alternatives must start, on the
     same free memory)."""
     first = _free_memory_fix(engine, flags, e) or _warmup_fix(engine, flags, e)
     out: list[str] = [first] if first else []
+    seats = _seats_fix(engine, flags, e, need, length)
+    if seats:
+        out.append(seats)
     if e.stage.available_kv > 0:
         shorter = e.longest_len(need, length)
         if not e.fits_one_request(length) and shorter > 0:
