@@ -7,6 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from recommender.catalog import load_gpus, load_model
+from recommender.hardware import resolve_gpu
+from recommender.memory.engine import VllmVersion
+from recommender.planner import Hardware, Target
+from recommender.planner.evaluation import evaluate_candidate
+from recommender.planner.space import candidates, kv_dtypes, weight_options
+from recommender.sources.resolve import resolve_model
+
 from .conftest import invoke
 
 QWEN_7B = "Qwen/Qwen2.5-7B-Instruct"
@@ -88,3 +96,22 @@ def test_large_numbers_have_thousands_separators() -> None:
     err = invoke([*big, "--input-len", "1000", "--output-len", "100", "--ttft-ms", "100"], exit_code=3).stderr
     assert "serves 1,000,000,000 users, 1,000 in / 100 out" in err and "125,000,000 users per engine" in err
     assert "1000000" not in err
+
+
+def test_a_larger_max_num_seqs_that_takes_kv_cache_adds_a_replica() -> None:
+    # 1,000 requests of 2,000 tokens, TP=2 AWQ: sized at the default 256 sequences, 3 replicas; with
+    # --max-num-seqs 334 the larger batch leaves each engine KV for fewer than 334, so 4 replicas (not a rejection).
+    model = resolve_model(QWEN_7B)
+    entry = load_model(QWEN_7B)
+    assert entry is not None
+    variants = [resolve_model(v) for v in entry.variants]
+    hw = Hardware(resolve_gpu("rtx4090", load_gpus()), gpus_per_node=8)
+    options = weight_options(model, variants, hw.gpu, allow_quantization=True, only=None)
+    (c,) = [
+        c
+        for c in candidates(options, model, hw, kv_dtypes(hw.gpu, allow_fp8=True))
+        if c.tp == 2 and c.weights.label.startswith("AWQ") and c.kv_cache_dtype == "auto"
+    ]
+    v = evaluate_candidate(c, Target(concurrency=1000, context=2000), hw, VllmVersion.parse("0.33.0"))
+    assert v.feasible and v.replicas == 4, v.reason
+    assert v.flags.max_num_seqs == 250 and v.concurrency == 1000

@@ -171,9 +171,14 @@ def _final_check(ctx: _Context, length: int, replicas: int) -> Evaluation:
     # With N: every replica must admit its share of the N requests at once, so --max-num-seqs is that share
     # (above the release's default when it must be: vLLM runs no more than max_num_seqs, whatever the KV holds).
     need = ctx.target.concurrency
-    seqs = math.ceil(need / replicas) if need else ctx.flags.max_num_seqs or seqs_default
     flags = replace(ctx.flags, max_model_len=length, data_parallel_size=1)
-    return _judged(ctx.candidate, ctx.target, ctx.hw, ctx.version, _with_seqs(flags, seqs), replicas)
+    while True:
+        seqs = math.ceil(need / replicas) if need else ctx.flags.max_num_seqs or seqs_default
+        e = _judged(ctx.candidate, ctx.target, ctx.hw, ctx.version, _with_seqs(flags, seqs), replicas)
+        # Sized with the release's max_num_seqs; a larger one can take a little of the KV cache: one more replica.
+        if e.feasible or not e.explanation.fits or not need or replicas >= ctx.max_replicas:
+            return e
+        replicas += 1
 
 
 def _with_seqs(flags: EngineFlags, seqs: int) -> EngineFlags:
