@@ -96,6 +96,8 @@ def test_large_numbers_have_thousands_separators() -> None:
     err = invoke([*big, "--input-len", "1000", "--output-len", "100", "--ttft-ms", "100"], exit_code=3).stderr
     assert "serves 1,000,000,000 users, 1,000 in / 100 out" in err and "125,000,000 users per engine" in err
     assert "1000000" not in err
+    out = invoke(["recommend", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100", "--concurrency", "2000"])
+    assert "Plan for 2,000 concurrent requests" in out.stdout and "2,000.0" in out.stdout  # the alternatives' column
 
 
 def test_a_larger_max_num_seqs_that_takes_kv_cache_adds_a_replica() -> None:

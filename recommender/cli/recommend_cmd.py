@@ -78,7 +78,7 @@ def render_plan(result: PlanResult, plan: Plan, *, given_gpus: bool) -> str:
                 a.candidate.weights.label,
                 a.candidate.kv_cache_dtype,
                 f"{a.max_model_len:,}",
-                f"{a.concurrency:.1f}",
+                f"{a.concurrency:,.1f}",
             )
             for a in result.alternatives
         ]

@@ -53,7 +53,7 @@ def options_table(options: tuple[PlanOption, ...]) -> Table:
             Cell(o.weights),
             Cell(o.kv_cache_dtype),
             Cell(f"{o.max_model_len:,}", "num"),
-            Cell(f"{o.max_concurrency:.1f}", "num"),
+            Cell(f"{o.max_concurrency:,.1f}", "num"),
             *(_perf_cells(o) if with_perf else ()),
             Cell(shlex.join(o.command), "code"),
         )
