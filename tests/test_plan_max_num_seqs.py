@@ -83,6 +83,7 @@ def test_latency_plan_splits_users_an_engine_cannot_seat() -> None:
     args = [*LATENCY[:-1], "1000000", "--input-len", "1000", "--output-len", "100"]
     err = invoke(args, exit_code=3).stderr
     assert "125,000 users per engine > --max-num-seqs 256 (the most it starts with)" in err
+    assert "no configuration serves 1,000,000 users, 1,000 in / 100 out" in err
 
 
 def test_large_numbers_have_thousands_separators() -> None:
@@ -93,8 +94,6 @@ def test_large_numbers_have_thousands_separators() -> None:
     assert "at that rate 1,000,000,000 requests need about 2,856,474 GPUs" in err
     err = invoke([*big, "--context", "8k"], exit_code=3).stderr
     assert "1,000,000,000 concurrent requests of 8,000-token context" in err
-    err = invoke([*big, "--input-len", "1000", "--output-len", "100", "--ttft-ms", "100"], exit_code=3).stderr
-    assert "serves 1,000,000,000 users, 1,000 in / 100 out" in err and "125,000,000 users per engine" in err
     assert "1000000" not in err
     out = invoke(["recommend", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100", "--concurrency", "2000"])
     assert "Plan for 2,000 concurrent requests" in out.stdout and "2,000.0" in out.stdout  # the alternatives' column
