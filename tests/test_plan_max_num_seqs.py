@@ -51,6 +51,15 @@ def test_max_num_seqs_the_limit_is_said() -> None:
     assert "300 requests of 8,000 tokens per replica x 1 (--max-num-seqs 300; the KV cache would hold" in out
 
 
+def test_alternatives_show_what_runs_and_what_the_kv_cache_holds() -> None:
+    """The concurrency column is the promise (N for every option that meets it); the KV column tells them apart."""
+    lines = invoke(MEMORY).stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("TP  PP"))
+    assert lines[header].split()[-3:] == ["concurrency", "KV", "holds"]
+    rows = [line.split() for line in lines[header + 2 :] if line[:1].isdigit()]
+    assert rows and all(r[-2] == "300.0" and float(r[-1].replace(",", "")) >= 300 for r in rows), rows
+
+
 def test_max_concurrency_objective_raises_max_num_seqs_to_the_kv_cache() -> None:
     d = _json([*MEMORY, "--objective", "max-concurrency"])
     seqs = _flag(d["command"], "--max-num-seqs")

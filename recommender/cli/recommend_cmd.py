@@ -79,13 +79,14 @@ def render_plan(result: PlanResult, plan: Plan, *, given_gpus: bool) -> str:
                 a.candidate.kv_cache_dtype,
                 f"{a.max_model_len:,}",
                 f"{a.concurrency:,.1f}",
+                f"{a.explanation.max_concurrency * a.replicas:,.1f}",
             )
             for a in result.alternatives
         ]
         lines += [
             "",
-            "Alternatives:",
-            table(["TP", "PP", "replicas", "GPUs", "weights", "KV", "max len", "concurrency"], rows),
+            "Alternatives (concurrency: what the flags run at once; KV holds: requests of max len the KV cache holds):",
+            table(["TP", "PP", "replicas", "GPUs", "weights", "KV", "max len", "concurrency", "KV holds"], rows),
         ]
     if result.rejected:
         lines += ["", f"Rejected ({len(result.rejected)} of {result.searched}):"]
