@@ -32,6 +32,8 @@ def test_a_hub_id_that_cannot_be_fetched_names_close_catalog_ids() -> None:
     r = invoke(["explain", "meta-llama/Llama-3-8B", "--gpu", "h100"], 4)
     assert "cannot fetch meta-llama/Llama-3-8B" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "; closest in the catalog: " in r.stderr and "meta-llama/Meta-Llama-3-8B" in r.stderr, r.stderr
+    # the name written is part of the entry's name: that entry first, not Llama-3.2-1B (closer as a whole id)
+    assert "closest in the catalog: meta-llama/Meta-Llama-3-8B, " in r.stderr, r.stderr
     far = invoke(["explain", "acme/zzzz-qqqq", "--gpu", "h100"], 4).stderr
     assert "closest in the catalog" not in far, far  # a hint only when something is close
 

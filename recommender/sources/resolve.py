@@ -149,5 +149,19 @@ def _close_hint(ref: str) -> str:
     """`; closest in the catalog: ...` naming up to three bundled ids close to `ref` as the catalog spells them
     (difflib's ratio of at least 0.6, case-insensitive), or nothing. Only a hint: nothing is resolved by it."""
     files = model_files()
-    close = difflib.get_close_matches(ref.lower(), list(files), n=3, cutoff=0.6)
+    low = ref.lower()
+    name = low.rsplit("/", 1)[-1]
+    scored = sorted(((_similarity(low, name, key), key) for key in files), key=lambda pair: (-pair[0], pair[1]))
+    close = [key for score, key in scored[:3] if score >= 0.6]
     return f"; closest in the catalog: {', '.join(spelled_id(files[key]) for key in close)}" if close else ""
+
+
+def _similarity(ref: str, name: str, key: str) -> float:
+    """difflib's ratio of the ids or of the repository names, whichever is higher (the organisation often differs),
+    plus one when the name written is part of the entry's name: meta-llama/Llama-3-8B ranks
+    meta-llama/Meta-Llama-3-8B(-Instruct) before Llama-3.2-1B."""
+    entry_name = key.split("/", 1)[-1]
+    ratio = max(
+        difflib.SequenceMatcher(None, ref, key).ratio(), difflib.SequenceMatcher(None, name, entry_name).ratio()
+    )
+    return ratio + (1.0 if len(name) >= 4 and name in entry_name else 0.0)
