@@ -236,6 +236,8 @@ def document(params: PerfParams, ids: list[str]) -> dict[str, object]:
     g = {k.name: round(float(getattr(params, k.name)), 4) for k in KNOBS if "." not in k.name}
     g["pcie_allreduce_latency_us"] = round(params.pcie_allreduce_latency_us, 4)
     g["fp8_moe_efficiency"] = round(params.fp8_moe_efficiency, 4)  # from published runs, not fitted (params.py)
+    g["pcie_link_efficiency"] = round(params.pcie_link_efficiency, 4)  # likewise
+    g["eager_layer_overhead_us"] = round(params.eager_layer_overhead_us, 4)  # likewise
     fams = {
         k: {"bandwidth": round(v.bandwidth, 4), "compute": round(v.compute, 4), "overhead": round(v.overhead, 4)}
         for k, v in params.families.items()

@@ -8,11 +8,10 @@ from benchmarks.perf_points import Point, gpu
 from recommender.errors import PlanError
 from recommender.hardware import Gpu
 from recommender.memory.budget import explain
-from recommender.model.quant import resolve_quant
-from recommender.perf.costs import EngineFacts, engine_costs, engine_facts
+from recommender.perf.costs import EngineFacts, engine_costs
 from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams
-from recommender.perf.predict import async_default, check_context, predict_engine
+from recommender.perf.predict import async_default, check_context, facts_for, predict_engine
 from recommender.sources.resolve import resolve_model
 
 
@@ -46,9 +45,7 @@ def prepare(p: Point) -> Prepared | None:
         if not e.fits:
             return None
         check_context(p.load, e.max_model_len)  # an auto-fitted context may be shorter than the prompts
-        facts = engine_facts(
-            model, g, e, quant=resolve_quant(model, flags.quantization), expert_parallel=flags.enable_expert_parallel
-        )
+        facts = facts_for(model, g, flags, e)
     except PlanError:
         return None
     overlap = async_default(p.version, e.pp) if p.async_scheduling is None else p.async_scheduling

@@ -36,6 +36,8 @@ _GLOBAL_KEYS = (
     "allreduce_latency_us",
     "pcie_allreduce_latency_us",
     "link_efficiency",
+    "pcie_link_efficiency",
+    "eager_layer_overhead_us",
 )
 _EFFICIENCY_KEYS = ("bandwidth", "compute", "overhead")
 

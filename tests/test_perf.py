@@ -39,6 +39,8 @@ PLAIN = PerfParams(
     allreduce_latency_us=0.0,
     pcie_allreduce_latency_us=0.0,
     link_efficiency=1.0,
+    pcie_link_efficiency=1.0,
+    eager_layer_overhead_us=0.0,
 )
 
 
@@ -72,6 +74,35 @@ def test_tp_halves_weights_and_adds_two_all_reduces_per_layer() -> None:
     assert two.allreduce_bytes == 4096 * 2 * 2 * (2 - 1) / 2  # hidden x bf16 x ring factor 2(n-1)/n
     # NVLink 4.0, 900 GB/s both ways -> 450 GB/s one way (link efficiency 1 here)
     assert two.link_bandwidth == 450e9
+
+
+def test_pcie_all_reduce_has_its_own_efficiency_and_latency() -> None:
+    params = replace(PLAIN, link_efficiency=0.2, pcie_link_efficiency=0.6, pcie_allreduce_latency_us=20.0)
+    c = _costs("Qwen/Qwen2.5-7B-Instruct", "a100-80gb-pcie", params, max_model_len=4096, tensor_parallel_size=2)
+    # PCIe Gen4 x16: 32 GB/s one way x 0.6 (not NVLink's 0.2); 20 us per all-reduce, 2 x 28 layers of them
+    assert c.link_bandwidth == pytest.approx(32e9 * 0.6)
+    assert c.link_latency == pytest.approx(20e-6)
+    assert c.allreduces == 56
+    st = step_time(c, Batch(decodes=32, decode_context=32 * 1000, sampled=32))
+    # 56 x (20 us + 32 tokens x 3584 hidden x 2 B x 2 (n-1)/n / 19.2e9 B/s) = 56 x (20 + 11.95) us = 1.789 ms
+    assert st.communication == pytest.approx(56 * (20e-6 + 32 * 3584 * 2 / 19.2e9), rel=1e-9)
+    assert st.communication == pytest.approx(1.789e-3, rel=1e-3)
+    nv = _costs("Qwen/Qwen2.5-7B-Instruct", "a100-80gb", params, max_model_len=4096, tensor_parallel_size=2)
+    assert nv.link_bandwidth == pytest.approx(300e9 * 0.2)  # NVLink 3.0 600 GB/s both ways keeps link_efficiency
+
+
+def test_enforce_eager_pays_a_launch_cost_per_layer_and_step() -> None:
+    params = replace(PLAIN, eager_layer_overhead_us=340.0)
+    graphs = _costs("Qwen/Qwen3-14B-AWQ", "a100-80gb", params, max_model_len=16384)
+    eager = _costs("Qwen/Qwen3-14B-AWQ", "a100-80gb", params, max_model_len=16384, enforce_eager=True)
+    assert graphs.eager_launch == 0.0
+    assert eager.eager_launch == pytest.approx(40 * 340e-6)  # 40 decoder layers x 340 us = 13.6 ms a step
+    b = Batch(decodes=1, decode_context=16000, sampled=1)  # memory-bound decode: no compute hides the launches
+    assert step_time(graphs, b).compute == 0.0
+    assert step_time(eager, b).total - step_time(graphs, b).total == pytest.approx(13.6e-3)
+    chunk = Batch(prefill_tokens=8192, prefill_pairs=8192 * 4096, prefills=1)  # compute-bound: launches hidden
+    assert step_time(graphs, chunk).compute > 13.6e-3
+    assert step_time(eager, chunk).total == pytest.approx(step_time(graphs, chunk).total)
 
 
 def test_decode_step_is_the_weight_stream_plus_the_kv_read() -> None:

@@ -84,6 +84,7 @@ class EngineFacts:
     max_num_seqs: int
     max_num_batched_tokens: int
     max_model_len: int
+    enforce_eager: bool = False  # no CUDA graphs: every kernel of every layer launched each step
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,7 @@ class EngineCosts:
     link_bandwidth: float  # achieved bytes/s of the all-reduce
     link_latency: float  # seconds per all-reduce
     layer_overhead: float  # GPU seconds per step that do not shrink with the batch (kernel latencies, all layers)
+    eager_launch: float  # CPU seconds per step launching every layer's kernels without CUDA graphs (0 with graphs)
     step_overhead: float  # CPU seconds per step: scheduler, input preparation, launch
     seq_overhead: float  # CPU seconds per scheduled sequence and step
     async_scheduling: bool  # the CPU part overlaps the GPU part (vLLM --async-scheduling)
@@ -300,6 +302,7 @@ def engine_facts(
     *,
     quant: QuantSpec | None,
     expert_parallel: bool = False,
+    enforce_eager: bool = False,
 ) -> EngineFacts:
     """The facts of one configuration whose startup `explain` predicted `e`."""
     if not gpu.bandwidth_gbps:
@@ -344,6 +347,7 @@ def engine_facts(
         max_num_seqs=e.max_num_seqs,
         max_num_batched_tokens=e.max_num_batched_tokens,
         max_model_len=e.max_model_len,
+        enforce_eager=enforce_eager,
     )
 
 
@@ -381,7 +385,9 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
     expert = f.peak_expert * comp * (dequant if f.expert_weight_only else 1.0) * moe
     attention = params.triton_attention_efficiency if f.triton_attention else params.attention_efficiency
     latency = params.allreduce_latency_us if f.nvlink else params.pcie_allreduce_latency_us
+    link = params.link_efficiency if f.nvlink else params.pcie_link_efficiency
     over = eff.overhead
+    eager = f.layers * params.eager_layer_overhead_us if f.enforce_eager else 0.0
     return EngineCosts(
         **{name: getattr(f, name) for name in _SHARED},
         bandwidth=bw,
@@ -389,11 +395,12 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
         expert_bandwidth=bw * moe,
         expert_compute=expert,
         attention_compute=f.peak_attention * attention * eff.compute,
-        link_bandwidth=f.link_one_way * params.link_efficiency,
+        link_bandwidth=f.link_one_way * link,
         link_latency=latency * 1e-6,
         layer_overhead=(f.layers * params.layer_overhead_us + f.moe_layers * params.moe_layer_overhead_us)
         * 1e-6
         * over,
+        eager_launch=eager * 1e-6,  # a CPU cost: not scaled by the GPU family
         step_overhead=params.step_overhead_ms * 1e-3 * over,
         seq_overhead=params.seq_overhead_us * 1e-6 * over,
         async_scheduling=async_scheduling,

@@ -47,8 +47,19 @@ class PerfParams:
     request_overhead_ms: per request on the API server (tokenization, admission); serialized in a burst.
     request_latency_ms: fixed latency every request adds to its TTFT (HTTP, queues, detokenization), in parallel.
     allreduce_latency_us: fixed cost of one all-reduce over NVLink / Infinity Fabric (custom all-reduce).
-    pcie_allreduce_latency_us: the same over PCIe (NCCL ring).
-    link_efficiency: achieved fraction of the interconnect's bandwidth in an all-reduce.
+    pcie_allreduce_latency_us: the same over PCIe (NCCL). Not fitted: 20, the top of NCCL's small-message
+        all-reduce latency between two PCIe GPUs (a few us per hop plus the launch; 8 ranks over PCIe take ~40 us,
+        NVIDIA/nccl#1530). The former 40 was fitted on TP2 runs over an undescribed link, since excluded.
+    link_efficiency: achieved fraction of the NVLink / Infinity Fabric bandwidth in an all-reduce.
+    pcie_link_efficiency: the same over PCIe (cards without NVLink). Not fitted (the fit set has no PCIe TP run
+        with a stated topology); 0.6 from NCCL's ring all-reduce over PCIe Gen4 x16, whose bus bandwidth reaches
+        roughly 13-24 GB/s of the 32 GB/s one-way link (nccl-tests on A100 PCIe, RTX 4090 and A40 servers,
+        NVIDIA/nccl#841, #1530, NVIDIA/nccl-tests#74): bounded physically to [0.4, 0.75].
+    eager_layer_overhead_us: per decoder layer and step with `--enforce-eager`: no CUDA graph replays the
+        forward, so the worker launches every kernel of every layer from Python (and V1 skips torch.compile's
+        fusions). Not fitted (no eager run in the fit set); 340 from a published eager-vs-graph pair of one
+        model and GPU: Qwen2.5-Omni-7B's thinker (Qwen2.5-7B, 28 layers) on A800, TPOT ~22.5 ms eager against
+        ~13 ms with CUDA graphs (vllm-project/vllm-omni#7960): 9.5 ms / 28 layers.
     families: multipliers per GPU family ("ampere", "ada", "hopper", "blackwell", "cdna", "older").
     gpus: local multipliers per GPU key (`vllm-plan calibrate`), applied on top of the family's.
     fitted_on: ids of the published points the constants were fitted on.
@@ -69,8 +80,10 @@ class PerfParams:
     request_overhead_ms: float = 3.5
     request_latency_ms: float = 38.0
     allreduce_latency_us: float = 8.5
-    pcie_allreduce_latency_us: float = 40.0
+    pcie_allreduce_latency_us: float = 20.0
     link_efficiency: float = 0.24
+    pcie_link_efficiency: float = 0.6
+    eager_layer_overhead_us: float = 340.0
     families: Mapping[str, Efficiency] = field(default_factory=dict)
     gpus: Mapping[str, Efficiency] = field(default_factory=dict)
     fitted_on: tuple[str, ...] = ()

@@ -61,7 +61,9 @@ def async_default(version: VllmVersion, pp: int) -> bool:
 def facts_for(model: ModelSpec, gpu: Gpu, flags: EngineFlags, e: Explanation) -> EngineFacts:
     """What the engine `explain` accepted moves and computes per step (no fitted constant involved)."""
     quant = resolve_quant(model, flags.quantization)
-    return engine_facts(model, gpu, e, quant=quant, expert_parallel=flags.enable_expert_parallel)
+    return engine_facts(
+        model, gpu, e, quant=quant, expert_parallel=flags.enable_expert_parallel, enforce_eager=flags.enforce_eager
+    )
 
 
 def costs_for(

@@ -97,8 +97,10 @@ Parts = tuple[float, float, float, float, float]  # a StepTime's fields as a pla
 
 
 def _finish_parts(c: EngineCosts, mem: float, comp: float, comm: float, seqs: float) -> Parts:
-    """Add the overheads; with async scheduling the scheduler prepares step N+1 while step N runs."""
-    gpu = mem + comp + comm + c.layer_overhead
+    """Add the overheads; with async scheduling the scheduler prepares step N+1 while step N runs. Eager kernel
+    launches (--enforce-eager) stall the GPU between short kernels (a decode step's); compute-bound kernels (a
+    prefill chunk's GEMMs) run longer than the launches queued behind them, which then cost nothing."""
+    gpu = mem + comp + comm + c.layer_overhead + max(0.0, c.eager_launch - comp)
     cpu = c.step_overhead + seqs * c.seq_overhead
     stage = max(gpu, cpu) if c.async_scheduling else gpu + cpu
     pp = c.pp
