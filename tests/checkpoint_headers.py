@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from recommender.memory.weights import _matches
 from recommender.model.spec import CheckpointTensor, ModelSpec, QuantSpec
-from recommender.model.tensors import Tensor, model_tensors
+from recommender.model.tensor import Tensor
+from recommender.model.tensors import model_tensors
 
 BARE = ("sinks", "dt_bias", "A_log", "D", "layer_scalar", "e_score_correction_bias")
 Entry = tuple[str, str, tuple[int, ...]]

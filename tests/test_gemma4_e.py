@@ -9,8 +9,8 @@ import pytest
 
 from recommender.errors import ModelConfigError
 from recommender.memory.weights import Parallel, stage_tensors, tensor_bytes
+from recommender.model.encoder_tensors import audio_tensors
 from recommender.model.parse import parse_config
-from recommender.model.tensors import audio_tensors
 from recommender.sources.resolve import resolve_model
 
 from .conftest import invoke

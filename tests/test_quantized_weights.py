@@ -21,7 +21,8 @@ from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind
 from recommender.memory.weights import Parallel, _matches, tensor_bytes
 from recommender.model.spec import ModelSpec
-from recommender.model.tensors import Tensor, model_tensors
+from recommender.model.tensor import Tensor
+from recommender.model.tensors import model_tensors
 from recommender.sources.resolve import resolve_model
 
 from .conftest import invoke

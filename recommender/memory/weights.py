@@ -14,7 +14,8 @@ from functools import lru_cache
 from recommender.memory.mxfp4 import Mxfp4Layout
 from recommender.model.checkpoint_map import inventory_of
 from recommender.model.spec import ModelSpec, QuantSpec
-from recommender.model.tensors import Tensor, model_tensors, padded_vocab
+from recommender.model.tensor import Tensor
+from recommender.model.tensors import model_tensors, padded_vocab
 from recommender.units import cdiv
 
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "half": 2, "float": 4}

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field, replace
 from math import prod
 
 from recommender.model.spec import CheckpointTensor, ModelSpec, QuantSpec
-from recommender.model.tensors import Group, Shard, Tensor, model_tensors
+from recommender.model.tensor import Group, Shard, Tensor
+from recommender.model.tensors import model_tensors
 
 UNKNOWN_SHARE = 0.01  # unknown tensors above this share of the checkpoint bytes: the formula is used instead
 
@@ -252,7 +253,7 @@ def _top_role(module: str) -> tuple[str, _Role] | None:
 
 
 def _vision_role(module: str, *, whole: bool = False) -> _Role:
-    """Vision encoders and projectors stay 16-bit (model/tensors.py vision_tensors); attention and MLP shard.
+    """Vision encoders and projectors stay 16-bit (model/encoder_tensors.py vision_tensors); attention and MLP shard.
     Audio towers, and every tower when `whole` (Gemma-4's vision tower), are transformers modules vLLM builds as is
     with replicated linears (qwen2_audio.py, gemma4_mm.py): whole on every rank."""
     if whole or module.removeprefix("model.").startswith("audio_tower."):

@@ -18,7 +18,7 @@ from recommender.memory.budget import Explanation
 from recommender.memory.kv_cache import INDEXER_QUANT_BLOCK, kv_dtype_bytes, layer_kv
 from recommender.memory.weights import DTYPE_BYTES, Parallel, pp_layer_ranges, stage_tensors, tensor_bytes
 from recommender.model.spec import ModelSpec, QuantSpec
-from recommender.model.tensors import Tensor
+from recommender.model.tensor import Tensor
 from recommender.perf.params import PerfParams
 from recommender.units import cdiv
 
