@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from recommender.errors import ModelConfigError, UnsupportedArchitectureError
-from recommender.model import features
+from recommender.model import encoder_features, features
 from recommender.model.config_values import MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_VOCAB, ConfigValues
 from recommender.model.families import SERVED_UNTIL, TEXT_CONFIG_DEFAULTS, Family, family_for, family_key, refusal
 from recommender.model.layer_plan import (
@@ -197,7 +197,7 @@ def _features(c: ConfigValues, key: str, family: Family, model_type: str, plan: 
 def _approximations(config: Mapping[str, Any], family: Family) -> tuple[str, ...]:
     """Why the figures are estimates: an architecture outside the table, or an encoder the config does not size."""
     reasons = [family.approximate] if family.approximate else []  # the adapter may add one (family.approximate)
-    if isinstance(config.get("audio_config"), Mapping) and not features.audio_counted(config):
+    if isinstance(config.get("audio_config"), Mapping) and not encoder_features.audio_counted(config):
         reasons.append("the audio encoder (audio_config) is not counted in the weights")
     return tuple(reasons)
 
@@ -335,8 +335,8 @@ def _parse(
         mamba=feats.mamba,
         quant=quant,
         multimodal=r.ident.multimodal,
-        vision=features.vision_spec(config, d.hidden),
-        audio=features.audio_spec(config, d.hidden),
+        vision=encoder_features.vision_spec(config, d.hidden),
+        audio=encoder_features.audio_spec(config, d.hidden),
         source=source,
         family=family.name,
         approximate=r.approximate,
