@@ -2,8 +2,9 @@
 architecture builds), and the architectures refused by name.
 
 `family_for(arch, model_type)` returns the entry a config is read with; `refusal(arch, model_type)` the reason an
-architecture is not planned. Each family names its config-key adapter (`recommender.model.family_keys`). Sources: the vLLM 0.33
-file named in each entry (`vllm/model_executor/models/...`), or transformers' config class for key names.
+architecture is not planned. Each family names its config-key adapter (`recommender.model.family_keys`).
+Sources: the vLLM 0.33 file named in each entry (`vllm/model_executor/models/...`), or transformers' config class
+for key names.
 """
 
 from __future__ import annotations
