@@ -228,6 +228,8 @@ HEADER = """\
 # Constants of the performance model (recommender/perf/), fitted by `python benchmarks/fit_perf.py` on the
 # published vLLM serving points in benchmarks/data/perf/ (ids below; sources in that file). Do not edit by hand:
 # re-run the script. Meanings: recommender/perf/params.py. Held-out errors: `python benchmarks/perf_fidelity.py`.
+# Not fitted (published figures, each with its source in recommender/perf/params.py): pcie_allreduce_latency_us,
+# fp8_moe_efficiency, pcie_link_efficiency, eager_layer_overhead_us.
 """
 
 
