@@ -48,6 +48,8 @@ CARD_PARAMS_B = {
     "Qwen/Qwen2-7B-Instruct": "7.61",  # the Qwen2.5-7B architecture (Qwen/Qwen2.5-7B-Instruct/index.md)
     "Qwen/Qwen2.5-7B-Instruct": "7.61",  # Qwen/Qwen2.5-7B-Instruct/index.md
     "Qwen/Qwen2.5-72B": "72.7",  # Qwen/Qwen2.5-72B/index.md
+    # Qwen2.5-Coder technical report (arXiv:2409.12186) table 1 and the 14B-Instruct card: 14.7B
+    "Qwen/Qwen2.5-Coder-14B-Instruct": "14.7",
 }
 
 
