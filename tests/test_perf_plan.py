@@ -127,3 +127,29 @@ def test_throughput_takes_4_bit_weights_only_when_nothing_near_lossless_meets_th
     assert doc["weights"] in ("bfloat16", "FP8 (online)") or doc["weights"].startswith("FP8"), doc["weights"]
     four_bit = _plan(["recommend", "--model", "nvidia/Qwen3-32B-NVFP4", "--gpu", "h100", *load])
     assert "NVFP4" in four_bit["weights"]
+
+
+def test_a_plan_whose_users_queue_for_kv_blocks_says_so_in_recommend_and_check(tmp_path: Path) -> None:
+    """300 users of 2,500 tokens on one RTX 4090: the KV cache holds ~180 at once, the replay meets the targets
+    with the rest waiting. `check plan.yaml` passes with a warning naming that, `check --concurrency 300`
+    fails saying why the two differ, and recommend's own output names both."""
+    args = ["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "NVIDIA GeForce RTX 4090"]
+    args += ["--gpus-per-node", "1", "--concurrency", "300", "--input-len", "2000", "--output-len", "500"]
+    args += ["--ttft-ms", "60000", "--tpot-ms", "400"]
+    text = invoke(args).stdout
+    doc = yaml.safe_load(invoke([*args, "--format", "yaml"]).stdout)
+    held = doc["prediction"]["max_concurrency"]
+    assert held < 300 and doc["performance"]["max_concurrency"] == 300
+    assert doc["max_concurrency"] == held  # the option's figure is the seated engine's, as the prediction's
+    assert f"holds {held:,.1f} requests of 2,500 tokens at once for 300 users" in text
+    assert "`check --concurrency 300` asks for all 300 held at once and fails it" in text
+    path = tmp_path / "plan.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    ok = invoke(["check", str(path)]).stdout
+    assert "PASS" in ok and f"holds {held:.1f} requests of 2,500 tokens at once, for the plan's 300 users" in ok
+    failed = invoke(["check", str(path), "--concurrency", "300"], exit_code=1).stdout
+    assert f"holds {held:.1f} concurrent requests of 2,500 tokens, below the promised 300; the plan promises" in failed
+    invoke(["render", str(path), "--emit", "k8s", "-o", str(tmp_path / "deploy")])
+    manifest = (tmp_path / "deploy" / "kubernetes.yaml").read_text()
+    assert '"vllm-plan.io/target-users": "300"' in manifest and '"vllm-plan.io/target-concurrency": ""' in manifest
+    assert "for the plan's 300 users" in invoke(["check", str(tmp_path / "deploy")]).stdout

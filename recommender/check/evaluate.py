@@ -21,10 +21,12 @@ from recommender.units import GiB
 
 @dataclass(frozen=True, slots=True)
 class Slo:
-    """The load a deployment promises: N concurrent requests of S tokens."""
+    """The load a deployment promises: N concurrent requests of S tokens held at once, or (a latency plan) a
+    closed loop of users that the plan's replay met its targets at, who may wait for KV blocks."""
 
     concurrency: int | None = None
     context: int | None = None
+    users: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,7 @@ def slo_for(found: Found, concurrency: int | None, context: int | None) -> Slo:
     return Slo(
         concurrency if concurrency is not None else claimed.target_concurrency,
         context if context is not None else claimed.target_context,
+        claimed.target_users,
     )
 
 
@@ -252,7 +255,7 @@ def evaluate(
     replicas = claimed.replicas or 1
     broken = _promise_failures(e, slo, replicas, starts=verdict.starts)
     failures = (*found.problems, *malformed, *verdict.failures, *overstated, *broken)
-    warnings = (*vllm_env.notes, *verdict.warnings, *understated)
+    warnings = (*vllm_env.notes, *verdict.warnings, *understated, *_queueing_note(e, slo, replicas))
     suggestions: list[str] = []
     if found.problems or malformed or verdict.failures or broken:  # a false claim alone is fixed by re-planning
         need, length = -(-(slo.concurrency or 1) // replicas), slo.context or e.max_model_len
@@ -300,13 +303,38 @@ def _promise_failures(e: Explanation, slo: Slo, replicas: int, *, starts: bool) 
     if starts and slo.concurrency is not None:
         have = e.concurrency_for(length) * replicas
         if have < slo.concurrency:
-            return [f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised {slo.concurrency}"]
+            why = (
+                f"; the plan promises its {slo.users:,} users latency, not this: they wait for KV blocks as its "
+                "replay counted"
+                if slo.users is not None
+                else ""
+            )
+            return [
+                f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised {slo.concurrency}{why}"
+            ]
+    seated = slo.concurrency if slo.concurrency is not None else slo.users
+    if starts and seated is not None:
         # vLLM runs no more than --max-num-seqs at once (per data-parallel rank), whatever the KV cache holds
         runs = e.max_num_seqs * e.dp * replicas
-        if runs < slo.concurrency:
+        if runs < seated:
             times = f" x {e.dp * replicas} engines" if e.dp * replicas > 1 else ""
+            whom = "promised" if slo.concurrency is not None else "plan's users,"
             return [
-                f"--max-num-seqs {e.max_num_seqs:,}{times} runs at most "
-                f"{runs:,} requests at once, below the promised {slo.concurrency:,}"
+                f"--max-num-seqs {e.max_num_seqs:,}{times} runs at most {runs:,} requests at once, below the {whom} {seated:,}"
             ]
     return []
+
+
+def _queueing_note(e: Explanation, slo: Slo, replicas: int) -> list[str]:
+    """A latency plan whose users are more than the KV cache holds at full length: fine by its replay, said."""
+    if slo.users is None or slo.concurrency is not None:
+        return []
+    length = slo.context or e.max_model_len
+    have = e.concurrency_for(length) * replicas
+    if have >= slo.users:
+        return []
+    return [
+        f"the KV cache holds {have:.1f} requests of {length:,} tokens at once, for the plan's {slo.users:,} users: "
+        "the rest wait for KV blocks or are preempted, which the plan's latency replay counted "
+        f"(`--concurrency {slo.users}` would require all held at once)"
+    ]

@@ -132,6 +132,7 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
         f"{best.result.output_tokens_per_s_per_user:,.1f} per user; bound by {best.result.bound}",
         f"Expected error ({err.basis}): TTFT {err.ttft:.0%}, TPOT {err.tpot:.0%}, throughput {err.throughput:.0%}",
     ]
+    lines += _queueing_note(sp)
     cost = sp.cost_per_million(best)
     if cost is not None:
         lines.append(f"Cost: ${cost:,.3f} per million output tokens at ${sp.gpu_hour_cost:g} per GPU-hour")
@@ -151,6 +152,21 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
     if sp.rejected:
         lines += ["", f"Rejected ({len(sp.rejected)}):"] + [f"  - {r}" for r in sp.rejected]
     return "\n".join(lines)
+
+
+def _queueing_note(sp: ServicePlan) -> list[str]:
+    """When the users are more than the KV cache holds at full length: they queue, which the replay counted, and
+    `check --concurrency N` (N requests held at once) would fail the plan, while `check plan.yaml` warns."""
+    best, users = sp.best, sp.best.load.max_concurrency
+    length = sp.target.input_len + sp.target.output_len
+    held = best.evaluation.explanation.concurrency_for(length) * best.replicas
+    if users is None or held >= users:
+        return []
+    return [
+        f"KV cache: holds {held:,.1f} requests of {length:,} tokens at once for {users:,} users; the rest wait for "
+        "blocks or are preempted (counted above). `check` on this plan passes with a warning saying so; "
+        f"`check --concurrency {users}` asks for all {users:,} held at once and fails it."
+    ]
 
 
 @click.command()

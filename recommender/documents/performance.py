@@ -90,7 +90,16 @@ def service_option_of(plan: ServicePlan, option: ServiceOption, params: PerfPara
         f"{option.describe()}: {option.result.output_throughput:,.0f} output tok/s "
         f"({option.per_gpu:,.0f} per GPU) at {option.load.describe()}"
     )
-    return replace(base, gpus=option.gpus, replicas=option.replicas, performance=perf, summary=summary[:4096])
+    x = option.evaluation.explanation  # the engine as seated (its --max-num-seqs may be above the search's)
+    held = round(min(x.max_concurrency, x.max_num_seqs) * x.dp * option.replicas, 2)
+    return replace(
+        base,
+        gpus=option.gpus,
+        replicas=option.replicas,
+        max_concurrency=held,
+        performance=perf,
+        summary=summary[:4096],
+    )
 
 
 def service_plan_of(plan: ServicePlan, params: PerfParams, *, requested_model: str) -> Plan:

@@ -4,6 +4,11 @@ back (names, encoding and decoding in one place; pure).
 They carry the plan's promise (target load, replicas) and its prediction for the command (KV-cache tokens,
 concurrency, max-model-len), so `check` can hold a deployment to the load it was planned for and notice when
 the command no longer delivers the figures it claims.
+
+Two kinds of promise: a memory plan's `target-concurrency` is N requests of `target-context` tokens held in the
+KV cache at once; a latency plan's `target-users` is the closed loop of users its replay of vLLM's scheduler met
+the latency targets at, where requests may wait for KV blocks (or be preempted), so only --max-num-seqs must
+seat them all. A latency plan carries no `target-concurrency`; `check --concurrency N` asks for the memory promise.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ class PlanAnnotations:
     target_concurrency: int | None = None
     target_context: int | None = None
     replicas: int | None = None
+    target_users: int | None = None  # a latency plan's closed-loop users (written only when set)
 
 
 Kind = Literal["text", "version", "gpu", "int", "float"]
@@ -53,12 +59,15 @@ _SPEC: dict[str, tuple[str, Kind, float]] = {
     "target_concurrency": ("target-concurrency", "int", MAX_REQUESTS),
     "target_context": ("target-context", "int", MAX_TOKENS),
     "replicas": ("replicas", "int", MAX_REPLICAS),
+    "target_users": ("target-users", "int", MAX_REQUESTS),
 }
+_ONLY_WHEN_SET = frozenset({"target_users"})  # newer annotations: absent from memory plans' artifacts
 NAMES = tuple(PREFIX + name for name, _, _ in _SPEC.values())
 
 
 def from_plan(plan: Plan, *, tool_version: str, replicas: int | None = None) -> PlanAnnotations:
     """The annotations for a deployment of `plan` (with `replicas` when the operator overrides the count)."""
+    perf = plan.best.performance
     return PlanAnnotations(
         tool_version=tool_version,
         vllm_version=plan.inputs.vllm_version,
@@ -66,16 +75,19 @@ def from_plan(plan: Plan, *, tool_version: str, replicas: int | None = None) -> 
         kv_cache_tokens=plan.prediction.kv_cache_tokens,
         max_concurrency=plan.prediction.max_concurrency,
         max_model_len=plan.prediction.max_model_len,
-        target_concurrency=plan.inputs.concurrency,
+        target_concurrency=plan.inputs.concurrency if perf is None else None,
         target_context=plan.inputs.context,
         replicas=replicas if replicas is not None else plan.best.replicas,
+        target_users=perf.max_concurrency if perf is not None else None,
     )
 
 
 def encode(a: PlanAnnotations) -> tuple[tuple[str, str], ...]:
-    """(name, value) pairs in a stable order; an absent value is the empty string."""
+    """(name, value) pairs in a stable order; an absent value is the empty string (a newer one is left out)."""
     return tuple(
-        (PREFIX + name, "" if getattr(a, f) is None else str(getattr(a, f))) for f, (name, _, _) in _SPEC.items()
+        (PREFIX + name, "" if getattr(a, f) is None else str(getattr(a, f)))
+        for f, (name, _, _) in _SPEC.items()
+        if getattr(a, f) is not None or f not in _ONLY_WHEN_SET
     )
 
 
