@@ -17,7 +17,7 @@ from collections import defaultdict
 
 import pytest
 
-from benchmarks.fidelity import DEFAULT, FIELD, FIELD2, compare, load_records, percentile, summarize
+from benchmarks.fidelity import DEFAULT, FIELD, FIELD2, FIELD3, compare, load_records, percentile, summarize
 
 RECORDS = load_records(*FIELD)
 COMPARED = [c for c in (compare(r) for r in RECORDS) if c is not None]
@@ -145,3 +145,45 @@ def test_round_two_resolution_target() -> None:
 def test_round_two_kv_targets() -> None:
     assert statistics.median(ROUND2_SUMMARY.kv_errors) <= 0.02
     assert percentile(ROUND2_SUMMARY.kv_errors, 0.9) <= 0.10
+
+
+ROUND3 = load_records(*FIELD3)
+ROUND3_COMPARED = [c for c in (compare(r) for r in ROUND3) if c is not None]
+ROUND3_SUMMARY = summarize(ROUND3, ROUND3_COMPARED)
+
+
+def test_round_three_is_new_material() -> None:
+    """Round 3 (H*, split held-out-3) was collected after round 2's fixes and measured blind: no record shares a
+    source address, nor a repository's log file, with the calibration records, the field set or round 2."""
+    earlier = [r["source"] for r in (*RECORDS, *ROUND2, *load_records(*DEFAULT))]
+    earlier_files = {s.split("/blob/")[0] for s in earlier if "/blob/" in s}
+    ids = [r["id"] for r in ROUND3]
+    assert len(ids) == len(set(ids)) >= 30
+    for r in ROUND3:
+        assert re.fullmatch(r"H\d{3}", r["id"]) and r["source"].startswith("https://"), r["id"]
+        assert r["raw"] and r["split"] == "held-out-3" and r["source"] not in earlier, r["id"]
+        assert r["source"].split("/blob/")[0] not in earlier_files, r["id"]
+
+
+def test_round_three_compared_records() -> None:
+    """Round 3, scored with the issue's targets where records resolve (4 compared on 2026-11-30, blind: a
+    free-memory refusal on an H100 NVL, H004; profiling OOMs on a 16 GB card and a T4, H017 and H018; a T4
+    data-parallel start, H029): weights median <= 1 %, available KV median <= 2 % and p90 <= 10 % (one KV figure
+    so far), verdicts >= 95 %, no crash called safe."""
+    assert len(ROUND3_SUMMARY.compared) >= 4
+    assert statistics.median(ROUND3_SUMMARY.weight_errors) <= 0.01
+    assert statistics.median(ROUND3_SUMMARY.kv_errors) <= 0.02
+    assert percentile(ROUND3_SUMMARY.kv_errors, 0.9) <= 0.10
+    assert ROUND3_SUMMARY.agree / len(ROUND3_SUMMARY.compared) >= 0.95
+    assert not ROUND3_SUMMARY.crashes_called_safe
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="round 3 resolves 4 of 30 (13 %) blind: 15 committed logs name no GPU and print no device total (one, "
+    "H021, prints 7.65 GiB, which no catalog card matches) and 11 models are not in the catalog (listed for the "
+    "catalog in /work/staging/catalog-pending/WANTED-s5.md)",
+)
+def test_round_three_resolution_target() -> None:
+    assert ROUND3_SUMMARY.resolved / ROUND3_SUMMARY.records >= 0.8
