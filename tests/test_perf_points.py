@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.perf_points import FIELD, HELDOUT_2, HOLDOUT_GROUPS, points
+from benchmarks.perf_points import FIELD, HELDOUT_2, HELDOUT_3, HOLDOUT_GROUPS, points
 from recommender.units import GiB
 
 
@@ -101,6 +101,25 @@ def test_second_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
         2,
         {"throughput"},
     )
+
+
+def test_third_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
+    blind = points((HELDOUT_3,))
+    assert len(blind) >= 8
+    fitted = {p.group for p in points()}
+    earlier = {(p.source, p.load.num_prompts, p.load.max_concurrency) for p in points((FIELD, HELDOUT_2))}
+    for p in blind:
+        assert p.id.startswith("S") and p.source.startswith("https://"), p.id
+        assert p.use in ("field", "excluded"), p.id
+        assert p.group not in fitted, (p.id, p.group)
+        assert (p.source, p.load.num_prompts, p.load.max_concurrency) not in earlier, p.id
+    by = {p.id: p for p in blind}
+    # recipes' Kimi-K2.5 guide prints per-GPU throughput of a TP4 + EP4 engine: 113.75 tok/s/GPU x 4
+    s005 = by["S005"]
+    assert (s005.flags.tensor_parallel_size, s005.load.max_concurrency, s005.measured["throughput"]) == (4, 4, 455.0)
+    # Qwen2.5-VL-7B behind four data-parallel engines, 128 prompts of ~8,000 tokens at once
+    s007 = by["S007"]
+    assert (s007.flags.data_parallel_size, s007.load.num_prompts, s007.load.max_concurrency) == (4, 128, None)
 
 
 def test_field_rows_are_read_as_their_sources_state() -> None:
