@@ -1,11 +1,14 @@
 """How faithfully `check` reads real deployment files: tests/data/deployments against its expected.yaml.
 
-    HF_HUB_OFFLINE=1 python benchmarks/check_corpus.py [--corpus DIR] [PREFIX ...]
+    HF_HUB_OFFLINE=1 python benchmarks/check_corpus.py [--corpus DIR [--files DIR]] [PREFIX ...]
 
 Prints "N of M servers read exactly" (model, TP, PP, max-model-len, utilization, quantization, KV dtype, GPUs),
 the files whose server count or GPU type differ, and the verdicts that differ from the expected ones. PREFIX
 arguments restrict the run to the files whose path starts with one of them (e.g. `dstack/ skypilot/`). --corpus reads
 another folder of the same layout (tests/data/deployments3: the held-out files, read by hand before `check` ran).
+--files reads the files from another folder than the corpus's expected.yaml: the later held-out rounds
+(benchmarks/data/check-heldout/round*/: expected.yaml and SOURCES, each file named there at its commit) keep the
+files themselves outside the project.
 A setting `check` reports as unresolved (a variable set elsewhere: $TP, $(nvidia-smi ...), a <placeholder>) is
 read as null and marks the server `unresolved`.
 """
@@ -29,7 +32,7 @@ def expected(corpus: Path = CORPUS) -> dict[str, dict[str, Any]]:
     return data
 
 
-def reading(rel: str, corpus: Path = CORPUS) -> tuple[list[dict[str, Any]], str | None, list[Any]]:
+def reading(rel: str, files: Path = CORPUS) -> tuple[list[dict[str, Any]], str | None, list[Any]]:
     """(servers as read, GPU key resolved for the first server, JSON results of `check FILE`)."""
     from click.testing import CliRunner
 
@@ -39,7 +42,7 @@ def reading(rel: str, corpus: Path = CORPUS) -> tuple[list[dict[str, Any]], str 
     from recommender.cli.check_cmd import _gpu_for, _read_config
     from recommender.serve_args import parse_serve_argv
 
-    path = corpus / rel
+    path = files / rel
     servers = []
     gpu = None
     lookup = _gpu_for(None, None)
@@ -89,7 +92,9 @@ def verdict_of(results: list[Any]) -> str:
     return "fail" if "fail" in statuses else "not-evaluated" if "not-evaluated" in statuses else "pass"
 
 
-def compare(prefixes: tuple[str, ...] = (), corpus: Path = CORPUS) -> tuple[int, int, list[str], list[str]]:
+def compare(
+    prefixes: tuple[str, ...] = (), corpus: Path = CORPUS, files: Path | None = None
+) -> tuple[int, int, list[str], list[str]]:
     """(servers read exactly, servers expected, differences, known misses), over the files starting with one of
     `prefixes`. A known miss is a field expected.yaml records the reader as getting wrong (`known_miss`, with why):
     the server is not counted as read exactly, and any other difference is still a difference."""
@@ -99,7 +104,7 @@ def compare(prefixes: tuple[str, ...] = (), corpus: Path = CORPUS) -> tuple[int,
     for rel, want in expected(corpus).items():
         if prefixes and not rel.startswith(prefixes):
             continue
-        got, gpu, results = reading(rel, corpus)
+        got, gpu, results = reading(rel, files or corpus)
         servers = want.get("servers") or []
         total += len(servers)
         if len(got) != len(servers) and want.get("known_miss"):  # a file the reader is known to miss, with why
@@ -134,12 +139,15 @@ def compare(prefixes: tuple[str, ...] = (), corpus: Path = CORPUS) -> tuple[int,
 def main() -> int:
     args = sys.argv[1:]
     corpus = CORPUS
+    files = None
     if args[:1] == ["--corpus"] and len(args) > 1:
         corpus, args = Path(args[1]).resolve(), args[2:]
+    if args[:1] == ["--files"] and len(args) > 1:
+        files, args = Path(args[1]).resolve(), args[2:]
     prefixes = tuple(args)
-    exact, total, diffs, misses = compare(prefixes, corpus)
-    files = [f for f in expected(corpus) if not prefixes or f.startswith(prefixes)]
-    print(f"{exact} of {total} servers read exactly ({len(files)} files)")
+    exact, total, diffs, misses = compare(prefixes, corpus, files)
+    read = [f for f in expected(corpus) if not prefixes or f.startswith(prefixes)]
+    print(f"{exact} of {total} servers read exactly ({len(read)} files)")
     for d in diffs:
         print("  " + d)
     for m in misses:
