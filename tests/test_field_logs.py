@@ -166,11 +166,12 @@ def test_round_three_is_new_material() -> None:
 
 
 def test_round_three_compared_records() -> None:
-    """Round 3, scored with the issue's targets where records resolve (4 compared on 2026-11-30, blind: a
+    """Round 3, scored with the issue's targets where records resolve (7 compared on 2026-11-30, blind: a
     free-memory refusal on an H100 NVL, H004; profiling OOMs on a 16 GB card and a T4, H017 and H018; a T4
-    data-parallel start, H029): weights median <= 1 %, available KV median <= 2 % and p90 <= 10 % (one KV figure
-    so far), verdicts >= 95 %, no crash called safe."""
-    assert len(ROUND3_SUMMARY.compared) >= 4
+    data-parallel start, H029; llava-1.6 on an 80 GB card, Llama-3.1-8B on an A100 and gemma-4-E2B on an MI300X,
+    H031-H033): weights median <= 1 %, available KV median <= 2 % and p90 <= 10 %, verdicts >= 95 %, no crash
+    called safe."""
+    assert len(ROUND3_SUMMARY.compared) >= 7
     assert statistics.median(ROUND3_SUMMARY.weight_errors) <= 0.01
     assert statistics.median(ROUND3_SUMMARY.kv_errors) <= 0.02
     assert percentile(ROUND3_SUMMARY.kv_errors, 0.9) <= 0.10
@@ -181,7 +182,7 @@ def test_round_three_compared_records() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="round 3 resolves 4 of 30 (13 %) blind: 15 committed logs name no GPU and print no device total (one, "
+    reason="round 3 resolves 7 of 33 (21 %) blind: 15 committed logs name no GPU and print no device total (one, "
     "H021, prints 7.65 GiB, which no catalog card matches) and 11 models are not in the catalog (listed for the "
     "catalog in /work/staging/catalog-pending/WANTED-s5.md)",
 )
