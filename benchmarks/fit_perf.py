@@ -22,6 +22,7 @@ import sys
 import time
 import urllib.parse
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -32,7 +33,7 @@ from benchmarks.perf_points import points
 from benchmarks.perf_run import Prepared, predicted_metrics, prepare
 from recommender.perf.fit import FitResult, Knob, compass_search, huber, log_error
 from recommender.perf.params import PerfParams, gpu_family
-from recommender.perf_profile import bundled_params
+from recommender.perf_profile import bundled_params, sustained_gemm
 from recommender.resources import profiles_dir
 
 # Families with published points besides the reference (ampere: the global constants are its own). Their
@@ -94,7 +95,7 @@ def main() -> int:
         return write_errors()
     if args.cross_validate:
         return cross_validate(args.cross_validate, args.max_evaluations)
-    start = bundled_params() if args.warm else PerfParams()
+    start = bundled_params() if args.warm else _defaults()
     prepared = _prepared()
     print(f"fitting on {len(prepared)} points marked 'fit'")
     result = fit(prepared, start, args.max_evaluations)
@@ -105,6 +106,11 @@ def main() -> int:
     if not args.dry_run:
         write(doc)
     return 0
+
+
+def _defaults() -> PerfParams:
+    """The fit's starting point: the code defaults, on the measured sustained GEMM rates (not fitted)."""
+    return replace(PerfParams(), sustained=sustained_gemm())
 
 
 def _prepared() -> list[Prepared]:
@@ -164,7 +170,7 @@ def cross_validate(by: str, max_evaluations: int) -> int:
     for fold in sorted({key(p) for p in prepared}):
         train = [p for p in prepared if key(p) != fold]
         test = [p for p in prepared if key(p) == fold]
-        params = fit(train, PerfParams(), max_evaluations, verbose=False).params
+        params = fit(train, _defaults(), max_evaluations, verbose=False).params
         errs: dict[str, list[float]] = {m: [] for m in METRIC_WEIGHTS}
         for prep in test:
             pred = predicted_metrics(prep, params)
@@ -230,6 +236,8 @@ HEADER = """\
 # re-run the script. Meanings: recommender/perf/params.py. Held-out errors: `python benchmarks/perf_fidelity.py`.
 # Not fitted (published figures, each with its source in recommender/perf/params.py): pcie_allreduce_latency_us,
 # fp8_moe_efficiency, pcie_link_efficiency, eager_layer_overhead_us.
+# Compute efficiencies are fractions of each card's sustained GEMM rate (profiles/gemm_measured.yaml), not of
+# the datasheet peak.
 """
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import yaml
 
 from recommender.errors import InputError
-from recommender.perf.params import FAMILIES, Efficiency, PerfParams
+from recommender.perf.params import FAMILIES, Efficiency, PerfParams, SustainedGemm
 from recommender.resources import profiles_dir
 from recommender.safe_load import path_kind
 
@@ -116,10 +117,20 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 @cache
+def sustained_gemm() -> SustainedGemm:
+    """The measured sustained / datasheet GEMM fractions of profiles/gemm_measured.yaml (bundled, trusted)."""
+    from recommender.catalog import load_gpus
+    from recommender.perf.sustained import sustained_table
+
+    rows = _read(profiles_dir() / "gemm_measured.yaml")["measured"]
+    return sustained_table(((str(r["gpu"]), str(r["dtype"]), float(r["tflops"])) for r in rows), load_gpus())
+
+
+@cache
 def bundled_params() -> PerfParams:
-    """The constants shipped in profiles/perf.yaml."""
+    """The constants shipped in profiles/perf.yaml, on the measured sustained GEMM rates."""
     path = profiles_dir() / "perf.yaml"
-    return params_from_document(_read(path), "profiles/perf.yaml")
+    return replace(params_from_document(_read(path), "profiles/perf.yaml"), sustained=sustained_gemm())
 
 
 def local_calibrations(path: Path | None = None) -> dict[str, Efficiency]:

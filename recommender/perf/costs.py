@@ -378,7 +378,8 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
     """Rates from facts: datasheet figures times the fitted efficiencies of this GPU's family (cheap)."""
     eff = params.efficiency_for(gpu)
     bw = f.hbm_bandwidth * params.bandwidth_efficiency * eff.bandwidth
-    comp = params.compute_efficiency * eff.compute
+    sustained = eff.compute * params.sustained.fraction(gpu)  # of the datasheet peak, before the kernels' own
+    comp = params.compute_efficiency * sustained
     dequant = params.dequant_efficiency
     dense = f.peak_dense * comp * (dequant if f.dense_weight_only else 1.0)
     moe = params.moe_efficiency * (params.fp8_moe_efficiency if f.fp8_experts else 1.0)
@@ -394,7 +395,7 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
         dense_compute=dense,
         expert_bandwidth=bw * moe,
         expert_compute=expert,
-        attention_compute=f.peak_attention * attention * eff.compute,
+        attention_compute=f.peak_attention * attention * sustained,
         link_bandwidth=f.link_one_way * link,
         link_latency=latency * 1e-6,
         layer_overhead=(f.layers * params.layer_overhead_us + f.moe_layers * params.moe_layer_overhead_us)

@@ -23,6 +23,28 @@ class Efficiency:
 
 
 @dataclass(frozen=True, slots=True)
+class SustainedGemm:
+    """Sustained / datasheet dense GEMM rate: per GPU key where measured, per class otherwise."""
+
+    by_gpu: Mapping[str, float] = field(default_factory=dict)
+    by_class: Mapping[str, float] = field(default_factory=dict)
+    default: float = 1.0  # no measurement at all (the built-in PerfParams(): datasheet peaks as they are)
+
+    def fraction(self, gpu: Gpu) -> float:
+        """The measured fraction of this card, or its class's median, or the overall one."""
+        own = self.by_gpu.get(gpu.key)
+        if own is not None:
+            return own
+        return self.by_class.get(gpu_class(gpu), self.default)
+
+
+def gpu_class(gpu: Gpu) -> str:
+    """Family and board class: 'ampere-geforce', 'hopper', ... (GeForce boards boost past their rated clock)."""
+    fam = gpu_family(gpu)
+    return f"{fam}-geforce" if "geforce" in gpu.name.lower() else fam
+
+
+@dataclass(frozen=True, slots=True)
 class PerfParams:
     """Everything the step-time model takes from measurements rather than from datasheets.
 
@@ -61,6 +83,8 @@ class PerfParams:
         model and GPU: Qwen2.5-Omni-7B's thinker (Qwen2.5-7B, 28 layers) on A800, TPOT ~22.5 ms eager against
         ~13 ms with CUDA graphs (vllm-project/vllm-omni#7960): 9.5 ms / 28 layers.
     families: multipliers per GPU family ("ampere", "ada", "hopper", "blackwell", "cdna", "older").
+    sustained: the fraction of its datasheet tensor-core peak each card sustains in a dense GEMM, measured
+        (profiles/gemm_measured.yaml, recommender/perf/sustained.py): the compute efficiencies apply on top.
     gpus: local multipliers per GPU key (`vllm-plan calibrate`), applied on top of the family's.
     fitted_on: ids of the published points the constants were fitted on.
     """
@@ -85,6 +109,7 @@ class PerfParams:
     pcie_link_efficiency: float = 0.6
     eager_layer_overhead_us: float = 340.0
     families: Mapping[str, Efficiency] = field(default_factory=dict)
+    sustained: SustainedGemm = field(default_factory=SustainedGemm)
     gpus: Mapping[str, Efficiency] = field(default_factory=dict)
     fitted_on: tuple[str, ...] = ()
     source: str = "built-in defaults"

@@ -1,0 +1,77 @@
+"""The sustained GEMM fractions: measured / datasheet per card, class medians for the others, and where the
+performance model applies them. Numbers are worked out by hand in the comments."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import yaml
+
+from recommender.catalog import load_gpus
+from recommender.hardware import resolve_gpu
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.perf.costs import engine_costs
+from recommender.perf.params import PerfParams, SustainedGemm, gpu_class
+from recommender.perf.predict import facts_for, startup
+from recommender.perf.sustained import sustained_table
+from recommender.perf_profile import bundled_params, sustained_gemm
+from recommender.resources import profiles_dir
+from recommender.sources.resolve import resolve_model
+
+GPUS = load_gpus()
+
+
+def _gpu(name: str):  # type: ignore[no-untyped-def]
+    return resolve_gpu(name, GPUS)
+
+
+def test_fractions_are_measured_over_datasheet_and_classes_take_the_median() -> None:
+    rows = [("rtx4090", "bf16", 173.31), ("rtx3090", "bf16", 76.68), ("a100-80gb", "bf16", 264.53)]
+    rows += [("l40s", "bf16", 269.15), ("l4", "bf16", 70.89), ("h100-pcie", "bf16", 495.93)]
+    table = sustained_table(rows, GPUS)
+    assert table.by_gpu["rtx4090"] == round(173.31 / 165.2, 4) == 1.0491  # boosts above its rated clock
+    assert table.by_gpu["h100-pcie"] == round(495.93 / 756.5, 4) == 0.6556  # 350 W cap
+    # ada (not GeForce): L40S 0.7434 and L4 0.5859 -> median 0.6646, what an L40 or RTX 6000 Ada takes
+    assert table.by_class["ada"] == round((0.7434 + 0.5859) / 2, 4)
+    assert table.fraction(_gpu("l40")) == table.by_class["ada"]
+    assert table.fraction(_gpu("rtx 4080")) == table.by_class["ada-geforce"] == 1.0491
+    # no Blackwell row: the median of the non-GeForce cards (L4 0.5859, H100 PCIe 0.6556, L40S 0.7434, A100 0.8479)
+    assert table.fraction(_gpu("b200")) == table.default == round((0.6556 + 0.7434) / 2, 4)
+
+
+def test_classes_split_geforce_boards_from_the_others() -> None:
+    assert gpu_class(_gpu("rtx 3090")) == "ampere-geforce"
+    assert gpu_class(_gpu("rtx a6000")) == "ampere"
+    assert gpu_class(_gpu("h100")) == "hopper"
+    assert gpu_class(_gpu("mi300x")) == "cdna"
+
+
+def test_a_row_for_an_unknown_card_is_an_error() -> None:
+    with pytest.raises(ValueError, match="no catalogued bf16 peak"):
+        sustained_table([("no-such-gpu", "bf16", 100.0)], GPUS)
+
+
+def test_the_bundled_rows_are_the_checked_public_measurements() -> None:
+    # profiles/gemm_measured.yaml is the torch_matmul list tests/test_gpus.py checks against the peaks
+    checked = yaml.safe_load((Path(__file__).parent / "data" / "gemm_peaks.yaml").read_text())["torch_matmul"]
+    bundled = yaml.safe_load((profiles_dir() / "gemm_measured.yaml").read_text())["measured"]
+    assert bundled == checked
+    assert bundled_params().sustained == sustained_gemm()
+    assert all(0.5 <= f <= 1.2 for f in sustained_gemm().by_gpu.values())
+
+
+def test_the_fraction_scales_every_tensor_core_rate_and_nothing_else() -> None:
+    m, g = resolve_model("Qwen/Qwen3-8B"), _gpu("h100 pcie")
+    flags = EngineFlags(max_model_len=8192)
+    facts = facts_for(m, g, flags, startup(m, g, flags, VllmVersion(0, 33)))
+    plain = PerfParams()
+    scaled = replace(plain, sustained=SustainedGemm({g.key: 0.5}))
+    a, b = engine_costs(facts, g, plain), engine_costs(facts, g, scaled)
+    assert b.dense_compute == pytest.approx(a.dense_compute / 2)
+    assert b.expert_compute == pytest.approx(a.expert_compute / 2)
+    assert b.attention_compute == pytest.approx(a.attention_compute / 2)
+    assert (b.bandwidth, b.link_bandwidth, b.step_overhead) == (a.bandwidth, a.link_bandwidth, a.step_overhead)
+    # the built-in defaults take the datasheet as it is: 756.5 TFLOPS x compute_efficiency 0.39
+    assert a.dense_compute == pytest.approx(756.5e12 * 0.39)
