@@ -27,15 +27,16 @@ import re
 import statistics
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from recommender.catalog import find_model, load_gpus
 from recommender.errors import PlanError
+from recommender.gpu_totals import memory_figures, resolve_total
 from recommender.hardware import Gpu, resolve_gpu
-from recommender.memory.budget import Explanation, explain
+from recommender.memory.budget import Explanation, explain, gpu_refusal
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind
 from recommender.sources.resolve import resolve_model
@@ -130,25 +131,59 @@ def record_gpu(r: dict[str, Any]) -> Gpu | None:
         return None
 
 
-# The same card's CUDA-reported total differs by driver, ECC and WSL (an A100 80GB prints 79.25 or 79.26 GiB, an RTX
-# 3090 23.54 to 23.69): within 1%, and the nearest card wins where two capacities are close (RTX 3090 23.54 and RTX
-# 4090 23.99 GiB; L20/L40S 44.42 and A40 44.35).
-TOTAL_MATCH = 0.01
 AMD_WORDS = re.compile(r"AMD|ROCm|gfx\d|Radeon|Instinct|MI\d{3}", re.IGNORECASE)
+OFFLOAD_ARCH = re.compile(r"gfx[0-9a-f]{3,4}", re.IGNORECASE)
 
 
 def gpu_by_total(r: dict[str, Any]) -> Gpu | None:
     """When the log names no card that resolves but prints the device total (total_gpu_memory=, "Free memory on
-    device (free/total GiB)", the OOM message's "total capacity"), the catalog card of that vendor whose total is
-    nearest, within 1%: vLLM sizes everything from the total, so cards of one capacity plan alike (among equal
-    totals the catalog's first is taken; they differ in compute capability, which matters for FP8 and the V0 engine
-    below 8.0, a risk `notes` of the record may flag)."""
+    device (free/total GiB)", the OOM message's "total capacity"), the catalog card of that vendor (and offload
+    architecture, when the log prints one) with that total: recommender.gpu_totals.resolve_total, which answers
+    only when the cards of that total predict alike for this record (else they are told apart by the figures the
+    memory model reads)."""
     total = r.get("gpu_total_gib")
     if not total:
         return None
-    vendor = "amd" if AMD_WORDS.search(r.get("gpu") or "") else "nvidia"
-    cards = [g for g in load_gpus() if g.vendor == vendor and abs(g.total_bytes / GiB / total - 1) <= TOTAL_MATCH]
-    return min(cards, key=lambda g: abs(g.total_bytes / GiB - total), default=None)
+    written = r.get("gpu") or ""
+    vendor = "amd" if AMD_WORDS.search(written) else "nvidia"
+    arch = OFFLOAD_ARCH.search(written)
+    version = record_version(r)
+    cards = load_gpus()
+    if version is not None and r.get("weights_gib"):  # the log shows the model loaded: not on a card vLLM refuses
+        cards = tuple(g for g in cards if gpu_refusal(g, version) is None)
+    try:
+        match = resolve_total(
+            total, cards, vendor=vendor, arch=arch.group(0) if arch else None, same=_prediction_key(r)
+        )
+    except PlanError:
+        return None
+    return match.gpu
+
+
+def _prediction_key(r: dict[str, Any]) -> Callable[[Gpu], Hashable]:
+    """What tells two cards of one total apart for this record: the memory model's prediction on each (with the
+    logged total), or the card figures it reads when the record's model or version does not resolve."""
+    model_id, version, total = record_model(r), record_version(r), float(r["gpu_total_gib"])
+    if model_id is None or version is None:
+        return memory_figures
+    spec, flags, free = resolve_model(model_id), record_flags(r), r.get("free_memory_gib")
+
+    def key(gpu: Gpu) -> Hashable:
+        try:
+            e = explain(
+                spec,
+                replace(gpu, total_bytes=int(total * GiB)),
+                flags,
+                version,
+                free_bytes=int(free * GiB) if free else None,
+            )
+        except PlanError as err:
+            return str(err).replace(gpu.name, "")
+        s = e.stage
+        figures = (s.weights, s.activation_peak, s.non_torch, s.cudagraph, s.available_kv, e.num_gpu_blocks)
+        return (*figures, e.max_num_seqs, e.max_num_batched_tokens, e.error_kinds)
+
+    return key
 
 
 def unresolved_reason(r: dict[str, Any]) -> str | None:

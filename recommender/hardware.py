@@ -75,7 +75,10 @@ _MEMORY = re.compile(r"(?<![a-z0-9])(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?![a-z0-9])")
 # Words that vendors and tools put around a model name without changing the card: "NVIDIA GeForce RTX 4090",
 # "Tesla T4", "AMD Instinct MI300X OAM" (rocm-smi / the AMD node labeller), "... VF" (an SR-IOV function of
 # the whole card), "-SHARED" (GPU feature discovery's suffix for a time-sliced card).
-_NOISE_WORDS = frozenset({"nvidia", "amd", "geforce", "tesla", "instinct", "oam", "vf", "shared"})
+# "... Laptop GPU" (torch and nvidia-smi on notebooks) keeps "laptop" and drops "gpu".
+_NOISE_WORDS = frozenset({"nvidia", "amd", "geforce", "tesla", "instinct", "oam", "vf", "shared", "gpu"})
+# A ROCm offload architecture as torch (gcnArchName 'gfx942:sramecc+:xnack-'), vLLM's logs and clang print it.
+_ARCH = re.compile(r"(?<![a-z0-9])(gfx[0-9a-f]{3,4})(?![0-9a-f])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +150,11 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     size (`L4 24GB`, `A100 80G`); `memory_mib` (a MiB total a tool reported, e.g. GFD's nvidia.com/gpu.memory)
     picks the nearest variant when the name alone is shared. A name that several cards share without a
     catalogued default raises UnknownGpuError listing them; so does an unknown name, with the closest keys.
+    An AMD offload architecture (`gfx1201`, `gfx942:sramecc+:xnack-`) resolves only when one card has it.
     """
+    arch = _ARCH.search(query.lower())
+    if arch:
+        return _by_offload_arch(query, arch.group(1), catalog, memory_mib)
     wanted = GpuName.parse(query)
     if not wanted.model:
         raise UnknownGpuError("empty GPU name; run `vllm-plan gpus` to list the known GPUs")
@@ -172,6 +179,28 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     if found:
         raise _ambiguous(query, found)
     raise _unknown(query, wanted, catalog)
+
+
+def _by_offload_arch(query: str, arch: str, catalog: Sequence[Gpu], memory_mib: int | None) -> Gpu:
+    """An AMD offload architecture names a card only when one catalog card has it (or one of its cards has the
+    memory given beside it); otherwise the candidates are listed, never guessed."""
+    cards = [g for g in catalog if g.vendor == "amd" and g.compute_capability.lower() == arch]
+    wanted = GpuName.parse(query).memory_gb
+    if wanted is not None:
+        cards = [g for g in cards if _same_memory(g, wanted)]
+    cards = _by_memory_hint(cards, memory_mib)
+    if len(cards) == 1:
+        return cards[0]
+    if not cards:
+        raise UnknownGpuError(
+            f"no catalog card has the offload architecture {arch!r} ({query!r}); "
+            "run `vllm-plan gpus` for the list, or give --gpu-memory-gib"
+        )
+    choices = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" if g.marketed_gb else g.key for g in cards)
+    raise UnknownGpuError(
+        f"GPU {query!r} is the offload architecture {arch} of several cards: one of {choices}; "
+        "name the card (rocm-smi --showproductname prints it)"
+    )
 
 
 def _unknown(query: str, wanted: GpuName, catalog: Sequence[Gpu]) -> UnknownGpuError:

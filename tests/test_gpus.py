@@ -408,3 +408,25 @@ def test_the_floor_follows_the_vllm_release() -> None:
     assert gpu_refusal(resolve_gpu("AMD Instinct MI210", catalog), new) is None  # gfx90a: no CUDA compute capability
     pascal = gpu_refusal(resolve_gpu("Tesla P100-PCIE-16GB", catalog), old)
     assert pascal is not None and "compute capability 6.0; vLLM supports compute capability 7.0" in pascal.message
+
+
+# ROCm names a device by its offload architecture in vLLM's logs (clang's --offload-arch=gfx1201), torch's
+# gcnArchName ('gfx942:sramecc+:xnack-') and kernel config paths: one card per architecture resolves, several are
+# listed (with the memory given beside the architecture picking one).
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [("gfx950", "mi355x"), ("AMD gfx950 (ROCm)", "mi355x"), ("gfx1100 48GB", "radeon-pro-w7900")],
+)
+def test_an_offload_architecture_of_one_card_resolves(name: str, key: str) -> None:
+    assert resolve_gpu(name, load_gpus()).key == key
+
+
+def test_an_offload_architecture_of_several_cards_lists_them() -> None:
+    catalog = load_gpus()
+    with pytest.raises(
+        UnknownGpuError, match=r"offload architecture gfx942 of several cards: one of .*mi300x \(192 GB\)"
+    ):
+        resolve_gpu("gfx942:sramecc+:xnack-", catalog)
+    assert resolve_gpu("gfx942:sramecc+:xnack-", catalog, memory_mib=196592).key == "mi300x"
+    with pytest.raises(UnknownGpuError, match=r"no catalog card has the offload architecture 'gfx1030'"):
+        resolve_gpu("gfx1030", catalog)
