@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 from recommender.hardware import Gpu
 from recommender.memory import overheads, warmup
 from recommender.memory import startup_issues as si
+from recommender.memory.encoder_profile import PROCESSORS as ENCODER_PASS_SIZED
+from recommender.memory.encoder_profile import encoder_pass
 from recommender.memory.engine import EngineFlags, VllmVersion, runs_v0_engine
 from recommender.memory.explanation import Explanation as Explanation  # re-exported: callers import it from here
 from recommender.memory.explanation import StageBudget as StageBudget
@@ -121,7 +123,7 @@ def resolve_precision(
                 "the config does not size the vision/audio encoder: its weights and profiling are not counted",
             )
         )
-    elif model.multimodal:
+    elif model.multimodal and model.architecture not in ENCODER_PASS_SIZED:
         issues.append(
             si.note(
                 IssueKind.ENCODER_NOT_COUNTED,
@@ -231,6 +233,13 @@ def stage_budgets(
         max_num_batched_tokens=limits.max_num_batched_tokens,
         version=v,
     )
+    encoder = encoder_pass(
+        model,
+        max_num_batched_tokens=limits.max_num_batched_tokens,
+        max_num_seqs=limits.max_num_seqs,
+        max_model_len=limits.max_model_len,
+        tp=tp,
+    )
     stages: list[StageBudget] = []
     for k, layers in enumerate(pp_layer_ranges(model.num_layers, pp)):
         w = weight_bytes_per_gpu(
@@ -252,6 +261,7 @@ def stage_budgets(
             moe_kernel_without_workspace=precision.mxfp4_triton,
             expert_parallel=flags.enable_expert_parallel,
             v0=v0,
+            encoder=None if v0 or k else encoder,
         )
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v)
         cg = overheads.cudagraph_bytes(layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs)

@@ -6,6 +6,7 @@ Each is a small documented model fitted to the real startup logs in shared/calib
 
 from __future__ import annotations
 
+from recommender.memory.encoder_profile import EncoderPass
 from recommender.model.spec import ModelSpec
 from recommender.units import GiB, MiB
 
@@ -97,8 +98,11 @@ def activation_peak_bytes(
     moe_kernel_without_workspace: bool = False,
     expert_parallel: bool = False,
     v0: bool | None = None,
+    encoder: EncoderPass | None = None,
 ) -> int:
     """Transient torch peak of the profiling run on one GPU (`v0`: the V0 engine ran it; default: before 0.8).
+    `encoder`: the V1 engine's multimodal encoder pass (memory/encoder_profile.py), run before the language model's:
+    the peak is the larger of the two, its cached outputs counted beside the language model's pass.
 
     The dense part does not shrink with TP: the logs show the same peak at TP=1, 2 and 4 (C020, C029, C030).
     `moe_kernel_without_workspace`: the experts run on a kernel without the fused-MoE intermediate cache (the OAI
@@ -115,7 +119,10 @@ def activation_peak_bytes(
         width = max(s.layer_intermediate or (s.intermediate_size,))
         forward = t * V0_FORWARD_BYTES_PER_CHANNEL * width // tp + moe + mllama_v0_encoder_bytes(s, max_num_seqs)
         return int(max(forward, sampler))
-    return int(t * ACT_BYTES_PER_TOKEN + moe + sampler)
+    lm = int(t * ACT_BYTES_PER_TOKEN + moe + sampler)
+    if encoder is None:
+        return lm
+    return max(lm + encoder.cached_outputs, encoder.peak)
 
 
 # --- non-torch memory ----------------------------------------------------------------------------

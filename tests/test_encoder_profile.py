@@ -1,0 +1,55 @@
+"""The V1 engine's multimodal encoder pass (recommender/memory/encoder_profile.py), hand-checked from vLLM's source:
+GPUModelRunner.profile_run runs the vision tower over the largest dummy images before the language model's pass."""
+
+from __future__ import annotations
+
+from recommender.catalog import load_gpus
+from recommender.hardware import resolve_gpu
+from recommender.memory.budget import explain
+from recommender.memory.encoder_profile import QWEN2_VL, QWEN3_VL, encoder_pass, profiled_items
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.sources.resolve import resolve_model
+
+
+def test_the_largest_qwen_vl_image() -> None:
+    """get_image_size_with_most_features: max_pixels // (patch x merge)^2 tokens, 4 patches each. Qwen2-VL:
+    12,845,056 // 28^2 = 16,384 tokens, 65,536 patches, each a pixel_values row of 3 x 2 x 14 x 14 float32 = 4,704
+    bytes; Qwen3-VL: 16,777,216 // 32^2 = 16,384 tokens."""
+    assert (QWEN2_VL.tokens_per_item, QWEN2_VL.patches_per_item, QWEN2_VL.pixel_bytes_per_patch) == (16384, 65536, 4704)
+    assert QWEN3_VL.tokens_per_item == 16384
+
+
+def test_items_per_profiling_batch() -> None:
+    """MultiModalBudget._get_max_items: budget = max(max_num_batched_tokens, 16,384); items = budget // 16,384, capped
+    by max_num_seqs x max(1, max_model_len // 16,384)."""
+    assert profiled_items(QWEN2_VL, max_num_batched_tokens=2048, max_num_seqs=256, max_model_len=4096) == 1
+    assert profiled_items(QWEN2_VL, max_num_batched_tokens=32768, max_num_seqs=256, max_model_len=4096) == 2
+    assert profiled_items(QWEN2_VL, max_num_batched_tokens=65536, max_num_seqs=1, max_model_len=40000) == 2
+
+
+def test_qwen2_vl_2b_encoder_pass() -> None:
+    """Qwen2-VL-2B's tower: width h 1,280, MLP 5,120. Attention while a query is rotated: residual 1 h + qkv 3 h +
+    contiguous q, k, v 3 h + float32 input and output 2 + 2 h = 11 h = 14,080 values; the MLP: 2 h + 2 x 5,120 =
+    12,800. Per patch 2 x 14,080 + 4,704 = 32,864 bytes; 65,536 patches = 2,153,775,104 bytes (2.01 GiB). The cached
+    outputs: 16,384 tokens x 1,536 x 2 B = 50,331,648. At TP=2 the attention's 10 h and the MLP's 2 i halve:
+    1,280 + 6,400 = 7,680 values either way."""
+    spec = resolve_model("Qwen/Qwen2-VL-2B-Instruct")
+    one = encoder_pass(spec, max_num_batched_tokens=2048, max_num_seqs=256, max_model_len=4096, tp=1)
+    assert (one.peak, one.cached_outputs) == (65536 * 32864, 50_331_648)
+    two = encoder_pass(spec, max_num_batched_tokens=2048, max_num_seqs=256, max_model_len=4096, tp=2)
+    assert two.peak == 65536 * (4704 + 2 * 7680)
+
+
+def test_the_pass_is_the_peak_when_it_exceeds_the_language_model() -> None:
+    """On vLLM 0.10.2 with 256 requests and 2,048 tokens the language model's pass is 2,048 x 47,000 + 36 B x 256 x
+    151,936 logits = 1,496,498,176 bytes, plus the cached outputs 1,546,829,824: below the tower's 2,153,775,104, which
+    is the peak (the round-2 log G037, Qwen2-VL-2B on an RTX 4080, prints 2.65 GiB: measured, not fitted on).
+    Towers not sized here (Gemma-3's SigLIP) leave the peak to the language model."""
+    card = resolve_gpu("rtx4080", load_gpus())
+    flags = EngineFlags(max_model_len=4096, gpu_memory_utilization=0.8)
+    e = explain(resolve_model("Qwen/Qwen2-VL-2B-Instruct"), card, flags, VllmVersion.parse("0.10.2"))
+    assert e.stage.activation_peak == 65536 * 32864
+    gemma = resolve_model("google/gemma-3-4b-it")
+    assert encoder_pass(gemma, max_num_batched_tokens=8192, max_num_seqs=1024, max_model_len=8192, tp=1).peak == 0
+    lm = 2048 * 47_000 + 36 * 256 * gemma.vocab_size  # the forward and the pre-0.17 sampler over 256 x vocab logits
+    assert explain(gemma, card, flags, VllmVersion.parse("0.10.2")).stage.activation_peak == lm
