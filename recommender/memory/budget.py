@@ -17,7 +17,7 @@ from recommender.hardware import Gpu
 from recommender.memory import overheads, warmup
 from recommender.memory import startup_issues as si
 from recommender.memory.encoder_profile import PROCESSORS as ENCODER_PASS_SIZED
-from recommender.memory.encoder_profile import encoder_pass
+from recommender.memory.encoder_profile import EncoderPass, encoder_pass
 from recommender.memory.engine import EngineFlags, VllmVersion, runs_v0_engine
 from recommender.memory.explanation import Explanation as Explanation  # re-exported: callers import it from here
 from recommender.memory.explanation import StageBudget as StageBudget
@@ -213,6 +213,26 @@ def stage_layout(model: ModelSpec, layers: range, flags: EngineFlags, precision:
     )
 
 
+def engine_passes(
+    model: ModelSpec, gpu: Gpu, limits: SchedulerLimits, version: VllmVersion, tp: int
+) -> tuple[int, EncoderPass]:
+    """What every stage shares: the number of CUDA graphs captured and the multimodal encoder's profiling pass."""
+    v = (version.major, version.minor)
+    graphs = overheads.cudagraph_capture_count(
+        overheads.cudagraph_max_capture(model, gpu.cc_major_minor, v, limits.max_num_seqs),
+        max_num_batched_tokens=limits.max_num_batched_tokens,
+        version=v,
+    )
+    encoder = encoder_pass(
+        model,
+        max_num_batched_tokens=limits.max_num_batched_tokens,
+        max_num_seqs=limits.max_num_seqs,
+        max_model_len=limits.max_model_len,
+        tp=tp,
+    )
+    return graphs, encoder
+
+
 def stage_budgets(
     model: ModelSpec,
     gpu: Gpu,
@@ -228,18 +248,7 @@ def stage_budgets(
     tp, pp = flags.tensor_parallel_size, min(flags.pipeline_parallel_size, model.num_layers)
     par = Parallel(tp=tp, pp=pp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
     v = (version.major, version.minor)
-    graphs = overheads.cudagraph_capture_count(
-        overheads.cudagraph_max_capture(model, gpu.cc_major_minor, (version.major, version.minor), limits.max_num_seqs),
-        max_num_batched_tokens=limits.max_num_batched_tokens,
-        version=v,
-    )
-    encoder = encoder_pass(
-        model,
-        max_num_batched_tokens=limits.max_num_batched_tokens,
-        max_num_seqs=limits.max_num_seqs,
-        max_model_len=limits.max_model_len,
-        tp=tp,
-    )
+    graphs, encoder = engine_passes(model, gpu, limits, version, tp)
     stages: list[StageBudget] = []
     for k, layers in enumerate(pp_layer_ranges(model.num_layers, pp)):
         w = weight_bytes_per_gpu(
