@@ -210,3 +210,39 @@ def test_perf_reads_a_whole_command_after_dashes_as_explain_does() -> None:
     assert as_command == as_options
     with_async = json.loads(invoke(["perf", *load, "--", *serve[:5]]).stdout)  # the default from 0.12: on
     assert with_async["mean_tpot_ms"] < as_command["mean_tpot_ms"]
+
+
+def test_what_h41_tripped_on_as_a_new_operator(tmp_path: Path) -> None:
+    """One GPU is '1 GPU'; a met latency target reads as the rejected ones do (how far from the target, on the
+    target's base: '+202% margin' for 662 ms against 2,000 ms was target / predicted - 1); check's table names
+    its columns as recommend's ('KV holds' requests of max len, and the --max-num-seqs vLLM runs at most)."""
+    assert invoke(["gpus", "NVIDIA H100 80GB HBM3"]).stdout.splitlines()[-1].startswith("1 GPU; ")
+    listed = invoke(["models", "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8"]).stdout
+    assert "\n1 model; " in listed and " 32,768 " in listed  # max len with separators, as every command prints it
+    args = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "h100", "--concurrency", "16"]
+    out = invoke([*args, "--input-len", "1000", "--output-len", "200", "--tpot-ms", "30", "--format", "yaml"]).stdout
+    doc = yaml.safe_load(out)
+    tpot = doc["performance"]["targets"][0]
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(out)
+    html = invoke(["check", str(plan), "--format", "html"]).stdout
+    assert "<th>KV holds</th>" in html and "<th>max-num-seqs</th>" in html, html[:2000]
+    table_text = invoke(["check", str(plan)]).stdout.splitlines()
+    assert table_text[0].split() == [
+        "input",
+        "resource",
+        "verdict",
+        "KV",
+        "tokens",
+        "KV",
+        "holds",
+        "max-num-seqs",
+        "max",
+        "len",
+    ]
+    assert table_text[2].split()[-2] == f"{doc['prediction']['max_num_seqs']:,}"
+    under = 1 - tpot["predicted_ms"] / tpot["target_ms"]
+    report = invoke(["render", str(plan), "--emit", "command"]).stdout  # the plan still renders
+    assert shlex.join(doc["command"]) in report
+    text = invoke([*args, "--input-len", "1000", "--output-len", "200", "--tpot-ms", "30"]).stdout
+    assert f"<= 30 (met, {under:.0%} under)" in text, text

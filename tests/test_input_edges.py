@@ -312,3 +312,33 @@ def test_a_result_file_cannot_ask_for_an_unbounded_replay(tmp_path: Path) -> Non
     (tmp_path / "r.json").write_text(json.dumps({**doc, "num_prompts": 10**9}))
     args = ["perf", "--model", QWEN, "--gpu", "l40s", "--compare", str(tmp_path / "r.json")]
     assert "--num-prompts 1,000,000,000 is more than the 100,000 prompts" in one_error_line(args)
+
+
+# --- files that are not files, names that are not outputs (H41) -----------------------------------------------------
+
+
+def test_check_names_a_device_a_dangling_link_and_a_link_loop(tmp_path: Path) -> None:
+    """Each was 'no such file or directory': the name exists, it just is not a file to read."""
+    (tmp_path / "dangling.yaml").symlink_to(tmp_path / "gone.yaml")
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    assert one_error_line(["check", "/dev/null"]).endswith(
+        "/dev/null: not a regular file (a device, FIFO or socket): not read"
+    )
+    for name in ("dangling.yaml", "loop1"):
+        line = one_error_line(["check", str(tmp_path / name), "--gpu", "h100"])
+        assert line.endswith(f"{name}: a symbolic link to nothing (or a loop of links): not read"), line
+    line = one_error_line(["check", str(tmp_path / "missing.yaml")])
+    assert line.endswith("missing.yaml: no such file or directory (and not a `vllm serve ...` command)")
+
+
+def test_recommend_o_with_a_suffix_that_names_no_format_writes_nothing(tmp_path: Path) -> None:
+    """`-o plan.yamll` made a folder `plan.yamll/` of six artifacts: now one line, before any planning."""
+    out = tmp_path / "plan.yamll"
+    line = one_error_line(["recommend", "--model", QWEN_7B, "--gpu", "rtx4090", "--concurrency", "8", "-o", str(out)])
+    assert "not a plan file name (ending in .htm, .html, .json, .txt, .yaml, .yml) and not an existing folder" in line
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+    folder = tmp_path / "deploy.v2"
+    args = ["recommend", "--model", QWEN_7B, "--gpu", "rtx4090", "--concurrency", "8", "--emit", "command"]
+    invoke([*args, "-o", str(folder)])
+    assert sorted(p.name for p in folder.iterdir()) == ["plan.yaml", "serve.sh"]  # with --emit the name is a folder

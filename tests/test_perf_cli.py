@@ -58,6 +58,15 @@ def test_perf_table_names_the_command_load_and_bound() -> None:
     assert "vllm serve Qwen/Qwen3-8B" in out
     assert "2,000 in / 256 out (random), 1,000 prompts, all at once, at most 8 in flight" in out
     assert "TTFT" in out and "TPOT" in out and "Bound by: " in out
+    assert "Outputs:" not in out  # 2,256 tokens fit Qwen3-8B's 40,960: nothing capped
+
+
+def test_outputs_capped_by_max_model_len_are_named() -> None:
+    """vLLM caps max_tokens at max_model_len minus the prompt (entrypoints/serve/utils/api_utils.py
+    get_max_tokens): 2,000 in / 256 out under --max-model-len 2048 generates at most 48 tokens a request."""
+    args = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "2000", "--output-len", "256"]
+    out = invoke([*args, "--max-concurrency", "8", "--max-model-len", "2048"]).stdout
+    assert "not 256: vLLM caps each request's max_tokens at --max-model-len 2,048 minus its prompt" in out
 
 
 def test_perf_json_has_the_keys_vllm_bench_serve_writes() -> None:

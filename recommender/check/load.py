@@ -267,10 +267,23 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
                     out.problems.append("<argument>: the command does not run `vllm serve`")
                 out.found += got
             else:
-                out.problems.append(f"{item}: no such file or directory (and not a `vllm serve ...` command)")
+                out.problems.append(_unread(item, path))
         except InputError as exc:
             out.problems.append(str(exc))
     return out
+
+
+def _unread(item: str, path: Path) -> str:
+    """Why an argument that is neither a file, a folder nor a command was not read."""
+    if path_kind(path) == "other":
+        return f"{item}: not a regular file (a device, FIFO or socket): not read"
+    try:
+        link = path.is_symlink()
+    except (OSError, ValueError):  # a name too long to look up, a NUL byte
+        link = False
+    if link:
+        return f"{item}: a symbolic link to nothing (or a loop of links): not read"
+    return f"{item}: no such file or directory (and not a `vllm serve ...` command)"
 
 
 def _load_dir(path: Path, out: Loaded) -> None:

@@ -90,7 +90,7 @@ def gpus(pattern: str | None, fmt: str) -> None:
     ]
     click.echo(table(["key", "name", "CUDA GiB", "GB/s", "16-bit TF", "CC", "FP8", "GFD label"], rows))
     click.echo(
-        f"\n{len(items)} GPUs; 16-bit TF = dense BF16 (FP16 on T4/V100) tensor TFLOPS with FP32 accumulate; "
+        f"\n{len(items)} GPU{'s' if len(items) != 1 else ''}; 16-bit TF = dense BF16 (FP16 on T4/V100) tensor TFLOPS with FP32 accumulate; "
         "* = estimated (see `--format yaml` for every figure's source or method)."
     )
 
@@ -143,7 +143,7 @@ def models(pattern: str | None, fmt: str) -> None:
             m.id,
             s.architecture,
             f"{(s.params.total if s.params else 0) / 1e9:.2f}B" + ("~" if s.approximate else ""),
-            s.max_model_len,
+            f"{s.max_model_len:,}",  # as every other command prints token counts
             "+".join(s.attention_kinds),
             s.quant.label if s.quant else "",
         )
@@ -151,7 +151,7 @@ def models(pattern: str | None, fmt: str) -> None:
     ]
     click.echo(table(["model", "architecture", "params", "max len", "attention", "quantization"], rows))
     click.echo(
-        f"\n{len(rows)} models; ~ = estimated architecture; `vllm-plan show MODEL` for one, `--format yaml` for sources."
+        f"\n{len(rows)} model{'s' if len(rows) != 1 else ''}; ~ = estimated architecture; `vllm-plan show MODEL` for one, `--format yaml` for sources."
     )
     if aliases:
         click.echo("\nAliases (profiles/aliases.yaml; `vllm-plan show ALIAS` says why each is safe):")

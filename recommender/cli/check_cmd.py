@@ -90,7 +90,7 @@ def result_json(r: ServerResult) -> dict[str, Any]:
         "gpu": r.gpu,
         "vllm_version": r.vllm_version,
         "read": dict(r.engine),
-        "slo": {"concurrency": m.slo.concurrency, "context": m.slo.context} if m else None,
+        "slo": {"concurrency": m.slo.concurrency, "context": m.slo.context, "users": m.slo.users} if m else None,
         "figures": explanation_json(m.explanation) if m and m.explanation else None,
         "failures": [f.message for f in r.findings],
         "failure_kinds": [f.kind for f in r.findings],
@@ -302,10 +302,13 @@ def table_text(results: list[ServerResult], problems: list[str]) -> str:
                 {PASS: "PASS", FAIL: "FAIL"}.get(r.status, "NOT EVALUATED"),
                 f"{e.kv_cache_tokens:,}" if e else "-",
                 f"{e.max_concurrency:.2f}" if e else "-",
+                f"{e.max_num_seqs:,}" if e else "-",
                 f"{e.max_model_len:,}" if e else "-",
             )
         )
-    lines = [table(["input", "resource", "verdict", "KV tokens", "concurrency", "max len"], rows)]
+    # "KV holds": requests of max len the KV cache holds (vLLM's "Maximum concurrency"), as recommend's column;
+    # vLLM runs at most max-num-seqs of them at once
+    lines = [table(["input", "resource", "verdict", "KV tokens", "KV holds", "max-num-seqs", "max len"], rows)]
     for r in results:
         lines += [f"FAIL {r.found.where}: {finding.message}" for finding in r.findings]
         if r.suggestions:

@@ -351,6 +351,13 @@ def _print_prediction(p: Prediction, fmt: str, output: Path | None, plot: Path |
 
     def text() -> str:
         body = sweep_table(s) if s is not None and r is None else "\n".join(render_result(r)) if r else ""
+        if r is not None and r.completed and r.total_output_tokens < 0.98 * r.completed * p.load.output_len:
+            limit = startup(model, hw, flags, v).max_model_len
+            body += (
+                f"\nOutputs: {r.total_output_tokens / r.completed:,.0f} tokens per request on average, not "
+                f"{p.load.output_len:,.0f}: vLLM caps each request's max_tokens at --max-model-len {limit:,} minus "
+                "its prompt (the figures are for the capped outputs)"
+            )
         if r is not None and errors:
             body += (
                 f"\nExpected error ({basis}): TTFT {errors.get('ttft', 0):.0%}, TPOT {errors.get('tpot', 0):.0%}, "

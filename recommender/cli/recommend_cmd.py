@@ -17,7 +17,7 @@ from recommender.cli.output import format_choice, table
 from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
 from recommender.cli.report_options import deliver, plot_option, plotted
 from recommender.documents import Plan, dump, plan_from_data, plan_of
-from recommender.documents.performance import service_plan_of
+from recommender.documents.performance import service_plan_of, verdict_text
 from recommender.errors import InfeasibleError, InputError
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.model.spec import ModelSpec
@@ -116,11 +116,7 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
     for name in ("ttft", "tpot", "itl", "e2el"):
         st = getattr(best.result, name)
         check = goals.get(name)
-        verdict = (
-            f"<= {check.target_ms:,.0f} ({'met' if check.met else 'missed'}, {check.margin:+.0%} margin)"
-            if check
-            else ""
-        )
+        verdict = f"<= {check.target_ms:,.0f} ({verdict_text(check)})" if check else ""
         rows.append((name.upper(), f"{st.mean:,.1f}", f"{st.median:,.1f}", f"{st.p90:,.1f}", f"{st.p99:,.1f}", verdict))
     err = perf.expected_error
     lines += [
@@ -268,8 +264,14 @@ def output_file_format(path: Path, fmt: str, fmt_given: bool) -> str | None:
     if fmt == "html":
         return "html"  # the report page, as always
     by_suffix = OUTPUT_SUFFIXES.get(path.suffix.lower())
-    if by_suffix is None or path.is_dir():
+    if path.is_dir() or not path.suffix:
         return None
+    if by_suffix is None:  # `-o plan.yamll` or `-o plan.exe` made a folder of artifacts under that name
+        names = ", ".join(sorted(OUTPUT_SUFFIXES))
+        raise InputError(
+            f"-o {path}: not a plan file name (ending in {names}) and not an existing folder; "
+            f"for artifacts in a new folder, name it with --emit (`--emit all -o {path}`)"
+        )
     return fmt if fmt_given else by_suffix
 
 

@@ -27,6 +27,13 @@ def _r(x: float) -> float:
     return round(x, 2)
 
 
+def verdict_text(t: TargetCheck) -> str:
+    """'met, 67% under' / 'missed, 16% over': the prediction against the target, on the target's base (as the
+    rejected options' '> 2,000 ms (+16%)'; the document's `margin` is target / predicted - 1)."""
+    off = t.predicted_ms / t.target_ms - 1
+    return f"met, {-off:.0%} under" if t.met else f"missed, {off:.0%} over"
+
+
 def target_checks(target: ServiceTarget, r: PerfResult) -> tuple[TargetCheck, ...]:
     """Each latency target against the predicted percentile."""
     stats = {"ttft": r.ttft, "tpot": r.tpot, "itl": r.itl}

@@ -11,7 +11,7 @@ from recommender.report.figures import BudgetFigure, tightest_bar
 from recommender.report.structure import Cell, Report, Section, Style, Table
 from recommender.report.svg import budget_chart
 
-HEADERS = ("verdict", "file", "resource", "model", "GPU", "KV tokens", "concurrency", "max len")
+HEADERS = ("verdict", "file", "resource", "model", "GPU", "KV tokens", "KV holds", "max-num-seqs", "max len")
 STATUS: dict[str, tuple[str, Style]] = {PASS: ("pass", "pass"), FAIL: ("fail", "fail")}
 NOT_EVALUATED: tuple[str, Style] = ("not evaluated", "warn")
 
@@ -46,6 +46,7 @@ def row(r: ServerResult) -> tuple[Cell, ...]:
         Cell(r.gpu or "-"),
         Cell(f"{e.kv_cache_tokens:,}" if e else "-", "num"),
         Cell(f"{e.max_concurrency:.2f}" if e else "-", "num"),
+        Cell(f"{e.max_num_seqs:,}" if e else "-", "num"),
         Cell(f"{e.max_model_len:,}" if e else "-", "num"),
     )
 

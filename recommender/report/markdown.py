@@ -40,8 +40,8 @@ def check_markdown(results: Sequence[ServerResult], problems: Sequence[str] = ()
     lines = [
         f"### {mark} vllm-plan check: {summary(results, problems)}",
         "",
-        "| verdict | file | resource | model | GPU | KV tokens | concurrency | max len |",
-        "|---|---|---|---|---|--:|--:|--:|",
+        "| verdict | file | resource | model | GPU | KV tokens | KV holds | max-num-seqs | max len |",
+        "|---|---|---|---|---|--:|--:|--:|--:|",
     ]
     for r in results:
         e = r.memory.explanation if r.memory else None
@@ -53,6 +53,7 @@ def check_markdown(results: Sequence[ServerResult], problems: Sequence[str] = ()
             md(r.gpu or "-"),
             f"{e.kv_cache_tokens:,}" if e else "-",
             f"{e.max_concurrency:.2f}" if e else "-",
+            f"{e.max_num_seqs:,}" if e else "-",
             f"{e.max_model_len:,}" if e else "-",
         ]
         lines.append("| " + " | ".join(cells) + " |")

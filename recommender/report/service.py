@@ -8,6 +8,7 @@ import shlex
 
 from recommender import __version__
 from recommender.documents import Plan
+from recommender.documents.performance import verdict_text
 from recommender.perf.metrics import PerfResult, Stats
 from recommender.perf.params import PerfParams
 from recommender.perf.predict import costs_for, predict_engine
@@ -82,7 +83,7 @@ def target_items(doc: Plan) -> tuple[Cell, ...]:
     items = [
         Cell(
             f"{t.metric.upper()} {t.percentile} {t.predicted_ms:,.1f} ms against the {t.target_ms:g} ms target: "
-            f"{'met' if t.met else 'missed'} ({t.margin:+.0%} margin)",
+            f"{verdict_text(t)}",
             "pass" if t.met else "fail",
         )
         for t in perf.targets
