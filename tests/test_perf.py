@@ -165,6 +165,20 @@ def test_sparse_mla_reads_topk_latents_and_the_indexer_scores_every_token() -> N
     assert long.total - short.total == pytest.approx(30720 * c.kv_full / c.bandwidth, rel=1e-6)
 
 
+def test_dense_mla_decodes_absorbed_and_prefills_unabsorbed() -> None:
+    """DeepSeek-R1 at TP 8: decode attends over the 576-wide latent with 512-wide values (absorbed MQA); a prefill
+    chunk runs vLLM's forward_mha, q.k over 128 + 64 and p.v over 128 per head: 320 / 1088 of the decode FLOPs."""
+    c = _costs("deepseek-ai/DeepSeek-R1", "h200", tensor_parallel_size=8, max_model_len=32768)
+    assert c.attn_flops_full == 61 * 2 * (128 // 8) * (512 + 64 + 512)
+    assert c.attn_flops_prefill == 61 * 2 * (128 // 8) * (128 + 64 + 128)
+    llama = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", max_model_len=8192)
+    assert llama.attn_flops_prefill == llama.attn_flops_full  # plain attention: one width for both
+    pairs = 4096 * 4097 / 2
+    one = step_time(c, Batch(prefill_tokens=4096, prefill_pairs=pairs, prefills=1))
+    bare = step_time(replace(c, attn_flops_prefill=0.0), Batch(prefill_tokens=4096, prefill_pairs=pairs, prefills=1))
+    assert one.compute - bare.compute == pytest.approx(pairs * c.attn_flops_prefill / c.attention_compute)
+
+
 def test_async_scheduling_overlaps_the_cpu_side() -> None:
     params = replace(PLAIN, step_overhead_ms=2.0)
     c = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", params, max_model_len=8192)
@@ -177,7 +191,16 @@ def _synthetic(step_s: float = 0.01, **changes: object) -> EngineCosts:
     """An engine whose every step takes `step_s` (all in the per-step overhead), with a big KV pool."""
     c = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", max_model_len=8192)
     zero = dict.fromkeys(
-        ("dense_bytes", "lm_head_bytes", "dense_flops", "lm_head_flops", "kv_full", "attn_flops_full"), 0.0
+        (
+            "dense_bytes",
+            "lm_head_bytes",
+            "dense_flops",
+            "lm_head_flops",
+            "kv_full",
+            "attn_flops_full",
+            "attn_flops_prefill",
+        ),
+        0.0,
     )
     return replace(c, **zero, step_overhead=step_s, **changes)  # type: ignore[arg-type]
 

@@ -65,6 +65,7 @@ class EngineFacts:
     state_bytes: float  # recurrent state read and written per sequence and step (Mamba, DeltaNet)
     attn_flops_full: float  # per (query, key) pair over full layers
     attn_flops_window: float  # per pair over window layers
+    attn_flops_prefill: float  # per pair of a prefill chunk over full layers (MLA prefills unabsorbed)
     allreduces: int  # per step (two per layer with TP > 1)
     allreduce_bytes: float  # per token and all-reduce
     moe_exchanges: int  # per step: gather + scatter per MoE layer with data parallelism
@@ -109,6 +110,7 @@ class EngineCosts:
     state_bytes: float
     attn_flops_full: float
     attn_flops_window: float
+    attn_flops_prefill: float
     allreduces: int
     allreduce_bytes: float
     moe_exchanges: int
@@ -231,10 +233,15 @@ def _attention(model: ModelSpec, e: Explanation, layers: range, fp8_ratio: float
     Sparse MLA (DeepSeek-V3.2, GLM-5) attends to the `index_topk` keys its indexer picks: the latent part is costed
     as a window of topk tokens. The indexer itself scores every context token: its K cache is read whole and its
     logits cost n_heads x head_dim x 2 FLOPs per pair on every TP rank (replicated, "no tensor parallel, just
-    replicated" in deepseek_v2.py Indexer) at the FP8 rate (`fp8_ratio`: 16-bit peak / FP8 peak)."""
+    replicated" in deepseek_v2.py Indexer) at the FP8 rate (`fp8_ratio`: 16-bit peak / FP8 peak).
+
+    Dense MLA decodes absorbed (MQA over the 576-wide latent, 512-wide values) but prefills unabsorbed: vLLM's
+    forward_mha up-projects the latent and runs MHA with q.k over qk_nope + qk_rope (192) and p.v over v_head_dim
+    (128) per head ("Compute Friendly Approach", model_executor/layers/attention/mla_attention.py), so a prefill
+    pair costs 320 / 1088 of a decode pair."""
     dtype_bytes = DTYPE_BYTES[e.weight_dtype]
     kv_bytes = kv_dtype_bytes(e.kv_cache_dtype, dtype_bytes)
-    out = dict.fromkeys(("kv_full", "kv_window", "state", "fl_full", "fl_window"), 0.0)
+    out = dict.fromkeys(("kv_full", "kv_window", "state", "fl_full", "fl_window", "fl_prefill"), 0.0)
     heads = max(1, model.num_heads // e.tp)
     indexer = model.mla.indexer if model.mla is not None else None
     for i in layers:
@@ -244,21 +251,26 @@ def _attention(model: ModelSpec, e: Explanation, layers: range, fp8_ratio: float
         if spec.kind == "mamba":
             out["state"] += 2 * spec.page_bytes  # read and written every step
             continue
-        if spec.kind == "mla" and model.mla is not None:
-            width = 2 * model.mla.kv_lora_rank + model.mla.qk_rope_head_dim  # absorbed: q.k over 576, p.v over 512
+        mla = model.mla
+        if spec.kind == "mla" and mla is not None:
+            width = 2 * mla.kv_lora_rank + mla.qk_rope_head_dim  # absorbed: q.k over 576, p.v over 512
+            prefill_width = mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim
         else:
-            width = model.head_dim + model.v_head_dim
+            width = prefill_width = model.head_dim + model.v_head_dim
         flops = 2.0 * heads * width
         key = "window" if spec.kind in ("sliding", "chunked") else "full"
         if indexer is not None and i in indexer.layers:
             index_bytes = indexer.head_dim + indexer.head_dim // INDEXER_QUANT_BLOCK * 4
             out["kv_full"] += index_bytes
             out["fl_full"] += 2.0 * indexer.n_heads * indexer.head_dim * fp8_ratio
+            out["fl_prefill"] += 2.0 * indexer.n_heads * indexer.head_dim * fp8_ratio
             out["kv_window"] += spec.bytes_per_token - index_bytes
             out["fl_window"] += flops
             continue
         out[f"kv_{key}"] += spec.bytes_per_token
         out[f"fl_{key}"] += flops
+        if key == "full":
+            out["fl_prefill"] += 2.0 * heads * prefill_width
     return out
 
 
@@ -337,6 +349,7 @@ def engine_facts(
         state_bytes=att["state"],
         attn_flops_full=att["fl_full"],
         attn_flops_window=att["fl_window"],
+        attn_flops_prefill=att["fl_prefill"],
         **_comm_facts(model, e, moe_layers if moe else 0),
         expert_ranks=e.tp * e.dp if moe and expert_parallel else 1,
         **compute,

@@ -150,7 +150,8 @@ def batch_parts(
     ctx_w = min(ctx, (decodes / pp) * w) if w else ctx
     prefix_w = min(prefix, (prefills / pp) * w) if w else prefix
     m = (ctx + prefix + tokens) * c.kv_full + (ctx_w + prefix_w + tokens) * c.kv_window + seqs * c.state_bytes
-    f = (ctx + prefill_pairs / pp) * c.attn_flops_full + (ctx_w + prefill_window_pairs / pp) * c.attn_flops_window
+    f = ctx * c.attn_flops_full + prefill_pairs / pp * c.attn_flops_prefill
+    f += (ctx_w + prefill_window_pairs / pp) * c.attn_flops_window
     mem, comp = _roofline(mem, comp, m / c.bandwidth, f / c.attention_compute)
     return _finish_parts(c, mem, comp, comm, seqs)
 
