@@ -99,3 +99,15 @@ def test_mllama_v0_profiles_the_vision_encoder_over_every_dummy_request() -> Non
     assert spec.vision is not None and (spec.vision.tiles, spec.vision.positions) == (4, 1601)
     assert mllama_v0_encoder_bytes(spec, 128) == 128 * 4 * 1601 * MLLAMA_V0_BYTES_PER_VISION_TOKEN
     assert mllama_v0_encoder_bytes(resolve_model("Qwen/Qwen2.5-7B-Instruct"), 128) == 0
+
+
+def test_v0_forward_shards_only_the_mlp_tensors() -> None:
+    """V0's eager profiling forward: 8 bytes per token and intermediate channel at TP=1 (fitted on F042), of which
+    the MLP's own 6 (gate_up 2 x I values + SiluAndMul's I, 16-bit, qwen2.py Qwen2MLP) are sharded by TP. Qwen2.5-14B
+    (I 13,824) at 32,768 tokens: TP=1 32,768 x 8 x 13,824 = 3,623,878,656 bytes; TP=2 32,768 x (2 x 13,824 +
+    6 x 13,824 / 2) = 32,768 x 69,120 = 2,264,924,160 (the logs: 3.79 and 2.84 GiB, G023 and G022)."""
+    from recommender.memory.overheads import v0_forward_bytes
+
+    spec = resolve_model("Qwen/Qwen2.5-14B-Instruct")
+    assert v0_forward_bytes(spec, 32768, 1) == 3_623_878_656
+    assert v0_forward_bytes(spec, 32768, 2) == 2_264_924_160

@@ -54,6 +54,13 @@ MOE_WORKSPACE_BYTES = 2
 # 1.42 and 1.43 GiB logged for Qwen2.5-7B at 4096 and 6600 tokens (C064, F045), where the sampler's 1.31 GiB
 # dominates, and 1.26 GiB for Llama-3-8B at 8192 (F036).
 V0_FORWARD_BYTES_PER_CHANNEL = 8
+# Of those 8 bytes only the MLP's own tensors are sharded by TP: Qwen2MLP.forward (model_executor/models/qwen2.py,
+# llama.py alike) keeps the gate-up output (2 x I/TP values) referenced while SiluAndMul's output (I/TP) and down_proj
+# run, 6 bytes per channel. The rest of the fit, the residual stream and the hidden states (full width on every
+# rank, expressed per intermediate channel at TP=1), is not divided. Before this split TP=2 halved the whole peak:
+# Qwen2.5-14B at 32,768 tokens logs 3.79 GiB at TP=1 and 2.84 at TP=2 (round-2 records G023 and G022, measured, not
+# fitted on; the split predicts 3.38 and 2.11, the undivided part is larger than the TP=1 fit says).
+V0_FORWARD_SHARDED_BYTES_PER_CHANNEL = 6
 V1_ENGINE_FROM = (0, 8)
 # Llama-3.2-Vision (mllama) on V0: enc_dec_model_runner.py profile_run gives each of the max_num_seqs dummy
 # requests an image of max_num_tiles tiles of (image_size / patch)^2 + 1 tokens, and the vision encoder runs over
@@ -87,6 +94,13 @@ def mllama_v0_encoder_bytes(s: ModelSpec, max_num_seqs: int) -> int:
     return max_num_seqs * v.tiles * v.positions * MLLAMA_V0_BYTES_PER_VISION_TOKEN
 
 
+def v0_forward_bytes(s: ModelSpec, tokens: int, tp: int) -> int:
+    """The dense part of V0's eager profiling forward on one GPU: the MLP's tensors sharded by TP, the rest not."""
+    width = max(s.layer_intermediate or (s.intermediate_size,))
+    sharded = V0_FORWARD_SHARDED_BYTES_PER_CHANNEL
+    return tokens * ((V0_FORWARD_BYTES_PER_CHANNEL - sharded) * width + sharded * width // tp)
+
+
 def activation_peak_bytes(
     s: ModelSpec,
     *,
@@ -116,8 +130,7 @@ def activation_peak_bytes(
         num_reqs = min(max_num_seqs, t)
         sampler = sampler_bytes_per_logit(version) * num_reqs * s.vocab_size
     if (version < V1_ENGINE_FROM) if v0 is None else v0:
-        width = max(s.layer_intermediate or (s.intermediate_size,))
-        forward = t * V0_FORWARD_BYTES_PER_CHANNEL * width // tp + moe + mllama_v0_encoder_bytes(s, max_num_seqs)
+        forward = v0_forward_bytes(s, t, tp) + moe + mllama_v0_encoder_bytes(s, max_num_seqs)
         return int(max(forward, sampler))
     lm = int(t * ACT_BYTES_PER_TOKEN + moe + sampler)
     if encoder is None:
