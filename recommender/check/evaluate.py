@@ -222,6 +222,14 @@ def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, leng
     return out
 
 
+def startup_fixes(
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, e: Explanation, *, free_bytes: int | None
+) -> list[str]:
+    """`suggest` for a server that has to start and serve one request of its --max-model-len (what `explain` prints
+    under a failing verdict), with the environment vLLM reads left at its defaults."""
+    return suggest(_Engine(model, gpu, version, VllmEnv(), free_bytes), flags, e, 1, e.max_model_len)
+
+
 def evaluate(
     found: Found,
     *,

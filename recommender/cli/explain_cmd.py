@@ -19,6 +19,7 @@ from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.budget import Explanation
 from recommender.memory.budget import explain as explain_budget
 from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
+from recommender.memory.startup_issues import IssueKind
 from recommender.serve_args import default_flag_table, parse_serve_argv, strict_errors
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB
@@ -84,6 +85,11 @@ def render_table(e: Explanation) -> str:
     out += [f"  error: {m}" for m in e.errors]
     out += [f"  warning: {m}" for m in e.warnings]
     return "\n".join(out)
+
+
+def risky(e: Explanation) -> bool:
+    """vLLM starts but its post-allocation warm-up may not fit (a warning `check` fails on)."""
+    return e.has(IssueKind.WARMUP_OOM, IssueKind.WARMUP_HEADROOM)
 
 
 def refuse_flags_not_in(names: Iterable[str], version: VllmVersion) -> None:
@@ -174,18 +180,26 @@ def explain(
     free = free_bytes(free_memory_gib, hw)
     spec = resolve_model(model, revision=revision)
     result = explain_budget(spec, hw, flags, version, free_bytes=free)
+    from recommender.check.evaluate import startup_fixes
     from recommender.report.explain import explain_report
+
+    # what would make a failing start (or a warm-up at risk) work, each change re-checked, as `check` prints it
+    fixes = startup_fixes(spec, hw, flags, version, result, free_bytes=free) if result.errors or risky(result) else []
 
     def document() -> dict[str, Any]:
         # error_kinds: stable names of the startup errors (IssueKind values), for scripts that branch on them.
-        doc = {**explanation_json(result), "error_kinds": [k.value for k in result.error_kinds]}
+        doc = {**explanation_json(result), "error_kinds": [k.value for k in result.error_kinds], "fixes": fixes}
         return {**doc, **({"model_notes": list(spec.notes)} if spec.notes else {})}
+
+    def text() -> str:
+        fix = f"  fix: {', '.join(fixes)}\n" if fixes else ""
+        return "".join(f"note: {n}\n" for n in spec.notes) + render_table(result) + ("\n" + fix.rstrip() if fix else "")
 
     deliver(
         fmt,
         output=output,
         plot=plot,
-        table=lambda: "".join(f"note: {n}\n" for n in spec.notes) + render_table(result),
+        table=text,
         document=document,
         report=lambda: explain_report(result, flags, model, notes=spec.notes),
     )

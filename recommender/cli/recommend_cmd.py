@@ -121,7 +121,7 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
     err = perf.expected_error
     lines += [
         "",
-        f"Predicted at {best.load.describe()} ({best.method} of vLLM's scheduler):",
+        f"Predicted at {best.load.describe()} ({best.method} of vLLM's scheduler){_steady(best.load.warmup)}:",
         table(("ms", "mean", "median", "p90", "p99", f"target ({sp.target.percentile})"), rows),
         "",
         f"Throughput: {best.result.output_throughput:,.0f} output tok/s, {best.per_gpu:,.0f} per GPU, "
@@ -148,6 +148,17 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
     if sp.rejected:
         lines += ["", f"Rejected ({len(sp.rejected)}):"] + [f"  - {r}" for r in sp.rejected]
     return "\n".join(lines)
+
+
+def _steady(warmup: int) -> str:
+    """A closed loop's latencies are judged in steady state: say so, since `perf` and `vllm bench serve` count the
+    first wave (all sent at once, it queues behind its own prompts: its TTFT can be several times the rest's)."""
+    if not warmup:
+        return ""
+    return (
+        f"; latencies in steady state, the first {warmup:,} requests (the users' first wave) left out, which "
+        "`vllm-plan perf` and `vllm bench serve` count"
+    )
 
 
 def _queueing_note(sp: ServicePlan) -> list[str]:
