@@ -138,7 +138,13 @@ def local_calibrations(path: Path | None = None) -> dict[str, Efficiency]:
     where = path or local_profile_path()
     if where is None or path_kind(where) == "missing":
         return {}
-    doc = _read(where)
+    try:
+        doc = _read(where)
+    except InputError as exc:  # the file is read on every perf and latency plan: say which one and how to skip it
+        raise InputError(
+            f"local calibration file {exc} (`perf --no-local-calibration` ignores it, VLLM_PLAN_PERF_LOCAL=none "
+            "disables it)"
+        ) from None
     gpus = doc.get("gpus") or {}
     if not isinstance(gpus, Mapping):
         raise InputError(f"{where}: 'gpus' must map GPU keys to efficiencies")

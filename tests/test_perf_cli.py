@@ -205,3 +205,9 @@ def test_a_malformed_local_profile_is_an_input_error(tmp_path: Path, monkeypatch
         ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1", "--output-len", "2"], exit_code=2
     ).stderr
     assert "efficiencies must be numbers" in err
+    local.write_bytes(b"\xff\xfe binary")  # unreadable: one line naming the file as the local calibration
+    err = invoke(
+        ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1", "--output-len", "2"], exit_code=2
+    ).stderr
+    assert err.startswith(f"Error: local calibration file {local}: not UTF-8 text") and err.count("\n") == 1, err
+    assert "VLLM_PLAN_PERF_LOCAL=none disables it" in err
