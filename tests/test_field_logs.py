@@ -160,7 +160,7 @@ def test_round_three_is_new_material() -> None:
     earlier = [r["source"] for r in (*RECORDS, *ROUND2, *load_records(*DEFAULT))]
     earlier_files = {s.split("/blob/")[0] for s in earlier if "/blob/" in s}
     ids = [r["id"] for r in ROUND3]
-    assert len(ids) == len(set(ids)) >= 30
+    assert len(ids) == len(set(ids)) >= 37
     for r in ROUND3:
         assert re.fullmatch(r"H\d{3}", r["id"]) and r["source"].startswith("https://"), r["id"]
         assert r["raw"] and r["split"] == "held-out-3" and r["source"] not in earlier, r["id"]
@@ -168,12 +168,12 @@ def test_round_three_is_new_material() -> None:
 
 
 def test_round_three_compared_records() -> None:
-    """Round 3, scored with the issue's targets where records resolve (7 compared on 2026-11-30, blind: a
+    """Round 3, scored with the issue's targets where records resolve (8 compared on 2026-11-30, blind: a
     free-memory refusal on an H100 NVL, H004; profiling OOMs on a 16 GB card and a T4, H017 and H018; a T4
     data-parallel start, H029; llava-1.6 on an 80 GB card, Llama-3.1-8B on an A100 and gemma-4-E2B on an MI300X,
-    H031-H033): weights median <= 1 %, available KV median <= 2 % and p90 <= 10 %, verdicts >= 95 %, no crash
-    called safe."""
-    assert len(ROUND3_SUMMARY.compared) >= 7
+    H031-H033; Qwen3-4B on an 80 GB card, H036): weights median <= 1 %, available KV median <= 2 % and p90 <= 10 %,
+    verdicts >= 95 %, no crash called safe."""
+    assert len(ROUND3_SUMMARY.compared) >= 8
     assert statistics.median(ROUND3_SUMMARY.weight_errors) <= 0.01
     assert statistics.median(ROUND3_SUMMARY.kv_errors) <= 0.02
     assert percentile(ROUND3_SUMMARY.kv_errors, 0.9) <= 0.10
@@ -184,8 +184,8 @@ def test_round_three_compared_records() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="round 3 resolves 7 of 33 (21 %) blind: 15 committed logs name no GPU and print no device total (one, "
-    "H021, prints 7.65 GiB, which no catalog card matches) and 11 models are not in the catalog (listed for the "
+    reason="round 3 resolves 8 of 37 (22 %) blind: 16 logs name no GPU and print no device total (one, H021, "
+    "prints 7.65 GiB, which no catalog card matches) and 13 models are not in the catalog (listed for the "
     "catalog in /work/staging/catalog-pending/WANTED-s5.md)",
 )
 def test_round_three_resolution_target() -> None:
