@@ -168,12 +168,13 @@ def test_round_three_is_new_material() -> None:
 
 
 def test_round_three_compared_records() -> None:
-    """Round 3, scored with the issue's targets where records resolve (8 compared on 2026-11-30, blind: a
-    free-memory refusal on an H100 NVL, H004; profiling OOMs on a 16 GB card and a T4, H017 and H018; a T4
-    data-parallel start, H029; llava-1.6 on an 80 GB card, Llama-3.1-8B on an A100 and gemma-4-E2B on an MI300X,
-    H031-H033; Qwen3-4B on an 80 GB card, H036): weights median <= 1 %, available KV median <= 2 % and p90 <= 10 %,
-    verdicts >= 95 %, no crash called safe."""
-    assert len(ROUND3_SUMMARY.compared) >= 8
+    """Round 3, scored with the issue's targets where records resolve (7 compared on 2026-11-30: a free-memory
+    refusal on an H100 NVL, H004; profiling OOMs on a 16 GB card and a T4, H017 and H018; a T4 data-parallel start,
+    H029; llava-1.6 on an 80 GB card, Llama-3.1-8B on an A100 and gemma-4-E2B on an MI300X, H031-H033. H036,
+    Qwen3-4B at 79.18 GiB, compared blind, no longer resolves since a printed total resolves only when the cards
+    printing it predict alike): weights median <= 1 %, available KV median <= 2 % and p90 <= 10 %, verdicts
+    >= 95 %, no crash called safe."""
+    assert len(ROUND3_SUMMARY.compared) >= 7
     assert statistics.median(ROUND3_SUMMARY.weight_errors) <= 0.01
     assert statistics.median(ROUND3_SUMMARY.kv_errors) <= 0.02
     assert percentile(ROUND3_SUMMARY.kv_errors, 0.9) <= 0.10
@@ -184,9 +185,9 @@ def test_round_three_compared_records() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="round 3 resolves 8 of 37 (22 %) blind: 16 logs name no GPU and print no device total (one, H021, "
-    "prints 7.65 GiB, which no catalog card matches) and 13 models are not in the catalog (listed for the "
-    "catalog in /work/staging/catalog-pending/WANTED-s5.md)",
+    reason="round 3 resolves 7 of 37 (19 %; 8 blind): 16 logs name no GPU and print no total that resolves (H021's "
+    "7.65 GiB matches no catalog card; H036's 79.18 GiB is printed by H100s and A100s, which predict apart) and "
+    "13 models are not in the catalog (listed for the catalog in /work/staging/catalog-pending/WANTED-s5.md)",
 )
 def test_round_three_resolution_target() -> None:
     assert ROUND3_SUMMARY.resolved / ROUND3_SUMMARY.records >= 0.8
