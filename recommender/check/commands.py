@@ -81,10 +81,13 @@ def find_in_words(
     image: str | None,
     *,
     vllm_entrypoint: bool | None = None,
+    platform: tuple[str, ...] = (),
 ) -> list[Hit]:
     """Servers in a container's argv: directly, through `sh -c SCRIPT`, or the image's own entrypoint (`image` is
     given only when the words are arguments to the image's entrypoint, i.e. no command replaces it; that
-    entrypoint runs vLLM when the image is a vLLM one, or when the caller knows it does)."""
+    entrypoint runs vLLM when the image is a vLLM one, or when the caller knows it does). `platform` names the
+    variables the platform sets in the pod at run time (LeaderWorkerSet's LWS_WORKER_INDEX): a branch on one of
+    them is read as one of the pod's roles."""
     words, more = strip_prefixes(list(words))
     env = {**env, **more}
     hit = vllm_argv(words)
@@ -96,18 +99,21 @@ def find_in_words(
         flags = "".join(w.lstrip("-") for w in words[1 : script_index or len(words)])
         if "c" in flags and script_index is not None:  # `sh -c SCRIPT [NAME [ARG...]]`: $0, then "$@"
             args = words[script_index + 1 :] or [words[0]]
-            return [h for h in find_in_script(words[script_index], env, args) if isinstance(h, Hit)]
+            hits = find_in_script(words[script_index], env, args, platform)
+            return [h for h in hits if isinstance(h, Hit)]
     if image is not None and (vllm_entrypoint if vllm_entrypoint is not None else is_vllm_image(image)):
         args = words[1:] if head == "serve" else words
         return [Hit(("vllm", "serve", *args), True, dict(env), unresolved)]
     return []
 
 
-def find_in_script(script: str, env: Mapping[str, str], args: list[str] | None = None) -> list[Hit | shell.Command]:
+def find_in_script(
+    script: str, env: Mapping[str, str], args: list[str] | None = None, platform: tuple[str, ...] = ()
+) -> list[Hit | shell.Command]:
     """Servers a script starts (and the `kubectl apply -f -` commands that read a here-document, for the caller);
-    `args` are its $0 $1 ... when known."""
+    `args` are its $0 $1 ... when known; `platform` as in find_in_words."""
     out: list[Hit | shell.Command] = []
-    for cmd in shell.run_script(script, env, args):
+    for cmd in shell.run_script(script, env, args, platform):
         hit = vllm_argv(cmd.words)
         if hit:
             out.append(Hit(tuple(hit[0]), hit[1], dict(cmd.env), cmd.unresolved))

@@ -4,17 +4,20 @@ does (pure: documents in, Found out)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from recommender.check.commands import (
     find_in_words,
     not_evaluable,
 )
+from recommender.check.dockerfile import final_stage
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image, visible_devices
 from recommender.check.manifest_values import as_list, as_mapping, split_words
 from recommender.errors import InputError
+
+FileReader = Callable[[str], str | None]  # a file beside the compose file, by a path relative to its folder
 
 
 def compose_interpolate(node: Any, env: Mapping[str, str], missing: list[str]) -> Any:
@@ -86,9 +89,12 @@ def _compose_words(value: Any) -> list[str] | None:
     raise InputError(f"command/entrypoint must be a string or a list, not {type(value).__name__}")
 
 
-def read_compose(doc: dict[str, Any], source: str, dotenv: Mapping[str, str] | None = None) -> list[Found]:
+def read_compose(
+    doc: dict[str, Any], source: str, dotenv: Mapping[str, str] | None = None, beside: FileReader | None = None
+) -> list[Found]:
     """docker compose services running vLLM: interpolation from `.env`, entrypoint + command as Compose combines
-    them (an entrypoint replaces the image's and its command), the image's own entrypoint otherwise."""
+    them (an entrypoint replaces the image's and its command), the image's own entrypoint otherwise - read from the
+    Dockerfile a service builds when `beside` can read it (or `build.dockerfile_inline`)."""
     services = doc.get("services")
     if not isinstance(services, dict):
         raise InputError(f"{source}: `services` must be a mapping of service names to services")
@@ -98,8 +104,38 @@ def read_compose(doc: dict[str, Any], source: str, dotenv: Mapping[str, str] | N
             raise InputError(f"{source} (service/{name}): a service must be a mapping")
         missing: list[str] = []
         svc = compose_interpolate(raw, dotenv or {}, missing)
-        out += _compose_service(doc, str(name), svc, source, missing)
+        out += _compose_service(doc, str(name), svc, source, missing, _build_dockerfile(svc, beside))
     return out
+
+
+def _build_dockerfile(svc: Mapping[str, Any], read: FileReader | None) -> str | None:
+    """The text of the Dockerfile a service builds: `build.dockerfile_inline`, or CONTEXT/DOCKERFILE read beside
+    the compose file (None: no build, a remote context, or a file that cannot be read here)."""
+    build = svc.get("build")
+    if isinstance(build, dict) and isinstance(build.get("dockerfile_inline"), str):
+        return str(build["dockerfile_inline"])
+    if read is None or not isinstance(build, (str, dict)):
+        return None
+    spec = as_mapping(build)
+    context = build if isinstance(build, str) else str(spec.get("context") or ".")
+    if re.match(r"^[a-z][a-z0-9+.-]*://|^git@", context):
+        return None
+    return read(f"{context.rstrip('/')}/{spec.get('dockerfile') or 'Dockerfile'}")
+
+
+def _with_image(
+    stage: Any, entry: list[str] | None, command: list[str] | None, env: dict[str, str]
+) -> tuple[list[str], str | None, dict[str, str]]:
+    """(words, the vLLM image whose own entrypoint runs them or None, env) of a service built from `stage`: Compose's
+    entrypoint replaces the image's (and drops its CMD), its command replaces the CMD."""
+    env = {**stage.env, **env}
+    if entry is not None:
+        return [*entry, *(command or [])], None, env
+    if stage.entrypoint is not None and stage.entrypoint[:2] == ["/bin/sh", "-c"]:
+        return list(stage.entrypoint), None, env  # a shell-form ENTRYPOINT ignores CMD
+    words = [*(stage.entrypoint or []), *(command if command is not None else stage.cmd or [])]
+    inherited = stage.entrypoint is None and is_vllm_image(stage.base)
+    return words, stage.base if inherited else None, env
 
 
 def _compose_env(svc: Mapping[str, Any]) -> dict[str, str]:
@@ -114,21 +150,28 @@ def _compose_env(svc: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _compose_service(
-    doc: Mapping[str, Any], name: str, svc: Mapping[str, Any], source: str, missing: list[str]
+    doc: Mapping[str, Any], name: str, svc: Mapping[str, Any], source: str, missing: list[str], built: str | None
 ) -> list[Found]:
     image = str(svc.get("image", ""))
     try:
         entry = _compose_words(svc.get("entrypoint"))
         command = _compose_words(svc.get("command"))
+        stage = final_stage(built) if built is not None else None
     except InputError as exc:
         raise InputError(f"{source} (service/{name}): {exc}") from exc
     env = _compose_env(svc)
-    words = [w.replace("$$", "$") for w in [*(entry or []), *(command or [])]]
-    image = image or _built_vllm_image(svc, command)
-    if entry is None and image and is_vllm_image(image):
-        hits = find_in_words(words or [], env, tuple(missing), image)
+    if stage is not None:  # the image is built here: its Dockerfile says what runs
+        words, runs, env = _with_image(stage, entry, command, env)
+        words = [w.replace("$$", "$") for w in words]
+        image = runs or image
+        hits = find_in_words(words, env, tuple(missing), runs)
     else:
-        hits = find_in_words(words, env, tuple(missing), None)
+        words = [w.replace("$$", "$") for w in [*(entry or []), *(command or [])]]
+        image = image or _built_vllm_image(svc, command)
+        if entry is None and image and is_vllm_image(image):
+            hits = find_in_words(words or [], env, tuple(missing), image)
+        else:
+            hits = find_in_words(words, env, tuple(missing), None)
     count = _compose_gpus(svc)
     out = []
     for hit in hits:

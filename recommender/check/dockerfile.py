@@ -69,7 +69,8 @@ def _env_pairs(value: str) -> dict[str, str]:
     return dict(w.split("=", 1) for w in words if "=" in w)
 
 
-def _final_stage(text: str) -> _Stage | None:
+def final_stage(text: str) -> _Stage | None:
+    """The image's final stage: its base, ENTRYPOINT, CMD and ENV (ARG defaults under them)."""
     stages: dict[str, _Stage] = {}
     args: dict[str, str] = {}
     stage: _Stage | None = None
@@ -105,7 +106,7 @@ def _has_model(argv: tuple[str, ...], serve: bool) -> bool:
 def read_dockerfile(text: str, source: str) -> list[Found]:
     """The server the image runs by default (none when its entrypoint is a shell or another program)."""
     try:
-        stage = _final_stage(text)
+        stage = final_stage(text)
     except InputError as exc:
         raise InputError(f"{source}: {exc}") from None
     if stage is None:

@@ -23,6 +23,7 @@ from recommender.check.manifest_values import (
     gpu_count,
     k8s_env,
     k8s_substitute,
+    unresolved_gpu_count,
     words_of,
 )
 from recommender.errors import InputError
@@ -89,6 +90,9 @@ def _pods(doc: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any], Mapp
 
 
 _SINGLE_CONTAINER = ("runner", "mainContainer")
+# what the LeaderWorkerSet controller sets in every pod of a group (lws.sigs.k8s.io/docs/reference: environment
+# variables): a script branching on the worker index runs the leader's command in one pod, the workers' in others
+_LWS_VARIABLES = ("LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX")
 
 
 def _is_container(node: Any) -> bool:
@@ -146,9 +150,44 @@ def resource_name(doc: Mapping[str, Any], index: int) -> str:
     return f"{doc.get('kind')}/{meta.get('namespace', 'default')}/{name}"
 
 
+def _config_maps(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """The ConfigMaps the manifest itself holds: name -> data."""
+    return {
+        str(as_mapping(d.get("metadata")).get("name")): {str(k): str(v) for k, v in as_mapping(d.get("data")).items()}
+        for d in docs
+        if d.get("kind") == "ConfigMap" and str(d.get("apiVersion", "")) == "v1"
+    }
+
+
+def _with_config_maps(node: Any, maps: Mapping[str, Mapping[str, str]]) -> Any:
+    """`node` with the env values a container takes from a ConfigMap of the same manifest written in: `envFrom:
+    configMapRef` as entries before `env` (which wins, as the kubelet has it), `valueFrom: configMapKeyRef` as the
+    value. A ConfigMap the file does not hold stays a value set elsewhere (unresolved)."""
+    if isinstance(node, list):
+        return [_with_config_maps(v, maps) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _with_config_maps(v, maps) for k, v in node.items()}
+    if not _is_container(out) or not (isinstance(out.get("env"), list) or isinstance(out.get("envFrom"), list)):
+        return out
+    env: list[Any] = []
+    for source in as_list(out.get("envFrom")):
+        ref = as_mapping(as_mapping(source).get("configMapRef")).get("name")
+        prefix = str(as_mapping(source).get("prefix") or "")
+        env += [{"name": prefix + k, "value": v} for k, v in maps.get(str(ref), {}).items()]
+    for item in as_list(out.get("env")):
+        ref = as_mapping(as_mapping(as_mapping(item).get("valueFrom")).get("configMapKeyRef"))
+        value = maps.get(str(ref.get("name")), {}).get(str(ref.get("key")))
+        env.append({"name": item["name"], "value": value} if value is not None and "name" in item else item)
+    out["env"] = env
+    return out
+
+
 def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
-    """vLLM containers of every object in a (multi-document) manifest."""
+    """vLLM containers of every object in a (multi-document) manifest (env values from its own ConfigMaps)."""
     out: list[Found] = []
+    maps = _config_maps(docs)
+    docs = [_with_config_maps(d, maps) for d in docs] if maps else docs
     for index, doc in enumerate(docs, 1):
         kind = str(doc.get("kind"))
         if kind == "Model" and str(doc.get("apiVersion", "")).startswith("kubeai.org/"):
@@ -172,9 +211,18 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
     return out
 
 
+def _no_worker_pods(doc: Mapping[str, Any], role: str) -> bool:
+    """A LeaderWorkerSet's worker template when the group is the leader alone (`size: 1`): no worker pod runs it
+    (without a leaderTemplate the leader itself is made from the worker template)."""
+    lwt = as_mapping(as_mapping(doc.get("spec")).get("leaderWorkerTemplate"))
+    return "workerTemplate" in role and str(lwt.get("size", 1)) == "1" and "leaderTemplate" in lwt
+
+
 def _read_pods(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     out = []
     for role, pod_spec, pod_meta in _pods(doc):
+        if _no_worker_pods(doc, role):
+            continue
         for container in as_list(pod_spec.get("containers")):
             if isinstance(container, dict):
                 found = _container_found(doc, role, pod_spec, pod_meta, container, source, index)
@@ -204,10 +252,22 @@ def _container_found(
     image = str(container.get("image", ""))
     # KubeRay starts every Ray pod with its own `ray start` command: the image's entrypoint never runs there
     entrypoint = None if container.get("command") or "GroupSpec" in role else image
-    hits = find_in_words(words, env, tuple(missing), entrypoint, vllm_entrypoint=_runs_vllm_args(doc, container, words))
+    platform = _LWS_VARIABLES if "leaderTemplate" in role or "workerTemplate" in role else ()
+    hits = find_in_words(
+        words,
+        env,
+        tuple(missing),
+        entrypoint,
+        vllm_entrypoint=_runs_vllm_args(doc, container, words),
+        platform=platform,
+    )
     if not hits:
         return []
-    gpus, other = gpu_count(container.get("resources"))
+    try:
+        gpus, other = gpu_count(container.get("resources"))
+    except InputError as exc:
+        raise InputError(f"{source} ({resource_name(doc, index)}, {container.get('name', '')}): {exc}") from None
+    gpu_var = unresolved_gpu_count(container.get("resources"))
     total, pool, size = _group_gpus(doc, role)
     meta = as_mapping(doc.get("metadata"))
     annotations = {
@@ -230,7 +290,7 @@ def _container_found(
             node_labels=_node_labels(pod_spec),
             gpus_total=total,
             gpus_at_least=pool,
-            unresolved=tuple(dict.fromkeys(hit.unresolved)),
+            unresolved=tuple(dict.fromkeys([*hit.unresolved, *([gpu_var] if gpu_var else [])])),
             not_evaluable=f"runs on {other}, not NVIDIA GPUs"
             if other and not gpus
             else not_evaluable(hit.argv, hit.env, image),
@@ -398,6 +458,9 @@ def read_inference_service(doc: dict[str, Any], source: str, index: int) -> list
         return _read_pods(doc, source, index)
     fmt = str(as_mapping(model.get("modelFormat")).get("name", "")).lower()
     args = words_of(model.get("args")) or []
+    runtime = str(model.get("runtime") or "")
+    if runtime and not runtime.startswith("kserve-huggingfaceserver"):
+        return []  # a ServingRuntime of its own: its container (read where the file holds it) runs the server
     if fmt not in ("huggingface", "vllm") or any(a in ("--backend=huggingface", "--backend=hf") for a in args):
         return []
     uri = str(model.get("storageUri", ""))

@@ -136,10 +136,15 @@ def _python_kind(text: str) -> str:
 
 
 def read_text(
-    text: str, source: str, suffix: str = "", dotenv: dict[str, str] | None = None, problems: list[str] | None = None
+    text: str,
+    source: str,
+    suffix: str = "",
+    dotenv: dict[str, str] | None = None,
+    problems: list[str] | None = None,
+    beside: compose_files.FileReader | None = None,
 ) -> list[Found]:
     """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
-    added to `problems` while the others are read)."""
+    added to `problems` while the others are read; `beside` reads the files a compose service builds from)."""
     not_yaml = _read_not_yaml(text, source, suffix)
     if not_yaml is not None:
         return not_yaml
@@ -163,7 +168,7 @@ def read_text(
                 raise InputError(f"{source}: document {index} ({doc.get('kind')}): metadata and spec must be mappings")
             k8s.append(doc)
         else:
-            found += _read_mapping(doc, source, index, dotenv)
+            found += _read_mapping(doc, source, index, dotenv, beside)
     found += kubernetes_objects.read_kubernetes(k8s, source) if k8s else []
     apps = kubernetes_objects.unread_ray_apps(k8s) if not found else []
     unread = [d for d in k8s if _MENTIONS_VLLM.search(str(d))] if not found and not apps else []
@@ -181,7 +186,13 @@ def read_text(
     return found
 
 
-def _read_mapping(doc: dict[str, Any], source: str, index: int, dotenv: dict[str, str] | None) -> list[Found]:
+def _read_mapping(
+    doc: dict[str, Any],
+    source: str,
+    index: int,
+    dotenv: dict[str, str] | None,
+    beside: compose_files.FileReader | None = None,
+) -> list[Found]:
     """A YAML document that is not a Kubernetes object: plan, Helm values, compose, dstack, SkyPilot."""
     if doc.get("kind") == "Plan" and str(doc.get("apiVersion", "")).startswith("vllm-plan/"):
         return plan_documents.read_plan(doc, source)
@@ -190,7 +201,7 @@ def _read_mapping(doc: dict[str, Any], source: str, index: int, dotenv: dict[str
     if isinstance(doc.get("image"), dict) and "command" in doc["image"]:
         return helm_values.read_vllm_chart(doc, source)
     if "services" in doc:
-        return compose_files.read_compose(doc, source, dotenv)
+        return compose_files.read_compose(doc, source, dotenv, beside)
     if jobs.is_dstack(doc):
         return jobs.read_dstack(doc, source)
     if jobs.is_skypilot(doc):
@@ -227,7 +238,24 @@ def load_file(path: Path, label: str, problems: list[str]) -> list[Found]:
     text = _read_file(path, label)
     dotenv_path = path.parent / ".env"
     dotenv = read_dotenv(dotenv_path) if dotenv_path.is_file() else None
-    return read_text(text, label, path.suffix, dotenv, problems)
+    return read_text(text, label, path.suffix, dotenv, problems, _reader_beside(path))
+
+
+def _reader_beside(path: Path) -> compose_files.FileReader:
+    """Reads a file under the folder of `path` (a compose service's Dockerfile), by a path relative to it; None for
+    a file outside that folder, missing, too large or not UTF-8 (the reading then goes on without it)."""
+    root = path.parent.resolve()
+
+    def read(relative: str) -> str | None:
+        try:
+            target = (root / relative).resolve()
+            if not target.is_relative_to(root) or not target.is_file() or target.stat().st_size > MAX_BYTES:
+                return None
+            return target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+
+    return read
 
 
 def _nothing_found(path: Path) -> str:

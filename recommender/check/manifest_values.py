@@ -14,6 +14,8 @@ from recommender.errors import InputError
 NVIDIA_GPU = "nvidia.com/gpu"
 # accelerators vLLM's CUDA memory model here does not describe: the server is found but not judged
 _OTHER_ACCELERATORS = ("google.com/tpu", "habana.ai/gaudi", "amd.com/gpu", "aws.amazon.com/neuron")
+# a value a template tool fills before the manifest is applied: ${VAR} (envsubst), $(VAR), $VAR, <name>, __NAME__
+TEMPLATE_WORD = re.compile(r"^(\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_]\w*|<[^<>]+>|__[A-Za-z][A-Za-z0-9_]*__)$")
 
 
 def as_mapping(value: Any) -> dict[str, Any]:
@@ -41,7 +43,8 @@ def words_of(value: Any) -> list[str] | None:
 
 
 def gpu_count(resources: Any) -> tuple[int | None, str | None]:
-    """(nvidia.com/gpu limit or request, another accelerator resource named)."""
+    """(nvidia.com/gpu limit or request, another accelerator resource named). A count a template tool fills
+    (`${GPU_COUNT}`) is not known: None (`unresolved_gpu_count` names it)."""
     res = as_mapping(resources)
     other = None
     for part in ("limits", "requests"):
@@ -52,10 +55,23 @@ def gpu_count(resources: Any) -> tuple[int | None, str | None]:
         value = section.get(NVIDIA_GPU)
         if value is not None:
             text = str(value).strip()
+            if TEMPLATE_WORD.match(text):
+                return None, other
             if not text.isdigit():
                 raise InputError(f"{NVIDIA_GPU}: {text!r} is not a whole number of GPUs")
             return int(text), other
     return None, other
+
+
+def unresolved_gpu_count(resources: Any) -> str | None:
+    """The template variable an nvidia.com/gpu count is written as (`${VLLM_GPU_COUNT}`), if it is one."""
+    res = as_mapping(resources)
+    for part in ("limits", "requests"):
+        value = as_mapping(res.get(part)).get(NVIDIA_GPU)
+        if value is not None:
+            text = str(value).strip()
+            return text if TEMPLATE_WORD.match(text) else None
+    return None
 
 
 def k8s_env(container: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:

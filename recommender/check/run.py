@@ -78,7 +78,7 @@ class Context:
 
 _VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Za-z_][A-Za-z0-9_]*|\d+|[@*])|<[A-Za-z_][^<>]*>")
 # a model written as a template placeholder (V_MODEL_PATH, MODEL_ID) that a tutorial substitutes before applying
-_PLACEHOLDER_MODEL = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
+_PLACEHOLDER_MODEL = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$|^__[A-Za-z][A-Za-z0-9_]*__$")
 
 
 def config_beside(read_config: ConfigReader | None, source: str) -> ConfigReader | None:
@@ -99,8 +99,9 @@ def config_beside(read_config: ConfigReader | None, source: str) -> ConfigReader
 
 
 def _counts_engines(dest: str) -> bool:
-    """A data-parallel setting the GPU count depends on (sizes, ranks), not where the engines meet (address, ports)."""
-    return dest.startswith("data_parallel") and not dest.endswith(("_address", "_port"))
+    """A data-parallel setting the GPU count depends on (sizes), not where the engines meet or which ranks a node
+    takes (address, ports, start rank)."""
+    return dest.startswith("data_parallel") and not dest.endswith(("_address", "_port", "_rank"))
 
 
 def unresolved_names(cmd: ServeCommand, names: Sequence[str]) -> list[str]:
@@ -178,6 +179,10 @@ def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
                 f"vLLM {v} refuses the command line: unrecognized arguments: {' '.join(cmd.extras)}",
                 f"remove {', '.join(cmd.unknown)}",
             )
+        )
+    elif cmd.unknown and not strict:  # an older release may have had them (and their values): not judged
+        warnings.append(
+            f"not vLLM {ctx.table.newest} options: {', '.join(cmd.unknown)} (not known for {v}: not judged)"
         )
     elif cmd.unknown:
         warnings.append(f"not vLLM {ctx.table.newest} options (vLLM would refuse them): {', '.join(cmd.unknown)}")

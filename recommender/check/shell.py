@@ -35,6 +35,9 @@ _ARRAY = re.compile(  # ARR=(a "b c"), local ARR=(...), ARR+=(d): a bash array, 
 _TESTS = ("[", "[[", "test")
 _ARRAY_OPEN = re.compile(rf"(?:^|\s){_NAME}\+?=$")
 _COMMENT = re.compile(r"(?:^|\s)#[^'\"]*$")  # a comment line or trailing comment inside an array's parentheses
+# what an expansion leaves as written when it cannot know it: $NAME, ${...}, $(...), `...`, a <placeholder>
+_UNKNOWN_PART = re.compile(r"\$[A-Za-z_{(]|`|<[A-Za-z_][^<>]*>")
+_UNKNOWN_WHOLE = re.compile(r"^(\$\(.*\)|`[^`]*`|\$\{[^}]*\}|\$[A-Za-z_]\w*|<[^<>]+>)$", re.S)  # nothing known
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +134,9 @@ class _Expander:
     def _known(self, name: str, value: str, unresolved: list[str]) -> str:
         if name in self.unknown:  # set from something unknown, or differently by branches that cannot be decided
             unresolved.append("$" + name)
-            return "$" + name
+            # a value built around an unknown part (`VLLM="$SCRIPT_DIR/.venv/bin/vllm"`) keeps what is known, the
+            # unknown part written as it was; a value that branches may set differently stays the name
+            return value if _UNKNOWN_PART.search(value) and not _UNKNOWN_WHOLE.match(value) else "$" + name
         return value
 
     def items(self, name: str) -> list[str] | None:
@@ -412,11 +417,17 @@ class _Frame:
 _FROM_ARGUMENT = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]*)=[\"']?\$\{?(?:[1-9]|OPTARG)\b")
 
 
-def run_script(script: str, env: Mapping[str, str] | None = None, args: list[str] | None = None) -> list[Command]:
+def run_script(
+    script: str,
+    env: Mapping[str, str] | None = None,
+    args: list[str] | None = None,
+    platform: tuple[str, ...] = (),
+) -> list[Command]:
     """The simple commands a script runs, each with the variables in force (assignments apply in order). `args`
-    are $0 $1 ... when they are known (`sh -c SCRIPT NAME ARG...`); otherwise "$@" stays unresolved."""
+    are $0 $1 ... when they are known (`sh -c SCRIPT NAME ARG...`); otherwise "$@" stays unresolved. `platform`
+    names variables set at run time by what starts the script (a pod's role): read like the script's options."""
     runner = _Runner(dict(env or {}))
-    runner.options = set(_FROM_ARGUMENT.findall(script)) - set(env or {})
+    runner.options = (set(_FROM_ARGUMENT.findall(script)) | set(platform)) - set(env or {})
     if args:
         runner.arrays["@"] = list(args[1:])
         runner.scope.update({str(k): a for k, a in enumerate(args)})
@@ -473,6 +484,10 @@ class _Runner:
     def _condition(self, text: str, *, defaults: bool = False) -> bool | None:
         """A condition command's result, an unset variable being empty as when the script runs; with `defaults`, the
         defaults that stand for the script's arguments count as values (the script run without arguments)."""
+        math = re.fullmatch(r"\s*(?:(?:if|elif|while|until)\s+)?\(\((.*)\)\)\s*", text, re.S)
+        if math:  # `(( N > 0 ))`: true when the arithmetic is not zero
+            got = arithmetic(math.group(1), self.scope, self.unknown | (set() if defaults else self.soft))
+            return None if got is None else got != 0
         words = [_Word()]
         expander = _Expander(self.scope, self.unknown, self.soft | self.options, unset_empty=True, arrays=self.arrays)
         expander.scan(text, words, [], split=True)
@@ -502,10 +517,7 @@ class _Runner:
         words = structured
         if not words or not self.active:
             return
-        argv = [w.text for w in words]
-        if argv[0] in ("export", "declare", "local", "readonly", "typeset"):
-            for w in words[1:]:
-                self._assign(w, global_=True)
+        if self._builtin(words):
             return
         local: dict[str, str] = {}
         while words and _ASSIGN.match(words[0].text):
@@ -520,6 +532,26 @@ class _Runner:
         local.update(more)
         stdin = self._stdin(seg, previous, unresolved)
         self.out.append(Command(tuple(argv), {**self.scope, **local}, tuple(dict.fromkeys(unresolved)), stdin))
+
+    def _builtin(self, words: list[_Word]) -> bool:
+        """Run a builtin that sets variables (export X=1, declare, `set -- A B` for "$@"); False for other commands."""
+        argv = [w.text for w in words]
+        if argv[0] == "set" and "--" in argv:  # `set -- serve "$MODEL" ...`: the positional parameters, for "$@"
+            self._set_positional(argv[argv.index("--") + 1 :])
+            return True
+        if argv[0] in ("export", "declare", "local", "readonly", "typeset"):
+            for w in words[1:]:
+                self._assign(w, global_=True)
+            return True
+        return False
+
+    def _set_positional(self, items: list[str]) -> None:
+        """`set -- WORD...` makes the words $1 $2 ... and "$@" (a word left unknown is kept as written)."""
+        for k in [k for k in self.scope if k.isdigit() and k != "0"]:
+            del self.scope[k]
+        self.scope.update({str(k): item for k, item in enumerate(items, 1)})
+        self.arrays["@"] = items
+        self.unknown.discard("@")
 
     def _stdin(self, seg: Segment, previous: Segment | None, unresolved: list[str]) -> str | None:
         """The command's here-document, or the one piped into it (`cat <<EOF | kubectl apply -f -`), expanded
@@ -545,12 +577,15 @@ class _Runner:
             return
         words, unresolved = self._words(body)
         items = [*(self.arrays.get(name, []) if append else []), *(w.text for w in words)]
-        if append and (name in self.unknown or not sure):
+        uncertain = append and (name in self.unknown or not sure)
+        if uncertain:
             unresolved.append(f"${{{name}[@]}}")
         self._record(name, "\0".join(items))
         self.arrays[name] = items
         self.scope[name] = items[0] if items else ""
-        (self.unknown.add if unresolved else self.unknown.discard)(name)
+        # items that only hold an unknown part (`"${MODEL_DIR}/m"`) keep it as written: the array is still known
+        known = not uncertain and all(_UNKNOWN_PART.search(w.text) for w in words if w.unresolved)
+        (self.unknown.discard if known else self.unknown.add)(name)
 
     def _case(self, words: list[_Word], seg: Segment) -> None:
         """`case WORD in [PATTERN...]`: a known subject decides its arms as the shell would; each arm is a branch."""

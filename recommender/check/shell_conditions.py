@@ -82,6 +82,15 @@ _BINOPS: dict[type, Callable[[int, int], int]] = {
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
 }
+# `(( N > 0 ))` and `$(( A == B ))`: a comparison is 1 or 0, as in the shell
+_COMPARISONS: dict[type, Callable[[int, int], bool]] = {
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+}
 
 
 def arithmetic(expr: str, scope: Mapping[str, str], unknown: set[str]) -> int | None:
@@ -110,6 +119,8 @@ def _eval(node: ast.expr) -> int:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         inner = _eval(node.operand)
         return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARISONS:
+        return int(_COMPARISONS[type(node.ops[0])](_eval(node.left), _eval(node.comparators[0])))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         left, right = _eval(node.left), _eval(node.right)
         if abs(left) > 1 << 62 or abs(right) > 1 << 62:
