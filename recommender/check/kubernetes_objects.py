@@ -239,16 +239,7 @@ def _container_found(
     source: str,
     index: int,
 ) -> list[Found]:
-    command, args = words_of(container.get("command")), words_of(container.get("args"))
-    if command is None or args is None:
-        raise InputError(f"{source} ({resource_name(doc, index)}): container command and args must be lists of strings")
-    env, _ = k8s_env(container)  # names set from secrets or fields stay unresolved
-    missing: list[str] = []
-    words = []
-    for w in command + args:
-        text, miss = k8s_substitute(w, env)
-        words.append(text)
-        missing += miss
+    words, env, missing = _container_argv(doc, container, source, index)
     image = str(container.get("image", ""))
     # KubeRay starts every Ray pod with its own `ray start` command: the image's entrypoint never runs there
     entrypoint = None if container.get("command") or "GroupSpec" in role else image
@@ -263,16 +254,11 @@ def _container_found(
     )
     if not hits:
         return []
-    try:
-        gpus, other = gpu_count(container.get("resources"))
-    except InputError as exc:
-        raise InputError(f"{source} ({resource_name(doc, index)}, {container.get('name', '')}): {exc}") from None
-    gpu_var = unresolved_gpu_count(container.get("resources"))
+    gpus, other, gpu_var = _container_gpus(doc, container, source, index)
     total, pool, size = _group_gpus(doc, role)
     meta = as_mapping(doc.get("metadata"))
     annotations = {
-        **{str(k): str(v) for k, v in as_mapping(meta.get("annotations")).items()},
-        **{str(k): str(v) for k, v in as_mapping(as_mapping(pod_meta).get("annotations")).items()},
+        str(k): str(v) for part in (meta, as_mapping(pod_meta)) for k, v in as_mapping(part.get("annotations")).items()
     }
     return [
         Found(
@@ -298,6 +284,34 @@ def _container_found(
         )
         for hit in hits
     ]
+
+
+def _container_argv(
+    doc: Mapping[str, Any], container: Mapping[str, Any], source: str, index: int
+) -> tuple[list[str], dict[str, str], list[str]]:
+    """(command + args with the kubelet's `$(VAR)` expansion, the literal env, the `$(VAR)`s left unexpanded)."""
+    command, args = words_of(container.get("command")), words_of(container.get("args"))
+    if command is None or args is None:
+        raise InputError(f"{source} ({resource_name(doc, index)}): container command and args must be lists of strings")
+    env, _ = k8s_env(container)  # names set from secrets or fields stay unresolved
+    missing: list[str] = []
+    words = []
+    for w in command + args:
+        text, miss = k8s_substitute(w, env)
+        words.append(text)
+        missing += miss
+    return words, env, missing
+
+
+def _container_gpus(
+    doc: Mapping[str, Any], container: Mapping[str, Any], source: str, index: int
+) -> tuple[int | None, str | None, str | None]:
+    """(nvidia.com/gpu count, another accelerator named, the template variable the count is written as)."""
+    try:
+        gpus, other = gpu_count(container.get("resources"))
+    except InputError as exc:
+        raise InputError(f"{source} ({resource_name(doc, index)}, {container.get('name', '')}): {exc}") from None
+    return gpus, other, unresolved_gpu_count(container.get("resources"))
 
 
 def _runs_vllm_args(doc: Mapping[str, Any], container: Mapping[str, Any], args: list[str]) -> bool:
