@@ -1,4 +1,4 @@
-"""What held-out round 6 (benchmarks/data/check-heldout/README.md) showed `check` misreading, each as the platform
+"""What held-out rounds 6 and 7 (benchmarks/data/check-heldout/README.md) showed `check` misreading, each as the platform
 would run it: envsubst templates, LeaderWorkerSet roles, ConfigMaps of the same manifest, `set --`, a vLLM binary
 named through a variable, compose services built from a Dockerfile beside them, KServe runtimes, old images' flags.
 The expectations are worked out by hand from Kubernetes', LWS', Compose's, Docker's and the shell's rules."""
@@ -227,3 +227,36 @@ def test_a_double_underscore_placeholder_model_is_unresolved(tmp_path: Path) -> 
     manifest.write_text(_DEPLOYMENT.format(image="vllm/vllm-openai:v0.11.0", model="__MODEL__", gpus="1"))
     (out,) = json.loads(invoke(["check", str(manifest), "--gpu", "h100", "--format", "json"], exit_code=4).stdout)
     assert out["status"] == "not-evaluated" and "__MODEL__" in json.dumps(out)
+
+
+def test_a_commented_out_line_ending_in_a_backslash_does_not_continue() -> None:
+    # bash: the backslash is part of the comment, so the comment ends at its line and the next command runs
+    script = """# vllm serve old/model \\
+# vllm serve other/model \\
+vllm serve new/model \\
+    --max-model-len 8K \\
+    -tp 4
+"""
+    ((words, _),) = _serves(script)
+    assert words == ("vllm", "serve", "new/model", "--max-model-len", "8K", "-tp", "4")
+    command = parse_serve_argv(list(words))
+    assert command.values["max_model_len"] == 8192  # vLLM's human-readable ints: K is 1024
+
+
+def test_a_python_named_by_a_variable_running_the_api_server() -> None:
+    script = "$PY -m vllm.entrypoints.openai.api_server --model /models/Qwen3-32B --max-model-len 8192\n"
+    (found,) = read_text(script, "job.sbatch", ".sbatch")
+    assert found.argv == ("vllm", "serve", "--model", "/models/Qwen3-32B", "--max-model-len", "8192")
+    assert not found.serve_form
+
+
+def test_intels_vllm_image_is_an_xpu_deployment() -> None:
+    compose = (
+        "services:\n  vllm:\n    image: intel/vllm:0.21.0-ubuntu24.04\n    command: vllm serve openai/gpt-oss-20b\n"
+    )
+    (found,) = read_text(compose, "compose.yml", ".yml")
+    assert found.not_evaluable is not None and "XPU" in found.not_evaluable
+
+
+def _serves(script: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    return [(c.words, c.unresolved) for c in shell.run_script(script) if c.words[:2] == ("vllm", "serve")]

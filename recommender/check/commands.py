@@ -47,7 +47,8 @@ def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | No
     head = words[0].rsplit("/", 1)[-1]
     if head == "vllm" and words[1:2] == ["serve"]:
         return ["vllm", "serve", *words[2:]], True
-    if _PYTHON.match(head):
+    # a Python interpreter, or one named by a variable set elsewhere (`$PY -m vllm.entrypoints.openai.api_server`)
+    if _PYTHON.match(head) or (words[0].startswith("$") and words[1:2] == ["-m"]):
         for i in range(1, len(words) - 1):
             if words[i] == "-m" and words[i + 1] in _API_SERVERS:
                 return ["vllm", "serve", *words[i + 2 :]], False

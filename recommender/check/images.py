@@ -29,6 +29,8 @@ def other_platform(image: str) -> str | None:
     name = image.split("@", 1)[0].lower()
     words = set(re.split(r"[/:._-]+", name))
     hit = next((w for w in _PLATFORM_WORDS if w in words or f"vllm-{w}" in name), None)
+    if hit is None and re.match(r"^(docker\.io/)?intel/vllm[:@]", name + ":"):
+        hit = "xpu"  # Intel's own vLLM image on Docker Hub is its Arc / Data Center GPU (XPU) build
     return f"image {image} runs vLLM on {hit.upper()}, not NVIDIA GPUs" if hit else None
 
 

@@ -305,7 +305,7 @@ def _closing_paren(text: str, j: int) -> int:
 def split_commands(script: str) -> list[Segment]:
     """The simple commands of a script, in order, with the operator before each and their here-documents
     (continuations joined, comments dropped; quotes respected)."""
-    text = script.replace("\\\r\n", " ").replace("\\\n", " ")
+    text = _join_continuations(script)
     out: list[Segment] = []
     cur, op, i, quote = "", "", 0, ""
     pending: list[tuple[int, str, bool, bool]] = []  # (segment index, delimiter, strip tabs, quoted)
@@ -349,6 +349,17 @@ def split_commands(script: str) -> list[Segment]:
         i += 1
     out.append(Segment(cur.strip(), op))
     return [s for s in out if s.text]
+
+
+def _join_continuations(script: str) -> str:
+    """Backslash-newline joins a line to the next, except at the end of a comment line, where the backslash is part
+    of the comment (bash: a commented-out flag line inside a continued command ends that command there)."""
+    out = []
+    for line in script.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        joined = body.endswith("\\") and not body.lstrip().startswith("#")
+        out.append(body[:-1] + " " if joined else line)
+    return "".join(out)
 
 
 def _group_end(text: str, i: int, cur: str) -> int | None:
