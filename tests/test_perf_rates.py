@@ -10,7 +10,8 @@ import pytest
 from recommender.catalog import load_gpus
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
-from recommender.perf.costs import PerfUnavailableError, link_one_way, peak_flops
+from recommender.model.spec import QuantSpec
+from recommender.perf.costs import PerfUnavailableError, compute_kind, link_one_way, peak_flops
 from recommender.perf.predict import facts_for, startup
 from recommender.sources.resolve import resolve_model
 from tests.conftest import invoke
@@ -44,6 +45,15 @@ def test_the_rate_follows_the_dtype_and_the_compute_kind() -> None:
     # A card with only one 16-bit figure serves both 16-bit dtypes (one tensor-core rate where both exist).
     only_fp16 = replace(rtx4090, bf16_tflops=None)
     assert peak_flops(only_fp16, "bf16", "bfloat16") == pytest.approx(165.2e12)
+
+
+def test_nvfp4_computes_in_fp4_on_blackwell_and_dequantizes_elsewhere() -> None:
+    # vLLM 0.33 serves NVFP4 without FP4 tensor cores through Marlin (W4A16): 16-bit math after dequantization
+    nvfp4 = QuantSpec(method="nvfp4", bits=4, group_size=16)
+    assert compute_kind(nvfp4, _gpu("b200")) == "fp4"
+    assert compute_kind(nvfp4, _gpu("h100")) == "w-only"
+    assert compute_kind(nvfp4, _gpu("a100")) == "w-only"
+    assert compute_kind(QuantSpec(method="fp8", bits=8), _gpu("h100")) == "fp8"
 
 
 @pytest.mark.parametrize(

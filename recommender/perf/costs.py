@@ -137,7 +137,9 @@ class EngineCosts:
 
 
 def compute_kind(quant: QuantSpec | None, gpu: Gpu) -> str:
-    """How the linear layers compute: 'bf16', 'fp8' (W8A8 on sm >= 89), 'int8', 'fp4', or 'w-only' (dequant)."""
+    """How the linear layers compute: 'bf16', 'fp8' (W8A8 on sm >= 89), 'int8', 'fp4', or 'w-only' (dequant).
+    NVFP4 without FP4 tensor cores runs Marlin W4A16, bf16 activations ("Weight-only FP4 compression will be used
+    leveraging the Marlin kernel", model_executor/kernels/linear/nvfp4/marlin.py in vLLM 0.33), not FP8."""
     if quant is None:
         return "bf16"
     method = quant.method
@@ -147,7 +149,9 @@ def compute_kind(quant: QuantSpec | None, gpu: Gpu) -> str:
         return "fp8" if gpu.fp8 else "w-only"
     if method == "int8":
         return "int8"
-    if method in ("nvfp4", "modelopt-mixed"):
+    if method == "nvfp4":
+        return "fp4" if gpu.fp4 else "w-only"
+    if method == "modelopt-mixed":  # FP8 and NVFP4 layers: the FP8 ones compute in FP8 where the card has it
         return "fp4" if gpu.fp4 else ("fp8" if gpu.fp8 else "w-only")
     return "bf16"
 
