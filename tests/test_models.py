@@ -50,6 +50,8 @@ CARD_PARAMS_B = {
     "Qwen/Qwen2.5-72B": "72.7",  # Qwen/Qwen2.5-72B/index.md
     # Qwen2.5-Coder technical report (arXiv:2409.12186) table 1 and the 14B-Instruct card: 14.7B
     "Qwen/Qwen2.5-Coder-14B-Instruct": "14.7",
+    # Qwen3-Embedding-0.6B card ("Number of Parameters: 0.6B"), tt-metal's vendored config
+    "Qwen/Qwen3-Embedding-0.6B": "0.6",
 }
 
 
