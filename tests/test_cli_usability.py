@@ -142,13 +142,17 @@ def test_a_failed_command_leaves_no_plot_behind(tmp_path: Path) -> None:
     assert plot.read_text().startswith("<?xml") and (tmp_path / "r.html").is_file()
 
 
-def test_a_result_files_model_id_that_names_a_folder_elsewhere_says_which_file_and_what_to_do() -> None:
+def test_a_result_files_model_id_that_names_a_folder_elsewhere_says_which_file_and_what_to_do(tmp_path: Path) -> None:
     """`vllm bench serve` records the server's model as given, often a folder on the benchmark machine: the
-    error was 'Qwen2.5-VL-3B-Instruct does not exist', naming neither the file nor --model."""
-    result = BENCH / "ascend-qwen2.5-vl-3b-1qps.json"
+    error was 'Qwen2.5-VL-3B-Instruct does not exist', naming neither the file nor --model. (That folder's name is
+    now a catalog model, which resolves; the run is kept with a folder name that names none.)"""
+    run = json.loads((BENCH / "ascend-qwen2.5-vl-3b-1qps.json").read_text())
+    run["model_id"] = "./qwen2.5-vl-3b-sft-step800"
+    result = tmp_path / "ascend-qwen2.5-vl-3b-1qps.json"
+    result.write_text(json.dumps(run))
     for command in (["perf", "--gpu", "l40s", "--compare"], ["calibrate", "--dry-run", "--gpu", "l40s"]):
         err = _usage_error([*command, str(result)])
-        assert err.startswith(f"Error: {result}: its model_id './Qwen2.5-VL-3B-Instruct': ")
+        assert err.startswith(f"Error: {result}: its model_id './qwen2.5-vl-3b-sft-step800': ")
         assert err.endswith("; pass --model with the model the server ran\n")
 
 
@@ -191,7 +195,7 @@ def test_the_pre_commit_hook_passes_a_commit_that_touches_manifests_without_a_se
 def test_models_and_gpus_take_a_pattern() -> None:
     """324 lines of models and 80 of GPUs, and `vllm-plan models qwen` said 'unexpected extra argument'."""
     rows = [line.split()[0] for line in invoke(["models", "Qwen3-8B"]).stdout.split("\n\n")[0].splitlines()[2:]]
-    assert rows == ["Qwen/Qwen3-8B", "Qwen/Qwen3-8B-AWQ", "Qwen/Qwen3-8B-FP8"]
+    assert rows == ["Qwen/Qwen3-8B", "Qwen/Qwen3-8B-AWQ", "Qwen/Qwen3-8B-FP8", "RedHatAI/Qwen3-8B-FP8-dynamic"]
     keys = [g["key"] for g in json.loads(invoke(["gpus", "h100", "--format", "json"]).stdout)]
     assert set(keys) == {"h100-pcie", "h100-sxm", "h100-nvl"}
     assert "rtx4090" in {g["key"] for g in json.loads(invoke(["gpus", "RTX 4090", "--format", "json"]).stdout)}
