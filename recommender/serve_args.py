@@ -152,8 +152,14 @@ class ServeCommand:
     ignored: str | None = None  # a positional the api_server form parses as `model_tag` and does not use
 
     def engine_flags(self) -> EngineFlags:
-        """The settings as EngineFlags (vLLM's defaults for everything not given)."""
-        return EngineFlags(**{k: v for k, v in self.values.items() if k in ENGINE_FIELDS})
+        """The settings as EngineFlags (vLLM's defaults for everything not given). The multimodal limits are read
+        as written (the dotted `--limit-mm-per-prompt.image 0` form is not: the towers are then counted)."""
+        limit = self.dest("limit_mm_per_prompt")
+        return EngineFlags(
+            **{k: v for k, v in self.values.items() if k in ENGINE_FIELDS},
+            language_model_only=self.dest("language_model_only") is True,
+            limit_mm_per_prompt=limit if isinstance(limit, str) else None,
+        )
 
     def dest(self, name: str) -> str | tuple[str, ...] | bool | None:
         """The last value given for an argparse destination (e.g. 'distributed_executor_backend')."""

@@ -3,11 +3,15 @@ GPUModelRunner.profile_run runs the vision tower over the largest dummy images b
 
 from __future__ import annotations
 
+import pytest
+
 from recommender.catalog import load_gpus
+from recommender.errors import FlagError
 from recommender.hardware import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.encoder_profile import QWEN2_VL, QWEN3_VL, encoder_pass, profiled_items
-from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.engine import EngineFlags, VllmVersion, mm_limits
+from recommender.serve_args import parse_serve_argv
 from recommender.sources.resolve import resolve_model
 
 
@@ -53,3 +57,39 @@ def test_the_pass_is_the_peak_when_it_exceeds_the_language_model() -> None:
     assert encoder_pass(gemma, max_num_batched_tokens=8192, max_num_seqs=1024, max_model_len=8192, tp=1).peak == 0
     lm = 2048 * 47_000 + 36 * 256 * gemma.vocab_size  # the forward and the pre-0.17 sampler over 256 x vocab logits
     assert explain(gemma, card, flags, VllmVersion.parse("0.10.2")).stage.activation_peak == lm
+
+
+def test_limit_mm_per_prompt_as_vllm_reads_it() -> None:
+    """config/multimodal.py: a JSON object of counts or {"count": n} options; the older 'image=0,video=0' form."""
+    assert mm_limits('{"image": 0, "video": {"count": 0, "num_frames": 8}}') == {"image": 0, "video": 0}
+    assert mm_limits("image=0, video=2") == {"image": 0, "video": 2}
+    for bad in ("[0]", '{"image": -1}', '{"image": "none"}', "image"):
+        with pytest.raises(FlagError, match="limit-mm-per-prompt"):
+            mm_limits(bad)
+
+
+def test_towers_skipped_only_when_every_modality_is_zero() -> None:
+    """_mark_tower_model skips a tower when all its modalities are limited to 0 (a modality not given keeps 999);
+    --language-model-only sets every limit to 0. From 0.15 only (pull request 32757)."""
+    v33, v14 = VllmVersion.parse("0.33.0"), VllmVersion.parse("0.14.0")
+    both = ("image", "video")
+    assert EngineFlags(language_model_only=True).towers_skipped(v33, both)
+    assert not EngineFlags(language_model_only=True).towers_skipped(v14, both)
+    assert EngineFlags(limit_mm_per_prompt='{"image": 0, "video": 0}').towers_skipped(v33, both)
+    assert not EngineFlags(limit_mm_per_prompt='{"image": 0}').towers_skipped(v33, both)
+    assert not EngineFlags().towers_skipped(v33, both)
+
+
+def test_language_model_only_drops_the_tower_and_its_pass() -> None:
+    """Qwen2.5-VL-7B's tower in bf16: 32 blocks of qkv 1,280 x 3,840 + 3,840, proj 1,280^2 + 1,280, gate and up
+    2 x (1,280 x 3,420 + 3,420), down 3,420 x 1,280 + 1,280 and two RMSNorms 2,560 (19,702,200 each), the patch
+    embedding 3 x 2 x 14 x 14 x 1,280 = 1,505,280, the merger's norm 1,280 and MLP 5,120^2 + 5,120 and 5,120 x 3,584 +
+    3,584: 676,550,144 parameters, 1,353,100,288 bytes fewer, and no encoder pass (the peak is the language model's)."""
+    argv = ["vllm", "serve", "Qwen/Qwen2.5-VL-7B-Instruct", "--max-model-len", "8192"]
+    card = resolve_gpu("rtx4090", load_gpus())
+    spec, v = resolve_model("Qwen/Qwen2.5-VL-7B-Instruct"), VllmVersion.parse("0.33.0")
+    full = explain(spec, card, parse_serve_argv(argv).engine_flags(), v)
+    text = explain(spec, card, parse_serve_argv([*argv, "--language-model-only"]).engine_flags(), v)
+    assert full.stage.weights - text.stage.weights == 1_353_100_288
+    assert full.stage.activation_peak == 65536 * (4704 + 2 * 14080)
+    assert text.stage.activation_peak < full.stage.activation_peak

@@ -116,14 +116,15 @@ def resolve_precision(
                 "the checkpoint declares an FP8 KV-cache scheme, so vLLM uses fp8 for --kv-cache-dtype auto",
             )
         )
-    if model.multimodal and model.vision is None and model.audio is None:
+    skipped = flags.towers_skipped(version, tower_modalities(model))
+    if model.multimodal and not skipped and model.vision is None and model.audio is None:
         issues.append(
             si.note(
                 IssueKind.ENCODER_NOT_COUNTED,
                 "the config does not size the vision/audio encoder: its weights and profiling are not counted",
             )
         )
-    elif model.multimodal and model.architecture not in ENCODER_PASS_SIZED:
+    elif model.multimodal and not skipped and model.architecture not in ENCODER_PASS_SIZED:
         issues.append(
             si.note(
                 IssueKind.ENCODER_NOT_COUNTED,
@@ -213,8 +214,15 @@ def stage_layout(model: ModelSpec, layers: range, flags: EngineFlags, precision:
     )
 
 
+def tower_modalities(model: ModelSpec) -> tuple[str, ...]:
+    """The modalities whose limits must all be 0 for vLLM to skip the towers: a vision tower serves images and, for
+    some models, video (both are required here, so an image-only model limited by 'image' alone is still counted);
+    an audio encoder serves audio."""
+    return ("image", "video") * (model.vision is not None) + ("audio",) * (model.audio is not None)
+
+
 def engine_passes(
-    model: ModelSpec, gpu: Gpu, limits: SchedulerLimits, version: VllmVersion, tp: int
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, limits: SchedulerLimits, version: VllmVersion
 ) -> tuple[int, EncoderPass]:
     """What every stage shares: the number of CUDA graphs captured and the multimodal encoder's profiling pass."""
     v = (version.major, version.minor)
@@ -223,12 +231,14 @@ def engine_passes(
         max_num_batched_tokens=limits.max_num_batched_tokens,
         version=v,
     )
+    if flags.towers_skipped(version, tower_modalities(model)):
+        return graphs, EncoderPass(0, 0)
     encoder = encoder_pass(
         model,
         max_num_batched_tokens=limits.max_num_batched_tokens,
         max_num_seqs=limits.max_num_seqs,
         max_model_len=limits.max_model_len,
-        tp=tp,
+        tp=flags.tensor_parallel_size,
     )
     return graphs, encoder
 
@@ -248,7 +258,7 @@ def stage_budgets(
     tp, pp = flags.tensor_parallel_size, min(flags.pipeline_parallel_size, model.num_layers)
     par = Parallel(tp=tp, pp=pp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
     v = (version.major, version.minor)
-    graphs, encoder = engine_passes(model, gpu, limits, version, tp)
+    graphs, encoder = engine_passes(model, gpu, flags, limits, version)
     stages: list[StageBudget] = []
     for k, layers in enumerate(pp_layer_ranges(model.num_layers, pp)):
         w = weight_bytes_per_gpu(
@@ -259,6 +269,7 @@ def stage_budgets(
             stage=k,
             cpu_offload_bytes=int(flags.cpu_offload_gb * GiB),
             mxfp4=precision.mxfp4,
+            skip_towers=flags.towers_skipped(version, tower_modalities(model)),
         )
         act = overheads.activation_peak_bytes(
             model,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -163,6 +164,8 @@ class EngineFlags:
     enable_prefix_caching: bool | None = None
     cpu_offload_gb: float = 0.0
     use_v1: bool | None = None  # the VLLM_USE_V1 environment variable (None: not set)
+    language_model_only: bool = False
+    limit_mm_per_prompt: str | None = None  # as written: '{"image": 0, "video": 0}' or 'image=0,video=0'
 
     def validate(self) -> None:
         """vLLM's own argument checks, with vLLM-like one-line messages."""
@@ -190,3 +193,45 @@ class EngineFlags:
                 raise FlagError(f"--{name.replace('_', '-')} must be positive, got {value}")
         if self.cpu_offload_gb < 0:
             raise FlagError(f"--cpu-offload-gb must not be negative, got {self.cpu_offload_gb}")
+        if self.limit_mm_per_prompt is not None:
+            mm_limits(self.limit_mm_per_prompt)
+
+    def towers_skipped(self, version: VllmVersion, modalities: tuple[str, ...]) -> bool:
+        """Whether vLLM neither loads nor profiles the multimodal towers: --language-model-only, or a limit of 0 for
+        every modality a tower serves (models/interfaces.py _mark_tower_model, config/multimodal.py
+        get_limit_per_prompt; a modality not given keeps the default 999)."""
+        if version < TOWER_SKIP_FROM:
+            return False
+        if self.language_model_only:
+            return True
+        limits = mm_limits(self.limit_mm_per_prompt) if self.limit_mm_per_prompt else {}
+        return bool(limits) and all(limits.get(m, 999) == 0 for m in modalities)
+
+
+# _mark_tower_model skips a tower whose modalities are all limited to 0 for every model from vLLM pull request 32757
+# (merged 2026-01-21, "enables MM-only and LM-only model for the rest of the models"); #22299 (August 2025) had done it
+# for a few models only, which is not modelled (their towers are counted: an over-estimate). The first release after
+# the merge is taken as 0.15 (not confirmed against a log).
+TOWER_SKIP_FROM = VllmVersion(0, 15)
+
+
+def mm_limits(text: str) -> dict[str, int]:
+    """--limit-mm-per-prompt as vLLM reads it: a JSON object of counts (or {"count": n, ...} options) per modality,
+    or the older 'image=0,video=0' form."""
+    bad = FlagError(f"--limit-mm-per-prompt {text!r}: expected a JSON object like '{{\"image\": 0}}'")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        pairs = [p.split("=", 1) for p in text.split(",") if p.strip()]
+        if not pairs or any(len(p) != 2 or not p[1].strip().isdigit() for p in pairs):
+            raise bad from None
+        return {k.strip(): int(v) for k, v in pairs}
+    if not isinstance(data, dict):
+        raise bad
+    limits: dict[str, int] = {}
+    for key, value in data.items():
+        count = value.get("count", 999) if isinstance(value, dict) else value
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise bad
+        limits[str(key)] = count
+    return limits

@@ -234,8 +234,9 @@ def weight_tensors(s: ModelSpec) -> list[Tensor] | tuple[Tensor, ...]:
     return model_tensors(s)
 
 
-def stage_tensors(s: ModelSpec, par: Parallel, stage: int) -> list[Tensor]:
-    """Tensors held by pipeline stage `stage`: its layers, embedding on the first, norm + lm_head on the last."""
+def stage_tensors(s: ModelSpec, par: Parallel, stage: int, *, skip_towers: bool = False) -> list[Tensor]:
+    """Tensors held by pipeline stage `stage`: its layers, embedding on the first, norm + lm_head on the last, the
+    multimodal towers on the first unless vLLM skips them (`skip_towers`)."""
     layers = pp_layer_ranges(s.num_layers, par.pp)[stage]
     first, last = stage == 0, stage == par.pp - 1
     held = []
@@ -249,7 +250,7 @@ def stage_tensors(s: ModelSpec, par: Parallel, stage: int) -> list[Tensor]:
             if first or (last and s.tie_word_embeddings):
                 held.append(t)
         elif t.group == "vision":
-            if first:
+            if first and not skip_towers:
                 held.append(t)
         elif last:
             held.append(t)
@@ -272,17 +273,18 @@ def weight_bytes_per_gpu(
     stage: int = 0,
     cpu_offload_bytes: int = 0,
     mxfp4: Mxfp4Layout | None = None,
+    skip_towers: bool = False,
 ) -> int:
     """Bytes of weights one GPU of pipeline stage `stage` holds ("Model loading took").
 
     `--cpu-offload-gb` moves decoder-layer parameters to pinned CPU memory one whole tensor at a time, in layer
     order, while less than the limit has been moved (vllm/model_executor/models/utils.py maybe_offload_to_cpu),
     so the last tensor can overshoot the limit. `mxfp4`: how this GPU's MXFP4 MoE backend stores the experts
-    (None: the checkpoint's own packing).
+    (None: the checkpoint's own packing). `skip_towers`: --language-model-only or every modality limited to 0.
     """
     total = 0
     offloaded = 0
-    for t in stage_tensors(s, par, stage):
+    for t in stage_tensors(s, par, stage, skip_towers=skip_towers):
         size = tensor_bytes(s, t, par, dtype_bytes, quant, mxfp4)
         if t.layer is not None and offloaded < cpu_offload_bytes:
             offloaded += size
