@@ -49,7 +49,7 @@ def test_rendered_headers_count_gpus_and_tokens_readably() -> None:
     assert k8s.splitlines()[0].startswith("# Qwen/Qwen3-8B on 2 replicas x 1 GPU: "), k8s.splitlines()[0]
     script = invoke(["recommend", *target, "--emit", "command"]).stdout
     predicted = next(line for line in script.splitlines() if line.startswith("# Predicted: "))
-    assert " tokens per request" in predicted and "at 8,192 tokens" in predicted, predicted
+    assert " requests of 8,192 tokens; vLLM runs at most " in predicted, predicted
     kv = predicted.split()[2]
     assert "," in kv and int(kv.replace(",", "")) > 8192, predicted
 

@@ -145,6 +145,7 @@ def test_a_plan_whose_users_queue_for_kv_blocks_says_so_in_recommend_and_check(t
     assert f"holds {held:,.1f} requests of 2,500 tokens at once for 300 users" in text
     assert "`check --concurrency 300` asks for all 300 held at once and fails it" in text
     assert "latencies in steady state, the first 300 requests (the users' first wave) left out" in text
+    assert "--max-model-len 2,500 = 2,000 in + 500 out: vLLM refuses a longer prompt and stops an output" in text
     path = tmp_path / "plan.yaml"
     path.write_text(yaml.safe_dump(doc))
     ok = invoke(["check", str(path)]).stdout

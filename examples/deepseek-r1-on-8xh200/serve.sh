@@ -1,6 +1,6 @@
 #!/bin/sh
 # deepseek-ai/DeepSeek-R1 served by vLLM 0.33.0: planned by vllm-plan 0.1.0.
-# Predicted: 682,400 KV-cache tokens, 20.83x concurrency at 32,768 tokens per request.
+# Predicted: 682,400 KV-cache tokens, room for 20.83 requests of 32,768 tokens; vLLM runs at most 16 at once (--max-num-seqs).
 # vllm-plan.io/tool-version: 0.1.0
 # vllm-plan.io/vllm-version: 0.33.0
 # vllm-plan.io/gpu: h200

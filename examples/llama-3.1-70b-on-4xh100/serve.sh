@@ -1,6 +1,6 @@
 #!/bin/sh
 # nvidia/Llama-3.1-70B-Instruct-FP8 served by vLLM 0.33.0: planned by vllm-plan 0.1.0.
-# Predicted: 1,357,536 KV-cache tokens, 41.43x concurrency at 32,768 tokens per request.
+# Predicted: 1,357,536 KV-cache tokens, room for 41.43 requests of 32,768 tokens; vLLM runs at most 32 at once (--max-num-seqs).
 # vllm-plan.io/tool-version: 0.1.0
 # vllm-plan.io/vllm-version: 0.33.0
 # vllm-plan.io/gpu: h100-sxm

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4 served by vLLM 0.33.0: planned by vllm-plan 0.1.0.
-# Predicted: 587,824 KV-cache tokens, 71.76x concurrency at 8,192 tokens per request.
+# Predicted: 587,824 KV-cache tokens, room for 71.76 requests of 8,192 tokens; vLLM runs at most 60 at once (--max-num-seqs).
 # vllm-plan.io/tool-version: 0.1.0
 # vllm-plan.io/vllm-version: 0.33.0
 # vllm-plan.io/gpu: rtx4090

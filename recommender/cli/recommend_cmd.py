@@ -109,25 +109,13 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
     lines.append("  " + shlex.join(doc.best.command))
     if best.replicas > 1:
         lines.append(f"  {best.replicas} replicas of this engine, behind a load balancer")
-    perf = doc.best.performance
-    assert perf is not None
-    goals = {t.metric: t for t in perf.targets}
-    rows = []
-    for name in ("ttft", "tpot", "itl", "e2el"):
-        st = getattr(best.result, name)
-        check = goals.get(name)
-        verdict = f"<= {check.target_ms:,.0f} ({verdict_text(check)})" if check else ""
-        rows.append((name.upper(), f"{st.mean:,.1f}", f"{st.median:,.1f}", f"{st.p90:,.1f}", f"{st.p99:,.1f}", verdict))
-    err = perf.expected_error
-    lines += [
-        "",
-        f"Predicted at {best.load.describe()} ({best.method} of vLLM's scheduler){_steady(best.load.warmup)}:",
-        table(("ms", "mean", "median", "p90", "p99", f"target ({sp.target.percentile})"), rows),
-        "",
-        f"Throughput: {best.result.output_throughput:,.0f} output tok/s, {best.per_gpu:,.0f} per GPU, "
-        f"{best.result.output_tokens_per_s_per_user:,.1f} per user; bound by {best.result.bound}",
-        f"Expected error ({err.basis}): TTFT {err.ttft:.0%}, TPOT {err.tpot:.0%}, throughput {err.throughput:.0%}",
-    ]
+    t = sp.target
+    lines.append(
+        f"  --max-model-len {best.evaluation.explanation.max_model_len:,} = {t.input_len:,} in + {t.output_len:,} out: "
+        "vLLM refuses a longer prompt and stops an output at the limit (for longer requests, raise it and re-run "
+        "`vllm-plan perf` on the command)"
+    )
+    lines += _predicted(sp, doc)
     lines += _queueing_note(sp)
     cost = sp.cost_per_million(best)
     if cost is not None:
@@ -148,6 +136,29 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
     if sp.rejected:
         lines += ["", f"Rejected ({len(sp.rejected)}):"] + [f"  - {r}" for r in sp.rejected]
     return "\n".join(lines)
+
+
+def _predicted(sp: ServicePlan, doc: Plan) -> list[str]:
+    """The plan's predicted benchmark against each target, its throughput and the model's expected error."""
+    best, perf = sp.best, doc.best.performance
+    assert perf is not None
+    goals = {t.metric: t for t in perf.targets}
+    rows = []
+    for name in ("ttft", "tpot", "itl", "e2el"):
+        st = getattr(best.result, name)
+        check = goals.get(name)
+        verdict = f"<= {check.target_ms:,.0f} ({verdict_text(check)})" if check else ""
+        rows.append((name.upper(), f"{st.mean:,.1f}", f"{st.median:,.1f}", f"{st.p90:,.1f}", f"{st.p99:,.1f}", verdict))
+    err = perf.expected_error
+    return [
+        "",
+        f"Predicted at {best.load.describe()} ({best.method} of vLLM's scheduler){_steady(best.load.warmup)}:",
+        table(("ms", "mean", "median", "p90", "p99", f"target ({sp.target.percentile})"), rows),
+        "",
+        f"Throughput: {best.result.output_throughput:,.0f} output tok/s, {best.per_gpu:,.0f} per GPU, "
+        f"{best.result.output_tokens_per_s_per_user:,.1f} per user; bound by {best.result.bound}",
+        f"Expected error ({err.basis}): TTFT {err.ttft:.0%}, TPOT {err.tpot:.0%}, throughput {err.throughput:.0%}",
+    ]
 
 
 def _steady(warmup: int) -> str:

@@ -246,8 +246,8 @@ def script_context(d: Deployment) -> ScriptContext:
         vllm_version=version,
         tool_version=tool,
         predicted=comment(
-            f"{pred.kv_cache_tokens:,} KV-cache tokens, {pred.max_concurrency}x concurrency at "
-            f"{pred.max_model_len:,} tokens per request"
+            f"{pred.kv_cache_tokens:,} KV-cache tokens, room for {pred.max_concurrency} requests of "
+            f"{pred.max_model_len:,} tokens; vLLM runs at most {pred.max_num_seqs:,} at once (--max-num-seqs)"
         ),
         annotations=_comment_annotations(d),
         command=shell(["vllm", "serve", *d.plan.best.command[2:], "--host", "0.0.0.0", "--port", str(d.opts.port)]),
