@@ -431,3 +431,10 @@ def test_ci_example_writes_the_job_summary_and_the_html_artifact(tmp_path: Path)
     )
     assert "vllm-plan-report.html" in steps["Upload the report"]["with"]["path"]
     assert 'id="servers"' in (tmp_path / "vllm-plan-report.html").read_text()
+
+
+def test_the_report_title_counts_the_gpus_the_plan_uses() -> None:
+    """As the text headline does: one H100 of the eight given, not 'on 8 x' for a plan that leaves seven idle."""
+    args = ["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "h100", "--gpus-per-node", "8"]
+    page = invoke([*args, "--concurrency", "10", "--format", "html"]).stdout
+    assert "<h1>Qwen/Qwen2.5-7B-Instruct on 1 x NVIDIA H100 80GB HBM3 (of 8)</h1>" in page

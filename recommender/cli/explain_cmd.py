@@ -192,8 +192,8 @@ def explain(
         return {**doc, **({"model_notes": list(spec.notes)} if spec.notes else {})}
 
     def text() -> str:
-        fix = f"  fix: {', '.join(fixes)}\n" if fixes else ""
-        return "".join(f"note: {n}\n" for n in spec.notes) + render_table(result) + ("\n" + fix.rstrip() if fix else "")
+        fix = [f"  fix: {', '.join(fixes)}"] if fixes else []
+        return "".join(f"note: {n}\n" for n in spec.notes) + "\n".join([render_table(result), *fix])
 
     deliver(
         fmt,

@@ -131,7 +131,7 @@ def plan_report(result: PlanResult, plan: Plan) -> Report:
     if plan.rejected:
         sections.append(rejected_section(plan))
     return Report(
-        title=f"{plan.inputs.model} on {result.hardware.total_gpus} x {plan.inputs.gpu_name}",
+        title=f"{plan.inputs.model} on {_gpus(best.gpus, result.hardware.total_gpus, plan.inputs.gpu_name)}",
         subtitle=f"Plan for {target.describe()}: {best.summary}",
         verdict=Cell(f"serves {target.describe()}", "pass"),
         sections=tuple(sections),
@@ -139,3 +139,8 @@ def plan_report(result: PlanResult, plan: Plan) -> Report:
         tool_version=plan.generator.removeprefix("vllm-plan "),
         vllm_version=plan.inputs.vllm_version,
     )
+
+
+def _gpus(used: int, total: int, gpu: str) -> str:
+    """The GPUs the plan uses (it said 'on 8 x' for a plan on 1 of 8 given), and of how many when fewer."""
+    return f"{used} x {gpu}" + (f" (of {total})" if used < total else "")
