@@ -260,3 +260,24 @@ def test_intels_vllm_image_is_an_xpu_deployment() -> None:
 
 def _serves(script: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     return [(c.words, c.unresolved) for c in shell.run_script(script) if c.words[:2] == ("vllm", "serve")]
+
+
+def test_an_image_built_on_vllms_run_without_arguments_takes_its_model_from_its_cmd() -> None:
+    manifest = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      containers:
+        - {name: vllm, image: "IMAGE", resources: {limits: {nvidia.com/gpu: "1"}}}
+"""
+    (custom,) = read_text(manifest.replace("IMAGE", "someone/vllm-gptoss:2026"), "m.yaml", ".yaml")
+    assert custom.argv[2:] == ("<the CMD of image someone/vllm-gptoss:2026>",)
+    assert custom.unresolved == ("<the CMD of image someone/vllm-gptoss:2026>",)
+    # vLLM's own image has no CMD: vLLM serves its default model
+    (official,) = read_text(manifest.replace("IMAGE", "vllm/vllm-openai:v0.11.0"), "m.yaml", ".yaml")
+    assert official.argv == ("vllm", "serve")
+    compose = "services:\n  llm: {image: someone/vllm-gptoss:2026}\n"
+    (service,) = read_text(compose, "compose.yml", ".yml")
+    assert service.argv[2:] == ("<the CMD of image someone/vllm-gptoss:2026>",)

@@ -12,7 +12,14 @@ from dataclasses import dataclass, field, replace
 from recommender.check import shell
 from recommender.check.docker import DockerRun, docker_run, is_docker_run
 from recommender.check.found import Found
-from recommender.check.images import devices_seen, env_platform, image_tag, is_vllm_image, other_platform
+from recommender.check.images import (
+    devices_seen,
+    env_platform,
+    image_cmd_placeholder,
+    image_tag,
+    is_vllm_image,
+    other_platform,
+)
 from recommender.check.launchers import strip_prefixes
 
 _API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
@@ -198,3 +205,11 @@ def numbered(found: list[Found]) -> list[Found]:
         return found
     return [replace(f, resource=f"{f.resource} #{i}") if f.resource in ("command", "docker run") else f
             for i, f in enumerate(found, 1)]  # fmt: skip
+
+
+def with_image_cmd(hit: Hit, image: str) -> Hit:
+    """A server started with no arguments by an image built on vLLM's: its model is the image's CMD (unresolved)."""
+    word = image_cmd_placeholder(image)
+    if word is None or len(hit.argv) > 2:
+        return hit
+    return replace(hit, argv=(*hit.argv, word), unresolved=(*hit.unresolved, word))

@@ -10,6 +10,7 @@ from typing import Any
 from recommender.check.commands import (
     find_in_words,
     not_evaluable,
+    with_image_cmd,
 )
 from recommender.check.dockerfile import final_stage
 from recommender.check.found import Found
@@ -170,6 +171,7 @@ def _compose_service(
         image = image or _built_vllm_image(svc, command)
         if entry is None and image and is_vllm_image(image):
             hits = find_in_words(words or [], env, tuple(missing), image)
+            hits = [with_image_cmd(h, image) for h in hits] if command is None else hits
         else:
             hits = find_in_words(words, env, tuple(missing), None)
     count = _compose_gpus(svc)

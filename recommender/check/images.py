@@ -24,6 +24,14 @@ def is_vllm_image(image: str) -> bool:
     return "vllm" in name and not _NOT_A_SERVER.search(name) and "llamastack/" not in image.lower()
 
 
+def image_cmd_placeholder(image: str) -> str | None:
+    """The word standing for the CMD of an image built on vLLM's that a container runs without arguments: vLLM's own
+    images (vllm/...) have none, so vLLM serves its default model; another image's CMD, not in the file, may name
+    the model (None for vLLM's own images)."""
+    path = re.sub(r"^(docker\.io/)?(library/)?", "", image.split("@", 1)[0].rsplit(":", 1)[0].lower())
+    return None if path.startswith("vllm/") else f"<the CMD of image {image}>"
+
+
 def other_platform(image: str) -> str | None:
     """Why a vLLM image does not run on NVIDIA GPUs (vllm-tpu, opea/vllm-gaudi, vllm-cpu, rocm/vllm), or None."""
     name = image.split("@", 1)[0].lower()

@@ -13,6 +13,7 @@ from typing import Any
 from recommender.check.commands import (
     find_in_words,
     not_evaluable,
+    with_image_cmd,
 )
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image
@@ -254,6 +255,8 @@ def _container_found(
     )
     if not hits:
         return []
+    if entrypoint and not words:  # no args: the image's CMD runs, which the file does not show
+        hits = [with_image_cmd(hit, image) for hit in hits]
     gpus, other, gpu_var = _container_gpus(doc, container, source, index)
     total, pool, size = _group_gpus(doc, role)
     meta = as_mapping(doc.get("metadata"))
