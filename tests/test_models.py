@@ -52,6 +52,7 @@ CARD_PARAMS_B = {
     "Qwen/Qwen2.5-Coder-14B-Instruct": "14.7",
     # Qwen3-Embedding-0.6B card ("Number of Parameters: 0.6B"), tt-metal's vendored config
     "Qwen/Qwen3-Embedding-0.6B": "0.6",
+    "Qwen/Qwen2.5-Coder-1.5B": "1.54",  # Qwen/Qwen2.5-Coder-1.5B/index.md ("Number of Parameters: 1.54B")
 }
 
 
