@@ -263,3 +263,19 @@ def test_explain_says_what_would_make_a_failing_start_work() -> None:
     doc = json.loads(invoke([*args, "--max-model-len", "32k", "--format", "json"]).stdout)
     assert len(doc["fixes"]) == 3 and ", ".join(doc["fixes"]) == fix.removeprefix("  fix: ")
     assert json.loads(invoke([*args, "--max-model-len", "8k", "--format", "json"]).stdout)["fixes"] == []
+
+
+def test_explain_and_perf_judge_the_card_recommend_plans_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GitOps repository with `gpu:` in vllm-plan.yaml (or VLLM_PLAN_GPU): `recommend` read it, `explain` and
+    `perf` said 'no GPU given'. Command line over environment over file, as for recommend."""
+    monkeypatch.delenv("VLLM_PLAN_GPU", raising=False)
+    monkeypatch.chdir(tmp_path)
+    model = ["Qwen/Qwen2.5-7B-Instruct"]
+    assert "VLLM_PLAN_GPU" in CliRunner().invoke(cli, ["explain", *model]).stderr
+    (tmp_path / "vllm-plan.yaml").write_text("gpu: NVIDIA GeForce RTX 4090\n")
+    assert invoke(["explain", *model]).stdout.startswith(f"{model[0]} on NVIDIA GeForce RTX 4090 ")
+    perf = ["perf", *model, "--input-len", "100", "--output-len", "10", "--max-concurrency", "2", "--num-prompts", "4"]
+    assert invoke(perf).stdout.startswith(f"{model[0]} on NVIDIA GeForce RTX 4090 ")
+    monkeypatch.setenv("VLLM_PLAN_GPU", "l4")
+    assert invoke(["explain", *model]).stdout.startswith(f"{model[0]} on NVIDIA L4 ")
+    assert invoke(["explain", *model, "--gpu", "h100"]).stdout.startswith(f"{model[0]} on NVIDIA H100 80GB HBM3 ")

@@ -122,11 +122,19 @@ def free_bytes(free_memory_gib: float | None, gpu: Gpu) -> int | None:
 
 
 def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
-    """--gpu NAME or --gpu-memory-gib N (custom card)."""
+    """--gpu NAME or --gpu-memory-gib N (custom card); without either, the card `recommend` plans for
+    (VLLM_PLAN_GPU, else `gpu:` in ./vllm-plan.yaml), so explain and perf judge the same hardware."""
     if gpu_memory_gib is not None:
         return custom_gpu(gpu_memory_gib, name=gpu or "custom")
     if not gpu:
-        raise InputError("no GPU given: pass --gpu NAME (see `vllm-plan gpus`) or --gpu-memory-gib N")
+        from recommender.project import merge_settings
+
+        gpu = merge_settings({}, None).get("gpu")
+    if not gpu:
+        raise InputError(
+            "no GPU given: pass --gpu NAME (see `vllm-plan gpus`) or --gpu-memory-gib N, set VLLM_PLAN_GPU, or add "
+            "`gpu:` to ./vllm-plan.yaml"
+        )
     return resolve_gpu(gpu, load_gpus())
 
 
