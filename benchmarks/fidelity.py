@@ -34,6 +34,7 @@ from typing import Any
 
 from recommender.catalog import find_model, load_gpus
 from recommender.errors import PlanError
+from recommender.gpu_totals import NEAR as TOTAL_NEAR
 from recommender.gpu_totals import memory_figures, resolve_total
 from recommender.hardware import Gpu, resolve_gpu
 from recommender.memory.budget import Explanation, explain, gpu_refusal
@@ -188,14 +189,26 @@ def _prediction_key(r: dict[str, Any]) -> Callable[[Gpu], Hashable]:
 
 def unresolved_reason(r: dict[str, Any]) -> str | None:
     """Why the record does not resolve offline (model, GPU by name or printed total, version), or None when it
-    does."""
+    does. A GPU miss says whether the log printed a device total and why that total did not decide the card."""
     if record_model(r) is None:
         return "model not in the catalog"
     if record_gpu(r) is None and gpu_by_total(r) is None:
-        return "GPU not named" if not r.get("gpu") else "GPU name not resolved"
+        return _gpu_miss(r)
     if record_version(r) is None:
         return "no vLLM version"
     return None
+
+
+def _gpu_miss(r: dict[str, Any]) -> str:
+    """The GPU class of an unresolved record: no name and no total; a name the catalog lacks (and no total that
+    resolves); or a printed total that matches no catalog card, or fits cards that predict apart."""
+    named = "GPU name not resolved" if r.get("gpu") else "GPU not named"
+    total = r.get("gpu_total_gib")
+    if not total:
+        return named if r.get("gpu") else "GPU not named, no device total printed"
+    fits = [g for g in load_gpus() if abs(g.total_bytes / GiB / total - 1) <= TOTAL_NEAR]
+    why = "its printed total fits cards that predict apart" if fits else "its printed total matches no catalog card"
+    return f"{named}, {why}"
 
 
 def _gpu(r: dict[str, Any]) -> tuple[Gpu, bool] | None:
