@@ -281,3 +281,13 @@ spec:
     compose = "services:\n  llm: {image: someone/vllm-gptoss:2026}\n"
     (service,) = read_text(compose, "compose.yml", ".yml")
     assert service.argv[2:] == ("<the CMD of image someone/vllm-gptoss:2026>",)
+
+
+def test_the_values_of_a_chart_check_does_not_know_are_named_as_such(tmp_path: Path) -> None:
+    values = tmp_path / "values.yaml"
+    values.write_text("image: {repository: vllm/vllm-openai, tag: v0.11.0}\nmodel: {name: Qwen/Qwen3-4B-AWQ}\n")
+    result = invoke(["check", str(values)], exit_code=2)
+    assert "the values of a chart check does not know (image vllm/vllm-openai, model Qwen/Qwen3-4B-AWQ)" in (
+        result.stderr
+    )
+    assert "helm template" in result.stderr

@@ -23,6 +23,7 @@ from recommender.check import (
 )
 from recommender.check.dockerfile import looks_like_dockerfile, read_dockerfile
 from recommender.check.found import Found
+from recommender.check.images import is_vllm_image
 from recommender.check.markdown import read_markdown
 from recommender.errors import InputError
 from recommender.safe_load import UntrustedDocumentError, load_yaml_all, path_kind
@@ -213,11 +214,31 @@ def _read_mapping(
     found = helm_values.read_values_containers(doc, source)
     if found:
         return found
+    chart = _unknown_chart_values(doc)
+    if chart:
+        raise NotADeployment(
+            f"{source}: the values of a chart check does not know ({chart}): its templates, not in the file, make "
+            "vLLM's command line; render them and check the result (helm template RELEASE CHART -f VALUES | "
+            "vllm-plan check -)"
+        )
     raise NotADeployment(
         f"{source}: document {index} is not a Kubernetes object, Helm values (production-stack, the vLLM chart, "
         "nm-vllm, or values holding a container), compose file, dstack or SkyPilot task, Beaker experiment, "
         "systemd unit, Dockerfile, plan or vllm serve command"
     )
+
+
+def _unknown_chart_values(doc: dict[str, Any]) -> str:
+    """'image I, model M' when a values document names a vLLM image (image.repository or image) and a model
+    (model.name, model.id, model, modelName, modelURL), as the values of a chart of one's own do; "" otherwise."""
+    image = doc.get("image")
+    ref = str(image.get("repository", "")) if isinstance(image, dict) else str(image or "")
+    model = doc.get("model")
+    name = model.get("name") or model.get("id") if isinstance(model, dict) else model
+    name = name or doc.get("modelName") or doc.get("modelURL")
+    if not (ref and is_vllm_image(ref) and isinstance(name, str) and name):
+        return ""
+    return f"image {ref}, model {name}"
 
 
 def _read_file(path: Path, label: str) -> str:
