@@ -146,10 +146,14 @@ def test_a_plan_whose_users_queue_for_kv_blocks_says_so_in_recommend_and_check(t
     assert "`check --concurrency 300` asks for all 300 held at once and fails it" in text
     assert "latencies in steady state, the first 300 requests (the users' first wave) left out" in text
     assert "--max-model-len 2,500 = 2,000 in + 500 out: vLLM refuses a longer prompt and stops an output" in text
+    page = invoke([*args, "--format", "html"]).stdout  # the report says the same three things
+    assert f"holds {held:,.1f} requests of 2,500 tokens at once for 300 users" in page
+    assert "latencies in steady state, the first 300 requests" in page and "--max-model-len 2,500 = 2,000 in" in page
     path = tmp_path / "plan.yaml"
     path.write_text(yaml.safe_dump(doc))
     ok = invoke(["check", str(path)]).stdout
     assert "PASS" in ok and f"holds {held:.1f} requests of 2,500 tokens at once, for the plan's 300 users" in ok
+    assert json.loads(invoke(["check", str(path), "--format", "json"]).stdout)[0]["slo"]["users"] == 300
     failed = invoke(["check", str(path), "--concurrency", "300"], exit_code=1).stdout
     assert f"holds {held:.1f} concurrent requests of 2,500 tokens, below the promised 300; the plan promises" in failed
     invoke(["render", str(path), "--emit", "k8s", "-o", str(tmp_path / "deploy")])

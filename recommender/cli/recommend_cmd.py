@@ -109,14 +109,9 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
     lines.append("  " + shlex.join(doc.best.command))
     if best.replicas > 1:
         lines.append(f"  {best.replicas} replicas of this engine, behind a load balancer")
-    t = sp.target
-    lines.append(
-        f"  --max-model-len {best.evaluation.explanation.max_model_len:,} = {t.input_len:,} in + {t.output_len:,} out: "
-        "vLLM refuses a longer prompt and stops an output at the limit (for longer requests, raise it and re-run "
-        "`vllm-plan perf` on the command)"
-    )
+    lines.append(f"  {sp.max_len_note()}")
     lines += _predicted(sp, doc)
-    lines += _queueing_note(sp)
+    lines += [sp.queueing_note()] if sp.queueing_note() else []
     cost = sp.cost_per_million(best)
     if cost is not None:
         lines.append(f"Cost: ${cost:,.3f} per million output tokens at ${sp.gpu_hour_cost:g} per GPU-hour")
@@ -152,38 +147,13 @@ def _predicted(sp: ServicePlan, doc: Plan) -> list[str]:
     err = perf.expected_error
     return [
         "",
-        f"Predicted at {best.load.describe()} ({best.method} of vLLM's scheduler){_steady(best.load.warmup)}:",
+        f"Predicted at {best.load.describe()} ({best.method} of vLLM's scheduler)"
+        + (f"; {sp.steady_state_note()}:" if sp.steady_state_note() else ":"),
         table(("ms", "mean", "median", "p90", "p99", f"target ({sp.target.percentile})"), rows),
         "",
         f"Throughput: {best.result.output_throughput:,.0f} output tok/s, {best.per_gpu:,.0f} per GPU, "
         f"{best.result.output_tokens_per_s_per_user:,.1f} per user; bound by {best.result.bound}",
         f"Expected error ({err.basis}): TTFT {err.ttft:.0%}, TPOT {err.tpot:.0%}, throughput {err.throughput:.0%}",
-    ]
-
-
-def _steady(warmup: int) -> str:
-    """A closed loop's latencies are judged in steady state: say so, since `perf` and `vllm bench serve` count the
-    first wave (all sent at once, it queues behind its own prompts: its TTFT can be several times the rest's)."""
-    if not warmup:
-        return ""
-    return (
-        f"; latencies in steady state, the first {warmup:,} requests (the users' first wave) left out, which "
-        "`vllm-plan perf` and `vllm bench serve` count"
-    )
-
-
-def _queueing_note(sp: ServicePlan) -> list[str]:
-    """When the users are more than the KV cache holds at full length: they queue, which the replay counted, and
-    `check --concurrency N` (N requests held at once) would fail the plan, while `check plan.yaml` warns."""
-    best, users = sp.best, sp.best.load.max_concurrency
-    length = sp.target.input_len + sp.target.output_len
-    held = best.evaluation.explanation.concurrency_for(length) * best.replicas
-    if users is None or held >= users:
-        return []
-    return [
-        f"KV cache: holds {held:,.1f} requests of {length:,} tokens at once for {users:,} users; the rest wait for "
-        "blocks or are preempted (counted above). `check` on this plan passes with a warning saying so; "
-        f"`check --concurrency {users}` asks for all {users:,} held at once and fails it."
     ]
 
 

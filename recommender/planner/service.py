@@ -200,6 +200,40 @@ class ServicePlan:
             return None
         return option.gpus * self.gpu_hour_cost / (option.result.output_throughput * 3600) * 1e6
 
+    def steady_state_note(self) -> str:
+        """A closed loop's latencies are judged in steady state: said, since `perf` and `vllm bench serve` count
+        the first wave (all sent at once, it queues behind its own prompts: its TTFT can be several times the rest's)."""
+        warmup = self.best.load.warmup
+        if not warmup:
+            return ""
+        return (
+            f"latencies in steady state, the first {warmup:,} requests (the users' first wave) left out, which "
+            "`vllm-plan perf` and `vllm bench serve` count"
+        )
+
+    def max_len_note(self) -> str:
+        """Why --max-model-len is what it is, and what vLLM does past it."""
+        t = self.target
+        return (
+            f"--max-model-len {self.best.evaluation.explanation.max_model_len:,} = {t.input_len:,} in + "
+            f"{t.output_len:,} out: vLLM refuses a longer prompt and stops an output at the limit (for longer "
+            "requests, raise it and re-run `vllm-plan perf` on the command)"
+        )
+
+    def queueing_note(self) -> str:
+        """When the users are more than the KV cache holds at full length: they queue, which the replay counted,
+        and `check --concurrency N` (N requests held at once) would fail the plan, while `check plan.yaml` warns."""
+        best, users = self.best, self.best.load.max_concurrency
+        length = self.target.input_len + self.target.output_len
+        held = best.evaluation.explanation.concurrency_for(length) * best.replicas
+        if users is None or held >= users:
+            return ""
+        return (
+            f"KV cache: holds {held:,.1f} requests of {length:,} tokens at once for {users:,} users; the rest wait "
+            "for blocks or are preempted (counted above). `check` on this plan passes with a warning saying so; "
+            f"`check --concurrency {users}` asks for all {users:,} held at once and fails it."
+        )
+
 
 def _engines(
     model: ModelSpec,

@@ -99,14 +99,16 @@ def service_report(sp: ServicePlan, doc: Plan, params: PerfParams) -> Report:
     """Everything `recommend` decided by latency, with the curves."""
     best = sp.best
     curves = [(o, option_curve(sp, o, params)) for o in (best, *sp.alternatives)]
-    note = f"{best.replicas} replicas of this engine, behind a load balancer." if best.replicas > 1 else ""
+    note = f"{best.replicas} replicas of this engine, behind a load balancer. " if best.replicas > 1 else ""
+    queueing = (Cell(sp.queueing_note()),) if sp.queueing_note() else ()
     sections = [
-        Section("Command", "command", note=note, commands=(shlex.join(doc.best.command),)),
+        Section("Command", "command", note=note + sp.max_len_note(), commands=(shlex.join(doc.best.command),)),
         Section(
             f"Predicted benchmark at {best.load.describe()}",
             "prediction",
+            note=sp.steady_state_note(),
             table=result_table(best.result),
-            items=target_items(doc) + result_items(best.result) + messages(best.evaluation.explanation),
+            items=target_items(doc) + queueing + result_items(best.result) + messages(best.evaluation.explanation),
         ),
         Section(
             "Throughput and latency",
