@@ -291,3 +291,14 @@ def test_the_values_of_a_chart_check_does_not_know_are_named_as_such(tmp_path: P
         result.stderr
     )
     assert "helm template" in result.stderr
+
+
+def test_parameter_expansion_removes_a_pattern_from_the_front_or_the_back() -> None:
+    script = """REPO="${REPO:-Inferact/Qwen3.8-27B-NVFP4}"
+F=model.tar.gz
+vllm serve "/models/${REPO##*/}" --served-model-name "${F%%.*}" --x "${F%.*}" --y "${REPO#*/}" --z "${UNSET##*/}"
+"""
+    ((words, unresolved),) = _serves(script)
+    assert words[2:9] == ("/models/Qwen3.8-27B-NVFP4", "--served-model-name", "model", "--x", "model.tar", "--y",
+                          "Qwen3.8-27B-NVFP4")  # fmt: skip
+    assert unresolved == ("${UNSET##*/}",)

@@ -109,6 +109,9 @@ class _Expander:
             items = self.arrays[item.group(1)]
             index = item.group(2)
             return " ".join(items) if not index.isdigit() else (items[int(index)] if int(index) < len(items) else "")
+        trim = re.fullmatch(rf"({_NAME})(##?|%%?)(.+)", body, re.S)
+        if trim:  # ${NAME##*/}, ${NAME%.*}: a pattern removed from the front or the back
+            return self._trimmed(trim.group(1), trim.group(2), trim.group(3), unresolved)
         m = re.fullmatch(rf"({_NAME}|\d+|[@*#?])(?:(:?)([-=+?])(.*))?", body, re.S)
         if not m:
             unresolved.append("${" + body + "}")
@@ -130,6 +133,20 @@ class _Expander:
             unresolved.append("$" + name)
             return "$" + name
         return self._known(name, value, unresolved)
+
+    def _trimmed(self, name: str, op: str, pattern: str, unresolved: list[str]) -> str:
+        """`${NAME#P}` / `${NAME##P}` remove the shortest / longest front match of the glob P, `%` / `%%` the back."""
+        value, glob = self.scope.get(name), self.text(pattern, [])
+        self.used_soft = self.used_soft or name in self.soft
+        if value is None or name in self.unknown or _UNKNOWN_PART.search(glob):
+            unresolved.append("${" + name + op + pattern + "}")
+            return "${" + name + op + pattern + "}"
+        cuts = range(len(value) + 1) if len(op) == 1 else range(len(value), -1, -1)
+        for k in cuts:
+            front, back = (value[:k], value[k:]) if op[0] == "#" else (value[len(value) - k :], value[: len(value) - k])
+            if fnmatchcase(front, glob):
+                return back
+        return value
 
     def _known(self, name: str, value: str, unresolved: list[str]) -> str:
         if name in self.unknown:  # set from something unknown, or differently by branches that cannot be decided
