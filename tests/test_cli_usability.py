@@ -44,6 +44,10 @@ def test_recommend_o_folder_still_writes_the_artifacts(tmp_path: Path) -> None:
     out = tmp_path / "deploy"
     written = invoke([*SMALL, "-o", str(out)]).stdout
     assert (out / "plan.yaml").is_file() and (out / "serve.sh").is_file() and "written:" in written
+    # and what they deploy: the headline and the command (they said only 'written: ...')
+    plan = yaml.safe_load((out / "plan.yaml").read_text())
+    assert "\nPlan for 8 concurrent requests on 1 x NVIDIA GeForce RTX 4090" in written, written
+    assert written.rstrip().endswith(shlex.join(plan["command"])), written
     existing = tmp_path / "site.yaml"  # an existing folder is a folder, whatever its name
     existing.mkdir()
     invoke([*SMALL, "-o", str(existing)])

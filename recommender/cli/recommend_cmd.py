@@ -405,6 +405,8 @@ def _emit(
         extra["report.html"] = html_page(built)
     with plotted(plot, built):
         emit_artifacts(checked, emit_spec or "all", opts, output_dir, force, extra_files=extra)
+    if output_dir is not None:  # the files went to a folder: say what they deploy (stdout is free for it)
+        click.echo("\n" + "\n".join(outcome.text.splitlines()[:4]))
 
 
 def memory_target(s: dict[str, Any], min_context: int) -> Target:
