@@ -152,6 +152,9 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     catalogued default raises UnknownGpuError listing them; so does an unknown name, with the closest keys.
     An AMD offload architecture (`gfx1201`, `gfx942:sramecc+:xnack-`) resolves only when one card has it.
     """
+    by_key = [g for g in catalog if g.key == query.strip().lower()]
+    if by_key:  # a catalog key names one card even where memory variants share its nvidia-smi name (rtx3080)
+        return by_key[0]
     arch = _ARCH.search(query.lower())
     if arch:
         return _by_offload_arch(query, arch.group(1), catalog, memory_mib)

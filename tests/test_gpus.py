@@ -77,6 +77,43 @@ def test_at_least_50_gpus_with_nvidia_and_amd() -> None:
         "rtx5060ti-8gb",
         "rx7900xtx",
         "radeon-pro-w7900",
+        # issue #11 round 3 (H42): the cards people run vLLM on, as nvidia-smi, torch and rocm-smi name them
+        "rtx3050",
+        "rtx3060ti",
+        "rtx3070",
+        "rtx3070ti",
+        "rtx3080-12gb",
+        "rtx3070-laptop",
+        "rtx4060",
+        "rtx4070ti",
+        "rtx4090-laptop",
+        "rtx4080-laptop",
+        "rtx4070-laptop",
+        "rtx4060-laptop",
+        "rtx4050-laptop",
+        "rtx5070",
+        "rtx5060",
+        "rtx2060",
+        "rtx2070",
+        "rtx2080",
+        "titan-rtx",
+        "rtx5000-ada",
+        "rtx4500-ada",
+        "rtx2000-ada",
+        "rtx-pro-5000",
+        "rtx-pro-4500",
+        "rtx-pro-4000",
+        "rtx-a2000-12gb",
+        "a16",
+        "mi100",
+        "mi300a",
+        "rx9070xt",
+        "rx9070",
+        "radeon-ai-pro-r9700",
+        "rx7900xt",
+        "rx7900gre",
+        "jetson-agx-orin-64gb",
+        "jetson-thor",
     ):
         assert any(g.key == key for g in gpus), key
 
@@ -241,8 +278,10 @@ def test_batch_defaults_follow_vllm_device_checks(key: str, expected: tuple[int,
 RATES = ("bf16", "fp16", "fp8", "int8", "fp4")
 # Where INT8 is not at least twice the 16-bit rate: Blackwell Ultra cut INT8 (aiconfigurator b300_sxm.yaml, 153.5
 # dense TOPS); CDNA 2 runs INT8 at its FP16 rate (MI250X datasheet, 383 TOPS and TFLOPS per package; MI210 181 and 181).
-# RDNA 3 WMMA runs INT8 at its FP16 rate too (RX 7900 XTX, Radeon PRO W7900).
-SLOW_INT8 = {"b300", "mi250x", "mi210", "rx7900xtx", "radeon-pro-w7900"}
+# RDNA 3 WMMA runs INT8 at its FP16 rate too (RX 7900 XTX/XT/GRE, Radeon PRO W7900), and so does CDNA 1 (MI100: 184.6).
+SLOW_INT8 = {"b300", "mi250x", "mi210", "rx7900xtx", "rx7900xt", "rx7900gre", "radeon-pro-w7900", "mi100"}
+# CDNA 1 runs BF16 at half its FP16 rate (MI100 datasheet: 92.3 vs 184.6 TFLOPS); every later card at one rate.
+HALF_RATE_BF16 = {"mi100"}
 
 
 def _rates(gpu_key: str) -> dict[str, float | None]:
@@ -260,7 +299,7 @@ def test_every_card_has_a_bandwidth_and_a_16_bit_rate(gpu: object) -> None:
     assert sixteen and sixteen > 0
     # BF16 and FP16 (FP32 accumulate) share one tensor-core rate wherever both are given; no BF16 before sm_80.
     if gpu.bf16_tflops and gpu.fp16_tflops:
-        assert gpu.bf16_tflops == gpu.fp16_tflops
+        assert gpu.bf16_tflops == gpu.fp16_tflops / (2 if gpu.key in HALF_RATE_BF16 else 1)
     assert (gpu.bf16_tflops is not None) == gpu.supports_bf16
     # FP8/FP4 figures exactly where the hardware has them, at twice the next wider format (dense, FP32 accumulate);
     # GeForce Blackwell runs FP4 at 4x its FP32-accumulate FP8.
@@ -430,3 +469,70 @@ def test_an_offload_architecture_of_several_cards_lists_them() -> None:
     assert resolve_gpu("gfx942:sramecc+:xnack-", catalog, memory_mib=196592).key == "mi300x"
     with pytest.raises(UnknownGpuError, match=r"no catalog card has the offload architecture 'gfx1030'"):
         resolve_gpu("gfx1030", catalog)
+
+
+# The new cards (issue #11, H42) by the names tools print, with where each spelling was seen.
+NEW_CARD_NAMES = [
+    (
+        "NVIDIA GeForce RTX 3070",
+        "rtx3070",
+        "nvidia-smi CSV 'NVIDIA GeForce RTX 3070, 8192 MiB' (code index 70403350594)",
+    ),
+    ("NVIDIA GeForce RTX 3070 Laptop GPU", "rtx3070-laptop", "field record F057 (WSL2)"),
+    ("NVIDIA GeForce RTX 4060 Laptop GPU", "rtx4060-laptop", "torch device name (code index 55598647577)"),
+    ("NVIDIA-GeForce-RTX-4090-Laptop-GPU", "rtx4090-laptop", "GFD label form of the torch name"),
+    ("RTX 4090 Laptop", "rtx4090-laptop", "as people write it"),
+    ("NVIDIA GeForce RTX 4060", "rtx4060", "the desktop card keeps the plain name"),
+    ("RTX 3080 12GB", "rtx3080-12gb", "names people write (nvidia-smi prints 'NVIDIA GeForce RTX 3080' for both)"),
+    ("rtx3080", "rtx3080", "a catalog key names its card even where the nvidia-smi name is shared"),
+    ("TITAN RTX", "titan-rtx", "torch 1.x device name without the NVIDIA prefix"),
+    ("NVIDIA RTX 5000 Ada Generation", "rtx5000-ada", "nvidia-smi name, as the RTX 6000 Ada's"),
+    ("NVIDIA RTX PRO 4500 Blackwell", "rtx-pro-4500", "nvidia-smi name, as the RTX PRO 6000's"),
+    ("NVIDIA RTX PRO 5000 72GB Blackwell", "rtx-pro-5000-72gb", "the 72 GB board's name carries its memory"),
+    ("NVIDIA RTX A2000 12GB", "rtx-a2000-12gb", "nvidia-smi name of the 12 GB board"),
+    ("NVIDIA RTX A2000", "rtx-a2000", "nvidia-smi name of the 6 GB board"),
+    ("AMD Radeon RX 9070 XT", "rx9070xt", "torch device name on ROCm 6.4 (code index 57024792846)"),
+    ("AMD_Radeon_RX9070XT", "rx9070xt", "vLLM 0.33 platforms/rocm.py device name (kernel config paths)"),
+    ("AMD_Radeon_R9700", "radeon-ai-pro-r9700", "vLLM 0.33 platforms/rocm.py device name"),
+    ("AMD_Instinct_MI300A", "mi300a", "vLLM 0.33 platforms/rocm.py device name"),
+    ("gfx1201 32GB", "radeon-ai-pro-r9700", "the one 32 GB gfx1201 card"),
+    ("NVIDIA Thor", "jetson-thor", "torch device name on Jetson AGX Thor"),
+]
+
+
+@pytest.mark.parametrize(("name", "key", "seen"), NEW_CARD_NAMES)
+def test_new_card_names_resolve(name: str, key: str, seen: str) -> None:
+    assert resolve_gpu(name, load_gpus()).key == key, seen
+
+
+@pytest.mark.parametrize(
+    ("name", "mib", "message"),
+    [
+        ("NVIDIA GeForce RTX 3080", None, r"ambiguous: one of rtx3080 \(10 GB\), rtx3080-12gb \(12 GB\)"),
+        # torch names every Jetson Orin module 'Orin' (code index 36890280458): the memory tells them apart.
+        ("Orin", None, r"ambiguous: one of jetson-agx-orin-32gb \(32 GB\), jetson-agx-orin-64gb \(64 GB\)"),
+        # field2 G019/G020 print only the offload architecture: three cards have it, two of 16 GB.
+        (
+            "AMD gfx1201",
+            None,
+            r"gfx1201 of several cards: one of .*rx9070 \(16 GB\).*rx9070xt \(16 GB\).*r9700 \(32 GB\)",
+        ),
+        ("AMD gfx1201", 16304, r"gfx1201 of several cards: one of rx9070 \(16 GB\), rx9070xt \(16 GB\)"),
+    ],
+)
+def test_new_names_that_several_cards_share(name: str, mib: int | None, message: str) -> None:
+    with pytest.raises(UnknownGpuError, match=message):
+        resolve_gpu(name, load_gpus(), memory_mib=mib)
+    assert resolve_gpu("Orin", load_gpus(), memory_mib=30622).key == "jetson-agx-orin-32gb"
+
+
+def test_a_logged_total_of_two_alike_cards_resolves_to_the_family() -> None:
+    from recommender.gpu_totals import resolve_total
+
+    # field2 G020 (gfx1201) prints 'total capacity of 15.92 GiB': the RX 9070 and 9070 XT, alike for the memory model.
+    match = resolve_total(15.92, load_gpus(), vendor="amd", arch="gfx1201")
+    assert {g.key for g in match.cards} == {"rx9070", "rx9070xt"}
+    # field3 H021 prints 7.65 GiB: the 8 GB Ada cards (an RTX 4060 Laptop GPU prints it), all alike.
+    h021 = resolve_total(7.65, load_gpus(), vendor="nvidia")
+    assert "rtx4060-laptop" in {g.key for g in h021.cards}
+    assert {g.compute_capability for g in h021.cards} == {"8.9"}
