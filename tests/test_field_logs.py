@@ -25,8 +25,9 @@ SUMMARY = summarize(RECORDS, COMPARED)
 # of 60 on 2026-11-30 (37 before the field set's models were catalogued, 49 before GPUs resolved by the printed total);
 # raise it when catalog entries resolve more. 52 since a printed total resolves only when its cards predict alike
 # (recommender/gpu_totals.py): F058's 47.38 GiB fits a Quadro RTX 8000, an RTX A6000 and an RTX 6000 Ada, which
-# the memory model tells apart (Turing's activation peak), so it is no longer guessed.
-RESOLVED_FLOOR = 52
+# the memory model tells apart (Turing's activation peak), so it is no longer guessed; 53 with the RTX 3070 Laptop GPU
+# catalogued (F057).
+RESOLVED_FLOOR = 53
 
 
 def _thread(source: str) -> str:
