@@ -52,7 +52,10 @@ CARD_PARAMS_B = {
     "Qwen/Qwen2.5-Coder-14B-Instruct": "14.7",
     # Qwen3-Embedding-0.6B card ("Number of Parameters: 0.6B"), tt-metal's vendored config
     "Qwen/Qwen3-Embedding-0.6B": "0.6",
-    "Qwen/Qwen2.5-Coder-1.5B": "1.54",  # Qwen/Qwen2.5-Coder-1.5B/index.md ("Number of Parameters: 1.54B")
+    "Qwen/Qwen2.5-Coder-1.5B": "1.54",
+    # github:Abandon-ht/LLM-tutorial docs/source/model_pages/qwen2.5-coder-0.5b-instruct.rst (a copy of the card):
+    # "Number of Parameters: 0.49B (0.36B non-embedding)"
+    "Qwen/Qwen2.5-Coder-0.5B-Instruct": "0.49",  # Qwen/Qwen2.5-Coder-1.5B/index.md ("Number of Parameters: 1.54B")
 }
 
 
