@@ -267,6 +267,9 @@ def test_explain_says_what_would_make_a_failing_start_work() -> None:
     doc = json.loads(invoke([*args, "--max-model-len", "32k", "--format", "json"]).stdout)
     assert len(doc["fixes"]) == 3 and ", ".join(doc["fixes"]) == fix.removeprefix("  fix: ")
     assert json.loads(invoke([*args, "--max-model-len", "8k", "--format", "json"]).stdout)["fixes"] == []
+    # never above the model's own limit (it offered 117,968 tokens of KV room for a 32,768-token model)
+    qwen = ["explain", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--max-model-len", "200k"]
+    assert invoke(qwen).stdout.splitlines()[-1] == "  fix: lower --max-model-len to 32,768 (the model's limit)"
 
 
 def test_explain_and_perf_judge_the_card_recommend_plans_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

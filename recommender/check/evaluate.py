@@ -184,6 +184,23 @@ def _seats_fix(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, l
     )
 
 
+def _shorter_fix(engine: _Engine, e: Explanation, need: int, length: int) -> str | None:
+    """The longest --max-model-len that starts (and holds `need` requests), never above the model's own limit
+    unless VLLM_ALLOW_LONG_MAX_MODEL_LEN lifts it (it offered 117,968 for a 32,768-token model asked for 200k)."""
+    above = e.issue(IssueKind.MAX_LEN_ABOVE_MODEL)
+    model_max = above.max_len if above and not engine.vllm_env.allow_long_max_model_len else None
+    limit = min(length, model_max) if model_max else length
+    if e.stage.available_kv <= 0:
+        return f"lower --max-model-len to {limit:,} (the model's limit)" if limit < length else None
+    shorter = e.longest_len(need, limit)
+    why = " (the model's limit)" if shorter == model_max else ""
+    if (not e.fits_one_request(length) or limit < length) and shorter > 0:
+        return f"lower --max-model-len to {shorter:,}{why}"
+    if e.concurrency_for(length) < need and shorter >= 256:
+        return f"lower --max-model-len to {shorter:,} ({need} requests of that length fit)"
+    return None
+
+
 def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, length: int) -> list[str]:
     """Concrete changes that fix the problem, each with what it would give (alternatives must start, on the
     same free memory)."""
@@ -192,12 +209,9 @@ def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, leng
     seats = _seats_fix(engine, flags, e, need, length)
     if seats:
         out.append(seats)
-    if e.stage.available_kv > 0:
-        shorter = e.longest_len(need, length)
-        if not e.fits_one_request(length) and shorter > 0:
-            out.append(f"lower --max-model-len to {shorter:,}")
-        elif e.concurrency_for(length) < need and shorter >= 256:
-            out.append(f"lower --max-model-len to {shorter:,} ({need} requests of that length fit)")
+    shorter = _shorter_fix(engine, e, need, length)
+    if shorter:
+        out.append(shorter)
     if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
         alt = engine.attempt(replace(flags, kv_cache_dtype="fp8"))
         if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
