@@ -116,7 +116,7 @@ MISSING_HELP = (
 
 def require(settings: Mapping[str, Any], key: str) -> Any:
     """A setting that must be given, with the three ways to give it in the error."""
-    if settings.get(key) is None:
+    if settings.get(key) in (None, ""):  # `--model ""` (an unset shell variable) gives none either
         raise InputError(
             f"no {key.replace('_', ' ')} given: "
             + MISSING_HELP.format(flag="--" + key.replace("_", "-"), env=ENV_PREFIX + key.upper(), key=key)

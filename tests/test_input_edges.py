@@ -342,3 +342,11 @@ def test_recommend_o_with_a_suffix_that_names_no_format_writes_nothing(tmp_path:
     args = ["recommend", "--model", QWEN_7B, "--gpu", "rtx4090", "--concurrency", "8", "--emit", "command"]
     invoke([*args, "-o", str(folder)])
     assert sorted(p.name for p in folder.iterdir()) == ["plan.yaml", "serve.sh"]  # with --emit the name is a folder
+
+
+def test_an_empty_model_or_gpu_says_the_three_ways_to_give_one() -> None:
+    """`--model "$MODEL"` with MODEL unset: it said only 'no model given'."""
+    line = one_error_line(["recommend", "--model", "", "--gpu", "rtx4090", "--concurrency", "4"])
+    assert line.startswith("Error: no model given: pass --model on the command line, set VLLM_PLAN_MODEL"), line
+    line = one_error_line(["recommend", "--model", QWEN_7B, "--gpu", "", "--concurrency", "4"])
+    assert line.startswith("Error: no gpu given: pass --gpu on the command line, set VLLM_PLAN_GPU"), line
