@@ -111,3 +111,21 @@ def test_v0_forward_shards_only_the_mlp_tensors() -> None:
     spec = resolve_model("Qwen/Qwen2.5-14B-Instruct")
     assert v0_forward_bytes(spec, 32768, 1) == 3_623_878_656
     assert v0_forward_bytes(spec, 32768, 2) == 2_264_924_160
+
+
+def test_kv_cache_size_tokens_follow_the_release() -> None:
+    """'GPU KV cache size: N tokens' for a hybrid (sliding-window + full attention) model: up to 0.19 vLLM printed
+    num_blocks // len(groups) * block_size (vllm-project/vllm#40691 shows 290,864 tokens beside 33.04x on 0.19.0);
+    from 0.20 it prints int(max_concurrency * max_model_len) (get_kv_cache_capacity; H006 on 0.20.2: 984,297 =
+    30.04x * 32,768). Same blocks, two spellings of the capacity."""
+    from recommender.memory.budget import explain
+
+    model = resolve_model("google/gemma-3-4b-it")
+    flags = EngineFlags(max_model_len=32768)
+    old = explain(model, GPUS["h100-sxm"], flags, VllmVersion.parse("0.19.0"))
+    new = explain(model, GPUS["h100-sxm"], flags, VllmVersion.parse("0.20.2"))
+    groups = len(old.stage.layout.groups)
+    assert groups > 1  # hybrid: the two formulas differ
+    assert old.kv_cache_tokens == old.num_gpu_blocks // groups * old.stage.layout.block_size
+    assert new.kv_cache_tokens == int(new.max_concurrency * 32768)
+    assert new.kv_cache_tokens != new.num_gpu_blocks // groups * new.stage.layout.block_size

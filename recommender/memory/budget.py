@@ -362,7 +362,7 @@ def capacity(
             )
         )
         return tokens, tokens / max_len if max_len else 0.0
-    if version.one_line_capacity_log or not layout.groups:
+    if version.capacity_tokens_from_concurrency or not layout.groups:
         return int(concurrency * max_len), concurrency
     return worst.num_blocks // len(layout.groups) * layout.block_size, concurrency
 
