@@ -77,7 +77,7 @@ class VllmVersion:
 
     @property
     def capacity_tokens_from_concurrency(self) -> bool:
-        """"GPU KV cache size: N tokens" is int(max_concurrency * max_model_len) (kv_cache_utils.py
+        """ "GPU KV cache size: N tokens" is int(max_concurrency * max_model_len) (kv_cache_utils.py
         get_kv_cache_capacity) from 0.20; up to 0.19 it was num_blocks // groups * min block size, which
         differs for hybrid models (vllm-project/vllm#40691, a 0.19.0 log; fixed by #38364/#40694). Seen in the
         logs: G008 (0.19.2rc1, gemma-4-E4B) prints a block multiple, H006 (0.20.2, gemma-4-26B-A4B) 984,297 =
