@@ -125,3 +125,35 @@ def test_a_larger_max_num_seqs_that_takes_kv_cache_adds_a_replica() -> None:
     v = evaluate_candidate(c, Target(concurrency=1000, context=2000), hw, VllmVersion.parse("0.33.0"))
     assert v.feasible and v.replicas == 4, v.reason
     assert v.flags.max_num_seqs == 250 and v.concurrency == 1000
+
+
+# Qwen2.5-7B at 32k on one L4 holds about 2.6 requests of 32,768 tokens per engine (vLLM's "Maximum concurrency").
+L4_32K = ["vllm", "serve", QWEN_7B, "--max-model-len", "32768"]
+
+
+def _check_l4(concurrency: int, context: int, *flags: str, exit_code: int) -> str:
+    args = ["check", "--gpu", "l4", "--concurrency", str(concurrency), "--context", str(context), "--"]
+    return invoke([*args, *L4_32K, *flags], exit_code=exit_code).stdout
+
+
+def test_each_data_parallel_engine_holds_its_own_kv_cache() -> None:
+    """-dp 2 runs two engines, each with the whole KV pool of its GPU: five 32k requests fit two engines of 2.6
+    each (5.2), not one; six fit neither. The failure names both figures."""
+    _check_l4(5, 32768, exit_code=1)
+    _check_l4(5, 32768, "-dp", "2", exit_code=0)
+    out = _check_l4(6, 32768, "-dp", "2", exit_code=1)
+    assert "holds 5.2 concurrent requests of 32,768 tokens (2.6 in each of 2 data-parallel engines)" in out
+    assert "run 2 replicas (4 requests of 32,768 tokens each)" in out  # 2 engines x 2 whole requests
+
+
+def test_a_fix_that_holds_more_requests_also_seats_them() -> None:
+    """With --max-num-seqs 8, a shorter --max-model-len that holds 20 requests still runs 8 at once: the fix raises
+    --max-num-seqs with it, and the printed fix, applied, passes."""
+    out = _check_l4(20, 32768, "--max-num-seqs", "8", exit_code=1)
+    fix = next(line for line in out.splitlines() if line.strip().startswith("fix:"))
+    shorter = fix.split("lower --max-model-len to ", 1)[1].split(" ", 1)[0]
+    assert f"lower --max-model-len to {shorter} and raise --max-num-seqs to 20" in fix
+    assert "-tp 4 and raise --max-num-seqs to 20" in fix
+    length = shorter.replace(",", "")
+    args = ["check", "--gpu", "l4", "--concurrency", "20", "--context", length, "--"]
+    invoke([*args, "vllm", "serve", QWEN_7B, "--max-model-len", length, "--max-num-seqs", "20"], exit_code=0)

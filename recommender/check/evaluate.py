@@ -184,39 +184,54 @@ def _seats_fix(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, l
     )
 
 
-def _shorter_fix(engine: _Engine, e: Explanation, need: int, length: int) -> str | None:
+def _shorter_fix(engine: _Engine, e: Explanation, need: int, length: int, seat: str) -> str | None:
     """The longest --max-model-len that starts (and holds `need` requests), never above the model's own limit
     unless VLLM_ALLOW_LONG_MAX_MODEL_LEN lifts it (it offered 117,968 for a 32,768-token model asked for 200k)."""
     above = e.issue(IssueKind.MAX_LEN_ABOVE_MODEL)
     model_max = above.max_len if above and not engine.vllm_env.allow_long_max_model_len else None
     limit = min(length, model_max) if model_max else length
     if e.stage.available_kv <= 0:
-        return f"lower --max-model-len to {limit:,} (the model's limit)" if limit < length else None
+        return f"lower --max-model-len to {limit:,} (the model's limit){seat}" if limit < length else None
     shorter = e.longest_len(need, limit)
     why = " (the model's limit)" if shorter == model_max else ""
     if (not e.fits_one_request(length) or limit < length) and shorter > 0:
-        return f"lower --max-model-len to {shorter:,}{why}"
+        return f"lower --max-model-len to {shorter:,}{why}{seat}"
     if e.concurrency_for(length) < need and shorter >= 256:
-        return f"lower --max-model-len to {shorter:,} ({need} requests of that length fit)"
+        each = f" in each of {e.dp} data-parallel engines" if e.dp > 1 else ""
+        return f"lower --max-model-len to {shorter:,}{seat} ({need} requests of that length fit{each})"
     return None
+
+
+def _seated(engine: _Engine, flags: EngineFlags, e: Explanation, need: int) -> tuple[EngineFlags, Explanation, str]:
+    """The flags every other fix starts from: --max-num-seqs raised to the `need` requests per engine when it seats
+    fewer (a fix that holds them in KV but runs fewer at once would still fail), re-predicted, with its wording."""
+    if e.max_num_seqs >= need:
+        return flags, e, ""
+    seated = replace(flags, max_num_seqs=need, max_num_batched_tokens=max(e.max_num_batched_tokens, need))
+    alt = engine.attempt(seated)
+    return (seated, alt, f" and raise --max-num-seqs to {need:,}") if alt else (flags, e, "")
 
 
 def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, length: int) -> list[str]:
     """Concrete changes that fix the problem, each with what it would give (alternatives must start, on the
-    same free memory)."""
+    same free memory). `need` is per replica; each data-parallel rank is an engine with its own KV cache."""
     first = _free_memory_fix(engine, flags, e) or _warmup_fix(engine, flags, e)
     out: list[str] = [first] if first else []
     seats = _seats_fix(engine, flags, e, need, length)
     if seats:
         out.append(seats)
-    shorter = _shorter_fix(engine, e, need, length)
+    need = -(-need // e.dp)
+    held = min(int(e.concurrency_for(length)), e.max_num_seqs) * e.dp if e.fits_one_request(length) else 0
+    flags, e, seat = _seated(engine, flags, e, need)
+    shorter = _shorter_fix(engine, e, need, length, seat)
     if shorter:
         out.append(shorter)
     if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
         alt = engine.attempt(replace(flags, kv_cache_dtype="fp8"))
         if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
             out.append(
-                f"add --kv-cache-dtype fp8 (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
+                f"add --kv-cache-dtype fp8{seat} (then {alt.concurrency_for(length):.1f} requests of {length:,} "
+                "tokens fit)"
             )
     tp = flags.tensor_parallel_size * 2
     while tp <= 8:
@@ -224,14 +239,14 @@ def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, leng
             alt = engine.attempt(replace(flags, tensor_parallel_size=tp))
             if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
                 out.append(
-                    f"{'or ' if out else ''}-tp {tp} (then {alt.concurrency_for(length):.1f} requests of {length:,} tokens fit)"
+                    f"{'or ' if out else ''}-tp {tp}{seat} (then {alt.concurrency_for(length):.1f} requests of "
+                    f"{length:,} tokens fit)"
                 )
                 break
         tp *= 2
-    per = e.concurrency_for(length)
-    if e.fits_one_request(length) and per >= 1 and per < need:
+    if held >= 1 and held < need * e.dp:
         out.append(
-            f"{'or ' if out else ''}run {-(-need // int(per))} replicas ({int(per)} requests of {length:,} tokens each)"
+            f"{'or ' if out else ''}run {-(-need * e.dp // held)} replicas ({held} requests of {length:,} tokens each)"
         )
     return out
 
@@ -323,7 +338,7 @@ def _promise_failures(e: Explanation, slo: Slo, replicas: int, *, starts: bool) 
     if slo.context and slo.context > e.max_model_len:
         return [f"promised {slo.context:,}-token requests exceed --max-model-len {e.max_model_len:,}"]
     if starts and slo.concurrency is not None:
-        have = e.concurrency_for(length) * replicas
+        have = e.concurrency_for(length) * e.dp * replicas
         if have < slo.concurrency:
             why = (
                 f"; the plan promises its {slo.users:,} users latency, not this: they wait for KV blocks as its "
@@ -331,8 +346,10 @@ def _promise_failures(e: Explanation, slo: Slo, replicas: int, *, starts: bool) 
                 if slo.users is not None
                 else ""
             )
+            each = f" ({have / e.dp / replicas:.1f} in each of {e.dp} data-parallel engines)" if e.dp > 1 else ""
             return [
-                f"holds {have:.1f} concurrent requests of {length:,} tokens, below the promised {slo.concurrency}{why}"
+                f"holds {have:.1f} concurrent requests of {length:,} tokens{each}, below the promised "
+                f"{slo.concurrency}{why}"
             ]
     seated = slo.concurrency if slo.concurrency is not None else slo.users
     if starts and seated is not None:
@@ -352,7 +369,7 @@ def _queueing_note(e: Explanation, slo: Slo, replicas: int) -> list[str]:
     if slo.users is None or slo.concurrency is not None:
         return []
     length = slo.context or e.max_model_len
-    have = e.concurrency_for(length) * replicas
+    have = e.concurrency_for(length) * e.dp * replicas
     if have >= slo.users:
         return []
     return [
