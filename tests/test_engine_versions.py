@@ -129,3 +129,22 @@ def test_kv_cache_size_tokens_follow_the_release() -> None:
     assert old.kv_cache_tokens == old.num_gpu_blocks // groups * old.stage.layout.block_size
     assert new.kv_cache_tokens == int(new.max_concurrency * 32768)
     assert new.kv_cache_tokens != new.num_gpu_blocks // groups * new.stage.layout.block_size
+
+
+@pytest.mark.parametrize(
+    ("version", "says", "not_says"),
+    [
+        ("0.6.4", "while capturing CUDA graphs after the KV cache", "warming up sampler"),  # V0: no sampler warm-up
+        ("0.17.0", "warming up sampler with 256 dummy requests", "capturing CUDA graphs"),  # V1 _dummy_sampler_run
+    ],
+)
+def test_the_post_kv_crash_names_what_the_release_allocates_then(version: str, says: str, not_says: str) -> None:
+    """At 0.95 on an 8 GB card what is allocated after the KV cache does not fit; V0 only captured CUDA graphs then
+    (worker.py _warm_up_model), V1 also warms up the sampler, and the predicted error says which."""
+    from recommender.memory.budget import explain
+    from recommender.memory.startup_issues import IssueKind
+
+    flags = EngineFlags(dtype="float16", gpu_memory_utilization=0.95)
+    e = explain(resolve_model("microsoft/phi-1_5"), GPUS["rtx4060ti-8gb"], flags, VllmVersion.parse(version))
+    issue = e.issue(IssueKind.WARMUP_OOM)
+    assert issue is not None and says in issue.message and not_says not in issue.message

@@ -403,9 +403,9 @@ def post_allocation(
 def warmup_headroom(post: warmup.PostAllocation, utilization: float, issues: list[StartupIssue]) -> None:
     """The sampler warm-up after the KV cache: a crash if it cannot fit, a warning when it is too close to call."""
     if post.shortfall > 0:
-        issues.append(si.warmup_oom(post.rows, post.need, post.room))
+        issues.append(si.warmup_oom(post.rows, post.need, post.room, sampler=post.sampler > 0))
     elif post.shortfall > -warmup.WARMUP_UNCERTAINTY:
-        issues.append(si.warmup_headroom(utilization, post.room, post.need))
+        issues.append(si.warmup_headroom(utilization, post.room, post.need, sampler=post.sampler > 0))
 
 
 # --- explain: the steps in order --------------------------------------------------------------------------------
