@@ -111,3 +111,17 @@ def test_recommend_readme_example_names_why_options_were_rejected() -> None:
     out = invoke(["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency", "60"]).stdout
     line = next(x for x in out.splitlines() if "bfloat16, KV auto" in x)
     assert "below 60 (60 requests fit only up to" in line and "--min-context lowers the floor" in line
+
+
+def test_explain_takes_model_and_then_the_whole_command() -> None:
+    """`explain MODEL --gpu G -- vllm serve MODEL FLAGS` (the model written twice, as people paste a command) reads
+    the command's flags; two different models are refused in one line (exit 2), not parsed as stray arguments."""
+    model = "google/gemma-3-4b-it"
+    both = invoke(["explain", model, "--gpu", "h100", "--", "vllm", "serve", model, "--max-model-len", "8192"])
+    alone = invoke(["explain", "--gpu", "h100", "--", "vllm", "serve", model, "--max-model-len", "8192"])
+    assert both.stdout == alone.stdout and "max_model_len 8,192" in both.stdout
+    out = invoke(["explain", model, "--gpu", "h100", "--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"], exit_code=2)
+    assert "two models given: google/gemma-3-4b-it and the command's Qwen/Qwen2.5-7B-Instruct" in out.output
+    perf = ["perf", model, "--gpu", "h100", "--input-len", "500", "--output-len", "50", "--max-concurrency", "2"]
+    ran = invoke([*perf, "--", "vllm", "serve", model, "--max-model-len", "8192"]).stdout  # was: unrecognized arguments
+    assert f"vllm serve {model} --max-model-len 8192" in ran

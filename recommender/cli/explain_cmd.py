@@ -242,6 +242,9 @@ def engine_request(
     return model, flags
 
 
+_COMMAND_WORDS = ("vllm", "python", "python3")  # the first word of a whole command after `--`
+
+
 def serve_values(
     model_arg: str | None,
     serve: tuple[str, ...],
@@ -253,14 +256,18 @@ def serve_values(
     win); the command's argument errors, as vLLM's parser of that release reports them, are refused."""
     values: dict[str, Any] = {}
     model = model_opt or model_arg
+    # MODEL and then a whole command after `--` (`explain M --gpu G -- vllm serve M ...`): the command is read alone
+    whole = model_arg not in (None, "vllm", "serve") and bool(serve) and serve[0] in _COMMAND_WORDS
     if serve or (model_arg in ("vllm", "serve")):
-        argv, serve_form = api_server_args(([model_arg] if model_arg else []) + list(serve))
+        argv, serve_form = api_server_args(([model_arg] if model_arg and not whole else []) + list(serve))
         cmd = parse_serve_argv(argv, serve=serve_form)
         problems = strict_errors(cmd, version)
         if problems:
             raise FlagError(problems[0])
+        if whole and cmd.model and cmd.model != model_arg:
+            raise InputError(f"two models given: {model_arg} and the command's {cmd.model}; give the model once")
         values.update(cmd.values)
         values.update({g.spec.dest: bool(g.value) for g in cmd.given if g.spec.dest == "async_scheduling"})
-        model = model_opt or cmd.model
+        model = model_opt or cmd.model or (model_arg if whole else None)
     values.update({name: raw for name, raw in flag_values.items() if raw is not None})
     return model, values
