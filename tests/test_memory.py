@@ -202,3 +202,18 @@ def test_startup_issues_carry_their_kind_and_the_numbers_a_fix_needs() -> None:
     e = explain(resolve_model("google/gemma-3-27b-it"), H100, EngineFlags(max_model_len=8192), V033)
     pad = e.issue(IssueKind.PADDING_LAYERS)
     assert pad is not None and pad.count == 8 and not pad.fatal and e.fits
+
+
+def test_no_warmup_verdict_after_a_startup_that_ends_before_it() -> None:
+    """Qwen2.5-7B on a T4 at its 32k default: no memory for the cache blocks (the weights alone take 14.2 of the
+    13.6 GiB budget), so vLLM never reaches the post-KV warm-ups; their margin is not reported beside the error
+    (it was: '~1.76 GiB left for ~1.23 GiB', contradicting the failure). With room for the KV cache it is judged."""
+    from recommender.sources.resolve import resolve_model
+
+    model = resolve_model("Qwen/Qwen2.5-7B-Instruct")
+    gpus = {g.key: g for g in load_gpus()}
+    e = explain(model, gpus["t4"], EngineFlags(), VllmVersion.parse("0.33.0"))
+    assert e.has(IssueKind.NO_CACHE_MEMORY) and not e.has(IssueKind.WARMUP_OOM, IssueKind.WARMUP_HEADROOM)
+    assert e.post_allocation is not None  # the picture is still computed, only not judged
+    ok = explain(model, gpus["l4"], EngineFlags(gpu_memory_utilization=0.95), VllmVersion.parse("0.33.0"))
+    assert not ok.has(IssueKind.NO_CACHE_MEMORY) and ok.has(IssueKind.WARMUP_OOM, IssueKind.WARMUP_HEADROOM)

@@ -430,11 +430,13 @@ def warmups(
     *,
     v0: bool,
 ) -> warmup.PostAllocation | None:
-    """Step 7 when vLLM profiled (not with --kv-cache-memory-bytes): the post-allocation picture and its verdict."""
+    """Step 7 when vLLM profiled (not with --kv-cache-memory-bytes): the post-allocation picture, and its verdict
+    when vLLM gets that far (an error before it, such as no memory for the cache blocks, ends the startup first)."""
     if flags.kv_cache_memory_bytes is not None:
         return None
     post = post_allocation(model, gpu, stages, setup, version, flags.tensor_parallel_size, v0=v0)
-    warmup_headroom(post, setup[2].utilization, issues)
+    if not any(issue.fatal for issue in issues):
+        warmup_headroom(post, setup[2].utilization, issues)
     return post
 
 
