@@ -472,6 +472,9 @@ def build_serve_argv(model: str, flags: EngineFlags) -> list[str]:
         ("--block-size", flags.block_size, flags.block_size is not None),
         ("--enforce-eager", None, flags.enforce_eager),
         ("--cpu-offload-gb", flags.cpu_offload_gb, bool(flags.cpu_offload_gb)),
+        # what a deployment wrote about its multimodal towers (plans never set these; --language-model-only is 0.15+)
+        ("--language-model-only", None, flags.language_model_only),
+        ("--limit-mm-per-prompt", flags.limit_mm_per_prompt, flags.limit_mm_per_prompt is not None),
     ]
     for flag, value, wanted in valued:
         if wanted:

@@ -280,7 +280,7 @@ def evaluate(
                 f"the plan's free memory ({found.free_bytes / GiB:.2f} GiB) is more than the {gpu.name} has"
             )
         engine = _Engine(resolve(model_ref), gpu, version, vllm_env, found.free_bytes)
-        flags = replace(EngineFlags(**dict(cmd.values)), use_v1=vllm_env.use_v1)
+        flags = replace(cmd.engine_flags(), use_v1=vllm_env.use_v1)
         e = engine.explain(flags)
     except UnsupportedArchitectureError:
         raise  # what is not modelled here (an online quantization, an architecture) is no verdict on the server
