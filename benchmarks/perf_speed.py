@@ -19,7 +19,8 @@ from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.load import Load
 from recommender.perf.predict import predict, sweep
 from recommender.perf_profile import load_params
-from recommender.planner.service import ServiceTarget, plan_service
+from recommender.planner.service import plan_service
+from recommender.planner.service_types import ServiceTarget
 from recommender.planner.types import Hardware
 from recommender.sources.resolve import resolve_model
 

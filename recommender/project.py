@@ -16,7 +16,7 @@ from typing import Any
 
 from recommender import values
 from recommender.errors import InputError
-from recommender.planner.service import PERCENTILES, SERVICE_OBJECTIVES
+from recommender.planner.service_types import PERCENTILES, SERVICE_OBJECTIVES
 from recommender.planner.types import OBJECTIVES
 from recommender.safe_load import path_kind
 

@@ -24,14 +24,8 @@ from recommender.model.spec import ModelSpec
 from recommender.perf.load import DATASETS
 from recommender.perf_profile import load_params
 from recommender.planner import OBJECTIVES, Hardware, PlanResult, SearchPolicy, Target, plan
-from recommender.planner.service import (
-    GPU_BUDGETS,
-    PERCENTILES,
-    SERVICE_OBJECTIVES,
-    ServicePlan,
-    ServiceTarget,
-    plan_service,
-)
+from recommender.planner.service import GPU_BUDGETS, plan_service
+from recommender.planner.service_types import PERCENTILES, SERVICE_OBJECTIVES, ServicePlan, ServiceTarget
 from recommender.project import merge_settings, require
 from recommender.sources.resolve import resolve_model
 

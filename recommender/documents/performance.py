@@ -19,7 +19,7 @@ from recommender.documents.plan import (
 from recommender.hardware import Gpu
 from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams
-from recommender.planner.service import ServiceOption, ServicePlan, ServiceTarget
+from recommender.planner.service_types import ServiceOption, ServicePlan, ServiceTarget
 from recommender.units import GiB
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from recommender.documents.schema import MAX_TEXT, count, flag, items, nested, real, text
 from recommender.memory.engine import KV_CACHE_DTYPES, MODEL_DTYPES
 from recommender.perf.metrics import BOUNDS
-from recommender.planner.service import PERCENTILES, SERVICE_OBJECTIVES
+from recommender.planner.service_types import PERCENTILES, SERVICE_OBJECTIVES
 from recommender.planner.types import OBJECTIVES
 from recommender.serve_args import parse_serve_argv
 

@@ -12,7 +12,7 @@ from recommender.documents.performance import verdict_text
 from recommender.perf.metrics import PerfResult, Stats
 from recommender.perf.params import PerfParams
 from recommender.perf.predict import costs_for, predict_engine
-from recommender.planner.service import ServiceOption, ServicePlan
+from recommender.planner.service_types import ServiceOption, ServicePlan
 from recommender.report.explain import budget_section, messages
 from recommender.report.figures import CurveFigure, CurveSeries, knee
 from recommender.report.perf import result_items, result_table
