@@ -19,6 +19,7 @@ from recommender.check import (
     jobs,
     kubernetes_objects,
     plan_documents,
+    serving_resources,
     systemd_units,
 )
 from recommender.check.dockerfile import looks_like_dockerfile, read_dockerfile
@@ -171,7 +172,7 @@ def read_text(
         else:
             found += _read_mapping(doc, source, index, dotenv, beside)
     found += kubernetes_objects.read_kubernetes(k8s, source) if k8s else []
-    apps = kubernetes_objects.unread_ray_apps(k8s) if not found else []
+    apps = serving_resources.unread_ray_apps(k8s) if not found else []
     unread = [d for d in k8s if _MENTIONS_VLLM.search(str(d))] if not found and not apps else []
     if unread:
         kinds = ", ".join(f"{d.get('kind')} ({d.get('apiVersion')})" for d in unread)

@@ -1,0 +1,297 @@
+"""Find vLLM servers in the serving custom resources that hold no plain pod template, or write vLLM's flags from
+fields of their own: NVIDIA Dynamo, LLMKube, KubeAI, KServe InferenceService and LLMInferenceService, RayService
+with ray.serve.llm (pure: one document in, Found out; read_kubernetes dispatches here)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from recommender.check.commands import not_evaluable
+from recommender.check.found import Found
+from recommender.check.images import image_tag, is_vllm_image
+from recommender.check.kubernetes_objects import (
+    container_found,
+    group_gpus,
+    has_shm,
+    is_container,
+    read_pods,
+    resource_name,
+)
+from recommender.check.manifest_values import NVIDIA_GPU, as_list, as_mapping, gpu_count, k8s_env, words_of
+from recommender.errors import InputError
+
+
+def read_dynamo(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    """NVIDIA Dynamo's DynamoGraphDeployment: each service's extraPodSpec.mainContainer (workers run
+    `python3 -m dynamo.vllm` with vLLM's engine flags); `resources.limits.gpu` per pod and `multinode.nodeCount`
+    pods per engine."""
+    out: list[Found] = []
+    for name, service in as_mapping(as_mapping(doc.get("spec")).get("services")).items():
+        pod = as_mapping(as_mapping(service).get("extraPodSpec"))
+        main = as_mapping(pod.get("mainContainer"))
+        if not is_container(main):
+            continue
+        res = as_mapping(as_mapping(service).get("resources"))
+        count = as_mapping(res.get("limits")).get("gpu", as_mapping(res.get("requests")).get("gpu"))
+        gpus = int(str(count)) if str(count).isdigit() else None
+        nodes = as_mapping(as_mapping(service).get("multinode")).get("nodeCount", 1)
+        nodes = int(str(nodes)) if str(nodes).isdigit() else 1
+        container = {**main, "name": main.get("name") or str(name)}
+        if gpus is not None:
+            container["resources"] = {"limits": {NVIDIA_GPU: gpus}}
+        found = container_found(
+            doc, f"services/{name}", {**pod, "containers": [container]}, {}, container, source, index
+        )
+        out += [
+            # the image's tag is Dynamo's release, not vLLM's
+            replace(f, gpus_total=gpus * nodes if gpus is not None else None, pods_per_replica=nodes, image_tag=None)
+            for f in found
+        ]
+    return out
+
+
+def _llmkube_flags(cfg: Mapping[str, Any], gpus: int) -> list[str]:
+    """The flags LLMKube's controller writes for a typed `vllmConfig` (internal/controller/runtime_vllm.go and
+    runtime_vllm_args.go): each field its own rule, in its order. Booleans only when true, TP only above 1, the KV
+    dtype unless "auto" (kvCacheCustomDtype first), the utilization and CPU offload only with GPUs; other keys
+    (hfTokenSecretRef, fields the CRD schema prunes) write nothing."""
+    out: list[str] = []
+    tp = cfg.get("tensorParallelSize")
+    out += ["--tensor-parallel-size", str(tp)] if isinstance(tp, int) and tp > 1 else []
+    for key, flag in (("maxModelLen", "--max-model-len"), ("quantization", "--quantization"), ("dtype", "--dtype")):
+        out += [flag, str(cfg[key])] if cfg.get(key) not in (None, "") else []
+    kv = str(cfg.get("kvCacheCustomDtype") or cfg.get("kvCacheDtype") or "")
+    out += ["--kv-cache-dtype", kv] if kv not in ("", "auto") else []
+    out += ["--enable-prefix-caching"] if cfg.get("enablePrefixCaching") is True else []
+    out += ["--enable-chunked-prefill"] if cfg.get("enableChunkedPrefill") is True else []
+    for key, flag in (("maxNumBatchedTokens", "--max-num-batched-tokens"), ("attentionBackend", "--attention-backend")):
+        out += [flag, str(cfg[key])] if cfg.get(key) not in (None, "") else []
+    spec = as_mapping(cfg.get("speculative"))
+    if spec.get("enabled") is True and spec.get("model"):
+        out += ["--speculative-model", str(spec["model"])]
+        n = spec.get("numSpeculativeTokens")
+        out += ["--num-speculative-tokens", str(n)] if n is not None else []
+    out += ["--enable-expert-parallel"] if cfg.get("enableExpertParallel") is True else []
+    for key, flag in (("cpuOffloadGB", "--cpu-offload-gb"), ("gpuMemoryUtilization", "--gpu-memory-utilization")):
+        out += [flag, str(cfg[key])] if cfg.get(key) is not None and gpus > 0 else []
+    return out
+
+
+def read_llmkube(doc: dict[str, Any], docs: list[dict[str, Any]], source: str, index: int) -> list[Found]:
+    """LLMKube's InferenceService with `runtime: vllm`: the Model it references (`source: hf://org/name@rev`,
+    `hardware.gpu`), `vllmConfig` as LLMKube's controller turns it into flags (_llmkube_flags; with more than one GPU
+    and no tensorParallelSize it adds --tensor-parallel-size GPUS), `parallelSlots` (--max-num-seqs unless
+    extraArgs has it), `extraArgs` last, `env`."""
+    spec = as_mapping(doc.get("spec"))
+    if str(spec.get("runtime", "")).lower() != "vllm":
+        return []
+    ref = str(spec.get("modelRef", ""))
+    model_doc = next(
+        (d for d in docs if d.get("kind") == "Model" and as_mapping(d.get("metadata")).get("name") == ref), {}
+    )
+    model_spec = as_mapping(model_doc.get("spec"))
+    model = re.sub(r"^(hf|pvc|s3|gs)://", "", str(model_spec.get("source", ""))).split("@", 1)[0] or f"<{ref}>"
+    gpu = as_mapping(as_mapping(model_spec.get("hardware")).get("gpu"))
+    count = gpu.get("count") if isinstance(gpu.get("count"), int) and gpu["count"] > 0 else None
+    isvc_gpus = as_mapping(spec.get("resources")).get("gpu")
+    gpus = count if count is not None else isvc_gpus if isinstance(isvc_gpus, int) and isvc_gpus > 0 else 0
+    cfg = as_mapping(spec.get("vllmConfig"))
+    argv = ["vllm", "serve", model, *_llmkube_flags(cfg, gpus)]
+    argv += ["--tensor-parallel-size", str(gpus)] if gpus > 1 and "tensorParallelSize" not in cfg else []
+    args = words_of(spec.get("extraArgs"))
+    if args is None:
+        raise InputError(f"{source} ({resource_name(doc, index)}): spec.extraArgs must be a list of strings")
+    slots = spec.get("parallelSlots")
+    if isinstance(slots, int) and slots >= 1 and not any(a.split("=", 1)[0] == "--max-num-seqs" for a in args):
+        argv += ["--max-num-seqs", str(slots)]
+    argv += args
+    env, _ = k8s_env(spec)
+    vendor = str(gpu.get("vendor", "nvidia")).lower()
+    image = str(spec.get("image", ""))
+    mounts = {"volumeMounts": spec.get("extraVolumeMounts")}
+    pod = {"volumes": spec.get("extraVolumes"), "containers": [mounts]}
+    return [
+        Found(
+            source,
+            resource_name(doc, index),
+            tuple(argv),
+            gpus_per_pod=gpus or None,
+            has_shm=has_shm(pod, mounts),
+            image_tag=image_tag(image) if is_vllm_image(image) else None,
+            container="vllm",
+            not_evaluable=f"the Model's GPUs are {vendor}, not NVIDIA"
+            if vendor != "nvidia"
+            else not_evaluable(tuple(argv), env, image),
+            env=env,
+        )
+    ]
+
+
+def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    """KubeAI Model: engine VLLM, `url: hf://org/name`, `args`, `resourceProfile: nvidia-gpu-l4:2`."""
+    spec = as_mapping(doc.get("spec"))
+    if str(spec.get("engine", "")).lower() != "vllm":
+        return []
+    url = str(spec.get("url", ""))
+    model = re.sub(r"^(hf|pvc|s3|gs|oss)://", "", url)
+    args = words_of(spec.get("args"))
+    if args is None:
+        raise InputError(f"{source} ({resource_name(doc, index)}): spec.args must be a list of strings")
+    profile, _, count = str(spec.get("resourceProfile", "")).partition(":")
+    product = None
+    other = None
+    if profile.startswith("nvidia-gpu-"):
+        product = profile.removeprefix("nvidia-gpu-")
+    elif profile and profile != "cpu":
+        other = profile
+    env = {str(k): str(v) for k, v in (spec.get("env") or {}).items()} if isinstance(spec.get("env"), dict) else {}
+    return [
+        Found(
+            source,
+            resource_name(doc, index),
+            ("vllm", "serve", model, *args),
+            gpu_product=product,
+            gpus_per_pod=int(count) if count.isdigit() else None,
+            has_shm=True,  # KubeAI mounts a memory-backed /dev/shm in every vLLM pod
+            container="vllm",
+            not_evaluable=f"resourceProfile {profile} is not an NVIDIA GPU" if other else None,
+            env=env,
+        )
+    ]
+
+
+def read_inference_service(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    """KServe InferenceService: the Hugging Face runtime serves `storageUri: hf://...` with vLLM unless
+    `--backend=huggingface`; a predictor with its own containers is read like a pod."""
+    predictor = as_mapping(as_mapping(doc.get("spec")).get("predictor"))
+    model = predictor.get("model") if isinstance(predictor.get("model"), dict) else None
+    if model is None:
+        return read_pods(doc, source, index)
+    fmt = str(as_mapping(model.get("modelFormat")).get("name", "")).lower()
+    args = words_of(model.get("args")) or []
+    runtime = str(model.get("runtime") or "")
+    if runtime and not runtime.startswith("kserve-huggingfaceserver"):
+        return []  # a ServingRuntime of its own: its container (read where the file holds it) runs the server
+    if fmt not in ("huggingface", "vllm") or any(a in ("--backend=huggingface", "--backend=hf") for a in args):
+        return []
+    uri = str(model.get("storageUri", ""))
+    ref = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
+    kept = [a for a in args if not a.startswith(("--model_name", "--model_dir", "--backend", "--model-name"))]
+    gpus, _ = gpu_count(model.get("resources"))
+    return [
+        Found(
+            source,
+            resource_name(doc, index),
+            ("vllm", "serve", ref, *kept),
+            gpus_per_pod=gpus,
+            container="kserve-container",
+        )
+    ]
+
+
+def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    """KServe LLMInferenceService: `spec.model.uri`, `spec.parallelism`, VLLM_ADDITIONAL_ARGS in the main
+    container (KServe's templates run `vllm serve /mnt/models ... $VLLM_ADDITIONAL_ARGS`)."""
+    spec = as_mapping(doc.get("spec"))
+    uri = str(as_mapping(spec.get("model")).get("uri", ""))
+    model = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
+    template = as_mapping(spec.get("template"))
+    main = next((c for c in as_list(template.get("containers")) if isinstance(c, dict) and c.get("name") == "main"), {})
+    if is_container(main):  # a command of its own: KServe runs it, with the model's files at /mnt/models
+        found = container_found(doc, "template", template, {}, main, source, index)
+        mounted = {"/mnt/models", "/mnt/models/"}
+        return [replace(f, argv=tuple(model if w in mounted else w for w in f.argv)) for f in found]
+    par = as_mapping(spec.get("parallelism"))
+    argv = ["vllm", "serve", model]
+    for key, flag in (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size")):
+        if par.get(key):
+            argv += [flag, str(par[key])]
+    if par.get("data"):
+        argv += ["--data-parallel-size", str(par["data"])]
+        if par.get("dataLocal"):
+            argv += ["--data-parallel-size-local", str(par["dataLocal"])]
+    if par.get("expert"):
+        argv.append("--enable-expert-parallel")
+    env, _ = k8s_env(main)
+    argv += env.get("VLLM_ADDITIONAL_ARGS", "").split()
+    gpus, _ = gpu_count(main.get("resources"))
+    return [Found(source, resource_name(doc, index), tuple(argv), gpus_per_pod=gpus, container="main", env=env)]
+
+
+_RAY_ENGINE_KWARGS = {
+    "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "enable_expert_parallel", "quantization",
+    "dtype", "kv_cache_dtype", "gpu_memory_utilization", "kv_cache_memory_bytes", "max_model_len", "max_num_seqs",
+    "max_num_batched_tokens", "block_size", "enforce_eager", "enable_prefix_caching", "cpu_offload_gb",
+}  # fmt: skip
+
+
+def unread_ray_apps(docs: list[dict[str, Any]]) -> list[str]:
+    """`RayService/ns/name runs the Ray Serve application vllm_serve:deployment` for each application that is not
+    one of ray.serve.llm's (Python code of the deployment's own, which check does not read)."""
+    out = []
+    for index, doc in enumerate(docs, 1):
+        serve = as_mapping(doc.get("spec")).get("serveConfigV2") if doc.get("kind") == "RayService" else None
+        try:
+            apps = as_list(as_mapping(yaml_safe_load(serve)).get("applications")) if isinstance(serve, str) else []
+        except InputError:
+            continue
+        for app in apps:
+            path = str(as_mapping(app).get("import_path", ""))
+            if path and not path.startswith("ray.serve.llm"):
+                out.append(f"{resource_name(doc, index)} runs the Ray Serve application {path}")
+    return out
+
+
+def yaml_safe_load(text: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise InputError("not YAML") from exc
+
+
+def read_ray_serve_llm(doc: dict[str, Any], source: str, index: int) -> list[Found]:
+    """RayService running `ray.serve.llm` apps: each llm_config's model_source and engine_kwargs."""
+    import yaml
+
+    spec = doc["spec"]
+    try:
+        serve = yaml.safe_load(spec["serveConfigV2"])
+    except yaml.YAMLError as exc:
+        raise InputError(f"{source} ({resource_name(doc, index)}): serveConfigV2 is not YAML") from exc
+    out = []
+    total, pool, _ = group_gpus({"spec": as_mapping(spec.get("rayClusterConfig"))}, "headGroupSpec")
+    for app in as_list(as_mapping(serve).get("applications")):
+        configs = as_list(as_mapping(as_mapping(app).get("args")).get("llm_configs"))
+        for cfg in configs if isinstance(configs, list) else []:
+            if not isinstance(cfg, dict):
+                continue
+            loading = cfg.get("model_loading_config") or {}
+            argv = ["vllm", "serve", str(loading.get("model_source") or loading.get("model_id") or "")]
+            for key, value in as_mapping(cfg.get("engine_kwargs")).items():
+                if str(key) not in _RAY_ENGINE_KWARGS:
+                    continue  # passed to EngineArgs as keywords, not parsed as flags: only these matter here
+                flag = "--" + str(key).replace("_", "-")
+                if value is True:
+                    argv.append(flag)
+                elif value is False:
+                    argv.append("--no-" + flag[2:])
+                elif value is not None:
+                    argv += [flag, str(value)]
+            out.append(
+                Found(
+                    source,
+                    resource_name(doc, index),
+                    tuple(argv),
+                    gpu_product=str(cfg["accelerator_type"]) if cfg.get("accelerator_type") else None,
+                    container=f"llm_config/{loading.get('model_id', '?')}",
+                    gpus_total=total,
+                    gpus_at_least=pool,
+                    has_shm=True,  # Ray's object store provides the shared memory for its workers
+                )
+            )
+    return out
