@@ -1,0 +1,283 @@
+"""Word expansion for the shell reader (pure): quote removal, `$X` / `${X}` / `${X:-default}` / `${X-default}` /
+`${X:=default}` / `${X:+alt}` / `${1:-default}` / `${NAME##*/}` / `${ARR[@]}` parameter expansion, `$((arithmetic))`
+on known numbers, and word splitting of unquoted expansions ("$@" and "${ARR[@]}" one word per item). What it cannot
+know (command substitution, a variable no line sets, a `<placeholder>` of a README) is kept as written and reported.
+Command splitting, here-documents and running a script's commands are shell.py's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from recommender.check.shell_conditions import arithmetic
+
+VARIABLE_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+ASSIGNMENT = re.compile(rf"^({VARIABLE_NAME})=(.*)$", re.S)
+PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*[^\s<>]>|<[A-Za-z_]>")
+_MAX_NESTING = 8  # ${A:-${B:-...}} levels read (scripts nest two or three)
+# "$@", "${@}", "${ARR[@]}": one word per item
+_LIST = re.compile(rf'"(?:\$@|\$\{{@\}}|\$\{{({VARIABLE_NAME})\[@\]\}})"')
+# what an expansion leaves as written when it cannot know it: $NAME, ${...}, $(...), `...`, a <placeholder>
+UNKNOWN_PART = re.compile(r"\$[A-Za-z_{(]|`|<[A-Za-z_][^<>]*>")
+_UNKNOWN_WHOLE = re.compile(r"^(\$\(.*\)|`[^`]*`|\$\{[^}]*\}|\$[A-Za-z_]\w*|<[^<>]+>)$", re.S)  # nothing known
+
+
+@dataclass
+class Word:
+    text: str = ""
+    unresolved: list[str] = field(default_factory=list)
+    started: bool = False
+    soft: bool = False  # a default standing in for a script argument (`${2:-x}`): a value; branches on it are read
+    # all (modes), their assignments taking the default branch's values (shell.py's _Frame.by_default)
+    bare: bool = False  # starts with an unquoted literal character (only such a word can be a redirection)
+
+
+class Expander:
+    """Variable expansion over a scope; `unknown` holds the names whose value came from something unknown, `soft`
+    those that took the default of a script argument."""
+
+    def __init__(
+        self,
+        scope: Mapping[str, str],
+        unknown: set[str],
+        soft: set[str] | None = None,
+        *,
+        unset_empty: bool = False,
+        arrays: Mapping[str, list[str]] | None = None,
+    ) -> None:
+        self.scope = scope
+        self.arrays = arrays or {}  # bash arrays, and "@": the positional parameters when they are known
+        self.depth = 0  # ${...} inside a default inside ...: bounded, as text from a file is untrusted
+        self.unknown = unknown
+        self.soft = soft if soft is not None else set()
+        self.used_soft = False
+        self.unset_empty = unset_empty  # a condition: an unset variable is empty, as when the script runs
+
+    def value(self, body: str, unresolved: list[str]) -> str:
+        """The value of a ${...} body: `NAME`, `NAME:-default`, `NAME-default`, `NAME:=default`, `NAME:+alt`."""
+        if self.depth >= _MAX_NESTING:
+            unresolved.append("${" + body[:40] + "}")
+            return "${" + body + "}"
+        self.depth += 1
+        try:
+            return self._value(body, unresolved)
+        finally:
+            self.depth -= 1
+
+    def _value(self, body: str, unresolved: list[str]) -> str:
+        item = re.fullmatch(rf"({VARIABLE_NAME})\[([@*]|\d+)\]", body)
+        if item and item.group(1) in self.arrays and item.group(1) not in self.unknown:
+            items = self.arrays[item.group(1)]
+            index = item.group(2)
+            return " ".join(items) if not index.isdigit() else (items[int(index)] if int(index) < len(items) else "")
+        trim = re.fullmatch(rf"({VARIABLE_NAME})(##?|%%?)(.+)", body, re.S)
+        if trim:  # ${NAME##*/}, ${NAME%.*}: a pattern removed from the front or the back
+            return self._trimmed(trim.group(1), trim.group(2), trim.group(3), unresolved)
+        m = re.fullmatch(rf"({VARIABLE_NAME}|\d+|[@*#?])(?:(:?)([-=+?])(.*))?", body, re.S)
+        if not m:
+            unresolved.append("${" + body + "}")
+            return "${" + body + "}"
+        name, colon, op, arg = m.group(1), m.group(2), m.group(3), m.group(4)
+        value = self.scope.get(name)
+        if name in ("@", "*", "#") and "@" in self.arrays:
+            value = str(len(self.arrays["@"])) if name == "#" else " ".join(self.arrays["@"])
+        unset = value is None or (colon == ":" and value == "")
+        if name in self.soft or (not name.isidentifier() and op and "@" not in self.arrays):
+            self.used_soft = True  # the script's arguments (or a value taken from them) may differ
+        if op in ("-", "="):
+            return self.text(arg or "", unresolved) if unset else self._known(name, str(value), unresolved)
+        if op == "+":
+            return "" if unset else self.text(arg or "", unresolved)
+        if value is None:
+            if self.unset_empty and name.isidentifier():
+                return ""
+            unresolved.append("$" + name)
+            return "$" + name
+        return self._known(name, value, unresolved)
+
+    def _trimmed(self, name: str, op: str, pattern: str, unresolved: list[str]) -> str:
+        """`${NAME#P}` / `${NAME##P}` remove the shortest / longest front match of the glob P, `%` / `%%` the back."""
+        value, glob = self.scope.get(name), self.text(pattern, [])
+        self.used_soft = self.used_soft or name in self.soft
+        if value is None or name in self.unknown or UNKNOWN_PART.search(glob):
+            unresolved.append("${" + name + op + pattern + "}")
+            return "${" + name + op + pattern + "}"
+        cuts = range(len(value) + 1) if len(op) == 1 else range(len(value), -1, -1)
+        for k in cuts:
+            front, back = (value[:k], value[k:]) if op[0] == "#" else (value[len(value) - k :], value[: len(value) - k])
+            if fnmatchcase(front, glob):
+                return back
+        return value
+
+    def _known(self, name: str, value: str, unresolved: list[str]) -> str:
+        if name in self.unknown:  # set from something unknown, or differently by branches that cannot be decided
+            unresolved.append("$" + name)
+            # a value built around an unknown part (`VLLM="$SCRIPT_DIR/.venv/bin/vllm"`) keeps what is known, the
+            # unknown part written as it was; a value that branches may set differently stays the name
+            return value if UNKNOWN_PART.search(value) and not _UNKNOWN_WHOLE.match(value) else "$" + name
+        return value
+
+    def items(self, name: str) -> list[str] | None:
+        """The items of "$@" or "${ARR[@]}", or None when they are not known."""
+        return list(self.arrays[name]) if name in self.arrays and name not in self.unknown else None
+
+    def text(self, text: str, unresolved: list[str]) -> str:
+        """Expand variables in a default value or a here-document (no word splitting)."""
+        word = Word()
+        self.scan(text, [word], unresolved, split=False)
+        return word.text
+
+    def dollar(self, text: str, i: int, unresolved: list[str]) -> tuple[str, int]:
+        """Expand the `$...` at text[i]; returns (expansion, index after it)."""
+        if text.startswith("$((", i):
+            end = text.find("))", i)
+            end = len(text) if end < 0 else end + 2
+            got = arithmetic(text[i + 3 : end - 2], self.scope, self.unknown)
+            if got is None:
+                unresolved.append(text[i:end])
+                return text[i:end], end
+            return str(got), end
+        if text.startswith("$(", i):
+            j = closing_paren(text, i + 1)
+            unresolved.append(text[i : j + 1])
+            return text[i : j + 1], j + 1
+        if text.startswith("${", i):
+            end = _closing_brace(text, i + 1)
+            if end < 0:
+                return text[i:], len(text)
+            return self.value(text[i + 2 : end], unresolved), end + 1
+        m = re.compile(rf"{VARIABLE_NAME}|\d|[@*#?$!]").match(text, i + 1)
+        if not m:
+            return "$", i + 1
+        return self.value(m.group(0), unresolved), m.end()
+
+    def scan(self, text: str, words: list[Word], unresolved: list[str], *, split: bool) -> None:
+        """Append the words of `text` (quotes removed, variables expanded) to `words`."""
+        i = 0
+        while i < len(text):
+            c = text[i]
+            placeholder = PLACEHOLDER.match(text, i) if c == "<" else None
+            if placeholder:
+                words[-1].text += placeholder.group(0)
+                words[-1].started = True
+                words[-1].unresolved.append(placeholder.group(0))
+                unresolved.append(placeholder.group(0))
+                i = placeholder.end()
+            elif c == "\\" and i + 1 < len(text):
+                words[-1].text += text[i + 1]
+                words[-1].started = True
+                i += 2
+            elif c == "`":  # an old-style command substitution: its output is unknown
+                end = text.find("`", i + 1)
+                end = len(text) if end < 0 else end
+                words[-1].text += text[i : end + 1]
+                words[-1].started = True
+                words[-1].unresolved.append(text[i : end + 1])
+                unresolved.append(text[i : end + 1])
+                i = end + 1
+            elif c == "'" and split:
+                end = text.find("'", i + 1)
+                end = len(text) if end < 0 else end
+                words[-1].text += text[i + 1 : end]
+                words[-1].started = True
+                i = end + 1
+            elif c == '"' and split:
+                listed = self._list(text, i, words)
+                i = listed if listed is not None else self._double_quoted(text, i + 1, words[-1], unresolved)
+            elif c == "$":
+                i = self._unquoted_dollar(text, i, words, unresolved, split=split)
+            elif c.isspace() and split:
+                if words[-1].started:
+                    words.append(Word())
+                i += 1
+            else:
+                if not words[-1].started:
+                    words[-1].bare = True
+                words[-1].text += c
+                words[-1].started = True
+                i += 1
+
+    def _list(self, text: str, i: int, words: list[Word]) -> int | None:
+        """A whole quoted "$@" / "${ARR[@]}" word with known items: one word per item (the index after it)."""
+        m = _LIST.match(text, i)
+        if not m or words[-1].started or (m.end() < len(text) and not text[m.end()].isspace()):
+            return None
+        items = self.items(m.group(1) or "@")
+        if items is None:
+            return None
+        for item in items:
+            words[-1].text, words[-1].started = item, True
+            words.append(Word())
+        return m.end()
+
+    def _double_quoted(self, text: str, j: int, word: Word, unresolved: list[str]) -> int:
+        buf = ""
+        while j < len(text) and text[j] != '"':
+            placeholder = PLACEHOLDER.match(text, j) if text[j] == "<" else None
+            if placeholder:
+                buf += placeholder.group(0)
+                word.unresolved.append(placeholder.group(0))
+                unresolved.append(placeholder.group(0))
+                j = placeholder.end()
+            elif text[j] == "\\" and j + 1 < len(text) and text[j + 1] in '"\\$`':
+                buf, j = buf + text[j + 1], j + 2
+            elif text[j] == "$":
+                before = len(unresolved)
+                value, j = self.dollar(text, j, unresolved)
+                word.unresolved += unresolved[before:]
+                buf += value
+            else:
+                buf, j = buf + text[j], j + 1
+        word.text += buf
+        word.started = True
+        return j + 1
+
+    def _unquoted_dollar(self, text: str, i: int, words: list[Word], unresolved: list[str], *, split: bool) -> int:
+        before = len(unresolved)
+        value, i = self.dollar(text, i, unresolved)
+        missing = unresolved[before:]
+        if not split or missing or ASSIGNMENT.match(words[-1].text):
+            # no word splitting in an assignment's value; an unknown value (a `$(...)` output, a placeholder, an
+            # unset variable) stays one unknown word
+            words[-1].text += value
+            words[-1].started = True
+            words[-1].unresolved += missing
+            return i
+        parts = value.split()  # unquoted: the expansion is split into words
+        if not parts:
+            return i
+        if value[:1].isspace() and words[-1].started:
+            words.append(Word())
+        for k, part in enumerate(parts):
+            if k:
+                words.append(Word())
+            words[-1].text += part
+            words[-1].started = True
+            words[-1].unresolved += missing
+        if value[-1:].isspace():
+            words.append(Word())
+        return i
+
+
+def _closing_brace(text: str, j: int) -> int:
+    """Index of the `}` closing the `{` at text[j] (defaults nest: `${A:-${B:-x}}`), or -1."""
+    depth = 0
+    for k in range(j, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[k], 0)
+        if depth == 0:
+            return k
+    return -1
+
+
+def closing_paren(text: str, j: int) -> int:
+    """Index of the `)` closing the `(` at text[j] (or the end)."""
+    depth = 0
+    while j < len(text):
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return j
+        j += 1
+    return len(text) - 1
