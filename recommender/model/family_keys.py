@@ -197,12 +197,9 @@ def cohere_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted({"tie_word_embeddings": True}, {"qk_norm": c.get("use_qk_norm") is True})
 
 
-def granite_hybrid_keys(c: Mapping[str, Any]) -> Adapted:
-    """vllm/model_executor/models/granitemoehybrid.py: layer_types "mamba" / "attention" (or layers_block_type), a
-    Mamba2 mixer from the mamba_* keys, MoE with a shared MLP of shared_intermediate_size (a dense MLP of that width
-    when there are no experts), no positional encoding on attention ("nope")."""
-    types = c.get("layer_types") or c.get("layers_block_type")
-    keys: dict[str, Any] = {
+def _mamba2_keys(c: Mapping[str, Any]) -> dict[str, Any]:
+    """The Mamba2 mixer's mamba_* config keys (granite-4.0-h, Falcon-H1) under the names the mixer reader takes."""
+    return {
         "mamba_num_heads": c.get("mamba_n_heads"),
         "mamba_head_dim": c.get("mamba_d_head"),
         "ssm_state_size": c.get("mamba_d_state"),
@@ -210,6 +207,14 @@ def granite_hybrid_keys(c: Mapping[str, Any]) -> Adapted:
         "conv_kernel": c.get("mamba_d_conv"),
         "use_conv_bias": c.get("mamba_conv_bias"),
     }
+
+
+def granite_hybrid_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/granitemoehybrid.py: layer_types "mamba" / "attention" (or layers_block_type), a
+    Mamba2 mixer from the mamba_* keys, MoE with a shared MLP of shared_intermediate_size (a dense MLP of that width
+    when there are no experts), no positional encoding on attention ("nope")."""
+    types = c.get("layer_types") or c.get("layers_block_type")
+    keys = _mamba2_keys(c)
     if isinstance(types, list):
         keys["layer_types"] = ["full_attention" if t == "attention" else "mamba" for t in types]
     if not c.get("num_local_experts"):
@@ -222,12 +227,7 @@ def falcon_h1_keys(c: Mapping[str, Any]) -> Adapted:
     every layer (mamba_d_ssm wide, or mamba_expand x hidden), then the MLP; RMSNormGated only with mamba_rms_norm."""
     return Adapted(
         {
-            "mamba_num_heads": c.get("mamba_n_heads"),
-            "mamba_head_dim": c.get("mamba_d_head"),
-            "ssm_state_size": c.get("mamba_d_state"),
-            "n_groups": c.get("mamba_n_groups"),
-            "conv_kernel": c.get("mamba_d_conv"),
-            "use_conv_bias": c.get("mamba_conv_bias"),
+            **_mamba2_keys(c),
             "mamba_proj_bias": c.get("mamba_proj_bias"),
         }
     )
