@@ -43,6 +43,9 @@ ENGINE_FIELDS: dict[str, str] = {
     "enable_prefix_caching": "bool",
     "cpu_offload_gb": "float",
 }
+# Engine values that decide whether the multimodal towers are loaded and profiled (EngineFlags.towers_skipped);
+# --limit-mm-per-prompt is kept as written, EngineFlags reads it as vLLM does.
+TOWER_FIELDS: dict[str, str] = {"language_model_only": "bool", "limit_mm_per_prompt": "str"}
 # vLLM's positional model when none is given (vllm/entrypoints/cli/serve.py DESCRIPTION, 0.33)
 DEFAULT_MODEL = "Qwen/Qwen3-0.6B"
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -154,12 +157,7 @@ class ServeCommand:
     def engine_flags(self) -> EngineFlags:
         """The settings as EngineFlags (vLLM's defaults for everything not given). The multimodal limits are read
         as written (the dotted `--limit-mm-per-prompt.image 0` form is not: the towers are then counted)."""
-        limit = self.dest("limit_mm_per_prompt")
-        return EngineFlags(
-            **{k: v for k, v in self.values.items() if k in ENGINE_FIELDS},
-            language_model_only=self.dest("language_model_only") is True,
-            limit_mm_per_prompt=limit if isinstance(limit, str) else None,
-        )
+        return EngineFlags(**self.values)
 
     def dest(self, name: str) -> str | tuple[str, ...] | bool | None:
         """The last value given for an argparse destination (e.g. 'distributed_executor_backend')."""
@@ -351,7 +349,7 @@ def _parse_tokens(args: list[str], table: FlagTable) -> _State:
 def _engine_values(given: Sequence[GivenFlag], errors: list[str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for g in given:  # in order: the last occurrence wins, as in argparse
-        kind = ENGINE_FIELDS.get(g.spec.dest)
+        kind = ENGINE_FIELDS.get(g.spec.dest) or TOWER_FIELDS.get(g.spec.dest)
         if kind is None:
             continue
         if kind == "bool":

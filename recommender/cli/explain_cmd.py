@@ -268,9 +268,6 @@ def serve_values(
             raise InputError(f"two models given: {model_arg} and the command's {cmd.model}; give the model once")
         values.update(cmd.values)
         values.update({g.spec.dest: bool(g.value) for g in cmd.given if g.spec.dest == "async_scheduling"})
-        towers = cmd.engine_flags()  # the multimodal towers' flags, read as vLLM reads them
-        values.update({"language_model_only": True} if towers.language_model_only else {})
-        values.update({"limit_mm_per_prompt": towers.limit_mm_per_prompt} if towers.limit_mm_per_prompt else {})
         model = model_opt or cmd.model or (model_arg if whole else None)
     values.update({name: raw for name, raw in flag_values.items() if raw is not None})
     return model, values
