@@ -5,6 +5,7 @@
     python benchmarks/fidelity.py --records field --split held-out
     python benchmarks/fidelity.py --records field2     # round 2 (G*), collected blind after the field set's fixes
     python benchmarks/fidelity.py --records field3     # round 3 (H*), collected blind after round 2's fixes
+    python benchmarks/fidelity.py --records field4     # round 4 (J*), vLLM issues naming the GPU, measured blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -48,7 +49,8 @@ DEFAULT = (DATA / "vllm_startup_logs.jsonl", DATA / "vllm_startup_logs_added.jso
 FIELD = (DATA / "vllm_startup_logs_field.jsonl",)
 FIELD2 = (DATA / "vllm_startup_logs_field2.jsonl",)
 FIELD3 = (DATA / "vllm_startup_logs_field3.jsonl",)
-RECORD_SETS = {"calibration": DEFAULT, "field": FIELD, "field2": FIELD2, "field3": FIELD3}
+FIELD4 = (DATA / "vllm_startup_logs_field4.jsonl",)
+RECORD_SETS = {"calibration": DEFAULT, "field": FIELD, "field2": FIELD2, "field3": FIELD3, "field4": FIELD4}
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 
 
@@ -383,10 +385,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2', 'field3' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2', 'field3', 'field4' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
-        "--split", choices=("dev", "held-out", "held-out-2", "held-out-3"), help="only the records of this split"
+        "--split",
+        choices=("dev", "held-out", "held-out-2", "held-out-3", "held-out-4"),
+        help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")
     args = parser.parse_args(argv)

@@ -17,7 +17,7 @@ from collections import defaultdict
 
 import pytest
 
-from benchmarks.fidelity import DEFAULT, FIELD, FIELD2, FIELD3, compare, load_records, percentile, summarize
+from benchmarks.fidelity import DEFAULT, FIELD, FIELD2, FIELD3, FIELD4, compare, load_records, percentile, summarize
 
 RECORDS = load_records(*FIELD)
 COMPARED = [c for c in (compare(r) for r in RECORDS) if c is not None]
@@ -213,3 +213,24 @@ def test_round_three_kv_p90() -> None:
 )
 def test_round_three_resolution_target() -> None:
     assert ROUND3_SUMMARY.resolved / ROUND3_SUMMARY.records >= 0.8
+
+
+ROUND4 = load_records(*FIELD4)
+ROUND4_COMPARED = [c for c in (compare(r) for r in ROUND4) if c is not None]
+ROUND4_SUMMARY = summarize(ROUND4, ROUND4_COMPARED)
+
+
+def test_round_four_is_new_material() -> None:
+    """Round 4 (J*, split held-out-4) was read from issue threads that name the GPU, after round 3's fixes, and
+    measured blind: no record shares a source address with an earlier round or the calibration records."""
+    earlier = {r["source"] for r in (*RECORDS, *ROUND2, *ROUND3, *load_records(*DEFAULT))}
+    ids = [r["id"] for r in ROUND4]
+    assert len(ids) == len(set(ids)) >= 21
+    for r in ROUND4:
+        assert re.fullmatch(r"J\d{3}", r["id"]) and r["source"].startswith("https://"), r["id"]
+        assert r["raw"] and r["split"] == "held-out-4" and r["source"] not in earlier, r["id"]
+
+
+def test_round_four_resolution_does_not_regress() -> None:
+    # 11 of the first 21 resolved blind on 2026-11-30 (main 90c2393).
+    assert ROUND4_SUMMARY.resolved >= 11, ROUND4_SUMMARY.unresolved
