@@ -152,8 +152,9 @@ def _is_kubectl_apply(words: tuple[str, ...]) -> bool:
 
 
 def comment_annotations(text: str) -> dict[str, str]:
-    """`# vllm-plan.io/key: value` comment lines written by `render` into scripts and units."""
-    return dict(re.findall(r"^#\s*(vllm-plan\.io/[a-z-]+):\s*(.*?)\s*$", text, re.M))
+    """`# vllm-plan.io/key: value` comment lines written by `render` into scripts and units (an empty value stays
+    empty: the blanks around it never reach the next line)."""
+    return dict(re.findall(r"^#[ \t]*(vllm-plan\.io/[a-z-]+):[ \t]*(.*?)[ \t\r]*$", text, re.M))
 
 
 def not_evaluable(argv: tuple[str, ...], env: Mapping[str, str], image: str | None) -> str | None:
