@@ -67,6 +67,20 @@ def test_parameter_count_matches_model_card(model: str, billions: str) -> None:
     assert abs(spec.params.total / 1e9 - float(billions)) < unit
 
 
+def test_catalog_round_5_group_b_counts_by_hand() -> None:
+    """Llama Guard 3 1B is Llama-3.2-1B (1,235,814,400 parameters, tied) with an untied 128256 x 2048 output layer:
+    the card's 1.5B. rho-1b (TinyLlama-1.1B layout): 22 x (q, o 2048^2; k, v 2048 x 256; MLP 3 x 2048 x 5632;
+    two norms) + embeddings and head 2 x 32000 x 2048 + final norm = 1,100,048,384, the card's 1.1B."""
+    guard = resolve_model("meta-llama/Llama-Guard-3-1B").params
+    base = resolve_model("meta-llama/Llama-3.2-1B").params
+    assert guard is not None and base is not None and base.total == 1_235_814_400
+    assert guard.total == base.total + 128256 * 2048 == 1_498_482_688
+    h, kv, ffn = 2048, 4 * 64, 5632
+    layer = 2 * h * h + 2 * h * kv + 3 * h * ffn + 2 * h
+    rho = resolve_model("realtreetune/rho-1b-sft-MATH").params
+    assert rho is not None and rho.total == 22 * layer + 2 * 32000 * h + h == 1_100_048_384
+
+
 def test_every_bundled_model_parses_with_a_source() -> None:
     for key, m in load_models().items():
         assert m.id.lower() == key, f"{m.id}: the file name must be the id with / written as --"
