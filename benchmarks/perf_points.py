@@ -33,6 +33,8 @@ FIELD = Path(__file__).resolve().parent / "data" / "perf" / "field_points.jsonl"
 HELDOUT_2 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_2.jsonl"
 # Ids S...: a third blind set, collected after the second had been seen; measured blind the same way, never fitted on.
 HELDOUT_3 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_3.jsonl"
+# Ids T...: a fourth blind set, collected after the third had been seen; measured blind the same way, never fitted on.
+HELDOUT_4 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_4.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -241,7 +243,7 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
-    if row["id"][0] in "FNS":  # field points and the second and third blind sets: never fitted on
+    if row["id"][0] in "FNST":  # field points and the second to fourth blind sets: never fitted on
         return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.perf_points import FIELD, HELDOUT_2, HELDOUT_3, HOLDOUT_GROUPS, points
+from benchmarks.perf_points import FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_4, HOLDOUT_GROUPS, points
 from recommender.units import GiB
 
 
@@ -120,6 +120,41 @@ def test_third_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
     # Qwen2.5-VL-7B behind four data-parallel engines, 128 prompts of ~8,000 tokens at once
     s007 = by["S007"]
     assert (s007.flags.data_parallel_size, s007.load.num_prompts, s007.load.max_concurrency) == (4, 128, None)
+
+
+def test_fourth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
+    blind = points((HELDOUT_4,))
+    assert len(blind) >= 16
+    fitted = {p.group for p in points()}
+    earlier = points((FIELD, HELDOUT_2, HELDOUT_3))
+    seen_loads = {(p.source, p.load.num_prompts, p.load.max_concurrency) for p in earlier}
+    for p in blind:
+        assert p.id.startswith("T") and p.source.startswith("https://"), p.id
+        assert p.use in ("field", "excluded"), p.id
+        assert p.group not in fitted, (p.id, p.group)
+        assert (p.source, p.load.num_prompts, p.load.max_concurrency) not in seen_loads, p.id
+    by = {p.id: p for p in blind}
+    # KubeAI's L4 entry: the model's args in the chart, 1,000 ShareGPT prompts at once
+    t001 = by["T001"]
+    assert (t001.gpu, t001.flags.max_num_seqs, t001.flags.enforce_eager, t001.flags.max_model_len) == (
+        "l4",
+        16,
+        True,
+        8192,
+    )
+    assert (t001.load.num_prompts, t001.load.max_concurrency, t001.load.request_rate) == (1000, None, None)
+    # DeepSeek-R1 behind eight data-parallel ranks with expert parallelism, eager
+    t007 = by["T007"]
+    assert (t007.flags.data_parallel_size, t007.flags.enable_expert_parallel, t007.flags.enforce_eager) == (
+        8,
+        True,
+        True,
+    )
+    # a Poisson rate of 60 requests/s; a closed loop of one user with the report's fixed lengths
+    assert by["T003"].load.request_rate == 60.0
+    t011 = by["T011"]
+    assert (t011.load.max_concurrency, t011.load.input_len, t011.load.output_len) == (1, 128.0, 1024.0)
+    assert "throughput" not in t011.measured
 
 
 def test_field_rows_are_read_as_their_sources_state() -> None:
