@@ -7,21 +7,34 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from recommender.catalog import load_gpus
 from recommender.cli import params
 from recommender.cli.engine_options import engine_flag_options, engine_flags
+from recommender.cli.log_input import (
+    comparison_json,
+    log_gpu,
+    log_version,
+    read_log,
+    render_comparison,
+    serve_command,
+    with_logged_engine,
+    with_logged_total,
+)
 from recommender.cli.output import format_choice
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json
 from recommender.errors import FlagError, InputError
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
+from recommender.log_comparison import compare_with_log
 from recommender.memory.budget import Explanation
 from recommender.memory.budget import explain as explain_budget
 from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind
 from recommender.serve_args import default_flag_table, parse_serve_argv, strict_errors
 from recommender.sources.resolve import resolve_model
+from recommender.startup_log import LoggedStartup
 from recommender.units import GiB
 
 
@@ -154,6 +167,13 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
     show_default=True,
     help="vLLM release to model (0.4-0.33; the V0 engine's accounting before 0.8).",
 )
+@click.option(
+    "--log",
+    "log_file",
+    type=click.Path(path_type=Path),
+    help="A vLLM server log (- for stdin): explain the startup it shows (model, flags, release, GPU) and compare "
+    "its figures.",
+)
 @format_choice("html")
 @output_option
 @plot_option
@@ -166,6 +186,7 @@ def explain(
     gpu_memory_gib: float | None,
     free_memory_gib: float | None,
     vllm_version: str,
+    log_file: Path | None,
     fmt: str,
     output: Path | None,
     plot: Path | None,
@@ -181,10 +202,10 @@ def explain(
     Examples:
       vllm-plan explain Qwen/Qwen2.5-7B-Instruct --gpu rtx4090 --max-model-len 8k
       vllm-plan explain --gpu h100 -- vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2
+      vllm-plan explain --log server.log
     """
-    version = VllmVersion.parse(vllm_version)
-    model, flags = engine_request(model_arg, serve, model_opt, flag_values, version)
-    hw = resolve_hardware(gpu, gpu_memory_gib)
+    model, flags, version, logged = _request(model_arg, serve, model_opt, flag_values, vllm_version, log_file)
+    hw, gpu_source = _hardware(gpu, gpu_memory_gib, logged, log_file)
     free = free_bytes(free_memory_gib, hw)
     spec = resolve_model(model, revision=revision)
     result = explain_budget(spec, hw, flags, version, free_bytes=free)
@@ -194,14 +215,19 @@ def explain(
     # what would make a failing start (or a warm-up at risk) work, each change re-checked, as `check` prints it
     fixes = startup_fixes(spec, hw, flags, version, result, free_bytes=free) if result.errors or risky(result) else []
 
+    where = f"{log_file}; GPU {gpu_source}"
+    compared = (compare_with_log(result, logged), logged, where) if logged is not None else None
+
     def document() -> dict[str, Any]:
         # error_kinds: stable names of the startup errors (IssueKind values), for scripts that branch on them.
         doc = {**explanation_json(result), "error_kinds": [k.value for k in result.error_kinds], "fixes": fixes}
+        doc |= {"log": comparison_json(*compared)} if compared else {}
         return {**doc, **({"model_notes": list(spec.notes)} if spec.notes else {})}
 
     def text() -> str:
         fix = [f"  fix: {', '.join(fixes)}"] if fixes else []
-        return "".join(f"note: {n}\n" for n in spec.notes) + "\n".join([render_table(result), *fix])
+        log = ["", render_comparison(compared[0], where)] if compared else []
+        return "".join(f"note: {n}\n" for n in spec.notes) + "\n".join([render_table(result), *fix, *log])
 
     deliver(
         fmt,
@@ -211,6 +237,50 @@ def explain(
         document=document,
         report=lambda: explain_report(result, flags, model, notes=spec.notes),
     )
+
+
+def _request(
+    model_arg: str | None,
+    serve: tuple[str, ...],
+    model_opt: str | None,
+    flag_values: dict[str, Any],
+    vllm_version: str,
+    log_file: Path | None,
+) -> tuple[str, EngineFlags, VllmVersion, LoggedStartup | None]:
+    """The model, flags and release to explain, from the arguments or (--log) the log they complete."""
+    logged = read_log(log_file) if log_file is not None else None
+    if logged is not None and log_file is not None:
+        serve, model_opt, model_arg, vllm_version = _log_request(logged, log_file, serve, model_opt or model_arg)
+    version = VllmVersion.parse(vllm_version)
+    model, flags = engine_request(model_arg, serve, model_opt, flag_values, version)
+    return model, with_logged_engine(flags, logged) if logged is not None else flags, version, logged
+
+
+def _hardware(
+    gpu: str | None, gpu_memory_gib: float | None, logged: LoggedStartup | None, log_file: Path | None
+) -> tuple[Gpu, str]:
+    """The card to explain on and how it was chosen: as given, else (with --log) the log's."""
+    if logged is None or log_file is None:
+        return resolve_hardware(gpu, gpu_memory_gib), "as given"
+    if gpu_memory_gib is not None:
+        return resolve_hardware(gpu, gpu_memory_gib), "as given"
+    if gpu:
+        return with_logged_total(resolve_hardware(gpu, None), logged)
+    return log_gpu(logged, log_file)
+
+
+def _log_request(
+    logged: LoggedStartup, path: Path, serve: tuple[str, ...], model: str | None
+) -> tuple[tuple[str, ...], str | None, None, str]:
+    """The command, model and release `explain --log` explains: the log's, with MODEL (e.g. the hub id of the log's
+    local directory) and --vllm-version when given."""
+    if serve:
+        raise InputError("--log gives the command: pass the log or a command after `--`, not both")
+    ctx = click.get_current_context()
+    explicit = ctx.get_parameter_source("vllm_version") is not ParameterSource.DEFAULT
+    command = serve_command(logged, path, model)
+    version = ctx.params["vllm_version"] if explicit else str(log_version(logged, path))
+    return command, model, None, version
 
 
 API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
