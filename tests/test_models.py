@@ -56,6 +56,14 @@ CARD_PARAMS_B = {
     # github:Abandon-ht/LLM-tutorial docs/source/model_pages/qwen2.5-coder-0.5b-instruct.rst (a copy of the card):
     # "Number of Parameters: 0.49B (0.36B non-embedding)"
     "Qwen/Qwen2.5-Coder-0.5B-Instruct": "0.49",  # Qwen/Qwen2.5-Coder-1.5B/index.md ("Number of Parameters: 1.54B")
+    "Qwen/Qwen2.5-0.5B": "0.49",  # Qwen/Qwen2.5-0.5B/index.md ("Number of Parameters: 0.49B")
+    # Qwen2.5-Math-1.5B keeps Qwen2.5-1.5B's widths (Qwen/Qwen2.5-1.5B/index.md: "Number of Parameters: 1.54B")
+    "Qwen/Qwen2.5-Math-1.5B": "1.54",
+    "Qwen/Qwen2.5-Math-1.5B-Instruct": "1.54",
+    # huggingface.co/deepseek-ai/deepseek-llm-7b-chat README: "comprising 7 billion parameters" (6.91B counted)
+    "deepseek-ai/deepseek-llm-7b-chat": "7",
+    # Mistral's announcement and repository name: a 22B model (22.25B counted: 6144 wide, 56 layers, 32,768 vocabulary)
+    "mistralai/Codestral-22B-v0.1": "22",
 }
 
 
@@ -63,7 +71,7 @@ CARD_PARAMS_B = {
 def test_parameter_count_matches_model_card(model: str, billions: str) -> None:
     spec = resolve_model(model)
     assert spec.params is not None
-    unit = 10.0 ** -len(billions.split(".")[1])  # cards round or truncate: within one unit of the last digit
+    unit = 10.0 ** -len(billions.partition(".")[2])  # cards round or truncate: within one unit of the last digit
     assert abs(spec.params.total / 1e9 - float(billions)) < unit
 
 
