@@ -64,6 +64,11 @@ CARD_PARAMS_B = {
     "deepseek-ai/deepseek-llm-7b-chat": "7",
     # Mistral's announcement and repository name: a 22B model (22.25B counted: 6144 wide, 56 layers, 32,768 vocabulary)
     "mistralai/Codestral-22B-v0.1": "22",
+    # deepseek-coder README (the bundled 6.7b's repository family): "model sizes of 1.3B, 5.7B, 6.7B and 33B"
+    "deepseek-ai/deepseek-coder-1.3b-instruct": "1.3",
+    # Qwen/Qwen1.5-14B-Chat/index.md: "8 model sizes, including 0.5B, 1.8B, 4B, 7B, 14B, 32B and 72B dense models"
+    "Qwen/Qwen1.5-7B-Chat": "7",
+    "Qwen/Qwen1.5-14B-Chat": "14",
 }
 
 
