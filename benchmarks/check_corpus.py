@@ -10,7 +10,7 @@ another folder of the same layout (tests/data/deployments3: the held-out files, 
 (benchmarks/data/check-heldout/round*/: expected.yaml and SOURCES, each file named there at its commit) keep the
 files themselves outside the project.
 A setting `check` reports as unresolved (a variable set elsewhere: $TP, $(nvidia-smi ...), a <placeholder>) is
-read as null and marks the server `unresolved`.
+read as null and marks the server `unresolved`; so is every setting a `--config` file not readable here may hold.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ def reading(rel: str, files: Path = CORPUS) -> tuple[list[dict[str, Any]], str |
         unknown = {k for k, v in written.items() if v is not None and any(n in str(v) for n in names)}
         if cmd.model is None and names:
             unknown.add("model")  # no model, but unresolved words that may hold it ("$@", $EXTRA_ARGS)
+        if cmd.config_file:  # a --config file not readable here may set whatever the command line does not
+            unknown |= {k for k, v in written.items() if v is None}
         servers.append(
             {
                 **{k: None if k in unknown else v for k, v in read.items()},

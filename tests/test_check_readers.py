@@ -705,3 +705,46 @@ tasks:
     assert (judge.resource, judge.argv[2:], judge.gpus_per_pod) == ("judge", ("Qwen/Qwen3-32B", "-tp", "2"), 2)
     assert judge.env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN") == "1"
     assert plain.argv[2:] == ("--model", "Qwen/Qwen2.5-7B-Instruct") and plain.env["VLLM_USE_V1"] == "1"
+
+
+def test_an_empty_default_of_a_variable_set_outside_the_script_is_unresolved() -> None:
+    """`VLLM_MODEL="${VLLM_MODEL:-}"` after sourcing an env file: the model comes from outside the file, so the
+    empty argument it fills is unresolved by name, not the model ''; an empty default elsewhere changes nothing."""
+    script = """. /etc/vllm/vllm.env
+VLLM_MODEL="${VLLM_MODEL:-}"
+EXTRA="${EXTRA:-}"
+exec python -m vllm.entrypoints.openai.api_server --model "${VLLM_MODEL}" --port 8000 $EXTRA
+"""
+    ((words, unresolved),) = [(c.words, c.unresolved) for c in shell.run_script(script) if "--model" in c.words]
+    assert words[words.index("--model") + 1] == "$VLLM_MODEL" and "$VLLM_MODEL" in unresolved
+    assert "$EXTRA" not in unresolved  # an unquoted empty expansion is no argument at all
+    ((words, unresolved),) = _serves('M="${M:-Qwen/Qwen3-8B}"\nvllm serve "$M" --max-model-len "${LEN:-}"\n')
+    assert "Qwen/Qwen3-8B" in words and "$LEN" in unresolved
+
+
+def test_umbrella_chart_values_pass_production_stack_its_values_under_the_subchart_key() -> None:
+    """An umbrella chart's values hold production-stack's under its name or alias; a comment line quoting a
+    template action (`# ConfigMap {{ .Release.Name }}-scripts`) does not make the values a template."""
+    text = """# Script from ConfigMap {{ .Release.Name }}-scripts
+base: &base
+  tensorParallelSize: 1
+vllm-stack:
+  servingEngineSpec:
+    modelSpec:
+    - name: llama
+      modelURL: /data/models/llama-3.1-8b-instruct
+      vllmConfig:
+        <<: *base
+        maxModelLen: 12288
+        extraArgs: ["--gpu-memory-utilization", "0.8"]
+"""
+    (found,) = read_text(text, "values.yaml", ".yaml")
+    cmd = parse_serve_argv(list(found.argv))
+    assert (found.resource, cmd.model, cmd.dest("max_model_len"), cmd.dest("gpu_memory_utilization")) == (
+        "modelSpec/llama",
+        "/data/models/llama-3.1-8b-instruct",
+        "12288",
+        "0.8",
+    )
+    with pytest.raises(InputError, match="a Helm template"):
+        read_text("servingEngineSpec:\n  modelSpec: {{ .Values.x }}\n", "t.yaml", ".yaml")

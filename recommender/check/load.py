@@ -40,6 +40,8 @@ _SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".txt", ".cmd", ".slurm", ".sbatch",
 _HELM_TEMPLATE = re.compile(
     r"\{\{-?\s*(if|else|end|range|with|include|template|define|toYaml|\.Values|\.Release|\.Chart)\b"
 )
+# a YAML line that is only a comment (blanked before looking for template actions, keeping the line count)
+_YAML_COMMENT_LINE = re.compile(r"(?m)^[ \t]*#.*$")
 # vLLM's server named in a text: `vllm serve`, "vllm", "serve" (a Python list), its entrypoint modules
 _MENTIONS_VLLM = re.compile(r"""\bvllm\b["',\s]+serve\b|vllm\.entrypoints\.""")
 # a line that is only a `{name}` placeholder (Python str.format / SkyPilot-style templates filled by a program)
@@ -150,7 +152,7 @@ def read_text(
     not_yaml = _read_not_yaml(text, source, suffix)
     if not_yaml is not None:
         return not_yaml
-    template = _HELM_TEMPLATE.search(text)
+    template = _HELM_TEMPLATE.search(_YAML_COMMENT_LINE.sub("", text))  # `# ... {{ .Release.Name }}` is a comment
     if template:
         line = text.count("\n", 0, template.start()) + 1
         raise NotADeployment(
@@ -198,10 +200,13 @@ def _read_mapping(
     """A YAML document that is not a Kubernetes object: plan, Helm values, compose, dstack, SkyPilot."""
     if doc.get("kind") == "Plan" and str(doc.get("apiVersion", "")).startswith("vllm-plan/"):
         return plan_documents.read_plan(doc, source)
-    if "servingEngineSpec" in doc:
-        return helm_values.read_helm(doc, source)
-    if isinstance(doc.get("image"), dict) and "command" in doc["image"]:
-        return helm_values.read_vllm_chart(doc, source)
+    known = _known_chart_values(doc, source)
+    if known is not None:
+        return known
+    for sub in doc.values():  # an umbrella chart passes a subchart its values under the subchart's name or alias
+        known = _known_chart_values(sub, source) if isinstance(sub, dict) else None
+        if known is not None:
+            return known
     if "services" in doc:
         return compose_files.read_compose(doc, source, dotenv, beside)
     if jobs.is_dstack(doc):
@@ -227,6 +232,15 @@ def _read_mapping(
         "nm-vllm, or values holding a container), compose file, dstack or SkyPilot task, Beaker experiment, "
         "systemd unit, Dockerfile, plan or vllm serve command"
     )
+
+
+def _known_chart_values(doc: dict[str, Any], source: str) -> list[Found] | None:
+    """The servers of production-stack's or the vLLM chart's values; None when `doc` is neither."""
+    if "servingEngineSpec" in doc:
+        return helm_values.read_helm(doc, source)
+    if isinstance(doc.get("image"), dict) and "command" in doc["image"]:
+        return helm_values.read_vllm_chart(doc, source)
+    return None
 
 
 def _unknown_chart_values(doc: dict[str, Any]) -> str:

@@ -226,6 +226,7 @@ class _Runner:
         self.frames: list[_Frame] = []
         self.cases: list[_Case] = []
         self.arrays: dict[str, list[str]] = {}
+        self.outside: set[str] = set()  # names holding the empty default of a variable set outside (`X="${X:-}"`)
         self.out: list[Command] = []
 
     @property
@@ -246,7 +247,9 @@ class _Runner:
     def _words(self, text: str) -> tuple[list[Word], list[str]]:
         unresolved: list[str] = []
         words = [Word()]
-        expander = Expander(self.scope, self.unknown, self.soft | self.options, arrays=self.arrays)
+        expander = Expander(
+            self.scope, self.unknown, self.soft | self.options, arrays=self.arrays, outside=self.outside
+        )
         expander.scan(text, words, unresolved, split=True)
         for w in words:
             w.soft = expander.used_soft
@@ -299,6 +302,7 @@ class _Runner:
                 self._record(name, value)
                 self.scope[name] = value
             return
+        unresolved += _outside_words(words)
         argv, more = strip_prefixes([w.text for w in words])
         local.update(more)
         stdin = self._stdin(seg, previous, unresolved)
@@ -415,7 +419,12 @@ class _Runner:
         if global_ or into is None:
             self._record(name, m.group(2))
         (self.scope if global_ or into is None else into)[name] = m.group(2)
-        for flag, names in ((bool(word.unresolved), self.unknown), (word.soft, self.soft)):
+        empty_outside = m.group(2) == "" and bool(word.empty_from)
+        for flag, names in (
+            (bool(word.unresolved), self.unknown),
+            (word.soft, self.soft),
+            (empty_outside, self.outside),
+        ):
             if flag:
                 names.add(name)
             else:
@@ -557,6 +566,17 @@ def _not(a: bool | None) -> bool | None:
 
 
 _REDIRECT = re.compile(r"^(\d*|&)(>>?|<|>&|<&|<<-?)(.*)$", re.S)
+
+
+def _outside_words(words: list[Word]) -> list[str]:
+    """An empty argument only a variable set outside the file fills (`--model "$VLLM_MODEL"` after
+    `VLLM_MODEL="${VLLM_MODEL:-}"`) is left as written, as an unset variable is: its names, now unresolved."""
+    names = []
+    for w in words:
+        if w.text == "" and w.empty_from:
+            w.text = f"${w.empty_from[0]}"
+            names.append(w.text)
+    return names
 
 
 def _drop_redirections(words: list[Word]) -> list[Word]:

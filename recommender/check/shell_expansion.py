@@ -33,6 +33,7 @@ class Word:
     soft: bool = False  # a default standing in for a script argument (`${2:-x}`): a value; branches on it are read
     # all (modes), their assignments taking the default branch's values (shell.py's _Frame.by_default)
     bare: bool = False  # starts with an unquoted literal character (only such a word can be a redirection)
+    empty_from: list[str] = field(default_factory=list)  # names whose empty outside-set value (`${X:-}`) it holds
 
 
 class Expander:
@@ -47,8 +48,13 @@ class Expander:
         *,
         unset_empty: bool = False,
         arrays: Mapping[str, list[str]] | None = None,
+        outside: set[str] | None = None,
     ) -> None:
         self.scope = scope
+        # names assigned the empty default of a variable meant to be set outside the file (`X="${X:-}"`), and the
+        # names whose such empty value an expansion took (a command's empty word made of one is unresolved)
+        self.outside = outside if outside is not None else set()
+        self.empty_from: list[str] = []
         self.arrays = arrays or {}  # bash arrays, and "@": the positional parameters when they are known
         self.depth = 0  # ${...} inside a default inside ...: bounded, as text from a file is untrusted
         self.unknown = unknown
@@ -87,6 +93,9 @@ class Expander:
         unset = value is None or (colon == ":" and value == "")
         if name in self.soft or (not name.isidentifier() and op and "@" not in self.arrays):
             self.used_soft = True  # the script's arguments (or a value taken from them) may differ
+        if op in ("-", "=") and unset and not arg and name.isidentifier():
+            self.empty_from.append(name)  # `${NAME:-}`: NAME is meant to come from outside the file
+            return ""
         if op in ("-", "="):
             return self.text(arg or "", unresolved) if unset else self._known(name, str(value), unresolved)
         if op == "+":
@@ -96,6 +105,8 @@ class Expander:
                 return ""
             unresolved.append("$" + name)
             return "$" + name
+        if value == "" and name in self.outside:
+            self.empty_from.append(name)
         return self._known(name, value, unresolved)
 
     def _trimmed(self, name: str, op: str, pattern: str, unresolved: list[str]) -> str:
@@ -225,9 +236,10 @@ class Expander:
             elif text[j] == "\\" and j + 1 < len(text) and text[j + 1] in '"\\$`':
                 buf, j = buf + text[j + 1], j + 2
             elif text[j] == "$":
-                before = len(unresolved)
+                before, empty = len(unresolved), len(self.empty_from)
                 value, j = self.dollar(text, j, unresolved)
                 word.unresolved += unresolved[before:]
+                word.empty_from += self.empty_from[empty:]
                 buf += value
             else:
                 buf, j = buf + text[j], j + 1
@@ -236,9 +248,10 @@ class Expander:
         return j + 1
 
     def _unquoted_dollar(self, text: str, i: int, words: list[Word], unresolved: list[str], *, split: bool) -> int:
-        before = len(unresolved)
+        before, empty = len(unresolved), len(self.empty_from)
         value, i = self.dollar(text, i, unresolved)
         missing = unresolved[before:]
+        words[-1].empty_from += self.empty_from[empty:]
         if not split or missing or ASSIGNMENT.match(words[-1].text):
             # no word splitting in an assignment's value; an unknown value (a `$(...)` output, a placeholder, an
             # unset variable) stays one unknown word
