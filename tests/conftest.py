@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,3 +79,15 @@ def _no_network() -> Iterator[None]:
         socket.socket.connect = real_connect  # type: ignore[method-assign]
         socket.socket.connect_ex = real_connect_ex  # type: ignore[method-assign]
         socket.getaddrinfo = real_getaddrinfo
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_user_settings() -> Iterator[None]:
+    """The suite is the same on a user's machine: `VLLM_PLAN_GPU`/`_MODEL`/... exported in their shell and the
+    local calibration `vllm-plan calibrate` wrote would otherwise change what every command plans (tests that
+    exercise them set them themselves)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in [n for n in os.environ if n.startswith("VLLM_PLAN_")]:
+            mp.delenv(name)
+        mp.setenv("VLLM_PLAN_PERF_LOCAL", "none")
+        yield
