@@ -333,8 +333,14 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
             else:
                 out.problems.append(_unread(item, path))
         except InputError as exc:
-            out.problems.append(str(exc))
+            out.problems.append(_naming(item, exc))
     return out
+
+
+def _naming(where: str, exc: InputError) -> str:
+    """The problem as one line that names the input it is in (a reader's message may name only the field)."""
+    text = str(exc)
+    return text if where in text else f"{where}: {text}"
 
 
 def _unread(item: str, path: Path) -> str:
@@ -365,7 +371,7 @@ def _load_dir(path: Path, out: Loaded) -> None:
             got = load_file(f, str(f), out.problems)
         except InputError as exc:
             if f.suffix in (".yaml", ".yml", ".json", ".service") and not isinstance(exc, NotADeployment):
-                out.problems.append(str(exc))
+                out.problems.append(_naming(str(f), exc))
             else:
                 out.notes.append(f"skipped {f}: {exc}")
             continue

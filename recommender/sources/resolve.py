@@ -97,7 +97,7 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
         try:
             remote = (fetcher or HubFetcher()).fetch(ref, revision)
         except (FetchError, UnknownModelError) as exc:
-            if not (hint := _close_hint(ref)):
+            if not (hint := _catalog_without_revision(ref, revision) or _close_hint(ref)):
                 raise
             raise type(exc)(f"{exc}{hint}") from exc
         at = f"@{revision}" if revision else ""
@@ -132,6 +132,14 @@ def _split_revision(ref: str, revision: str | None) -> tuple[str, str | None]:
         said = f" and --revision {revision}" if revision is not None and rev else ""
         raise UnknownModelError(f"model {ref!r}{said}: give one revision, as org/name@REV or --revision REV")
     return name, rev
+
+
+def _catalog_without_revision(ref: str, revision: str | None) -> str:
+    """When a revision sent a catalog model to the hub and the hub failed: say the catalog has it."""
+    match = find_model(ref) if revision is not None else None
+    if match is None:
+        return ""
+    return f"; the bundled catalog has {match.entry.id} (no revision): drop the revision ({revision}) to plan with it offline"
 
 
 def _not_found(ref: str) -> str:

@@ -1,0 +1,39 @@
+"""Hostile and careless input met by a new user on a fresh machine (task H51): every problem is one line that
+names the file or value at fault, with a documented exit code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from huggingface_hub import constants
+
+from .conftest import invoke
+
+
+def test_a_compose_file_with_a_bad_gpu_count_is_named_in_a_folder_run(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  a:\n    image: vllm/vllm-openai\n    command: [--model, Qwen/Qwen3-8B]\n"
+        "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: -3, capabilities: [gpu]}]}}}\n"
+    )
+    (tmp_path / "serve.sh").write_text("vllm serve Qwen/Qwen3-8B\n")
+    out = invoke(["check", str(tmp_path), "--gpu", "h100"], 4).stdout
+    line = next(x for x in out.splitlines() if "count -3" in x)
+    assert f"{tmp_path / 'compose.yaml'}: " in line, out
+    alone = invoke(["check", str(tmp_path / "compose.yaml"), "--gpu", "h100"], 2).stderr
+    assert f"{tmp_path / 'compose.yaml'}: " in alone and len(alone.strip().splitlines()) == 1, alone
+
+
+def test_a_revision_of_a_catalog_model_offline_says_the_catalog_has_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`org/name@rev` goes to the hub (the catalog holds one revision); offline, the line must not suggest the
+    very id the user wrote as the "closest" one, but say how to use the catalog's copy."""
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    err = invoke(["show", "Qwen/Qwen3-8B@main"], 4).stderr
+    assert len(err.strip().splitlines()) == 1 and "cannot fetch Qwen/Qwen3-8B" in err, err
+    assert (
+        "the bundled catalog has Qwen/Qwen3-8B (no revision): drop the revision (main) to plan with it offline" in err
+    ), err
+    assert "closest in the catalog" not in err, err
