@@ -63,6 +63,8 @@ SAME_ARCHITECTURE = {
     # The May 2025 update of R1: the same DeepseekV3 dimensions (61 layers, 256 routed experts of 2048, hidden 7168,
     # kv_lora_rank 512), e.g. https://huggingface.co/amd/DeepSeek-R1-0528-MXFP4 config.json.
     "deepseek-ai/DeepSeek-R1-0528": "deepseek-ai/DeepSeek-R1",
+    # profiles/aliases.yaml: the Llama 3.1 Instruct configs equal their base configs except eos_token_id.
+    "meta-llama/Llama-3.1-405B-Instruct": "meta-llama/Meta-Llama-3.1-405B",
 }
 EXCLUDED = {
     **dict.fromkeys(
