@@ -14,7 +14,7 @@ def _by_id() -> dict[str, object]:
 
 def test_every_row_is_read_with_its_source_and_a_use() -> None:
     pts = points()
-    assert len(pts) == 211  # 208 shared rows + 3 added (benchmarks/data/perf/added_points.jsonl)
+    assert len(pts) == 212  # 208 shared rows + 4 added (benchmarks/data/perf/added_points.jsonl)
     for p in pts:
         assert p.source.startswith("https://"), p.id
         assert p.use in ("fit", "holdout", "excluded"), p.id
@@ -51,6 +51,11 @@ def test_rows_are_read_as_their_sources_state() -> None:
     assert by["P159"].load.input_len == pytest.approx(215.312)  # type: ignore[attr-defined]
     assert by["P159"].load.dataset == "sharegpt"  # type: ignore[attr-defined]
     assert by["P168"].load.max_concurrency == 4  # type: ignore[attr-defined]
+    # vllm#44214: Qwen3.5-122B-A10B on 8 x B200, 500 prompts of 1,024 / 512 at once, main of 2026-07-16 (read as 0.24)
+    a004 = by["A004"]
+    assert (a004.use, a004.flags.tensor_parallel_size, a004.flags.max_model_len) == ("fit", 8, 32768)  # type: ignore[attr-defined]
+    assert (a004.load.num_prompts, a004.load.max_concurrency, a004.load.output_len) == (500, None, 512)  # type: ignore[attr-defined]
+    assert str(a004.version) == "0.24.0"  # type: ignore[attr-defined]
 
 
 def test_rows_a_source_cannot_support_are_not_used() -> None:
