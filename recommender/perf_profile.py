@@ -39,6 +39,8 @@ _GLOBAL_KEYS = (
     "link_efficiency",
     "pcie_link_efficiency",
     "eager_layer_overhead_us",
+    "trtllm_moe_layer_overhead_us",
+    "trtllm_moe_bandwidth_efficiency",
 )
 _EFFICIENCY_KEYS = ("bandwidth", "compute", "overhead")
 

@@ -13,7 +13,7 @@ from recommender.errors import InfeasibleError, InputError
 from recommender.hardware import resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.closed_form import estimate
-from recommender.perf.costs import EngineCosts, KvPool, engine_costs
+from recommender.perf.costs import EngineCosts, KvPool, engine_costs, trtllm_moe_path
 from recommender.perf.load import Load, make_requests
 from recommender.perf.metrics import percentile, summarize
 from recommender.perf.params import Efficiency, PerfParams, gpu_family
@@ -139,6 +139,45 @@ def test_moe_reads_only_the_experts_a_small_batch_touches() -> None:
     # 1 token touches 8 of 128 experts (1/16 of the expert bytes); 256 tokens touch nearly all of them
     assert c.expert_bytes / 16 / c.expert_bandwidth < one.total < c.expert_bytes / 4 / c.expert_bandwidth
     assert many.memory > c.expert_bytes * 0.99 / c.expert_bandwidth
+
+
+def test_datacenter_blackwell_moe_runs_the_flashinfer_trtllm_kernels_from_vllm_0_15() -> None:
+    # vLLM 0.33's MoE oracles pick FLASHINFER_TRTLLM on sm100 for 16-bit, FP8, NVFP4 and MXFP4 experts; the priority
+    # oracle arrived in 0.15.0; Hopper, sm120 cards and weight-only INT4 experts (Marlin) keep the Triton figures
+    new, old = VllmVersion(0, 21), VllmVersion(0, 14)
+    b200, h200, rtx5090 = _gpu("b200"), _gpu("h200"), _gpu("rtx5090")
+    for model in ("MiniMaxAI/MiniMax-M2.5", "nvidia/MiniMax-M2.5-NVFP4", "openai/gpt-oss-120b", "Qwen/Qwen3-30B-A3B"):
+        m = resolve_model(model)
+        assert trtllm_moe_path(m, b200, m.quant, new), model
+        assert not trtllm_moe_path(m, b200, m.quant, old), model
+        assert not trtllm_moe_path(m, h200, m.quant, new) and not trtllm_moe_path(m, rtx5090, m.quant, new), model
+    kimi, llama = resolve_model("moonshotai/Kimi-K2.5"), resolve_model("meta-llama/Llama-3.1-8B-Instruct")
+    assert not trtllm_moe_path(kimi, b200, kimi.quant, new)  # INT4 experts (GPTQ-style pack): Marlin
+    assert not trtllm_moe_path(llama, b200, None, new)  # no experts
+
+
+def test_the_flashinfer_trtllm_moe_path_has_its_own_fixed_cost_and_streaming_rate() -> None:
+    params = replace(
+        PLAIN,
+        moe_efficiency=0.5,
+        moe_layer_overhead_us=100.0,
+        trtllm_moe_layer_overhead_us=40.0,
+        trtllm_moe_bandwidth_efficiency=0.93,
+    )
+    m, flags = resolve_model("Qwen/Qwen3-30B-A3B"), EngineFlags(max_model_len=8192)
+
+    def costs(gpu: str, version: VllmVersion) -> EngineCosts:
+        g = _gpu(gpu)
+        return engine_costs(facts_for(m, g, flags, startup(m, g, flags, version)), g, params)
+
+    flashinfer, triton = costs("b200", V33), costs("b200", VllmVersion(0, 11))
+    # 48 MoE layers: 40 us each on the FlashInfer path, 100 us on the Triton one (PLAIN has no per-layer cost else)
+    assert flashinfer.layer_overhead == pytest.approx(48 * 40e-6)
+    assert triton.layer_overhead == pytest.approx(48 * 100e-6)
+    # experts stream at 0.93 of the B200's catalogued 7,700 GB/s, against 1.0 x 0.5 (moe_efficiency) with Triton
+    assert flashinfer.expert_bandwidth == pytest.approx(7700e9 * 0.93)
+    assert triton.expert_bandwidth == pytest.approx(7700e9 * 0.5)
+    assert flashinfer.bandwidth == triton.bandwidth  # attention and dense weights keep the engine's rate
 
 
 def test_sliding_window_caps_the_kv_read() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from recommender.errors import InputError
 from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation
+from recommender.memory.engine import VllmVersion
 from recommender.memory.kv_cache import INDEXER_QUANT_BLOCK, kv_dtype_bytes, layer_kv
 from recommender.memory.weights import DTYPE_BYTES, Parallel, pp_layer_ranges, stage_tensors, tensor_bytes
 from recommender.model.spec import ModelSpec, QuantSpec
@@ -86,6 +87,7 @@ class EngineFacts:
     max_num_batched_tokens: int
     max_model_len: int
     enforce_eager: bool = False  # no CUDA graphs: every kernel of every layer launched each step
+    trtllm_moe: bool = False  # the routed experts run FlashInfer's TRT-LLM MoE kernels (trtllm_moe_path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +293,27 @@ def _pool(e: Explanation) -> KvPool:
     return KvPool(e.num_gpu_blocks, bs, full, len(window), cap, state)
 
 
+TRTLLM_MOE_FROM = VllmVersion(0, 15)
+_TRTLLM_MOE_METHODS = (None, "fp8", "nvfp4", "mxfp4", "modelopt-mixed")
+
+
+def trtllm_moe_path(model: ModelSpec, gpu: Gpu, quant: QuantSpec | None, version: VllmVersion) -> bool:
+    """Whether vLLM runs the routed experts on FlashInfer's TRT-LLM MoE kernels (one fused routing + grouped-GEMM
+    + finalize launch sequence) rather than the Triton fused-MoE kernels the fit's vLLM 0.10-0.11 rows ran.
+
+    vLLM 0.33's MoE oracles put FLASHINFER_TRTLLM first for 16-bit, FP8, NVFP4 and MXFP4 experts on CUDA
+    (model_executor/layers/fused_moe/oracle/unquantized.py, fp8.py, nvfp4.py, mxfp4.py) and those kernels run on the
+    sm100 family only (datacenter Blackwell: B200, B300, GB200; not sm120 GeForce / RTX PRO); Hopper moves them to
+    the back (unquantized) or prefers Triton for block FP8 with TP. The priority oracle arrived with vLLM 0.15.0
+    (vllm-project/vllm#32414, "[MoE Refactor] Oracle Select FP8+NVFP4 Kernels In Priority", the v0.15.0 regression
+    named in #33417). Weight-only INT4/INT8 experts (GPTQ, AWQ, compressed-tensors WNA16) run Marlin, not these."""
+    cc = gpu.cc_major_minor
+    if not model.is_moe or cc is None or cc[0] != 10 or gpu.vendor.lower() != "nvidia":
+        return False
+    method = quant.method if quant is not None else None
+    return version >= TRTLLM_MOE_FROM and method in _TRTLLM_MOE_METHODS
+
+
 def _compute_facts(model: ModelSpec, gpu: Gpu, e: Explanation, quant: QuantSpec | None) -> dict[str, Any]:
     """Peaks and kernel kinds: the dtype each part computes in and the attention backend vLLM picks."""
     kind = compute_kind(quant, gpu)
@@ -303,6 +326,7 @@ def _compute_facts(model: ModelSpec, gpu: Gpu, e: Explanation, quant: QuantSpec 
         "dense_weight_only": dense_kind == "w-only",
         "expert_weight_only": kind == "w-only",
         "fp8_experts": kind == "fp8" and model.is_moe,
+        "trtllm_moe": trtllm_moe_path(model, gpu, quant, VllmVersion.parse(e.vllm_version)),
         # FlashAttention 2 serves no sinks ("sink not supported on compute capability < 9.0", flash_attn.py)
         "triton_attention": model.attention_sinks != "none"
         and gpu.vendor.lower() == "nvidia"
@@ -401,6 +425,10 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
     dense = f.peak_dense * comp * (dequant if f.dense_weight_only else 1.0)
     moe = params.moe_efficiency * (params.fp8_moe_efficiency if f.fp8_experts else 1.0)
     expert = f.peak_expert * comp * (dequant if f.expert_weight_only else 1.0) * moe
+    # FlashInfer's TRT-LLM MoE kernels (trtllm_moe_path): their own streaming rate and fixed cost, measured on
+    # Blackwell (params.py), in place of the Triton figures the fit set's rows imply
+    expert_bw = f.hbm_bandwidth * params.trtllm_moe_bandwidth_efficiency if f.trtllm_moe else bw * moe
+    moe_fixed = params.trtllm_moe_layer_overhead_us if f.trtllm_moe else params.moe_layer_overhead_us * eff.overhead
     attention = params.triton_attention_efficiency if f.triton_attention else params.attention_efficiency
     latency = params.allreduce_latency_us if f.nvlink else params.pcie_allreduce_latency_us
     link = params.link_efficiency if f.nvlink else params.pcie_link_efficiency
@@ -410,14 +438,12 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
         **{name: getattr(f, name) for name in _SHARED},
         bandwidth=bw,
         dense_compute=dense,
-        expert_bandwidth=bw * moe,
+        expert_bandwidth=expert_bw,
         expert_compute=expert,
         attention_compute=f.peak_attention * attention * sustained,
         link_bandwidth=f.link_one_way * link,
         link_latency=latency * 1e-6,
-        layer_overhead=(f.layers * params.layer_overhead_us + f.moe_layers * params.moe_layer_overhead_us)
-        * 1e-6
-        * over,
+        layer_overhead=(f.layers * params.layer_overhead_us * over + f.moe_layers * moe_fixed) * 1e-6,
         eager_launch=eager * 1e-6,  # a CPU cost: not scaled by the GPU family
         step_overhead=params.step_overhead_ms * 1e-3 * over,
         seq_overhead=params.seq_overhead_us * 1e-6 * over,

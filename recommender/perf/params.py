@@ -77,6 +77,17 @@ class PerfParams:
         with a stated topology); 0.6 from NCCL's ring all-reduce over PCIe Gen4 x16, whose bus bandwidth reaches
         roughly 13-24 GB/s of the 32 GB/s one-way link (nccl-tests on A100 PCIe, RTX 4090 and A40 servers,
         NVIDIA/nccl#841, #1530, NVIDIA/nccl-tests#74): bounded physically to [0.4, 0.75].
+    trtllm_moe_layer_overhead_us: per MoE layer and step when the routed experts run FlashInfer's TRT-LLM MoE
+        kernels (`trtllm_moe_path` in costs.py: datacenter Blackwell, vLLM >= 0.15), replacing moe_layer_overhead_us,
+        which was fitted on vLLM 0.10-0.11 rows that ran the Triton fused-MoE kernels. Not fitted: 40, from the
+        published kernel benchmark of one DeepSeek-V3 MoE layer (hidden 7168, 2048-wide experts, 32 local of 256,
+        top-8) on a B300, routing, activation quantization, experts and finalize timed together
+        (flashinfer-ai/flashinfer#5301, TRTLLM NVFP4 / MXFP8 / BF16 at 1-128 tokens): latency = fixed + expert bytes /
+        bandwidth fits a fixed part of 41 / 45 / 59 us (least squares; 33-39 us from the 1- and 128-token rows alone).
+    trtllm_moe_bandwidth_efficiency: the fraction of the datasheet HBM bandwidth those kernels stream the touched
+        experts at, replacing bandwidth_efficiency x moe_efficiency (x fp8_moe_efficiency) on that path. Not fitted:
+        0.93, the MXFP8 arm of the same benchmark (7.2 TB/s against the B300's catalogued 7.75 TB/s); NVFP4 streams at
+        0.85, BF16 at about 1.0.
     eager_layer_overhead_us: per decoder layer and step with `--enforce-eager`: no CUDA graph replays the
         forward, so the worker launches every kernel of every layer from Python (and V1 skips torch.compile's
         fusions). Not fitted (no eager run in the fit set); 340 from a published eager-vs-graph pair of one
@@ -108,6 +119,8 @@ class PerfParams:
     link_efficiency: float = 0.24
     pcie_link_efficiency: float = 0.6
     eager_layer_overhead_us: float = 340.0
+    trtllm_moe_layer_overhead_us: float = 40.0
+    trtllm_moe_bandwidth_efficiency: float = 0.93
     families: Mapping[str, Efficiency] = field(default_factory=dict)
     sustained: SustainedGemm = field(default_factory=SustainedGemm)
     gpus: Mapping[str, Efficiency] = field(default_factory=dict)
