@@ -17,7 +17,18 @@ from collections import defaultdict
 
 import pytest
 
-from benchmarks.fidelity import DEFAULT, FIELD, FIELD2, FIELD3, FIELD4, compare, load_records, percentile, summarize
+from benchmarks.fidelity import (
+    DEFAULT,
+    FIELD,
+    FIELD2,
+    FIELD3,
+    FIELD4,
+    compare,
+    load_records,
+    percentile,
+    rel,
+    summarize,
+)
 
 RECORDS = load_records(*FIELD)
 COMPARED = [c for c in (compare(r) for r in RECORDS) if c is not None]
@@ -234,3 +245,82 @@ def test_round_four_is_new_material() -> None:
 def test_round_four_resolution_does_not_regress() -> None:
     # 27 of 43 resolved blind on 2026-11-30 (J001-J021 at main 90c2393: 11; all 43 at 5db76be: 27).
     assert ROUND4_SUMMARY.resolved >= 27, ROUND4_SUMMARY.unresolved
+
+
+# Round 4's compared records and their logged verdicts; the ones the model gets wrong are strict xfails naming why
+# (benchmarks/data/calibration/FIELD4-FINDINGS.md). A record that stops resolving fails here until the list is updated.
+ROUND4_VERDICT_MISSES = {
+    "J001": "gemma-2-9b at TP 8 on L4s (vLLM 0.5.4) ran out of memory capturing CUDA graphs: the graph term does not know "
+    "FlashInfer's per-batch-size buffers (gemma-2 needed FlashInfer on 0.5.x)",
+    "J003": "GLM-4.7-FP8 at PP 8 (a January 2026 nightly): vLLM 0.14-0.15 checked one stage's KV memory against the "
+    "whole model's per-request KV (regression #29431, fixed by #33698); the model checks per stage",
+    "J007": "an A40-48Q vGPU logged 4.09 GiB of non-torch memory (0.13 predicted), leaving 0.39 GiB of KV, too little "
+    "for 8,192 tokens",
+    "J018": "Qwen2.5-32B FP8 on 2 x RTX 4090 at 0.9 (vLLM 0.9.0) started; the sampler warm-up, CUDA graphs and context "
+    "are predicted to need 3.99 GiB after the KV cache, 2.40 GiB being left",
+    "J025": "DeepSeek-V4-Flash on 2 x H20 started; 137 GiB of weights per card are predicted: its FP4 experts "
+    "(expert_dtype fp4) are not counted at half a byte",
+    "J029": "Qwen3.5-35B-A3B at PP 4 on A10s ran out of memory where TP 4 starts: the vision tower's profiling pass (whole "
+    "on stage 0 under PP) is not counted",
+    "J032": "Qwen2.5-VL-3B at 0.3 on an A100 80GB (vLLM ~0.8.5) had no memory left for the KV cache: its encoder's "
+    "profiling of a max-size dummy image is not counted (5.6 GiB of activation predicted)",
+    "J039": "Qwen3-VL-235B with the model card's FP8 command at 0.70 on 8 x H100 ran out of memory at initialization; "
+    "predicted to start with 20 GiB of KV (the encoder and online-FP8 load are not counted)",
+    "J040": "Qwen3-VL-235B FP8 at 0.97 with 8 sequences on 8 x H100 started; CUDA graphs and the TP-8 context are "
+    "predicted to need 3.9 GiB after the KV cache, 2.4 GiB being left",
+    "J042": "the same model-card command as J039, on 8 x H800",
+    "J043": "Qwen3-Coder-480B FP8 on 8 x H20 ran out of memory in the DeepGEMM warm-up after the KV cache, a post-"
+    "allocation term not modelled",
+}
+ROUND4_VERDICTS_RIGHT = "J006 J008 J009 J013 J014 J015 J017 J026 J027 J028 J034 J035 J036 J037 J038 J041".split()
+
+
+@pytest.mark.parametrize(
+    "record_id",
+    [
+        *ROUND4_VERDICTS_RIGHT,
+        *(
+            pytest.param(i, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=why))
+            for i, why in ROUND4_VERDICT_MISSES.items()
+        ),
+    ],
+)
+def test_round_four_verdict(record_id: str) -> None:
+    (c,) = [c for c in ROUND4_COMPARED if c.record["id"] == record_id] or [None]
+    if c is None:
+        pytest.fail(f"{record_id} no longer resolves: update ROUND4_VERDICTS_RIGHT / ROUND4_VERDICT_MISSES")
+    assert c.logged_ok == c.explanation.fits, f"{record_id}: logged {c.record['status']}"
+
+
+def test_round_four_compared_records() -> None:
+    """Round 4, where the issue's targets hold (27 compared on 2026-11-30): weights median <= 1 % (J007 GPTQ-Int4 on an
+    A40 vGPU -0.1 %, J035 GPTQ-Int8 at TP 4 -0.8 %, J001 gemma-2-9b at TP 8 -7.9 %), and the available KV the logs
+    print for GLM-4.7-FP8 at PP 8 on A100s (J003) and Qwen2.5-32B-AWQ on an A6000 (J008) within 3 %."""
+    assert len(ROUND4_SUMMARY.compared) >= 27
+    assert set(ROUND4_VERDICTS_RIGHT) | set(ROUND4_VERDICT_MISSES) == {c.record["id"] for c in ROUND4_COMPARED}
+    assert statistics.median(ROUND4_SUMMARY.weight_errors) <= 0.01
+    for c in ROUND4_COMPARED:
+        if c.record["id"] in ("J003", "J008"):
+            assert rel(c.kv_gib, c.record["kv_available_gib"]) <= 0.03, c.record["id"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="round 4 available KV: median 847 % over 5 figures, blind: DeepSeek-V4-Flash on H20 and GH200 (J025, J026) "
+    "predicted negative (FP4 experts counted at a byte or more) and an A40 vGPU's 4.09 GiB of non-torch memory (J007)",
+)
+def test_round_four_kv_targets() -> None:
+    assert statistics.median(ROUND4_SUMMARY.kv_errors) <= 0.02
+    assert percentile(ROUND4_SUMMARY.kv_errors, 0.9) <= 0.10
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="round 4 resolves 27 of 43 (63 %): 9 models are not in the catalog (WANTED-s5.md, round-4 section), 3 logs "
+    "are vLLM 0.3, 3 print only a total that fits cards predicting apart (V100s), a modified 2080 Ti 22G and a "
+    "pipeline over two different cards",
+)
+def test_round_four_resolution_target() -> None:
+    assert ROUND4_SUMMARY.resolved / ROUND4_SUMMARY.records >= 0.8
