@@ -130,6 +130,9 @@ def test_cpu_fractional_and_unknown_instance_types_give_nothing(name: str) -> No
             },
             ("a100-80gb-pcie", 1),
         ),
+        # CoreWeave (and Ori, which copies its scheme): the GPU's name in gpu.nvidia.com/class or /model
+        ({"gpu.nvidia.com/class": "L40S"}, ("l40s", None)),
+        ({"gpu.nvidia.com/model": "H200"}, ("h200", None)),
         # the legacy instance-type label
         ({"beta.kubernetes.io/instance-type": "p4d.24xlarge"}, ("a100-40gb", 8)),
         # AMD GPU operator node labeller
