@@ -353,3 +353,25 @@ def test_what_is_not_modelled_is_not_evaluated_not_failed() -> None:
     cmd = "vllm serve Qwen/Qwen2.5-7B-Instruct --quantization bitsandbytes"
     result = invoke(["check", cmd, "--gpu", "h100"], exit_code=4)
     assert "NOT EVALUATED" in result.stdout and "not modelled: online quantization 'bitsandbytes'" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("image", "exit_code", "message"),
+    [
+        # LMCache's image: its tag is LMCache's release, not vLLM's, so a flag some releases lack is not judged
+        ("lmcache/vllm-openai:v0.3.14", 0, "the image tag 'v0.3.14' does not say which release it carries"),
+        ("vllm/vllm-openai:latest", 1, "--swap-space was removed in vLLM 0.18.0 (target 0.33.0)"),
+        ("vllm/vllm-openai:v0.10.1.1", 0, ""),  # 0.10 still had --swap-space
+    ],
+)
+def test_a_flag_of_some_releases_is_judged_only_when_the_image_names_its_vllm_release(
+    tmp_path: Path, image: str, exit_code: int, message: str
+) -> None:
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text(
+        f"services:\n  vllm:\n    image: {image}\n"
+        "    command: --model Qwen/Qwen2.5-7B-Instruct --swap-space 4 --max-model-len 8192\n",
+        encoding="utf-8",
+    )
+    result = invoke(["check", str(compose), "--gpu", "h100", "--format", "json"], exit_code)
+    assert message in result.stdout

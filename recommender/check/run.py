@@ -74,6 +74,9 @@ class Context:
     version_explicit: bool
     slo: Slo
     read_config: ConfigReader | None = None
+    # the tag of an image whose vLLM release is not known (lmcache/vllm-openai:v0.3.14 is LMCache's version,
+    # vllm/vllm-openai:gptoss a special build): flags judged by release are then not judged
+    unknown_release: str | None = None
 
 
 _VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Za-z_][A-Za-z0-9_]*|\d+|[@*])|<[A-Za-z_][^<>]*>")
@@ -138,18 +141,13 @@ def _hook_note(name: str) -> str:
     return f"{name} taken as empty (set nowhere in the file, so the shell expands it to nothing)"
 
 
-def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], list[str]]:
-    """What vLLM's parser refuses, and flags the target release does not have (failures), or doubts (warnings)."""
+def _release_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], list[str]]:
+    """Flags the target release no longer has, or does not have yet (failures); not judged (a warning) when the
+    image's release is not known."""
     v = ctx.version
     findings: list[Finding] = []
     warnings: list[str] = []
-    strict = v >= ctx.table.newest
-    for message in cmd.errors:
-        if strict:
-            findings.append(Finding("argument", f"vLLM {v} refuses the command line: {message}"))
-        else:
-            warnings.append(f"vLLM {ctx.table.newest} would refuse the command line ({message}); not known for {v}")
-    for g in cmd.given:
+    for g in cmd.given if ctx.unknown_release is None else ():
         if g.spec.removed is not None and v >= g.spec.removed:
             findings.append(
                 Finding(
@@ -166,6 +164,29 @@ def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
                     f"remove {g.written}, or run vLLM {g.spec.since} or later",
                 )
             )
+    versioned = [g.written for g in cmd.given if g.spec.removed is not None or g.spec.since is not None]
+    if ctx.unknown_release is not None and versioned:
+        warnings.append(
+            f"{', '.join(versioned)}: present in some vLLM releases only, and the image tag {ctx.unknown_release!r} "
+            "does not say which release it carries: not judged (give --vllm-version)"
+        )
+    return findings, warnings
+
+
+def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], list[str]]:
+    """What vLLM's parser refuses, and flags the target release does not have (failures), or doubts (warnings)."""
+    v = ctx.version
+    findings: list[Finding] = []
+    warnings: list[str] = []
+    strict = v >= ctx.table.newest and ctx.unknown_release is None  # an image of unknown release: not judged
+    for message in cmd.errors:
+        if strict:
+            findings.append(Finding("argument", f"vLLM {v} refuses the command line: {message}"))
+        else:
+            warnings.append(f"vLLM {ctx.table.newest} would refuse the command line ({message}); not known for {v}")
+    by_release, doubts = _release_findings(cmd, ctx)
+    findings += by_release
+    warnings += doubts
     if cmd.ignored is not None:
         warnings.append(
             f"{cmd.ignored!r} is a positional argument, which python -m vllm.entrypoints.openai.api_server parses as "
@@ -389,6 +410,20 @@ def exit_code(results: Sequence[ServerResult], problems: Sequence[str]) -> int:
     if problems or any(r.status == NOT_EVALUATED for r in results):
         return 4
     return 0
+
+
+def unknown_release(found: Found, stated: str | None) -> str | None:
+    """The image tag, when it names no vLLM release check knows (LMCache's lmcache/vllm-openai:v0.3.14, a
+    `gptoss` build) and neither --vllm-version nor a plan annotation states one; `latest` and `nightly` builds
+    are taken as the target release."""
+    tag = found.image_tag
+    if (stated and stated != tag) or not tag or re.search(r"latest|nightly", tag, re.I):
+        return None
+    try:
+        VllmVersion.parse(tag)
+    except PlanError:
+        return tag
+    return None
 
 
 def version_source(found: Found, given: str | None, claimed: str | None) -> str | None:

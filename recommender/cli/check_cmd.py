@@ -24,6 +24,7 @@ from recommender.check.run import (
     ServerResult,
     check_server,
     exit_code,
+    unknown_release,
     version_source,
 )
 from recommender.cli import params
@@ -239,14 +240,17 @@ def check_all(found: list[Found], request: CheckRequest) -> list[ServerResult]:
     results: list[ServerResult] = []
     for f in found:
         claimed, _ = plan_annotations.decode(f.annotations)
+        stated = version_source(f, request.vllm_version, claimed.vllm_version)
+        unknown = unknown_release(f, stated)
         ctx = Context(
             flag_table,
             resolve,
             gpu_for,
             version_for(f, request.vllm_version, DEFAULT_VERSION),
-            version_source(f, request.vllm_version, claimed.vllm_version) is not None,
+            stated is not None and unknown is None,
             slo_for(f, request.concurrency, request.context),
             _read_config,
+            unknown,
         )
         r = check_server(f, ctx)
         results.append(_scheduled(r, nodes) if nodes is not None else r)
