@@ -138,3 +138,59 @@ def test_v0_has_no_sampler_warmup() -> None:
     v1 = explain(model, a10g, EngineFlags(max_model_len=4096, use_v1=True, gpu_memory_utilization=0.95), v081)
     assert v0.fits and v0.has(IssueKind.V0_ENGINE) and not v0.has(IssueKind.WARMUP_OOM)
     assert v1.error_kinds == (IssueKind.WARMUP_OOM,)
+
+
+def test_v0_capture_list() -> None:
+    # V0 (model_runner.py _BATCH_SIZES_TO_CAPTURE, _get_max_graph_batch_size): [1, 2, 4] + 8, 16, ... up to the
+    # smallest of those >= max_num_seqs. 256 -> 3 + 32 = 35 graphs (the V1 list at 2 x 256 = 512 has 51);
+    # 100 pads to 104 -> 3 + 13 = 16; 3 pads to 4 -> 3; above 8,192 the list ends: 3 + 1,024.
+    assert overheads.v0_cudagraph_capture_count(256) == 35
+    assert overheads.v0_cudagraph_capture_count(100) == 16
+    assert overheads.v0_cudagraph_capture_count(3) == 3
+    assert overheads.v0_cudagraph_capture_count(1) == 1
+    assert overheads.v0_cudagraph_capture_count(10_000) == 1027
+
+
+def test_v0_0_6_4_counts_the_context_inside_the_budget() -> None:
+    """phi-1_5 (24 layers) on an 8 GB card at 0.9 with vLLM 0.6.4, as field3 H039 (GTX 1080, 7.92 GiB) started.
+    0.6.4's profiler takes non-torch memory as total - free on the whole device less torch's allocations, so the CUDA
+    context is inside the budget: after the KV cache only the graphs are allocated. Their estimate: 35 graphs (< 51,
+    no scaling), 0.28 GiB + 17 MiB x 24 = 0.678 GiB, x 1.3 captured after the KV cache = 0.882 GiB. Room: 10 % of
+    the card outside the budget plus the freed activation peak. On 0.6.5 (memory_profiling against a baseline) the
+    context (0.5 GiB) is outside the budget and allocated beside the graphs."""
+    card = resolve_gpu("rtx4060ti-8gb", load_gpus())
+    model = resolve_model("microsoft/phi-1_5")
+    e = explain(model, card, EngineFlags(), VllmVersion.parse("0.6.4"))
+    post = e.post_allocation
+    assert post is not None and e.fits and not e.has(IssueKind.WARMUP_OOM)
+    assert post.context == 0 and post.sampler == 0
+    estimate = int(0.28 * GiB) + 17 * (1 << 20) * 24
+    assert e.stages[-1].cudagraph == estimate
+    assert post.cudagraphs == int(estimate * 1.3)
+    assert post.outside_budget == e.gpu_total_bytes - e.requested_bytes
+    later = explain(model, card, EngineFlags(), VllmVersion.parse("0.6.5")).post_allocation
+    assert later is not None and later.context == warmup.CONTEXT_SINGLE
+
+
+def test_other_processes_memory_is_outside_the_budget_but_not_free() -> None:
+    """--free-memory-gib: what other processes hold is outside vLLM's budget but not available to the warm-ups.
+    Llama-3.1-8B on an RTX 3090 (23.54 GiB) at 0.9, vLLM 0.17.1, with 21.86 GiB free (field F026: 1.68 GiB held
+    outside vLLM's process at its OOM). requested = ceil(0.9 x total) = 21.19 GiB, so 0.67 GiB is outside the budget
+    and free, not 2.35; with the freed activation peak (0.50) that is 1.17 GiB for the 0.43 GiB sampler warm-up
+    (256 x 128,256 x 14 B), 1.28 GiB of graphs and the 0.5 GiB context: it crashes. On 0.6.4 the profiler counts
+    the other processes as non-torch memory (inside the budget): the KV cache shrinks by them instead."""
+    rtx = resolve_gpu("rtx3090", load_gpus())
+    model = resolve_model("meta-llama/Llama-3.1-8B-Instruct")
+    free = int(21.86 * GiB)
+    e = explain(model, rtx, EngineFlags(max_model_len=8192), VllmVersion.parse("0.17.1"), free_bytes=free)
+    post = e.post_allocation
+    assert post is not None and post.outside_budget == free - e.requested_bytes
+    assert e.error_kinds == (IssueKind.WARMUP_OOM,)
+    idle = explain(model, rtx, EngineFlags(max_model_len=8192), VllmVersion.parse("0.17.1"))
+    assert idle.fits and idle.post_allocation is not None
+    assert idle.post_allocation.outside_budget == idle.gpu_total_bytes - idle.requested_bytes
+    v064 = VllmVersion.parse("0.6.4")
+    shared = explain(model, rtx, EngineFlags(max_model_len=8192), v064, free_bytes=free).stages[0]
+    alone = explain(model, rtx, EngineFlags(max_model_len=8192), v064).stages[0]
+    assert shared.non_torch - alone.non_torch == rtx.total_bytes - free
+    assert alone.available_kv - shared.available_kv == rtx.total_bytes - free

@@ -205,6 +205,24 @@ def request_memory(
     return Budget(total, free, util, requested, cudagraphs)
 
 
+# Up to 0.6.4 the V0 profiler (worker.py determine_num_available_blocks) took non-torch memory as the whole device's
+# used memory (total - torch.cuda.mem_get_info()[0]) less torch's allocations: the CUDA context (and NCCL's buffers)
+# and every other process's memory fell inside the budget. vLLM 0.6.5 (memory_profiling against the snapshot taken
+# at init_device) counts only the increase. The logs of 0.6.4: non_torch_memory 0.71 and 0.73 GiB at TP=4 and TP=2
+# over PCIe (round-2 G001, G002: 0.5 context + 0.21 increase predicted), 0.73 on an H200 (field3 H040), 0.47 on a
+# GTX 1080 whose display took 0.3 GiB (H039), 0.15 on the same card without it (H038), 0.35 on an RTX 3090 (F032): the
+# context grows with the card (0.13 to 0.66 GiB at TP=1), and every 0.6.x log is in a held-out set, so the KV side keeps
+# the fitted non-torch figure (overheads.NON_TORCH_SINGLE_GPU_OLD, low by up to 0.5 GiB on data-centre cards) and adds
+# only the other processes' memory when the free memory is known. What this decides is the warm-up: the context sits
+# inside the budget, so nothing for it is allocated outside the budget after the KV cache (H039 started).
+PROFILER_COUNTS_DEVICE_UNTIL = VllmVersion(0, 6, 5)
+
+
+def profiler_counts_whole_device(version: VllmVersion, *, v0: bool) -> bool:
+    """True where vLLM's non-torch figure holds the CUDA context and other processes (inside the budget)."""
+    return v0 and version < PROFILER_COUNTS_DEVICE_UNTIL
+
+
 def stage_layout(model: ModelSpec, layers: range, flags: EngineFlags, precision: Precision, *, v0: bool) -> KvLayout:
     """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block)."""
     tp = flags.tensor_parallel_size
@@ -222,7 +240,7 @@ def tower_modalities(model: ModelSpec) -> tuple[str, ...]:
 
 
 def engine_passes(
-    model: ModelSpec, gpu: Gpu, flags: EngineFlags, limits: SchedulerLimits, version: VllmVersion
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, limits: SchedulerLimits, version: VllmVersion, *, v0: bool = False
 ) -> tuple[int, EncoderPass]:
     """What every stage shares: the number of CUDA graphs captured and the multimodal encoder's profiling pass."""
     v = (version.major, version.minor)
@@ -231,6 +249,8 @@ def engine_passes(
         max_num_batched_tokens=limits.max_num_batched_tokens,
         version=v,
     )
+    if v0:
+        graphs = overheads.v0_cudagraph_capture_count(limits.max_num_seqs)
     if flags.towers_skipped(version, tower_modalities(model)):
         return graphs, EncoderPass(0, 0)
     encoder = encoder_pass(
@@ -258,7 +278,7 @@ def stage_budgets(
     tp, pp = flags.tensor_parallel_size, min(flags.pipeline_parallel_size, model.num_layers)
     par = Parallel(tp=tp, pp=pp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
     v = (version.major, version.minor)
-    graphs, encoder = engine_passes(model, gpu, flags, limits, version)
+    graphs, encoder = engine_passes(model, gpu, flags, limits, version, v0=v0)
     stages: list[StageBudget] = []
     for k, layers in enumerate(pp_layer_ranges(model.num_layers, pp)):
         w = weight_bytes_per_gpu(
@@ -284,6 +304,8 @@ def stage_budgets(
             encoder=None if v0 or k else encoder,
         )
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v)
+        if profiler_counts_whole_device(version, v0=v0):
+            nt += budget.total - budget.free  # other processes' memory (the context: see PROFILER_COUNTS_DEVICE_UNTIL)
         cg = overheads.cudagraph_bytes(layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs)
         cg_applied = cg if budget.estimate_cudagraphs else 0
         avail = flags.kv_cache_memory_bytes
@@ -389,12 +411,14 @@ def post_allocation(
     sampler = warmup.sampler_warmup_bytes(
         rows, model.vocab_size, overheads.SAMPLER_BYTES_PER_LOGIT_OLD, old_sampler=v < overheads.SAMPLER_CHANGED_IN
     )
+    whole_device = profiler_counts_whole_device(version, v0=v0)
     return warmup.PostAllocation(
         rows=rows,
         sampler=0 if v0 else sampler,
         cudagraphs=warmup.cudagraphs_after_kv(last.cudagraph, estimate_before_kv=budget.estimate_cudagraphs),
-        context=warmup.context_bytes(tp, gpu.nvlink),
-        outside_budget=budget.total - budget.requested,
+        context=0 if whole_device else warmup.context_bytes(tp, gpu.nvlink),
+        # other processes' memory lies outside the budget but is not free (inside it where the profiler counted it)
+        outside_budget=(budget.total if whole_device else budget.free) - budget.requested,
         freed_activation=last.activation_peak,
         reserve=warmup.MXFP4_TRITON_RESERVE if precision.mxfp4_triton else 0,
     )

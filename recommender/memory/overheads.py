@@ -213,6 +213,18 @@ def cudagraph_capture_count(
     return len(sizes | {top})
 
 
+# The V0 engine (worker/model_runner.py capture_model up to 0.6.x, config.py _set_cudagraph_sizes with VLLM_USE_V1=0
+# from 0.7 on) captured decode graphs only, over [1, 2, 4] + [8 * i for i in range(1, 1025)] up to the smallest of
+# those sizes >= max_num_seqs: 35 graphs at the default 256 (largest batch 256), whatever max_num_batched_tokens.
+V0_CAPTURE_SIZES = (1, 2, 4, *range(8, 8 * 1024 + 1, 8))
+
+
+def v0_cudagraph_capture_count(max_num_seqs: int) -> int:
+    """Number of decode graphs the V0 engine captures for `max_num_seqs` (_get_max_graph_batch_size's padding)."""
+    top = next((n for n in V0_CAPTURE_SIZES if n >= max_num_seqs), V0_CAPTURE_SIZES[-1])
+    return sum(1 for n in V0_CAPTURE_SIZES if n <= top)
+
+
 def cudagraph_bytes(*, layers_on_gpu: int, enforce_eager: bool, graphs: int = CUDAGRAPH_FIT_GRAPHS) -> int:
     """vLLM's CUDA-graph memory estimate for one GPU (0 with --enforce-eager)."""
     if enforce_eager:
