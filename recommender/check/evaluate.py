@@ -160,6 +160,10 @@ def _free_memory_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str
         return None
     util = math.floor(free_bytes / engine.gpu.total_bytes * 100) / 100
     alt = engine.attempt(replace(flags, gpu_memory_utilization=util))
+    while util > 0.5 and alt and (not alt.fits or alt.has(IssueKind.WARMUP_HEADROOM)):
+        # the warm-ups after the KV cache need free memory beyond the budget too (memory/warmup.py)
+        util = round(util - 0.01, 2)
+        alt = engine.attempt(replace(flags, gpu_memory_utilization=util))
     if not alt or not alt.fits:
         return None
     return (

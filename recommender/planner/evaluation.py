@@ -69,7 +69,10 @@ def warmup_utilization(probe: Explanation, hw: Hardware, version: VllmVersion) -
     post = probe.post_allocation
     total = probe.gpu_total_bytes
     if post is not None:
-        limit = total + post.freed_activation - post.reserve - post.need - warmup.WARMUP_UNCERTAINTY - 1
+        # what the warm-ups can reach: the free memory (all of the card when none is given, or when the release's
+        # profiler counts other processes inside the budget), not the card's total
+        reach = post.outside_budget + probe.requested_bytes
+        limit = reach + post.freed_activation - post.reserve - post.need - warmup.WARMUP_UNCERTAINTY - 1
         util = min(util, math.floor(limit / total * 100) / 100)
     if hw.free_bytes is not None:
         util = min(util, math.floor(hw.free_bytes / total * 100) / 100)
