@@ -187,22 +187,20 @@ def test_round_three_compared_records() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="round 3 verdicts agree on 12 of 13: H039 (phi-1_5 on a GTX 1080, vLLM 0.6.4 V0) started, and is predicted to "
-    "run out of memory in a post-KV sampler warm-up of 256 requests (1.55 GiB needed, 0.32 GiB over), a V1 term; "
-    "its non-torch memory is also 0.34 GiB above the prediction (KV +10.6 %); see FIELD3-FINDINGS.md",
+    reason="round 3 verdicts agree on 12 of 14: H038 and H039 (opt-125m and phi-1_5 on a GTX 1080, vLLM 0.6.4 V0) "
+    "started, but explain refuses the card since the GTX 1080 is catalogued (deeffde): compute capability 6.1 is below "
+    "vLLM's floor and 0.6.4's own wheels carry no sm_61 code (CMakeLists.txt CUDA_SUPPORTED_ARCHS 7.0 and up), so "
+    "these logs come from a Pascal build the records cannot name. Without the refusal both start (H039's post-KV "
+    "graph capture fits since the V0 capture list and 0.6.4's context inside the budget are modelled)",
 )
 def test_round_three_verdicts() -> None:
     assert ROUND3_SUMMARY.agree / len(ROUND3_SUMMARY.compared) >= 0.95
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="round 3 available KV p90 is 16 % over 9 figures, measured blind when H021 resolved by its printed total "
-    "(7.65 GiB, an 8 GB Ada card): Qwen2.5-3B-Instruct-AWQ at 0.45, --enforce-eager, max len 1,024 on vLLM 0.30's V2 "
-    "model runner logs a 0.15 GiB activation peak where 0.58 is predicted, so 0.68 GiB of KV against 1.11 (-38 %)",
-)
 def test_round_three_kv_p90() -> None:
+    """Round 3's available KV p90 was 16 % when H021 resolved (Qwen2.5-3B-AWQ, eager, vLLM 0.30's V2 model runner:
+    0.68 GiB of KV predicted against 1.11, the profile's sampler counted with the fp32 pipeline that release's runner
+    left out of it); 2.8 % over 10 figures since overheads.SAMPLER_PROFILE_GAP_RELEASES."""
     assert percentile(ROUND3_SUMMARY.kv_errors, 0.9) <= 0.10
 
 

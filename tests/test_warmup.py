@@ -194,3 +194,24 @@ def test_other_processes_memory_is_outside_the_budget_but_not_free() -> None:
     alone = explain(model, rtx, EngineFlags(max_model_len=8192), v064).stages[0]
     assert shared.non_torch - alone.non_torch == rtx.total_bytes - free
     assert alone.available_kv - shared.available_kv == rtx.total_bytes - free
+
+
+def test_v2_runner_of_0_30_profiles_the_sampler_on_model_dtype_logits() -> None:
+    """vLLM 0.30's Model Runner V2 profiled its dummy sampler run without sampling parameters: only the [rows, vocab]
+    logits in the model dtype (2 B) enter the peak. Qwen2.5-3B-Instruct-AWQ, --enforce-eager, 2,048 batched tokens,
+    256 requests x 151,936 logits: forward 2,048 x 47,000 B = 0.0896 GiB, sampler 256 x 151,936 x 2 B = 0.0725 GiB,
+    0.162 GiB (field3 H021 logs 0.15); 0.31 and 0.29 keep 13.5 B per logit (0.489 GiB of sampler). The warm-up
+    after the KV cache runs the full fp32 pipeline on every release: 256 x 151,936 x 14 B = 0.507 GiB."""
+    card = resolve_gpu("rtx4060", load_gpus())
+    model = resolve_model("Qwen/Qwen2.5-3B-Instruct-AWQ")
+    flags = EngineFlags(enforce_eager=True, gpu_memory_utilization=0.45, max_model_len=1024)
+    forward = 2048 * overheads.ACT_BYTES_PER_TOKEN
+    peaks = {}
+    for version in ("0.29.0", "0.30.0", "0.31.0"):
+        e = explain(model, card, flags, VllmVersion.parse(version))
+        assert e.max_num_batched_tokens == 2048 and e.max_num_seqs == 256
+        assert e.post_allocation is not None and e.post_allocation.sampler == 256 * 151_936 * 14
+        peaks[version] = e.stages[-1].activation_peak
+    assert peaks["0.30.0"] == int(forward + 2.0 * 256 * 151_936)
+    assert round(peaks["0.30.0"] / GiB, 3) == 0.162
+    assert peaks["0.29.0"] == peaks["0.31.0"] == int(forward + 13.5 * 256 * 151_936)
