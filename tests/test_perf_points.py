@@ -129,7 +129,7 @@ def test_third_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
 
 def test_fourth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
     blind = points((HELDOUT_4,))
-    assert len(blind) >= 37
+    assert len(blind) >= 41
     fitted = {p.group for p in points()}
     earlier = points((FIELD, HELDOUT_2, HELDOUT_3))
     seen_loads = {(p.source, p.load.num_prompts, p.load.max_concurrency) for p in earlier}
@@ -160,6 +160,10 @@ def test_fourth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
     t011 = by["T011"]
     assert (t011.load.max_concurrency, t011.load.input_len, t011.load.output_len) == (1, 128.0, 1024.0)
     assert "throughput" not in t011.measured
+    # dstack's CSV rows: the batch limits per row, 1,000 ShareGPT prompts at 32 req/s and all at once
+    t038 = by["T038"]
+    assert (t038.flags.max_num_seqs, t038.flags.max_num_batched_tokens, t038.load.request_rate) == (1024, 1024, 32.0)
+    assert (by["T040"].load.num_prompts, by["T040"].load.request_rate) == (1000, None)
 
 
 def test_field_rows_are_read_as_their_sources_state() -> None:
