@@ -77,6 +77,10 @@ _MEMORY = re.compile(r"(?<![a-z0-9])(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?![a-z0-9])")
 # the whole card), "-SHARED" (GPU feature discovery's suffix for a time-sliced card).
 # "... Laptop GPU" (torch and nvidia-smi on notebooks) keeps "laptop" and drops "gpu".
 _NOISE_WORDS = frozenset({"nvidia", "amd", "geforce", "tesla", "instinct", "oam", "vf", "shared", "gpu"})
+# The lines nvidia-smi prints a card's name in, pasted whole: `nvidia-smi -L` ("GPU 0: NVIDIA A100-SXM4-80GB (UUID:
+# GPU-...)") and `--query-gpu=name,memory.total --format=csv,noheader` ("NVIDIA A100-SXM4-80GB, 81920 MiB").
+_SMI_LIST = re.compile(r"^\s*GPU\s+\d+:\s*(.+?)\s*\(UUID:[^)]*\)\s*$", re.I)
+_SMI_CSV = re.compile(r"^\s*([^,]+?)\s*,\s*(\d{3,7})\s*MiB\s*$", re.I)
 # A ROCm offload architecture as torch (gcnArchName 'gfx942:sramecc+:xnack-'), vLLM's logs and clang print it.
 _ARCH = re.compile(r"(?<![a-z0-9])(gfx[0-9a-f]{3,4})(?![0-9a-f])")
 
@@ -152,6 +156,7 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     catalogued default raises UnknownGpuError listing them; so does an unknown name, with the closest keys.
     An AMD offload architecture (`gfx1201`, `gfx942:sramecc+:xnack-`) resolves only when one card has it.
     """
+    query, memory_mib = _smi_line(query, memory_mib)
     by_key = [g for g in catalog if g.key == query.strip().lower()]
     if by_key:  # a catalog key names one card even where memory variants share its nvidia-smi name (rtx3080)
         return by_key[0]
@@ -182,6 +187,17 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     if found:
         raise _ambiguous(query, found)
     raise _unknown(query, wanted, catalog)
+
+
+def _smi_line(query: str, memory_mib: int | None) -> tuple[str, int | None]:
+    """The card's name out of a whole nvidia-smi line (its MiB total as the memory hint), else the query as is."""
+    listed = _SMI_LIST.match(query)
+    if listed:
+        return listed.group(1), memory_mib
+    csv = _SMI_CSV.match(query)
+    if csv:
+        return csv.group(1), memory_mib if memory_mib is not None else int(csv.group(2))
+    return query, memory_mib
 
 
 def _by_offload_arch(query: str, arch: str, catalog: Sequence[Gpu], memory_mib: int | None) -> Gpu:

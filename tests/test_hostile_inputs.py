@@ -3,6 +3,7 @@ names the file or value at fault, with a documented exit code."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -37,3 +38,23 @@ def test_a_revision_of_a_catalog_model_offline_says_the_catalog_has_it(
         "the bundled catalog has Qwen/Qwen3-8B (no revision): drop the revision (main) to plan with it offline" in err
     ), err
     assert "closest in the catalog" not in err, err
+
+
+@pytest.mark.parametrize(
+    ("pasted", "card"),
+    [
+        ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5f1b2c3d-aaaa-bbbb-cccc-0123456789ab)", "NVIDIA A100-SXM4-80GB"),
+        ("GPU 3: NVIDIA H100 80GB HBM3 (UUID: GPU-0d1e2f3a-1111-2222-3333-444455556666)", "NVIDIA H100 80GB HBM3"),
+        ("NVIDIA GeForce RTX 4060 Ti, 16380 MiB", "rtx4060ti-16gb"),  # the total picks the variant the name shares
+        ("NVIDIA GeForce RTX 4060 Ti, 8188 MiB", "rtx4060ti-8gb"),
+        ("Tesla V100-SXM2-32GB, 32768 MiB", "Tesla V100-SXM2-32GB"),
+    ],
+)
+def test_a_whole_nvidia_smi_line_names_its_card(pasted: str, card: str) -> None:
+    """`nvidia-smi -L` and `nvidia-smi --query-gpu=name,memory.total --format=csv,noheader` lines, pasted whole."""
+
+    def seen(name: str) -> tuple[str, float]:
+        out = json.loads(invoke(["explain", "Qwen/Qwen3-0.6B", "--gpu", name, "--format", "json"]).stdout)
+        return out["gpu"], out["gpu_total_gib"]
+
+    assert seen(pasted) == seen(card), pasted
