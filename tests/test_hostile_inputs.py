@@ -4,7 +4,10 @@ names the file or value at fault, with a documented exit code."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from huggingface_hub import constants
@@ -58,3 +61,27 @@ def test_a_whole_nvidia_smi_line_names_its_card(pasted: str, card: str) -> None:
         return out["gpu"], out["gpu_total_gib"]
 
     assert seen(pasted) == seen(card), pasted
+
+
+def _run_to(stdout: Any, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "recommender", *args], stdout=stdout, stderr=subprocess.PIPE)
+
+
+def test_output_whose_reader_goes_away_exits_141_silently() -> None:
+    """`vllm-plan models | head -1`: click's exit 1 would be `check`'s "a server fails"; 0 would let a cut-off
+    `check` pass under `set -o pipefail`. 141 is what the shell reports for a command stopped by SIGPIPE."""
+    proc = _run_to(subprocess.PIPE, "models")
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the command has loaded: its first write meets a closed pipe
+    assert proc.wait(timeout=60) == 141
+    assert proc.stderr.read() == b""
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("args", [["gpus"], ["--help"], ["recommend", "--help"]])
+def test_output_to_a_full_disk_is_one_line_exit_2(args: list[str]) -> None:
+    with Path("/dev/full").open("wb") as full:
+        proc = _run_to(full, *args)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert err.decode() == "Error: cannot write the output: No space left on device\n"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import click
 
@@ -14,6 +15,8 @@ from recommender.errors import PlanError
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in vllm-plan, not in the input
 INTERRUPTED = 130  # 128 + SIGINT, as the shell reports a command stopped by Ctrl-C
+PIPE_CLOSED = 141  # 128 + SIGPIPE, as the shell reports a command whose reader went away (`| head`)
+_OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT})  # what writing stdout can meet
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -24,6 +27,7 @@ Exit codes:
   4    the model could not be fetched (check: some server not evaluated)
   70   internal error (a bug: please report it)
   130  interrupted (Ctrl-C)
+  141  the output's reader closed the pipe early (`| head`)
 """
 
 
@@ -126,6 +130,20 @@ def _one_line_click(exc: click.ClickException, where: str = "vllm-plan") -> clic
     return OneLineError(exc.format_message())
 
 
+def _output_failed(exc: OSError) -> NoReturn:
+    """Standard output could not be written: its reader went away (`| head`: exit 141, silently, as a shell
+    reports SIGPIPE, so `pipefail` never reads a cut-off `check` as a pass) or its disk is full (one line, exit 2,
+    as for -o). Later writes and the exit's flush go to /dev/null, so no second error follows."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # not a real file (click's test runner)
+        pass
+    if exc.errno == errno.EPIPE:
+        sys.exit(PIPE_CLOSED)
+    click.echo(f"Error: cannot write the output: {exc.strerror or exc}", err=True)
+    sys.exit(2)
+
+
 class PlanGroup(click.Group):
     """Turns every PlanError into its documented exit code and one line on stderr; click's usage errors too."""
 
@@ -142,6 +160,10 @@ class PlanGroup(click.Group):
             return super().make_context(info_name, args, parent, **extra)
         except click.ClickException as exc:  # `vllm-plan --bogus`
             raise _one_line_click(exc) from None
+        except OSError as exc:  # `vllm-plan --help | head -1`, `--version > /dev/full`
+            if exc.errno not in _OUTPUT_ERRNOS:
+                raise
+            _output_failed(exc)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -155,9 +177,11 @@ class PlanGroup(click.Group):
         except KeyboardInterrupt:  # click would print "Aborted!" and exit 1, which `check` documents as a failure
             click.echo("\nError: interrupted", err=True)
             ctx.exit(INTERRUPTED)
-        except (click.exceptions.Exit, click.exceptions.Abort, BrokenPipeError):
+        except (click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as exc:
+            if isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS:  # -o writes are caught where they happen
+                _output_failed(exc)
             if os.environ.get("VLLM_PLAN_DEBUG"):
                 raise
             click.echo(
@@ -201,6 +225,5 @@ def main() -> None:
         cli.main(prog_name="vllm-plan")
     except KeyboardInterrupt:
         sys.exit(INTERRUPTED)
-    except BrokenPipeError:  # output piped into `head` and the like
-        sys.stderr.close()
-        sys.exit(0)
+    except BrokenPipeError as exc:  # output piped into `head` and the like, outside a command
+        _output_failed(exc)
