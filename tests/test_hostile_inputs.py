@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from huggingface_hub import constants
 
-from .conftest import invoke
+from .conftest import ROOT, invoke
 
 
 def test_a_compose_file_with_a_bad_gpu_count_is_named_in_a_folder_run(tmp_path: Path) -> None:
@@ -85,3 +85,28 @@ def test_output_to_a_full_disk_is_one_line_exit_2(args: list[str]) -> None:
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, err
     assert err.decode() == "Error: cannot write the output: No space left on device\n"
+
+
+@pytest.mark.parametrize("value", ["0.5", "abc"])
+def test_a_hub_timeout_huggingface_hub_cannot_read_is_one_line(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """huggingface_hub reads HF_HUB_ETAG_TIMEOUT with int() when first imported: `0.5` was an internal error."""
+    monkeypatch.setenv("HF_HUB_ETAG_TIMEOUT", value)
+    err = invoke(["show", "acme/not-in-the-catalog"], 2).stderr
+    said = f"HF_HUB_ETAG_TIMEOUT={value!r}: huggingface_hub reads it as whole seconds (e.g. HF_HUB_ETAG_TIMEOUT=2)"
+    assert err == f"Error: {said}\n", err
+    assert invoke(["show", "Qwen/Qwen3-8B"]).stdout  # the catalog never asks the hub, so never reads it
+
+
+def test_calibrate_into_a_place_it_cannot_write_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    result = ROOT / "tests" / "data" / "bench_results" / "nerdalert-llama-3.2-3b-4xl40s-10qps.json"
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("VLLM_PLAN_PERF_LOCAL", str(blocker / "perf-local.yaml"))  # its folder is a file
+    err = invoke(["calibrate", str(result), "--gpu", "l40s", "-dp", "4"], 2).stderr
+    assert err.startswith(f"Error: cannot write the local calibration {blocker / 'perf-local.yaml'}: "), err
+    assert err.count("\n") == 1 and list(tmp_path.iterdir()) == [blocker]
+
+
+def test_stdin_is_named_once_in_check() -> None:
+    err = invoke(["check", "-", "--gpu", "h100"], 2, input="a: [unclosed\n").stderr
+    assert err.startswith("Error: <stdin>: ") and "-: <stdin>" not in err, err

@@ -340,7 +340,7 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
 def _naming(where: str, exc: InputError) -> str:
     """The problem as one line that names the input it is in (a reader's message may name only the field)."""
     text = str(exc)
-    return text if where in text else f"{where}: {text}"
+    return text if where in text or (where == "-" and text.startswith("<stdin>")) else f"{where}: {text}"
 
 
 def _unread(item: str, path: Path) -> str:

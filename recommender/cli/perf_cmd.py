@@ -435,7 +435,12 @@ def calibrate(
     doc = outcome.summary()
     if not dry_run:
         record = {"fitted_on": [r.origin for r in runs], "flags": build_serve_argv("MODEL", flags)[3:]}
-        doc["written_to"] = str(save_local(hw.key, outcome.efficiency, record))
+        try:
+            doc["written_to"] = str(save_local(hw.key, outcome.efficiency, record))
+        except OSError as exc:  # a read-only or missing place: one line, nothing half-written (save_local is atomic)
+            raise InputError(
+                f"cannot write the local calibration {local_profile_path()}: {exc.strerror or exc}"
+            ) from None
     elif local_profile_path() is not None:
         doc["would_write_to"] = str(local_profile_path())
     if fmt == "table":

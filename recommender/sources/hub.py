@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,6 +54,18 @@ def _load(path: str, what: str) -> Any:
         return load_json(read_text(Path(path), MAX_CONFIG_BYTES))
     except UntrustedDocumentError as exc:
         raise ModelConfigError(f"{what} from the hub: {exc}") from None
+
+
+# huggingface_hub reads these as whole seconds when it is first imported (`int(...)`, a ValueError out of its
+# import otherwise): checked here first, so a typo is one line naming the variable, not an internal error.
+_WHOLE_SECONDS = ("HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT")
+
+
+def _check_hub_settings() -> None:
+    for name in _WHOLE_SECONDS:
+        raw = os.environ.get(name)
+        if raw and not re.fullmatch(r"\s*[+-]?\d+\s*", raw):
+            raise InputError(f"{name}={raw!r}: huggingface_hub reads it as whole seconds (e.g. {name}=2)")
 
 
 def _probe_timeout() -> float:
@@ -166,6 +179,7 @@ class HubFetcher:
     """huggingface_hub-backed fetcher that fails fast and quietly when the hub cannot be reached."""
 
     def __init__(self, timeout: float | None = None) -> None:
+        _check_hub_settings()
         self.timeout = timeout if timeout is not None else _probe_timeout()
 
     def fetch(self, repo_id: str, revision: str | None) -> RemoteModel:
