@@ -759,3 +759,28 @@ vllm-stack:
     )
     with pytest.raises(InputError, match="a Helm template"):
         read_text("servingEngineSpec:\n  modelSpec: {{ .Values.x }}\n", "t.yaml", ".yaml")
+
+
+def test_quotes_in_a_default_word_are_removed_as_bash_does() -> None:
+    """`${VAR:-"word"}` is word (the default's quotes removed, unquoted or inside double quotes); single quotes
+    keep their text; a nested default keeps its own quotes to itself."""
+    script = """VLLM_MODEL=${VLLM_MODEL:-"models/qwen3-coder-30b-a3b-instruct-q4_k_m.gguf"}
+vllm serve "$VLLM_MODEL" --max-model-len ${LEN:-'20976'} --served-model-name "${NAME:-"an ton"}" \\
+  --gpu-memory-utilization ${U:-${V:-"0.88"}}
+"""
+    ((words, unresolved),) = _serves(script)
+    assert words == ("vllm", "serve", "models/qwen3-coder-30b-a3b-instruct-q4_k_m.gguf", "--max-model-len", "20976",
+                     "--served-model-name", "an ton", "--gpu-memory-utilization", "0.88")  # fmt: skip
+    assert unresolved == ()
+
+
+def test_vllms_cli_main_called_from_python_code_is_the_server() -> None:
+    """`python -c "from vllm.scripts import main; import sys; sys.exit(main())" serve MODEL ...` runs vLLM's CLI with
+    the words after the code as its argv; other Python code is not a server."""
+    script = (
+        'nohup env CUDA_VISIBLE_DEVICES=1 /opt/venv/bin/python -c "from vllm.scripts import main; import sys; '
+        'sys.exit(main())" serve /models/DotsOCR --max-model-len 8192 > vllm.log 2>&1 &\n'
+    )
+    (found,) = read_text(script, "start.sh", ".sh")
+    assert found.argv[:3] == ("vllm", "serve", "/models/DotsOCR") and found.gpus_per_pod == 1
+    assert read_text('python -c "import vllm; print(vllm.__version__)" serve x\n', "v.sh", ".sh") == []

@@ -27,6 +27,9 @@ _API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_serv
 # their own: NVIDIA Dynamo's vLLM worker
 _ENGINE_WRAPPERS = ("dynamo.vllm",)
 _PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
+# `python -c "from vllm.scripts import main; import sys; sys.exit(main())" serve ...`: vLLM's CLI entry point called
+# from Python code (vllm.scripts re-exports vllm.entrypoints.cli.main.main); the words after the code are its argv
+_CLI_MAIN_CODE = re.compile(r"from\s+vllm\.(?:scripts|entrypoints\.cli\.main)\s+import\s+main\b.*\bmain\(\)", re.S)
 _SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 # `--device hpu` (older vLLM releases): a device vLLM's CUDA memory model does not describe
 _OTHER_DEVICES = ("cpu", "hpu", "xpu", "tpu", "neuron", "openvino")
@@ -61,7 +64,10 @@ def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | No
                 return ["vllm", "serve", *words[i + 2 :]], False
             if words[i] == "-m" and words[i + 1] in _ENGINE_WRAPPERS:
                 return ["vllm", "serve", *_engine_flags(words[i + 2 :])], False
-            if words[i] == "-m" and words[i + 1] == "vllm.entrypoints.cli.main" and words[i + 2 : i + 3] == ["serve"]:
+            cli = (words[i] == "-m" and words[i + 1] == "vllm.entrypoints.cli.main") or (
+                words[i] == "-c" and bool(_CLI_MAIN_CODE.search(words[i + 1]))
+            )
+            if cli and words[i + 2 : i + 3] == ["serve"]:
                 return ["vllm", "serve", *words[i + 3 :]], True
     return None
 

@@ -9,6 +9,7 @@ import ast
 import fnmatch
 import operator
 import re
+import warnings
 from collections.abc import Callable, Mapping
 
 _INT = re.compile(r"^-?\d+$")
@@ -67,7 +68,9 @@ def _binary(left: str, op: str, right: str, *, extended: bool) -> bool | None:
         return not fnmatch.fnmatchcase(left, right) if extended else left != right
     if op == "=~" and extended:
         try:
-            return re.search(right, left) is not None
+            with warnings.catch_warnings():  # a script's own pattern: Python's FutureWarnings are not the user's
+                warnings.simplefilter("ignore")
+                return re.search(right, left) is not None
         except re.error:
             return None
     if op in _NUMERIC and _INT.match(left) and _INT.match(right):

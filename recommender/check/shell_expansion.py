@@ -97,9 +97,9 @@ class Expander:
             self.empty_from.append(name)  # `${NAME:-}`: NAME is meant to come from outside the file
             return ""
         if op in ("-", "="):
-            return self.text(arg or "", unresolved) if unset else self._known(name, str(value), unresolved)
+            return self._word(arg or "", unresolved) if unset else self._known(name, str(value), unresolved)
         if op == "+":
-            return "" if unset else self.text(arg or "", unresolved)
+            return "" if unset else self._word(arg or "", unresolved)
         if value is None:
             if self.unset_empty and name.isidentifier():
                 return ""
@@ -134,6 +134,29 @@ class Expander:
     def items(self, name: str) -> list[str] | None:
         """The items of "$@" or "${ARR[@]}", or None when they are not known."""
         return list(self.arrays[name]) if name in self.arrays and name not in self.unknown else None
+
+    def _word(self, text: str, unresolved: list[str]) -> str:
+        """The word of `${NAME:-word}` / `${NAME:+word}`: expanded, and its quotes removed as bash does
+        (`${MODEL:-"org/name"}` is org/name; single quotes keep their text literal)."""
+        out, run, i = "", "", 0
+        while i < len(text):
+            c = text[i]
+            if c == "$" and text[i + 1 : i + 2] == "{":  # a nested ${...} stays whole, its own quotes inside it
+                end = _closing_brace(text, i + 1)
+                end = len(text) - 1 if end < 0 else end
+                run, i = run + text[i : end + 1], end + 1
+            elif c == "\\" and i + 1 < len(text):
+                run, i = run + text[i : i + 2], i + 2
+            elif c in "'\"":
+                end = text.find(c, i + 1)
+                if end < 0:  # an unmatched quote: the text as written
+                    return out + self.text(run + text[i:], unresolved)
+                inner = text[i + 1 : end]
+                out += self.text(run, unresolved) + (inner if c == "'" else self.text(inner, unresolved))
+                run, i = "", end + 1
+            else:
+                run, i = run + c, i + 1
+        return out + self.text(run, unresolved)
 
     def text(self, text: str, unresolved: list[str]) -> str:
         """Expand variables in a default value or a here-document (no word splitting)."""
