@@ -375,3 +375,30 @@ def test_a_flag_of_some_releases_is_judged_only_when_the_image_names_its_vllm_re
     )
     result = invoke(["check", str(compose), "--gpu", "h100", "--format", "json"], exit_code)
     assert message in result.stdout
+
+
+def test_a_folder_run_is_not_green_when_a_charts_values_name_a_vllm_server_it_cannot_read(tmp_path: Path) -> None:
+    """Values of a chart check does not know, naming a vLLM image and a model (here under images.vllm and in an
+    args list), are a server not evaluated: a folder run exits 4, not 0 with a note."""
+    (tmp_path / "values.yaml").write_text(
+        "images:\n  vllm: {repository: vllm/vllm-openai, tag: v0.4.2}\n"
+        "vllm:\n  args: [--model, TheBloke/Mixtral-8x7B-Instruct-v0.1-GPTQ, --quantization, gptq_marlin]\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "cmd.sh").write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n", encoding="utf-8")
+    result = invoke(["check", str(tmp_path), "--gpu", "h100"], 4)
+    assert "the values of a chart check does not know (image vllm/vllm-openai, model TheBloke/" in result.stdout
+
+
+def test_kubeai_models_chart_values_deploy_the_enabled_catalog_entries(tmp_path: Path) -> None:
+    """KubeAI's models chart renders a Model for each catalog entry `enabled: true` (or all, with all.enabled)."""
+    entry = (
+        "    url: hf://Qwen/Qwen2.5-7B-Instruct\n    engine: VLLM\n    resourceProfile: nvidia-gpu-l4:1\n"
+        "    args: [--max-model-len=8192, --gpu-memory-utilization=0.9]\n"
+    )
+    values = tmp_path / "models.yaml"
+    values.write_text(f"catalog:\n  qwen-l4:\n    enabled: false\n{entry}", encoding="utf-8")
+    assert "enable no catalog entry" in invoke(["check", str(values)], 2).stderr
+    values.write_text(f"all:\n  enabled: true\ncatalog:\n  qwen-l4:\n{entry}", encoding="utf-8")
+    (row,) = json.loads(invoke(["check", str(values), "--format", "json"], 0).stdout)
+    assert (row["resource"], row["gpu"]) == ("Model/default/qwen-l4", "NVIDIA L4")

@@ -13,6 +13,7 @@ from recommender.check.commands import (
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image
 from recommender.check.manifest_values import as_list, as_mapping, gpu_count, k8s_env, words_of
+from recommender.check.serving_resources import read_kubeai
 from recommender.errors import InputError
 
 
@@ -135,6 +136,29 @@ def read_nm_vllm_chart(values: dict[str, Any], source: str) -> list[Found]:
             not_evaluable=f"runs on {other}, not NVIDIA GPUs" if other and not gpus else None,
         )
     ]
+
+
+def is_kubeai_models_values(values: dict[str, Any]) -> bool:
+    """The values of KubeAI's models chart (kubeai-project/kubeai charts/models): a `catalog` of Model specs."""
+    catalog = values.get("catalog")
+    return isinstance(catalog, dict) and any(
+        isinstance(m, dict) and "url" in m and "engine" in m for m in catalog.values()
+    )
+
+
+def read_kubeai_models_chart(values: dict[str, Any], source: str) -> list[Found]:
+    """KubeAI's models chart renders a Model for each catalog entry with `enabled: true`, or for all of them when
+    `all.enabled` is true (charts/models/templates/models.yaml), from the entry's url, engine, args, env and
+    resourceProfile; each Model is then read as a KubeAI Model is."""
+    every = bool(as_mapping(values.get("all")).get("enabled"))
+    out: list[Found] = []
+    for index, (name, entry) in enumerate(as_mapping(values.get("catalog")).items(), 1):
+        if not isinstance(entry, dict) or not (entry.get("enabled") or every):
+            continue
+        spec = {k: entry[k] for k in ("url", "engine", "args", "env", "resourceProfile") if k in entry}
+        model = {"apiVersion": "kubeai.org/v1", "kind": "Model", "metadata": {"name": str(name)}, "spec": spec}
+        out += read_kubeai(model, source, index)
+    return out
 
 
 def _containers_in(node: Any, path: tuple[str, ...]) -> Iterator[tuple[str, Mapping[str, Any]]]:

@@ -221,8 +221,8 @@ def _read_mapping(
     if found:
         return found
     chart = _unknown_chart_values(doc)
-    if chart:
-        raise NotADeployment(
+    if chart:  # a vLLM server not evaluated, not a file of another kind: a problem, also in a folder run
+        raise InputError(
             f"{source}: the values of a chart check does not know ({chart}): its templates, not in the file, make "
             "vLLM's command line; render them and check the result (helm template RELEASE CHART -f VALUES | "
             "vllm-plan check -)"
@@ -239,21 +239,57 @@ def _known_chart_values(doc: dict[str, Any], source: str) -> list[Found] | None:
     if "servingEngineSpec" in doc:
         return helm_values.read_helm(doc, source)
     if isinstance(doc.get("image"), dict) and "command" in doc["image"]:
-        return helm_values.read_vllm_chart(doc, source)
+        found = helm_values.read_vllm_chart(doc, source)
+        if found:  # else another chart with an image.command of its own (`bash -c`, args elsewhere)
+            return found
+    if helm_values.is_kubeai_models_values(doc):
+        found = helm_values.read_kubeai_models_chart(doc, source)
+        if not found:
+            raise NotADeployment(
+                f"{source}: the values of KubeAI's models chart enable no catalog entry (`enabled: true`, or "
+                "all.enabled): the chart deploys no Model"
+            )
+        return found
     return None
 
 
 def _unknown_chart_values(doc: dict[str, Any]) -> str:
-    """'image I, model M' when a values document names a vLLM image (image.repository or image) and a model
-    (model.name, model.id, model, modelName, modelURL), as the values of a chart of one's own do; "" otherwise."""
-    image = doc.get("image")
-    ref = str(image.get("repository", "")) if isinstance(image, dict) else str(image or "")
-    model = doc.get("model")
-    name = model.get("name") or model.get("id") if isinstance(model, dict) else model
-    name = name or doc.get("modelName") or doc.get("modelURL")
-    if not (ref and is_vllm_image(ref) and isinstance(name, str) and name):
+    """'image I, model M' when a values document names a vLLM image (an `image` or `repository` anywhere: image,
+    image.repository, images.vllm.repository) and a model (model, model.name, model.id, modelName, modelURL, a
+    config's `model`, or `--model M` in an args list), as the values of a chart of one's own do; "" otherwise."""
+    images: list[str] = []
+    models: list[str] = []
+    _values_walk(doc, images, models, 0)
+    if not (images and models):
         return ""
-    return f"image {ref}, model {name}"
+    return f"image {images[0]}, model {models[0]}"
+
+
+def _values_walk(node: Any, images: list[str], models: list[str], depth: int) -> None:
+    if depth > 8:  # values nest a few levels; deeper is not a chart's image or model
+        return
+    if isinstance(node, list):
+        words = [str(w) for w in node if isinstance(w, (str, int, float))]
+        for i, word in enumerate(words):
+            if word == "--model" and i + 1 < len(words):
+                models.append(words[i + 1])
+            elif word.startswith("--model="):
+                models.append(word.split("=", 1)[1])
+        for item in node:
+            _values_walk(item, images, models, depth + 1)
+        return
+    if not isinstance(node, dict):
+        return
+    for key in ("image", "repository"):
+        ref = node.get(key)
+        if isinstance(ref, str) and ref and is_vllm_image(ref):
+            images.append(ref)
+    models += [str(node[k]) for k in ("model", "modelName", "modelURL", "modelId") if isinstance(node.get(k), str)]
+    model = node.get("model")
+    if isinstance(model, dict) and isinstance(model.get("name") or model.get("id"), str):
+        models.append(str(model.get("name") or model.get("id")))
+    for value in node.values():
+        _values_walk(value, images, models, depth + 1)
 
 
 def _read_file(path: Path, label: str) -> str:
