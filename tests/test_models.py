@@ -73,6 +73,9 @@ CARD_PARAMS_B = {
     "Qwen/Qwen1.5-7B-Chat": "7.7",
     "Qwen/Qwen2-7B": "7.6",
     "Qwen/Qwen2-72B": "72",  # Qwen/Qwen2-72B/index.md: "#Params ... 72B"
+    # EXAONE 3.x names its layer count num_layers: the hub's "7.82B params" for gaianet/EXAONE-3.0-7.8B-Instruct-GGUF
+    # (a llama.cpp conversion of the release; huggingface.co/gaianet/EXAONE-3.0-7.8B-Instruct-GGUF, docs index)
+    "LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct": "7.82",
 }
 
 

@@ -206,7 +206,6 @@ FAMILIES: dict[str, Family] = {
             "llama4",
             "llama4_text",
             "internlm3",
-            "exaone",
             "yi",
             "mistral3",
             "ministral",
@@ -214,6 +213,14 @@ FAMILIES: dict[str, Family] = {
             "smollm3",
         ),
         LLAMA,
+    ),
+    # EXAONE 3.0/3.5 (ExaoneForCausalLM, vllm/model_executor/models/exaone.py): a Llama-style decoder whose remote
+    # ExaoneConfig names the layer count num_layers (attribute_map num_hidden_layers -> num_layers).
+    "exaone": replace(
+        LLAMA,
+        name="EXAONE 3.x",
+        source="vllm/model_executor/models/exaone.py",
+        aliases=(("num_hidden_layers", "num_layers"),),
     ),
     **dict.fromkeys(("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "mimo"), _QWEN2),
     **dict.fromkeys(
