@@ -95,6 +95,15 @@ def record_version(r: dict[str, Any]) -> VllmVersion | None:
     return _version(r.get("vllm_version")) or _version(r.get("vllm_version_estimate"))
 
 
+def _version_reason(r: dict[str, Any]) -> str:
+    """Why a record has no usable version: none printed or estimated, or one the memory model does not cover (the
+    round-4 logs of vLLM 0.3, early 2024)."""
+    written = [t for key in ("vllm_version", "vllm_version_estimate") if (t := r.get(key))]
+    if any(re.search(r"\d+\.\d+", str(t)) for t in written):
+        return "vLLM version outside the supported range"
+    return "no vLLM version"
+
+
 def _other_flag(r: dict[str, Any], name: str) -> float | None:
     m = re.search(rf"'{name}': ([\d.]+)", r.get("other_flags") or "")
     return float(m.group(1)) if m else None
@@ -197,7 +206,7 @@ def unresolved_reason(r: dict[str, Any]) -> str | None:
     if record_gpu(r) is None and gpu_by_total(r) is None:
         return _gpu_miss(r)
     if record_version(r) is None:
-        return "no vLLM version"
+        return _version_reason(r)
     return None
 
 
