@@ -174,7 +174,10 @@ FREE_GIB = Real(0, MAX_GIB)  # free memory at startup (0: none)
 OFFLOAD_GIB = Real(0, MAX_GIB)  # --cpu-offload-gb
 UTILIZATION = Real(0, 1, above=True)  # --gpu-memory-utilization: vLLM's (0, 1]
 MILLISECONDS = Real(0, MAX_MS, above=True)
-RATE = Real(0, MAX_RATE, above=True)  # requests/s
+# requests/s: below one request every 10,000 s a replay's clock (float seconds) spans more than it can resolve
+# to the millisecond (`--request-rate 1e-300` predicted TTFT 0.0 ms and 196,609 tok/s per user)
+MIN_RATE = 1e-4
+RATE = Real(MIN_RATE, MAX_RATE)
 PRICE = Real(0, MAX_PRICE, above=True)  # $ per GPU-hour
 BURSTINESS = Real(0, 1e6, above=True)
 TOKENS = Tokens(1, MAX_TOKENS)  # --context, --min-context, --input-len, --output-len (recommend and perf)

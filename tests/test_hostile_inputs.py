@@ -110,3 +110,16 @@ def test_calibrate_into_a_place_it_cannot_write_is_one_line(monkeypatch: pytest.
 def test_stdin_is_named_once_in_check() -> None:
     err = invoke(["check", "-", "--gpu", "h100"], 2, input="a: [unclosed\n").stderr
     assert err.startswith("Error: <stdin>: ") and "-: <stdin>" not in err, err
+
+
+@pytest.mark.parametrize("command", ["perf", "recommend"])
+def test_a_request_rate_too_low_to_replay_is_refused(command: str) -> None:
+    """`--request-rate 1e-300` predicted TTFT 0.0 ms and 196,609 tok/s per user: the arrivals (up to 1e303 s)
+    swamp the replay's millisecond steps. One request every 10,000 s is the floor."""
+    model = ["Qwen/Qwen3-8B"] if command == "perf" else ["--model", "Qwen/Qwen3-8B"]
+    load = ["--gpu", "h100", "--input-len", "100", "--output-len", "10", "--ttft-ms", "100"][
+        : 6 if command == "perf" else 8
+    ]
+    err = invoke([command, *model, *load, "--request-rate", "1e-300"], 2).stderr
+    assert "--request-rate must be at least 0.0001, got 1e-300" in err and err.count("\n") == 1, err
+    assert invoke([command, *model, *load, "--request-rate", "0.0001", "--format", "json"]).stdout

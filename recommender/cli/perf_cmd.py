@@ -27,6 +27,7 @@ from recommender.perf.predict import Sweep, predict, startup, sweep
 from recommender.perf_profile import load_params, local_profile_path, save_local
 from recommender.serve_args import build_serve_argv
 from recommender.sources.resolve import resolve_model
+from recommender.values import RATE
 
 MAX_RESULT_BYTES = 64 << 20  # a saved result with every per-request list is a few MiB
 
@@ -89,12 +90,9 @@ def _rate(text: str | None) -> float | None:
     if text is None or text.strip().lower() in ("inf", "infinity"):
         return None
     try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"--request-rate {text!r}: a number of requests/s or inf") from None
-    if not value > 0:
-        raise InputError(f"--request-rate must be positive or inf, got {text}")
-    return value
+        return RATE.parse(text)
+    except ValueError as exc:
+        raise InputError(f"--request-rate {exc} (requests/s, or inf: all at once)") from None
 
 
 def _sweep_values(text: str) -> tuple[int, ...]:
