@@ -784,3 +784,30 @@ def test_vllms_cli_main_called_from_python_code_is_the_server() -> None:
     (found,) = read_text(script, "start.sh", ".sh")
     assert found.argv[:3] == ("vllm", "serve", "/models/DotsOCR") and found.gpus_per_pod == 1
     assert read_text('python -c "import vllm; print(vllm.__version__)" serve x\n', "v.sh", ".sh") == []
+
+
+def test_a_dockerfile_env_takes_the_build_args_default() -> None:
+    """`ARG MODEL_NAME=m` then `ENV MODEL_NAME=${MODEL_NAME}`: Docker substitutes the ARG at build time, so the
+    CMD's `vllm serve ${MODEL_NAME}` serves m."""
+    text = """FROM nvidia/cuda:12.4.0-devel-ubuntu22.04
+RUN pip install vllm==0.11.0
+ARG MODEL_NAME=meta-llama/Llama-3.1-8B-Instruct
+ENV MODEL_NAME=${MODEL_NAME} LEN=${MAX_LEN:-131072}
+CMD ["sh", "-c", "vllm serve ${MODEL_NAME} --max-model-len $LEN"]
+"""
+    (found,) = read_dockerfile(text, "Dockerfile.vllm")
+    assert found.argv[:5] == ("vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "131072")
+    assert found.unresolved == ()
+
+
+def test_values_whose_strings_hold_template_actions_are_values_not_a_template() -> None:
+    """A chart's values may hold `{{ .Values.vllm.model }}` for its templates' `tpl`: still values (here of a
+    chart check does not know, so named as such), while a template with `{{- if }}` lines stays a template."""
+    values = 'image: {repository: vllm/vllm-openai}\nvllm:\n  model: Qwen/Qwen2.5-7B\n  args: ["--model={{ .Values.vllm.model }}"]\n'
+    with pytest.raises(
+        InputError, match=r"a chart check does not know \(image vllm/vllm-openai, model Qwen/Qwen2.5-7B\)"
+    ):
+        read_text(values, "values.yaml", ".yaml")
+    template = "{{- if .Values.enabled }}\napiVersion: apps/v1\nkind: Deployment\n{{- end }}\n"
+    with pytest.raises(InputError, match="a Helm template"):
+        read_text(template, "deployment.yaml", ".yaml")

@@ -69,6 +69,25 @@ def _env_pairs(value: str) -> dict[str, str]:
     return dict(w.split("=", 1) for w in words if "=" in w)
 
 
+_BUILD_VARIABLE = re.compile(r"\$\{(\w+)(?::([-+])([^}]*))?\}|\$(\w+)")
+
+
+def _substitute(value: str, scope: dict[str, str]) -> str:
+    """Docker's build-time substitution in an ENV value: `${NAME}`, `$NAME`, `${NAME:-word}`, `${NAME:+word}`
+    from the ARGs and ENVs above it (`ARG MODEL_NAME=m` then `ENV MODEL_NAME=${MODEL_NAME}`); unknown names stay."""
+
+    def one(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(4)
+        known = scope.get(name)
+        if m.group(2) == "-":
+            return known if known else m.group(3)
+        if m.group(2) == "+":
+            return m.group(3) if known else ""
+        return known if known is not None else m.group(0)
+
+    return _BUILD_VARIABLE.sub(one, value)
+
+
 def final_stage(text: str) -> _Stage | None:
     """The image's final stage: its base, ENTRYPOINT, CMD and ENV (ARG defaults under them)."""
     stages: dict[str, _Stage] = {}
@@ -88,7 +107,8 @@ def final_stage(text: str) -> _Stage | None:
         elif stage is None:
             continue
         elif op == "ENV":
-            stage.env.update(_env_pairs(value))
+            scope = {**args, **stage.env}
+            stage.env.update({k: _substitute(v, scope) for k, v in _env_pairs(value).items()})
         elif op == "ENTRYPOINT":
             stage.entrypoint, stage.cmd = _form(value), None  # a new ENTRYPOINT resets the inherited CMD
         elif op == "CMD":

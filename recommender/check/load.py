@@ -153,6 +153,8 @@ def read_text(
     if not_yaml is not None:
         return not_yaml
     template = _HELM_TEMPLATE.search(_YAML_COMMENT_LINE.sub("", text))  # `# ... {{ .Release.Name }}` is a comment
+    if template and _values_with_tpl_strings(text):
+        template = None  # `args: ["--model={{ .Values.vllm.model }}"]`: values a chart's templates pass to `tpl`
     if template:
         line = text.count("\n", 0, template.start()) + 1
         raise NotADeployment(
@@ -232,6 +234,16 @@ def _read_mapping(
         "nm-vllm, or values holding a container), compose file, dstack or SkyPilot task, Beaker experiment, "
         "systemd unit, Dockerfile, plan or vllm serve command"
     )
+
+
+def _values_with_tpl_strings(text: str) -> bool:
+    """A values file whose strings hold template actions (a chart renders them with `tpl`): it parses as YAML
+    mappings, none a Kubernetes object (a template's `{{- if }}` lines do not parse; a manifest has a kind)."""
+    try:
+        docs = [d for d in load_yaml_all(text, max_depth=MAX_DEPTH) if d is not None]
+    except UntrustedDocumentError:
+        return False
+    return bool(docs) and all(isinstance(d, dict) and not ("kind" in d and "apiVersion" in d) for d in docs)
 
 
 def _known_chart_values(doc: dict[str, Any], source: str) -> list[Found] | None:
