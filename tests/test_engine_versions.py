@@ -148,3 +148,31 @@ def test_the_post_kv_crash_names_what_the_release_allocates_then(version: str, s
     e = explain(resolve_model("microsoft/phi-1_5"), GPUS["rtx4060ti-8gb"], flags, VllmVersion.parse(version))
     issue = e.issue(IssueKind.WARMUP_OOM)
     assert issue is not None and says in issue.message and not_says not in issue.message
+
+
+@pytest.mark.parametrize(
+    ("version", "fails"), [("0.13.0", False), ("0.14.0", True), ("0.15.1", True), ("0.16.0", False)]
+)
+def test_pp_admission_checks_the_whole_models_kv_from_014_to_016(version: str, fails: bool) -> None:
+    """vLLM issue 32105 (nightly of 2026-01-28, between 0.14 and 0.16): GLM-4.7-FP8 over 8 pipeline stages of
+    A100 80GB at 202,752 tokens fails with "71.16 GiB KV cache is needed", the KV of all 92 layers: 92 layers x 2
+    (K and V) x 8 KV heads x 128 x 2 bytes = 376,832 bytes per token x 202,752 tokens = 71.16 GiB. One stage holds
+    12 layers (49,152 bytes per token: 9.28 GiB for that length), which fits the ~28.6 GiB each stage has: the
+    releases before the regression and after its fix (pull request 33698) start."""
+    from recommender.memory.budget import explain
+
+    gpu = next(g for g in load_gpus() if g.key == "a100-80gb")
+    flags = EngineFlags(
+        pipeline_parallel_size=8,
+        quantization="fp8",
+        max_model_len=202752,
+        gpu_memory_utilization=0.925,
+        max_num_seqs=128,
+    )
+    e = explain(resolve_model("zai-org/GLM-4.7-FP8"), gpu, flags, VllmVersion.parse(version))
+    assert e.kv_bytes_per_token == 12 * 2 * 8 * 128 * 2
+    assert 28 * 2**30 < e.stage.available_kv < 30 * 2**30
+    assert e.fits is not fails
+    if fails:
+        (message,) = e.errors
+        assert "(71.16 GiB KV cache is needed" in message

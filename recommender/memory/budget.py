@@ -336,11 +336,52 @@ def fixed_kv_allocation(stages: Sequence[StageBudget], budget: Budget, issues: l
 # --- step 5: KV admission -------------------------------------------------------------------------------------
 
 
+# From vLLM pull request 29431 (in 0.14.0) to 33698 (merged after 2026-02-08, taken as 0.16), get_kv_cache_configs
+# checked one request of max_model_len against each worker's memory with the KV-cache spec of the WHOLE model merged
+# from all pipeline stages ("Fix PP KV cache sharding memory validation": "the centralized memory check validates
+# using a unified spec that effectively assumes every worker holds all layers"). The log of vLLM issue 32105
+# (GLM-4.7-FP8, PP=8 on A100s, nightly 58996f3 of 2026-01-28) prints "71.16 GiB KV cache is needed" for 202,752
+# tokens: all 92 layers' KV, not one stage's; issue 34076 (0.15.2rc1.dev93, PP=2) likewise. Auto-fit was truncated
+# by the same spec.
+PP_WHOLE_MODEL_CHECK = (VllmVersion(0, 14), VllmVersion(0, 16))
+
+
+def checked_block_bytes(stages: Sequence[StageBudget], worst: StageBudget, version: VllmVersion) -> int:
+    """Bytes per block of the KV spec the admission check holds one request against: the worst stage's own, or in
+    the releases of PP_WHOLE_MODEL_CHECK the spec merged from all stages (every layer of the model)."""
+    low, high = PP_WHOLE_MODEL_CHECK
+    if len(stages) < 2 or not low <= version < high:
+        return worst.layout.bytes_per_block
+    return sum(st.layout.bytes_per_block for st in stages)
+
+
+def _longest_checked(worst: StageBudget, upper: int, in_flight: int, prefix_caching: bool, checked: int) -> int:
+    """vLLM's estimated maximum model length when the check's spec holds `checked` bytes per block."""
+    block = worst.layout.bytes_per_block
+    if checked == block:
+        return worst.longest_len(upper, in_flight, prefix_caching)
+    lo, hi = 0, upper
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if checked * worst.blocks_per_request(mid, in_flight, prefix_caching) <= worst.available_kv - block:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def kv_admission(
-    worst: StageBudget, limits: SchedulerLimits, in_flight: int, prefix_caching: bool, issues: list[StartupIssue]
+    worst: StageBudget,
+    limits: SchedulerLimits,
+    in_flight: int,
+    prefix_caching: bool,
+    issues: list[StartupIssue],
+    *,
+    checked: int | None = None,
 ) -> int:
     """get_kv_cache_configs' padded layers and _check_enough_kv_cache_memory (or auto-fit): the max_model_len vLLM
-    runs with, errors appended."""
+    runs with, errors appended. `checked`: bytes per block of the spec checked (checked_block_bytes; default the
+    stage's own)."""
     issues += [si.padding_layers(pad, n) for _kind, pad, n in worst.layout.padding_by_kind]
     max_len = limits.max_model_len
     block = worst.layout.bytes_per_block
@@ -350,17 +391,18 @@ def kv_admission(
         issues.append(si.no_cache_memory(block, worst.available_kv))
         return max_len
     check = worst.available_kv - block
+    checked = checked or block
     if limits.auto_fit:
-        fitted = worst.longest_len(max_len, in_flight, prefix_caching)
+        fitted = _longest_checked(worst, max_len, in_flight, prefix_caching, checked)
         if fitted <= 0:
             issues.append(si.auto_fit_impossible(check))
             return max_len
         if fitted < max_len:
             issues.append(si.auto_fit_reduced(max_len, fitted, check))
         return fitted
-    needed = block * worst.blocks_per_request(max_len, in_flight, prefix_caching)
+    needed = checked * worst.blocks_per_request(max_len, in_flight, prefix_caching)
     if needed > check:
-        estimate = worst.longest_len(max_len, in_flight, prefix_caching)
+        estimate = _longest_checked(worst, max_len, in_flight, prefix_caching, checked)
         issues.append(si.kv_too_small(max_len, needed, check, estimate))
     return max_len
 
@@ -496,7 +538,8 @@ def explain(
         fixed_kv_allocation(stages, budget, issues)
     worst = tightest(stages)
     in_flight, prefix_caching = request_shape(model, flags, limits, pp, version)
-    max_len = kv_admission(worst, limits, in_flight, prefix_caching, issues)
+    checked = checked_block_bytes(stages, worst, version)
+    max_len = kv_admission(worst, limits, in_flight, prefix_caching, issues, checked=checked)
     bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
     post = warmups(model, gpu, flags, stages, (precision, limits, budget), version, issues, v0=v0)
