@@ -371,17 +371,16 @@ def _longest_checked(worst: StageBudget, upper: int, in_flight: int, prefix_cach
 
 
 def kv_admission(
+    stages: Sequence[StageBudget],
     worst: StageBudget,
+    version: VllmVersion,
     limits: SchedulerLimits,
     in_flight: int,
     prefix_caching: bool,
     issues: list[StartupIssue],
-    *,
-    checked: int | None = None,
 ) -> int:
-    """get_kv_cache_configs' padded layers and _check_enough_kv_cache_memory (or auto-fit): the max_model_len vLLM
-    runs with, errors appended. `checked`: bytes per block of the spec checked (checked_block_bytes; default the
-    stage's own)."""
+    """get_kv_cache_configs' padded layers and _check_enough_kv_cache_memory (or auto-fit) on the worst stage: the
+    max_model_len vLLM runs with, errors appended (the spec checked: checked_block_bytes)."""
     issues += [si.padding_layers(pad, n) for _kind, pad, n in worst.layout.padding_by_kind]
     max_len = limits.max_model_len
     block = worst.layout.bytes_per_block
@@ -391,7 +390,7 @@ def kv_admission(
         issues.append(si.no_cache_memory(block, worst.available_kv))
         return max_len
     check = worst.available_kv - block
-    checked = checked or block
+    checked = checked_block_bytes(stages, worst, version)
     if limits.auto_fit:
         fitted = _longest_checked(worst, max_len, in_flight, prefix_caching, checked)
         if fitted <= 0:
@@ -538,8 +537,7 @@ def explain(
         fixed_kv_allocation(stages, budget, issues)
     worst = tightest(stages)
     in_flight, prefix_caching = request_shape(model, flags, limits, pp, version)
-    checked = checked_block_bytes(stages, worst, version)
-    max_len = kv_admission(worst, limits, in_flight, prefix_caching, issues, checked=checked)
+    max_len = kv_admission(stages, worst, version, limits, in_flight, prefix_caching, issues)
     bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
     post = warmups(model, gpu, flags, stages, (precision, limits, budget), version, issues, v0=v0)
