@@ -105,6 +105,15 @@ def test_catalog_round_5_group_b_counts_by_hand() -> None:
         ("baichuan-inc/Baichuan2-7B-Chat", "baichuan-inc/Baichuan2-7B-Base"),
     ):
         assert resolve_model(tuned).params == resolve_model(base_id).params, tuned
+    # Cohere's cards: Command R "a 35 billion parameter" model, Command R+ "a 104 billion parameter" model;
+    # Falcon3-10B is the 7B's widths at 40 layers (the card's "10B").
+    for model_id, billions in (
+        ("CohereForAI/c4ai-command-r-v01", 35),
+        ("CohereForAI/c4ai-command-r-plus", 104),
+        ("tiiuae/Falcon3-10B-Instruct", 10),
+    ):
+        counted = resolve_model(model_id).params
+        assert counted is not None and round(counted.total / 1e9) == billions, model_id
 
 
 def test_every_bundled_model_parses_with_a_source() -> None:
