@@ -200,7 +200,7 @@ def test_a_sibling_card_that_disagrees_with_its_target_is_caught() -> None:
         ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "renamed repository"),
         ("META-LLAMA/LLAMA-3.1-70B", "meta-llama/Meta-Llama-3.1-70B", "renamed repository"),
         ("qwen3-14b", "Qwen/Qwen3-14B", "only catalog entry"),
-        ("qwen3-8b", "Qwen/Qwen3-8B", "the other catalog entries of that name are copies of Qwen/Qwen3-8B"),  # unsloth's
+        ("qwen3-8b", "Qwen/Qwen3-8B", "entries of that name are copies of Qwen/Qwen3-8B"),  # unsloth/Qwen3-8B
         ("Qwen/Qwen3-8B/", "Qwen/Qwen3-8B", "trailing '/' dropped"),
         ("models--Qwen--Qwen3-8B", "Qwen/Qwen3-8B", "cache folder"),
         ("/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/9c925d64d7", "Qwen/Qwen3-8B", "cache folder"),
