@@ -199,7 +199,13 @@ def test_the_pre_commit_hook_passes_a_commit_that_touches_manifests_without_a_se
 def test_models_and_gpus_take_a_pattern() -> None:
     """324 lines of models and 80 of GPUs, and `vllm-plan models qwen` said 'unexpected extra argument'."""
     rows = [line.split()[0] for line in invoke(["models", "Qwen3-8B"]).stdout.split("\n\n")[0].splitlines()[2:]]
-    assert rows == ["Qwen/Qwen3-8B", "Qwen/Qwen3-8B-AWQ", "Qwen/Qwen3-8B-FP8", "RedHatAI/Qwen3-8B-FP8-dynamic"]
+    assert rows == [
+        "Qwen/Qwen3-8B",
+        "Qwen/Qwen3-8B-AWQ",
+        "Qwen/Qwen3-8B-FP8",
+        "RedHatAI/Qwen3-8B-FP8-dynamic",
+        "unsloth/Qwen3-8B",
+    ]
     keys = [g["key"] for g in json.loads(invoke(["gpus", "h100", "--format", "json"]).stdout)]
     assert set(keys) == {"h100-pcie", "h100-sxm", "h100-nvl"}
     assert "rtx4090" in {g["key"] for g in json.loads(invoke(["gpus", "RTX 4090", "--format", "json"]).stdout)}
