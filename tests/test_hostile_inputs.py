@@ -123,3 +123,27 @@ def test_a_request_rate_too_low_to_replay_is_refused(command: str) -> None:
     err = invoke([command, *model, *load, "--request-rate", "1e-300"], 2).stderr
     assert "--request-rate must be at least 0.0001, got 1e-300" in err and err.count("\n") == 1, err
     assert invoke([command, *model, *load, "--request-rate", "0.0001", "--format", "json"]).stdout
+
+
+def test_a_config_json_that_names_no_architecture_says_so(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text('{"a": 1}')
+    err = invoke(["show", str(tmp_path)], 2).stderr
+    assert err.startswith("Error: config.json names no architecture (no `architectures` list, no `model_type`)"), err
+    assert "unknown (model_type '')" not in err
+
+
+@pytest.mark.usefixtures("offline_hub")
+@pytest.mark.parametrize(
+    "page",
+    ["https://huggingface.co/Qwen/Qwen3-8B/tree/main", "https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json"],
+)
+def test_a_repository_page_address_is_that_revision(page: str) -> None:
+    """A browser's address of a repository page names the repository at a revision (was: not a hub id)."""
+    err = invoke(["show", page], 4).stderr
+    assert "cannot fetch Qwen/Qwen3-8B" in err and "drop the revision (main)" in err, err
+
+
+@pytest.fixture
+def offline_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))

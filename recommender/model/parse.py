@@ -118,6 +118,11 @@ def _check_required(c: ConfigValues, ident: _Identity, family: Family) -> None:
         return
     aliases = {common: alias for common, alias in family.aliases}
     named = ", ".join(f"{k} ({aliases[k]})" if k in aliases else k for k in missing)
+    if not ident.model_type and ident.arch == "unknown":  # `{}`, a tokenizer's or a pipeline's config.json
+        raise ModelConfigError(
+            f"config.json names no architecture (no `architectures` list, no `model_type`) and lacks {named}: "
+            "is it a model's config.json?"
+        )
     if family.approximate:
         raise UnsupportedArchitectureError(
             f"{ident.arch} (model_type {ident.model_type!r}) is not modelled, and its config.json lacks {named}, "

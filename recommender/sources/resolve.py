@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from recommender.safe_load import path_kind
 from recommender.sources.hub import HubFetcher, ModelFetcher
 from recommender.sources.local import read_local
 from recommender.sources.safetensors import CheckpointSummary
+
+# A repository page's address pasted from the browser: https://huggingface.co/org/name/tree/REV (or blob/REV/file)
+_REPO_PAGE = re.compile(r"^https?://[^/\s]+/([^/\s@]+/[^/\s@]+)/(?:tree|blob|resolve)/([^/\s]+)(?:/\S*)?$")
 
 
 def _looks_like_path(ref: str) -> bool:
@@ -83,6 +87,9 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
     ref = ref.strip()
     if not ref:
         raise UnknownModelError("no model given")
+    page = _REPO_PAGE.match(ref)
+    if page:  # that revision of that repository, as `org/name@REV` says it
+        ref = f"{page.group(1)}@{page.group(2)}"
     if "@" in ref and not _looks_like_path(ref):
         ref, revision = _split_revision(ref, revision)
     if _looks_like_path(ref) and (path_kind(Path(ref).expanduser()) != "missing" or find_model(ref) is None):
