@@ -133,6 +133,8 @@ def test_cpu_fractional_and_unknown_instance_types_give_nothing(name: str) -> No
         # CoreWeave (and Ori, which copies its scheme): the GPU's name in gpu.nvidia.com/class or /model
         ({"gpu.nvidia.com/class": "L40S"}, ("l40s", None)),
         ({"gpu.nvidia.com/model": "H200"}, ("h200", None)),
+        ({"gpu.nvidia.com/class": "A100_NVLINK_80GB"}, ("a100-80gb", None)),  # CoreWeave's form-factor classes
+        ({"gpu.nvidia.com/class": "A100_PCIE_40GB"}, ("a100-40gb-pcie", None)),
         # the legacy instance-type label
         ({"beta.kubernetes.io/instance-type": "p4d.24xlarge"}, ("a100-40gb", 8)),
         # AMD GPU operator node labeller
