@@ -114,6 +114,10 @@ def test_catalog_round_5_group_b_counts_by_hand() -> None:
     ):
         counted = resolve_model(model_id).params
         assert counted is not None and round(counted.total / 1e9) == billions, model_id
+    # The Open LLM Leaderboard's request file for CohereForAI/aya-expanse-8b (revision b9848575) records the hub's
+    # safetensors count: "params": 8.028 (huggingface.co/datasets/open-llm-leaderboard/requests, docs index).
+    aya = resolve_model("CohereForAI/aya-expanse-8b").params
+    assert aya is not None and round(aya.total / 1e9, 3) == 8.028
 
 
 def test_every_bundled_model_parses_with_a_source() -> None:
