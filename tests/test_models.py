@@ -68,6 +68,7 @@ CARD_PARAMS_B = {
     "deepseek-ai/deepseek-coder-1.3b-instruct": "1.3",
     # Qwen/Qwen1.5-14B-Chat/index.md: "8 model sizes, including 0.5B, 1.8B, 4B, 7B, 14B, 32B and 72B dense models"
     "Qwen/Qwen1.5-14B-Chat": "14",
+    "Qwen/Qwen1.5-1.8B-Chat": "1.8",
     "Qwen/Qwen1.5-32B-Chat": "32",
     # Qwen/Qwen2-7B/index.md, "Qwen2-7B performance": "# Params ... Qwen1.5-7B 7.7B, Qwen2-7B 7.6B"
     "Qwen/Qwen1.5-7B-Chat": "7.7",
