@@ -4,6 +4,7 @@ names the file or value at fault, with a documented exit code."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +148,17 @@ def test_a_repository_page_address_is_that_revision(page: str) -> None:
 def offline_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+
+
+def test_a_malformed_file_in_a_folder_is_reported_under_its_own_name(tmp_path: Path) -> None:
+    """The YAML reader raised the folder's first problem so far (another file's) for a file with no document:
+    `b.yaml: a.yaml: malformed YAML at line 3`, and b's own problem was left for later."""
+    (tmp_path / "a.yaml").write_text("a: 1\n---\nb: [\n")  # one document read, one malformed
+    (tmp_path / "b.yaml").write_text("x: [\n")  # nothing read
+    (tmp_path / "serve.sh").write_text("vllm serve Qwen/Qwen3-8B\n")
+    out = invoke(["check", str(tmp_path), "--gpu", "h100"], 4).stdout
+    problems = [line for line in out.splitlines() if "malformed YAML" in line]
+    for name in ("a.yaml", "b.yaml"):
+        own = re.compile(rf"{re.escape(str(tmp_path / name))}: malformed YAML at line \d+$")
+        assert sum(bool(own.search(line)) for line in problems) == 1, out
+    assert not any(line.count(str(tmp_path)) > 1 for line in problems), out

@@ -67,7 +67,7 @@ def _yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
     """Every document of a (multi-document) YAML file; a malformed one is a problem, the others are still read.
     Parsing is bounded (recommender/safe_load.py): nesting, and alias bombs that expand to millions of values."""
     docs: list[Any] = []
-    offset = 0
+    offset, before = 0, len(problems)  # `problems` holds the other inputs' too: only this text's are its own
     for chunk in re.split(r"(?m)^---[ \t]*(?:#.*)?$", text):
         try:
             docs += [d for d in load_yaml_all(chunk, max_depth=MAX_DEPTH) if d is not None]
@@ -78,8 +78,8 @@ def _yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
             else:
                 problems.append(f"{source}: YAML refused: {exc}")
         offset += chunk.count("\n") + 1
-    if problems and not docs:
-        raise InputError(problems.pop(0))
+    if len(problems) > before and not docs:
+        raise InputError(problems.pop(before))
     return docs
 
 
