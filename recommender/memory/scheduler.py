@@ -57,13 +57,28 @@ def scheduler_limits(
 # schedules 512 tokens a step (2048 from 0.7); multimodal models keep at least 5120 (_MULTIMODAL_MODEL_MAX_NUM_
 # BATCHED_TOKENS). The logs show the one-step profile: Qwen2.5-7B at max_model_len 32768 on vLLM 0.6.3 leaves
 # 64,400 tokens of KV on an RTX 4090 (field record F042) where a 2048-token profile would leave 152,800.
+# That default came with vLLM 0.5.3 (vllm-project/vllm#6666, arg_utils.py create_engine_config "use_long_context");
+# before it V0 profiled max_model_len tokens in one step whatever the length (field4 J006: deepseek-coder-6.7b at its
+# 65,536-token context on 2 x T4, ~0.4.3, 507 blocks). Until 0.6.1 prefix caching switched the default off (the
+# condition listed `not self.enable_prefix_caching`; 0.6.1 dropped it).
 V0_LONG_CONTEXT = 32768
+V0_CHUNKED_BY_DEFAULT_FROM = VllmVersion(0, 5, 3)
+V0_CHUNKED_WITH_PREFIX_CACHING_FROM = VllmVersion(0, 6, 1)
+
+
+def v0_chunked_by_default(model: ModelSpec, flags: EngineFlags, max_len: int, version: VllmVersion) -> bool:
+    """Whether the V0 engine switches chunked prefill on by itself for this model and length."""
+    if version < V0_CHUNKED_BY_DEFAULT_FROM or max_len <= V0_LONG_CONTEXT:
+        return False
+    if flags.enable_prefix_caching and version < V0_CHUNKED_WITH_PREFIX_CACHING_FROM:
+        return False
+    return not model.multimodal and model.sliding_window is None
 
 
 def v0_batched_tokens(model: ModelSpec, flags: EngineFlags, max_len: int, version: VllmVersion) -> int:
     """max_num_batched_tokens the V0 engine profiles with."""
     if flags.max_num_batched_tokens is not None:
         return flags.max_num_batched_tokens
-    chunked = max_len > V0_LONG_CONTEXT and not model.multimodal and model.sliding_window is None
+    chunked = v0_chunked_by_default(model, flags, max_len, version)
     tokens = (2048 if version >= VllmVersion(0, 7) else 512) if chunked else max(max_len, 2048)
     return max(tokens, 5120) if model.multimodal else tokens
