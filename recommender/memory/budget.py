@@ -319,11 +319,13 @@ def stage_budgets(
     return tuple(stages)
 
 
-def fixed_kv_allocation(stages: Sequence[StageBudget], budget: Budget, issues: list[StartupIssue]) -> None:
+def fixed_kv_allocation(
+    stages: Sequence[StageBudget], budget: Budget, flags: EngineFlags, issues: list[StartupIssue]
+) -> None:
     """--kv-cache-memory-bytes: vLLM skips profiling and allocates that KV cache as one tensor after loading the
     weights; on a GPU where it does not fit beside the weights and the non-torch memory, torch raises CUDA OOM
-    (the profiling pass's activations are cached blocks torch frees before it gives up)."""
-    if any(i.kind is IssueKind.WEIGHTS_DO_NOT_FIT for i in issues):
+    (the profiling pass's activations are cached blocks torch frees before it gives up). Nothing without the flag."""
+    if flags.kv_cache_memory_bytes is None or any(i.kind is IssueKind.WEIGHTS_DO_NOT_FIT for i in issues):
         return
     for st in stages:
         kv = st.num_blocks * st.layout.bytes_per_block
@@ -533,8 +535,7 @@ def explain(
     limits = scheduler_limits(model, flags, gpu, version, issues, v0=v0)
     budget = request_memory(gpu, flags, version, free_bytes, issues, estimate_cudagraphs)
     stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues, v0=v0)
-    if flags.kv_cache_memory_bytes is not None:
-        fixed_kv_allocation(stages, budget, issues)
+    fixed_kv_allocation(stages, budget, flags, issues)
     worst = tightest(stages)
     in_flight, prefix_caching = request_shape(model, flags, limits, pp, version)
     max_len = kv_admission(stages, worst, version, limits, in_flight, prefix_caching, issues)
