@@ -220,30 +220,6 @@ def test_no_warmup_verdict_after_a_startup_that_ends_before_it() -> None:
     assert not ok.has(IssueKind.NO_CACHE_MEMORY) and ok.has(IssueKind.WARMUP_OOM, IssueKind.WARMUP_HEADROOM)
 
 
-def test_pipeline_stages_checked_against_the_whole_model_in_0_14_and_0_15() -> None:
-    """vLLM 0.14-0.15 compared each pipeline stage's KV memory with one request's KV over all of the model's layers
-    (field4 J003: GLM-4.7-FP8 at PP 8 on A100 80GB, 202,752 tokens, "71.16 GiB KV cache is needed ... (28.57 GiB)").
-    By hand: 92 layers x 8 KV heads x 128 x 2 (K and V) x 2 B = 376,832 B per token; 202,752 / 16 = 12,672 blocks of
-    16 x 376,832 B = 76,403,441,664 B = 71.16 GiB. Before 0.14 and from 0.16 the stage's 12 layers are checked
-    (12 x 4,096 x 202,752 B = 9.28 GiB): it starts."""
-    glm = resolve_model("zai-org/GLM-4.7-FP8")
-    a100 = resolve_gpu("a100-80gb", load_gpus())
-    flags = EngineFlags(
-        pipeline_parallel_size=8,
-        quantization="fp8",
-        max_model_len=202_752,
-        max_num_seqs=128,
-        gpu_memory_utilization=0.925,
-    )
-    e = explain(glm, a100, flags, VllmVersion.parse("0.15.0"))
-    issue = e.issue(IssueKind.KV_TOO_SMALL)
-    assert issue is not None and issue.needed_bytes == 12_672 * 16 * 376_832 == 76_403_441_664
-    assert "(71.16 GiB KV cache is needed" in issue.message
-    assert e.stage.layers == 12 and 28 * GiB < e.stage.available_kv < 30 * GiB
-    for version in ("0.13.0", "0.16.0"):
-        assert explain(glm, a100, flags, VllmVersion.parse(version)).fits
-
-
 def test_v0_long_context_chunked_prefill_by_release() -> None:
     """V0 switched chunked prefill on by itself above 32K from 0.5.3 (vllm#6666), profiling 512 tokens (2,048 from
     0.7); before 0.6.1 prefix caching kept it off; before 0.5.3 the profile prefilled max_model_len in one step.
