@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -141,6 +142,20 @@ NOT_PLANNER_KEYS = {
     "use_cache",
     "attention_dropout",
 }
+
+
+QUANTIZED_NAME = re.compile(
+    r"(?i)(?:^|[-_.])(fp8|awq|gptq|int4|int8|nvfp4|fp4|w4a16|w8a8|mxfp4|bnb-4bit|4bit|8bit)(?:$|[-_.])"
+)
+
+
+def test_an_entry_named_for_a_quantization_carries_one() -> None:
+    """A catalog id that names a quantization (-FP8, -AWQ, -GPTQ-Int4, -NVFP4, .w4a16, -bnb-4bit ...) must load with
+    one: copies of config.json that drop the quantization block (aiconfigurator's copy of zai-org/GLM-4.7-FP8 did)
+    read the checkpoint at 16 bits, twice its size, and fail the publisher's own commands."""
+    named = [m.id for m in load_models().values() if QUANTIZED_NAME.search(m.id.split("/", 1)[1])]
+    assert len(named) > 100
+    assert [m for m in named if resolve_model(m).quant is None] == []
 
 
 def test_alias_table_is_explicit_and_safe() -> None:
