@@ -125,6 +125,7 @@ class Point:
     use: str  # "fit" | "holdout" | "field" (never fitted on) | "excluded"
     reason: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    chunked_prefill: bool | None = None  # --enable-chunked-prefill / --no-enable-chunked-prefill when stated
 
     @property
     def group(self) -> tuple[str, str]:
@@ -177,6 +178,16 @@ def _serve_flags(row: dict[str, Any]) -> tuple[dict[str, Any], bool | None]:
     if (row.get("dp") or 1) > 1:  # replicas behind a load balancer split the load like DP ranks of a dense model
         values["data_parallel_size"] = int(row["dp"])
     return values, async_flag
+
+
+def _chunked_prefill(row: dict[str, Any]) -> bool | None:
+    """The stated serving command's last --enable-chunked-prefill[=BOOL] / --no-enable-chunked-prefill, if any."""
+    m = re.search(r"serving cmd:[^;]*?(vllm serve [^;]*)", row.get("notes") or "")
+    found = re.findall(r"--(no-)?enable-chunked-prefill(?:[= ](true|false|True|False))?\b", m.group(1)) if m else []
+    if not found:
+        return None
+    negated, value = found[-1]
+    return not negated and value.lower() != "false"
 
 
 def _custom_client(row: dict[str, Any]) -> bool:
@@ -274,6 +285,7 @@ def point(row: dict[str, Any]) -> Point:
         use=use,
         reason=reason,
         notes=tuple(notes),
+        chunked_prefill=_chunked_prefill(row),
     )
 
 

@@ -45,7 +45,7 @@ def prepare(p: Point) -> Prepared | None:
         if not e.fits:
             return None
         check_context(p.load, e.max_model_len)  # an auto-fitted context may be shorter than the prompts
-        facts = facts_for(model, g, flags, e)
+        facts = facts_for(model, g, flags, e, chunked_prefill=p.chunked_prefill)
     except PlanError:
         return None
     overlap = async_default(p.version, e.pp) if p.async_scheduling is None else p.async_scheduling

@@ -287,6 +287,42 @@ def test_chunk_stretches_sum_the_steps_they_replace(monkeypatch: pytest.MonkeyPa
     assert fast.itl.p99 == pytest.approx(slow.itl.p99, rel=0.05)
 
 
+def test_v0_without_chunked_prefill_runs_prefill_only_steps_while_decodes_wait() -> None:
+    """vLLM V0's _schedule_default (core/scheduler.py, 0.4-0.7): waiting prompts first, whole, as many as the token
+    budget holds; the running decodes wait through that step. Three 100-token prompts at once, 4 output tokens,
+    a 200-token budget (for two prompts), every step 10 ms:
+      V0: step 1 prefills A, B (first tokens at 10 ms); step 2 prefills C alone (20 ms) while A, B wait; steps 3-5
+          decode all three (30, 40, 50 ms). TTFT 10, 10, 20; TPOT A, B (50 - 10) / 3 = 13.33, C (50 - 20) / 3 = 10;
+          ITL: A and B wait 20 ms for their second token, every other gap is 10 ms: (2 x 20 + 7 x 10) / 9.
+      V1: step 2 decodes A, B and prefills C in the same step (198 tokens left), so A and B finish at 40 ms, C at
+          50 ms: TPOT 10 for all three."""
+    v1 = _synthetic(max_num_batched_tokens=200, max_model_len=200)
+    v0 = replace(v1, v0_prefill_first=True)
+    load = Load(100, 4, num_prompts=3, jitter=0)
+    r0, r1 = predict_engine(v0, load), predict_engine(v1, load)
+    assert r0.ttft.mean == pytest.approx(40 / 3) and r1.ttft.mean == pytest.approx(40 / 3)
+    assert r0.tpot.mean == pytest.approx((2 * 40 / 3 + 10) / 3)
+    assert r0.itl.mean == pytest.approx(110 / 9) and r0.itl.p99 == pytest.approx(20.0)
+    assert r0.e2el.mean == pytest.approx(50.0) and r0.output_throughput == pytest.approx(12 / 0.050)
+    assert r1.tpot.mean == pytest.approx(10.0) and r1.e2el.mean == pytest.approx((40 + 40 + 50) / 3)
+
+
+def test_v0_prefill_first_is_vllm_before_0_8_without_chunked_prefill() -> None:
+    """V0 switches chunked prefill on by default only above a 32K context (then it schedules decodes first, as V1)."""
+    m, g = resolve_model("meta-llama/Llama-3.1-8B-Instruct"), _gpu("h100")
+
+    def prefill_first(version: VllmVersion, max_model_len: int, chunked: bool | None = None) -> bool:
+        f = EngineFlags(max_model_len=max_model_len)
+        return facts_for(m, g, f, startup(m, g, f, version), chunked_prefill=chunked).v0_prefill_first
+
+    v063 = VllmVersion(0, 6, 3)
+    assert prefill_first(v063, 8192)
+    assert not prefill_first(v063, 8192, chunked=True)
+    assert not prefill_first(v063, 65536)  # long context: chunked prefill by default
+    assert prefill_first(v063, 65536, chunked=False)
+    assert not prefill_first(V33, 8192)
+
+
 def test_a_sliding_window_group_holds_only_the_window() -> None:
     """vLLM's SlidingWindowManager frees the blocks that fall out of the window: a request of ~1,000 tokens holds
     ~63 blocks of 16 in its full-attention group and cdiv(127, 16) + 1 = 9 in a 128-token window group, so a pool

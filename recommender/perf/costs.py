@@ -88,6 +88,7 @@ class EngineFacts:
     max_model_len: int
     enforce_eager: bool = False  # no CUDA graphs: every kernel of every layer launched each step
     trtllm_moe: bool = False  # the routed experts run FlashInfer's TRT-LLM MoE kernels (trtllm_moe_path)
+    v0_prefill_first: bool = False  # the V0 engine without chunked prefill: prefill-only steps first (replay.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +137,7 @@ class EngineCosts:
     max_num_seqs: int
     max_num_batched_tokens: int
     max_model_len: int
+    v0_prefill_first: bool = False
 
 
 def compute_kind(quant: QuantSpec | None, gpu: Gpu) -> str:

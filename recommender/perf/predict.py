@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from recommender.errors import InfeasibleError
 from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation, explain
-from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
+from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion, runs_v0_engine
 from recommender.model.quant import resolve_quant
 from recommender.model.spec import ModelSpec
 from recommender.perf.costs import EngineCosts, EngineFacts, engine_costs, engine_facts
@@ -58,12 +58,29 @@ def async_default(version: VllmVersion, pp: int) -> bool:
     return version >= ASYNC_SCHEDULING_DEFAULT_FROM and pp == 1
 
 
-def facts_for(model: ModelSpec, gpu: Gpu, flags: EngineFlags, e: Explanation) -> EngineFacts:
+def v0_prefill_first(
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, e: Explanation, chunked_prefill: bool | None = None
+) -> bool:
+    """Whether the engine is V0 scheduling without chunked prefill (prefill-only steps first). `chunked_prefill` is
+    --enable-chunked-prefill / --no-enable-chunked-prefill when given; V0's default switches it on only for long
+    contexts (memory/scheduler.py v0_batched_tokens), which is exactly when its token budget is below the context:
+    without chunked prefill V0 refuses a budget below --max-model-len."""
+    if not runs_v0_engine(VllmVersion.parse(e.vllm_version), gpu, model.architecture, flags.use_v1):
+        return False
+    if chunked_prefill is not None:
+        return not chunked_prefill
+    return e.max_num_batched_tokens >= e.max_model_len
+
+
+def facts_for(
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, e: Explanation, *, chunked_prefill: bool | None = None
+) -> EngineFacts:
     """What the engine `explain` accepted moves and computes per step (no fitted constant involved)."""
     quant = resolve_quant(model, flags.quantization)
-    return engine_facts(
+    facts = engine_facts(
         model, gpu, e, quant=quant, expert_parallel=flags.enable_expert_parallel, enforce_eager=flags.enforce_eager
     )
+    return replace(facts, v0_prefill_first=v0_prefill_first(model, gpu, flags, e, chunked_prefill))
 
 
 def costs_for(

@@ -1,10 +1,17 @@
-"""A replay of vLLM V1's scheduler over one run of `vllm bench serve` (pure, deterministic).
+"""A replay of vLLM's scheduler over one run of `vllm bench serve` (pure, deterministic).
 
 Follows vllm/v1/core/sched/scheduler.py (0.33) `schedule()`: every step first serves the RUNNING requests in
 order (a decode takes one token of the `--max-num-batched-tokens` budget, an unfinished prompt the rest as a
 chunk), then admits WAITING requests first-come-first-served while budget, `--max-num-seqs` and free KV blocks
 allow (the whole prompt must fit: `scheduler_reserve_full_isl`). When a decode needs a block and none is free,
 the last running request is preempted (its blocks freed, recomputed later from the front of the queue).
+
+The V0 engine (vLLM before 0.8, or VLLM_USE_V1=0) without chunked prefill follows vllm/core/scheduler.py (0.6)
+`_schedule_default` instead (`EngineCosts.v0_prefill_first`): while a waiting prompt can be admitted whole (token
+budget, --max-num-seqs counting the running requests, free blocks above a 1% watermark), the step prefills the
+waiting prompts alone and the running decodes wait; otherwise every running request decodes. The decodes' progress
+counts the steps that ran them (`d`), not all steps (`s`). V0 with chunked prefill schedules running requests first,
+as V1 does, and is replayed as V1.
 
 Decode-only stretches between events (a request finishing or arriving, the pool running out) are summed in closed
 form: their step time grows linearly with the context, so one iteration covers many steps. So are the steps that
@@ -25,6 +32,7 @@ from recommender.perf.step import Parts, StepTime, batch_parts, decode_fixed_par
 from recommender.units import cdiv
 
 MAX_ITERATIONS = 5_000_000
+V0_WATERMARK = 0.01  # V0's BlockSpaceManager keeps this share of the blocks free when admitting a prompt
 STRETCH_SPREAD = 1.2  # a chunk stretch ends before its step time grows past this factor of its first step's
 
 
@@ -68,7 +76,10 @@ class _Engine:
         self.fixed_blocks = pool.state_groups + (0 if self.win_grows else pool.window_groups * steady)
         self.used = 0.0
         self.t = 0.0
-        self.s = 0
+        self.s = 0  # engine steps
+        self.d = 0  # steps that ran the decodes (every step but V0's prefill-only ones): the decode clock
+        self.stall = 0.0  # V0: seconds of prefill-only steps the running decodes waited through
+        self.stall_decodes = 0  # how many decodes waited through them
         self.send = [math.nan] * n
         self.first = [math.nan] * n
         self.finish = [math.nan] * n
@@ -135,16 +146,16 @@ class _Engine:
         if self.generated[i] >= self.r.output[i]:
             self.complete(i)
             return
-        self.s0[i], self.g0[i] = self.s, self.generated[i]
+        self.s0[i], self.g0[i] = self.d, self.generated[i]
         self.decoding.add(i)
-        self.a_sum += self.r.prompt[i] + self.g0[i] - self.s
+        self.a_sum += self.r.prompt[i] + self.g0[i] - self.d
         self.version[i] += 1
-        heapq.heappush(self.heap, (self.s + self.r.output[i] - self.g0[i], i, self.version[i]))
+        heapq.heappush(self.heap, (self.d + self.r.output[i] - self.g0[i], i, self.version[i]))
 
     def stop_decoding(self, i: int) -> int:
         """Remove i from the decode set; returns the tokens it holds."""
         self.decoding.discard(i)
-        gen = self.g0[i] + self.s - self.s0[i]
+        gen = self.g0[i] + self.d - self.s0[i]
         self.generated[i] = gen
         self.a_sum -= self.r.prompt[i] + self.g0[i] - self.s0[i]
         self.version[i] += 1
@@ -179,7 +190,7 @@ class _Engine:
 
     def finish_due(self) -> None:
         heap = self.heap
-        while heap and heap[0][0] <= self.s:
+        while heap and heap[0][0] <= self.d:
             _, i, ver = heapq.heappop(heap)
             if ver == self.version[i] and i in self.decoding:
                 self.complete(i)
@@ -237,7 +248,7 @@ class _Engine:
             self.computed[i] = before + take
             if before + take >= self.need[i]:
                 done.append(i)
-        ctx = self.a_sum + n_dec * self.s
+        ctx = self.a_sum + n_dec * self.d
         st = batch_parts(c, n_dec, ctx, tokens, prefix, pairs, wpairs, len(chunks), n_dec + len(done))
         self.used += n_dec * self.grow_groups / self.bs
         self.advance(st, st, 1, n_dec)
@@ -259,7 +270,7 @@ class _Engine:
         k = (self.need[i] - before - 1) // take  # steps after which the prompt is still unfinished
         self.drop_stale()
         if self.heap:
-            k = min(k, self.heap[0][0] - self.s)
+            k = min(k, self.heap[0][0] - self.d)
         grow = self.more_blocks(before, take) + n_dec * self.grow_groups / self.bs
         if grow > 0:
             k = min(k, int((self.total_blocks - self.used) / grow))
@@ -282,7 +293,7 @@ class _Engine:
         w = self.c.window
         wpairs = take * min(w, prefix + (take + 1) / 2) if w else 0.0
         pairs = take * prefix + take * (take + 1) / 2
-        ctx = self.a_sum + n_dec * (self.s + j)
+        ctx = self.a_sum + n_dec * (self.d + j)
         return batch_parts(self.c, n_dec, ctx, take, prefix, pairs, wpairs, 1, n_dec)
 
     def advance(self, first: Parts, last: Parts, k: int, n_dec: int) -> None:
@@ -302,11 +313,27 @@ class _Engine:
             elif self.blocks(self.need[head]) > self.total_blocks - self.used:
                 self.kv_blocked += total
         if n_dec:
-            self.itl.append((first[0], last[0], float(k * n_dec)))
+            self.record_itl(first, last, k, n_dec)
+            self.d += k
+        elif self.decoding:  # a V0 prefill-only step: the running decodes wait through it
+            self.stall_decodes = self.stall_decodes or len(self.decoding)
+            self.stall += total
         self.t += total
         self.s += k
         if len(self.running) > self.peak:
             self.peak = len(self.running)
+
+    def record_itl(self, first: Parts, last: Parts, k: int, n_dec: int) -> None:
+        """Inter-token latencies of k decode steps; after V0 prefill-only steps the decodes that waited through them
+        see the wait in their next token's latency."""
+        if not self.stall:
+            self.itl.append((first[0], last[0], float(k * n_dec)))
+            return
+        waited = min(self.stall_decodes, n_dec)
+        self.itl.append((first[0] + self.stall, first[0] + self.stall, float(waited)))
+        if k * n_dec > waited:
+            self.itl.append((first[0], last[0], float(k * n_dec - waited)))
+        self.stall, self.stall_decodes = 0.0, 0
 
     def drop_stale(self) -> None:
         heap = self.heap
@@ -316,12 +343,12 @@ class _Engine:
     def decode_stretch(self, n_dec: int) -> None:
         """Decode-only steps up to the next event, summed in closed form."""
         self.drop_stale()
-        k = self.heap[0][0] - self.s if self.heap else 1
+        k = self.heap[0][0] - self.d if self.heap else 1
         growth = n_dec * self.grow_groups / self.bs
         if growth > 0:
             k = min(k, max(1, int((self.total_blocks - self.used) / growth)))
         k = max(1, k)
-        ctx0 = self.a_sum + n_dec * self.s
+        ctx0 = self.a_sum + n_dec * self.d
         fixed = self.fixed.get(n_dec)
         if fixed is None:
             fixed = self.fixed[n_dec] = decode_fixed_parts(self.c, n_dec)
@@ -335,6 +362,44 @@ class _Engine:
         self.advance(first, last, k, n_dec)
         self.finish_due()
 
+    # --- V0 without chunked prefill (vllm/core/scheduler.py _schedule_default, 0.4-0.7) -------------------------
+    def v0_prefills(self) -> list[tuple[int, int]]:
+        """Whole waiting prompts, first come first served, while the token budget, --max-num-seqs (counting the
+        running requests) and the free blocks less the 1% watermark allow: [(request, tokens)]."""
+        # Without chunked prefill V0 refuses to start when --max-num-batched-tokens < --max-model-len
+        # (SchedulerConfig._verify_args), so every prompt fits one step: the budget is at least the context.
+        budget = max(self.c.max_num_batched_tokens, self.c.max_model_len)
+        free = self.total_blocks * (1 - V0_WATERMARK) - self.used
+        chunks: list[tuple[int, int]] = []
+        while self.waiting and len(self.running) < self.c.max_num_seqs:
+            i = self.waiting[0]
+            need = self.need[i]
+            if need > budget or self.blocks(need) > free:  # BlockSpaceManager.can_allocate: LATER
+                break
+            self.waiting.popleft()
+            self.running[i] = None
+            self.partial[i] = None
+            self.computed[i] = 0
+            chunks.append((i, need))
+            budget -= need
+            free -= self.blocks(need)
+        return chunks
+
+    def v0_step(self) -> None:
+        """One V0 scheduling decision: a prefill-only step when a waiting prompt can be admitted (the running
+        decodes wait), else every running request decodes (preempting the latest when blocks run out)."""
+        chunks = self.v0_prefills() if self.waiting else []
+        if chunks:
+            self.prefill_step(0, chunks)
+            return
+        n_dec = self.make_room(len(self.decoding))
+        if n_dec:
+            self.decode_stretch(n_dec)
+        elif self.entering:
+            self.t = max(self.t, self.entering[0][0])
+        else:  # a prompt the empty pool cannot hold: vLLM refuses it at startup; never reached
+            raise RuntimeError("replay stalled: a waiting request can never be admitted")
+
     def run(self) -> None:
         """Replay the whole run."""
         self.dispatch(0.0)
@@ -345,6 +410,9 @@ class _Engine:
             self.admit_entered()
             if not self.running and not self.waiting:
                 self.t = max(self.t, self.entering[0][0])
+                continue
+            if c.v0_prefill_first:
+                self.v0_step()
                 continue
             before = self.preemptions
             n_dec = self.make_room(len(self.decoding))
