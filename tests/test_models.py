@@ -120,6 +120,12 @@ def test_catalog_round_5_group_b_counts_by_hand() -> None:
     # safetensors count: "params": 8.028 (huggingface.co/datasets/open-llm-leaderboard/requests, docs index).
     aya = resolve_model("CohereForAI/aya-expanse-8b").params
     assert aya is not None and round(aya.total / 1e9, 3) == 8.028
+    # Pythia's model table (Biderman et al. 2023, arXiv:2304.01373): 6,857,302,016 parameters for pythia-6.9b. The
+    # hallucinations-leaderboard request for a Yi-1.5-9B-Chat fine-tune (vicgalle/Configurable-Yi-1.5-9B-Chat, the
+    # same widths) records the hub's "params": 8.829.
+    pythia, yi = resolve_model("EleutherAI/pythia-6.9b").params, resolve_model("01-ai/Yi-1.5-9B-Chat").params
+    assert pythia is not None and pythia.total == 6_857_302_016
+    assert yi is not None and round(yi.total / 1e9, 3) == 8.829
 
 
 def test_every_bundled_model_parses_with_a_source() -> None:
