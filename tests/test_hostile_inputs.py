@@ -162,3 +162,19 @@ def test_a_malformed_file_in_a_folder_is_reported_under_its_own_name(tmp_path: P
         own = re.compile(rf"{re.escape(str(tmp_path / name))}: malformed YAML at line \d+$")
         assert sum(bool(own.search(line)) for line in problems) == 1, out
     assert not any(line.count(str(tmp_path)) > 1 for line in problems), out
+
+
+@pytest.mark.parametrize(
+    ("sweep", "said"),
+    [
+        ("", "--sweep '': a comma-separated list of concurrencies"),  # was: no sweep at all, silently
+        ("1,0", "--sweep: a concurrency must be at least 1, got 0"),
+        ("99999999999999999999999", "--sweep: a concurrency must be at most 1,073,741,824"),  # as --max-concurrency
+        ("1.5", "--sweep: a concurrency '1.5' is not a whole number"),
+        (",".join(str(i) for i in range(1, 3001)), "--sweep: at most 64 concurrencies, got 3,000"),  # 25 s of replays
+    ],
+)
+def test_sweep_values_are_bounded_as_max_concurrency_is(sweep: str, said: str) -> None:
+    load = ["--gpu", "h100", "--input-len", "100", "--output-len", "10"]
+    err = invoke(["perf", "Qwen/Qwen3-8B", *load, "--sweep", sweep], 2).stderr
+    assert err.startswith(f"Error: {said}") and err.count("\n") == 1, err

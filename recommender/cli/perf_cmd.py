@@ -27,7 +27,7 @@ from recommender.perf.predict import Sweep, predict, startup, sweep
 from recommender.perf_profile import load_params, local_profile_path, save_local
 from recommender.serve_args import build_serve_argv
 from recommender.sources.resolve import resolve_model
-from recommender.values import RATE
+from recommender.values import RATE, REQUESTS
 
 MAX_RESULT_BYTES = 64 << 20  # a saved result with every per-request list is a few MiB
 
@@ -95,14 +95,19 @@ def _rate(text: str | None) -> float | None:
         raise InputError(f"--request-rate {exc} (requests/s, or inf: all at once)") from None
 
 
+MAX_SWEEP_POINTS = 64  # each point is a replay (~10-40 ms): a curve, not a search
+
+
 def _sweep_values(text: str) -> tuple[int, ...]:
+    items = [x for x in text.split(",") if x.strip()]
+    if not items:
+        raise InputError(f"--sweep {text!r}: a comma-separated list of concurrencies like 1,2,4,8")
+    if len(items) > MAX_SWEEP_POINTS:
+        raise InputError(f"--sweep: at most {MAX_SWEEP_POINTS} concurrencies, got {len(items):,}")
     try:
-        values = tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise InputError(f"--sweep {text!r}: a comma-separated list of concurrencies like 1,2,4,8") from None
-    if not values or min(values) < 1:
-        raise InputError("--sweep needs concurrencies of at least 1")
-    return values
+        return tuple(REQUESTS.parse(x.strip()) for x in items)  # each as --max-concurrency takes it
+    except ValueError as exc:
+        raise InputError(f"--sweep: a concurrency {exc}") from None
 
 
 def _params(no_local: bool) -> PerfParams:
@@ -325,7 +330,9 @@ def _predict(
     from recommender.report.perf import default_concurrencies
 
     hw, flags, v, async_scheduling = engine.gpu, engine.flags, engine.version, engine.async_scheduling
-    values = _sweep_values(sweep_text) if sweep_text else default_concurrencies(load) if report_wanted else ()
+    values = (
+        _sweep_values(sweep_text) if sweep_text is not None else default_concurrencies(load) if report_wanted else ()
+    )
     curve = None
     if values:
         curve = sweep(model, hw, flags, load, values, params=params, version=v, async_scheduling=async_scheduling)
