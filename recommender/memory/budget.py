@@ -469,10 +469,11 @@ def post_allocation(
 
 def warmup_headroom(post: warmup.PostAllocation, utilization: float, issues: list[StartupIssue]) -> None:
     """The sampler warm-up after the KV cache: a crash if it cannot fit, a warning when it is too close to call."""
+    sampler, context = post.sampler > 0, post.context > 0
     if post.shortfall > 0:
-        issues.append(si.warmup_oom(post.rows, post.need, post.room, sampler=post.sampler > 0))
+        issues.append(si.warmup_oom(post.rows, post.need, post.room, sampler=sampler, context=context))
     elif post.shortfall > -warmup.WARMUP_UNCERTAINTY:
-        issues.append(si.warmup_headroom(utilization, post.room, post.need, sampler=post.sampler > 0))
+        issues.append(si.warmup_headroom(utilization, post.room, post.need, sampler=sampler, context=context))
 
 
 # --- explain: the steps in order --------------------------------------------------------------------------------

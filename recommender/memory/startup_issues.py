@@ -308,11 +308,18 @@ def kv_heads_replicated(kv_heads: int, tp: int) -> StartupIssue:
     )
 
 
-def warmup_oom(rows: int, needed: int, room: int, *, sampler: bool = True) -> StartupIssue:
+def _post_kv_parts(sampler: bool, context: bool) -> str:
+    """What is allocated after the KV cache: the sampler warm-up (V1), CUDA graphs, and the CUDA context unless the
+    release's profiler counted it inside the budget (0.6.4 and earlier)."""
+    parts = ["the sampler warm-up"] * sampler + ["CUDA graphs"] + ["CUDA context"] * context
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+def warmup_oom(rows: int, needed: int, room: int, *, sampler: bool = True, context: bool = True) -> StartupIssue:
     """v1/worker/gpu_model_runner.py _dummy_sampler_run, then the predicted figures (memory/warmup.py). Without a
     sampler warm-up (the V0 engine sampled inside its profiling run) the crash is torch's own out-of-memory error
     while capturing CUDA graphs (worker.py _warm_up_model)."""
-    what = "the sampler warm-up, CUDA graphs and CUDA context" if sampler else "CUDA graphs and CUDA context"
+    what = _post_kv_parts(sampler, context)
     head = (
         f"CUDA out of memory occurred when warming up sampler with {rows} dummy requests. Please try lowering "
         "`max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
@@ -330,7 +337,9 @@ def warmup_oom(rows: int, needed: int, room: int, *, sampler: bool = True) -> St
     )
 
 
-def warmup_headroom(utilization: float, room: int, needed: int, *, sampler: bool = True) -> StartupIssue:
+def warmup_headroom(
+    utilization: float, room: int, needed: int, *, sampler: bool = True, context: bool = True
+) -> StartupIssue:
     """Post-allocation warm-ups (sampler, CUDA graphs) too close to what is left to call. vLLM checks free memory
     only at its startup snapshot: field record F026 (RTX 3090, 0.17.1) crashed in the sampler warm-up with the flags
     that started in F023, its OOM message showing 1.68 GiB of the card held outside vLLM's process."""
@@ -338,8 +347,7 @@ def warmup_headroom(utilization: float, room: int, needed: int, *, sampler: bool
     return StartupIssue(
         IssueKind.WARMUP_HEADROOM,
         f"--gpu-memory-utilization {utilization} leaves ~{format_gib(room):.2f} GiB for the "
-        f"~{format_gib(needed):.2f} GiB {'the sampler warm-up, ' if sampler else ''}CUDA graphs and CUDA context "
-        "allocate after the KV "
+        f"~{format_gib(needed):.2f} GiB {_post_kv_parts(sampler, context)} allocate after the KV "
         f"cache, a margin of {format_gib(margin):.2f} GiB, within the model's ~1 GiB uncertainty: startup may run "
         "out of memory (memory other processes hold, such as a desktop's display, comes out of this margin: "
         "--free-memory-gib counts it)",
