@@ -307,6 +307,17 @@ def test_v0_without_chunked_prefill_runs_prefill_only_steps_while_decodes_wait()
     assert r1.tpot.mean == pytest.approx(10.0) and r1.e2el.mean == pytest.approx((40 + 40 + 50) / 3)
 
 
+def test_v0_decodes_wait_through_consecutive_prefill_steps() -> None:
+    """A budget for one 100-token prompt a step (the context, 150 tokens, bounds V0's budget from below), three
+    prompts at once, 3 output tokens, 10 ms steps: prefills of A, B, C at 10, 20, 30 ms, then two decode steps at 40
+    and 50 ms. Gaps: A 30 then 10, B 20 then 10, C 10 then 10: ITL mean 90 / 6 = 15 ms, max 30 ms; TPOT A (50 - 10)
+    / 2 = 20, B 15, C 10: mean 15 ms (ITL and TPOT agree when the outputs are equal)."""
+    v0 = _synthetic(max_num_batched_tokens=100, max_model_len=150, v0_prefill_first=True)
+    r = predict_engine(v0, Load(100, 3, num_prompts=3, jitter=0))
+    assert r.ttft.mean == pytest.approx(20.0) and r.tpot.mean == pytest.approx(15.0)
+    assert r.itl.mean == pytest.approx(15.0) and r.itl.p99 == pytest.approx(30.0)
+
+
 def test_v0_prefill_first_is_vllm_before_0_8_without_chunked_prefill() -> None:
     """V0 switches chunked prefill on by default only above a 32K context (then it schedules decodes first, as V1)."""
     m, g = resolve_model("meta-llama/Llama-3.1-8B-Instruct"), _gpu("h100")

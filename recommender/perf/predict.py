@@ -91,11 +91,14 @@ def costs_for(
     params: PerfParams,
     *,
     async_scheduling: bool | None = None,
+    chunked_prefill: bool | None = None,
 ) -> EngineCosts:
-    """The engine's cost coefficients for a configuration `explain` accepted."""
+    """The engine's cost coefficients for a configuration `explain` accepted (`chunked_prefill`: see
+    `v0_prefill_first`; only the V0 engine reads it)."""
     version = VllmVersion.parse(e.vllm_version)
     overlap = async_default(version, e.pp) if async_scheduling is None else async_scheduling and e.pp == 1
-    return engine_costs(facts_for(model, gpu, flags, e), gpu, params, async_scheduling=overlap)
+    facts = facts_for(model, gpu, flags, e, chunked_prefill=chunked_prefill)
+    return engine_costs(facts, gpu, params, async_scheduling=overlap)
 
 
 def share_of(load: Load, engines: int) -> Load:
@@ -144,12 +147,14 @@ def predict(
     params: PerfParams,
     version: VllmVersion | None = None,
     async_scheduling: bool | None = None,
+    chunked_prefill: bool | None = None,
 ) -> PerfResult:
     """What `vllm bench serve` would report for `load` against `vllm serve` with `flags` on `gpu`."""
     v = version or VllmVersion.parse(DEFAULT_VERSION)
     e = startup(model, gpu, flags, v)
     check_context(load, e.max_model_len)
-    return predict_engine(costs_for(model, gpu, flags, e, params, async_scheduling=async_scheduling), load)
+    costs = costs_for(model, gpu, flags, e, params, async_scheduling=async_scheduling, chunked_prefill=chunked_prefill)
+    return predict_engine(costs, load)
 
 
 def sweep(
@@ -162,11 +167,12 @@ def sweep(
     params: PerfParams,
     version: VllmVersion | None = None,
     async_scheduling: bool | None = None,
+    chunked_prefill: bool | None = None,
 ) -> Sweep:
     """The same load at each `--max-concurrency` of `concurrencies` (one startup prediction for all)."""
     v = version or VllmVersion.parse(DEFAULT_VERSION)
     e = startup(model, gpu, flags, v)
     check_context(load, e.max_model_len)
-    costs = costs_for(model, gpu, flags, e, params, async_scheduling=async_scheduling)
+    costs = costs_for(model, gpu, flags, e, params, async_scheduling=async_scheduling, chunked_prefill=chunked_prefill)
     points = tuple(SweepPoint(c, predict_engine(costs, replace(load, max_concurrency=c))) for c in concurrencies)
     return Sweep(model.name, gpu.name, flags, load, points)

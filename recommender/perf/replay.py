@@ -78,8 +78,8 @@ class _Engine:
         self.t = 0.0
         self.s = 0  # engine steps
         self.d = 0  # steps that ran the decodes (every step but V0's prefill-only ones): the decode clock
-        self.stall = 0.0  # V0: seconds of prefill-only steps the running decodes waited through
-        self.stall_decodes = 0  # how many decodes waited through them
+        # V0: [seconds waited, decodes] of the decodes that prefill-only steps kept waiting since their last token
+        self.waits: list[list[float]] = []
         self.send = [math.nan] * n
         self.first = [math.nan] * n
         self.finish = [math.nan] * n
@@ -316,8 +316,11 @@ class _Engine:
             self.record_itl(first, last, k, n_dec)
             self.d += k
         elif self.decoding:  # a V0 prefill-only step: the running decodes wait through it
-            self.stall_decodes = self.stall_decodes or len(self.decoding)
-            self.stall += total
+            joined = len(self.decoding) - sum(w[1] for w in self.waits)  # those whose first token came since
+            if joined > 0:
+                self.waits.append([0.0, joined])
+            for w in self.waits:
+                w[0] += total
         self.t += total
         self.s += k
         if len(self.running) > self.peak:
@@ -326,14 +329,15 @@ class _Engine:
     def record_itl(self, first: Parts, last: Parts, k: int, n_dec: int) -> None:
         """Inter-token latencies of k decode steps; after V0 prefill-only steps the decodes that waited through them
         see the wait in their next token's latency."""
-        if not self.stall:
-            self.itl.append((first[0], last[0], float(k * n_dec)))
-            return
-        waited = min(self.stall_decodes, n_dec)
-        self.itl.append((first[0] + self.stall, first[0] + self.stall, float(waited)))
-        if k * n_dec > waited:
-            self.itl.append((first[0], last[0], float(k * n_dec - waited)))
-        self.stall, self.stall_decodes = 0.0, 0
+        plain = float(k * n_dec)
+        for wait, count in self.waits:
+            waited = min(count, plain - (k - 1) * n_dec)  # at most the first step's tokens (preemption)
+            if waited > 0:
+                self.itl.append((first[0] + wait, first[0] + wait, waited))
+                plain -= waited
+        self.waits.clear()
+        if plain > 0:
+            self.itl.append((first[0], last[0], plain))
 
     def drop_stale(self) -> None:
         heap = self.heap
