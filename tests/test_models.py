@@ -101,10 +101,13 @@ def test_catalog_round_5_group_b_counts_by_hand() -> None:
     layer = 2 * h * h + 2 * h * kv + 3 * h * ffn + 2 * h
     rho = resolve_model("realtreetune/rho-1b-sft-MATH").params
     assert rho is not None and rho.total == 22 * layer + 2 * 32000 * h + h == 1_100_048_384
-    # Fine-tunes keep their base's widths: Vicuna v1.5 is Llama-2-7b (6.74B), Baichuan2 Chat its Base (7.51B).
+    # Fine-tunes keep their base's widths: Vicuna v1.5 is Llama-2-7b (6.74B), Baichuan2 Chat its Base (7.51B), Llama Guard 2
+    # is Llama-3-8B; granite-7b-base has the Llama-2-7B layout.
     for tuned, base_id in (
         ("lmsys/vicuna-7b-v1.5", "meta-llama/Llama-2-7b-hf"),
         ("baichuan-inc/Baichuan2-7B-Chat", "baichuan-inc/Baichuan2-7B-Base"),
+        ("meta-llama/Meta-Llama-Guard-2-8B", "meta-llama/Meta-Llama-3-8B"),
+        ("ibm-granite/granite-7b-base", "meta-llama/Llama-2-7b-hf"),
     ):
         assert resolve_model(tuned).params == resolve_model(base_id).params, tuned
     # Cohere's cards: Command R "a 35 billion parameter" model, Command R+ "a 104 billion parameter" model;
