@@ -182,7 +182,11 @@ def save_local(key: str, eff: Efficiency, record: Mapping[str, Any], path: Path 
     doc = {"comment": "written by `vllm-plan calibrate`; multipliers on profiles/perf.yaml", **doc, "gpus": gpus}
     where.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=where.parent, prefix=".perf-local.", suffix=".yaml")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        yaml.safe_dump(doc, fh, sort_keys=False)
-    Path(tmp).replace(where)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            yaml.safe_dump(doc, fh, sort_keys=False)
+        Path(tmp).replace(where)
+    except BaseException:  # a full disk, Ctrl-C: no half-written temporary file left beside the profile
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return where

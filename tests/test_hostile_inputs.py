@@ -3,6 +3,7 @@ names the file or value at fault, with a documented exit code."""
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import subprocess
@@ -12,6 +13,8 @@ from typing import Any
 
 import pytest
 from huggingface_hub import constants
+
+from recommender import perf_profile
 
 from .conftest import ROOT, invoke
 
@@ -178,3 +181,17 @@ def test_sweep_values_are_bounded_as_max_concurrency_is(sweep: str, said: str) -
     load = ["--gpu", "h100", "--input-len", "100", "--output-len", "10"]
     err = invoke(["perf", "Qwen/Qwen3-8B", *load, "--sweep", sweep], 2).stderr
     assert err.startswith(f"Error: {said}") and err.count("\n") == 1, err
+
+
+def test_calibrate_on_a_full_disk_leaves_nothing_behind(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    result = ROOT / "tests" / "data" / "bench_results" / "nerdalert-llama-3.2-3b-4xl40s-10qps.json"
+    local = tmp_path / "cfg" / "perf-local.yaml"
+    monkeypatch.setenv("VLLM_PLAN_PERF_LOCAL", str(local))
+
+    def full_disk(*_: object, **__: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(perf_profile.yaml, "safe_dump", full_disk)
+    err = invoke(["calibrate", str(result), "--gpu", "l40s", "-dp", "4"], 2).stderr
+    assert err == f"Error: cannot write the local calibration {local}: No space left on device\n", err
+    assert list(local.parent.iterdir()) == []  # no .perf-local.*.yaml left half-written
