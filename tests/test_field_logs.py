@@ -261,7 +261,7 @@ ROUND4_VERDICT_MISSES = {
     "allocation term not modelled",
 }
 # J003 (GLM-4.7-FP8 at PP 8, a January 2026 nightly) right since the admission check of 0.14-0.15 holds a request
-# against the whole model's KV spec (recommender/memory/budget.py PP_WHOLE_MODEL_CHECK)
+# against the whole model's KV spec (recommender/memory/admission.py PP_WHOLE_MODEL_CHECK)
 ROUND4_VERDICTS_RIGHT = "J003 J006 J008 J009 J013 J014 J015 J017 J026 J027 J028 J034 J035 J036 J037 J038 J041".split()
 
 
