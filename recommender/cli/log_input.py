@@ -91,9 +91,10 @@ def log_gpu(logged: LoggedStartup, path: Path) -> tuple[Gpu, str]:
     named: dict[str, Gpu] = {}
     for name in logged.device_names:
         try:
-            named.setdefault(resolve_gpu(name, catalog).key, resolve_gpu(name, catalog))
+            card = resolve_gpu(name, catalog)
         except UnknownGpuError:
             continue
+        named.setdefault(card.key, card)
     if logged.device_names and not named:
         raise InputError(
             f"{path}: the log's GPU {logged.device_names[0]!r} is not in the catalog: pass --gpu NAME, or "
