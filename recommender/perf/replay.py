@@ -389,6 +389,12 @@ class _Engine:
             free -= self.blocks(need)
         return chunks
 
+    def wait_for_arrival(self) -> None:
+        """Nothing can run: move the clock to the next request's arrival."""
+        if not self.entering:  # a prompt the empty pool cannot hold: vLLM refuses it at startup; never reached
+            raise RuntimeError("replay stalled: a waiting request can never be admitted")
+        self.t = max(self.t, self.entering[0][0])
+
     def v0_step(self) -> None:
         """One V0 scheduling decision: a prefill-only step when a waiting prompt can be admitted (the running
         decodes wait), else every running request decodes (preempting the latest when blocks run out)."""
@@ -399,10 +405,8 @@ class _Engine:
         n_dec = self.make_room(len(self.decoding))
         if n_dec:
             self.decode_stretch(n_dec)
-        elif self.entering:
-            self.t = max(self.t, self.entering[0][0])
-        else:  # a prompt the empty pool cannot hold: vLLM refuses it at startup; never reached
-            raise RuntimeError("replay stalled: a waiting request can never be admitted")
+        else:
+            self.wait_for_arrival()
 
     def run(self) -> None:
         """Replay the whole run."""
@@ -430,10 +434,8 @@ class _Engine:
                     self.prefill_step(n_dec, chunks)
             elif n_dec:
                 self.decode_stretch(n_dec)
-            elif self.entering:
-                self.t = max(self.t, self.entering[0][0])
-            else:  # a prompt the empty pool cannot hold: vLLM refuses it at startup; never reached
-                raise RuntimeError("replay stalled: a waiting request can never be admitted")
+            else:
+                self.wait_for_arrival()
         raise RuntimeError("replay did not finish")
 
     def timeline(self) -> Timeline:
