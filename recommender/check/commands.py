@@ -63,7 +63,7 @@ def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | No
             if words[i] == "-m" and words[i + 1] in _API_SERVERS:
                 return ["vllm", "serve", *words[i + 2 :]], False
             if words[i] == "-m" and words[i + 1] in _ENGINE_WRAPPERS:
-                return ["vllm", "serve", *_engine_flags(words[i + 2 :])], False
+                return ["vllm", "serve", *engine_flags(words[i + 2 :])], False
             cli = (words[i] == "-m" and words[i + 1] == "vllm.entrypoints.cli.main") or (
                 words[i] == "-c" and bool(_CLI_MAIN_CODE.search(words[i + 1]))
             )
@@ -72,7 +72,7 @@ def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | No
     return None
 
 
-def _engine_flags(words: list[str]) -> list[str]:
+def engine_flags(words: list[str]) -> list[str]:
     """A wrapper's command line without its own options (those vLLM does not have, with the words after them):
     `--model M --is-prefill-worker --connector nixl -tp 2` -> `--model M -tp 2`."""
     from recommender.serve_args import default_flag_table

@@ -27,7 +27,7 @@ from recommender.check.manifest_values import (
 from recommender.errors import InputError
 
 
-def _node_labels(pod_spec: Mapping[str, Any]) -> dict[str, str]:
+def node_labels(pod_spec: Mapping[str, Any]) -> dict[str, str]:
     """nodeSelector, plus required node-affinity `In` terms with one value (a choice of several is no answer)."""
     labels = (
         {str(k): str(v) for k, v in (pod_spec.get("nodeSelector") or {}).items()}
@@ -200,7 +200,7 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
             out += serving_resources.read_llmkube(doc, docs, source, index)
             continue
         if kind == "InferenceService":
-            out += serving_resources.read_inference_service(doc, source, index)
+            out += serving_resources.read_inference_service(doc, source, index, docs)
             continue
         if kind == "LLMInferenceService":
             out += serving_resources.read_llm_inference_service(doc, source, index)
@@ -276,7 +276,7 @@ def container_found(
             image_tag=image_tag(image) if is_vllm_image(image) else None,
             container=str(container.get("name", "")),
             serve_form=hit.serve,
-            node_labels=_node_labels(pod_spec),
+            node_labels=node_labels(pod_spec),
             gpus_total=total,
             gpus_at_least=pool,
             unresolved=tuple(dict.fromkeys([*hit.unresolved, *([gpu_var] if gpu_var else [])])),

@@ -5,22 +5,32 @@ with ray.serve.llm (pure: one document in, Found out; read_kubernetes dispatches
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from recommender.check import kserve_huggingface as hf
 from recommender.check.commands import not_evaluable
 from recommender.check.found import Found
-from recommender.check.images import image_tag, is_vllm_image
+from recommender.check.images import image_tag, is_vllm_image, visible_devices
 from recommender.check.kubernetes_objects import (
     container_found,
     group_gpus,
     has_shm,
     is_container,
+    node_labels,
     read_pods,
     resource_name,
 )
-from recommender.check.manifest_values import NVIDIA_GPU, as_list, as_mapping, gpu_count, k8s_env, words_of
+from recommender.check.manifest_values import (
+    NVIDIA_GPU,
+    as_list,
+    as_mapping,
+    gpu_count,
+    k8s_env,
+    k8s_substitute,
+    words_of,
+)
 from recommender.errors import InputError
 
 
@@ -163,33 +173,82 @@ def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     ]
 
 
-def read_inference_service(doc: dict[str, Any], source: str, index: int) -> list[Found]:
-    """KServe InferenceService: the Hugging Face runtime serves `storageUri: hf://...` with vLLM unless
-    `--backend=huggingface`; a predictor with its own containers is read like a pod."""
+def read_inference_service(
+    doc: dict[str, Any], source: str, index: int, docs: Sequence[Mapping[str, Any]] = ()
+) -> list[Found]:
+    """KServe InferenceService: a predictor `model` (or the older `huggingface` field) of format huggingface on
+    KServe's Hugging Face runtime (kserve_huggingface: the vLLM command it runs), or on a ServingRuntime of the
+    same file whose container runs huggingfaceserver; a predictor with its own containers is read like a pod."""
     predictor = as_mapping(as_mapping(doc.get("spec")).get("predictor"))
-    model = predictor.get("model") if isinstance(predictor.get("model"), dict) else None
+    model = next((predictor[k] for k in ("model", "huggingface") if isinstance(predictor.get(k), dict)), None)
     if model is None:
         return read_pods(doc, source, index)
-    fmt = str(as_mapping(model.get("modelFormat")).get("name", "")).lower()
-    args = words_of(model.get("args")) or []
+    fmt = "huggingface" if "huggingface" in predictor else str(as_mapping(model.get("modelFormat")).get("name", ""))
     runtime = str(model.get("runtime") or "")
-    if runtime and not runtime.startswith("kserve-huggingfaceserver"):
+    own = _runtime_container(docs, runtime) if runtime else None
+    if runtime and not runtime.startswith("kserve-huggingfaceserver") and own is None:
         return []  # a ServingRuntime of its own: its container (read where the file holds it) runs the server
-    if fmt not in ("huggingface", "vllm") or any(a in ("--backend=huggingface", "--backend=hf") for a in args):
+    if fmt.lower() not in ("huggingface", "vllm"):
         return []
+    args = words_of(model.get("args"))
+    if args is None:
+        raise InputError(f"{source} ({resource_name(doc, index)}): predictor.model.args must be a list of strings")
+    container = own or {}
+    env, _ = k8s_env({"env": [*as_list(container.get("env")), *as_list(model.get("env"))]})
+    args = [k8s_substitute(w, env)[0] for w in [*hf_args(container), *args]]
+    if not hf.runs_vllm(args):
+        return []
+    gpus, _ = gpu_count(model.get("resources") or container.get("resources"))
+    workers = as_mapping(predictor.get("workerSpec"))
+    multinode = runtime.startswith("kserve-huggingfaceserver-multinode") or bool(workers)
+    tp, pp = hf.multinode_sizes(workers, env)
+    if multinode:
+        args = [f"--tensor-parallel-size={tp}", f"--pipeline-parallel-size={pp}", *args]
+    seen = visible_devices(env)
+    visible = min(gpus, seen) if gpus and seen else gpus
     uri = str(model.get("storageUri", ""))
-    ref = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
-    kept = [a for a in args if not a.startswith(("--model_name", "--model_dir", "--backend", "--model-name"))]
-    gpus, _ = gpu_count(model.get("resources"))
+    argv = hf.vllm_argv(args, uri, None if multinode else visible)
+    pod = as_mapping(own.get("_pod")) if own else {}
     return [
         Found(
             source,
             resource_name(doc, index),
-            ("vllm", "serve", ref, *kept),
-            gpus_per_pod=gpus,
+            argv,
+            gpus_per_pod=None if multinode else gpus,
+            gpus_total=int(tp) * int(pp) if multinode and tp.isdigit() and pp.isdigit() else None,
+            not_evaluable=f"the model is {uri}, which KServe copies to /mnt/models: name its hub id or config"
+            if argv[2] == "/mnt/models" and uri
+            else None,
+            has_shm=has_shm(pod, container) if own else True,  # KServe's runtime mounts a memory-backed /dev/shm
+            node_labels=node_labels(predictor),
             container="kserve-container",
+            env=env,
         )
     ]
+
+
+def _runtime_container(docs: Sequence[Mapping[str, Any]], name: str) -> dict[str, Any] | None:
+    """The container of a ServingRuntime / ClusterServingRuntime named `name` in the same file when it runs
+    huggingfaceserver (its image, or `python -m huggingfaceserver` in its command); its pod spec under `_pod`."""
+    for d in docs:
+        if d.get("kind") not in ("ServingRuntime", "ClusterServingRuntime"):
+            continue
+        if as_mapping(d.get("metadata")).get("name") != name:
+            continue
+        spec = as_mapping(d.get("spec"))
+        for c in as_list(spec.get("containers")):
+            words = " ".join(words_of(as_mapping(c).get("command")) or [])
+            if isinstance(c, dict) and ("huggingfaceserver" in str(c.get("image", "")) or "huggingfaceserver" in words):
+                return {**c, "_pod": spec}
+    return None
+
+
+def hf_args(container: Mapping[str, Any]) -> list[str]:
+    """A runtime container's arguments to huggingfaceserver: its args, after what follows `huggingfaceserver` in
+    its command (`python -m huggingfaceserver --model_dir=...`)."""
+    command = words_of(container.get("command")) or []
+    after = next((i + 1 for i, w in enumerate(command) if w.rstrip("/").endswith("huggingfaceserver")), len(command))
+    return [*command[after:], *(words_of(container.get("args")) or [])]
 
 
 def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> list[Found]:

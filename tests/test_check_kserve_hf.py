@@ -1,0 +1,129 @@
+"""check reads KServe's Hugging Face serving runtime (huggingfaceserver) as the vLLM engine it starts: the model from
+--model_id or the storage URI, TP from the GPUs the container sees, KServe's own options and what its
+parse_known_args drops left out (kserve/kserve aaac4e29, python/huggingfaceserver; see kserve_huggingface.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from recommender.check.load import read_text
+from recommender.check.run import engine_summary
+from recommender.serve_args import parse_serve_argv
+
+from .conftest import invoke
+
+_CORPUS = Path(__file__).parent / "data" / "deployments" / "kserve"
+
+_ISVC = """apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: qwen}
+spec:
+  predictor:
+    nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+    model:
+      modelFormat: {name: huggingface}
+      args:
+      - --model_name=qwen
+      - --model_id=Qwen/Qwen2.5-7B-Instruct
+      - --max_length=4096
+      - --gpu_memory_utilization=0.5
+      - --tensor-parallel-size=4
+      - --http_port=8080
+      - --num-speculative-tokens 5
+      - --backend
+      - vllm
+      - --kv-cache-dtype=fp8
+%s      resources:
+        limits: {nvidia.com/gpu: "2"}
+"""
+
+
+def _engine(text: str) -> dict[str, object]:
+    (found,) = read_text(text, "isvc.yaml", ".yaml")
+    cmd = parse_serve_argv(list(found.argv))
+    return {**engine_summary(cmd), "revision": cmd.dest("revision"), "gpus": found.gpus_per_pod, "argv": found.argv}
+
+
+def test_the_huggingface_runtime_runs_vllm_on_model_id_with_tp_from_the_gpus_it_sees() -> None:
+    read = _engine(_ISVC % "")
+    assert read["model"] == "Qwen/Qwen2.5-7B-Instruct"
+    # vllm_model.py sets tensor_parallel_size = torch.cuda.device_count(): 2 GPUs, whatever the args say
+    assert read["tensor_parallel_size"] == 2 and read["gpus"] == 2
+    assert read["max_model_len"] == 4096  # --max_length is KServe's spelling of max_model_len
+    assert read["kv_cache_dtype"] == "fp8"
+    # parse_known_args does not know vLLM's options written with underscores: dropped, vLLM's default stands
+    assert read["gpu_memory_utilization"] is None
+    argv = " ".join(str(w) for w in read["argv"])  # type: ignore[union-attr]
+    assert "--http_port" not in argv and "--model_name" not in argv and "--num-speculative-tokens" not in argv
+
+
+def test_cuda_visible_devices_narrows_the_tp_the_runtime_takes() -> None:
+    env = "      env:\n      - {name: CUDA_VISIBLE_DEVICES, value: '0'}\n"
+    assert _engine(_ISVC % env)["tensor_parallel_size"] == 1
+
+
+def test_the_transformers_backend_is_no_vllm_server() -> None:
+    for spelling in ("--backend=huggingface", "--backend huggingface"):
+        text = (_ISVC % "").replace("- --backend\n      - vllm", "- " + spelling.replace(" ", "\n      - "))
+        assert read_text(text, "isvc.yaml", ".yaml") == [], spelling
+
+
+def test_an_hf_storage_uri_names_the_model_and_its_revision() -> None:
+    text = (
+        (_ISVC % "")
+        .replace("- --model_id=Qwen/Qwen2.5-7B-Instruct\n", "")
+        .replace(
+            "modelFormat: {name: huggingface}",
+            "modelFormat: {name: huggingface}\n      storageUri: hf://Qwen/Qwen3-8B:abc123",
+        )
+    )
+    read = _engine(text)
+    assert read["model"] == "Qwen/Qwen3-8B" and read["revision"] == "abc123"
+
+
+def test_a_runtime_of_the_same_file_running_huggingfaceserver_is_read_with_its_arguments() -> None:
+    runtime = """---
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata: {name: my-hf}
+spec:
+  supportedModelFormats: [{name: huggingface}]
+  containers:
+  - name: kserve-container
+    image: kserve/huggingfaceserver:v0.15.0-gpu
+    command: [python, -m, huggingfaceserver]
+    args:
+    - --model_name={{.Name}}
+    - --max-model-len=2048
+    - --enforce-eager
+"""
+    text = (_ISVC % "").replace(
+        "modelFormat: {name: huggingface}", "modelFormat: {name: huggingface}\n      runtime: my-hf"
+    )
+    (found,) = [f for f in read_text(text + runtime, "isvc.yaml", ".yaml") if f.resource.startswith("Inference")]
+    cmd = parse_serve_argv(list(found.argv))
+    assert cmd.values["max_model_len"] == 4096  # the predictor's --max_length comes after the runtime's flag
+    assert cmd.values["enforce_eager"] is True and found.has_shm is False  # this runtime mounts no /dev/shm
+
+
+def test_the_multinode_runtime_takes_tp_and_pp_from_the_worker_spec() -> None:
+    text = (_ISVC % "").replace(
+        "modelFormat: {name: huggingface}", "modelFormat: {name: huggingface}\n      runtime: x"
+    )
+    text = (
+        text.replace("runtime: x", "runtime: kserve-huggingfaceserver-multinode")
+        .replace("- --tensor-parallel-size=4\n", "")
+        .replace(
+            "    nodeSelector:", "    workerSpec: {tensorParallelSize: 2, pipelineParallelSize: 3}\n    nodeSelector:"
+        )
+    )
+    (found,) = read_text(text, "isvc.yaml", ".yaml")
+    read = engine_summary(parse_serve_argv(list(found.argv)))
+    assert (read["tensor_parallel_size"], read["pipeline_parallel_size"], found.gpus_total) == (2, 3, 6)
+
+
+def test_kserves_fluid_sample_from_s3_is_not_evaluated_naming_the_storage_uri() -> None:
+    # kserve/kserve docs/samples/fluid/kserve-isvc.yaml (tests/data/deployments/SOURCES)
+    out = json.loads(invoke(["check", str(_CORPUS / "fluid-kserve-isvc.yaml"), "--format", "json"], exit_code=4).stdout)
+    assert out[0]["status"] == "not-evaluated" and "s3://${bucket}" in json.dumps(out)
