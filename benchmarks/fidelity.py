@@ -35,6 +35,7 @@ from typing import Any
 
 from recommender.catalog import find_model, load_gpus
 from recommender.errors import PlanError
+from recommender.gpu_clues import GpuClue, read_gpu_clues
 from recommender.gpu_totals import NEAR as TOTAL_NEAR
 from recommender.gpu_totals import memory_figures, resolve_total
 from recommender.hardware import Gpu, resolve_gpu
@@ -165,11 +166,22 @@ def gpu_by_total(r: dict[str, Any]) -> Gpu | None:
         cards = tuple(g for g in cards if gpu_refusal(g, version) is None)
     try:
         match = resolve_total(
-            total, cards, vendor=vendor, arch=arch.group(0) if arch else None, same=_prediction_key(r)
+            total,
+            cards,
+            vendor=vendor,
+            arch=arch.group(0) if arch else None,
+            same=_prediction_key(r),
+            clues=record_clues(r),
         )
     except PlanError:
         return None
     return match.gpu
+
+
+def record_clues(r: dict[str, Any]) -> tuple[GpuClue, ...]:
+    """What the record's log excerpt and error line say about the card (the rules `explain --log` applies:
+    recommender.gpu_clues)."""
+    return read_gpu_clues("\n".join(str(r.get(k) or "") for k in ("raw", "error")))
 
 
 def _prediction_key(r: dict[str, Any]) -> Callable[[Gpu], Hashable]:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from recommender.errors import UnknownGpuError
+from recommender.gpu_clues import GpuClue, narrow
 from recommender.hardware import Gpu
 from recommender.units import GiB
 
@@ -27,13 +28,15 @@ class TotalMatch:
 
     gpu: Gpu
     cards: tuple[Gpu, ...]
+    clues: tuple[GpuClue, ...] = ()  # the log lines that took cards of this total out
 
     @property
     def note(self) -> str:
+        narrowed = f" once the log's {'; '.join(repr(c.line) for c in self.clues)} narrowed them" if self.clues else ""
         if len(self.cards) == 1:
-            return f"the only catalog card with this total is {self.gpu.key}"
+            return f"the only catalog card with this total is {self.gpu.key}{narrowed}"
         keys = ", ".join(g.key for g in self.cards)
-        return f"one of {keys} (alike for the memory model; {self.gpu.key}'s rates are used)"
+        return f"one of {keys} (alike for the memory model; {self.gpu.key}'s rates are used){narrowed}"
 
 
 def memory_figures(gpu: Gpu) -> tuple[object, ...]:
@@ -52,23 +55,27 @@ def resolve_total(
     vendor: str | None = None,
     arch: str | None = None,
     same: Callable[[Gpu], Hashable] = memory_figures,
+    clues: Sequence[GpuClue] = (),
 ) -> TotalMatch:
     """The catalog card(s) of a logged device total (GiB), optionally of one vendor or offload architecture.
 
     Raises UnknownGpuError when no card has that total, or when the cards that do differ by `same` (by default
     the figures the memory model reads; a caller that knows the model and flags may pass the prediction itself,
-    so that cards telling apart only what this configuration does not use still resolve)."""
+    so that cards telling apart only what this configuration does not use still resolve). `clues` (what else the
+    log says: recommender.gpu_clues) take out the cards of that total they rule out before the cards are compared."""
     pool = [g for g in catalog if (vendor is None or g.vendor == vendor)]
     if arch is not None:
         pool = [g for g in pool if g.compute_capability.lower() == arch.lower()]
-    cards = [g for g in pool if abs(g.total_bytes / GiB - total_gib) <= SAME_PRINT]
-    cards = cards or [g for g in pool if abs(g.total_bytes / GiB / total_gib - 1) <= NEAR]
+    near = [g for g in pool if abs(g.total_bytes / GiB / total_gib - 1) <= NEAR]
+    near, used = narrow(near, clues)
+    cards = [g for g in near if abs(g.total_bytes / GiB - total_gib) <= SAME_PRINT] or near
     if not cards:
-        raise UnknownGpuError(f"no catalog card has a device total of {total_gib:g} GiB")
+        why = f" the log's {'; '.join(repr(c.line) for c in used)} allows" if used else ""
+        raise UnknownGpuError(f"no catalog card{why} has a device total of {total_gib:g} GiB")
     cards.sort(key=lambda g: (abs(g.total_bytes / GiB - total_gib), g.key))
     if len({same(g) for g in cards}) > 1:
         listed = ", ".join(f"{g.key} ({g.total_bytes / GiB:.2f} GiB, cc {g.compute_capability})" for g in cards)
         raise UnknownGpuError(
             f"a device total of {total_gib:g} GiB fits cards the memory model tells apart: {listed}; name the GPU"
         )
-    return TotalMatch(cards[0], tuple(cards))
+    return TotalMatch(cards[0], tuple(cards), used)

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from recommender.gpu_clues import GpuClue, read_gpu_clues
+
 # the serve options a log's arguments give, by the name vLLM's argument namespace uses, with the option's flag
 ENGINE_OPTIONS = {
     "tensor_parallel_size": "--tensor-parallel-size",
@@ -139,6 +141,7 @@ class LoggedStartup:
     figures: LoggedFigures
     error: str | None  # the first fatal error line
     started: bool  # the server reached its startup-complete line
+    gpu_clues: tuple[GpuClue, ...] = ()  # what else the log says about the card (recommender.gpu_clues)
 
     def option(self, name: str) -> str | None:
         return next((v for n, v in self.options if n == name), None)
@@ -206,13 +209,15 @@ def _model(explicit: dict[str, str], text: str) -> str | None:
     return None
 
 
-def _device_names(text: str) -> tuple[str, ...]:
+def _device_names(text: str, clues: tuple[GpuClue, ...]) -> tuple[str, ...]:
+    """The device names the log prints: its own lines', then those of vLLM's and PyTorch's capability messages."""
     names: list[str] = []
     for i, pattern in enumerate(_DEVICE_NAMES):
         for m in pattern.finditer(text):
             name = m.group(1).replace("_", " ").strip() if i == 0 else m.group(1).strip()
             if name and name not in names:
                 names.append(name)
+    names += [c.device_name for c in clues if c.device_name and c.device_name not in names]
     return tuple(names)
 
 
@@ -264,14 +269,16 @@ def read_startup_log(text: str) -> LoggedStartup:
     options += [(n, resolved[n]) for n in names if n in resolved and n not in explicit]
     engine = _ENGINE_LINE.search(text)
     total = _first(_TOTALS, text)
+    clues = read_gpu_clues(text)
     return LoggedStartup(
         version=_first(_VERSION, text),
         engine=engine.group(1).strip() if engine and engine.group(1) else ("V0" if engine else None),
         model=_model(explicit, text),
         options=tuple(options),
-        device_names=_device_names(text),
+        device_names=_device_names(text, clues),
         total_gib=float(total) if total is not None else None,
         figures=_figures(text),
         error=_error(text),
         started=bool(_STARTED.search(text)),
+        gpu_clues=clues,
     )

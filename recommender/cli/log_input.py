@@ -107,10 +107,11 @@ def log_gpu(logged: LoggedStartup, path: Path) -> tuple[Gpu, str]:
         how = f"named in the log ({logged.device_names[0]})"
     elif logged.total_gib is not None:
         try:
-            card = resolve_total(logged.total_gib, catalog).gpu
+            match = resolve_total(logged.total_gib, catalog, clues=logged.gpu_clues)
         except UnknownGpuError as exc:
             raise InputError(f"{path}: the log names no GPU and its total {logged.total_gib} GiB: {exc}") from None
-        how = f"by the device total the log printed ({logged.total_gib} GiB)"
+        card = match.gpu
+        how = f"by the device total the log printed ({logged.total_gib} GiB): {match.note}"
     else:
         raise InputError(f"{path}: the log names no GPU and prints no device total: pass --gpu")
     if logged.total_gib is not None:
