@@ -41,6 +41,7 @@ ENGINE_FIELDS: dict[str, str] = {
     "block_size": "int",
     "enforce_eager": "bool",
     "enable_prefix_caching": "bool",
+    "enable_chunked_prefill": "bool",
     "cpu_offload_gb": "float",
 }
 # Engine values that decide whether the multimodal towers are loaded and profiled (EngineFlags.towers_skipped);
@@ -467,6 +468,8 @@ def build_serve_argv(model: str, flags: EngineFlags) -> list[str]:
         ("--max-model-len", flags.max_model_len, flags.max_model_len is not None),
         ("--max-num-seqs", flags.max_num_seqs, flags.max_num_seqs is not None),
         ("--max-num-batched-tokens", flags.max_num_batched_tokens, flags.max_num_batched_tokens is not None),
+        ("--enable-chunked-prefill", None, flags.enable_chunked_prefill is True),
+        ("--no-enable-chunked-prefill", None, flags.enable_chunked_prefill is False),
         ("--block-size", flags.block_size, flags.block_size is not None),
         ("--enforce-eager", None, flags.enforce_eager),
         ("--cpu-offload-gb", flags.cpu_offload_gb, bool(flags.cpu_offload_gb)),

@@ -9,7 +9,8 @@ import pytest
 from recommender.catalog import find_model, load_gpus
 from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults, runs_v0_engine
 from recommender.memory.overheads import moe_workspace_bytes
-from recommender.memory.scheduler import v0_batched_tokens
+from recommender.memory.scheduler import scheduler_limits, v0_batched_tokens
+from recommender.memory.startup_issues import StartupIssue
 from recommender.sources.resolve import resolve_model
 
 GPUS = {g.key: g for g in load_gpus()}
@@ -176,3 +177,18 @@ def test_pp_admission_checks_the_whole_models_kv_from_014_to_016(version: str, f
     if fails:
         (message,) = e.errors
         assert "(71.16 GiB KV cache is needed" in message
+
+
+def test_chunked_prefill_flag_sets_the_default_token_budget() -> None:
+    """--enable-chunked-prefill / --no-enable-chunked-prefill override the release's default: V0 then profiles 512
+    (0.6) or 2048 (0.7) tokens, or the whole context; V1 without it raises its default budget to the context
+    (arg_utils.py `max(model_config.max_model_len, self.max_num_batched_tokens)`)."""
+    text = resolve_model("Qwen/Qwen2.5-7B-Instruct")
+    on, off = EngineFlags(enable_chunked_prefill=True), EngineFlags(enable_chunked_prefill=False)
+    assert v0_batched_tokens(text, on, 8192, VllmVersion(0, 6, 3)) == 512
+    assert v0_batched_tokens(text, on, 8192, VllmVersion(0, 7, 3)) == 2048
+    assert v0_batched_tokens(text, off, 65536, VllmVersion(0, 7, 3)) == 65536
+    issues: list[StartupIssue] = []
+    assert scheduler_limits(text, off, GPUS["h100-sxm"], VllmVersion(0, 11), issues).max_num_batched_tokens == 32768
+    assert scheduler_limits(text, on, GPUS["h100-sxm"], VllmVersion(0, 11), issues).max_num_batched_tokens == 8192
+    assert not issues

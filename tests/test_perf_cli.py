@@ -211,3 +211,50 @@ def test_a_malformed_local_profile_is_an_input_error(tmp_path: Path, monkeypatch
     ).stderr
     assert err.startswith(f"Error: local calibration file {local}: not UTF-8 text") and err.count("\n") == 1, err
     assert "VLLM_PLAN_PERF_LOCAL=none disables it" in err
+
+
+V0_RUN = [
+    "perf",
+    "Qwen/Qwen2.5-7B-Instruct",
+    "--gpu",
+    "a100-80gb",
+    "--vllm-version",
+    "0.6.3",
+    "--max-model-len",
+    "8192",
+]
+V0_LOAD = ["--input-len", "2000", "--output-len", "200", "--max-concurrency", "32", "--num-prompts", "200"]
+
+
+def _v0(*extra: str) -> dict[str, object]:
+    doc: dict[str, object] = json.loads(invoke([*V0_RUN, *V0_LOAD, *extra, "--format", "json"]).stdout)
+    return doc
+
+
+def test_v0_chunked_prefill_reaches_the_replay() -> None:
+    """vLLM 0.6's V0 engine prefills whole prompts first unless --enable-chunked-prefill (the default is off up to a
+    32K context): the option, and the same flag inside a `-- vllm serve` command, change the replayed schedule."""
+    default, off, on = _v0(), _v0("--no-enable-chunked-prefill"), _v0("--enable-chunked-prefill")
+    assert default["mean_ttft_ms"] == off["mean_ttft_ms"] and default["mean_itl_ms"] == off["mean_itl_ms"]
+    assert on["mean_ttft_ms"] != off["mean_ttft_ms"]
+    assert on["command"][-1] == "--enable-chunked-prefill" and off["command"][-1] == "--no-enable-chunked-prefill"
+    cmd = ["--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192", "--enable-chunked-prefill"]
+    args = ["perf", "--gpu", "a100-80gb", "--vllm-version", "0.6.3", *V0_LOAD, "--format", "json", *cmd]
+    assert json.loads(invoke(args).stdout)["mean_ttft_ms"] == on["mean_ttft_ms"]
+
+
+def test_v0_max_num_batched_tokens_reaches_the_replay() -> None:
+    """With chunked prefill the token budget sets how much of a prompt one step prefills (V0 default 512 in 0.6)."""
+    small = _v0("--enable-chunked-prefill", "--max-num-batched-tokens", "512")
+    large = _v0("--enable-chunked-prefill", "--max-num-batched-tokens", "8192")
+    assert small["command"][-3:] == ["--max-num-batched-tokens", "512", "--enable-chunked-prefill"]
+    assert small["mean_ttft_ms"] != large["mean_ttft_ms"]
+
+
+def test_budget_below_context_without_chunked_prefill_exits_3() -> None:
+    """SchedulerConfig refuses a token budget below --max-model-len without chunked prefill, in V0 and V1."""
+    err = invoke([*V0_RUN, *V0_LOAD, "--max-num-batched-tokens", "4096"], exit_code=3).stderr
+    assert "max_num_batched_tokens (4096) is smaller than max_model_len (8192)" in err
+    v1 = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--max-model-len", "8192", "--max-num-batched-tokens", "4096"]
+    invoke([*v1, *V0_LOAD, "--no-enable-chunked-prefill"], exit_code=3)
+    invoke([*v1, *V0_LOAD])  # chunked prefill is V1's default: the same budget starts

@@ -38,6 +38,11 @@ def engine_flag_options(func: F) -> F:
         ),
         click.option("--max-num-seqs", type=params.REQUESTS),
         click.option("--max-num-batched-tokens", type=params.BATCHED_TOKENS),
+        click.option(
+            "--enable-chunked-prefill/--no-enable-chunked-prefill",
+            default=None,
+            help="vLLM's chunked prefill (default: the release's; off on the V0 engine up to a 32K context).",
+        ),
         click.option("--block-size", type=params.BLOCK_SIZE),
         click.option("--enforce-eager", is_flag=True, default=None),
     ]

@@ -198,7 +198,15 @@ def _compare(
 ) -> tuple[PerfResult, BenchResult]:
     result = read_result_file(path, dataset)[0]
     model = result_model(model_opt, result)
-    pred = predict(model, engine.gpu, engine.flags, result.load, params=params, version=engine.version)
+    pred = predict(
+        model,
+        engine.gpu,
+        engine.flags,
+        result.load,
+        params=params,
+        version=engine.version,
+        async_scheduling=engine.async_scheduling,
+    )
     return pred, result
 
 

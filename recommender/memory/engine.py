@@ -165,6 +165,9 @@ class EngineFlags:
     block_size: int | None = None
     enforce_eager: bool = False
     enable_prefix_caching: bool | None = None
+    # --enable-chunked-prefill / --no-enable-chunked-prefill (None: the release's default). Without it the default
+    # --max-num-batched-tokens covers --max-model-len (memory/scheduler.py), and V0 prefills whole prompts first.
+    enable_chunked_prefill: bool | None = None
     cpu_offload_gb: float = 0.0
     use_v1: bool | None = None  # the VLLM_USE_V1 environment variable (None: not set)
     language_model_only: bool = False

@@ -40,12 +40,27 @@ def scheduler_limits(
         issues.append(si.max_len_above_model(max_len, model.max_model_len, model.max_len_key))
     if v0:
         tokens = v0_batched_tokens(model, flags, max_len, version)
-        return SchedulerLimits(max_len, auto_fit, flags.max_num_seqs or 256, tokens)
+        limits = SchedulerLimits(max_len, auto_fit, flags.max_num_seqs or 256, tokens)
+    else:
+        limits = v1_limits(flags, gpu, version, max_len, auto_fit)
+    chunked = flags.enable_chunked_prefill
+    if chunked is None and v0:
+        chunked = v0_chunked_by_default(model, flags, max_len, version)
+    if chunked is False and not auto_fit and limits.max_num_batched_tokens < max_len:
+        issues.append(si.batched_below_max_len(limits.max_num_batched_tokens, max_len))
+    return limits
+
+
+def v1_limits(flags: EngineFlags, gpu: Gpu, version: VllmVersion, max_len: int, auto_fit: bool) -> SchedulerLimits:
+    """The V1 engine's defaults; without chunked prefill the default token budget covers the context
+    (arg_utils.py: `max(model_config.max_model_len, self.max_num_batched_tokens)` when chunked prefill is off)."""
     seqs_default, tokens_default = batch_defaults(gpu, version)
     max_tokens = flags.max_num_batched_tokens or tokens_default
     max_seqs = flags.max_num_seqs or seqs_default
     if flags.max_num_batched_tokens is None:
         max_tokens = min(max_tokens, max_seqs * max_len)
+        if flags.enable_chunked_prefill is False:
+            max_tokens = max(max_tokens, max_len)
     if flags.max_num_seqs is None:
         max_seqs = min(max_seqs, max_tokens)
     return SchedulerLimits(max_len, auto_fit, max_seqs, max_tokens)
@@ -76,9 +91,12 @@ def v0_chunked_by_default(model: ModelSpec, flags: EngineFlags, max_len: int, ve
 
 
 def v0_batched_tokens(model: ModelSpec, flags: EngineFlags, max_len: int, version: VllmVersion) -> int:
-    """max_num_batched_tokens the V0 engine profiles with."""
+    """max_num_batched_tokens the V0 engine profiles with (--enable-chunked-prefill / --no-... when given, else the
+    release's default)."""
     if flags.max_num_batched_tokens is not None:
         return flags.max_num_batched_tokens
-    chunked = v0_chunked_by_default(model, flags, max_len, version)
+    chunked = flags.enable_chunked_prefill
+    if chunked is None:
+        chunked = v0_chunked_by_default(model, flags, max_len, version)
     tokens = (2048 if version >= VllmVersion(0, 7) else 512) if chunked else max(max_len, 2048)
     return max(tokens, 5120) if model.multimodal else tokens

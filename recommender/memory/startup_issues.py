@@ -26,6 +26,7 @@ class IssueKind(StrEnum):
     TP_KV_HEADS = "tp-does-not-divide-kv-heads"  # count = KV heads, parallel = TP
     PP_LAYERS = "pp-above-layers"  # count = layers, parallel = PP
     MAX_LEN_ABOVE_MODEL = "max-model-len-above-model"  # max_len = the model's limit, requested = the flag
+    BATCHED_BELOW_MAX_LEN = "batched-tokens-below-max-model-len"  # without chunked prefill; requested = the budget
     FREE_BELOW_BUDGET = "free-memory-below-budget"  # needed = requested budget, available = free memory
     WEIGHTS_DO_NOT_FIT = "weights-do-not-fit"  # needed = weights on one GPU, available = free memory
     NO_CACHE_MEMORY = "no-cache-memory"  # needed = one block, available = KV memory (<= 0)
@@ -154,6 +155,18 @@ def max_len_above_model(requested: int, limit: int, limit_key: str) -> StartupIs
         "exceeding derived_max_model_len will cause a CUDA array out-of-bounds error.",
         max_len=limit,
         requested=requested,
+    )
+
+
+def batched_below_max_len(batched: int, max_len: int) -> StartupIssue:
+    """config/scheduler.py:318 verify_max_model_len (V0: SchedulerConfig._verify_args, the same text)."""
+    return StartupIssue(
+        IssueKind.BATCHED_BELOW_MAX_LEN,
+        f"max_num_batched_tokens ({batched}) is smaller than max_model_len ({max_len}). This effectively limits the "
+        "maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. Please increase "
+        "max_num_batched_tokens or decrease max_model_len.",
+        max_len=max_len,
+        requested=batched,
     )
 
 

@@ -61,12 +61,14 @@ def async_default(version: VllmVersion, pp: int) -> bool:
 def v0_prefill_first(
     model: ModelSpec, gpu: Gpu, flags: EngineFlags, e: Explanation, chunked_prefill: bool | None = None
 ) -> bool:
-    """Whether the engine is V0 scheduling without chunked prefill (prefill-only steps first). `chunked_prefill` is
-    --enable-chunked-prefill / --no-enable-chunked-prefill when given; V0's default switches it on only for long
+    """Whether the engine is V0 scheduling without chunked prefill (prefill-only steps first). `chunked_prefill` (else
+    the flags' own) is --enable-chunked-prefill / --no-enable-chunked-prefill when given; V0's default switches it on only for long
     contexts (memory/scheduler.py v0_batched_tokens), which is exactly when its token budget is below the context:
     without chunked prefill V0 refuses a budget below --max-model-len."""
     if not runs_v0_engine(VllmVersion.parse(e.vllm_version), gpu, model.architecture, flags.use_v1):
         return False
+    if chunked_prefill is None:
+        chunked_prefill = flags.enable_chunked_prefill
     if chunked_prefill is not None:
         return not chunked_prefill
     return e.max_num_batched_tokens >= e.max_model_len
