@@ -240,3 +240,70 @@ def test_v0_long_context_chunked_prefill_by_release() -> None:
         ("0.7.0", False): 2048, ("0.7.0", True): 2048,
     }  # fmt: skip
     assert v0_batched_tokens(model, plain, 32_768, VllmVersion.parse("0.6.1")) == 32_768  # not above 32K
+
+
+def test_deepseek_v4_cache_layers_by_hand() -> None:
+    """DeepSeek-V4-Flash's cache layers (head_dim 512, window 128, indexer head 128; fp8_ds_mla, 576-byte pages):
+    window 64 x 584 = 37,376 -> 37,440; C4 latents 256 / 4 x 584 = 37,376 -> 37,440; C128 latents 2 x 584 = 1,168
+    -> 1,728; C4 compressor state 4 states x 2 x 2 x 512 x 4 B = 32,768 -> 32,832 (window 2 x 4 = 8); C128 state
+    8 x 2 x 512 x 4 = 32,768 -> 32,832 (window 128); indexer K 64 x (128 + 4) = 8,448 -> 8,640; indexer state
+    4 x 2 x 2 x 128 x 4 = 8,192 -> 8,640 (window 8)."""
+    from recommender.memory.kv_dsv4 import CacheLayer, cache_layers
+
+    c = resolve_model("deepseek-ai/DeepSeek-V4-Flash").compressed_attention
+    assert c is not None
+    assert (c.ratios[:4], c.ratios[-2:], len(c.ratios)) == ((1, 1, 4, 128), (128, 4), 43)
+    assert cache_layers(c, 1) == [CacheLayer(64, 128, 37_440)]
+    assert cache_layers(c, 4) == [
+        CacheLayer(64, 128, 37_440),
+        CacheLayer(256, None, 37_440),
+        CacheLayer(4, 8, 32_832),
+        CacheLayer(256, None, 8_640),
+        CacheLayer(4, 8, 8_640),
+    ]
+    assert cache_layers(c, 128) == [
+        CacheLayer(64, 128, 37_440),
+        CacheLayer(256, None, 1_728),
+        CacheLayer(8, 128, 32_832),
+    ]
+
+
+def test_deepseek_v4_packed_groups_by_hand() -> None:
+    """Flash (2 window-only, 21 C4, 20 C128 layers): buckets window 43 x 37,440; full (256-token blocks) 21 x 37,440 +
+    20 x 1,728 + 21 x 8,640 (counts differ: kept whole); C4 states 21 x 32,832 + 21 x 8,640 (balanced, mixed: at
+    least 21 repeats a group); C128 states 20 x 32,832. _approximate_gcd([43, 21, 20], >= 21) = 22 (padding 1 + 1 +
+    2): the window bucket splits in two (22 + 21 layers). Widest group: the full one, 786,240 + 34,560 + 181,440 =
+    1,002,240 bytes a block. At 912,128 tokens with 16,384 in flight a request takes 2 x (cdiv(16,511, 64) + 1) +
+    3,563 + (cdiv(16,391, 4) + 1) + (cdiv(16,511, 8) + 1) = 518 + 3,563 + 4,099 + 2,065 = 10,245 blocks."""
+    from recommender.memory.kv_dsv4 import approximate_gcd, dsv4_layout
+
+    assert approximate_gcd([43, 21, 20], 21) == 22
+    s = resolve_model("deepseek-ai/DeepSeek-V4-Flash")
+    assert s.compressed_attention is not None
+    layout = dsv4_layout(s.compressed_attention, range(s.num_layers))
+    assert layout.bytes_per_block == 1_002_240
+    assert sorted((g.kind, g.layers, g.window, g.block_size) for g in layout.groups) == [
+        ("mla", 62, None, 256),
+        ("sliding", 20, 128, 8),
+        ("sliding", 21, 128, 64),
+        ("sliding", 22, 128, 64),
+        ("sliding", 42, 8, 4),
+    ]
+    assert layout.blocks_per_request(912_128, 16_384, prefix_caching=False) == 10_245
+
+
+def test_deepseek_v4_pro_kv_needed_matches_log() -> None:
+    """DeepSeek-V4-Pro (1 C128-only pair at the start: 30 C4, 31 C128 layers) at TP 8 on MI300X, default
+    1,048,576 tokens, 16,384 batched tokens twice in flight: repeats _approximate_gcd([61, 30, 31], >= 30) = 31; the
+    widest group is the full one, 30 x 37,440 + 31 x 1,728 + 30 x 8,640 = 1,435,968 bytes; a request takes
+    2 x (cdiv(32,895, 64) + 1) + 4,096 + (cdiv(32,775, 4) + 1) + (cdiv(32,895, 8) + 1) = 1,030 + 4,096 + 8,195 + 4,113
+    = 17,434 blocks = 23.32 GiB, vLLM's "23.32 GiB KV cache is needed" (field4 J027, vLLM issue 53961)."""
+    from recommender.memory.kv_dsv4 import dsv4_layout
+
+    s = resolve_model("deepseek-ai/DeepSeek-V4-Pro")
+    assert s.compressed_attention is not None
+    layout = dsv4_layout(s.compressed_attention, range(s.num_layers))
+    assert layout.bytes_per_block == 1_435_968
+    blocks = layout.blocks_per_request(1_048_576, 32_768, prefix_caching=False)
+    assert blocks == 17_434
+    assert round(blocks * layout.bytes_per_block / GiB, 2) == 23.32

@@ -927,11 +927,13 @@ def test_llama_3_2_vision_cross_attention_and_release_window() -> None:
     assert small.params is not None and small.params.total == 10_642_941_475
 
 
-def test_deepseek_v4_estimate_is_an_upper_bound_of_its_kv() -> None:
-    """Counted as full attention on every layer (never only its 128-token window, which would promise capacity
-    vLLM does not have); transformers 5.20 counts 284,332,230,231 parameters for V4-Flash."""
+def test_deepseek_v4_weights_are_an_estimate_its_kv_is_not() -> None:
+    """The attention weights are counted as generic attention (approximate); the KV cache comes from its own spec
+    (compressed_attention), not from the layer kinds; transformers 5.20 counts 284,332,230,231 parameters for
+    V4-Flash."""
     spec = _ref("deepseek-ai--DeepSeek-V4-Flash")
     assert spec.approximate and set(spec.layer_kinds) == {"full"} and spec.sliding_window is None
+    assert spec.compressed_attention is not None and spec.compressed_attention.window == 128
     assert spec.params is not None and spec.params.total == pytest.approx(284_332_230_231, rel=0.03)
 
 
@@ -1036,3 +1038,22 @@ def test_reconstructed_entries_say_so_wherever_they_are_used() -> None:
         spec = resolve_model(m.id)
         assert any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate), m.id
     assert not resolve_model("deepseek-ai/DeepSeek-R1-Distill-Qwen-14B").approximate
+
+
+def test_deepseek_v4_compress_ratios_as_vllm_reads_them() -> None:
+    """get_compress_ratios: the checkpoint's `compress_ratios` (decoder layers, then MTP), or the upstream config's
+    `compress_rates` keyed by `layer_types`; 0 is the window alone (ratio 1); vLLM builds no other ratio than 4, 128."""
+    from recommender.model.compressed_attention import compressed_attention_spec
+    from recommender.model.config_values import ConfigValues
+
+    base = {"head_dim": 512, "sliding_window": 128, "index_head_dim": 128, "num_nextn_predict_layers": 1}
+    legacy = ConfigValues({**base, "compress_ratios": [0, 4, 128, 0]})
+    spec = compressed_attention_spec(legacy, "deepseek_v4", 3)
+    assert spec is not None and spec.ratios == (1, 4, 128) and spec.mtp_layers == 1
+    upstream = ConfigValues(
+        {**base, "compress_rates": {"c4": 4, "c128": 128}, "layer_types": ["sliding", "c4", "c128"]}
+    )
+    assert compressed_attention_spec(upstream, "deepseek_v4", 3) == spec
+    assert compressed_attention_spec(legacy, "deepseek_v3", 3) is None
+    with pytest.raises(ModelConfigError, match="compress_ratios holds 8"):
+        compressed_attention_spec(ConfigValues({**base, "compress_ratios": [0, 8, 4]}), "deepseek_v4", 3)

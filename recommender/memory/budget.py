@@ -23,6 +23,7 @@ from recommender.memory.engine import EngineFlags, VllmVersion, runs_v0_engine
 from recommender.memory.explanation import Explanation as Explanation  # re-exported: callers import it from here
 from recommender.memory.explanation import StageBudget as StageBudget
 from recommender.memory.kv_cache import KvLayout, build_layout, kv_dtype_bytes
+from recommender.memory.kv_dsv4 import dsv4_layout
 from recommender.memory.mxfp4 import Mxfp4Layout, mxfp4_layout
 from recommender.memory.scheduler import SchedulerLimits, scheduler_limits
 from recommender.memory.startup_issues import IssueKind, StartupIssue
@@ -163,7 +164,8 @@ def parallel_checks(model: ModelSpec, tp: int, pp: int, issues: list[StartupIssu
         issues.append(si.tp_vocab(padded_vocab(model.vocab_size), tp))
     if pp > model.num_layers:
         issues.append(si.pp_layers(model.num_layers, pp))
-    if model.mla is None and 0 < model.num_kv_heads < tp:
+    latent = model.mla is not None or model.compressed_attention is not None  # one latent, replicated by design
+    if not latent and 0 < model.num_kv_heads < tp:
         if tp % model.num_kv_heads:
             issues.append(si.tp_kv_heads(model.num_kv_heads, tp))
         else:
@@ -226,6 +228,8 @@ def profiler_counts_whole_device(version: VllmVersion, *, v0: bool) -> bool:
 
 def stage_layout(model: ModelSpec, layers: range, flags: EngineFlags, precision: Precision, *, v0: bool) -> KvLayout:
     """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block)."""
+    if model.compressed_attention is not None:  # DeepSeek-V4: its own cache layers, packed (memory/kv_dsv4.py)
+        return dsv4_layout(model.compressed_attention, layers)
     tp = flags.tensor_parallel_size
     kv, dtype = precision.kv_bytes, precision.dtype_bytes
     return build_layout(

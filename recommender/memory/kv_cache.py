@@ -15,6 +15,8 @@ _STATE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, None: 2}
 # blob per token (NoPE fp8 + scales + RoPE bf16; mla_attention.py get_kv_cache_spec), whatever fp8 flavour is asked.
 FP8_DS_MLA_BYTES = 656
 INDEXER_QUANT_BLOCK = 128
+# DeepSeek-V4's fp8_ds_mla latent: 448 NoPE fp8 + 128 RoPE (64 bf16) + 8 scale bytes a token (memory/kv_dsv4.py)
+DS_MLA_TOKEN_BYTES = 584
 MLA_HYBRID_BLOCK_ALIGNMENT = 128  # _align_hybrid_block_size: max(kernel block, 128) when the model uses MLA  # the indexer K cache holds head_dim fp8 bytes + 4 scale bytes per 128 (uint8 cache)
 
 
@@ -82,6 +84,8 @@ def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, m
     kind = s.layer_kinds[i]
     if not s.has_kv_cache(i):  # KV sharing: the layer reads an earlier layer's cache
         return None
+    if s.compressed_attention is not None:
+        return _compressed_kv(s, i, block_size)
     if kind in ("full", "sliding", "chunked", "cross"):  # cross: approximated per token (spec.approximate says so)
         kvh = max(1, s.kv_heads_at(i) // tp)
         per_token = kvh * (s.head_dim_at(i) + s.v_head_dim_at(i)) * kv_bytes
@@ -99,6 +103,19 @@ def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, m
     if kind == "mamba":
         return _mamba_kv(s, tp, model_bytes)
     return None
+
+
+def _compressed_kv(s: ModelSpec, i: int, block_size: int) -> LayerKv:
+    """DeepSeek-V4 per token (for costs; the allocation is memory/kv_dsv4.py): a window-only layer holds its window
+    of latents; a compressed layer one latent per `ratio` tokens, plus the indexer's K per 4 tokens on C4 layers."""
+    c = s.compressed_attention
+    assert c is not None
+    ratio = c.ratios[i]
+    if ratio == 1:
+        return LayerKv("sliding", block_size * DS_MLA_TOKEN_BYTES, DS_MLA_TOKEN_BYTES, c.window)
+    index = c.index_head_dim + c.index_head_dim // INDEXER_QUANT_BLOCK * 4
+    per_token = cdiv(DS_MLA_TOKEN_BYTES, ratio) + (cdiv(index, 4) if ratio == 4 else 0)
+    return LayerKv("full", block_size * per_token, per_token)
 
 
 def _mamba_kv(s: ModelSpec, tp: int, model_bytes: int) -> LayerKv:

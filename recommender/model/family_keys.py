@@ -233,17 +233,16 @@ def falcon_h1_keys(c: Mapping[str, Any]) -> Adapted:
     )
 
 
-def deepseek_v4_keys(c: Mapping[str, Any]) -> Adapted:
-    """DeepSeek-V4 (vllm/models/deepseek_v4) is estimated: its compressed sparse attention keeps one state per
-    `compress_ratio` tokens per layer plus a short window; counted as full attention with its one head_dim-wide KV
-    head, the KV cache is an upper bound. Weights come within ~3% of transformers' count (hyper-connections, grouped
-    output LoRA and the indexer are not counted)."""
-    ratios = sorted({r for r in c.get("compress_ratios") or () if isinstance(r, int) and r > 1})
-    kept = " or ".join(f"1/{r}" for r in ratios) or "a fraction"
+def deepseek_v4_keys(c: Mapping[str, Any]) -> Adapted:  # noqa: ARG001 (adapters take the config)
+    """DeepSeek-V4 (vllm/models/deepseek_v4): its KV cache is modelled exactly from `compress_ratios`
+    (model/compressed_attention.py, memory/kv_dsv4.py); its attention weights are still counted as generic full
+    attention with one KV head of head_dim (the grouped output LoRA, the compressors, the indexer and the
+    hyper-connections are not listed tensor by tensor), so the weights and the memory left for the KV cache are
+    estimates."""
     reason = (
-        f"DeepSeek-V4's compressed sparse attention (vLLM keeps {kept} of the tokens per layer, an indexer, "
-        "hyper-connections) is not modelled: every layer is counted as full attention with one KV head of head_dim, "
-        "so KV memory is an upper bound and weights are within ~3%"
+        "DeepSeek-V4's attention weights are counted as generic attention (grouped output LoRA, compressors, "
+        "indexer and hyper-connections are not listed tensor by tensor) and its sparse-attention profiling "
+        "workspaces are not counted: weights and available KV memory are estimates (the KV cache layout is exact)"
     )
     return Adapted({}, {"approximate": reason}, drop=("sliding_window",))
 

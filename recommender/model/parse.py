@@ -15,6 +15,7 @@ from typing import Any
 
 from recommender.errors import ModelConfigError, UnsupportedArchitectureError
 from recommender.model import encoder_features, features
+from recommender.model.compressed_attention import compressed_attention_spec
 from recommender.model.config_values import MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_VOCAB, ConfigValues
 from recommender.model.families import SERVED_UNTIL, TEXT_CONFIG_DEFAULTS, Family, family_for, family_key, refusal
 from recommender.model.layer_plan import (
@@ -336,6 +337,7 @@ def _parse(
         rope_max_position=rope.max_position,
         moe=feats.moe,
         mla=feats.mla,
+        compressed_attention=compressed_attention_spec(ConfigValues(config), r.ident.model_type, d.layers),
         linear_attention=feats.linear,
         mamba=feats.mamba,
         quant=quant,

@@ -57,6 +57,20 @@ class MlaSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class CompressedAttentionSpec:
+    """DeepSeek-V4's compressed sparse attention (vllm/models/deepseek_v4/attention.py DeepseekV4Attention): every
+    layer keeps a sliding window of head_dim-wide latents; a layer of ratio 4 (C4) or 128 (C128) also keeps one
+    compressed latent per `ratio` tokens and its compressor's running state; C4 layers add the lightning indexer's
+    compressed K cache and its compressor state. `ratios[i]` is layer i's ratio (1: the window alone)."""
+
+    ratios: tuple[int, ...]
+    head_dim: int  # the latent (512)
+    window: int  # sliding_window (128)
+    index_head_dim: int  # the indexer's K width (128)
+    mtp_layers: int = 0  # num_nextn_predict_layers: window-only layers a speculative MTP drafter adds
+
+
+@dataclass(frozen=True, slots=True)
 class LinearAttentionSpec:
     """Gated DeltaNet (Qwen3-Next / Qwen3.5) or Kimi delta attention (Kimi-Linear) recurrent layers."""
 
@@ -245,6 +259,7 @@ class ModelSpec:
     rope_max_position: int = 0
     moe: MoeSpec | None = None
     mla: MlaSpec | None = None
+    compressed_attention: CompressedAttentionSpec | None = None
     linear_attention: LinearAttentionSpec | None = None
     mamba: MambaSpec | None = None
     quant: QuantSpec | None = None

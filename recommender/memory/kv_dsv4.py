@@ -1,0 +1,150 @@
+"""DeepSeek-V4's KV cache as vLLM 0.33 lays it out: every cache layer the model registers, their pages, and the
+block-outermost packing of mixed page sizes into KV-cache groups (pure).
+
+Cache layers of one decoder layer of ratio r (vllm/models/deepseek_v4/attention.py, compressor.py and
+vllm/v1/attention/backends/mla/sparse_swa.py, all with the fp8_ds_mla format that FlashMLA, FlashInfer on SM12x
+and ROCm's aiter backend use; `--kv-cache-dtype auto` becomes fp8 there):
+- sliding window (DeepseekV4SWACache): SlidingWindowMLASpec of 64-token blocks, 584 bytes a token (448 NoPE fp8
+  + 64 RoPE bf16 + 8 scale bytes), the page padded to a multiple of 576;
+- r > 1, the compressed latents (get_kv_cache_spec): MLAAttentionSpec of block_size tokens (256, the only size the
+  sparse backend takes) holding block_size / r states of 584 bytes, padded to 576;
+- r > 1, the compressor's running state (CompressorStateCache): SlidingWindowMLASpec of float32 states
+  2 x coff x head_dim wide (coff = 2 for C4, which overlaps windows, else 1), blocks of 4 (C4) or 8 (C128) states,
+  window coff x r;
+- r = 4, the indexer's K cache (DeepseekV4IndexerCache): MLAAttentionSpec of block_size / 4 states of
+  index_head_dim fp8 bytes + 4 scale bytes per 128 (132), padded to 576; and its compressor's state (head 128).
+
+kv_cache_planning.py _get_packed_kv_cache_groups (the indexer backend declares block-outermost layouts) buckets
+the layers into uniform types (the full-attention specs of one block size; sliding specs of one window and block
+size), cuts the buckets whose page sizes repeat 1:1 into groups of `repeats_per_group` pattern repeats
+(_approximate_gcd: the fewest padded repeats, at least the largest mixed-page bucket's), keeps the other buckets
+whole, and every block holds the widest group's pages. A request takes, per group, cdiv(max_model_len, 256) blocks
+(full) or cdiv(min(window - 1 + in-flight tokens, max_model_len), block) + 1 (sliding).
+
+Checked against a real log: DeepSeek-V4-Pro at TP 8 on MI300X, 16,384 batched tokens twice in flight, max_model_len
+1,048,576: 17,434 blocks of 1,435,968 bytes = 23.32 GiB "KV cache is needed" (field4 J027, vLLM issue 53961).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from recommender.memory.kv_cache import DS_MLA_TOKEN_BYTES, KvGroup, KvLayout
+from recommender.model.spec import CompressedAttentionSpec
+from recommender.units import cdiv
+
+DS_MLA_ALIGNMENT = 576  # every V4 page is padded to a multiple of 576 bytes with fp8_ds_mla
+SWA_BLOCK = 64  # DeepseekV4SWACache's block_size
+V4_BLOCK = 256  # DeepseekV4SparseMLABackend / DeepseekV4IndexerBackend kernel block sizes: [256]
+STATE_BLOCK = {4: 4, 128: 8}  # CompressorStateCache block_size by ratio
+STATE_BYTES = 4  # compressor states are float32
+INDEXER_QUANT_BLOCK = 128  # fp8 indexer K: head_dim fp8 bytes + one float32 scale per 128
+
+
+@dataclass(frozen=True, slots=True)
+class CacheLayer:
+    """One KV-cache layer vLLM registers: its block (tokens), window (None: full attention) and padded page."""
+
+    block: int
+    window: int | None
+    page: int
+
+
+def _padded(nbytes: int) -> int:
+    return cdiv(nbytes, DS_MLA_ALIGNMENT) * DS_MLA_ALIGNMENT
+
+
+def _state(ratio: int, head_dim: int) -> CacheLayer:
+    """CompressorStateCache: kv and score states of coff x head_dim each, float32, sliding over coff x ratio."""
+    coff = 2 if ratio == 4 else 1
+    block = STATE_BLOCK[ratio]
+    return CacheLayer(block, coff * ratio, _padded(block * 2 * coff * head_dim * STATE_BYTES))
+
+
+def cache_layers(c: CompressedAttentionSpec, ratio: int, *, block_size: int = V4_BLOCK) -> list[CacheLayer]:
+    """The cache layers one decoder layer of this ratio registers."""
+    out = [CacheLayer(SWA_BLOCK, c.window, _padded(SWA_BLOCK * DS_MLA_TOKEN_BYTES))]
+    if ratio > 1:
+        out.append(CacheLayer(block_size, None, _padded(block_size // ratio * DS_MLA_TOKEN_BYTES)))
+        out.append(_state(ratio, c.head_dim))
+    if ratio == 4:
+        index_bytes = c.index_head_dim + c.index_head_dim // INDEXER_QUANT_BLOCK * 4
+        out.append(CacheLayer(block_size, None, _padded(block_size // 4 * index_bytes)))
+        out.append(_state(4, c.index_head_dim))
+    return out
+
+
+def approximate_gcd(values: list[int], lower_bound: int) -> int:
+    """kv_cache_planning.py _approximate_gcd: the chunk d >= lower_bound with the least total upward padding of the
+    values to multiples of d (ties: the larger d)."""
+    best_d, best_pad = lower_bound, -1
+    for d in range(max(1, lower_bound), max(values) + 1):
+        pad = sum((d - x % d) % d for x in values)
+        if best_pad < 0 or pad <= best_pad:
+            best_d, best_pad = d, pad
+    return best_d
+
+
+def _buckets(layers: list[CacheLayer]) -> list[Counter[int]]:
+    """Uniform-type buckets (full specs of one block size; sliding specs of one window and block size), each as its
+    layers' page sizes counted."""
+    buckets: dict[tuple[int, int | None], Counter[int]] = {}
+    for x in layers:
+        buckets.setdefault((x.block, x.window), Counter())[x.page] += 1
+    return list(buckets.values())
+
+
+def _repeats_per_group(buckets: list[Counter[int]], balanced: list[bool]) -> int | None:
+    """Pattern repeats per group: the least-padding chunk of the balanced buckets' repeats, at least the largest
+    mixed-page bucket's (None when no balanced bucket mixes page sizes: nothing needs packing)."""
+    mixed = [max(b.values()) for b, ok in zip(buckets, balanced, strict=True) if ok and len(b) > 1]
+    if not mixed:
+        return None
+    return approximate_gcd([max(b.values()) for b, ok in zip(buckets, balanced, strict=True) if ok], max(mixed))
+
+
+def _group_counts(bucket: Counter[int], n: int) -> list[dict[int, int]]:
+    """A bucket cut into n groups of pattern repeats (repeats[i::n]); one group is the whole bucket."""
+    if n == 1:
+        return [dict(bucket)]
+    repeats = min(bucket.values())
+    return [dict.fromkeys(bucket, len(range(i, repeats, n))) for i in range(n)]
+
+
+def packed_groups(layers: list[CacheLayer]) -> tuple[list[tuple[CacheLayer, int, int]], int]:
+    """_get_packed_kv_cache_groups: ((a layer of the group, its layers, its bytes a block) per group, bytes a block).
+    Without a repeat pattern, sliding buckets are state buckets, split to the states the widest block holds."""
+    keyed: dict[tuple[int, int | None], CacheLayer] = {(x.block, x.window): x for x in layers}
+    buckets = _buckets(layers)
+    balanced = [len(set(b.values())) == 1 for b in buckets]
+    repeats = _repeats_per_group(buckets, balanced)
+    counts = [cdiv(max(b.values()), repeats) if ok and repeats else 1 for b, ok in zip(buckets, balanced, strict=True)]
+    state = [repeats is None and x.window is not None for x in keyed.values()]
+    anchor = max(
+        sum(cdiv(k, sum(b.values()) if st else n) * page for page, k in b.items())
+        for b, n, st in zip(buckets, counts, state, strict=True)
+    )
+    groups = []
+    for x, bucket, n, st in zip(keyed.values(), buckets, counts, state, strict=True):
+        if st:
+            n = max(n, cdiv(sum(bucket.values()), max(anchor // next(iter(bucket)), 1)))
+        groups += [(x, sum(g.values()), sum(page * k for page, k in g.items())) for g in _group_counts(bucket, n)]
+    return groups, max(g[2] for g in groups)
+
+
+def dsv4_layout(c: CompressedAttentionSpec, layers: range, *, block_size: int = V4_BLOCK) -> KvLayout:
+    """The packed KV-cache layout of one pipeline stage's decoder layers."""
+    specs = [x for i in layers for x in cache_layers(c, c.ratios[i], block_size=block_size)]
+    groups, bytes_per_block = packed_groups(specs)
+    kv_groups = tuple(KvGroup("mla" if x.window is None else "sliding", n, x.window, x.block) for x, n, _ in groups)
+    full_bytes = sum(x.page for x in specs if x.window is None)
+    return KvLayout(
+        block_size=block_size,
+        groups=kv_groups,
+        group_size=max(n for _, n, _ in groups),
+        page_bytes=max(x.page for x in specs),
+        bytes_per_block=bytes_per_block,
+        bytes_per_token=cdiv(full_bytes, block_size),
+        padding_layers=0,
+    )
