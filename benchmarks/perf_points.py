@@ -19,7 +19,7 @@ from typing import Any
 from recommender.catalog import load_gpus, model_files
 from recommender.hardware import Gpu, resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
-from recommender.perf.load import Load
+from recommender.perf.load import DEFAULT_JITTER, Load
 from recommender.serve_args import parse_serve_argv
 from recommender.units import GiB
 
@@ -218,17 +218,48 @@ def _load(row: dict[str, Any]) -> tuple[Load, list[str]]:
     tout = _raw_figure(raw, "Total generated tokens")
     cap = _raw_figure(raw, "Maximum request concurrency") or row.get("concurrency")
     rate = row.get("request_rate")
+    output_len = tout / n if tout else float(row["output_len"] or 1)
+    jitter, max_output = _random_lengths(row, output_len) if dataset == "random" else (DEFAULT_JITTER, None)
     return (
         Load(
             input_len=tin / n if tin else float(row["input_len"] or 1),
-            output_len=tout / n if tout else float(row["output_len"] or 1),
+            output_len=output_len,
             num_prompts=int(n),
             max_concurrency=int(cap) if cap else None,
             request_rate=None if rate in (None, "inf") or rate == float("inf") else float(rate),
             dataset=dataset,
+            jitter=jitter,
+            max_output=max_output,
         ),
         notes,
     )
+
+
+_RANGE_RATIO = re.compile(r"range[-_ ]ratio[\s=:|]+([\d.]+)")
+_REQUESTED_OUTPUT = re.compile(
+    r"random[-_]output(?:[-_]len)?[\s=:|]+(\d+)|output (\d+) requested|(\d+) output tokens requested|of the (\d+) requested"
+)
+
+
+_IGNORE_EOS = re.compile(r"(?<!no )(?<!without )--ignore-eos(?! printed)")
+
+
+def _random_lengths(row: dict[str, Any], mean_output: float) -> tuple[float, float | None]:
+    """(length jitter, requested max_tokens) of a random-dataset row. vLLM's and SGLang's random datasets send
+    exact lengths by default (benchmark_serving.py's range ratio 1.0 up to vLLM 0.8, `vllm bench serve`'s 0.0
+    after; SGLang's bench_serving draws in [ratio x L, L]); a ratio r < 1 in the [r L, L] form (InferenceX,
+    SGLang) spreads them uniformly, +-(1 - r) / (1 + r) around the mean. Without --ignore-eos an output may stop
+    at EOS before the requested length: the mean generated below the request says how often."""
+    text = " ".join(str(row.get(k) or "") for k in ("raw", "notes", "benchmark_tool", "dataset"))
+    ratio = _RANGE_RATIO.search(text)
+    if ratio and 0 < float(ratio.group(1)) < 1 and "random-range-ratio" in text and "InferenceX" in text:
+        r = float(ratio.group(1))
+        return (1 - r) / (1 + r), None
+    requested = _REQUESTED_OUTPUT.search(text)
+    cap = float(next(g for g in requested.groups() if g)) if requested else None
+    if _IGNORE_EOS.search(text) or cap is None or cap <= mean_output + 0.5:
+        return 0.0, None
+    return 0.0, cap
 
 
 def _measured(row: dict[str, Any]) -> dict[str, float]:

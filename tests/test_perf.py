@@ -378,6 +378,19 @@ def test_sharegpt_lengths_keep_the_requested_means() -> None:
     assert all(950 <= p <= 1050 for p in fixed.prompt) and len(set(fixed.prompt)) > 1
 
 
+def test_outputs_stopping_at_eos_keep_their_mean_and_the_rest_reach_the_cap() -> None:
+    # 800 requested, 796.8 generated on average (dstack's R1 rows): a constant per-token EOS rate h with
+    # (1 - (1 - h)^800) / h = 796.8 gives h ~ 1e-5: about 0.8% of the requests stop early, the rest generate 800
+    reqs = make_requests(Load(3200, 796.8, num_prompts=2000, jitter=0, max_output=800), 40960)
+    assert sum(reqs.output) / 2000 == pytest.approx(796.8, rel=0.01)
+    assert max(reqs.output) == 800 and 0.97 < reqs.output.count(800) / 2000 < 1.0
+    assert set(reqs.prompt) == {3200}  # exact prompt lengths: the random dataset's default
+    # ~100 of 128 generated (no --ignore-eos on a chat model): a quarter or more stop early, spread below the cap
+    short = make_requests(Load(256, 100, num_prompts=2000, jitter=0, max_output=128), 4096)
+    assert sum(short.output) / 2000 == pytest.approx(100, rel=0.03)
+    assert len(set(short.output)) > 50 and short.output.count(128) / 2000 > 0.3
+
+
 def test_poisson_arrivals_have_the_requested_rate() -> None:
     reqs = make_requests(Load(10, 10, num_prompts=2000, request_rate=5.0), 4096)
     assert reqs.arrival[-1] / 1999 == pytest.approx(0.2, rel=0.06)

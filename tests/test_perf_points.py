@@ -122,6 +122,8 @@ def test_third_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
     # recipes' Kimi-K2.5 guide prints per-GPU throughput of a TP4 + EP4 engine: 113.75 tok/s/GPU x 4
     s005 = by["S005"]
     assert (s005.flags.tensor_parallel_size, s005.load.max_concurrency, s005.measured["throughput"]) == (4, 4, 455.0)
+    # InferenceX's --random-range-ratio 0.8 draws lengths uniformly in [0.8 L, L]: +-1/9 around the mean
+    assert s005.load.jitter == pytest.approx(0.2 / 1.8) and s005.load.max_output is None
     # Qwen2.5-VL-7B behind four data-parallel engines, 128 prompts of ~8,000 tokens at once
     s007 = by["S007"]
     assert (s007.flags.data_parallel_size, s007.load.num_prompts, s007.load.max_concurrency) == (4, 128, None)
@@ -182,4 +184,11 @@ def test_field_rows_are_read_as_their_sources_state() -> None:
     # R1-0528 is read with R1's architecture; 1,000 ShareGPT prompts at once
     f039 = by["F039"]
     assert f039.catalog_model == "deepseek-ai/DeepSeek-R1" and f039.load.request_rate is None
+    # `--random-input 2048 --random-output 1024` without --ignore-eos: exact prompts, outputs end at 1,024 or EOS
+    f070 = by["F070"]
+    assert (f070.load.jitter, f070.load.max_output) == (0.0, 1024)
+    # "~100 of the 128 requested tokens: no --ignore-eos": the negation is read as such
+    assert (by["F066"].load.jitter, by["F066"].load.max_output) == (0.0, 128)
+    # sariekr/gpu_conc's chat client (natural prompts, a 30 s ramp-up) keeps the default spread
+    assert (by["F056"].load.jitter, by["F056"].load.max_output) == (0.05, None)
     assert f039.load.input_len == pytest.approx(219.2, abs=0.1)

@@ -2,8 +2,11 @@
 
 `--max-concurrency N` is a closed loop (a new request as soon as one finishes); `--request-rate R` sends Poisson
 arrivals (gamma with `burstiness`); `--request-rate inf` (the default) sends all `--num-prompts` at once.
-Lengths: the random dataset sends fixed lengths (`--random-range-ratio 0`); a small seeded jitter stands in for
-early end-of-sequence and timing noise so requests do not run in lockstep. ShareGPT-like data has long-tailed
+Lengths: the random dataset sends fixed lengths (`--random-range-ratio 0`); unless the client is known, a small
+seeded jitter stands in for early end-of-sequence and timing noise so requests do not run in lockstep. When it is
+known (`jitter=0`, `max_output`: the requested max_tokens without --ignore-eos), prompts are exact and outputs reach
+the requested length or stop at a constant per-token EOS rate matching their mean: a closed loop of such requests
+runs in waves, as the real one does (each wave's prompts arrive together and queue behind each other's prefill). ShareGPT-like data has long-tailed
 lengths: log-normal around the given means, clipped as `vllm bench serve` filters ShareGPT (4..1024 prompt
 tokens, 2048 in total).
 """
@@ -21,6 +24,7 @@ MAX_PROMPTS = 100_000  # a replay of more (from --num-prompts or a result file) 
 MAX_LENGTH = 1 << 30  # tokens per request
 
 DATASETS = ("random", "sharegpt")
+DEFAULT_JITTER = 0.05  # stands in for early EOS and timing noise where the client is not known
 SHAREGPT_SIGMA = 1.0  # log-normal spread of ShareGPT prompt and completion lengths
 SHAREGPT_MAX_PROMPT = 1024
 SHAREGPT_MAX_TOTAL = 2048
@@ -37,9 +41,10 @@ class Load:
     request_rate: float | None = None  # requests/s; None = inf
     burstiness: float = 1.0
     dataset: str = "random"
-    jitter: float = 0.05  # relative spread of fixed lengths
+    jitter: float = DEFAULT_JITTER  # relative spread of fixed lengths
     seed: int = 0
     warmup: int = 0  # first requests left out of the latency statistics (a steady-state view; the bench keeps all)
+    max_output: float | None = None  # random dataset: the requested max_tokens when outputs may end earlier at EOS
 
     def validate(self) -> None:
         """One-line errors for values `vllm bench serve` would refuse."""
@@ -105,6 +110,27 @@ def _fit_lognormal(zs: list[float], mean: float, lo: int, hi: int) -> list[int]:
     return [min(hi, max(lo, round(scale * x))) for x in base]
 
 
+def _eos_hazard(mean: float, cap: int) -> float:
+    """The per-token end-of-sequence probability h whose truncated geometric length min(G, cap) has mean `mean`:
+    (1 - (1 - h)^cap) / h = mean (bisection; the mean falls as h grows)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        h = (lo + hi) / 2
+        m = (1 - (1 - h) ** cap) / h if h > 0 else float(cap)
+        lo, hi = (h, hi) if m > mean else (lo, h)
+    return (lo + hi) / 2
+
+
+def _eos_lengths(rng: random.Random, n: int, mean: float, cap: int) -> list[int]:
+    """Outputs of a client asking for `cap` tokens without --ignore-eos, ending early at a constant per-token EOS
+    rate so that their mean is `mean`: most reach `cap` exactly (no spread), the rest end at a geometric length."""
+    h = _eos_hazard(max(1.0, mean), cap)
+    if h <= 0:
+        return [cap] * n
+    log_keep = math.log1p(-h) if h < 1 else -math.inf
+    return [min(cap, max(1, math.ceil(math.log1p(-rng.random()) / log_keep))) for _ in range(n)]
+
+
 def _lengths(load: Load, rng: random.Random, max_len: int) -> tuple[list[int], list[int]]:
     n = load.num_prompts
     if load.dataset == "sharegpt":
@@ -113,7 +139,11 @@ def _lengths(load: Load, rng: random.Random, max_len: int) -> tuple[list[int], l
     else:
         j = load.jitter
         prompts = [max(1, round(load.input_len * (1 + rng.uniform(-j, j)))) for _ in range(n)]
-        outputs = [max(1, round(load.output_len * (1 + rng.uniform(-j, j)))) for _ in range(n)]
+        cap = load.max_output
+        if cap is not None and cap > load.output_len + 0.5:
+            outputs = _eos_lengths(rng, n, load.output_len, round(cap))
+        else:
+            outputs = [max(1, round(load.output_len * (1 + rng.uniform(-j, j)))) for _ in range(n)]
     prompts = [min(p, max_len - 1) for p in prompts]
     outputs = [max(1, min(o, max_len - p)) for p, o in zip(prompts, outputs, strict=True)]
     return prompts, outputs
