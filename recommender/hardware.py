@@ -5,10 +5,10 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from recommender.errors import InputError, UnknownGpuError
-from recommender.units import MiB
+from recommender.units import GiB, MiB
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +76,17 @@ _MEMORY = re.compile(r"(?<![a-z0-9])(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?![a-z0-9])")
 # "Tesla T4", "AMD Instinct MI300X OAM" (rocm-smi / the AMD node labeller), "... VF" (an SR-IOV function of
 # the whole card), "-SHARED" (GPU feature discovery's suffix for a time-sliced card).
 # "... Laptop GPU" (torch and nvidia-smi on notebooks) keeps "laptop" and drops "gpu".
-_NOISE_WORDS = frozenset({"nvidia", "amd", "geforce", "tesla", "instinct", "oam", "vf", "shared", "gpu"})
+# "GRID ..." is the older brand of NVIDIA's vGPU types, as a VM's nvidia-smi names them ("GRID A100-40C").
+_NOISE_WORDS = frozenset({"nvidia", "amd", "geforce", "tesla", "instinct", "oam", "vf", "shared", "gpu", "grid"})
 # The lines nvidia-smi prints a card's name in, pasted whole: `nvidia-smi -L` ("GPU 0: NVIDIA A100-SXM4-80GB (UUID:
 # GPU-...)") and `--query-gpu=name,memory.total --format=csv,noheader` ("NVIDIA A100-SXM4-80GB, 81920 MiB").
 _SMI_LIST = re.compile(r"^\s*GPU\s+\d+:\s*(.+?)\s*\(UUID:[^)]*\)\s*$", re.I)
 _SMI_CSV = re.compile(r"^\s*([^,]+?)\s*,\s*(\d{3,7})\s*MiB\s*$", re.I)
+# NVIDIA vGPU type names: `<board>-<framebuffer GiB><series>`, series Q (virtual workstation), C (compute), B (virtual
+# PC), A (virtual applications) (NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types for Supported GPUs"; the
+# size is the type's framebuffer in GiB, as vSphere's VgpuProfileInfo.fbSizeInGib and NVML's
+# nvmlVgpuTypeGetFramebufferSize report it). A VM's nvidia-smi and CUDA print that name ("NVIDIA A40-48Q").
+_VGPU = re.compile(r"^\s*(?P<board>.*?[a-z0-9])-(?P<gib>\d{1,3})(?P<series>[qcba])\s*$", re.I)
 # A ROCm offload architecture as torch (gcnArchName 'gfx942:sramecc+:xnack-'), vLLM's logs and clang print it.
 _ARCH = re.compile(r"(?<![a-z0-9])(gfx[0-9a-f]{3,4})(?![0-9a-f])")
 
@@ -160,6 +166,10 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     by_key = [g for g in catalog if g.key == query.strip().lower()]
     if by_key:  # a catalog key names one card even where memory variants share its nvidia-smi name (rtx3080)
         return by_key[0]
+    vgpu = _VGPU.match(query)
+    if vgpu:
+        board = resolve_gpu(vgpu.group("board"), catalog)
+        return vgpu_type(board, int(vgpu.group("gib")), vgpu.group("series").upper(), memory_mib)
     arch = _ARCH.search(query.lower())
     if arch:
         return _by_offload_arch(query, arch.group(1), catalog, memory_mib)
@@ -174,6 +184,9 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     same_model = _unique([g for g in catalog if any(n.model == wanted.model for n in _names(g))])
     if wanted.memory_gb is not None and not exact:
         exact = [g for g in same_model if _same_memory(g, wanted.memory_gb)]
+        modified = _memory_modified(same_model, wanted.memory_gb) if not exact else None
+        if modified is not None:
+            return modified_card(modified, wanted.memory_gb, memory_mib)
         if not exact and same_model:
             known = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" for g in same_model)
             raise UnknownGpuError(
@@ -187,6 +200,73 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     if found:
         raise _ambiguous(query, found)
     raise _unknown(query, wanted, catalog)
+
+
+def vgpu_type(board: Gpu, gib: int, series: str, memory_mib: int | None = None) -> Gpu:
+    """A vGPU type of a catalog board (`A40-48Q`): the board's chip with the type's framebuffer as its total (the
+    total a tool reported, when given). The framebuffer reservation of the type (NVML nvmlVgpuTypeGetFbReservation)
+    is not modelled: a vLLM log on an A40-48Q (vllm-project/vllm#11230) printed a 47.74 GiB total and 4.09 GiB of
+    non-torch memory, where a bare card shows about 0.5."""
+    if board.marketed_gb is not None and gib > board.marketed_gb + 0.5:
+        raise UnknownGpuError(f"a {gib} GiB vGPU type is larger than the {board.marketed_gb:g} GB {board.name}")
+    how = "as the tool reported it" if memory_mib else "ESTIMATE: the vGPU type's framebuffer, N GiB by its name"
+    return replace(
+        board,
+        key=f"{board.key}-{gib}{series.lower()}",
+        name=f"{_vgpu_board_name(board)}-{gib}{series} (vGPU type of the {board.name})",
+        total_bytes=(memory_mib or gib * 1024) * MiB,
+        marketed_gb=float(gib),
+        aliases=(),
+        gfd_product_label=None,
+        estimated=(*board.estimated, *(() if memory_mib else ("memory.cuda_total_mib",))),
+        sources={
+            **board.sources,
+            "memory.cuda_total_mib": f"{how} (NVIDIA vGPU type naming <board>-<GiB><series>); the type's "
+            "framebuffer reservation is not modelled (an A40-48Q logged 4.09 GiB of non-torch memory, vllm#11230)",
+        },
+    )
+
+
+def _vgpu_board_name(board: Gpu) -> str:
+    """The board as a vGPU type's name starts: the catalog name before its form factor and size (`NVIDIA A100`)."""
+    return re.split(r"[- ](?:SXM|PCIE|\d+GB)", board.name, maxsplit=1, flags=re.I)[0]
+
+
+def _memory_modified(same_model: list[Gpu], memory_gb: float) -> Gpu | None:
+    """The stock GeForce board a written size larger than every catalogued variant's belongs to: a board re-fitted
+    with larger memory chips (`RTX 2080 Ti 22G`, `RTX 4090 48G`); the largest variant's chip, else None."""
+    sized = [g for g in same_model if g.marketed_gb is not None]
+    if not sized or len(sized) < len(same_model) or not all("GEFORCE" in g.name.upper() for g in sized):
+        return None
+    stock = max(sized, key=lambda g: g.marketed_gb or 0.0)
+    return stock if memory_gb > (stock.marketed_gb or 0.0) + 0.5 else None
+
+
+def modified_card(stock: Gpu, memory_gb: float, memory_mib: int | None = None) -> Gpu:
+    """A memory-modified board: the stock chip; the total a tool or log printed decides, and without one the
+    written size at the stock board's ratio of CUDA total to marketed size (marked estimated: an RTX 4090 48 GB
+    printed 47.37 GiB where this gives 47.97, field3 H030)."""
+    ratio = stock.total_bytes / ((stock.marketed_gb or memory_gb) * GiB)
+    total = memory_mib * MiB if memory_mib else int(memory_gb * GiB * ratio) // MiB * MiB
+    how = (
+        "as the tool reported it"
+        if memory_mib
+        else (
+            f"ESTIMATE: {memory_gb:g} GB at {stock.key}'s CUDA total per marketed GB; the total a log prints decides "
+            "(give --gpu-memory-gib or explain --log)"
+        )
+    )
+    return replace(
+        stock,
+        key=f"{stock.key}-{memory_gb:g}g",
+        name=f"{stock.name} (modified, {memory_gb:g} GB)",
+        total_bytes=total,
+        marketed_gb=memory_gb,
+        aliases=(),
+        gfd_product_label=None,
+        estimated=(*stock.estimated, *(() if memory_mib else ("memory.cuda_total_mib",))),
+        sources={**stock.sources, "memory.cuda_total_mib": f"a memory-modified {stock.name}: {how}"},
+    )
 
 
 def _smi_line(query: str, memory_mib: int | None) -> tuple[str, int | None]:

@@ -225,7 +225,8 @@ def test_real_world_names_resolve(name: str, key: str, seen: str) -> None:
     ("name", "message"),
     [
         ("A100 PCIe", r"ambiguous: one of a100-40gb-pcie \(40 GB\), a100-80gb-pcie \(80 GB\)"),
-        ("RTX 4090 48GB", r"no 48 GB card named 'RTX 4090 48GB' in the catalog \(known: rtx4090 \(24 GB\)\)"),
+        # a GeForce board with a larger size is a memory-modified card (tests/test_gpu_variants.py); an L4 is not
+        ("L4 48GB", r"no 48 GB card named 'L4 48GB' in the catalog \(known: l4 \(24 GB\)\)"),
         ("H100 96GB", r"no 96 GB card .*known: h100-sxm \(80 GB\)"),
         ("NVIDIA A100-SXM4-40GB MIG 1g.5gb", r"MIG slice"),
         ("", r"empty GPU name"),
