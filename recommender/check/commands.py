@@ -135,6 +135,8 @@ def find_in_script(
             out += _docker_hits(cmd)
         elif cmd.stdin is not None and _is_kubectl_apply(cmd.words):
             out.append(cmd)
+        elif cmd.words and cmd.words[0].rsplit("/", 1)[-1] in _SHELLS:  # `apptainer exec IMG bash -lc "..."`
+            out += find_in_words(cmd.words, cmd.env, cmd.unresolved, None, platform=platform)
     return out
 
 

@@ -139,6 +139,14 @@ def _with_image(
     return words, stage.base if inherited else None, env
 
 
+def _build_args(svc: Mapping[str, Any]) -> dict[str, str]:
+    """`build.args` as a mapping (Compose takes a mapping or a list of NAME=value)."""
+    args = as_mapping(svc.get("build")).get("args")
+    if isinstance(args, dict):
+        return {str(k): "" if v is None else str(v) for k, v in args.items()}
+    return dict(str(a).partition("=")[::2] for a in as_list(args))
+
+
 def _compose_env(svc: Mapping[str, Any]) -> dict[str, str]:
     environment = svc.get("environment")
     if isinstance(environment, dict):
@@ -157,7 +165,7 @@ def _compose_service(
     try:
         entry = _compose_words(svc.get("entrypoint"))
         command = _compose_words(svc.get("command"))
-        stage = final_stage(built) if built is not None else None
+        stage = final_stage(built, _build_args(svc)) if built is not None else None
     except InputError as exc:
         raise InputError(f"{source} (service/{name}): {exc}") from exc
     env = _compose_env(svc)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from recommender.check.commands import find_in_words, not_evaluable
@@ -88,14 +89,17 @@ def _substitute(value: str, scope: dict[str, str]) -> str:
     return _BUILD_VARIABLE.sub(one, value)
 
 
-def final_stage(text: str) -> _Stage | None:
-    """The image's final stage: its base, ENTRYPOINT, CMD and ENV (ARG defaults under them)."""
+def final_stage(text: str, build_args: Mapping[str, str] | None = None) -> _Stage | None:
+    """The image's final stage: its base, ENTRYPOINT, CMD and ENV (ARG defaults under them). `build_args` are the
+    `--build-arg`s (a compose service's `build.args`): they override ARG defaults, and an ARG before FROM names the
+    base (`ARG BASE_IMAGE` then `FROM ${BASE_IMAGE}`)."""
     stages: dict[str, _Stage] = {}
     args: dict[str, str] = {}
+    given = dict(build_args or {})
     stage: _Stage | None = None
     for op, value in _instructions(text):
         if op == "FROM":
-            words = value.split()
+            words = _substitute(value, args).split()
             base = next((w for w in words if not w.startswith("--")), "")
             parent = stages.get(base.lower())
             stage = _Stage(base, parent.entrypoint, parent.cmd, dict(parent.env)) if parent else _Stage(base)
@@ -103,7 +107,7 @@ def final_stage(text: str) -> _Stage | None:
                 stages[words[-1].lower()] = stage
         elif op == "ARG":
             name, _, default = value.partition("=")
-            args[name.strip()] = default.strip().strip("'\"")
+            args[name.strip()] = given.get(name.strip(), default.strip().strip("'\""))
         elif stage is None:
             continue
         elif op == "ENV":

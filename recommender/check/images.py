@@ -18,10 +18,15 @@ def _name(image: str) -> str:
     return image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0].lower()
 
 
+# words of an image's name that say it serves something in front of vLLM, not vLLM (`vllm-latency-proxy`)
+_CLIENT_WORDS = frozenset({"proxy", "router", "gateway", "client", "ui", "webui", "frontend", "exporter", "dashboard"})
+
+
 def is_vllm_image(image: str) -> bool:
     """An image whose entrypoint is vLLM's server (vllm/vllm-openai and the images built from it)."""
     name = _name(image)
-    return "vllm" in name and not _NOT_A_SERVER.search(name) and "llamastack/" not in image.lower()
+    client = bool(_CLIENT_WORDS & set(re.split(r"[-_.]+", name)))
+    return "vllm" in name and not client and not _NOT_A_SERVER.search(name) and "llamastack/" not in image.lower()
 
 
 def image_cmd_placeholder(image: str) -> str | None:

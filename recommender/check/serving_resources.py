@@ -140,6 +140,9 @@ def read_llmkube(doc: dict[str, Any], docs: list[dict[str, Any]], source: str, i
     ]
 
 
+_KUBEAI_OTHER = re.compile(r"(^|[-_])(cpu|amd|rocm|tpu|gaudi|habana|neuron|inferentia|trainium|xpu|intel)($|[-_])")
+
+
 def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     """KubeAI Model: engine VLLM, `url: hf://org/name`, `args`, `resourceProfile: nvidia-gpu-l4:2`."""
     spec = as_mapping(doc.get("spec"))
@@ -155,8 +158,9 @@ def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     other = None
     if profile.startswith("nvidia-gpu-"):
         product = profile.removeprefix("nvidia-gpu-")
-    elif profile and profile != "cpu":
-        other = profile
+    elif profile == "cpu" or _KUBEAI_OTHER.search(profile):
+        other = profile  # KubeAI chart values: cpu, nvidia-gpu-*, amd-gpu-mi300x; an install's own names saying so
+    # any other name is a profile of the install's KubeAI values (`doks-nvidia`): GPUs of a type not named here
     env = {str(k): str(v) for k, v in (spec.get("env") or {}).items()} if isinstance(spec.get("env"), dict) else {}
     return [
         Found(
