@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.perf_points import ADDED, DATA, FIELD, METRICS, Point, points
-from benchmarks.perf_run import predicted_metrics, prepare
+from benchmarks.perf_run import predicted_metrics, prepare_or_reason
 from recommender.perf_profile import load_params
 
 
@@ -43,11 +43,9 @@ def evaluate(
         if p.use == "excluded":
             rows.append((p, None, p.reason))
             continue
-        prep = prepare(p)
+        prep, why = prepare_or_reason(p)
         if prep is None:
-            rows.append(
-                (p, None, "the memory model cannot start this configuration, or not with a context the prompts fit")
-            )
+            rows.append((p, None, why))
             continue
         t = time.perf_counter()
         pred = predicted_metrics(prep, params)

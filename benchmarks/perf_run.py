@@ -28,8 +28,14 @@ class Prepared:
 
 def prepare(p: Point) -> Prepared | None:
     """Model, GPU, startup prediction and engine facts of a point; None when the model cannot answer it."""
+    return prepare_or_reason(p)[0]
+
+
+def prepare_or_reason(p: Point) -> tuple[Prepared | None, str]:
+    """`prepare`, and when the point cannot be answered, why (vLLM's own startup error as the memory model predicts
+    it, or the prompts not fitting the context)."""
     if p.catalog_model is None:
-        return None
+        return None, f"{p.model} is not in the catalog"
     try:
         model = resolve_model(p.catalog_model)
         g = gpu(p.gpu)
@@ -42,14 +48,22 @@ def prepare(p: Point) -> Prepared | None:
             flags = replace(flags, max_model_len=-1)
             e = explain(model, g, flags, p.version)
             note = "memory model predicts a startup failure the source did not see; max_model_len auto-fitted"
+            if not e.fits:
+                e = explain(model, g, p.flags, p.version)  # report the error of the flags as read
         if not e.fits:
-            return None
+            return None, f"the memory model predicts vLLM does not start: {_short(e.errors[0])}"
         check_context(p.load, e.max_model_len)  # an auto-fitted context may be shorter than the prompts
         facts = facts_for(model, g, flags, e, chunked_prefill=p.chunked_prefill)
-    except PlanError:
-        return None
+    except PlanError as exc:
+        return None, _short(str(exc))
     overlap = async_default(p.version, e.pp) if p.async_scheduling is None else p.async_scheduling
-    return Prepared(p, g, facts, overlap, note)
+    return Prepared(p, g, facts, overlap, note), ""
+
+
+def _short(message: str) -> str:
+    """The first sentence of an error, for one line of the report."""
+    head, dot, _ = message.partition(". ")
+    return head + (dot.strip() if dot else "")
 
 
 def predict_point(prep: Prepared, params: PerfParams) -> PerfResult:
