@@ -48,4 +48,10 @@ def compressed_attention_spec(c: ConfigValues, model_type: str, layers: int) -> 
         window=c.get_int("sliding_window"),
         index_head_dim=c.get_int("index_head_dim", 128),
         mtp_layers=c.get_int("num_nextn_predict_layers", 0, zero_ok=True, bound=16),
+        q_lora_rank=c.get_int("q_lora_rank"),
+        o_lora_rank=c.get_int("o_lora_rank"),
+        o_groups=c.get_int("o_groups", 1),
+        index_n_heads=c.get_int("index_n_heads"),
+        hc_mult=c.get_int("hc_mult", 0, zero_ok=True, bound=64),
+        hash_layers=c.get_int("num_hash_layers", 0, zero_ok=True, bound=layers),
     )

@@ -234,15 +234,14 @@ def falcon_h1_keys(c: Mapping[str, Any]) -> Adapted:
 
 
 def deepseek_v4_keys(c: Mapping[str, Any]) -> Adapted:  # noqa: ARG001 (adapters take the config)
-    """DeepSeek-V4 (vllm/models/deepseek_v4): its KV cache is modelled exactly from `compress_ratios`
-    (model/compressed_attention.py, memory/kv_dsv4.py); its attention weights are still counted as generic full
-    attention with one KV head of head_dim (the grouped output LoRA, the compressors, the indexer and the
-    hyper-connections are not listed tensor by tensor), so the weights and the memory left for the KV cache are
-    estimates."""
+    """DeepSeek-V4 (vllm/models/deepseek_v4): its KV cache (model/compressed_attention.py, memory/kv_dsv4.py) and
+    its attention tensors (model/dsv4_tensors.py) follow vLLM 0.33; what its profiling pass allocates beyond a
+    generic decoder is not known well enough (the field logs of 0.22-0.27 leave 2 to 40 GiB unexplained), so the
+    memory left for the KV cache is an estimate."""
     reason = (
-        "DeepSeek-V4's attention weights are counted as generic attention (grouped output LoRA, compressors, "
-        "indexer and hyper-connections are not listed tensor by tensor) and its sparse-attention profiling "
-        "workspaces are not counted: weights and available KV memory are estimates (the KV cache layout is exact)"
+        "DeepSeek-V4's profiling pass (sparse-attention and indexer workspaces, hyper-connection activations) is not "
+        "fully modelled: the memory left for the KV cache is an estimate (its weights and KV cache layout follow "
+        "vLLM 0.33)"
     )
     return Adapted({}, {"approximate": reason}, drop=("sliding_window",))
 

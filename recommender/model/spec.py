@@ -68,6 +68,12 @@ class CompressedAttentionSpec:
     window: int  # sliding_window (128)
     index_head_dim: int  # the indexer's K width (128)
     mtp_layers: int = 0  # num_nextn_predict_layers: window-only layers a speculative MTP drafter adds
+    q_lora_rank: int = 0  # fused_wqa_wkv's query part, wq_b's input
+    o_lora_rank: int = 0  # grouped output LoRA: wo_a (o_groups x o_lora_rank wide), wo_b
+    o_groups: int = 1
+    index_n_heads: int = 0  # the indexer's query heads (wq_b, weights_proj)
+    hc_mult: int = 0  # hyper-connections: hc_mult residual streams mixed per layer (hc_attn_fn, hc_ffn_fn)
+    hash_layers: int = 0  # num_hash_layers: the first MoE layers route by a token-id table (tid2eid)
 
 
 @dataclass(frozen=True, slots=True)

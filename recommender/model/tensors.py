@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from recommender.model import dsv4_tensors
 from recommender.model.encoder_tensors import audio_tensors, vision_tensors
 from recommender.model.spec import ParamCounts
 from recommender.model.tensor import Tensor
@@ -84,6 +85,8 @@ def _attention(s: ModelSpec, i: int) -> list[Tensor]:
     out: list[Tensor] = []
     if s.layer_kinds[i] == "mla":
         return _mla(s, i)
+    if s.compressed_attention is not None:
+        return dsv4_tensors.attention_tensors(s, i)
     head_dim, kvh = s.head_dim_at(i), s.kv_heads_at(i)
     q_rows = s.num_heads * head_dim * (2 if s.attn_output_gate else 1)
     kv_rows = kvh * head_dim
@@ -335,6 +338,8 @@ def layer_tensors(s: ModelSpec, i: int) -> list[Tensor]:
         ]
     if s.layer_scalar:
         out.append(Tensor(f"model.layers.{i}.layer_scalar", "norms", 1, 1, "replicated", i, linear=False))
+    if s.compressed_attention is not None:
+        out += dsv4_tensors.layer_extra_tensors(s, i)
     return out + _mlp(s, i)
 
 
@@ -361,6 +366,8 @@ def model_tensors(s: ModelSpec) -> list[Tensor]:
         out += layer_tensors(s, i)
     if s.final_norm:
         out.append(norm(s, "model.norm", h, None))
+    if s.compressed_attention is not None:
+        out += dsv4_tensors.head_tensors(s)
     if not s.tie_word_embeddings:
         out.append(Tensor("lm_head", "lm_head", s.vocab_size, h, "vocab", None, linear=False))
     if s.lm_head_bias:
