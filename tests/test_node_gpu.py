@@ -135,6 +135,7 @@ def test_cpu_fractional_and_unknown_instance_types_give_nothing(name: str) -> No
         ({"gpu.nvidia.com/model": "H200"}, ("h200", None)),
         ({"gpu.nvidia.com/class": "A100_NVLINK_80GB"}, ("a100-80gb", None)),  # CoreWeave's form-factor classes
         ({"gpu.nvidia.com/class": "A100_PCIE_40GB"}, ("a100-40gb-pcie", None)),
+        ({"gpu.nvidia.com/class": "Tesla_V100_NVLINK"}, ("v100-16gb", None)),  # CoreWeave's older table: 16 GB SXM2
         # the legacy instance-type label
         ({"beta.kubernetes.io/instance-type": "p4d.24xlarge"}, ("a100-40gb", 8)),
         # AMD GPU operator node labeller
