@@ -552,7 +552,7 @@ def test_a_plan_is_checked_on_the_free_memory_it_was_made_for(tmp_path: Path) ->
     """`recommend --free-memory-gib` plans for a shared GPU; check holds the plan to that free memory: with less
     free than the utilization asks, vLLM refuses to start (its message). The plan's utilization keeps the warm-ups
     after the KV cache within the free memory (the sampler, graphs and context need ~1.5 GiB beyond the budget, plus
-    the 1 GiB margin: 0.74 of 22.06 GiB with 18 free, not 18 / 22.06 = 0.81), so with less free memory no lower
+    the 1 GiB margin: 0.74 of 21.99 GiB with 18 free, not 18 / 21.99 = 0.82), so with less free memory no lower
     utilization both starts and holds the plan's KV cache beside the 14.2 GiB of weights: no utilization fix."""
     invoke(["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "l4", "--free-memory-gib", "18",
             "--concurrency", "4", "--context", "8k", "-o", str(tmp_path)])  # fmt: skip
@@ -563,7 +563,7 @@ def test_a_plan_is_checked_on_the_free_memory_it_was_made_for(tmp_path: Path) ->
     invoke(["check", str(tmp_path / "plan.yaml")], exit_code=0)
     (tmp_path / "less.yaml").write_text(plan.replace("free_memory_gib: 18.0", "free_memory_gib: 16.0"))
     less = invoke(["check", str(tmp_path / "less.yaml")], exit_code=1).output
-    assert "Free memory on device cuda:0 (16.0/22.06 GiB) on startup is less than desired" in less
+    assert "Free memory on device cuda:0 (16.0/21.99 GiB) on startup is less than desired" in less
     assert "fix: lower --gpu-memory-utilization" not in less
     invoke(["recommend", "--model", "Qwen/Qwen3-0.6B", "--gpu", "l4", "--free-memory-gib", "18",
             "--concurrency", "4", "--context", "8k", "-o", str(tmp_path / "small")])  # fmt: skip

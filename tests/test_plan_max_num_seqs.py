@@ -138,11 +138,11 @@ def _check_l4(concurrency: int, context: int, *flags: str, exit_code: int) -> st
 
 def test_each_data_parallel_engine_holds_its_own_kv_cache() -> None:
     """-dp 2 runs two engines, each with the whole KV pool of its GPU: five 32k requests fit two engines of 2.6
-    each (5.2), not one; six fit neither. The failure names both figures."""
+    each (5.1), not one; six fit neither. The failure names both figures."""
     _check_l4(5, 32768, exit_code=1)
     _check_l4(5, 32768, "-dp", "2", exit_code=0)
     out = _check_l4(6, 32768, "-dp", "2", exit_code=1)
-    assert "holds 5.2 concurrent requests of 32,768 tokens (2.6 in each of 2 data-parallel engines)" in out
+    assert "holds 5.1 concurrent requests of 32,768 tokens (2.6 in each of 2 data-parallel engines)" in out
     assert "run 2 replicas (4 requests of 32,768 tokens each)" in out  # 2 engines x 2 whole requests
 
 
