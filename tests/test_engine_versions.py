@@ -140,12 +140,13 @@ def test_kv_cache_size_tokens_follow_the_release() -> None:
     ],
 )
 def test_the_post_kv_crash_names_what_the_release_allocates_then(version: str, says: str, not_says: str) -> None:
-    """At 0.95 on an 8 GB card what is allocated after the KV cache does not fit; V0 only captured CUDA graphs then
-    (worker.py _warm_up_model), V1 also warms up the sampler, and the predicted error says which."""
+    """At 0.97 on an 8 GB card what is allocated after the KV cache does not fit; V0 only captured CUDA graphs then
+    (worker.py _warm_up_model), V1 also warms up the sampler, and the predicted error says which. (At 0.95 the 35
+    graphs of 0.6.4, 0.72 GiB, fit the 0.84 GiB left.)"""
     from recommender.memory.budget import explain
     from recommender.memory.startup_issues import IssueKind
 
-    flags = EngineFlags(dtype="float16", gpu_memory_utilization=0.95)
+    flags = EngineFlags(dtype="float16", gpu_memory_utilization=0.97)
     e = explain(resolve_model("microsoft/phi-1_5"), GPUS["rtx4060ti-8gb"], flags, VllmVersion.parse(version))
     issue = e.issue(IssueKind.WARMUP_OOM)
     assert issue is not None and says in issue.message and not_says not in issue.message

@@ -219,11 +219,16 @@ def request_memory(
 # only the other processes' memory when the free memory is known. What this decides is the warm-up: the context sits
 # inside the budget, so nothing for it is allocated outside the budget after the KV cache (H039 started).
 PROFILER_COUNTS_DEVICE_UNTIL = VllmVersion(0, 6, 5)
+# The V1 engine's first profiler did the same up to 0.9.0 (v1/worker/gpu_worker.py determine_available_memory in
+# v0.7.3, v0.8.5 and v0.9.0: `total_allocated_bytes = mem_get_info()[1] - mem_get_info()[0]`, `non_torch_allocations
+# = total_allocated_bytes - torch_allocated_bytes`, added to the peak); 0.9.1 moved it onto memory_profiling against
+# init_device's MemorySnapshot, which leaves the context outside the budget (field4 J018, 0.9.0, started).
+V1_PROFILER_COUNTS_DEVICE_UNTIL = VllmVersion(0, 9, 1)
 
 
 def profiler_counts_whole_device(version: VllmVersion, *, v0: bool) -> bool:
     """True where vLLM's non-torch figure holds the CUDA context and other processes (inside the budget)."""
-    return v0 and version < PROFILER_COUNTS_DEVICE_UNTIL
+    return version < (PROFILER_COUNTS_DEVICE_UNTIL if v0 else V1_PROFILER_COUNTS_DEVICE_UNTIL)
 
 
 def stage_layout(model: ModelSpec, layers: range, flags: EngineFlags, precision: Precision, *, v0: bool) -> KvLayout:
@@ -349,14 +354,16 @@ def post_allocation(
     stages: Sequence[StageBudget],
     setup: tuple[Precision, SchedulerLimits, Budget],
     version: VllmVersion,
-    tp: int,
+    flags: EngineFlags,
     *,
     v0: bool = False,
 ) -> warmup.PostAllocation:
     """The memory picture after the KV cache is allocated, on the last stage's GPU (memory/warmup.py). The V0
     engine only captured CUDA graphs then (worker.py _warm_up_model): no sampler warm-up."""
     precision, limits, budget = setup
-    last = stages[-1]
+    last, tp = stages[-1], flags.tensor_parallel_size
+    graphs, _ = engine_passes(model, gpu, flags, limits, version, v0=v0)
+    pool = 0 if flags.enforce_eager else warmup.captured_pool_bytes(layers_on_gpu=last.layers, graphs=graphs)
     rows = min(limits.max_num_seqs, limits.max_num_batched_tokens)
     v = (version.major, version.minor)
     sampler = warmup.sampler_warmup_bytes(
@@ -366,7 +373,7 @@ def post_allocation(
     return warmup.PostAllocation(
         rows=rows,
         sampler=0 if v0 else sampler,
-        cudagraphs=warmup.cudagraphs_after_kv(last.cudagraph, estimate_before_kv=budget.estimate_cudagraphs),
+        cudagraphs=warmup.cudagraphs_after_kv(last.cudagraph, estimate_before_kv=budget.estimate_cudagraphs, pool=pool),
         context=0 if whole_device else warmup.context_bytes(tp, gpu.nvlink),
         # other processes' memory lies outside the budget but is not free (inside it where the profiler counted it)
         outside_budget=(budget.total if whole_device else budget.free) - budget.requested,
@@ -410,7 +417,7 @@ def warmups(
     when vLLM gets that far (an error before it, such as no memory for the cache blocks, ends the startup first)."""
     if flags.kv_cache_memory_bytes is not None:
         return None
-    post = post_allocation(model, gpu, stages, setup, version, flags.tensor_parallel_size, v0=v0)
+    post = post_allocation(model, gpu, stages, setup, version, flags, v0=v0)
     if not any(issue.fatal for issue in issues):
         warmup_headroom(post, setup[2].utilization, issues)
     return post
