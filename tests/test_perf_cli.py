@@ -258,3 +258,17 @@ def test_budget_below_context_without_chunked_prefill_exits_3() -> None:
     v1 = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--max-model-len", "8192", "--max-num-batched-tokens", "4096"]
     invoke([*v1, *V0_LOAD, "--no-enable-chunked-prefill"], exit_code=3)
     invoke([*v1, *V0_LOAD])  # chunked prefill is V1's default: the same budget starts
+
+
+def test_budget_below_max_num_seqs_does_not_start() -> None:
+    """config/scheduler.py:331 (and V0 0.6.3's SchedulerConfig._verify_args): a token budget below --max-num-seqs is
+    a startup error; vLLM's own default budget clamps max_num_seqs instead (V1: min(max_num_seqs, budget))."""
+    explain = ["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--max-num-batched-tokens", "256", "--format", "json"]
+    bad = json.loads(invoke([*explain, "--max-num-seqs", "512"]).stdout)
+    assert bad["fits"] is False and bad["error_kinds"] == ["batched-tokens-below-max-num-seqs"]
+    assert bad["errors"][0] == "max_num_batched_tokens (256) must be greater than or equal to max_num_seqs (512)."
+    assert json.loads(invoke(explain).stdout)["fits"] is True  # max_num_seqs defaults to min(1024, 256)
+    v0 = ["perf", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "a100-80gb", "--vllm-version", "0.6.3"]
+    v0 += ["--max-model-len", "65536"]
+    err = invoke([*v0, *V0_LOAD, "--max-num-seqs", "1024"], exit_code=3).stderr  # chunked by default above 32K: 512
+    assert "max_num_batched_tokens (512) must be greater than or equal to max_num_seqs (1024)" in err

@@ -48,6 +48,8 @@ def scheduler_limits(
         chunked = v0_chunked_by_default(model, flags, max_len, version)
     if chunked is False and not auto_fit and limits.max_num_batched_tokens < max_len:
         issues.append(si.batched_below_max_len(limits.max_num_batched_tokens, max_len))
+    if limits.max_num_batched_tokens < limits.max_num_seqs:
+        issues.append(si.batched_below_seqs(limits.max_num_batched_tokens, limits.max_num_seqs))
     return limits
 
 

@@ -27,6 +27,7 @@ class IssueKind(StrEnum):
     PP_LAYERS = "pp-above-layers"  # count = layers, parallel = PP
     MAX_LEN_ABOVE_MODEL = "max-model-len-above-model"  # max_len = the model's limit, requested = the flag
     BATCHED_BELOW_MAX_LEN = "batched-tokens-below-max-model-len"  # without chunked prefill; requested = the budget
+    BATCHED_BELOW_SEQS = "batched-tokens-below-max-num-seqs"  # count = max_num_seqs, requested = the token budget
     FREE_BELOW_BUDGET = "free-memory-below-budget"  # needed = requested budget, available = free memory
     WEIGHTS_DO_NOT_FIT = "weights-do-not-fit"  # needed = weights on one GPU, available = free memory
     NO_CACHE_MEMORY = "no-cache-memory"  # needed = one block, available = KV memory (<= 0)
@@ -166,6 +167,16 @@ def batched_below_max_len(batched: int, max_len: int) -> StartupIssue:
         "maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. Please increase "
         "max_num_batched_tokens or decrease max_model_len.",
         max_len=max_len,
+        requested=batched,
+    )
+
+
+def batched_below_seqs(batched: int, seqs: int) -> StartupIssue:
+    """config/scheduler.py:331 (V0 0.6: SchedulerConfig._verify_args, the same text)."""
+    return StartupIssue(
+        IssueKind.BATCHED_BELOW_SEQS,
+        f"max_num_batched_tokens ({batched}) must be greater than or equal to max_num_seqs ({seqs}).",
+        count=seqs,
         requested=batched,
     )
 
