@@ -307,3 +307,19 @@ def test_deepseek_v4_pro_kv_needed_matches_log() -> None:
     blocks = layout.blocks_per_request(1_048_576, 32_768, prefix_caching=False)
     assert blocks == 17_434
     assert round(blocks * layout.bytes_per_block / GiB, 2) == 23.32
+
+
+def test_deepseek_v4_profiling_workspace_by_hand() -> None:
+    """V4-Flash at 912,128 tokens, 8,192 batched (field4 J025's shape). CUDA: the sparse MLA gather, 4 x (cdiv(912,128,
+    4) + 128 + 8,192) x 512 x 2 = 968,097,792, plus the top-k indices 8,192 x round_up(512 + 128, 128) x 4 =
+    20,971,520 and lengths 32,768: 989,102,080, larger than the indexer gather (factor 2 above 256K: 912,128 x 8 x 2
+    // 4 = 3,648,512 rows x 132 + 1 MiB = 482,652,160); plus the 512 MiB logits: 1,525,972,992. ROCm (aiter reads the
+    caches in place): the indexer gather and the decode logits, min(8,192, 256) x 228,032 x 4 = 233,504,768: the
+    gather is larger, 482,652,160 + 536,870,912."""
+    from recommender.memory.dsv4_profile import workspace_bytes
+
+    s = resolve_model("deepseek-ai/DeepSeek-V4-Flash")
+    shape = {"max_model_len": 912_128, "max_num_batched_tokens": 8_192, "max_num_seqs": 256}
+    assert workspace_bytes(s, **shape, rocm=False) == 1_525_972_992
+    assert workspace_bytes(s, **shape, rocm=True) == 482_652_160 + 536_870_912
+    assert workspace_bytes(resolve_model("deepseek-ai/DeepSeek-V3"), **shape, rocm=False) == 0

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from recommender.hardware import Gpu
-from recommender.memory import overheads, warmup
+from recommender.memory import dsv4_profile, overheads, warmup
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
 from recommender.memory.encoder_profile import PROCESSORS as ENCODER_PASS_SIZED
@@ -312,6 +312,12 @@ def stage_budgets(
             expert_parallel=flags.enable_expert_parallel,
             v0=v0,
             encoder=None if v0 or k else encoder,
+        ) + dsv4_profile.workspace_bytes(
+            model,
+            max_model_len=limits.max_model_len,
+            max_num_batched_tokens=limits.max_num_batched_tokens,
+            max_num_seqs=limits.max_num_seqs,
+            rocm=gpu.vendor.lower() == "amd",
         )
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v)
         if profiler_counts_whole_device(version, v0=v0):

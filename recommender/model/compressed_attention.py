@@ -52,6 +52,7 @@ def compressed_attention_spec(c: ConfigValues, model_type: str, layers: int) -> 
         o_lora_rank=c.get_int("o_lora_rank"),
         o_groups=c.get_int("o_groups", 1),
         index_n_heads=c.get_int("index_n_heads"),
+        index_topk=c.get_int("index_topk", 0, zero_ok=True),
         hc_mult=c.get_int("hc_mult", 0, zero_ok=True, bound=64),
         hash_layers=c.get_int("num_hash_layers", 0, zero_ok=True, bound=layers),
     )

@@ -72,6 +72,7 @@ class CompressedAttentionSpec:
     o_lora_rank: int = 0  # grouped output LoRA: wo_a (o_groups x o_lora_rank wide), wo_b
     o_groups: int = 1
     index_n_heads: int = 0  # the indexer's query heads (wq_b, weights_proj)
+    index_topk: int = 0  # compressed positions each query attends (topk_indices_buffer width)
     hc_mult: int = 0  # hyper-connections: hc_mult residual streams mixed per layer (hc_attn_fn, hc_ffn_fn)
     hash_layers: int = 0  # num_hash_layers: the first MoE layers route by a token-id table (tid2eid)
 
