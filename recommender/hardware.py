@@ -132,7 +132,12 @@ def _names(gpu: Gpu) -> set[GpuName]:
 
 
 def _same_memory(gpu: Gpu, memory_gb: float) -> bool:
-    return gpu.marketed_gb is not None and abs(gpu.marketed_gb - memory_gb) < 0.5
+    """The written size is the marketed one, or the CUDA total in GiB as vLLM and torch print it, cut or rounded
+    to a whole number (`NVIDIA H20 (95 GiB)`: 95.58 GiB printed)."""
+    printed = gpu.total_bytes / GiB
+    return (gpu.marketed_gb is not None and abs(gpu.marketed_gb - memory_gb) < 0.5) or (
+        memory_gb == int(memory_gb) and int(printed) <= memory_gb <= round(printed)
+    )
 
 
 def _by_memory_hint(candidates: list[Gpu], memory_mib: int | None) -> list[Gpu]:

@@ -62,3 +62,16 @@ def test_field4_modified_and_vgpu_records_resolve_by_name() -> None:
     records = {r["id"]: r for r in fidelity.load_records(*fidelity.FIELD4)}
     assert (g := fidelity.record_gpu(records["J033"])) is not None and g.key == "rtx2080ti-22g"
     assert (g := fidelity.record_gpu(records["J007"])) is not None and g.key == "a40-48q"
+
+
+def test_a_size_written_as_the_printed_total_picks_the_card() -> None:
+    # field4 J024 writes "NVIDIA H20 (95 GiB)": the H20's CUDA total, 95.58 GiB, cut to a whole number
+    assert resolve_gpu("NVIDIA H20 (95 GiB)", CATALOG).key == "h20"
+    assert resolve_gpu("A100 39GB", CATALOG).key == "a100-40gb"  # 39.38 GiB printed
+    with pytest.raises(UnknownGpuError, match="no 96 GB card"):  # neither the marketed 94 nor the printed 92.62
+        resolve_gpu("H100 96GB", CATALOG)
+
+
+def test_gb300_is_blackwell_ultra() -> None:
+    card = resolve_gpu("NVIDIA GB300", CATALOG)
+    assert card.compute_capability == "10.3" and card.marketed_gb == 288 and card.fp4

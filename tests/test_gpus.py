@@ -278,9 +278,9 @@ def test_batch_defaults_follow_vllm_device_checks(key: str, expected: tuple[int,
 # Dense tensor rates the performance model reads (profiles/gpus dense_tflops; sources checked above).
 RATES = ("bf16", "fp16", "fp8", "int8", "fp4")
 # Where INT8 is not at least twice the 16-bit rate: Blackwell Ultra cut INT8 (aiconfigurator b300_sxm.yaml, 153.5
-# dense TOPS); CDNA 2 runs INT8 at its FP16 rate (MI250X datasheet, 383 TOPS and TFLOPS per package; MI210 181 and 181).
+# dense TOPS; gb300.yaml 165); CDNA 2 runs INT8 at its FP16 rate (MI250X datasheet, 383 TOPS and TFLOPS per package; MI210 181 and 181).
 # RDNA 3 WMMA runs INT8 at its FP16 rate too (RX 7900 XTX/XT/GRE, Radeon PRO W7900), and so does CDNA 1 (MI100: 184.6).
-SLOW_INT8 = {"b300", "mi250x", "mi210", "rx7900xtx", "rx7900xt", "rx7900gre", "radeon-pro-w7900", "mi100"}
+SLOW_INT8 = {"b300", "gb300", "mi250x", "mi210", "rx7900xtx", "rx7900xt", "rx7900gre", "radeon-pro-w7900", "mi100"}
 # CDNA 1 runs BF16 at half its FP16 rate (MI100 datasheet: 92.3 vs 184.6 TFLOPS); every later card at one rate.
 HALF_RATE_BF16 = {"mi100"}
 
