@@ -73,3 +73,20 @@ def test_catalog_round_6_group_b_awq_pages() -> None:
     assert resolve_model("TheBloke/CodeLlama-7B-AWQ").vocab_size == 32016
     chat = resolve_model("TheBloke/Llama-2-13B-chat-AWQ")
     assert chat.params == resolve_model("meta-llama/Llama-2-13b-chat-hf").params
+
+
+def test_catalog_round_6_group_b_base_and_instruct_aliases() -> None:
+    """Base and chat releases of one family plan alike (the alias table's checked_on pairs show their configs differ
+    only in token ids and bookkeeping): each alias lands on its bundled partner with the same parameter count."""
+    for alias, target in (
+        ("01-ai/Yi-1.5-34B", "01-ai/Yi-1.5-34B-Chat"),
+        ("01-ai/Yi-1.5-6B", "01-ai/Yi-1.5-6B-Chat"),
+        ("01-ai/Yi-34B-Chat", "01-ai/Yi-34B"),
+        ("tiiuae/falcon-7b-instruct", "tiiuae/falcon-7b"),
+        ("HuggingFaceTB/SmolLM2-135M", "HuggingFaceTB/SmolLM2-135M-Instruct"),
+        ("HuggingFaceTB/SmolLM2-360M", "HuggingFaceTB/SmolLM2-360M-Instruct"),
+        ("HuggingFaceTB/SmolLM2-1.7B", "HuggingFaceTB/SmolLM2-1.7B-Instruct"),
+    ):
+        match = find_model(alias)
+        assert match is not None and match.entry.id == target, alias
+        assert resolve_model(alias).params == resolve_model(target).params
