@@ -22,6 +22,19 @@ def _name(image: str) -> str:
 _CLIENT_WORDS = frozenset({"proxy", "router", "gateway", "client", "ui", "webui", "frontend", "exporter", "dashboard"})
 
 
+# images of other inference servers (llama.cpp, SGLang, TGI, Ollama, Triton/TensorRT-LLM, LMDeploy, LocalAI): a
+# container running one is not vLLM's server whatever the workload is called (a `vllm` Deployment running llama.cpp)
+_OTHER_ENGINE = re.compile(
+    r"llama\.cpp|ggml-org/|/llama-cpp|sglang|text-generation-inference|ollama/|tritonserver|tensorrt-llm|"
+    r"openmmlab/lmdeploy|localai/"
+)
+
+
+def is_other_engine_image(image: str) -> bool:
+    """An image of another inference server (its name says so), which never runs vLLM's entrypoint."""
+    return bool(_OTHER_ENGINE.search(image.lower()))
+
+
 def is_vllm_image(image: str) -> bool:
     """An image whose entrypoint is vLLM's server (vllm/vllm-openai and the images built from it)."""
     name = _name(image)

@@ -14,7 +14,7 @@ from recommender.check.commands import (
     with_image_cmd,
 )
 from recommender.check.found import Found
-from recommender.check.images import image_tag, is_vllm_image
+from recommender.check.images import image_tag, is_other_engine_image, is_vllm_image
 from recommender.check.manifest_values import (
     as_list,
     as_mapping,
@@ -323,5 +323,7 @@ def _runs_vllm_args(doc: Mapping[str, Any], container: Mapping[str, Any], args: 
     image = str(container.get("image", ""))
     if is_vllm_image(image):
         return True
+    if is_other_engine_image(image):
+        return False
     names = f"{as_mapping(doc.get('metadata')).get('name', '')} {container.get('name', '')}".lower()
     return "vllm" in names and any(a == "--model" or a.startswith("--model=") for a in args)

@@ -15,6 +15,7 @@ from typing import Any
 from recommender.check import (
     commands,
     compose_files,
+    helm_charts,
     helm_values,
     jobs,
     kubernetes_objects,
@@ -226,8 +227,8 @@ def _read_mapping(
     if chart:  # a vLLM server not evaluated, not a file of another kind: a problem, also in a folder run
         raise InputError(
             f"{source}: the values of a chart check does not know ({chart}): its templates, not in the file, make "
-            "vLLM's command line; render them and check the result (helm template RELEASE CHART -f VALUES | "
-            "vllm-plan check -)"
+            "vLLM's command line; render them with the chart (vllm-plan check --chart CHART_DIR VALUES, or "
+            "helm template RELEASE CHART -f VALUES | vllm-plan check -)"
         )
     raise NotADeployment(
         f"{source}: document {index} is not a Kubernetes object, Helm values (production-stack, the vLLM chart, "
@@ -368,6 +369,8 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
                 out.found += got
             elif path_kind(path) == "dir":  # "missing" too for a command longer than a file name can be
                 _load_dir(path, out)
+            elif path_kind(path) == "file" and helm_charts.chart_of(path) and helm_charts.find_helm():
+                _load_chart_file(path, out)
             elif path_kind(path) == "file":
                 got = load_file(path, item, out.problems)
                 if not got:
@@ -404,16 +407,84 @@ def _unread(item: str, path: Path) -> str:
     return f"{item}: no such file or directory (and not a `vllm serve ...` command)"
 
 
+def load_chart(chart: Path, values: tuple[str, ...]) -> Loaded:
+    """`check --chart CHART [VALUES...]`: the chart rendered by helm with each values file (one release each), or
+    with its own values.yaml alone."""
+    out = Loaded()
+    helm = helm_charts.find_helm()
+    if not helm_charts.is_chart(chart):
+        raise InputError(f"--chart {chart}: not a Helm chart folder (no Chart.yaml and templates/ in it)")
+    if helm is None:
+        raise InputError(f"--chart {chart}: {_NO_HELM}")
+    for item in values or ("",):
+        try:
+            if item and path_kind(Path(item)) != "file":
+                raise InputError(f"{item}: no such values file")
+            before = len(out.found)
+            _read_rendered(chart, helm_charts.render(chart, [Path(item)] if item else [], helm), out, item)
+            if len(out.found) == before:
+                out.problems.append(f"{item or chart}: no vLLM server in what chart {chart} renders with it")
+        except InputError as exc:
+            out.problems.append(str(exc))
+    return out
+
+
+_NO_HELM = "rendering a chart needs helm: install it (or pip install 'vllm-plan[helm]' on Linux x86-64)"
+
+
+def _load_chart_file(path: Path, out: Loaded) -> None:
+    """A chart's own values.yaml (the chart rendered with it) or one of its templates (that template's output)."""
+    chart = helm_charts.chart_of(path)
+    helm = helm_charts.find_helm()
+    assert chart is not None and helm is not None
+    rendered = helm_charts.render(chart, [], helm)
+    if path.parent.name == "templates" or "templates" in path.relative_to(chart).parts:
+        inside = path.relative_to(chart).as_posix()
+        rendered = [r for r in rendered if r.template.split("/", 1)[-1] == inside]
+    before = len(out.found)
+    _read_rendered(chart, rendered, out, "")
+    if len(out.found) == before:
+        out.problems.append(f"{path}: no vLLM server in what chart {chart} renders (helm template, its own values)")
+
+
+def _read_rendered(chart: Path, rendered: list[helm_charts.Rendered], out: Loaded, values: str) -> None:
+    """The servers in a chart's rendered templates, each named by chart, template and values file."""
+    before = len(out.found)
+    with_values = f" -f {values}" if values else ""
+    for r in rendered:
+        label = f"{chart}{with_values} [helm template: {r.template}]"
+        try:
+            out.found += read_text(r.text, label, ".yaml", problems=out.problems)
+        except NotADeployment:
+            continue
+        except InputError as exc:
+            out.problems.append(_naming(label, exc))
+    if len(out.found) == before:
+        out.notes.append(f"skipped {chart}{with_values}: no vLLM server in what its templates render")
+
+
 def _load_dir(path: Path, out: Loaded) -> None:
+    helm = helm_charts.find_helm()
+    charts = helm_charts.chart_roots(path)
     files = sorted(
-        p for p in path.rglob("*") if p.is_file() and (p.suffix in SUFFIXES or _DOCKERFILE_NAME.search(p.name))
+        p
+        for p in path.rglob("*")
+        if p.is_file()
+        and (p.suffix in SUFFIXES or _DOCKERFILE_NAME.search(p.name))
+        and not (helm and any(p.is_relative_to(c) for c in charts))
     )
-    notes = len(out.notes)
+    notes, before = len(out.notes), len(out.found)
+    for chart in charts:
+        try:
+            if helm:
+                _read_rendered(chart, helm_charts.render(chart, [], helm), out, "")
+        except InputError as exc:
+            out.problems.append(str(exc))
+    out.notes += [f"skipped {chart}: a Helm chart, not read: {_NO_HELM}" for chart in (charts if not helm else ())]
     for f in sorted(path.rglob("*.py")):  # a Python program that starts vLLM is named as not read, not skipped silently
         text = f.read_text(encoding="utf-8", errors="replace") if f.is_file() and f.stat().st_size <= MAX_BYTES else ""
         if _MENTIONS_VLLM.search(text):
             out.notes.append(f"skipped {f}: {_python_kind(text)}: not read")
-    before = len(out.found)
     for f in files:
         try:
             got = load_file(f, str(f), out.problems)

