@@ -323,3 +323,22 @@ def test_deepseek_v4_profiling_workspace_by_hand() -> None:
     assert workspace_bytes(s, **shape, rocm=False) == 1_525_972_992
     assert workspace_bytes(s, **shape, rocm=True) == 482_652_160 + 536_870_912
     assert workspace_bytes(resolve_model("deepseek-ai/DeepSeek-V3"), **shape, rocm=False) == 0
+
+
+def test_deepseek_v4_experts_are_mxfp4_from_0_33() -> None:
+    """expert_dtype fp4: each expert's shard at TP 2 holds w13 2 x 1024 x 4096 and w2 4096 x 1024 = 12,582,912
+    weights, MXFP4 at 17/32 byte (values + one e8m0 scale per 32) = 6,684,672 bytes, where the FP8 block reading
+    holds 12,582,912 + (16 x 32 + 32 x 8) x 4 scale bytes = 12,585,984: 5,901,312 less per expert, x 256 x 43 layers
+    = 64,961,642,496 bytes. Releases before 0.33 keep the FP8 reading (budget.DSV4_MODELLED_FROM)."""
+    from dataclasses import replace
+
+    s = resolve_model("deepseek-ai/DeepSeek-V4-Flash")
+    assert s.quant is not None and s.quant.expert_method == "mxfp4"
+    mxfp4 = weight_bytes_per_gpu(s, Parallel(tp=2), dtype_bytes=2, quant=s.quant)
+    fp8 = weight_bytes_per_gpu(s, Parallel(tp=2), dtype_bytes=2, quant=replace(s.quant, expert_method=None))
+    assert fp8 - mxfp4 == 64_961_642_496
+    flags = EngineFlags(tensor_parallel_size=2)
+    h200 = resolve_gpu("h200", load_gpus())
+    assert explain(s, h200, flags, V033).stage.weights == mxfp4
+    assert explain(s, h200, flags, V033).kv_cache_dtype == "fp8"  # fp8_ds_mla: auto becomes fp8
+    assert explain(s, h200, flags, VllmVersion.parse("0.26.0")).stage.weights == fp8

@@ -98,6 +98,16 @@ def _weight_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[S
     return d
 
 
+# DeepSeek-V4's memory is read from vLLM 0.33's source; the releases before it are not here, and their field logs
+# show more memory in use than 0.33's accounting leaves: V4-Flash on 2 x H20 with 0.26 and MTP (field4 J025) 2.2 GiB
+# (1.6 of it the MTP module, not modelled), on 2 x GH200 with ~0.22 and EP (J026) 5.1 GiB, V4-Pro on 8 x MI300X with
+# ~0.27 (J027) over 40 GiB (0.33's ROCm code bounds its decode-logits workspace by max_num_seqs and aligns MXFP4
+# experts to 128 where the generic ROCm round-up is 256; neither fix is dated). Until that is known, releases before
+# 0.33 keep the conservative reading: the routed experts count at the FP8 block width of the quantization_config
+# (an upper bound: one byte a weight), so a configuration those releases may not hold is not called safe.
+DSV4_MODELLED_FROM = VllmVersion(0, 33)
+
+
 def resolve_precision(
     model: ModelSpec, flags: EngineFlags, gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]
 ) -> Precision:
@@ -109,7 +119,11 @@ def resolve_precision(
         issues.append(si.quantization_unknown(quant.method))
     if quant is not None and quant.double_quant and version >= BNB_ABSMAX_DEQUANTIZED_IN:
         quant = replace(quant, double_quant=False)  # absmax dequantized to float32 at load
+    if quant is not None and quant.expert_method and model.compressed_attention and version < DSV4_MODELLED_FROM:
+        quant = replace(quant, expert_method=None)  # DSV4_MODELLED_FROM: the conservative reading before 0.33
     kv_dtype = flags.kv_cache_dtype
+    if model.compressed_attention is not None and kv_dtype == "auto":
+        kv_dtype = "fp8"  # DeepSeek-V4's fp8_ds_mla layout: _resolve_dsv4_kv_cache_dtype turns auto into fp8
     if kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8:
         kv_dtype = "fp8"
         issues.append(
@@ -133,7 +147,7 @@ def resolve_precision(
                 "the encoder's own profiling pass (encoder cache budget) is not counted",
             )
         )
-    if kv_dtype.startswith("fp8") and not gpu.fp8 and model.mla is None:
+    if kv_dtype.startswith("fp8") and not gpu.fp8 and model.mla is None and model.compressed_attention is None:
         issues.append(
             si.note(
                 IssueKind.FP8_KV_WITHOUT_TENSOR_CORES,

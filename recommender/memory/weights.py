@@ -217,7 +217,7 @@ def tensor_bytes(
         return plain
     if quant.method == "mxfp4" and t.group != "experts":
         return plain
-    method: str | None = None
+    method: str | None = quant.expert_method if t.group == "experts" else None
     if quant.method == "modelopt-mixed":
         method = _mixed_algo(quant, t)
         if method is None:

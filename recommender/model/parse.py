@@ -28,7 +28,7 @@ from recommender.model.layer_plan import (
     mlp_kinds,
     nemotron_h_plan,
 )
-from recommender.model.quant import parse_quant
+from recommender.model.quant import expert_format, parse_quant
 from recommender.model.spec import LinearAttentionSpec, MambaSpec, MlaSpec, ModelSpec, MoeSpec
 from recommender.model.tensors import count_params
 
@@ -283,7 +283,11 @@ def _parse(
     c, family, d, plan, feats, shapes = r.c, r.family, r.dims, r.plan, r.feats, r.shapes
     max_len, max_key = features.derive_max_len(c, r.ident.model_type)
     rope = _rotary(r, max_len)
-    quant = parse_quant(config.get("quantization_config") or c.raw("quantization_config"), hf_quant_config)
+    quant = expert_format(
+        parse_quant(config.get("quantization_config") or c.raw("quantization_config"), hf_quant_config),
+        r.ident.model_type,
+        config.get("expert_dtype") or c.raw("expert_dtype"),
+    )
     positions = (
         c.get_int("max_position_embeddings", max_len) + family.position_offset if family.learned_positions else 0
     )

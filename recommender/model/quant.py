@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from recommender.errors import FlagError, ModelConfigError, UnsupportedArchitectureError
@@ -46,6 +47,15 @@ def resolve_quant(model: ModelSpec, quantization: str | None) -> QuantSpec | Non
     if quantization:
         return online_quant(_QUANT_ALIASES.get(quantization, quantization))
     return None
+
+
+def expert_format(quant: QuantSpec | None, model_type: str, expert_dtype: Any) -> QuantSpec | None:
+    """DeepSeek-V4's FP8 checkpoints keep the routed experts in MXFP4 when the config says expert_dtype "fp4", which
+    vLLM also assumes when the key is missing (models/deepseek_v41/quant_config.py DeepseekV4FP8Config.expert_dtype:
+    "MXFP4 experts with ue8m0 FP8 linear scales"; "fp8" is the Flash-Base checkpoints' FP8 block experts)."""
+    if quant is None or quant.method != "fp8" or model_type != "deepseek_v4" or expert_dtype not in ("fp4", None):
+        return quant
+    return replace(quant, expert_method="mxfp4", label=f"{quant.label}, MXFP4 experts")
 
 
 def _int(value: Any, what: str) -> int:
