@@ -241,20 +241,26 @@ _REQUESTED_OUTPUT = re.compile(
 )
 
 
+MAX_JITTER = 0.99  # Load's jitter is below 1 (a uniform spread over [0, 2 x mean])
 _IGNORE_EOS = re.compile(r"(?<!no )(?<!without )--ignore-eos(?! printed)")
 
 
 def _random_lengths(row: dict[str, Any], mean_output: float) -> tuple[float, float | None]:
-    """(length jitter, requested max_tokens) of a random-dataset row. vLLM's and SGLang's random datasets send
-    exact lengths by default (benchmark_serving.py's range ratio 1.0 up to vLLM 0.8, `vllm bench serve`'s 0.0
-    after; SGLang's bench_serving draws in [ratio x L, L]); a ratio r < 1 in the [r L, L] form (InferenceX,
-    SGLang) spreads them uniformly, +-(1 - r) / (1 + r) around the mean. Without --ignore-eos an output may stop
-    at EOS before the requested length: the mean generated below the request says how often."""
+    """(length jitter, requested max_tokens) of a random-dataset row. vLLM's random dataset sends exact lengths
+    unless a range ratio r is given (benchmark_serving.py's default 1.0 up to vLLM 0.8, `vllm bench serve`'s 0.0
+    after, which draws in [L (1 - r), L (1 + r)]: +-r, benchmarks/datasets/datasets.py in 0.33). SGLang's
+    bench_serving and InferenceX's fork draw in [r L, L] (SGLang's default r = 0: uniform in [1, L]), +-(1 - r) /
+    (1 + r) around the mean. Without --ignore-eos an output may stop at EOS before the requested length: the mean
+    generated below the request says how often."""
     text = " ".join(str(row.get(k) or "") for k in ("raw", "notes", "benchmark_tool", "dataset"))
-    ratio = _RANGE_RATIO.search(text)
-    if ratio and 0 < float(ratio.group(1)) < 1 and "random-range-ratio" in text and "InferenceX" in text:
-        r = float(ratio.group(1))
-        return (1 - r) / (1 + r), None
+    tool = str(row.get("benchmark_tool") or "").lower()
+    upper_form = "sglang" in tool or "InferenceX" in text  # [r L, L]
+    stated = _RANGE_RATIO.search(text)
+    r = float(stated.group(1)) if stated else (0.0 if "sglang" in tool else None)
+    if r is not None and upper_form and r < 1:
+        return min(MAX_JITTER, (1 - r) / (1 + r)), None
+    if r is not None and not upper_form and r > 0:
+        return min(MAX_JITTER, r), None
     requested = _REQUESTED_OUTPUT.search(text)
     cap = float(next(g for g in requested.groups() if g)) if requested else None
     if _IGNORE_EOS.search(text) or cap is None or cap <= mean_output + 0.5:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.perf_points import FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_4, HOLDOUT_GROUPS, points
+from benchmarks.perf_points import FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_4, HOLDOUT_GROUPS, _random_lengths, points
 from recommender.units import GiB
 
 
@@ -169,6 +169,17 @@ def test_fourth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
     # one Jetson AGX Thor; the one-user rerun hits the prefix cache of the run before it, so its TTFT is not compared
     assert (by["T042"].gpu, by["T042"].load.max_concurrency) == ("jetson-thor", 8)
     assert "ttft" not in by["T043"].measured and "tpot" in by["T043"].measured
+
+
+def test_random_lengths_follow_each_clients_range_ratio() -> None:
+    # SGLang's bench_serving draws in [r L, L], r = 0 by default (uniform from 1 to L); vLLM's in [L (1 - r), L (1 + r)]
+    sglang = {"benchmark_tool": "sglang.bench_serving", "notes": "", "raw": ""}
+    assert _random_lengths(sglang, 500.0) == (0.99, None)
+    assert _random_lengths({**sglang, "notes": "--random-range-ratio 0.5"}, 750.0) == (pytest.approx(1 / 3), None)
+    assert _random_lengths({**sglang, "notes": "range ratio 1, --random-output-len 800"}, 797.0) == (0.0, 800.0)
+    vllm = {"benchmark_tool": "vllm bench serve", "notes": "--random-range-ratio 0.2 --ignore-eos"}
+    assert _random_lengths(vllm, 1024.0) == (0.2, None)
+    assert _random_lengths({"benchmark_tool": "vllm bench serve", "notes": "--ignore-eos"}, 1024.0) == (0.0, None)
 
 
 def test_field_rows_are_read_as_their_sources_state() -> None:
