@@ -127,3 +127,43 @@ def test_kserves_fluid_sample_from_s3_is_not_evaluated_naming_the_storage_uri() 
     # kserve/kserve docs/samples/fluid/kserve-isvc.yaml (tests/data/deployments/SOURCES)
     out = json.loads(invoke(["check", str(_CORPUS / "fluid-kserve-isvc.yaml"), "--format", "json"], exit_code=4).stdout)
     assert out[0]["status"] == "not-evaluated" and "s3://${bucket}" in json.dumps(out)
+
+
+# kserve/website @f991e85aff5d, docs/modelserving/v1beta1/llm/huggingface/text_generation/README.md (Apache-2.0): its two
+# `=== "Yaml"` tabs as published, each a `yaml` block holding `kubectl apply -f - <<EOF` with the manifest inside
+_WEBSITE_TAB = """
+=== "Yaml"
+
+    ```yaml
+    kubectl apply -f - <<EOF
+    apiVersion: serving.kserve.io/v1beta1
+    kind: InferenceService
+    metadata:
+      name: huggingface-llama3
+    spec:
+      predictor:
+        model:
+          modelFormat:
+            name: huggingface
+          args:
+            - --model_name=llama3
+            - --model_id=meta-llama/meta-llama-3-8b-instruct%s
+          resources:
+            limits:
+              cpu: "6"
+              memory: 24Gi
+              nvidia.com/gpu: "1"
+            requests:
+              cpu: "6"
+              memory: 24Gi
+              nvidia.com/gpu: "1"
+    EOF
+    ```
+"""
+
+
+def test_kserves_docs_tabs_are_read_a_yaml_labelled_kubectl_here_document_included(tmp_path: Path) -> None:
+    page = tmp_path / "README.md"
+    page.write_text(_WEBSITE_TAB % "" + _WEBSITE_TAB % "\n            - --backend=huggingface")
+    (out,) = json.loads(invoke(["check", str(page), "--gpu", "l4", "--format", "json"]).stdout)
+    assert out["status"] == "pass" and "meta-llama/meta-llama-3-8b-instruct" in json.dumps(out)

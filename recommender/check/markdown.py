@@ -69,11 +69,20 @@ def _looks_like_yaml(body: str) -> bool:
     return bool(re.match(r"^(apiVersion|kind|services|type|resources|envs|run|version|name|image)\s*:", first))
 
 
+def _applies_heredoc(body: str) -> bool:
+    """A block, whatever its label, that is a shell command feeding a here-document to kubectl (`kubectl apply -f -
+    <<EOF`, `cat <<EOF | kubectl apply -f -`): docs label such blocks `yaml` for the manifest inside."""
+    first = next((ln for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    return bool(re.search(r"<<-?\s*['\"]?\w+", first)) and "kubectl" in first
+
+
 def read_markdown(text: str, source: str, read_yaml: YamlReader) -> list[Found]:
     """The servers of every shell, console and YAML block, numbered across the page."""
     out: list[Found] = []
     for lang, body in code_blocks(text):
-        if lang in _YAML or (lang in ("", "text", "plain") and _looks_like_yaml(body)):
+        if lang in _YAML and _applies_heredoc(body):
+            out += commands.read_command(body, source, read_manifest=read_yaml)
+        elif lang in _YAML or (lang in ("", "text", "plain") and _looks_like_yaml(body)):
             try:
                 out += read_yaml(body, source)
             except InputError:
