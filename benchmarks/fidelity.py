@@ -225,6 +225,8 @@ def unresolved_reason(r: dict[str, Any]) -> str | None:
 def _gpu_miss(r: dict[str, Any]) -> str:
     """The GPU class of an unresolved record: no name and no total; a name the catalog lacks (and no total that
     resolves); or a printed total that matches no catalog card, or fits cards that predict apart."""
+    if len(record_cards(r)) > 1:
+        return "different cards in one pipeline (a plan holds one GPU type)"
     named = "GPU name not resolved" if r.get("gpu") else "GPU not named"
     total = r.get("gpu_total_gib")
     if not total:
@@ -232,6 +234,18 @@ def _gpu_miss(r: dict[str, Any]) -> str:
     fits = [g for g in load_gpus() if abs(g.total_bytes / GiB / total - 1) <= TOTAL_NEAR]
     why = "its printed total fits cards that predict apart" if fits else "its printed total matches no catalog card"
     return f"{named}, {why}"
+
+
+def record_cards(r: dict[str, Any]) -> list[Gpu]:
+    """The catalog cards a record names joined by ' + ' (a pipeline over different cards), each resolved alone."""
+    names = [re.sub(r"\s*\(.*\)", "", n).strip() for n in (r.get("gpu") or "").split(" + ")]
+    cards: list[Gpu] = []
+    for name in names:
+        try:
+            cards.append(resolve_gpu(name, load_gpus()))
+        except PlanError:
+            continue
+    return cards
 
 
 def _gpu(r: dict[str, Any]) -> tuple[Gpu, bool] | None:

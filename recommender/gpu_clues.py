@@ -22,6 +22,9 @@ prints it (never by what a card usually runs):
   sm_XY is not compatible" (torch/cuda/__init__.py _check_capability): the card's name and exact capability;
 - "Automatically detected platform cuda|rocm." (vllm/platforms/__init__.py resolve_current_platform_cls_qualname)
   and a ROCm offload architecture (`--offload-arch=gfx1201`, gcnArchName): the vendor, and the AMD architecture;
+- "Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs"
+  (distributed/device_communicators/custom_all_reduce.py CustomAllreduce.__init__: the cards are not all linked by
+  NVLink, platforms/cuda.py is_fully_connected): a card without NVLink;
 - kernels' own checks: flash-attn's "FlashAttention only supports Ampere GPUs or newer" (csrc/flash_attn/
   flash_api.cpp: it passes sm_8x and sm_90, so the card is neither) and Triton's "mma -> mma layout conversion is
   only supported on Ampere" (lib/Analysis/Allocation.cpp getCvtOrder asserts the MMA layout `isAmpere()`, the
@@ -50,9 +53,12 @@ class GpuClue:
     capabilities: tuple[tuple[int, int], ...] = ()
     arch: str | None = None
     device_name: str | None = None
+    nvlink: bool | None = None
 
     def admits(self, gpu: Gpu) -> bool:
         if self.vendor is not None and gpu.vendor != self.vendor:
+            return False
+        if self.nvlink is not None and gpu.nvlink != self.nvlink:
             return False
         if self.arch is not None and gpu.compute_capability.lower() != self.arch:
             return False
@@ -120,6 +126,7 @@ _RULES = (
         ((0, 80), (90, ANY)),
     ),
 )
+_PCIE_ONLY = re.compile(r"Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs")
 _PLATFORM = re.compile(r"Automatically detected platform (cuda|rocm)\b")
 _OFFLOAD_ARCH = re.compile(r"(?:--offload-arch=|gcnArchName[=:'\" ]+|\bArch:\s*)(gfx[0-9a-f]{3,4})\b")
 _NAMED_CAPABILITY = (
@@ -140,6 +147,9 @@ def read_gpu_clues(text: str) -> tuple[GpuClue, ...]:
     """Every clue the text holds, once each (the first line that gives it)."""
     found = ((r, r.pattern.search(text)) for r in _RULES)
     clues = [GpuClue(_short(m.group(0)), r.rule, r.vendor, r.capabilities) for r, m in found if m]
+    if m := _PCIE_ONLY.search(text):
+        rule = "vLLM found the cards not linked by NVLink (custom_all_reduce.py, platforms/cuda.py is_fully_connected)"
+        clues.append(GpuClue(_short(m.group(0)), rule, "nvidia", nvlink=False))
     if m := _PLATFORM.search(text):
         vendor = "amd" if m.group(1) == "rocm" else "nvidia"
         clues.append(GpuClue(_short(m.group(0)), "vLLM's platform detection (platforms/__init__.py)", vendor))

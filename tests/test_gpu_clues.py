@@ -108,3 +108,13 @@ def test_field4_records_carry_their_sources() -> None:
     records = {r["id"]: r for r in map(json.loads, Path(path).read_text().splitlines())}
     assert "v100x2(16gx2)" in records["J022"]["gpu"] and "v100x2(16gx2)" in records["J023"]["gpu"]
     assert fidelity.record_gpu(records["J022"]) is not None
+
+
+def test_the_pcie_only_allreduce_warning_rules_out_nvlink_boards() -> None:
+    # vLLM's warning as logs print it at TP 4 on PCIe cards (custom_all_reduce.py)
+    (clue,) = read_gpu_clues(
+        "WARNING 01-15 10:00:00 custom_all_reduce.py:137] Custom allreduce is disabled because it's not supported on "
+        "more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly."
+    )
+    kept = _keys(narrow([g for g in CATALOG if g.key.startswith("a100")], [clue])[0])
+    assert kept == {"a100-40gb-pcie", "a100-80gb-pcie"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from benchmarks import fidelity
@@ -9,6 +11,7 @@ from recommender.catalog import load_gpus
 from recommender.errors import UnknownGpuError
 from recommender.hardware import resolve_gpu
 from recommender.units import GiB, MiB
+from tests.conftest import invoke
 
 CATALOG = load_gpus()
 
@@ -75,3 +78,19 @@ def test_a_size_written_as_the_printed_total_picks_the_card() -> None:
 def test_gb300_is_blackwell_ultra() -> None:
     card = resolve_gpu("NVIDIA GB300", CATALOG)
     assert card.compute_capability == "10.3" and card.marketed_gb == 288 and card.fp4
+
+
+def test_a_pipeline_over_two_cards_is_named_as_such(tmp_path: Path) -> None:
+    # field4 J002 (vllm-project/vllm#34076): PP 2 over an RTX 5070 Ti and an RTX 5090 D
+    j002 = {r["id"]: r for r in fidelity.load_records(*fidelity.FIELD4)}["J002"]
+    assert [g.key for g in fidelity.record_cards(j002)] == ["rtx5070ti", "rtx5090d"]
+    assert fidelity.unresolved_reason(j002) == "different cards in one pipeline (a plan holds one GPU type)"
+    log = tmp_path / "pp.log"
+    log.write_text(
+        "GPU 0: NVIDIA GeForce RTX 5070 Ti\nGPU 1: NVIDIA GeForce RTX 5090 D\n"
+        "INFO 02-08 10:00:00 [api_server.py:1] vLLM API server version 0.15.2rc1.dev93+g11a4c9d30\n"
+        "INFO 02-08 10:00:00 [utils.py:1] non-default args: {'model': 'Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8', "
+        "'pipeline_parallel_size': 2}\n"
+    )
+    err = invoke(["explain", "--log", str(log)], exit_code=2).stderr
+    assert "names several GPUs (rtx5070ti, rtx5090d): a plan holds one GPU type; pass --gpu NAME" in err

@@ -101,7 +101,10 @@ def log_gpu(logged: LoggedStartup, path: Path) -> tuple[Gpu, str]:
             "--gpu-memory-gib N for a card the catalog lacks"
         )
     if len(named) > 1:
-        raise InputError(f"{path}: the log names several GPUs ({', '.join(named)}): pass --gpu")
+        raise InputError(
+            f"{path}: the log names several GPUs ({', '.join(named)}): a plan holds one GPU type; pass --gpu NAME "
+            "(every pipeline stage is then evaluated on that card)"
+        )
     if named:
         card = next(iter(named.values()))
         how = f"named in the log ({logged.device_names[0]})"
