@@ -93,3 +93,29 @@ def test_language_model_only_drops_the_tower_and_its_pass() -> None:
     assert full.stage.weights - text.stage.weights == 1_353_100_288
     assert full.stage.activation_peak == 65536 * (4704 + 2 * 14080)
     assert text.stage.activation_peak < full.stage.activation_peak
+
+
+def test_qwen3_5_tower_profiled_whole_on_the_first_pipeline_stage() -> None:
+    """Qwen3.5 reuses Qwen3-VL's processing and dummy inputs (vLLM qwen3_5.py: Qwen3_5MoeProcessingInfo subclasses
+    Qwen3VLProcessingInfo): one 16,384-token image of 65,536 patches. Qwen3.5-35B-A3B's tower: h 1,152, MLP 4,304
+    (not gated). At TP=1 the attention holds 11 h = 12,672 values (the MLP 2 h + 2 i = 10,912): 25,344 bytes, plus a
+    3 x 2 x 16 x 16 float32 pixel row of 6,144: 31,488 bytes per patch, 2,063,597,568 (1.92 GiB). At TP=4 the MLP's
+    2,304 + 8,608 / 4 = 4,456 values lead (attention 1,152 + 2,880 = 4,032): 65,536 x (8,912 + 6,144) = 0.92 GiB.
+    Under pipeline parallelism the tower is not sharded and runs on the first stage only: field4 J029 (four A10s,
+    PP 4, 160,000 tokens, vLLM ~0.17) ran out of memory where TP 4 (J028) starts; stage 0 then has 0.32 GiB of KV
+    for a request that needs 0.63."""
+    spec = resolve_model("Qwen/Qwen3.5-35B-A3B")
+    one = encoder_pass(spec, max_num_batched_tokens=4096, max_num_seqs=32, max_model_len=160_000, tp=1)
+    assert one.peak == 65536 * 31_488 == 2_063_597_568
+    assert one.cached_outputs == 16384 * 2048 * 2
+    four = encoder_pass(spec, max_num_batched_tokens=4096, max_num_seqs=32, max_model_len=160_000, tp=4)
+    assert four.peak == 65536 * (2 * 4456 + 6144)
+    a10 = resolve_gpu("a10", load_gpus())
+    common = {"max_model_len": 160_000, "max_num_batched_tokens": 4096, "max_num_seqs": 32}
+    v = VllmVersion.parse("0.17.0")
+    pp = explain(spec, a10, EngineFlags(pipeline_parallel_size=4, **common), v)  # type: ignore[arg-type]
+    assert pp.stages[0].activation_peak == one.peak
+    assert all(st.activation_peak < one.peak // 4 for st in pp.stages[1:])
+    assert not pp.fits
+    tp = explain(spec, a10, EngineFlags(tensor_parallel_size=4, **common), v)  # type: ignore[arg-type]
+    assert tp.stage.activation_peak == four.peak and tp.fits

@@ -61,6 +61,12 @@ PROCESSORS = {
     "Qwen2_5_VLForConditionalGeneration": QWEN2_VL,
     "Qwen3VLForConditionalGeneration": QWEN3_VL,
     "Qwen3VLMoeForConditionalGeneration": QWEN3_VL,
+    # Qwen3.5 (and the Qwen3.6/3.8 releases on its architecture) reuse Qwen3-VL's processing and dummy inputs
+    # (model_executor/models/qwen3_5.py: Qwen3_5ProcessingInfo(Qwen3VLProcessingInfo), Qwen3VLDummyInputsBuilder)
+    # and ship Qwen3-VL's preprocessor_config.json (size.longest_edge 16,777,216, patch 16, merge 2: the
+    # Qwen3.8-27B snapshot's, quoted in public test fixtures naming its revision 1d4bf0f2).
+    "Qwen3_5ForConditionalGeneration": QWEN3_VL,
+    "Qwen3_5MoeForConditionalGeneration": QWEN3_VL,
 }
 
 # Bytes per patch of one ViT block, in units of the tower's width h (16-bit values), counted from vLLM's
