@@ -90,3 +90,24 @@ def test_catalog_round_6_group_b_base_and_instruct_aliases() -> None:
         match = find_model(alias)
         assert match is not None and match.entry.id == target, alias
         assert resolve_model(alias).params == resolve_model(target).params
+
+
+def test_catalog_round_6_group_b_autofp8_llama3() -> None:
+    """neuralmagic's AutoFP8 Meta-Llama-3 builds (June 2024, per-tensor static scales, lm_head kept): by hand for the 8B,
+    32 layers of FP8 linears (q, o 4096^2; k, v 4096 x 1024; MLP 3 x 4096 x 14336) at one byte, embeddings and lm_head
+    (2 x 128256 x 4096), the norms and the rotary cos/sin cache (8192 positions x 128) at two, per-tensor scales a few
+    bytes per layer."""
+    from recommender.memory.weights import Parallel, weight_bytes_per_gpu
+
+    fp8 = resolve_model("neuralmagic/Meta-Llama-3-8B-Instruct-FP8")  # now RedHatAI/, read through the rename
+    assert fp8.quant is not None and fp8.quant.method == "fp8" and fp8.quant.static_input_scales
+    h, kv, ffn, vocab = 4096, 1024, 14336, 128256
+    linear = 32 * (2 * h * h + 2 * h * kv + 3 * h * ffn)
+    sixteen_bit = 2 * (2 * vocab * h + (2 * 32 + 1) * h)
+    weights = weight_bytes_per_gpu(fp8, Parallel(), dtype_bytes=2, quant=fp8.quant)
+    rotary = 8192 * 128 * 2
+    assert 0 <= weights - (linear + sixteen_bit + rotary) < 32 * 64
+    assert (
+        resolve_model("RedHatAI/Meta-Llama-3-70B-Instruct-FP8").params
+        == resolve_model("meta-llama/Meta-Llama-3-70B-Instruct").params
+    )
