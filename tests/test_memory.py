@@ -342,3 +342,13 @@ def test_deepseek_v4_experts_are_mxfp4_from_0_33() -> None:
     assert explain(s, h200, flags, V033).stage.weights == mxfp4
     assert explain(s, h200, flags, V033).kv_cache_dtype == "fp8"  # fp8_ds_mla: auto becomes fp8
     assert explain(s, h200, flags, VllmVersion.parse("0.26.0")).stage.weights == fp8
+
+
+def test_deepseek_v4_refuses_a_bf16_kv_cache() -> None:
+    """The default V4 backends store fp8_ds_mla only: --kv-cache-dtype bfloat16 is vLLM's ValueError."""
+    s = resolve_model("deepseek-ai/DeepSeek-V4-Flash")
+    h200 = resolve_gpu("h200", load_gpus())
+    e = explain(s, h200, EngineFlags(tensor_parallel_size=2, kv_cache_dtype="bfloat16"), V033)
+    issue = e.issue(IssueKind.KV_DTYPE_UNSUPPORTED)
+    assert issue is not None and not e.fits
+    assert issue.message.startswith("DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache, got bfloat16.")

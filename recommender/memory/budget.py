@@ -124,6 +124,8 @@ def resolve_precision(
     kv_dtype = flags.kv_cache_dtype
     if model.compressed_attention is not None and kv_dtype == "auto":
         kv_dtype = "fp8"  # DeepSeek-V4's fp8_ds_mla layout: _resolve_dsv4_kv_cache_dtype turns auto into fp8
+    elif model.compressed_attention is not None and not kv_dtype.startswith("fp8"):
+        issues.append(si.dsv4_kv_dtype(kv_dtype))
     if kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8:
         kv_dtype = "fp8"
         issues.append(

@@ -36,6 +36,7 @@ class IssueKind(StrEnum):
     REMOVED_FLAG = "removed-flag"  # flag, version = the release that removed it
     ARCHITECTURE_REMOVED = "architecture-removed"  # version = the last release that served the architecture
     QUANTIZATION_UNKNOWN = "quantization-unknown"  # flag = the checkpoint's method the release does not know
+    KV_DTYPE_UNSUPPORTED = "kv-cache-dtype-unsupported"  # flag = the --kv-cache-dtype the attention cannot store
     KV_ALLOCATION_OOM = "kv-cache-allocation-oom"  # needed = the fixed KV cache, available = free beside the weights
     WARMUP_OOM = "warmup-out-of-memory"  # needed = allocations after the KV cache, available = room for them
     # Warnings: vLLM starts, with a caveat.
@@ -301,6 +302,17 @@ def quantization_unknown(method: str) -> StartupIssue:
         IssueKind.QUANTIZATION_UNKNOWN,
         f"Unknown quantization method: {method}. Must be one of {list(QUANTIZATION_METHODS_0_33)}.",
         flag=method,
+    )
+
+
+def dsv4_kv_dtype(kv_cache_dtype: str) -> StartupIssue:
+    """models/deepseek_v4/attention.py _resolve_dsv4_kv_cache_dtype: the fp8_ds_mla layout of the default backends
+    (FlashMLA, FlashInfer on SM12x, ROCm aiter) stores fp8 only."""
+    return StartupIssue(
+        IssueKind.KV_DTYPE_UNSUPPORTED,
+        f"DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache, got {kv_cache_dtype}. Please set "
+        "`--kv-cache-dtype fp8` or select a backend that supports bfloat16 KV cache.",
+        flag=kv_cache_dtype,
     )
 
 
