@@ -178,3 +178,118 @@ def test_split_rendered_groups_documents_by_template() -> None:
     assert [p.template for p in parts] == ["c/templates/a.yaml", "c/templates/b.yaml"]
     assert "kind: A2" in parts[0].text and "kind: B" not in parts[0].text
     assert helm_charts.split_rendered("") == []
+
+
+# GitOps releases: Argo CD Applications (inline values, parameters, a chart by path in the repository) and Flux
+# HelmReleases. Real files of these shapes: swan2913/infra@30c8069 clusters/ubuntu-1/argocd-apps/vllm.yaml (path
+# charts/vllm, a chart that runs llama.cpp's server), pkstaz/pdf-comparator-ai k8s/argocd/vllm-application.yaml
+# (path helm/vllm with helm.parameters), jharmison-redhat/openshift-setup applications-templates/vllm-chart.yaml.tpl
+# (a remote chart, valueFiles).
+STACK_VALUES = """\
+servingEngineSpec:
+  modelSpec:
+    - name: llama
+      repository: vllm/vllm-openai
+      tag: v0.9.1
+      modelURL: meta-llama/Llama-3.1-8B-Instruct
+      replicaCount: 1
+      requestGPU: 1
+      vllmConfig:
+        maxModelLen: 16384
+"""
+
+
+def _application(source: str) -> str:
+    head = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: llm\nspec:\n  project: default\n"
+    return head + "  source:\n" + "".join(f"    {line}\n" for line in source.splitlines())
+
+
+def _indent(text: str, spaces: int) -> str:
+    return "".join(" " * spaces + line + "\n" for line in text.splitlines())
+
+
+def test_argo_application_values_object_of_production_stack(tmp_path: Path) -> None:
+    app = _application("repoURL: https://vllm-project.github.io/production-stack\nchart: vllm-stack\nhelm:\n")
+    app += "      valuesObject:\n" + _indent(STACK_VALUES, 8)
+    (tmp_path / "app.yaml").write_text(app)
+    code, output, servers = _check(str(tmp_path / "app.yaml"))
+    assert code in (0, 1), output  # evaluated: pass or a memory verdict, not "not evaluated" (4)
+    [server] = servers
+    assert server["read"]["model"] == "meta-llama/Llama-3.1-8B-Instruct"  # type: ignore[index]
+    assert server["read"]["max_model_len"] == 16384  # type: ignore[index]
+    assert "[Application llm, chart vllm-stack]" in str(server["file"])
+
+
+def test_argo_parameters_override_the_values_string_as_helm_set_types_them(tmp_path: Path) -> None:
+    app = _application("repoURL: https://vllm-project.github.io/production-stack\nchart: vllm-stack\nhelm:\n")
+    app += "      values: |\n" + _indent(STACK_VALUES, 8)
+    app += "      parameters:\n        - name: servingEngineSpec.modelSpec[0].vllmConfig.maxModelLen\n"
+    app += "          value: '8192'\n"
+    (tmp_path / "app.yaml").write_text(app)
+    code, output, servers = _check(str(tmp_path / "app.yaml"))
+    assert code in (0, 1), output  # evaluated: pass or a memory verdict, not "not evaluated" (4)
+    assert [s["read"]["max_model_len"] for s in servers] == [8192], output  # type: ignore[index]
+
+
+def test_flux_helm_release_values_and_values_from(tmp_path: Path) -> None:
+    release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: stack\nspec:\n"
+    release += "  chart:\n    spec:\n      chart: vllm-stack\n  values:\n" + _indent(STACK_VALUES, 4)
+    (tmp_path / "hr.yaml").write_text(release)
+    code, output, servers = _check(str(tmp_path / "hr.yaml"))
+    assert code in (0, 1), output  # evaluated: pass or a memory verdict, not "not evaluated" (4)
+    assert [s["read"]["model"] for s in servers] == ["meta-llama/Llama-3.1-8B-Instruct"]  # type: ignore[index]
+    (tmp_path / "hr.yaml").write_text(release + "  valuesFrom:\n    - kind: ConfigMap\n      name: llm-values\n")
+    result = CliRunner().invoke(cli, ["check", "--gpu", "h100", str(tmp_path / "hr.yaml")])
+    assert result.exit_code == 2
+    assert "its Helm values also come from ConfigMap llm-values, not in this file" in result.output
+
+
+def test_a_release_of_another_chart_is_no_server_and_an_unknown_vllm_chart_is_named(tmp_path: Path) -> None:
+    other = _application("repoURL: https://charts.jetstack.io\nchart: cert-manager\nhelm:\n  valuesObject:\n")
+    other += "        installCRDs: true\n"
+    (tmp_path / "cert.yaml").write_text(other)
+    result = CliRunner().invoke(cli, ["check", "--gpu", "h100", str(tmp_path / "cert.yaml")])
+    assert result.exit_code == 2 and "no vLLM server found" in result.output
+    remote = _application("repoURL: https://example.org/charts\nchart: vllm\nhelm:\n  valueFiles: [prod.yaml]\n")
+    (tmp_path / "remote.yaml").write_text(remote)
+    result = CliRunner().invoke(cli, ["check", "--gpu", "h100", str(tmp_path / "remote.yaml")])
+    assert result.exit_code == 2 and "its Helm values also come from prod.yaml, not in this file" in result.output
+
+
+def test_an_application_whose_chart_is_in_the_repository_is_rendered_with_its_parameters(tmp_path: Path) -> None:
+    _chart(tmp_path)
+    app = _application("repoURL: https://example.org/repo.git\npath: charts/servers\nhelm:\n  parameters:\n")
+    app += "      - {name: model, value: Qwen/Qwen3-4B}\n      - {name: tp, value: '2'}\n"
+    (tmp_path / "argocd").mkdir()
+    (tmp_path / "argocd" / "llm.yaml").write_text(app)
+    code, output, servers = _check(str(tmp_path / "argocd" / "llm.yaml"))
+    assert code in (0, 1), output  # evaluated: pass or a memory verdict, not "not evaluated" (4)
+    [server] = servers
+    assert (server["read"]["model"], server["read"]["tensor_parallel_size"]) == ("Qwen/Qwen3-4B", 2)  # type: ignore[index]
+    assert "[Application llm, chart charts/servers] [helm template: servers/templates/deployment.yaml]" in str(
+        server["file"]
+    )
+    (tmp_path / "argocd" / "llm.yaml").write_text(app.replace("charts/servers", "charts/vllm"))
+    result = CliRunner().invoke(cli, ["check", "--gpu", "h100", str(tmp_path / "argocd" / "llm.yaml")])
+    assert result.exit_code == 2 and "the values of a chart check does not know" in result.output
+
+
+def test_helm_set_typing_and_paths() -> None:
+    from recommender.check import gitops
+    from recommender.errors import InputError
+
+    assert [gitops._set_typed(v) for v in ("true", "FALSE", "null", "0", "8192", "0.95", "007", "-3")] == [
+        True,
+        False,
+        None,
+        0,
+        8192,
+        "0.95",
+        "007",
+        -3,
+    ]
+    values: dict[str, object] = {"a": {"b": 1}}
+    gitops._set_path(values, "a.c[1].d", 5, "x")
+    assert values == {"a": {"b": 1, "c": [None, {"d": 5}]}}
+    with pytest.raises(InputError, match="does not match the values' shape"):
+        gitops._set_path(values, "a[0]", 1, "x")

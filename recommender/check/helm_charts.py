@@ -18,9 +18,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from recommender.errors import InputError
 
@@ -64,6 +67,16 @@ def chart_of(path: Path) -> Path | None:
     return None
 
 
+def local_chart(origin: Path, relative: str, levels: int = 8) -> Path | None:
+    """The chart a GitOps source names by its path in the repository (Argo CD's `path`), looked up from the folder
+    of the file that names it and each folder above it (the repository's root is not known); never outside them."""
+    for base in [origin, *origin.parents][: levels + 1]:
+        candidate = (base / relative).resolve()
+        if candidate.is_relative_to(base.resolve()) and is_chart(candidate):
+            return candidate
+    return None
+
+
 def chart_roots(folder: Path) -> list[Path]:
     """The charts under a folder, outermost only (a subchart under charts/ is rendered by its parent)."""
     roots: list[Path] = []
@@ -74,13 +87,16 @@ def chart_roots(folder: Path) -> list[Path]:
     return roots
 
 
-def render(chart: Path, values: Sequence[Path], helm: str) -> list[Rendered]:
-    """`helm template` of the chart with its own values.yaml then each values file given (later ones win, as -f
-    does); InputError naming the chart and helm's first error line when it cannot render."""
+def render(chart: Path, values: Sequence[Path], helm: str, inline: Mapping[str, Any] | None = None) -> list[Rendered]:
+    """`helm template` of the chart with its own values.yaml, then each values file given, then `inline` values
+    (later ones win, as -f does); InputError naming the chart and helm's first error line when it cannot render."""
     args = [helm, "template", RELEASE, str(chart)]
     for file in values:
         args += ["--values", str(file)]
     with tempfile.TemporaryDirectory(prefix="vllm-plan-helm-") as home:
+        if inline:
+            (Path(home) / "inline-values.yaml").write_text(yaml.safe_dump(dict(inline)), encoding="utf-8")
+            args += ["--values", str(Path(home) / "inline-values.yaml")]
         env = {**os.environ, "HELM_CACHE_HOME": home, "HELM_CONFIG_HOME": home, "HELM_DATA_HOME": home}
         env.pop("KUBECONFIG", None)
         try:

@@ -15,6 +15,7 @@ from typing import Any
 from recommender.check import (
     commands,
     compose_files,
+    gitops,
     helm_charts,
     helm_values,
     jobs,
@@ -147,9 +148,11 @@ def read_text(
     dotenv: dict[str, str] | None = None,
     problems: list[str] | None = None,
     beside: compose_files.FileReader | None = None,
+    origin: Path | None = None,
 ) -> list[Found]:
     """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
-    added to `problems` while the others are read; `beside` reads the files a compose service builds from)."""
+    added to `problems` while the others are read; `beside` reads the files a compose service builds from;
+    `origin`, the file's folder, finds the charts a GitOps release names by path)."""
     not_yaml = _read_not_yaml(text, source, suffix)
     if not_yaml is not None:
         return not_yaml
@@ -170,7 +173,9 @@ def read_text(
     for index, doc in enumerate(docs, 1):
         if not isinstance(doc, dict):
             raise NotADeployment(f"{source}: document {index} is not a mapping (Kubernetes object, values or compose)")
-        if "kind" in doc and "apiVersion" in doc and doc.get("kind") != "Plan":
+        if gitops.is_gitops_release(doc):
+            found += _read_releases(doc, source, index, origin)
+        elif "kind" in doc and "apiVersion" in doc and doc.get("kind") != "Plan":
             if not isinstance(doc.get("metadata", {}), dict) or not isinstance(doc.get("spec", {}), (dict, type(None))):
                 raise InputError(f"{source}: document {index} ({doc.get('kind')}): metadata and spec must be mappings")
             k8s.append(doc)
@@ -191,6 +196,55 @@ def read_text(
             "ray.serve.llm applications and containers running vLLM's server)"
         )
     return found
+
+
+def _read_releases(doc: dict[str, Any], source: str, index: int, origin: Path | None) -> list[Found]:
+    """The servers of the Helm releases an Argo CD Application/ApplicationSet or Flux HelmRelease declares: its
+    chart rendered by helm when the chart is in the repository (Argo CD's `path`), else from its inline values; a
+    release of a vLLM chart whose values or templates are not at hand is not evaluated."""
+    found: list[Found] = []
+    for release in gitops.helm_releases(doc):
+        label = f"{source} [{release.where}]"
+        rendered = _render_release(release, label, origin)
+        if rendered is not None:
+            found += rendered
+            continue
+        known = bool(release.values)
+        try:
+            got = _read_mapping(release.values, label, index, None) if release.values else []
+        except NotADeployment:
+            got, known = [], False  # another chart's values (cert-manager, a monitoring stack): no vLLM server
+        vllm = bool(got) or "vllm" in release.where.lower() or bool(_unknown_chart_values(release.values))
+        if release.values_elsewhere and vllm:
+            raise InputError(
+                f"{label}: its Helm values also come from {', '.join(release.values_elsewhere)}, not in this file: "
+                "render the release and check the result (vllm-plan check --chart CHART_DIR VALUES...)"
+            )
+        if vllm and not known:
+            raise InputError(
+                f"{label}: the values of a chart check does not know: its templates, not in this file, make vLLM's "
+                "command line; render them (vllm-plan check --chart CHART_DIR VALUES, or check the folder holding "
+                "the chart and this file, with helm installed)"
+            )
+        found += got
+    return found
+
+
+def _render_release(release: gitops.HelmRelease, label: str, origin: Path | None) -> list[Found] | None:
+    """The release rendered by helm, when its chart is a folder of the repository at hand; None otherwise."""
+    helm = helm_charts.find_helm()
+    chart = helm_charts.local_chart(origin, release.chart_path) if origin and release.chart_path else None
+    if chart is None or helm is None:
+        return None
+    files = [(chart / f).resolve() for f in release.values_elsewhere]
+    missing = [str(f) for f, p in zip(release.values_elsewhere, files, strict=True) if not p.is_file()]
+    if missing:
+        raise InputError(f"{label}: value file(s) {', '.join(missing)} not found in chart {chart}")
+    out = Loaded()
+    _read_rendered(chart, helm_charts.render(chart, files, helm, release.values), out, label)
+    if out.problems:
+        raise InputError(out.problems[0])
+    return out.found
 
 
 def _read_mapping(
@@ -323,7 +377,7 @@ def load_file(path: Path, label: str, problems: list[str]) -> list[Found]:
     text = _read_file(path, label)
     dotenv_path = path.parent / ".env"
     dotenv = read_dotenv(dotenv_path) if dotenv_path.is_file() else None
-    return read_text(text, label, path.suffix, dotenv, problems, _reader_beside(path))
+    return read_text(text, label, path.suffix, dotenv, problems, _reader_beside(path), path.parent)
 
 
 def _reader_beside(path: Path) -> compose_files.FileReader:
@@ -501,4 +555,5 @@ def _load_dir(path: Path, out: Loaded) -> None:
     if len(out.found) == before:
         unread = [n.removeprefix("skipped ") for n in out.notes[notes:] if "not read" in n][:3]
         more = f" ({'; '.join(unread)})" if unread else ""
-        out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s){more}")
+        charts_too = f" and {len(charts)} chart(s)" if charts and helm else ""
+        out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s){charts_too}{more}")
