@@ -238,6 +238,7 @@ def _load(row: dict[str, Any]) -> tuple[Load, list[str]]:
 _RANGE_RATIO = re.compile(r"range[-_ ]ratio[\s=:|]+([\d.]+)")
 _REQUESTED_OUTPUT = re.compile(
     r"random[-_]output(?:[-_]len)?[\s=:|]+(\d+)|output (\d+) requested|(\d+) output tokens requested|of the (\d+) requested"
+    r"|mean [\d.]+ of (\d+)|\"output_len\": (\d+)"  # nerdalert's notes and its saved result (its requested length)
 )
 
 

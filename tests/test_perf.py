@@ -3,8 +3,10 @@ replay and the benchmark metrics. Numbers are derived by hand in the comments.""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,7 @@ from recommender.catalog import load_gpus
 from recommender.errors import InfeasibleError, InputError
 from recommender.hardware import resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.perf.bench_result import read_bench_result
 from recommender.perf.closed_form import estimate
 from recommender.perf.costs import EngineCosts, KvPool, engine_costs, trtllm_moe_path
 from recommender.perf.load import Load, make_requests
@@ -389,6 +392,19 @@ def test_outputs_stopping_at_eos_keep_their_mean_and_the_rest_reach_the_cap() ->
     short = make_requests(Load(256, 100, num_prompts=2000, jitter=0, max_output=128), 4096)
     assert sum(short.output) / 2000 == pytest.approx(100, rel=0.03)
     assert len(set(short.output)) > 50 and short.output.count(128) / 2000 > 0.3
+
+
+def test_a_result_recording_its_requested_output_is_replayed_with_exact_lengths() -> None:
+    # nerdalert's saved result (llm-d, Llama-3.2-3B): "output_len": "500" requested, 270 generated on average
+    path = Path(__file__).parent / "data" / "bench_results" / "nerdalert-llama-3.2-3b-4xl40s-10qps.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    load = read_bench_result(doc, "r").load
+    assert (load.jitter, load.max_output) == (0.0, 500.0)
+    assert load.output_len == pytest.approx(270.17, abs=0.01)
+    # not a vLLM key: anything but a clean count leaves the default spread, without an error
+    for odd in ("five hundred", True, -3, 2.5, None):
+        assert (read_bench_result({**doc, "output_len": odd}, "r").load.max_output) is None
+    assert read_bench_result(doc, "r", dataset="sharegpt").load.max_output is None
 
 
 def test_poisson_arrivals_have_the_requested_rate() -> None:

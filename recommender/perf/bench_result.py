@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from recommender.errors import InputError
-from recommender.perf.load import Load
+from recommender.perf.load import MAX_LENGTH, Load
 
 LATENCIES = ("ttft", "tpot", "itl", "e2el")
 STATS = ("mean", "median", "p90", "p99")
@@ -49,6 +49,18 @@ def _rate(doc: Mapping[str, Any], origin: str) -> float | None:
     return float(rate)
 
 
+def _random_lengths(doc: Mapping[str, Any], dataset: str, mean_output: float) -> dict[str, Any]:
+    """Exact random-dataset lengths when the file records the requested output length (`output_len`, as benchmark
+    scripts that wrap `vllm bench serve` save it): outputs then reach it or stop at EOS (load.py), so a closed loop
+    runs in the waves the real one did. Otherwise the load's default spread."""
+    value = doc.get("output_len") if dataset == "random" else None  # not a vLLM key: read when it is a clean count
+    text = str(value).strip() if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    if not text.isdigit() or not 1 <= int(text) <= MAX_LENGTH:
+        return {}
+    requested = float(text)
+    return {"jitter": 0.0, "max_output": requested if requested > mean_output + 0.5 else None}
+
+
 def read_bench_result(doc: Any, origin: str, *, dataset: str = "random") -> BenchResult:
     """A BenchResult from one saved result object; one-line InputErrors for anything malformed."""
     if not isinstance(doc, Mapping):
@@ -64,14 +76,16 @@ def read_bench_result(doc: Any, origin: str, *, dataset: str = "random") -> Benc
     prompts = _number(doc, "num_prompts", origin, required=False) or completed
     cap = _number(doc, "max_concurrency", origin, required=False)
     burst = _number(doc, "burstiness", origin, required=False) or 1.0
+    mean_output = max(1.0, tout / completed)
     load = Load(
         input_len=max(1.0, tin / completed),
-        output_len=max(1.0, tout / completed),
+        output_len=mean_output,
         num_prompts=int(prompts),
         max_concurrency=int(cap) if cap else None,
         request_rate=_rate(doc, origin),
         burstiness=burst,
         dataset=dataset,
+        **_random_lengths(doc, dataset, mean_output),
     )
     load.validate()
     measured: dict[str, float] = {}
