@@ -167,3 +167,11 @@ def test_kserves_docs_tabs_are_read_a_yaml_labelled_kubectl_here_document_includ
     page.write_text(_WEBSITE_TAB % "" + _WEBSITE_TAB % "\n            - --backend=huggingface")
     (out,) = json.loads(invoke(["check", str(page), "--gpu", "l4", "--format", "json"]).stdout)
     assert out["status"] == "pass" and "meta-llama/meta-llama-3-8b-instruct" in json.dumps(out)
+
+
+def test_a_bad_gpu_count_names_the_inference_service(tmp_path: Path) -> None:
+    isvc = tmp_path / "isvc.yaml"
+    isvc.write_text((_ISVC % "").replace('{nvidia.com/gpu: "2"}', '{nvidia.com/gpu: "two"}'))
+    result = invoke(["check", str(isvc), "--gpu", "l4"], exit_code=2)
+    assert "InferenceService/default/qwen" in result.output and "two" in result.output
+    assert len(result.output.strip().splitlines()) == 1

@@ -202,7 +202,10 @@ def read_inference_service(
     args = [k8s_substitute(w, env)[0] for w in [*hf_args(container), *args]]
     if not hf.runs_vllm(args):
         return []
-    gpus, _ = gpu_count(model.get("resources") or container.get("resources"))
+    try:
+        gpus, _ = gpu_count(model.get("resources") or container.get("resources"))
+    except InputError as exc:
+        raise InputError(f"{source} ({resource_name(doc, index)}, kserve-container): {exc}") from None
     workers = as_mapping(predictor.get("workerSpec"))
     multinode = runtime.startswith("kserve-huggingfaceserver-multinode") or bool(workers)
     tp, pp = hf.multinode_sizes(workers, env)
