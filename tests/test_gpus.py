@@ -460,7 +460,7 @@ def test_the_floor_follows_the_vllm_release() -> None:
 # listed (with the memory given beside the architecture picking one).
 @pytest.mark.parametrize(
     ("name", "key"),
-    [("gfx950", "mi355x"), ("AMD gfx950 (ROCm)", "mi355x"), ("gfx1100 48GB", "radeon-pro-w7900")],
+    [("gfx1100 48GB", "radeon-pro-w7900"), ("gfx1201 32GB", "radeon-ai-pro-r9700")],
 )
 def test_an_offload_architecture_of_one_card_resolves(name: str, key: str) -> None:
     assert resolve_gpu(name, load_gpus()).key == key
@@ -473,6 +473,9 @@ def test_an_offload_architecture_of_several_cards_lists_them() -> None:
     ):
         resolve_gpu("gfx942:sramecc+:xnack-", catalog)
     assert resolve_gpu("gfx942:sramecc+:xnack-", catalog, memory_mib=196592).key == "mi300x"
+    # gfx950 is the MI350X and the MI355X (one chip, 2.2 and 2.4 GHz): alike in memory, not in rate
+    with pytest.raises(UnknownGpuError, match=r"gfx950 of several cards: one of mi350x \(288 GB\), mi355x"):
+        resolve_gpu("AMD gfx950 (ROCm)", catalog)
     with pytest.raises(UnknownGpuError, match=r"no catalog card has the offload architecture 'gfx1030'"):
         resolve_gpu("gfx1030", catalog)
 
