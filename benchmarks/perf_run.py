@@ -8,10 +8,12 @@ from benchmarks.perf_points import Point, gpu
 from recommender.errors import PlanError
 from recommender.hardware import Gpu
 from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags
+from recommender.model.spec import ModelSpec
 from recommender.perf.costs import EngineFacts, engine_costs
 from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams
-from recommender.perf.predict import async_default, check_context, facts_for, predict_engine
+from recommender.perf.predict import async_default, check_context, facts_for, flashinfer_by_default, predict_engine
 from recommender.sources.resolve import resolve_model
 
 
@@ -39,25 +41,39 @@ def prepare_or_reason(p: Point) -> tuple[Prepared | None, str]:
     try:
         model = resolve_model(p.catalog_model)
         g = gpu(p.gpu)
-        flags = p.flags
-        e = explain(model, g, flags, p.version)
-        note = ""
-        if not e.fits and flags.max_model_len is None:
-            # The source ran it, so vLLM started: the memory model is pessimistic here. Serve the point with the
-            # longest context that fits (its requests are far shorter) and say so.
-            flags = replace(flags, max_model_len=-1)
+        refusal = ""
+        for flags, note in _readings(model, g, p):
             e = explain(model, g, flags, p.version)
-            note = "memory model predicts a startup failure the source did not see; max_model_len auto-fitted"
             if not e.fits:
-                e = explain(model, g, p.flags, p.version)  # report the error of the flags as read
-        if not e.fits:
-            return None, f"the memory model predicts vLLM does not start: {_short(e.errors[0])}"
-        check_context(p.load, e.max_model_len)  # an auto-fitted context may be shorter than the prompts
-        facts = facts_for(model, g, flags, e, chunked_prefill=p.chunked_prefill)
+                refusal = refusal or f"the memory model predicts vLLM does not start: {_short(e.errors[0])}"
+                continue
+            try:
+                check_context(p.load, e.max_model_len)  # an auto-fitted context may be shorter than the prompts
+            except PlanError as exc:
+                refusal = _short(str(exc))
+                continue
+            facts = facts_for(model, g, flags, e, chunked_prefill=p.chunked_prefill)
+            overlap = async_default(p.version, e.pp) if p.async_scheduling is None else p.async_scheduling
+            return Prepared(p, g, facts, overlap, note), ""
     except PlanError as exc:
         return None, _short(str(exc))
-    overlap = async_default(p.version, e.pp) if p.async_scheduling is None else p.async_scheduling
-    return Prepared(p, g, facts, overlap, note), ""
+    return None, refusal
+
+
+AUTO_FIT = "memory model predicts a startup failure the source did not see; max_model_len auto-fitted"
+FLASHINFER = "started only with FlashInfer's sampler (the release's CUDA default where flashinfer is installed)"
+
+
+def _readings(model: ModelSpec, g: Gpu, p: Point) -> list[tuple[EngineFlags, str]]:
+    """The flags as read, then (the source ran them, so vLLM started) the readings under which the memory model
+    starts them too: the longest context that fits when the source left --max-model-len to vLLM (its requests are far
+    shorter), FlashInfer's sampler where the environment, not the release, chose the sampler; in that order."""
+    out = [(p.flags, "")]
+    if p.flags.max_model_len is None:
+        out.append((replace(p.flags, max_model_len=-1), AUTO_FIT))
+    if flashinfer_by_default(model, g, p.flags, p.version):
+        out += [(replace(f, flashinfer_sampler=True), "; ".join(filter(None, (n, FLASHINFER)))) for f, n in out]
+    return out
 
 
 def _short(message: str) -> str:

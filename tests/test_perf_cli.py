@@ -272,3 +272,47 @@ def test_budget_below_max_num_seqs_does_not_start() -> None:
     v0 += ["--max-model-len", "65536"]
     err = invoke([*v0, *V0_LOAD, "--max-num-seqs", "1024"], exit_code=3).stderr  # chunked by default above 32K: 512
     assert "max_num_batched_tokens (512) must be greater than or equal to max_num_seqs (1024)" in err
+
+
+GPT_OSS_H100 = ["perf", "openai/gpt-oss-120b", "--gpu", "h100-sxm", "--max-model-len", "32768", "--input-len", "1000"]
+GPT_OSS_H100 += ["--output-len", "200", "--max-concurrency", "16", "--num-prompts", "100"]
+
+
+def test_a_startup_that_depends_on_the_sampler_path_is_answered_with_a_note() -> None:
+    """gpt-oss-120b on one H100 at vLLM 0.10.2 (gpustack ran it, field points F018-F028): the sort-path sampler's
+    1,024 x 201,088 logits at 36 B leave the KV cache no room; FlashInfer's sampler, V1's default on CUDA where
+    flashinfer is installed from 0.7 to 0.11.0, takes 13.5 B: (36 - 13.5) x 1,024 x 201,088 = 4.63e9 bytes less.
+    perf answers for that engine and says so; from 0.11.1 (opt-in) it refuses as before."""
+    doc = json.loads(invoke([*GPT_OSS_H100, "--vllm-version", "0.10.2", "--format", "json"]).stdout)
+    assert doc["mean_tpot_ms"] > 0
+    assert doc["notes"][0].startswith("vLLM 0.10.2 starts this only where it samples with FlashInfer")
+    assert "No available memory for the cache blocks" in doc["notes"][0]
+    table = invoke([*GPT_OSS_H100, "--vllm-version", "0.10.2"]).stdout
+    assert "\nNote: vLLM 0.10.2 starts this only where it samples with FlashInfer" in table
+    invoke([*GPT_OSS_H100, "--vllm-version", "0.11.1"], exit_code=3)
+    plain = json.loads(invoke(["perf", "Qwen/Qwen3-8B", "--gpu", "h100", *GPT_OSS_H100[4:], "--format", "json"]).stdout)
+    assert "notes" not in plain  # a configuration that starts either way has no note
+
+
+def test_flashinfer_sampler_window() -> None:
+    """Only V1 on NVIDIA GPUs of 0.7-0.11.0, and only when the flags leave the sampler open."""
+    from recommender.catalog import load_gpus
+    from recommender.memory.budget import explain
+    from recommender.memory.engine import EngineFlags, VllmVersion
+    from recommender.memory.overheads import sampler_bytes_per_logit
+    from recommender.perf.predict import flashinfer_by_default
+    from recommender.sources.resolve import resolve_model
+
+    gpus = {g.key: g for g in load_gpus()}
+    model, v = resolve_model("openai/gpt-oss-120b"), VllmVersion.parse
+    assert flashinfer_by_default(model, gpus["h100-sxm"], EngineFlags(), v("0.10.2"))
+    assert not flashinfer_by_default(model, gpus["h100-sxm"], EngineFlags(), v("0.11.1"))
+    assert not flashinfer_by_default(model, gpus["mi300x"], EngineFlags(), v("0.10.2"))  # no FlashInfer on ROCm
+    assert not flashinfer_by_default(model, gpus["h100-sxm"], EngineFlags(use_v1=False), v("0.10.2"))  # V0
+    assert not flashinfer_by_default(model, gpus["h100-sxm"], EngineFlags(flashinfer_sampler=False), v("0.10.2"))
+    assert (sampler_bytes_per_logit((0, 10)), sampler_bytes_per_logit((0, 10), flashinfer=True)) == (36.0, 13.5)
+    flags = EngineFlags(max_model_len=32768)
+    sort = explain(model, gpus["h100-sxm"], flags, v("0.10.2"))
+    flash = explain(model, gpus["h100-sxm"], EngineFlags(max_model_len=32768, flashinfer_sampler=True), v("0.10.2"))
+    assert not sort.fits and flash.fits
+    assert sort.stage.activation_peak - flash.stage.activation_peak == (36 - 13.5) * 1024 * 201_088

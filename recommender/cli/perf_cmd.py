@@ -23,7 +23,7 @@ from recommender.perf.calibrate import calibrate_gpu
 from recommender.perf.load import DATASETS, Load
 from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams
-from recommender.perf.predict import Sweep, predict, startup, sweep
+from recommender.perf.predict import Sweep, predict, sampler_note, startup, sweep
 from recommender.perf_profile import load_params, local_profile_path, save_local
 from recommender.serve_args import build_serve_argv
 from recommender.sources.resolve import resolve_model
@@ -361,6 +361,7 @@ def _print_prediction(p: Prediction, fmt: str, output: Path | None, plot: Path |
     head = _document(model, hw, flags, p.load, str(v))
     header = "\n".join(_header(model, hw, flags, p.load, str(v)))
     errors, basis = p.params.expected_error(hw)
+    note = sampler_note(model, hw, flags, v)
 
     def text() -> str:
         body = sweep_table(s) if s is not None and r is None else "\n".join(render_result(r)) if r else ""
@@ -376,12 +377,15 @@ def _print_prediction(p: Prediction, fmt: str, output: Path | None, plot: Path |
                 f"\nExpected error ({basis}): TTFT {errors.get('ttft', 0):.0%}, TPOT {errors.get('tpot', 0):.0%}, "
                 f"throughput {errors.get('throughput', 0):.0%} (median, benchmarks/perf_fidelity.py)"
             )
+        if note:
+            body += f"\nNote: {note}"
         return f"{header}\n{body}"
 
     def document() -> dict[str, Any]:
+        notes = {"notes": [note]} if note else {}
         if s is not None and r is None:
-            return sweep_document(s, head)
-        return {**head, **(r.bench_json() if r else {}), "expected_error": {**errors, "basis": basis}}
+            return {**sweep_document(s, head), **notes}
+        return {**head, **(r.bench_json() if r else {}), "expected_error": {**errors, "basis": basis}, **notes}
 
     deliver(
         fmt,

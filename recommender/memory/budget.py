@@ -328,6 +328,7 @@ def stage_budgets(
             expert_parallel=flags.enable_expert_parallel,
             v0=v0,
             encoder=None if v0 or k else encoder,
+            flashinfer_sampler=bool(flags.flashinfer_sampler) and not v0,
         ) + dsv4_profile.workspace_bytes(
             model,
             max_model_len=limits.max_model_len,
@@ -389,7 +390,10 @@ def post_allocation(
     rows = min(limits.max_num_seqs, limits.max_num_batched_tokens)
     v = (version.major, version.minor)
     sampler = warmup.sampler_warmup_bytes(
-        rows, model.vocab_size, overheads.SAMPLER_BYTES_PER_LOGIT_OLD, old_sampler=v < overheads.SAMPLER_CHANGED_IN
+        rows,
+        model.vocab_size,
+        overheads.SAMPLER_BYTES_PER_LOGIT_OLD,
+        old_sampler=v < overheads.SAMPLER_CHANGED_IN and not flags.flashinfer_sampler,
     )
     whole_device = profiler_counts_whole_device(version, v0=v0)
     return warmup.PostAllocation(

@@ -170,6 +170,9 @@ class EngineFlags:
     enable_chunked_prefill: bool | None = None
     cpu_offload_gb: float = 0.0
     use_v1: bool | None = None  # the VLLM_USE_V1 environment variable (None: not set)
+    # V1 sampled with FlashInfer's top-k/top-p kernel (flashinfer installed, VLLM_USE_FLASHINFER_SAMPLER not 0; opt-in
+    # from 0.11.1): fewer fp32 copies of the logits before 0.17. None: not known, the sort path's larger figure.
+    flashinfer_sampler: bool | None = None
     language_model_only: bool = False
     limit_mm_per_prompt: str | None = None  # as written: '{"image": 0, "video": 0}' or 'image=0,video=0'
 

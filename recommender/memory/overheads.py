@@ -85,11 +85,14 @@ SAMPLER_BYTES_PER_LOGIT_PROFILE_GAP = 2.0
 SAMPLER_PROFILE_GAP_RELEASES = ((0, 30),)
 
 
-def sampler_bytes_per_logit(version: tuple[int, int]) -> float:
-    """Bytes per logit of the profiling run's sampler for a vLLM release (major, minor)."""
+def sampler_bytes_per_logit(version: tuple[int, int], *, flashinfer: bool = False) -> float:
+    """Bytes per logit of the profiling run's sampler for a vLLM release (major, minor). `flashinfer`: the engine is
+    known to sample with FlashInfer's top-k/top-p kernel, which holds the later releases' figure (the A100 logs of
+    0.10.1 above fit a smaller one still)."""
     if version in SAMPLER_PROFILE_GAP_RELEASES:
         return SAMPLER_BYTES_PER_LOGIT_PROFILE_GAP
-    return SAMPLER_BYTES_PER_LOGIT_OLD if version < SAMPLER_CHANGED_IN else SAMPLER_BYTES_PER_LOGIT
+    old = version < SAMPLER_CHANGED_IN and not flashinfer
+    return SAMPLER_BYTES_PER_LOGIT_OLD if old else SAMPLER_BYTES_PER_LOGIT
 
 
 def moe_workspace_bytes(s: ModelSpec, tokens: int, tp: int, expert_parallel: bool) -> int:
@@ -128,6 +131,7 @@ def activation_peak_bytes(
     expert_parallel: bool = False,
     v0: bool | None = None,
     encoder: EncoderPass | None = None,
+    flashinfer_sampler: bool = False,
 ) -> int:
     """Transient torch peak of the profiling run on one GPU (`v0`: the V0 engine ran it; default: before 0.8).
     `encoder`: the V1 engine's multimodal encoder pass (memory/encoder_profile.py), run before the language model's:
@@ -143,7 +147,7 @@ def activation_peak_bytes(
     sampler = 0.0
     if last_stage:
         num_reqs = min(max_num_seqs, t)
-        sampler = sampler_bytes_per_logit(version) * num_reqs * s.vocab_size
+        sampler = sampler_bytes_per_logit(version, flashinfer=flashinfer_sampler) * num_reqs * s.vocab_size
     if (version < V1_ENGINE_FROM) if v0 is None else v0:
         forward = v0_forward_bytes(s, t, tp) + moe + mllama_v0_encoder_bytes(s, max_num_seqs)
         return int(max(forward, sampler))

@@ -43,11 +43,52 @@ class Sweep:
 
 
 def startup(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -> Explanation:
-    """The startup prediction; a configuration vLLM would not start cannot be benchmarked."""
+    """The startup prediction; a configuration vLLM would not start cannot be benchmarked. Where it starts only with
+    FlashInfer's sampler (`sampler_note` says so), that startup."""
     e = explain(model, gpu, flags, version)
-    if not e.fits:
+    if e.fits:
+        return e
+    alternative = flashinfer_startup(model, gpu, flags, version)
+    if alternative is None:
         raise InfeasibleError(f"vLLM would not start with these flags, so nothing can be measured: {e.errors[0]}")
-    return e
+    return alternative
+
+
+# v1/sample/ops/topk_topp_sampler.py from v0.7.0 (vllm-project/vllm#11394) to v0.11.0: on CUDA with flashinfer >= 0.2.3
+# installed, V1 samples top-k/top-p with FlashInfer's kernel unless VLLM_USE_FLASHINFER_SAMPLER=0; v0.11.1 made it
+# opt-in (#26859). Which path ran is the environment's, not the release's: the memory model keeps the sort path's
+# larger profiling peak (overheads.SAMPLER_BYTES_PER_LOGIT_OLD), the side that never calls a crash safe.
+FLASHINFER_SAMPLER_DEFAULT = (VllmVersion(0, 7), VllmVersion(0, 11, 1))
+
+
+def flashinfer_startup(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -> Explanation | None:
+    """The startup with FlashInfer's sampler where that is the release's default on this GPU and the flags leave the
+    path open; None elsewhere, or when that does not start either."""
+    if not flashinfer_by_default(model, gpu, flags, version):
+        return None
+    e = explain(model, gpu, replace(flags, flashinfer_sampler=True), version)
+    return e if e.fits else None
+
+
+def flashinfer_by_default(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -> bool:
+    """Whether V1 of this release samples with FlashInfer wherever flashinfer is installed on this GPU, and the flags
+    do not say which sampler ran."""
+    first, after = FLASHINFER_SAMPLER_DEFAULT
+    if flags.flashinfer_sampler is not None or gpu.vendor != "nvidia" or not first <= version < after:
+        return False
+    return not runs_v0_engine(version, gpu, model.architecture, flags.use_v1)
+
+
+def sampler_note(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -> str | None:
+    """Why a prediction holds only with FlashInfer's sampler, or None when the flags start either way."""
+    e = explain(model, gpu, flags, version)
+    if e.fits or flashinfer_startup(model, gpu, flags, version) is None:
+        return None
+    return (
+        f"vLLM {version} starts this only where it samples with FlashInfer (flashinfer installed, "
+        "VLLM_USE_FLASHINFER_SAMPLER not 0): the figures are for that engine. With PyTorch's sort-based sampler the "
+        f"memory model predicts: {e.errors[0]}"
+    )
 
 
 ASYNC_SCHEDULING_DEFAULT_FROM = VllmVersion(0, 12)  # vllm-project/vllm#27614 made --async-scheduling the default
