@@ -1036,6 +1036,53 @@ def test_fbgemm_fp8_is_per_channel_fp8_with_layers_kept_in_16_bit() -> None:
     assert kept - none_kept == (attn - 4 * attn_rows) + 2 * (mlp - 4 * mlp_rows)
 
 
+def _qwen35_fp8_keep_list(config: dict[str, object]) -> list[str]:
+    """Qwen's modules_to_not_convert rule for a Qwen3.5-architecture FP8 release: the head, the embedding, each
+    linear-attention layer's conv1d / in_proj_a / in_proj_b, every layer's mlp.gate and shared_expert_gate name,
+    every vision-tower linear and the MTP fc (as the real Qwen3.5-397B-A17B-FP8 config.json lists them)."""
+    text, vision = config["text_config"], config["vision_config"]
+    assert isinstance(text, dict) and isinstance(vision, dict)
+    keep = ["lm_head", "model.language_model.embed_tokens", "mtp.fc"]
+    keep += ["mtp.layers.0.mlp.gate", "mtp.layers.0.mlp.shared_expert_gate", "model.visual.pos_embed"]
+    keep += [f"model.visual.{m}" for m in ("merger.linear_fc1", "merger.linear_fc2", "patch_embed.proj")]
+    for i, kind in enumerate(text["layer_types"]):
+        layer = f"model.language_model.layers.{i}"
+        if kind == "linear_attention":
+            keep += [f"{layer}.linear_attn.{m}" for m in ("conv1d", "in_proj_a", "in_proj_b")]
+        keep += [f"{layer}.mlp.gate", f"{layer}.mlp.shared_expert_gate"]
+    for b in range(int(vision["depth"])):
+        keep += [f"model.visual.blocks.{b}.{m}" for m in ("attn.proj", "attn.qkv", "mlp.linear_fc1", "mlp.linear_fc2")]
+    return sorted(keep)
+
+
+def test_qwen3_5_family_fp8_blocks_and_the_27b_checkpoint_sizes() -> None:
+    """The FP8 releases of Qwen3.6-27B and Qwen3.8-27B are rebuilt with the keep-list rule that reproduces the real
+    Qwen3.5-397B-A17B-FP8 file name for name. The 27B widths are bounded by the published checkpoint sizes
+    (vllm-project/recipes models/Qwen/Qwen3.8-27B.yaml): BF16 holds 55,563,006,776 bytes of safetensors, i.e. the
+    main model counted here plus the one MTP layer vLLM loads only as a drafter, 2 bytes each, and the shards'
+    JSON headers (under 0.001%). MTP by hand (hidden 5120, 24 gated query heads and 4 KV heads of 256, MLP 17408):
+    q 5120 x 12288, k and v 5120 x 1024, o 6144 x 5120, q/k norms 2 x 256, MLP 3 x 5120 x 17408, two layer norms,
+    fc 10240 x 5120 and three more norms of 5120."""
+    real = load_model("Qwen/Qwen3.5-397B-A17B-FP8")
+    assert real is not None and real.reconstructed is None
+    assert real.config["quantization_config"]["modules_to_not_convert"] == _qwen35_fp8_keep_list(real.config)
+    rebuilt_ids = ("Qwen/Qwen3.6-27B-FP8", "Qwen/Qwen3.8-27B-FP8", "Qwen/Qwen3.5-27B-FP8", "Qwen/Qwen3.5-35B-A3B-FP8")
+    for rebuilt in (*rebuilt_ids, "Qwen/Qwen3.5-122B-A10B-FP8", "Qwen/Qwen3.6-35B-A3B-FP8"):
+        entry = load_model(rebuilt)
+        assert entry is not None and entry.reconstructed, rebuilt
+        block = entry.config["quantization_config"]
+        assert block["modules_to_not_convert"] == _qwen35_fp8_keep_list(entry.config), rebuilt
+        assert {k: v for k, v in block.items() if k != "modules_to_not_convert"} == {
+            k: v for k, v in real.config["quantization_config"].items() if k != "modules_to_not_convert"
+        }
+    h, q, kv, ffn = 5120, 24 * 256 * 2, 4 * 256, 17408
+    mtp = h * q + 2 * h * kv + (q // 2) * h + 2 * 256 + 3 * h * ffn + 2 * h + 2 * h * h + 3 * h
+    counted = resolve_model("Qwen/Qwen3.8-27B").params
+    assert counted is not None and counted == resolve_model("Qwen/Qwen3.5-27B").params
+    assert counted.total + mtp == 27_781_427_952
+    assert 0 < 55_563_006_776 - 2 * (counted.total + mtp) < 55_563_006_776 * 1e-5
+
+
 def test_reconstructed_entries_say_so_wherever_they_are_used() -> None:
     """An entry whose repository's own config.json was not found is marked, and its figures are called estimates.
     A ModelOpt entry with the checkpoint's real hf_quant_config.json (which is what vLLM reads for its
