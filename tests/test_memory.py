@@ -352,3 +352,18 @@ def test_deepseek_v4_refuses_a_bf16_kv_cache() -> None:
     issue = e.issue(IssueKind.KV_DTYPE_UNSUPPORTED)
     assert issue is not None and not e.fits
     assert issue.message.startswith("DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache, got bfloat16.")
+
+
+def test_deepseek_v4_groups_are_global_under_pipeline_parallelism() -> None:
+    """PP 2 (layers 0-21 and 22-42): the whole model's five groups stay on both stages (projected, as
+    _project_kv_cache_groups_to_worker does); the window group of even layers holds 11 on each stage. Stage 1 has
+    11 C4 and 10 C128 layers: its full group is 11 x 37,440 + 10 x 1,728 + 11 x 8,640 = 524,160 bytes a block;
+    stage 0 (10 and 10) 478,080."""
+    from recommender.memory.kv_dsv4 import dsv4_layout
+
+    s = resolve_model("deepseek-ai/DeepSeek-V4-Flash")
+    assert s.compressed_attention is not None
+    first, second = (dsv4_layout(s.compressed_attention, r) for r in pp_layer_ranges(s.num_layers, 2))
+    assert (first.bytes_per_block, second.bytes_per_block) == (478_080, 524_160)
+    assert [g.layers for g in first.groups] == [11, 11, 30, 20, 10]
+    assert [g.layers for g in second.groups] == [11, 10, 32, 22, 10]

@@ -86,65 +86,73 @@ def approximate_gcd(values: list[int], lower_bound: int) -> int:
     return best_d
 
 
-def _buckets(layers: list[CacheLayer]) -> list[Counter[int]]:
+Member = tuple[int, int]  # (decoder layer, page bytes) of one cache layer in a group
+Key = tuple[int, int | None]  # (block, window): the uniform type
+
+
+def _buckets(entries: list[tuple[int, CacheLayer]]) -> dict[Key, dict[int, list[int]]]:
     """Uniform-type buckets (full specs of one block size; sliding specs of one window and block size), each as its
-    layers' page sizes counted."""
-    buckets: dict[tuple[int, int | None], Counter[int]] = {}
-    for x in layers:
-        buckets.setdefault((x.block, x.window), Counter())[x.page] += 1
-    return list(buckets.values())
+    page sizes and, per page size, the decoder layers holding one (in layer order)."""
+    buckets: dict[Key, dict[int, list[int]]] = {}
+    for i, x in entries:
+        buckets.setdefault((x.block, x.window), {}).setdefault(x.page, []).append(i)
+    return buckets
 
 
-def _repeats_per_group(buckets: list[Counter[int]], balanced: list[bool]) -> int | None:
+def _repeats_per_group(counts: list[Counter[int]], balanced: list[bool]) -> int | None:
     """Pattern repeats per group: the least-padding chunk of the balanced buckets' repeats, at least the largest
     mixed-page bucket's (None when no balanced bucket mixes page sizes: nothing needs packing)."""
-    mixed = [max(b.values()) for b, ok in zip(buckets, balanced, strict=True) if ok and len(b) > 1]
+    mixed = [max(b.values()) for b, ok in zip(counts, balanced, strict=True) if ok and len(b) > 1]
     if not mixed:
         return None
-    return approximate_gcd([max(b.values()) for b, ok in zip(buckets, balanced, strict=True) if ok], max(mixed))
+    return approximate_gcd([max(b.values()) for b, ok in zip(counts, balanced, strict=True) if ok], max(mixed))
 
 
-def _group_counts(bucket: Counter[int], n: int) -> list[dict[int, int]]:
-    """A bucket cut into n groups of pattern repeats (repeats[i::n]); one group is the whole bucket."""
+def _cut(pages: dict[int, list[int]], n: int) -> list[list[Member]]:
+    """A bucket cut into n groups of pattern repeats (repeat r: the r-th layer of each page size; group g holds
+    repeats g, g + n, ...); one group is the whole bucket."""
     if n == 1:
-        return [dict(bucket)]
-    repeats = min(bucket.values())
-    return [dict.fromkeys(bucket, len(range(i, repeats, n))) for i in range(n)]
+        return [[(i, page) for page, layers in pages.items() for i in layers]]
+    repeats = list(zip(*pages.values(), strict=False))
+    return [[(i, page) for rep in repeats[g::n] for page, i in zip(pages, rep, strict=True)] for g in range(n)]
 
 
-def packed_groups(layers: list[CacheLayer]) -> tuple[list[tuple[CacheLayer, int, int]], int]:
-    """_get_packed_kv_cache_groups: ((a layer of the group, its layers, its bytes a block) per group, bytes a block).
+def packed_groups(entries: list[tuple[int, CacheLayer]]) -> list[tuple[CacheLayer, list[Member]]]:
+    """_get_packed_kv_cache_groups over the whole model: (a cache layer of the group's type, its members) per group.
     Without a repeat pattern, sliding buckets are state buckets, split to the states the widest block holds."""
-    keyed: dict[tuple[int, int | None], CacheLayer] = {(x.block, x.window): x for x in layers}
-    buckets = _buckets(layers)
-    balanced = [len(set(b.values())) == 1 for b in buckets]
-    repeats = _repeats_per_group(buckets, balanced)
-    counts = [cdiv(max(b.values()), repeats) if ok and repeats else 1 for b, ok in zip(buckets, balanced, strict=True)]
-    state = [repeats is None and x.window is not None for x in keyed.values()]
+    keyed: dict[Key, CacheLayer] = {(x.block, x.window): x for _, x in entries}
+    buckets = _buckets(entries)
+    counts = [Counter({page: len(layers) for page, layers in b.items()}) for b in buckets.values()]
+    balanced = [len(set(b.values())) == 1 for b in counts]
+    repeats = _repeats_per_group(counts, balanced)
+    splits = [cdiv(max(b.values()), repeats) if ok and repeats else 1 for b, ok in zip(counts, balanced, strict=True)]
+    state = [repeats is None and keyed[k].window is not None for k in buckets]
     anchor = max(
         sum(cdiv(k, sum(b.values()) if st else n) * page for page, k in b.items())
-        for b, n, st in zip(buckets, counts, state, strict=True)
+        for b, n, st in zip(counts, splits, state, strict=True)
     )
     groups = []
-    for x, bucket, n, st in zip(keyed.values(), buckets, counts, state, strict=True):
+    for key, b, n, st in zip(buckets, counts, splits, state, strict=True):
         if st:
-            n = max(n, cdiv(sum(bucket.values()), max(anchor // next(iter(bucket)), 1)))
-        groups += [(x, sum(g.values()), sum(page * k for page, k in g.items())) for g in _group_counts(bucket, n)]
-    return groups, max(g[2] for g in groups)
+            n = max(n, cdiv(sum(b.values()), max(anchor // next(iter(b)), 1)))
+        groups += [(keyed[key], members) for members in _cut(buckets[key], n)]
+    return groups
 
 
 def dsv4_layout(c: CompressedAttentionSpec, layers: range, *, block_size: int = V4_BLOCK) -> KvLayout:
-    """The packed KV-cache layout of one pipeline stage's decoder layers."""
-    specs = [x for i in layers for x in cache_layers(c, c.ratios[i], block_size=block_size)]
-    groups, bytes_per_block = packed_groups(specs)
-    kv_groups = tuple(KvGroup("mla" if x.window is None else "sliding", n, x.window, x.block) for x, n, _ in groups)
-    full_bytes = sum(x.page for x in specs if x.window is None)
+    """The KV-cache layout of one pipeline stage: the whole model's packed groups (get_global_kv_cache_groups)
+    projected onto the stage's layers (_project_kv_cache_groups_to_worker: a group keeps its place, and its blocks
+    per request, even with none of its layers here); a block holds the stage's widest group."""
+    entries = [(i, x) for i in range(len(c.ratios)) for x in cache_layers(c, c.ratios[i], block_size=block_size)]
+    groups = [(x, [(i, page) for i, page in members if i in layers]) for x, members in packed_groups(entries)]
+    here = [x for i, x in entries if i in layers]
+    full_bytes = sum(x.page for x in here if x.window is None)
     return KvLayout(
         block_size=block_size,
-        groups=kv_groups,
-        group_size=max(n for _, n, _ in groups),
-        page_bytes=max(x.page for x in specs),
-        bytes_per_block=bytes_per_block,
+        groups=tuple(KvGroup("mla" if x.window is None else "sliding", len(m), x.window, x.block) for x, m in groups),
+        group_size=max(len(m) for _, m in groups),
+        page_bytes=max(x.page for x in here),
+        bytes_per_block=max(sum(page for _, page in m) for _, m in groups),
         bytes_per_token=cdiv(full_bytes, block_size),
         padding_layers=0,
     )
