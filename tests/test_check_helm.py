@@ -125,6 +125,23 @@ def test_a_chart_values_file_named_alone_is_rendered_with_its_chart(tmp_path: Pa
     assert [s["read"]["max_model_len"] for s in servers] == [8192]  # type: ignore[index]
 
 
+def test_values_files_kept_in_the_chart_folder_are_releases_of_it(tmp_path: Path) -> None:
+    """values-prod.yaml beside values.yaml, examples/values-small.yaml: each rendered over the chart's own values,
+    in a folder run and when named alone; a subchart's values under charts/ are not the parent's."""
+    chart = _chart(tmp_path)
+    (chart / "values-prod.yaml").write_text("maxModelLen: 16384\n")
+    (chart / "examples").mkdir()
+    (chart / "examples" / "values-small.yaml").write_text("model: Qwen/Qwen3-0.6B\n")
+    code, output, servers = _check(str(tmp_path))
+    assert code == 0, output
+    read = sorted((str(s["read"]["model"]), s["read"]["max_model_len"]) for s in servers)  # type: ignore[index]
+    assert read == [("Qwen/Qwen3-0.6B", 8192), ("Qwen/Qwen3-8B", 8192), ("Qwen/Qwen3-8B", 16384)]
+    code, output, servers = _check(str(chart / "values-prod.yaml"))
+    assert code == 0 and [s["read"]["max_model_len"] for s in servers] == [16384], output  # type: ignore[index]
+    assert helm_charts.chart_of(chart / "charts" / "sub" / "values.yaml") is None
+    assert helm_charts.chart_of(chart / "README.md") is None
+
+
 def test_a_chart_that_renders_no_server_says_so(tmp_path: Path) -> None:
     chart = _chart(tmp_path)
     (tmp_path / "off.yaml").write_text("enabled: false\n")

@@ -56,15 +56,32 @@ def is_chart(folder: Path) -> bool:
     return (folder / "Chart.yaml").is_file() and (folder / "templates").is_dir()
 
 
+# values files kept in a chart's folder beside its values.yaml (values-prod.yaml, prod-values.yaml, examples/...)
+_OVERLAY = re.compile(r"(^|[-_.])values([-_.][^/]*)?\.ya?ml$", re.I)
+
+
 def chart_of(path: Path) -> Path | None:
-    """The chart a file belongs to (its values.yaml, or a file under its templates/), if any."""
-    folder = path.parent
-    if path.name in ("values.yaml", "values.yml") and is_chart(folder):
-        return folder
+    """The chart a file belongs to: its values.yaml, a values overlay kept in its folder, or a file under its
+    templates/ (None for other files, and for files of a subchart's folder under charts/: that chart's own)."""
     for parent in path.parents:
-        if parent.name == "templates" and is_chart(parent.parent):
-            return parent.parent
+        if is_chart(parent):
+            inside = path.relative_to(parent).parts
+            return parent if inside[0] == "templates" or _OVERLAY.search(path.name) else None
+        if parent.name == "charts" and is_chart(parent.parent):
+            return None
     return None
+
+
+def overlays(chart: Path) -> list[Path]:
+    """The values files kept in a chart's folder besides its own values.yaml (each one release of the chart)."""
+    return sorted(
+        p
+        for p in chart.rglob("*")
+        if p.is_file()
+        and _OVERLAY.search(p.name)
+        and p != chart / "values.yaml"
+        and p.relative_to(chart).parts[0] not in ("templates", "charts")
+    )
 
 
 def local_chart(origin: Path, relative: str, levels: int = 8) -> Path | None:

@@ -487,18 +487,21 @@ _NO_HELM = "rendering a chart needs helm: install it (or pip install 'vllm-plan[
 
 
 def _load_chart_file(path: Path, out: Loaded) -> None:
-    """A chart's own values.yaml (the chart rendered with it) or one of its templates (that template's output)."""
+    """A chart's own values.yaml (the chart rendered with it), a values file kept in its folder (the chart rendered
+    with that one too), or one of its templates (that template's output with the chart's own values)."""
     chart = helm_charts.chart_of(path)
     helm = helm_charts.find_helm()
     assert chart is not None and helm is not None
-    rendered = helm_charts.render(chart, [], helm)
-    if path.parent.name == "templates" or "templates" in path.relative_to(chart).parts:
+    template = path.relative_to(chart).parts[0] == "templates"
+    overlay = not template and path != chart / "values.yaml"
+    rendered = helm_charts.render(chart, [path] if overlay else [], helm)
+    if template:
         inside = path.relative_to(chart).as_posix()
         rendered = [r for r in rendered if r.template.split("/", 1)[-1] == inside]
     before = len(out.found)
-    _read_rendered(chart, rendered, out, "")
+    _read_rendered(chart, rendered, out, str(path) if overlay else "")
     if len(out.found) == before:
-        out.problems.append(f"{path}: no vLLM server in what chart {chart} renders (helm template, its own values)")
+        out.problems.append(f"{path}: no vLLM server in what chart {chart} renders (helm template)")
 
 
 def _read_rendered(chart: Path, rendered: list[helm_charts.Rendered], out: Loaded, values: str) -> None:
@@ -528,12 +531,14 @@ def _load_dir(path: Path, out: Loaded) -> None:
         and not (helm and any(p.is_relative_to(c) for c in charts))
     )
     notes, before = len(out.notes), len(out.found)
-    for chart in charts:
-        try:
-            if helm:
-                _read_rendered(chart, helm_charts.render(chart, [], helm), out, "")
-        except InputError as exc:
-            out.problems.append(str(exc))
+    for chart in charts if helm else ():  # each chart with its own values, then each values file in its folder
+        for values in [None, *helm_charts.overlays(chart)]:
+            assert helm is not None
+            try:
+                rendered = helm_charts.render(chart, [values] if values else [], helm)
+                _read_rendered(chart, rendered, out, str(values or ""))
+            except InputError as exc:
+                out.problems.append(str(exc))
     out.notes += [f"skipped {chart}: a Helm chart, not read: {_NO_HELM}" for chart in (charts if not helm else ())]
     for f in sorted(path.rglob("*.py")):  # a Python program that starts vLLM is named as not read, not skipped silently
         text = f.read_text(encoding="utf-8", errors="replace") if f.is_file() and f.stat().st_size <= MAX_BYTES else ""
