@@ -111,3 +111,12 @@ def test_catalog_round_6_group_b_autofp8_llama3() -> None:
         resolve_model("RedHatAI/Meta-Llama-3-70B-Instruct-FP8").params
         == resolve_model("meta-llama/Meta-Llama-3-70B-Instruct").params
     )
+
+
+def test_catalog_round_6_group_b_llama_3_2_fp8() -> None:
+    """Neural Magic's FP8 Llama-3.2 builds (llm-compressor's FP8 scheme): per-tensor FP8 weights over the bundled
+    Instruct layouts, read through the neuralmagic/ -> RedHatAI/ rename."""
+    for size in ("1B", "3B"):
+        fp8 = resolve_model(f"neuralmagic/Llama-3.2-{size}-Instruct-FP8")
+        assert fp8.quant is not None and (fp8.quant.method, fp8.quant.group_size) == ("fp8", 0)  # per tensor
+        assert fp8.params == resolve_model(f"meta-llama/Llama-3.2-{size}-Instruct").params
