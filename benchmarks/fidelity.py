@@ -157,8 +157,10 @@ def gpu_by_total(r: dict[str, Any]) -> Gpu | None:
     total = r.get("gpu_total_gib")
     if not total:
         return None
-    written = r.get("gpu") or ""
-    vendor = "amd" if AMD_WORDS.search(written) else "nvidia"
+    written, clues = r.get("gpu") or "", record_clues(r)
+    # the vendor the record's GPU field names, else the one the log's own lines imply (its platform, a ROCm
+    # offload architecture, an NVIDIA-only kernel line), else NVIDIA
+    vendor = "amd" if AMD_WORDS.search(written) else None if any(c.vendor for c in clues) else "nvidia"
     arch = OFFLOAD_ARCH.search(written)
     version = record_version(r)
     cards = load_gpus()
@@ -171,7 +173,7 @@ def gpu_by_total(r: dict[str, Any]) -> Gpu | None:
             vendor=vendor,
             arch=arch.group(0) if arch else None,
             same=_prediction_key(r),
-            clues=record_clues(r),
+            clues=clues,
         )
     except PlanError:
         return None

@@ -118,3 +118,16 @@ def test_the_pcie_only_allreduce_warning_rules_out_nvlink_boards() -> None:
     )
     kept = _keys(narrow([g for g in CATALOG if g.key.startswith("a100")], [clue])[0])
     assert kept == {"a100-40gb-pcie", "a100-80gb-pcie"}
+
+
+def test_a_record_whose_log_says_rocm_is_matched_among_amd_cards() -> None:
+    # a record with no GPU name, a 15.92 GiB total (an RTX 5080 and the RX 9070 / 9070 XT print it) and ROCm's
+    # offload architecture in its excerpt (field2 G019's clang line): the AMD cards, not the default NVIDIA pool
+    record = {
+        "id": "T1",
+        "gpu": None,
+        "gpu_total_gib": 15.92,
+        "raw": "failed to execute:/opt/rocm/lib/llvm/bin/clang++  --offload-arch=gfx1201 -O3 -x hip -E -P /dev/null",
+    }
+    card = fidelity.gpu_by_total(record)
+    assert card is not None and card.vendor == "amd" and card.compute_capability == "gfx1201"
