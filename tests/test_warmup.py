@@ -276,3 +276,37 @@ def test_short_capture_list_takes_a_small_pool_after_the_kv_cache() -> None:
     assert post is not None and e.fits
     assert post.cudagraphs == int(warmup.captured_pool_bytes(layers_on_gpu=94, graphs=5) * 1.3)
     assert e.stages[-1].cudagraph == overheads.cudagraph_bytes(layers_on_gpu=94, enforce_eager=False)
+
+
+def test_v0_before_0_6_4_leaves_the_context_outside_the_budget() -> None:
+    """v0.4.3-v0.6.3 (worker.py determine_num_available_blocks): peak = init_gpu_memory - free after profile_run, with
+    init_gpu_memory read in init_device after the CUDA context exists and before NCCL is set up. So the context (0.5
+    GiB) is allocated outside the budget, NCCL's buffers inside it (no 1.5 GiB TP-over-NVLink figure), and what other
+    processes hold is neither in the budget nor free after the KV cache. 0.6.4 counted the whole device instead."""
+    model = resolve_model("meta-llama/Llama-3.1-8B-Instruct")
+    flags = EngineFlags(tensor_parallel_size=2, max_model_len=8192)
+    v063, v064 = VllmVersion.parse("0.6.3"), VllmVersion.parse("0.6.4")
+    old = explain(model, H100, flags, v063)
+    assert old.post_allocation is not None and old.post_allocation.context == warmup.CONTEXT_SINGLE
+    counted = explain(model, H100, flags, v064)
+    assert counted.post_allocation is not None and counted.post_allocation.context == 0
+    free = H100.total_bytes - 4 * GiB
+    shared = explain(model, H100, flags, v063, free_bytes=free)
+    assert shared.stages[0].non_torch == old.stages[0].non_torch  # not counted by the profiler
+    assert shared.post_allocation is not None
+    assert shared.post_allocation.outside_budget == free - shared.requested_bytes
+
+
+def test_nccl_buffers_leave_the_budget_only_from_0_11() -> None:
+    """init_device read its baseline before setting up NCCL in every V0 release (0.6.5's init_gpu_memory, 0.7's
+    baseline_snapshot) and in V1 up to 0.10.2; V1 0.11.0 sets up the distributed environment first. So at TP 2 over
+    NVLink only the 0.5 GiB CUDA context is outside the budget on 0.6.5 and 0.10.2 (NCCL's buffers are in the
+    non-torch figure), and 1.5 GiB from 0.11 (field4 J023: Llama-3.1-8B at TP 2 on V100s at 0.95, vLLM 0.6.5, started
+    with 1.89 GiB left for 0.83 GiB of graphs; 0.83 + 1.5 had called it a crash)."""
+    model = resolve_model("meta-llama/Llama-3.1-8B-Instruct")
+    flags = EngineFlags(tensor_parallel_size=2, max_model_len=8192)
+    for version, context in (("0.6.5", warmup.CONTEXT_SINGLE), ("0.10.2", warmup.CONTEXT_SINGLE)):
+        e = explain(model, H100, flags, VllmVersion.parse(version))
+        assert e.post_allocation is not None and e.post_allocation.context == context, version
+    later = explain(model, H100, flags, VllmVersion.parse("0.11.0"))
+    assert later.post_allocation is not None and later.post_allocation.context == warmup.CONTEXT_TP_NVLINK

@@ -224,7 +224,7 @@ def request_memory(
     return Budget(total, free, util, requested, cudagraphs)
 
 
-# Up to 0.6.4 the V0 profiler (worker.py determine_num_available_blocks) took non-torch memory as the whole device's
+# In 0.6.4 the V0 profiler (worker.py determine_num_available_blocks) took non-torch memory as the whole device's
 # used memory (total - torch.cuda.mem_get_info()[0]) less torch's allocations: the CUDA context (and NCCL's buffers)
 # and every other process's memory fell inside the budget. vLLM 0.6.5 (memory_profiling against the snapshot taken
 # at init_device) counts only the increase. The logs of 0.6.4: non_torch_memory 0.71 and 0.73 GiB at TP=4 and TP=2
@@ -235,6 +235,10 @@ def request_memory(
 # only the other processes' memory when the free memory is known. What this decides is the warm-up: the context sits
 # inside the budget, so nothing for it is allocated outside the budget after the KV cache (H039 started).
 PROFILER_COUNTS_DEVICE_UNTIL = VllmVersion(0, 6, 5)
+# Before 0.6.4 (v0.4.3 to v0.6.3, worker.py) the peak was `init_gpu_memory - free` after profile_run, where
+# init_gpu_memory is the free memory init_device read after creating the CUDA context and before the distributed
+# environment: the context and other processes stay outside the budget, NCCL's buffers fall inside it.
+PROFILER_COUNTS_DEVICE_FROM = VllmVersion(0, 6, 4)
 # The V1 engine's first profiler did the same up to 0.9.0 (v1/worker/gpu_worker.py determine_available_memory in
 # v0.7.3, v0.8.5 and v0.9.0: `total_allocated_bytes = mem_get_info()[1] - mem_get_info()[0]`, `non_torch_allocations
 # = total_allocated_bytes - torch_allocated_bytes`, added to the peak); 0.9.1 moved it onto memory_profiling against
@@ -244,7 +248,27 @@ V1_PROFILER_COUNTS_DEVICE_UNTIL = VllmVersion(0, 9, 1)
 
 def profiler_counts_whole_device(version: VllmVersion, *, v0: bool) -> bool:
     """True where vLLM's non-torch figure holds the CUDA context and other processes (inside the budget)."""
-    return version < (PROFILER_COUNTS_DEVICE_UNTIL if v0 else V1_PROFILER_COUNTS_DEVICE_UNTIL)
+    if v0:
+        return PROFILER_COUNTS_DEVICE_FROM <= version < PROFILER_COUNTS_DEVICE_UNTIL
+    return version < V1_PROFILER_COUNTS_DEVICE_UNTIL
+
+
+# Where init_device reads its baseline relative to the distributed environment: V0 (v0.4.3 to the last V0) and V1 up
+# to 0.10.2 read it first, so NCCL's and custom all-reduce's buffers land inside the budget (as non-torch memory);
+# from 0.11.0 V1 sets up the distributed environment first ("Initialize the distributed environment BEFORE taking
+# memory snapshot", v1/worker/gpu_worker.py), leaving them outside the budget beside the CUDA context.
+NCCL_BEFORE_SNAPSHOT_FROM = VllmVersion(0, 11)
+
+
+def context_after_kv(gpu: Gpu, version: VllmVersion, tp: int, *, v0: bool) -> int:
+    """What sits on the GPU outside vLLM's accounting once the KV cache is allocated: nothing where the profiler
+    counted the whole device; the CUDA context alone where NCCL was set up after the baseline; from 0.11 (V1) with
+    TP over NVLink also NCCL's buffers (warmup.context_bytes)."""
+    if profiler_counts_whole_device(version, v0=v0):
+        return 0
+    if v0 or version < NCCL_BEFORE_SNAPSHOT_FROM:
+        return warmup.CONTEXT_SINGLE
+    return warmup.context_bytes(tp, gpu.nvlink)
 
 
 def stage_layout(model: ModelSpec, layers: range, flags: EngineFlags, precision: Precision, *, v0: bool) -> KvLayout:
@@ -399,7 +423,7 @@ def post_allocation(
         rows=rows,
         sampler=0 if v0 else sampler,
         cudagraphs=warmup.cudagraphs_after_kv(last.cudagraph, estimate_before_kv=budget.estimate_cudagraphs, pool=pool),
-        context=0 if whole_device else warmup.context_bytes(tp, gpu.nvlink),
+        context=context_after_kv(gpu, version, tp, v0=v0),
         # other processes' memory lies outside the budget but is not free (inside it where the profiler counted it)
         outside_budget=(budget.total if whole_device else budget.free) - budget.requested,
         freed_activation=last.activation_peak,
