@@ -1083,6 +1083,28 @@ def test_qwen3_5_family_fp8_blocks_and_the_27b_checkpoint_sizes() -> None:
     assert 0 < 55_563_006_776 - 2 * (counted.total + mtp) < 55_563_006_776 * 1e-5
 
 
+def test_catalog_round_6_group_a_counts_and_sizes() -> None:
+    """Vistral-7B-Chat is Mistral-7B-v0.1 with the vocabulary extended from 32,000 to 38,369 (embedding and head
+    4096 wide each). DeepSeek-Coder-V2 keeps DeepSeek-V2's architecture: the Lite checkpoints count what the bundled
+    DeepSeek-V2-Lite does, the full one the card's 236B. The Lite-Base config.json, written as the hub writes it (two-
+    space indents, a final newline), is 1,522 bytes: the size its own page prints."""
+    vistral, mistral = (
+        resolve_model("Viet-Mistral/Vistral-7B-Chat").params,
+        resolve_model("mistralai/Mistral-7B-v0.1").params,
+    )
+    assert vistral is not None and mistral is not None
+    assert vistral.total == mistral.total + 2 * (38369 - 32000) * 4096
+    hiuman, luongnam = resolve_model("hiuman/Vistral-7B-Chat-quantize"), resolve_model("LuongNam/Vistral-7B-Chat-AWQ")
+    assert hiuman.quant == luongnam.quant and hiuman.quant is not None and hiuman.quant.method == "awq"
+    lite = resolve_model("deepseek-ai/DeepSeek-V2-Lite").params
+    for coder in ("deepseek-ai/DeepSeek-Coder-V2-Lite-Base", "deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct"):
+        assert resolve_model(coder).params == lite, coder
+    big = resolve_model("deepseek-ai/DeepSeek-Coder-V2-Instruct").params
+    assert big is not None and round(big.total / 1e9) == 236
+    base = load_model("deepseek-ai/DeepSeek-Coder-V2-Lite-Base")
+    assert base is not None and len(json.dumps(base.config, indent=2)) + 1 == 1522
+
+
 def test_reconstructed_entries_say_so_wherever_they_are_used() -> None:
     """An entry whose repository's own config.json was not found is marked, and its figures are called estimates.
     A ModelOpt entry with the checkpoint's real hf_quant_config.json (which is what vLLM reads for its
