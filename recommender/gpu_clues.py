@@ -20,6 +20,8 @@ prints it (never by what a card usually runs):
 - the bfloat16 refusal, "Your <name> GPU has compute capability X.Y" (platforms/cuda.py check_if_supports_dtype),
   and PyTorch's own warnings, "Found GPU0 <name> which is of cuda capability X.Y" and "<name> with CUDA capability
   sm_XY is not compatible" (torch/cuda/__init__.py _check_capability): the card's name and exact capability;
+- NCCL's and RCCL's own banner, "NCCL version 2.21.5+cuda12.4" / "...+hip6.2" (the library's VERSION_STR with the
+  runtime it was built for): the vendor;
 - "Automatically detected platform cuda|rocm." (vllm/platforms/__init__.py resolve_current_platform_cls_qualname)
   and a ROCm offload architecture (`--offload-arch=gfx1201`, gcnArchName): the vendor, and the AMD architecture;
 - "Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs"
@@ -127,6 +129,7 @@ _RULES = (
     ),
 )
 _PCIE_ONLY = re.compile(r"Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs")
+_NCCL_BUILD = re.compile(r"\bNCCL version \d+\.\d+\.\d+\+(cuda|hip)\d+(?:\.\d+)*")
 _PLATFORM = re.compile(r"Automatically detected platform (cuda|rocm)\b")
 _OFFLOAD_ARCH = re.compile(r"(?:--offload-arch=|gcnArchName[=:'\" ]+|\bArch:\s*)(gfx[0-9a-f]{3,4})\b")
 _NAMED_CAPABILITY = (
@@ -150,6 +153,9 @@ def read_gpu_clues(text: str) -> tuple[GpuClue, ...]:
     if m := _PCIE_ONLY.search(text):
         rule = "vLLM found the cards not linked by NVLink (custom_all_reduce.py, platforms/cuda.py is_fully_connected)"
         clues.append(GpuClue(_short(m.group(0)), rule, "nvidia", nvlink=False))
+    if m := _NCCL_BUILD.search(text):
+        vendor = "amd" if m.group(1) == "hip" else "nvidia"
+        clues.append(GpuClue(_short(m.group(0)), "the collective library's build (NCCL/RCCL version banner)", vendor))
     if m := _PLATFORM.search(text):
         vendor = "amd" if m.group(1) == "rocm" else "nvidia"
         clues.append(GpuClue(_short(m.group(0)), "vLLM's platform detection (platforms/__init__.py)", vendor))

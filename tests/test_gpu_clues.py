@@ -131,3 +131,20 @@ def test_a_record_whose_log_says_rocm_is_matched_among_amd_cards() -> None:
     }
     card = fidelity.gpu_by_total(record)
     assert card is not None and card.vendor == "amd" and card.compute_capability == "gfx1201"
+
+
+def test_explain_log_resolves_a_total_its_rocm_lines_leave_to_alike_cards(tmp_path: Path) -> None:
+    # 15.92 GiB fits the RTX 5080 and the RX 9070 / 9070 XT; the RCCL banner (a ROCm build) leaves the two AMD
+    # cards, alike for the memory model, so the log's card is one of them and the note says which line decided
+    log = tmp_path / "rocm.log"
+    log.write_text(
+        "INFO 01-21 10:00:00 [api_server.py:1] vLLM API server version 0.14.0\n"
+        "INFO 01-21 10:00:00 [utils.py:1] non-default args: {'model': 'Qwen/Qwen2.5-7B-Instruct', 'dtype': 'half'}\n"
+        "host:1:1 [0] NCCL INFO NCCL version 2.21.5+hip6.2\n"
+        "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of "
+        "15.92 GiB of which 0 bytes is free.\n"
+    )
+    assert [c.vendor for c in read_startup_log(log.read_text()).gpu_clues] == ["amd"]
+    doc = json.loads(invoke(["explain", "--log", str(log), "--format", "json"]).stdout)
+    source = doc["log"]["source"]
+    assert "one of rx9070" in source and "NCCL version 2.21.5+hip6.2" in source, source
