@@ -120,3 +120,13 @@ def test_catalog_round_6_group_b_llama_3_2_fp8() -> None:
         fp8 = resolve_model(f"neuralmagic/Llama-3.2-{size}-Instruct-FP8")
         assert fp8.quant is not None and (fp8.quant.method, fp8.quant.group_size) == ("fp8", 0)  # per tensor
         assert fp8.params == resolve_model(f"meta-llama/Llama-3.2-{size}-Instruct").params
+
+
+def test_catalog_round_6_group_b_exaone_3_5_32b_by_hand() -> None:
+    """EXAONE-3.5-32B-Instruct (its num_layers read as EXAONE 3.x names it): 64 layers of q, o 5120^2, k, v 5120 x 1024,
+    MLP 3 x 5120 x 27392 and two norms, untied 102400 x 5120 embeddings and lm_head, a final norm: 32,003,200,000."""
+    spec = resolve_model("LGAI-EXAONE/EXAONE-3.5-32B-Instruct")
+    h, kv, ffn, vocab = 5120, 1024, 27392, 102400
+    layer = 2 * h * h + 2 * h * kv + 3 * h * ffn + 2 * h
+    assert spec.num_layers == 64 and spec.params is not None
+    assert spec.params.total == 64 * layer + 2 * vocab * h + h == 32_003_200_000
