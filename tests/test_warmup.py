@@ -310,3 +310,36 @@ def test_nccl_buffers_leave_the_budget_only_from_0_11() -> None:
         assert e.post_allocation is not None and e.post_allocation.context == context, version
     later = explain(model, H100, flags, VllmVersion.parse("0.11.0"))
     assert later.post_allocation is not None and later.post_allocation.context == warmup.CONTEXT_TP_NVLINK
+
+
+def test_deep_gemm_warmup_runs_before_the_graphs_and_the_sampler() -> None:
+    """deep_gemm_warmup.py (0.11.2): Qwen3-Coder-480B-A35B FP8 (128 x 128 blocks) at TP 8 with expert parallelism
+    holds 160 / 8 = 20 experts per GPU (H 6,144, I 2,560, top-8). At 8,192 batched tokens MAX_M = round_up(8,192 x 8
+    + 20 x 127, 128) = 68,096 rows; w13 (n 5,120, k 6,144): a1q 68,096 x 6,144 B + scales 68,096 x 48 x 4 B + out
+    68,096 x 5,120 x 2 B = 1,128,759,296, above w2's; with the int32 expert ids 1,129,031,680 (1.05 GiB). It runs
+    first and its blocks return to the cache the sampler reuses, so the peak is the larger of it and sampler + graphs,
+    plus the context: at 1,024 sequences the 5.2 GiB sampler hides it (field4 J043's crash in this warm-up needs a
+    setting its excerpt does not show). With 8 sequences and 32,768 tokens MAX_M = 264,704 rows: 264,704 x 16,576 +
+    264,704 x 4 = 4,388,792,320 bytes (4.09 GiB), which is then the peak. Before 0.11 VLLM_USE_DEEP_GEMM was off."""
+    assert (
+        warmup.deep_gemm_warmup_bytes(tokens=8192, top_k=8, local_experts=20, hidden=6144, intermediate=2560)
+        == 1_129_031_680
+    )
+    h20 = resolve_gpu("h20", load_gpus())
+    model = resolve_model("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8")
+    flags = EngineFlags(tensor_parallel_size=8, enable_expert_parallel=True, max_model_len=32768)
+    e = explain(model, h20, flags, VllmVersion.parse("0.11.2"))
+    post = e.post_allocation
+    assert post is not None and post.kernels == 1_129_031_680
+    assert post.need == post.sampler + post.cudagraphs + post.context
+    small = EngineFlags(
+        tensor_parallel_size=8,
+        enable_expert_parallel=True,
+        max_model_len=32768,
+        max_num_seqs=8,
+        max_num_batched_tokens=32768,
+    )
+    few = explain(model, h20, small, VllmVersion.parse("0.11.2")).post_allocation
+    assert few is not None and few.kernels == 4_388_792_320 == few.need - few.context
+    older = explain(model, h20, flags, VllmVersion.parse("0.10.2")).post_allocation
+    assert older is not None and older.kernels == 0

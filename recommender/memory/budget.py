@@ -394,6 +394,30 @@ def fixed_kv_allocation(
 # --- step 7: warm-up headroom ---------------------------------------------------------------------------------
 
 
+def deep_gemm_warmup(
+    model: ModelSpec,
+    gpu: Gpu,
+    setup: tuple[Precision, SchedulerLimits, Budget],
+    flags: EngineFlags,
+    version: VllmVersion,
+) -> int:
+    """memory/warmup.py deep_gemm_warmup_bytes where vLLM runs it: an FP8 128 x 128 block-quantized MoE on Hopper or
+    Blackwell from 0.11; one GPU holds E / (TP x DP) experts with expert parallelism, else all E at I / TP."""
+    quant, moe, cc = setup[0].quant, model.moe, gpu.cc_major_minor
+    if moe is None or quant is None or quant.method != "fp8" or quant.block != (128, 128):
+        return 0
+    if cc is None or cc[0] not in (9, 10) or (version.major, version.minor) < warmup.DEEP_GEMM_DEFAULT_FROM:
+        return 0
+    tp, dp, ep = flags.tensor_parallel_size, flags.data_parallel_size, flags.enable_expert_parallel
+    return warmup.deep_gemm_warmup_bytes(
+        tokens=dp * setup[1].max_num_batched_tokens,
+        top_k=moe.top_k,
+        local_experts=moe.num_experts // (tp * dp) if ep else moe.num_experts,
+        hidden=model.hidden_size,
+        intermediate=moe.expert_intermediate if ep else moe.expert_intermediate // tp,
+    )
+
+
 def post_allocation(
     model: ModelSpec,
     gpu: Gpu,
@@ -428,6 +452,7 @@ def post_allocation(
         outside_budget=(budget.total if whole_device else budget.free) - budget.requested,
         freed_activation=last.activation_peak,
         reserve=warmup.MXFP4_TRITON_RESERVE if precision.mxfp4_triton else 0,
+        kernels=0 if v0 else deep_gemm_warmup(model, gpu, setup, flags, version),
     )
 
 

@@ -49,6 +49,29 @@ MXFP4_TRITON_RESERVE = int(2.68 * GiB)
 WARMUP_UNCERTAINTY = GiB  # the unexplained part above: about a gigabyte either way
 
 
+# model_executor/warmup/deep_gemm_warmup.py (kernel_warmup, from 0.10.1; VLLM_USE_DEEP_GEMM on by default from
+# 0.11.0, on Hopper and Blackwell when the deep_gemm package is installed): before the graphs are captured, each
+# FP8 block-quantized (128 x 128) MoE layer's grouped GEMM runs over MAX_M rows = round_up(M x top_k + local experts
+# x 127, 128), M = min(DP x max_num_batched_tokens, VLLM_FUSED_MOE_CHUNK_SIZE 32,768), with a1q (MAX_M x k fp8),
+# its scales (MAX_M x k / 128 float32) and out (MAX_M x n bf16), for w13 (n = 2 I, k = H) and then w2 (n = H, k = I).
+# Those blocks are freed into the allocator's cache before the graphs and the sampler, which reuse them.
+DEEP_GEMM_BLOCK_M = 128
+FUSED_MOE_CHUNK_SIZE = 32 * 1024
+DEEP_GEMM_DEFAULT_FROM = (0, 11)
+
+
+def deep_gemm_warmup_bytes(*, tokens: int, top_k: int, local_experts: int, hidden: int, intermediate: int) -> int:
+    """The larger of the two grouped-GEMM warm-ups' buffers on one GPU (`intermediate`: one expert's width there)."""
+    block = DEEP_GEMM_BLOCK_M
+    m = min(tokens, FUSED_MOE_CHUNK_SIZE)
+    rows = -(-(m * top_k + local_experts * (block - 1)) // block) * block
+
+    def one(n: int, k: int) -> int:
+        return rows * k + rows * (k // block) * 4 + rows * n * 2
+
+    return max(one(2 * intermediate, hidden), one(hidden, intermediate)) + rows * 4  # and the int32 expert ids
+
+
 def sampler_warmup_bytes(rows: int, vocab: int, per_logit_old: float, *, old_sampler: bool) -> int:
     """The sampler warm-up's peak over `rows` dummy requests (`old_sampler`: a release whose sampler held more fp32
     copies, overheads.SAMPLER_CHANGED_IN, at `per_logit_old` bytes per logit)."""
@@ -91,11 +114,12 @@ class PostAllocation:
     outside_budget: int
     freed_activation: int
     reserve: int
+    kernels: int = 0  # the DeepGEMM warm-up: run first, freed into the cache the sampler then reuses
 
     @property
     def need(self) -> int:
-        """Bytes allocated after the KV cache."""
-        return self.sampler + self.cudagraphs + self.context
+        """Bytes allocated after the KV cache, at the peak."""
+        return max(self.kernels, self.sampler + self.cudagraphs) + self.context
 
     @property
     def room(self) -> int:
