@@ -5,7 +5,7 @@ to serving_resources (pure: documents in, Found out)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from recommender.check.commands import (
@@ -181,16 +181,21 @@ def _with_config_maps(node: Any, maps: Mapping[str, Mapping[str, str]]) -> Any:
     return out
 
 
-def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
-    """vLLM containers of every object in a (multi-document) manifest (env values from its own ConfigMaps)."""
+def read_kubernetes(docs: list[dict[str, Any]], source: str, shared: Sequence[Mapping[str, Any]] = ()) -> list[Found]:
+    """vLLM containers of every object in a (multi-document) manifest (env values from its own ConfigMaps).
+    `shared`: KServe objects of the other files of a checked folder (an InferenceService's ServingRuntime may be
+    in another file); a ServingRuntime an InferenceService runs on is read through it, not as a server itself."""
     # imported here: serving_resources reads its custom resources' containers with this module's helpers
-    from recommender.check import serving_resources
+    from recommender.check import kserve_runtimes, serving_resources
 
     out: list[Found] = []
     maps = _config_maps(docs)
     docs = [_with_config_maps(d, maps) for d in docs] if maps else docs
+    used = kserve_runtimes.used_runtimes([*docs, *shared])
     for index, doc in enumerate(docs, 1):
         kind = str(doc.get("kind"))
+        if kind in kserve_runtimes.RUNTIME_KINDS and kserve_runtimes.name_of(doc) in used:
+            continue  # a template KServe fills in for an InferenceService, read there
         if kind == "Model" and str(doc.get("apiVersion", "")).startswith("kubeai.org/"):
             out += serving_resources.read_kubeai(doc, source, index)
             continue
@@ -200,7 +205,7 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str) -> list[Found]:
             out += serving_resources.read_llmkube(doc, docs, source, index)
             continue
         if kind == "InferenceService":
-            out += serving_resources.read_inference_service(doc, source, index, docs)
+            out += serving_resources.read_inference_service(doc, source, index, [*docs, *shared])
             continue
         if kind == "LLMInferenceService":
             out += serving_resources.read_llm_inference_service(doc, source, index)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from recommender.check import (
     helm_charts,
     helm_values,
     jobs,
+    kserve_runtimes,
     kubernetes_objects,
     plan_documents,
     serving_resources,
@@ -149,10 +151,12 @@ def read_text(
     problems: list[str] | None = None,
     beside: compose_files.FileReader | None = None,
     origin: Path | None = None,
+    shared: Sequence[dict[str, Any]] = (),
 ) -> list[Found]:
     """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
     added to `problems` while the others are read; `beside` reads the files a compose service builds from;
-    `origin`, the file's folder, finds the charts a GitOps release names by path)."""
+    `origin`, the file's folder, finds the charts a GitOps release names by path; `shared`, KServe objects of the
+    other files of a checked folder)."""
     not_yaml = _read_not_yaml(text, source, suffix)
     if not_yaml is not None:
         return not_yaml
@@ -181,9 +185,23 @@ def read_text(
             k8s.append(doc)
         else:
             found += _read_mapping(doc, source, index, dotenv, beside)
-    found += kubernetes_objects.read_kubernetes(k8s, source) if k8s else []
-    apps = serving_resources.unread_ray_apps(k8s) if not found else []
-    unread = [d for d in k8s if _MENTIONS_VLLM.search(str(d))] if not found and not apps else []
+    found += kubernetes_objects.read_kubernetes(k8s, source, shared) if k8s else []
+    if not found:
+        _nothing_read(k8s, shared, source)
+    return found
+
+
+def _nothing_read(k8s: list[dict[str, Any]], shared: Sequence[dict[str, Any]], source: str) -> None:
+    """Why Kubernetes objects that mention vLLM gave no server (NotADeployment), if they do."""
+    apps = serving_resources.unread_ray_apps(k8s)
+    used = kserve_runtimes.used_runtimes([*k8s, *shared]) if shared else set()
+    templates = [
+        d for d in k8s if d.get("kind") in kserve_runtimes.RUNTIME_KINDS and kserve_runtimes.name_of(d) in used
+    ]
+    if templates:
+        names = ", ".join(f"{d.get('kind')}/{kserve_runtimes.name_of(d)}" for d in templates)
+        raise NotADeployment(f"{source}: {names}: read with the InferenceService of another file that runs on it")
+    unread = [d for d in k8s if _MENTIONS_VLLM.search(str(d))] if not apps else []
     if unread:
         kinds = ", ".join(f"{d.get('kind')} ({d.get('apiVersion')})" for d in unread)
         raise NotADeployment(
@@ -195,7 +213,6 @@ def read_text(
             f"{source}: {'; '.join(apps)}: Python code of its own, which check does not read (it reads "
             "ray.serve.llm applications and containers running vLLM's server)"
         )
-    return found
 
 
 def _read_releases(doc: dict[str, Any], source: str, index: int, origin: Path | None) -> list[Found]:
@@ -372,12 +389,42 @@ def _read_file(path: Path, label: str) -> str:
         raise InputError(f"{label}: not UTF-8 text (byte {exc.start})") from None
 
 
-def load_file(path: Path, label: str, problems: list[str]) -> list[Found]:
-    """One file's servers (a `.env` beside a compose file is read for its interpolation)."""
+def load_file(path: Path, label: str, problems: list[str], shared: Sequence[dict[str, Any]] = ()) -> list[Found]:
+    """One file's servers (a `.env` beside a compose file is read for its interpolation; `shared`: KServe objects
+    of the other files of the folder being checked)."""
     text = _read_file(path, label)
     dotenv_path = path.parent / ".env"
     dotenv = read_dotenv(dotenv_path) if dotenv_path.is_file() else None
-    return read_text(text, label, path.suffix, dotenv, problems, _reader_beside(path), path.parent)
+    return read_text(text, label, path.suffix, dotenv, problems, _reader_beside(path), path.parent, shared)
+
+
+_KSERVE_KINDS = ("InferenceService", "ServingRuntime", "ClusterServingRuntime")
+
+
+def kserve_objects(files: Sequence[Path]) -> dict[Path, list[dict[str, Any]]]:
+    """The KServe InferenceServices and (Cluster)ServingRuntimes of each YAML file of a folder, so that one whose
+    runtime is in another file is combined with it as KServe does (unreadable files give none: read later)."""
+    out: dict[Path, list[dict[str, Any]]] = {}
+    for f in files:
+        if f.suffix not in (".yaml", ".yml", ".json") or f.stat().st_size > MAX_BYTES:
+            continue
+        text = f.read_text(encoding="utf-8", errors="replace")
+        if not any(k in text for k in _KSERVE_KINDS):
+            continue
+        try:
+            docs = _yaml_docs(text, str(f), [])
+        except InputError:
+            continue
+        got = [
+            d
+            for d in docs
+            if isinstance(d, dict)
+            and d.get("kind") in _KSERVE_KINDS
+            and str(d.get("apiVersion", "")).startswith("serving.kserve.io/")
+        ]
+        if got:
+            out[f] = got
+    return out
 
 
 def _reader_beside(path: Path) -> compose_files.FileReader:
@@ -544,9 +591,11 @@ def _load_dir(path: Path, out: Loaded) -> None:
         text = f.read_text(encoding="utf-8", errors="replace") if f.is_file() and f.stat().st_size <= MAX_BYTES else ""
         if _MENTIONS_VLLM.search(text):
             out.notes.append(f"skipped {f}: {_python_kind(text)}: not read")
+    kserve = kserve_objects(files)
     for f in files:
+        shared = [d for other, docs in kserve.items() if other != f for d in docs]
         try:
-            got = load_file(f, str(f), out.problems)
+            got = load_file(f, str(f), out.problems, shared)
         except InputError as exc:
             if f.suffix in (".yaml", ".yml", ".json", ".service") and not isinstance(exc, NotADeployment):
                 out.problems.append(_naming(str(f), exc))

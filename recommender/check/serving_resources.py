@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from recommender.check import kserve_huggingface as hf
+from recommender.check import kserve_runtimes
 from recommender.check.commands import not_evaluable
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image, visible_devices
@@ -189,9 +190,16 @@ def read_inference_service(
         return read_pods(doc, source, index)
     fmt = "huggingface" if "huggingface" in predictor else str(as_mapping(model.get("modelFormat")).get("name", ""))
     runtime = str(model.get("runtime") or "")
-    own = _runtime_container(docs, runtime) if runtime else None
+    namespace = str(as_mapping(doc.get("metadata")).get("namespace", ""))
+    runs_on = kserve_runtimes.find_runtime(docs, runtime, fmt, namespace) if "model" in predictor else None
+    if runs_on is not None:
+        own = _runtime_container([runs_on], kserve_runtimes.name_of(runs_on))
+    else:
+        own = _runtime_container(docs, runtime) if runtime else None
+    if runs_on is not None and own is None:  # a runtime of the file or of the checked folder running vLLM itself
+        return _on_serving_runtime(doc, runs_on, source, index)
     if runtime and not runtime.startswith("kserve-huggingfaceserver") and own is None:
-        return []  # a ServingRuntime of its own: its container (read where the file holds it) runs the server
+        return []  # a ServingRuntime not at hand: KServe's own runtimes are read below, others are not known
     if fmt.lower() not in ("huggingface", "vllm"):
         return []
     args = words_of(model.get("args"))
@@ -232,6 +240,50 @@ def read_inference_service(
             env=env,
         )
     ]
+
+
+def _on_serving_runtime(doc: dict[str, Any], runtime: Mapping[str, Any], source: str, index: int) -> list[Found]:
+    """The predictor's pod on its ServingRuntime (kserve_runtimes: merged as KServe merges them), read like any
+    pod; the model files KServe's storage initializer puts at /mnt/models are the storageUri's."""
+    made = kserve_runtimes.predictor_pod(doc, runtime)
+    if made is None:
+        return []
+    pod, container = made
+    found = container_found(doc, "predictor", pod, {}, container, source, index)
+    model = as_mapping(as_mapping(as_mapping(doc.get("spec")).get("predictor")).get("model"))
+    uri = str(model.get("storageUri", ""))
+    hub = hf.hf_uri_model(uri)
+    mounted = {"/mnt/models", "/mnt/models/"}
+    out = []
+    for f in found:
+        argv = tuple(_mounted_model(w, hub[0]) if hub else w for w in f.argv)
+        why = f.not_evaluable
+        if _model_of(argv) in mounted and not why:
+            storage = as_mapping(model.get("storage"))
+            where = uri or f"{storage.get('key', 'a storage')}:{storage.get('path', '')}".rstrip(":")
+            why = f"the model is {where}, which KServe copies to /mnt/models: name its hub id or config"
+        out.append(replace(f, argv=argv, not_evaluable=why, container=kserve_runtimes.CONTAINER))
+    return out
+
+
+def _mounted_model(word: str, model: str) -> str:
+    """`/mnt/models` (or `--model=/mnt/models`) as the hub model KServe's storage initializer puts there."""
+    flag, eq, value = word.partition("=")
+    if eq and flag == "--model" and value.rstrip("/") == "/mnt/models":
+        return f"--model={model}"
+    return model if word.rstrip("/") == "/mnt/models" else word
+
+
+def _model_of(argv: Sequence[str]) -> str:
+    """The model a `vllm serve` argv names: its positional, or the value of --model."""
+    if len(argv) > 2 and not argv[2].startswith("-"):
+        return argv[2]
+    for i, w in enumerate(argv):
+        if w == "--model" and i + 1 < len(argv):
+            return argv[i + 1]
+        if w.startswith("--model="):
+            return w.split("=", 1)[1]
+    return ""
 
 
 def _runtime_container(docs: Sequence[Mapping[str, Any]], name: str) -> dict[str, Any] | None:
