@@ -190,12 +190,7 @@ def read_inference_service(
         return read_pods(doc, source, index)
     fmt = "huggingface" if "huggingface" in predictor else str(as_mapping(model.get("modelFormat")).get("name", ""))
     runtime = str(model.get("runtime") or "")
-    namespace = str(as_mapping(doc.get("metadata")).get("namespace", ""))
-    runs_on = kserve_runtimes.find_runtime(docs, runtime, fmt, namespace) if "model" in predictor else None
-    if runs_on is not None:
-        own = _runtime_container([runs_on], kserve_runtimes.name_of(runs_on))
-    else:
-        own = _runtime_container(docs, runtime) if runtime else None
+    runs_on, own = _runtime_of(doc, runtime, fmt, docs)
     if runs_on is not None and own is None:  # a runtime of the file or of the checked folder running vLLM itself
         return _on_serving_runtime(doc, runs_on, source, index)
     if runtime and not runtime.startswith("kserve-huggingfaceserver") and own is None:
@@ -240,6 +235,19 @@ def read_inference_service(
             env=env,
         )
     ]
+
+
+def _runtime_of(
+    doc: Mapping[str, Any], runtime: str, fmt: str, docs: Sequence[Mapping[str, Any]]
+) -> tuple[Mapping[str, Any] | None, dict[str, Any] | None]:
+    """The (Cluster)ServingRuntime a predictor `model` runs on, when at hand, and its container when it runs
+    huggingfaceserver (the older `huggingface` field: only a runtime named in the same file)."""
+    predictor = as_mapping(as_mapping(doc.get("spec")).get("predictor"))
+    namespace = str(as_mapping(doc.get("metadata")).get("namespace", ""))
+    runs_on = kserve_runtimes.find_runtime(docs, runtime, fmt, namespace) if "model" in predictor else None
+    if runs_on is not None:
+        return runs_on, _runtime_container([runs_on], kserve_runtimes.name_of(runs_on))
+    return None, _runtime_container(docs, runtime) if runtime else None
 
 
 def _on_serving_runtime(doc: dict[str, Any], runtime: Mapping[str, Any], source: str, index: int) -> list[Found]:
