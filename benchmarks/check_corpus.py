@@ -47,7 +47,7 @@ def reading(rel: str, files: Path = CORPUS) -> tuple[list[dict[str, Any]], str |
     gpu = None
     lookup = _gpu_for(None, None)
     for found in load_inputs((str(path),)).found:
-        read_config = config_beside(_read_config, found.source)  # as `check` reads a --config file
+        read_config = config_beside(_read_config, found.source, found.files)  # as `check` reads a --config file
         cmd = parse_serve_argv(list(found.argv), read_config=read_config, serve=found.serve_form)
         s = engine_summary(cmd)
         names = unresolved_names(cmd, found.unresolved)  # what `check` itself reports as unresolved

@@ -29,6 +29,7 @@ class Found:
     not_evaluable: str | None = None  # why this server cannot be judged at all (e.g. a TPU or Gaudi deployment)
     env: Mapping[str, str] = field(default_factory=dict)  # the container's literal environment
     free_bytes: int | None = None  # GPU memory free at startup, when a plan was made for less than the whole GPU
+    files: Mapping[str, str] = field(default_factory=dict)  # mounted from the manifest's ConfigMaps: path -> text
 
     @property
     def where(self) -> str:

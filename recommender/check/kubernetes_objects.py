@@ -148,13 +148,40 @@ def resource_name(doc: Mapping[str, Any], index: int) -> str:
     return f"{doc.get('kind')}/{meta.get('namespace', 'default')}/{name}"
 
 
-def _config_maps(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+def _config_maps(docs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, str]]:
     """The ConfigMaps the manifest itself holds: name -> data."""
     return {
         str(as_mapping(d.get("metadata")).get("name")): {str(k): str(v) for k, v in as_mapping(d.get("data")).items()}
         for d in docs
         if d.get("kind") == "ConfigMap" and str(d.get("apiVersion", "")) == "v1"
     }
+
+
+def _volume_files(volume: Mapping[str, Any], data: Mapping[str, str]) -> dict[str, str]:
+    """The files of a configMap volume, by path inside it: every key, or the `items` it lists (key -> path)."""
+    items = [as_mapping(i) for i in as_list(volume.get("items"))]
+    if items:
+        return {str(i.get("path")): data[str(i.get("key"))] for i in items if str(i.get("key")) in data}
+    return dict(data)
+
+
+def mounted_files(pod_spec: Mapping[str, Any], container: Mapping[str, Any]) -> dict[str, str]:
+    """Files the container sees from the manifest's own ConfigMaps (a `--config` file the pod mounts), by absolute
+    path: the volume's files under mountPath, or the one `subPath` names at mountPath itself."""
+    volumes = {str(v.get("name")): v["_files"] for v in as_list(pod_spec.get("volumes")) if "_files" in as_mapping(v)}
+    out: dict[str, str] = {}
+    for mount in as_list(container.get("volumeMounts")):
+        m = as_mapping(mount)
+        files = volumes.get(str(m.get("name")))
+        where = str(m.get("mountPath", "")).rstrip("/")
+        if not files or not where:
+            continue
+        sub = str(m.get("subPath") or "")
+        if sub:
+            out.update({where: files[sub]} if sub in files else {})
+        else:
+            out.update({f"{where}/{k}": v for k, v in files.items()})
+    return out
 
 
 def _with_config_maps(node: Any, maps: Mapping[str, Mapping[str, str]]) -> Any:
@@ -166,6 +193,9 @@ def _with_config_maps(node: Any, maps: Mapping[str, Mapping[str, str]]) -> Any:
     if not isinstance(node, dict):
         return node
     out = {k: _with_config_maps(v, maps) for k, v in node.items()}
+    volume_of = str(as_mapping(out.get("configMap")).get("name", ""))
+    if "name" in out and volume_of in maps:  # a pod volume made from one of the manifest's ConfigMaps: its files
+        out["_files"] = _volume_files(as_mapping(out.get("configMap")), maps[volume_of])
     if not is_container(out) or not (isinstance(out.get("env"), list) or isinstance(out.get("envFrom"), list)):
         return out
     env: list[Any] = []
@@ -189,7 +219,7 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str, shared: Sequence[Ma
     from recommender.check import kserve_runtimes, serving_resources
 
     out: list[Found] = []
-    maps = _config_maps(docs)
+    maps = _config_maps([*docs, *[d for d in shared if d.get("kind") == "ConfigMap"]])
     docs = [_with_config_maps(d, maps) for d in docs] if maps else docs
     used = kserve_runtimes.used_runtimes([*docs, *shared])
     for index, doc in enumerate(docs, 1):
@@ -289,6 +319,7 @@ def container_found(
             if other and not gpus
             else not_evaluable(hit.argv, hit.env, image),
             env=dict(hit.env),
+            files=mounted_files(pod_spec, container),
         )
         for hit in hits
     ]

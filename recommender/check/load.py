@@ -555,16 +555,31 @@ def _read_rendered(chart: Path, rendered: list[helm_charts.Rendered], out: Loade
     """The servers in a chart's rendered templates, each named by chart, template and values file."""
     before = len(out.found)
     with_values = f" -f {values}" if values else ""
+    maps = _rendered_config_maps(rendered)  # one release: a template's pod mounts another template's ConfigMap
     for r in rendered:
         label = f"{chart}{with_values} [helm template: {r.template}]"
         try:
-            out.found += read_text(r.text, label, ".yaml", problems=out.problems)
+            out.found += read_text(r.text, label, ".yaml", problems=out.problems, shared=maps)
         except NotADeployment:
             continue
         except InputError as exc:
             out.problems.append(_naming(label, exc))
     if len(out.found) == before:
         out.notes.append(f"skipped {chart}{with_values}: no vLLM server in what its templates render")
+
+
+def _rendered_config_maps(rendered: list[helm_charts.Rendered]) -> list[dict[str, Any]]:
+    """The ConfigMaps a chart renders, from all its templates (malformed output is reported where it is read)."""
+    out: list[dict[str, Any]] = []
+    for r in rendered:
+        if "ConfigMap" not in r.text:
+            continue
+        try:
+            docs = _yaml_docs(r.text, r.template, [])
+        except InputError:
+            continue
+        out += [d for d in docs if isinstance(d, dict) and d.get("kind") == "ConfigMap"]
+    return out
 
 
 def _load_dir(path: Path, out: Loaded) -> None:

@@ -25,6 +25,7 @@ from recommender.serve_args import (
     FlagTable,
     ServeCommand,
     build_serve_argv,
+    config_args,
     parse_serve_argv,
 )
 
@@ -84,21 +85,39 @@ _VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Za-z_][A-Za-z0-9_]*|\d+
 _PLACEHOLDER_MODEL = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$|^__[A-Za-z][A-Za-z0-9_]*__$")
 
 
-def config_beside(read_config: ConfigReader | None, source: str) -> ConfigReader | None:
+def config_beside(
+    read_config: ConfigReader | None, source: str, files: Mapping[str, str] | None = None
+) -> ConfigReader | None:
     """A `--config FILE` reader that also looks beside the file holding the command (`nohup vllm serve --config
-    vllm_config.yaml` in a script run from its own folder), when the name is relative and not found as given."""
+    vllm_config.yaml` in a script run from its own folder), when the name is relative and not found as given;
+    `files`, mounted from the manifest's own ConfigMaps, come first (the path the container sees)."""
     if read_config is None:
         return None
     reader = read_config
     folder = source.replace("\\", "/").rpartition("/")[0]
+    mounted = dict(files or {})
 
     def read(path: str) -> list[str] | None:
+        if path in mounted:
+            return _mounted_config(path, mounted[path])
         found = reader(path)
         if found is None and folder and not path.startswith("/"):
             return reader(f"{folder}/{path}")
         return found
 
     return read
+
+
+def _mounted_config(path: str, text: str) -> list[str]:
+    """A `--config` file's flags from the text a ConfigMap mounts there (bounded parsing, as any file)."""
+    from recommender.errors import FlagError
+    from recommender.safe_load import UntrustedDocumentError, load_yaml_all
+
+    try:
+        docs = [d for d in load_yaml_all(text) if d is not None]
+    except UntrustedDocumentError as exc:
+        raise FlagError(f"--config {path} (from a ConfigMap): {exc}") from exc
+    return config_args(docs[0] if docs else {}, path)
 
 
 def _counts_engines(dest: str) -> bool:
@@ -320,7 +339,7 @@ def check_server(found: Found, ctx: Context) -> ServerResult:
     version = str(ctx.version)
     if found.not_evaluable:
         return ServerResult(found, NOT_EVALUATED, "", None, version, reasons=(found.not_evaluable,))
-    read_config = config_beside(ctx.read_config, found.source)
+    read_config = config_beside(ctx.read_config, found.source, found.files)
     cmd = parse_serve_argv(list(found.argv), ctx.table, read_config=read_config, serve=found.serve_form)
     hooks = empty_hooks(cmd, found.unresolved)
     if hooks:  # judged without them, as the shell would run it
