@@ -133,9 +133,13 @@ def record_model(r: dict[str, Any]) -> str | None:
     return None
 
 
+SIZE_REMARK = re.compile(r"\s*\((\d+(?:\.\d+)?\s*(?:GB|GiB|G))\)", re.IGNORECASE)  # a remark that is only a size
+
+
 def record_gpu(r: dict[str, Any]) -> Gpu | None:
     """The catalog card the record's GPU name resolves to (parenthesised remarks dropped), or None."""
-    name = re.sub(r"\s*\(.*\)", "", r.get("gpu") or "").strip()
+    written = SIZE_REMARK.sub(r" \1", r.get("gpu") or "")  # "NVIDIA H100 (96GB)": the size the reporter wrote
+    name = re.sub(r"\s*\(.*\)", "", written).strip()
     if not name:
         return None
     try:

@@ -59,6 +59,7 @@ def gpu_from_profile(d: dict[str, Any], origin: str) -> Gpu:
         vendor=d["vendor"],
         total_bytes=int(mem["cuda_total_mib"]) * MiB,
         marketed_gb=mem.get("marketed_gb"),
+        smi_total_mib=mem.get("nvidia_smi_total_mib"),
         memory_type=str(mem.get("type", "")),
         unified_memory=bool(mem.get("unified", False)),
         bandwidth_gbps=d.get("bandwidth_gbps"),

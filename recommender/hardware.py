@@ -20,6 +20,7 @@ class Gpu:
     vendor: str
     total_bytes: int
     marketed_gb: float | None = None
+    smi_total_mib: int | None = None  # what nvidia-smi prints as the card's memory (MiB), where known
     memory_type: str = ""
     unified_memory: bool = False
     bandwidth_gbps: float | None = None
@@ -133,10 +134,12 @@ def _names(gpu: Gpu) -> set[GpuName]:
 
 def _same_memory(gpu: Gpu, memory_gb: float) -> bool:
     """The written size is the marketed one, or the CUDA total in GiB as vLLM and torch print it, cut or rounded
-    to a whole number (`NVIDIA H20 (95 GiB)`: 95.58 GiB printed)."""
+    to a whole number (`NVIDIA H20 (95 GiB)`: 95.58 GiB printed), or nvidia-smi's MiB total read in thousands
+    (`H100 96GB`: the 94 GB H100 NVL, whose nvidia-smi prints 95830MiB)."""
     printed = gpu.total_bytes / GiB
+    smi = round(gpu.smi_total_mib / 1000) if gpu.smi_total_mib else None  # nvidia-smi's MiB read in thousands
     return (gpu.marketed_gb is not None and abs(gpu.marketed_gb - memory_gb) < 0.5) or (
-        memory_gb == int(memory_gb) and int(printed) <= memory_gb <= round(printed)
+        memory_gb == int(memory_gb) and (int(printed) <= memory_gb <= round(printed) or memory_gb == smi)
     )
 
 

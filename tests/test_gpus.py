@@ -227,7 +227,8 @@ def test_real_world_names_resolve(name: str, key: str, seen: str) -> None:
         ("A100 PCIe", r"ambiguous: one of a100-40gb-pcie \(40 GB\), a100-80gb-pcie \(80 GB\)"),
         # a GeForce board with a larger size is a memory-modified card (tests/test_gpu_variants.py); an L4 is not
         ("L4 48GB", r"no 48 GB card named 'L4 48GB' in the catalog \(known: l4 \(24 GB\)\)"),
-        ("H100 96GB", r"no 96 GB card .*known: h100-sxm \(80 GB\)"),
+        # 'H100 96GB' is the H100 NVL (nvidia-smi 95830MiB, tests/test_gpu_variants.py); 120 GB is no H100
+        ("H100 120GB", r"no 120 GB card .*known: h100-sxm \(80 GB\)"),
         ("NVIDIA A100-SXM4-40GB MIG 1g.5gb", r"MIG slice"),
         ("", r"empty GPU name"),
     ],
