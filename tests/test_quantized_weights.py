@@ -258,6 +258,23 @@ def test_bitsandbytes_is_unknown_to_vllm_0_33(tmp_path: Path, version: str, star
         ("model.layers.0.self_attn.qkv_proj", ("model.layers.0.self_attn.q_proj",), False),
         ("model.layers.0.mlp.gate_up_proj", ("model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj"), True),
         ("model.layers.3.self_attn.o_proj", ("re:.*self_attn",), True),
+        # A multimodal checkpoint's ignore list names the text model under its prefix: Llama 4's FP8 build
+        # (language_model.model.layers.N..., language_model.lm_head), Qwen3.5's (model.language_model.layers.N...);
+        # the tensor inventory names a text model's modules, a checkpoint header keeps the prefix.
+        (
+            "model.layers.0.self_attn.qkv_proj",
+            tuple(f"language_model.model.layers.0.self_attn.{x}_proj" for x in "qkv"),
+            True,
+        ),
+        ("lm_head", ("language_model.lm_head",), True),
+        ("model.layers.0.linear_attn.in_proj_a", ("model.language_model.layers.0.linear_attn.in_proj_a",), True),
+        (
+            "model.language_model.layers.0.linear_attn.in_proj_a",
+            ("model.language_model.layers.0.linear_attn.in_proj_a",),
+            True,
+        ),
+        ("model.layers.1.linear_attn.in_proj_a", ("model.language_model.layers.0.linear_attn.in_proj_a",), False),
+        ("model.visual.blocks.0.attn.qkv", ("model.language_model.layers.0.linear_attn.in_proj_a",), False),
     ],
 )
 def test_ignore_lists_match_whole_module_names(module: str, ignore: tuple[str, ...], kept: bool) -> None:

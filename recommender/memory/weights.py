@@ -84,6 +84,20 @@ FUSED_SHARDS = {
 }
 
 
+# a multimodal checkpoint names its text model's modules under a prefix (Llama 4, LLaVA: `language_model.model.`;
+# Qwen2.5-VL/Qwen3-VL/Qwen3.5: `model.language_model.`); the tensor list here names them as a text model does
+# (`model.layers.N...`, `lm_head`), so an ignore entry with the prefix names the same module
+_MULTIMODAL_TEXT_PREFIX = ((re.compile(r"^(?:model\.language_model|language_model\.model)\."), "model."),)
+_MULTIMODAL_HEAD_PREFIX = re.compile(r"^language_model\.(?=lm_head\b)")
+
+
+def _text_model_name(pattern: str) -> str:
+    """An ignore-list entry of a multimodal checkpoint as the text model's module name."""
+    for rx, repl in _MULTIMODAL_TEXT_PREFIX:
+        pattern = rx.sub(repl, pattern)
+    return _MULTIMODAL_HEAD_PREFIX.sub("", pattern)
+
+
 @lru_cache(maxsize=64)
 def _matcher(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     """One compiled regex for a modules_to_not_convert / ignore list: a glob naming the module, a parent or a child
@@ -95,7 +109,7 @@ def _matcher(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
         if p.startswith("re:"):
             parts.append(f"(?:{p[3:]}).*")
             continue
-        glob = fnmatch.translate(p).removesuffix("\\Z")
+        glob = fnmatch.translate(_text_model_name(p)).removesuffix("\\Z")
         parts.append(rf"(?:.*\.)?{glob}(?:\..*)?")
     return re.compile("(?:" + "|".join(f"(?:{x})" for x in parts) + r")\Z")
 
@@ -106,6 +120,7 @@ def _matches(module: str, patterns: tuple[str, ...]) -> bool:
     rx = _matcher(patterns)
     if rx is None:
         return False
+    module = _text_model_name(module)  # a checkpoint's own tensor names carry the multimodal prefix too
     if rx.match(module):
         return True
     parent, _, leaf = module.rpartition(".")
