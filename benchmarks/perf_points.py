@@ -35,6 +35,8 @@ HELDOUT_2 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_
 HELDOUT_3 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_3.jsonl"
 # Ids T...: a fourth blind set, collected after the third had been seen; measured blind the same way, never fitted on.
 HELDOUT_4 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_4.jsonl"
+# Ids V...: a fifth blind set (IOG-Foundation's vLLM 0.8.5 runs on H100 PCIe and RTX 4090), measured blind the same way.
+HELDOUT_5 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_5.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -294,7 +296,7 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
-    if row["id"][0] in "FNST":  # field points and the second to fourth blind sets: never fitted on
+    if row["id"][0] in "FNSTV":  # field points and the second to fifth blind sets: never fitted on
         return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 

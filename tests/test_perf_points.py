@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.perf_points import FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_4, HOLDOUT_GROUPS, _random_lengths, points
+from benchmarks.perf_points import (
+    FIELD,
+    HELDOUT_2,
+    HELDOUT_3,
+    HELDOUT_4,
+    HELDOUT_5,
+    HOLDOUT_GROUPS,
+    _random_lengths,
+    points,
+)
 from recommender.units import GiB
 
 
@@ -203,3 +212,21 @@ def test_field_rows_are_read_as_their_sources_state() -> None:
     # sariekr/gpu_conc's chat client (natural prompts, a 30 s ramp-up) keeps the default spread
     assert (by["F056"].load.jitter, by["F056"].load.max_output) == (0.05, None)
     assert f039.load.input_len == pytest.approx(219.2, abs=0.1)
+
+
+def test_fifth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
+    blind = points((HELDOUT_5,))
+    assert len(blind) >= 20
+    fitted = {p.group for p in points()}
+    earlier = points((FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_4))
+    seen = {p.group for p in earlier}
+    for p in blind:
+        assert p.id.startswith("V") and p.source.startswith("https://github.com/IOG-Foundation/"), p.id
+        assert p.use in ("field", "excluded"), p.id
+        assert p.group not in fitted and p.group not in seen, (p.id, p.group)
+    by = {p.id: p for p in blind}
+    # Nemotron-70B FP8-dynamic on two H100 PCIe at 32 Poisson req/s, 200 ShareGPT prompts (the saved JSON's figures)
+    v017 = by["V017"]
+    assert (v017.gpu, v017.flags.tensor_parallel_size, v017.load.num_prompts) == ("h100-pcie", 2, 200)
+    # output_throughput 972.81 tok/s and mean TPOT 150.63 ms in the saved result file
+    assert v017.measured == pytest.approx({"ttft": v017.measured["ttft"], "tpot": 150.63, "throughput": 972.81})
