@@ -261,8 +261,6 @@ ROUND4_VERDICT_MISSES = {
     "J050": "Qwen3.8-27B-FP8 on an RTX PRO 6000 Max-Q: the recipe's branch build refused max_num_seqs 1024 above its 939 "
     "Mamba cache blocks before CUDA-graph capture, a check vLLM 0.33 does not have and the model does not make",
     "J051": "the BF16 Qwen3.8-27B of the same recipe run, refused by the same Mamba-blocks check",
-    "J021": "DeepSeek-Coder-V2-Instruct at 64,000 tokens on 8 x H100 (vLLM 0.5.4, eager) had no memory left for the cache "
-    "blocks: 0.5.4 profiled MLA models with max_model_len tokens in one pass (chunked prefill off for MLA), not modelled",
 }
 # J003 (GLM-4.7-FP8 at PP 8, a January 2026 nightly) right since the admission check of 0.14-0.15 holds a request
 # against the whole model's KV spec (recommender/memory/admission.py PP_WHOLE_MODEL_CHECK)
@@ -273,8 +271,9 @@ ROUND4_VERDICT_MISSES = {
 # PP 4) since the Qwen3.5 tower's profiling pass is counted on the first stage (memory/encoder_profile.py)
 # J016 (Llama-4-Maverick FP8 over 4 x H100 96GB) compared since its reconstructed catalog entry: ~95 GiB of weights per GPU
 # J023 (0.6.5, TP 2 over NVLink) since NCCL's buffers count inside the budget before 0.11 (budget.context_after_kv)
+# J021 (DeepSeek-Coder-V2 on 0.5.4) since releases before 0.7.1 cache per-head K/V of 256 (budget.pre_mla_head_size)
 ROUND4_VERDICTS_RIGHT = (
-    "J003 J006 J008 J009 J011 J012 J013 J014 J015 J016 J017 J018 J019 J022 J023 J026 J027 J028 J029 J033 "
+    "J003 J006 J008 J009 J011 J012 J013 J014 J015 J016 J017 J018 J019 J021 J022 J023 J026 J027 J028 J029 J033 "
     "J034 J035 J036 J037 J038 J040 J041 J049 J052".split()
 )
 

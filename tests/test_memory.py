@@ -367,3 +367,24 @@ def test_deepseek_v4_groups_are_global_under_pipeline_parallelism() -> None:
     assert (first.bytes_per_block, second.bytes_per_block) == (478_080, 524_160)
     assert [g.layers for g in first.groups] == [11, 11, 30, 20, 10]
     assert [g.layers for g in second.groups] == [11, 10, 32, 22, 10]
+
+
+@pytest.mark.parametrize(
+    ("version", "bytes_per_token", "starts"),
+    [
+        # before MLA caching (v0.4.3-v0.7.0 deepseek_v2.py: Attention(num_local_heads, 256, num_kv_heads=
+        # num_local_heads), q/k/v padded to 256): 2 x (128 / 8) x 256 x 2 bytes x 60 layers = 983,040 per token
+        ("0.5.4", 983_040, False),
+        ("0.7.0", 983_040, False),
+        # from 0.7.1 (ModelConfig.use_mla): one latent per token, (512 + 64) x 2 bytes x 60 layers = 69,120
+        ("0.7.1", 69_120, True),
+    ],
+)
+def test_deepseek_v2_cache_before_mla_is_per_head(version: str, bytes_per_token: int, starts: bool) -> None:
+    """DeepSeek-Coder-V2-Instruct, TP 8 on H100 at 0.95, 64,000 tokens, eager: field4 J021 (vllm#4650, 0.5.4 ran out
+    of memory for the cache: 17.31 GiB holds 18,896 tokens of 983,040 bytes, below one 64,000-token request)."""
+    s = resolve_model("deepseek-ai/DeepSeek-Coder-V2-Instruct")
+    flags = EngineFlags(tensor_parallel_size=8, max_model_len=64_000, gpu_memory_utilization=0.95, enforce_eager=True)
+    e = explain(s, resolve_gpu("h100", load_gpus()), flags, VllmVersion.parse(version))
+    assert e.stages[0].layout.bytes_per_token == bytes_per_token
+    assert e.fits is starts

@@ -271,14 +271,37 @@ def context_after_kv(gpu: Gpu, version: VllmVersion, tp: int, *, v0: bool) -> in
     return warmup.context_bytes(tp, gpu.nvlink)
 
 
-def stage_layout(model: ModelSpec, layers: range, flags: EngineFlags, precision: Precision, *, v0: bool) -> KvLayout:
+# Before vLLM 0.7.1 (config.py ModelConfig.use_mla, vllm#12601) DeepSeek-V2/V3 kept no latent cache: their attention
+# was Attention(num_local_heads, 256, num_kv_heads=num_local_heads), q/k/v padded to 256 (deepseek_v2.py and
+# deepseek_v3.py of v0.4.3-v0.7.0, "TODO, support head_size 192"), i.e. per-head K and V of 256 on each TP rank.
+MLA_CACHE_FROM = VllmVersion(0, 7, 1)
+PRE_MLA_HEAD_SIZE = 256
+_PRE_MLA_ARCHITECTURES = ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM")
+
+
+def pre_mla_head_size(model: ModelSpec, version: VllmVersion) -> int:
+    """The padded head size of the per-head cache an MLA model kept before vLLM cached the latent, else 0."""
+    old = model.mla is not None and version < MLA_CACHE_FROM and model.architecture in _PRE_MLA_ARCHITECTURES
+    return PRE_MLA_HEAD_SIZE if old else 0
+
+
+def stage_layout(
+    model: ModelSpec, layers: range, flags: EngineFlags, precision: Precision, *, v0: bool, mla_as_mha: int = 0
+) -> KvLayout:
     """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block)."""
     if model.compressed_attention is not None:  # DeepSeek-V4: its own cache layers, packed (memory/kv_dsv4.py)
         return dsv4_layout(model.compressed_attention, layers)
     tp = flags.tensor_parallel_size
     kv, dtype = precision.kv_bytes, precision.dtype_bytes
     return build_layout(
-        model, layers, tp=tp, block_size=flags.block_size, kv_bytes=kv, model_bytes=dtype, hybrid_manager=not v0
+        model,
+        layers,
+        tp=tp,
+        block_size=flags.block_size,
+        kv_bytes=kv,
+        model_bytes=dtype,
+        hybrid_manager=not v0,
+        mla_as_mha=mla_as_mha,
     )
 
 
@@ -367,7 +390,7 @@ def stage_budgets(
         avail = flags.kv_cache_memory_bytes
         if avail is None:  # the graph estimate is reserved only where the release profiles it (0.21+)
             avail = budget.requested - (w + act + nt + (cg if budget.estimate_cudagraphs else 0))
-        layout = stage_layout(model, layers, flags, precision, v0=v0)
+        layout = stage_layout(model, layers, flags, precision, v0=v0, mla_as_mha=pre_mla_head_size(model, version))
         blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
         stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
         if w > budget.free:

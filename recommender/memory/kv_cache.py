@@ -79,8 +79,11 @@ def kv_dtype_bytes(kv_cache_dtype: str, model_dtype_bytes: int) -> int:
     return model_dtype_bytes
 
 
-def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, model_bytes: int) -> LayerKv | None:
-    """The KV spec of layer i on one TP rank, or None for a layer without cache."""
+def layer_kv(
+    s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, model_bytes: int, mla_as_mha: int = 0
+) -> LayerKv | None:
+    """The KV spec of layer i on one TP rank, or None for a layer without cache (`mla_as_mha`: an MLA model's cache
+    as the per-head K and V of that head size, as vLLM kept it before MLA: see PRE_MLA_HEAD_SIZE)."""
     kind = s.layer_kinds[i]
     if not s.has_kv_cache(i):  # KV sharing: the layer reads an earlier layer's cache
         return None
@@ -91,6 +94,9 @@ def layer_kv(s: ModelSpec, i: int, *, tp: int, block_size: int, kv_bytes: int, m
         per_token = kvh * (s.head_dim_at(i) + s.v_head_dim_at(i)) * kv_bytes
         window = s.sliding_window if kind == "sliding" else s.attention_chunk_size if kind == "chunked" else None
         return LayerKv("full" if kind == "cross" else kind, block_size * per_token, per_token, window)
+    if kind == "mla" and mla_as_mha:
+        per_token = 2 * cdiv(s.num_heads, tp) * mla_as_mha * kv_bytes
+        return LayerKv("full", block_size * per_token, per_token)
     if kind == "mla":
         return _mla_kv(s, i, block_size, kv_bytes)
     if kind == "linear_attention":
@@ -173,6 +179,7 @@ def build_layout(
     kv_bytes: int,
     model_bytes: int,
     hybrid_manager: bool = True,
+    mla_as_mha: int = 0,
 ) -> KvLayout:
     """Group the layers of one pipeline stage as vLLM does and size one block. Without the hybrid manager (the V0
     engine: worker/cache_engine.py gives every attention layer a block of the same table) a sliding-window or
@@ -181,7 +188,10 @@ def build_layout(
     bs = block_size or 16
     specs = [
         x
-        for x in (layer_kv(s, i, tp=tp, block_size=bs, kv_bytes=kv_bytes, model_bytes=model_bytes) for i in layers)
+        for x in (
+            layer_kv(s, i, tp=tp, block_size=bs, kv_bytes=kv_bytes, model_bytes=model_bytes, mla_as_mha=mla_as_mha)
+            for i in layers
+        )
         if x is not None
     ]
     if s.mamba_beside_attention:  # Falcon-H1: each layer also holds a Mamba2 state (its own KV-cache spec)
