@@ -6,6 +6,7 @@
     python benchmarks/fidelity.py --records field2     # round 2 (G*), collected blind after the field set's fixes
     python benchmarks/fidelity.py --records field3     # round 3 (H*), collected blind after round 2's fixes
     python benchmarks/fidelity.py --records field4     # round 4 (J*), vLLM issues naming the GPU, measured blind
+    python benchmarks/fidelity.py --records field5     # round 5 (K*), the same kind of threads, measured blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -51,7 +52,15 @@ FIELD = (DATA / "vllm_startup_logs_field.jsonl",)
 FIELD2 = (DATA / "vllm_startup_logs_field2.jsonl",)
 FIELD3 = (DATA / "vllm_startup_logs_field3.jsonl",)
 FIELD4 = (DATA / "vllm_startup_logs_field4.jsonl",)
-RECORD_SETS = {"calibration": DEFAULT, "field": FIELD, "field2": FIELD2, "field3": FIELD3, "field4": FIELD4}
+FIELD5 = (DATA / "vllm_startup_logs_field5.jsonl",)
+RECORD_SETS = {
+    "calibration": DEFAULT,
+    "field": FIELD,
+    "field2": FIELD2,
+    "field3": FIELD3,
+    "field4": FIELD4,
+    "field5": FIELD5,
+}
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 
 
@@ -426,11 +435,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2', 'field3', 'field4' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field5' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "held-out", "held-out-2", "held-out-3", "held-out-4"),
+        choices=("dev", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5"),
         help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")
