@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from recommender.check.commands import (
+    Hit,
+    find_in_script,
     find_in_words,
     not_evaluable,
     with_image_cmd,
@@ -105,8 +108,29 @@ def read_compose(
             raise InputError(f"{source} (service/{name}): a service must be a mapping")
         missing: list[str] = []
         svc = compose_interpolate(raw, dotenv or {}, missing)
-        out += _compose_service(doc, str(name), svc, source, missing, _build_dockerfile(svc, beside))
+        script = _mounted_entrypoint(svc, beside)
+        out += _compose_service(doc, str(name), svc, source, missing, _build_dockerfile(svc, beside), script)
     return out
+
+
+def _mounted_entrypoint(svc: Mapping[str, Any], read: FileReader | None) -> str | None:
+    """The text of a script the service's entrypoint runs when the service bind-mounts it from beside the compose
+    file (`./docker/vllm/entrypoint.sh:/entrypoint.sh`); None otherwise (a script baked into an image is not here)."""
+    try:
+        entry = _compose_words(svc.get("entrypoint"))
+    except InputError:
+        return None
+    if read is None or not entry:
+        return None
+    for volume in as_list(svc.get("volumes")):
+        if isinstance(volume, str):
+            host, _, rest = volume.partition(":")
+            target = rest.split(":", 1)[0]
+        else:
+            host, target = str(as_mapping(volume).get("source", "")), str(as_mapping(volume).get("target", ""))
+        if target and target == entry[0] and host.startswith("."):
+            return read(host)
+    return None
 
 
 def _build_dockerfile(svc: Mapping[str, Any], read: FileReader | None) -> str | None:
@@ -159,7 +183,13 @@ def _compose_env(svc: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _compose_service(
-    doc: Mapping[str, Any], name: str, svc: Mapping[str, Any], source: str, missing: list[str], built: str | None
+    doc: Mapping[str, Any],
+    name: str,
+    svc: Mapping[str, Any],
+    source: str,
+    missing: list[str],
+    built: str | None,
+    script: str | None = None,
 ) -> list[Found]:
     image = str(svc.get("image", ""))
     try:
@@ -182,6 +212,9 @@ def _compose_service(
             hits = [with_image_cmd(h, image) for h in hits] if command is None else hits
         else:
             hits = find_in_words(words, env, tuple(missing), None)
+    if not hits and script is not None:  # the entrypoint is a script mounted from beside the file: run it, "$@" = words
+        ran = find_in_script(script, env, words)
+        hits = [replace(h, unresolved=(*h.unresolved, *missing)) for h in ran if isinstance(h, Hit)]
     count = _compose_gpus(svc)
     out = []
     for hit in hits:
