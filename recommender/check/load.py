@@ -555,11 +555,14 @@ def _read_rendered(chart: Path, rendered: list[helm_charts.Rendered], out: Loade
     """The servers in a chart's rendered templates, each named by chart, template and values file."""
     before = len(out.found)
     with_values = f" -f {values}" if values else ""
-    maps = _rendered_config_maps(rendered)  # one release: a template's pod mounts another template's ConfigMap
+    # one release: a template's pod mounts another template's ConfigMap, an InferenceService runs on another
+    # template's ServingRuntime
+    shared = _rendered_shared(rendered)
     for r in rendered:
         label = f"{chart}{with_values} [helm template: {r.template}]"
+        others = [d for template, d in shared if template != r.template]
         try:
-            out.found += read_text(r.text, label, ".yaml", problems=out.problems, shared=maps)
+            out.found += read_text(r.text, label, ".yaml", problems=out.problems, shared=others)
         except NotADeployment:
             continue
         except InputError as exc:
@@ -568,17 +571,19 @@ def _read_rendered(chart: Path, rendered: list[helm_charts.Rendered], out: Loade
         out.notes.append(f"skipped {chart}{with_values}: no vLLM server in what its templates render")
 
 
-def _rendered_config_maps(rendered: list[helm_charts.Rendered]) -> list[dict[str, Any]]:
-    """The ConfigMaps a chart renders, from all its templates (malformed output is reported where it is read)."""
-    out: list[dict[str, Any]] = []
+def _rendered_shared(rendered: list[helm_charts.Rendered]) -> list[tuple[str, dict[str, Any]]]:
+    """The ConfigMaps and KServe objects a chart renders, with the template of each (malformed output is reported
+    where it is read)."""
+    kinds = ("ConfigMap", *_KSERVE_KINDS)
+    out: list[tuple[str, dict[str, Any]]] = []
     for r in rendered:
-        if "ConfigMap" not in r.text:
+        if not any(k in r.text for k in kinds):
             continue
         try:
             docs = _yaml_docs(r.text, r.template, [])
         except InputError:
             continue
-        out += [d for d in docs if isinstance(d, dict) and d.get("kind") == "ConfigMap"]
+        out += [(r.template, d) for d in docs if isinstance(d, dict) and d.get("kind") in kinds]
     return out
 
 
