@@ -282,6 +282,7 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
     return EngineFlags(
         tensor_parallel_size=r.get("tp") or 1,
         pipeline_parallel_size=r.get("pp") or 1,
+        data_parallel_size=r.get("dp") or 1,
         quantization="fp8" if quant == "fp8" else None,
         dtype=r["dtype"] if r.get("dtype") in ("bfloat16", "float16", "float32") else "auto",
         kv_cache_dtype="fp8" if kv_dtype in KV_FP8 else "auto",
