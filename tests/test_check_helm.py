@@ -353,3 +353,11 @@ def test_a_release_s_inference_service_runs_on_the_serving_runtime_of_another_te
     [server] = servers
     read = server["read"]
     assert (read["model"], read["max_model_len"], read["gpu_memory_utilization"]) == ("Qwen/Qwen3-8B", 8192, 0.9)  # type: ignore[index]
+
+
+def test_chart_roots_are_outermost_whatever_the_names_sort_as(tmp_path: Path) -> None:
+    """A subchart folder whose name sorts before Chart.yaml (`Addons/`) is still rendered by its parent only."""
+    for folder in (tmp_path / "app", tmp_path / "app" / "Addons"):
+        (folder / "templates").mkdir(parents=True)
+        (folder / "Chart.yaml").write_text(CHART_YAML)
+    assert helm_charts.chart_roots(tmp_path) == [tmp_path / "app"]

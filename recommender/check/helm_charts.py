@@ -97,7 +97,7 @@ def local_chart(origin: Path, relative: str, levels: int = 8) -> Path | None:
 def chart_roots(folder: Path) -> list[Path]:
     """The charts under a folder, outermost only (a subchart under charts/ is rendered by its parent)."""
     roots: list[Path] = []
-    for chart_yaml in sorted(folder.rglob("Chart.yaml")):
+    for chart_yaml in sorted(folder.rglob("Chart.yaml"), key=lambda p: (len(p.parts), p)):  # parents first
         root = chart_yaml.parent
         if is_chart(root) and not any(root.is_relative_to(r) for r in roots):
             roots.append(root)
