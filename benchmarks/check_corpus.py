@@ -36,7 +36,7 @@ def reading(rel: str, files: Path = CORPUS) -> tuple[list[dict[str, Any]], str |
     """(servers as read, GPU key resolved for the first server, JSON results of `check FILE`)."""
     from click.testing import CliRunner
 
-    from recommender.check.load import load_inputs
+    from recommender.check.inputs import load_inputs
     from recommender.check.run import config_beside, engine_summary, unresolved_names
     from recommender.cli import cli
     from recommender.cli.check_cmd import _gpu_for, _read_config

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recommender.check.load import load_inputs, read_text
+from recommender.check.inputs import load_inputs
+from recommender.check.load import read_text
 from recommender.check.run import engine_summary
 from recommender.serve_args import parse_serve_argv
 

@@ -14,7 +14,8 @@ from recommender.check import jobs, shell
 from recommender.check.commands import read_command
 from recommender.check.docker import docker_run
 from recommender.check.dockerfile import read_dockerfile
-from recommender.check.load import load_inputs, read_text
+from recommender.check.inputs import load_inputs
+from recommender.check.load import read_text
 from recommender.check.shell_conditions import arithmetic, evaluate_test
 from recommender.errors import InputError
 from recommender.serve_args import parse_serve_argv

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from recommender.check.images import is_vllm_image
-from recommender.check.load import load_inputs, read_text
+from recommender.check.inputs import load_inputs
+from recommender.check.load import read_text
 
 
 def test_an_image_named_for_a_proxy_or_gateway_in_front_of_vllm_is_not_a_vllm_server() -> None:

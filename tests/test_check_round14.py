@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recommender.check.load import load_inputs
+from recommender.check.inputs import load_inputs
 
 ENTRYPOINT = '#!/usr/bin/env sh\nset -e\ncommand -v python >/dev/null 2>&1 || ln -sf "$(command -v python3)" /usr/local/bin/python\nexec "$@"\n'
 COMPOSE = """services:

@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 
 from recommender.check import shell
-from recommender.check.load import load_inputs, read_text
+from recommender.check.inputs import load_inputs
+from recommender.check.load import read_text
 from recommender.serve_args import parse_serve_argv
 
 from .conftest import invoke

@@ -1,23 +1,19 @@
-"""Read `check` inputs (files, directories, stdin, a command) into Found records (I/O edge).
+"""One input's text read into Found records, whatever its kind: Kubernetes objects, Helm values, GitOps releases,
+compose files, systemd units, Dockerfiles, scripts, README blocks, plans, a `vllm serve` command.
 
-An input that cannot be read (not UTF-8, malformed YAML, a kind nothing runs vLLM in, a structural error) becomes
-a problem naming the file and the reason; the run goes on with the other inputs.
+A document that cannot be read raises InputError naming the source; what walks files and folders is check/inputs.py.
 """
 
 from __future__ import annotations
 
 import re
-import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from recommender.check import (
     commands,
     compose_files,
     gitops,
-    helm_charts,
     helm_values,
     jobs,
     kserve_runtimes,
@@ -31,14 +27,14 @@ from recommender.check.found import Found
 from recommender.check.images import is_vllm_image
 from recommender.check.markdown import read_markdown
 from recommender.errors import InputError
-from recommender.safe_load import UntrustedDocumentError, load_yaml_all, path_kind
+from recommender.safe_load import UntrustedDocumentError, load_yaml_all
 
 SUFFIXES = {".yaml", ".yml", ".json", ".service", ".sh", ".bash", ".zsh", ".txt", ".cmd", ".md", ".slurm", ".sbatch"}
 MAX_BYTES = 8 << 20  # a deployment file larger than 8 MiB is refused, not parsed
 MAX_DEPTH = 64  # deeper than any manifest (a Kubernetes object nests ~15 levels)
 _SYSTEMD = re.compile(r"^\[Service\]\s*$", re.M)
 _EXEC_START = re.compile(r"^ExecStart=", re.M)
-_DOCKERFILE_NAME = re.compile(r"(^|[./_-])(dockerfile|containerfile)([./_-]|$)", re.I)
+DOCKERFILE_NAME = re.compile(r"(^|[./_-])(dockerfile|containerfile)([./_-]|$)", re.I)
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".txt", ".cmd", ".slurm", ".sbatch", ".job")
 # Go template actions of a Helm chart's templates/ (KServe's `{{.Name}}` inside a value is not one)
 _HELM_TEMPLATE = re.compile(
@@ -47,27 +43,22 @@ _HELM_TEMPLATE = re.compile(
 # a YAML line that is only a comment (blanked before looking for template actions, keeping the line count)
 _YAML_COMMENT_LINE = re.compile(r"(?m)^[ \t]*#.*$")
 # vLLM's server named in a text: `vllm serve`, "vllm", "serve" (a Python list), its entrypoint modules
-_MENTIONS_VLLM = re.compile(r"""\bvllm\b["',\s]+serve\b|vllm\.entrypoints\.""")
+MENTIONS_VLLM = re.compile(r"""\bvllm\b["',\s]+serve\b|vllm\.entrypoints\.""")
 # a line that is only a `{name}` placeholder (Python str.format / SkyPilot-style templates filled by a program)
 _FORMAT_PLACEHOLDER_LINE = re.compile(r"^\s*\{[A-Za-z_][A-Za-z0-9_]*\}\s*$", re.M)
 _TEMPLATE_SUFFIXES = (".tpl", ".tmpl", ".j2", ".jinja", ".jinja2")
 _SCRIPT_START = re.compile(r"^(vllm|exec|#!|python|docker|podman|CUDA_VISIBLE|export|srun|sudo|nohup|uv )")
 
 
+# renders a GitOps release whose chart is in the repository at hand (check/inputs.py): its servers, or None
+ReleaseRenderer = Callable[[gitops.HelmRelease, str], "list[Found] | None"]
+
+
 class NotADeployment(InputError):
     """A file of some other kind (a CI workflow, a hook list): skipped in a directory, an error when named."""
 
 
-@dataclass
-class Loaded:
-    """Servers found, inputs that could not be read (with why), and notes about skipped files."""
-
-    found: list[Found] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-def _yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
+def yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
     """Every document of a (multi-document) YAML file; a malformed one is a problem, the others are still read.
     Parsing is bounded (recommender/safe_load.py): nesting, and alias bombs that expand to millions of values."""
     docs: list[Any] = []
@@ -87,22 +78,6 @@ def _yaml_docs(text: str, source: str, problems: list[str]) -> list[Any]:
     return docs
 
 
-def read_dotenv(path: Path) -> dict[str, str]:
-    """A compose `.env` file: KEY=VALUE lines, `#` comments, optional quotes; `${OTHER}` in an unquoted or
-    double-quoted value is interpolated from the lines above, as Compose does (single quotes keep it literal)."""
-    from recommender.check.compose_files import compose_interpolate
-
-    env: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        m = re.match(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$", line)
-        if m and not line.lstrip().startswith("#"):
-            value = m.group(2)
-            quote = value[0] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else ""
-            value = value[1:-1] if quote else value
-            env[m.group(1)] = value if quote == "'" else str(compose_interpolate(value, env, []))
-    return env
-
-
 def _read_yaml_block(text: str, source: str) -> list[Found]:
     """A YAML text inside another file (a README block, a here-document fed to kubectl)."""
     return read_text(text, source, ".yaml")
@@ -114,7 +89,7 @@ def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
     name = source.replace("\\", "/").rsplit("/", 1)[-1]
     if suffix == ".py":
         raise NotADeployment(
-            f"{source}: {_python_kind(text)}: not read (check reads command lines, manifests, compose "
+            f"{source}: {python_kind(text)}: not read (check reads command lines, manifests, compose "
             "files, units and scripts; check the server's command: check -- vllm serve ...)"
         )
     if suffix in _TEMPLATE_SUFFIXES or (suffix in (".yaml", ".yml") and _FORMAT_PLACEHOLDER_LINE.search(text)):
@@ -126,7 +101,7 @@ def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
         return systemd_units.read_systemd(text, source)
     if suffix in (".md", ".markdown"):
         return read_markdown(text, source, _read_yaml_block)
-    if _DOCKERFILE_NAME.search(name) or (suffix in ("", ".txt") and looks_like_dockerfile(text)):
+    if DOCKERFILE_NAME.search(name) or (suffix in ("", ".txt") and looks_like_dockerfile(text)):
         return read_dockerfile(text, source)
     if suffix in _SCRIPT_SUFFIXES or (suffix == "" and (_SCRIPT_START.match(text.lstrip()) or jobs.is_sbatch(text))):
         if jobs.is_sbatch(text):
@@ -135,12 +110,12 @@ def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
     return None
 
 
-def _python_kind(text: str) -> str:
+def python_kind(text: str) -> str:
     """What a Python file is, for the message that says it is not read."""
     kind = "a Modal app" if re.search(r"^\s*import modal\b|^\s*from modal\b", text, re.M) else "a Python program"
     if re.search(r"\bfrom ray import serve\b|\bray\.serve\b", text):
         kind = "a Ray Serve application"
-    return f"{kind} that starts vLLM's server" if _MENTIONS_VLLM.search(text) else kind
+    return f"{kind} that starts vLLM's server" if MENTIONS_VLLM.search(text) else kind
 
 
 def read_text(
@@ -150,12 +125,12 @@ def read_text(
     dotenv: dict[str, str] | None = None,
     problems: list[str] | None = None,
     beside: compose_files.FileReader | None = None,
-    origin: Path | None = None,
+    render_release: ReleaseRenderer | None = None,
     shared: Sequence[dict[str, Any]] = (),
 ) -> list[Found]:
     """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
     added to `problems` while the others are read; `beside` reads the files a compose service builds from;
-    `origin`, the file's folder, finds the charts a GitOps release names by path; `shared`, KServe objects of the
+    `render_release` renders a GitOps release whose chart is at hand (None: not rendered); `shared`, KServe objects of the
     other files of a checked folder)."""
     not_yaml = _read_not_yaml(text, source, suffix)
     if not_yaml is not None:
@@ -169,7 +144,7 @@ def read_text(
             f"{source}: a Helm template ({template.group(0)}... at line {line}), not a manifest: render it first "
             "(helm template RELEASE CHART -f VALUES | vllm-plan check -)"
         )
-    docs = _yaml_docs(text, source, problems if problems is not None else [])
+    docs = yaml_docs(text, source, problems if problems is not None else [])
     if len(docs) == 1 and isinstance(docs[0], str):
         return commands.read_command(docs[0], source, read_manifest=_read_yaml_block)
     found: list[Found] = []
@@ -178,7 +153,7 @@ def read_text(
         if not isinstance(doc, dict):
             raise NotADeployment(f"{source}: document {index} is not a mapping (Kubernetes object, values or compose)")
         if gitops.is_gitops_release(doc):
-            found += _read_releases(doc, source, index, origin)
+            found += _read_releases(doc, source, index, render_release)
         elif "kind" in doc and "apiVersion" in doc and doc.get("kind") != "Plan":
             if not isinstance(doc.get("metadata", {}), dict) or not isinstance(doc.get("spec", {}), (dict, type(None))):
                 raise InputError(f"{source}: document {index} ({doc.get('kind')}): metadata and spec must be mappings")
@@ -201,7 +176,7 @@ def _nothing_read(k8s: list[dict[str, Any]], shared: Sequence[dict[str, Any]], s
     if templates:
         names = ", ".join(f"{d.get('kind')}/{kserve_runtimes.name_of(d)}" for d in templates)
         raise NotADeployment(f"{source}: {names}: read with the InferenceService of another file that runs on it")
-    unread = [d for d in k8s if _MENTIONS_VLLM.search(str(d))] if not apps else []
+    unread = [d for d in k8s if MENTIONS_VLLM.search(str(d))] if not apps else []
     if unread:
         kinds = ", ".join(f"{d.get('kind')} ({d.get('apiVersion')})" for d in unread)
         raise NotADeployment(
@@ -215,14 +190,14 @@ def _nothing_read(k8s: list[dict[str, Any]], shared: Sequence[dict[str, Any]], s
         )
 
 
-def _read_releases(doc: dict[str, Any], source: str, index: int, origin: Path | None) -> list[Found]:
+def _read_releases(doc: dict[str, Any], source: str, index: int, render_release: ReleaseRenderer | None) -> list[Found]:
     """The servers of the Helm releases an Argo CD Application/ApplicationSet or Flux HelmRelease declares: its
     chart rendered by helm when the chart is in the repository (Argo CD's `path`), else from its inline values; a
     release of a vLLM chart whose values or templates are not at hand is not evaluated."""
     found: list[Found] = []
     for release in gitops.helm_releases(doc):
         label = f"{source} [{release.where}]"
-        rendered = _render_release(release, label, origin)
+        rendered = render_release(release, label) if render_release else None
         if rendered is not None:
             found += rendered
             continue
@@ -245,23 +220,6 @@ def _read_releases(doc: dict[str, Any], source: str, index: int, origin: Path | 
             )
         found += got
     return found
-
-
-def _render_release(release: gitops.HelmRelease, label: str, origin: Path | None) -> list[Found] | None:
-    """The release rendered by helm, when its chart is a folder of the repository at hand; None otherwise."""
-    helm = helm_charts.find_helm()
-    chart = helm_charts.local_chart(origin, release.chart_path) if origin and release.chart_path else None
-    if chart is None or helm is None:
-        return None
-    files = [(chart / f).resolve() for f in release.values_elsewhere]
-    missing = [str(f) for f, p in zip(release.values_elsewhere, files, strict=True) if not p.is_file()]
-    if missing:
-        raise InputError(f"{label}: value file(s) {', '.join(missing)} not found in chart {chart}")
-    out = Loaded()
-    _read_rendered(chart, helm_charts.render(chart, files, helm, release.values), out, label)
-    if out.problems:
-        raise InputError(out.problems[0])
-    return out.found
 
 
 def _read_mapping(
@@ -374,260 +332,3 @@ def _values_walk(node: Any, images: list[str], models: list[str], depth: int) ->
         models.append(str(model.get("name") or model.get("id")))
     for value in node.values():
         _values_walk(value, images, models, depth + 1)
-
-
-def _read_file(path: Path, label: str) -> str:
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            raise InputError(f"{label}: larger than {MAX_BYTES >> 20} MiB, not a deployment file")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {label}: {exc.strerror}") from exc
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{label}: not UTF-8 text (byte {exc.start})") from None
-
-
-def load_file(path: Path, label: str, problems: list[str], shared: Sequence[dict[str, Any]] = ()) -> list[Found]:
-    """One file's servers (a `.env` beside a compose file is read for its interpolation; `shared`: KServe objects
-    of the other files of the folder being checked)."""
-    text = _read_file(path, label)
-    dotenv_path = path.parent / ".env"
-    dotenv = read_dotenv(dotenv_path) if dotenv_path.is_file() else None
-    return read_text(text, label, path.suffix, dotenv, problems, _reader_beside(path), path.parent, shared)
-
-
-_KSERVE_KINDS = ("InferenceService", "ServingRuntime", "ClusterServingRuntime")
-
-
-def kserve_objects(files: Sequence[Path]) -> dict[Path, list[dict[str, Any]]]:
-    """The KServe InferenceServices and (Cluster)ServingRuntimes of each YAML file of a folder, so that one whose
-    runtime is in another file is combined with it as KServe does (unreadable files give none: read later)."""
-    out: dict[Path, list[dict[str, Any]]] = {}
-    for f in files:
-        if f.suffix not in (".yaml", ".yml", ".json") or f.stat().st_size > MAX_BYTES:
-            continue
-        text = f.read_text(encoding="utf-8", errors="replace")
-        if not any(k in text for k in _KSERVE_KINDS):
-            continue
-        try:
-            docs = _yaml_docs(text, str(f), [])
-        except InputError:
-            continue
-        got = [
-            d
-            for d in docs
-            if isinstance(d, dict)
-            and d.get("kind") in _KSERVE_KINDS
-            and str(d.get("apiVersion", "")).startswith("serving.kserve.io/")
-        ]
-        if got:
-            out[f] = got
-    return out
-
-
-def _reader_beside(path: Path) -> compose_files.FileReader:
-    """Reads a file under the folder of `path` (a compose service's Dockerfile), by a path relative to it; None for
-    a file outside that folder, missing, too large or not UTF-8 (the reading then goes on without it)."""
-    root = path.parent.resolve()
-
-    def read(relative: str) -> str | None:
-        try:
-            target = (root / relative).resolve()
-            if not target.is_relative_to(root) or not target.is_file() or target.stat().st_size > MAX_BYTES:
-                return None
-            return target.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError, ValueError):
-            return None
-
-    return read
-
-
-def _nothing_found(path: Path) -> str:
-    text = path.read_text(encoding="utf-8", errors="replace")
-    if _MENTIONS_VLLM.search(text):
-        return (
-            "no vLLM server found: vLLM's server is named only where nothing runs it (a comment, a grep or pkill "
-            "pattern, a message, a program the file starts but does not contain)"
-        )
-    return "no vLLM server found (no container or command runs `vllm serve`)"
-
-
-def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loaded:
-    """All servers found; what could not be read is a problem for that input only."""
-    if not inputs:
-        raise InputError("give at least one input: a vllm serve command, a file, a directory, or - for stdin")
-    out = Loaded()
-    for item in inputs:
-        path = Path(item)
-        try:
-            if item == "-":
-                text = stdin_text if stdin_text is not None else sys.stdin.read()
-                got = read_text(text, "<stdin>", problems=out.problems)
-                if not got:
-                    out.problems.append("<stdin>: no vLLM server found")
-                out.found += got
-            elif path_kind(path) == "dir":  # "missing" too for a command longer than a file name can be
-                _load_dir(path, out)
-            elif path_kind(path) == "file" and helm_charts.chart_of(path) and helm_charts.find_helm():
-                _load_chart_file(path, out)
-            elif path_kind(path) == "file":
-                got = load_file(path, item, out.problems)
-                if not got:
-                    out.problems.append(f"{item}: {_nothing_found(path)}")
-                out.found += got
-            elif re.search(r"\bvllm\b.*\bserve\b|vllm\.entrypoints|^serve\s", item):
-                got = commands.read_command(item if not item.startswith("serve ") else "vllm " + item, "<argument>")
-                if not got:
-                    out.problems.append("<argument>: the command does not run `vllm serve`")
-                out.found += got
-            else:
-                out.problems.append(_unread(item, path))
-        except InputError as exc:
-            out.problems.append(_naming(item, exc))
-    return out
-
-
-def _naming(where: str, exc: InputError) -> str:
-    """The problem as one line that names the input it is in (a reader's message may name only the field)."""
-    text = str(exc)
-    return text if where in text or (where == "-" and text.startswith("<stdin>")) else f"{where}: {text}"
-
-
-def _unread(item: str, path: Path) -> str:
-    """Why an argument that is neither a file, a folder nor a command was not read."""
-    if path_kind(path) == "other":
-        return f"{item}: not a regular file (a device, FIFO or socket): not read"
-    try:
-        link = path.is_symlink()
-    except (OSError, ValueError):  # a name too long to look up, a NUL byte
-        link = False
-    if link:
-        return f"{item}: a symbolic link to nothing (or a loop of links): not read"
-    return f"{item}: no such file or directory (and not a `vllm serve ...` command)"
-
-
-def load_chart(chart: Path, values: tuple[str, ...]) -> Loaded:
-    """`check --chart CHART [VALUES...]`: the chart rendered by helm with each values file (one release each), or
-    with its own values.yaml alone."""
-    out = Loaded()
-    helm = helm_charts.find_helm()
-    if not helm_charts.is_chart(chart):
-        raise InputError(f"--chart {chart}: not a Helm chart folder (no Chart.yaml and templates/ in it)")
-    if helm is None:
-        raise InputError(f"--chart {chart}: {_NO_HELM}")
-    for item in values or ("",):
-        try:
-            if item and path_kind(Path(item)) != "file":
-                raise InputError(f"{item}: no such values file")
-            before = len(out.found)
-            _read_rendered(chart, helm_charts.render(chart, [Path(item)] if item else [], helm), out, item)
-            if len(out.found) == before:
-                out.problems.append(f"{item or chart}: no vLLM server in what chart {chart} renders with it")
-        except InputError as exc:
-            out.problems.append(str(exc))
-    return out
-
-
-_NO_HELM = "rendering a chart needs helm: install it (or pip install 'vllm-plan[helm]' on Linux x86-64)"
-
-
-def _load_chart_file(path: Path, out: Loaded) -> None:
-    """A chart's own values.yaml (the chart rendered with it), a values file kept in its folder (the chart rendered
-    with that one too), or one of its templates (that template's output with the chart's own values)."""
-    chart = helm_charts.chart_of(path)
-    helm = helm_charts.find_helm()
-    assert chart is not None and helm is not None
-    template = path.relative_to(chart).parts[0] == "templates"
-    overlay = not template and path != chart / "values.yaml"
-    rendered = helm_charts.render(chart, [path] if overlay else [], helm)
-    if template:
-        inside = path.relative_to(chart).as_posix()
-        rendered = [r for r in rendered if r.template.split("/", 1)[-1] == inside]
-    before = len(out.found)
-    _read_rendered(chart, rendered, out, str(path) if overlay else "")
-    if len(out.found) == before:
-        out.problems.append(f"{path}: no vLLM server in what chart {chart} renders (helm template)")
-
-
-def _read_rendered(chart: Path, rendered: list[helm_charts.Rendered], out: Loaded, values: str) -> None:
-    """The servers in a chart's rendered templates, each named by chart, template and values file."""
-    before = len(out.found)
-    with_values = f" -f {values}" if values else ""
-    # one release: a template's pod mounts another template's ConfigMap, an InferenceService runs on another
-    # template's ServingRuntime
-    shared = _rendered_shared(rendered)
-    for r in rendered:
-        label = f"{chart}{with_values} [helm template: {r.template}]"
-        others = [d for template, d in shared if template != r.template]
-        try:
-            out.found += read_text(r.text, label, ".yaml", problems=out.problems, shared=others)
-        except NotADeployment:
-            continue
-        except InputError as exc:
-            out.problems.append(_naming(label, exc))
-    if len(out.found) == before:
-        out.notes.append(f"skipped {chart}{with_values}: no vLLM server in what its templates render")
-
-
-def _rendered_shared(rendered: list[helm_charts.Rendered]) -> list[tuple[str, dict[str, Any]]]:
-    """The ConfigMaps and KServe objects a chart renders, with the template of each (malformed output is reported
-    where it is read)."""
-    kinds = ("ConfigMap", *_KSERVE_KINDS)
-    out: list[tuple[str, dict[str, Any]]] = []
-    for r in rendered:
-        if not any(k in r.text for k in kinds):
-            continue
-        try:
-            docs = _yaml_docs(r.text, r.template, [])
-        except InputError:
-            continue
-        out += [(r.template, d) for d in docs if isinstance(d, dict) and d.get("kind") in kinds]
-    return out
-
-
-def _load_dir(path: Path, out: Loaded) -> None:
-    helm = helm_charts.find_helm()
-    charts = helm_charts.chart_roots(path)
-    files = sorted(
-        p
-        for p in path.rglob("*")
-        if p.is_file()
-        and (p.suffix in SUFFIXES or _DOCKERFILE_NAME.search(p.name))
-        and not (helm and any(p.is_relative_to(c) for c in charts))
-    )
-    notes, before = len(out.notes), len(out.found)
-    for chart in charts if helm else ():  # each chart with its own values, then each values file in its folder
-        for values in [None, *helm_charts.overlays(chart)]:
-            assert helm is not None
-            try:
-                rendered = helm_charts.render(chart, [values] if values else [], helm)
-                _read_rendered(chart, rendered, out, str(values or ""))
-            except InputError as exc:
-                out.problems.append(str(exc))
-    out.notes += [f"skipped {chart}: a Helm chart, not read: {_NO_HELM}" for chart in (charts if not helm else ())]
-    for f in sorted(path.rglob("*.py")):  # a Python program that starts vLLM is named as not read, not skipped silently
-        text = f.read_text(encoding="utf-8", errors="replace") if f.is_file() and f.stat().st_size <= MAX_BYTES else ""
-        if _MENTIONS_VLLM.search(text):
-            out.notes.append(f"skipped {f}: {_python_kind(text)}: not read")
-    kserve = kserve_objects(files)
-    for f in files:
-        shared = [d for other, docs in kserve.items() if other != f for d in docs]
-        try:
-            got = load_file(f, str(f), out.problems, shared)
-        except InputError as exc:
-            if f.suffix in (".yaml", ".yml", ".json", ".service") and not isinstance(exc, NotADeployment):
-                out.problems.append(_naming(str(f), exc))
-            else:
-                out.notes.append(f"skipped {f}: {exc}")
-            continue
-        if got:
-            out.found += got
-        else:
-            out.notes.append(f"skipped {f}: no vLLM server in it")
-    if len(out.found) == before:
-        unread = [n.removeprefix("skipped ") for n in out.notes[notes:] if "not read" in n][:3]
-        more = f" ({'; '.join(unread)})" if unread else ""
-        charts_too = f" and {len(charts)} chart(s)" if charts and helm else ""
-        out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s){charts_too}{more}")

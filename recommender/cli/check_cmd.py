@@ -14,7 +14,7 @@ from recommender.catalog import load_flag_table, load_gpus, load_node_gpu_tables
 from recommender.check.cluster import GpuNode
 from recommender.check.evaluate import slo_for, version_for
 from recommender.check.found import Found
-from recommender.check.load import load_chart, load_inputs
+from recommender.check.inputs import load_chart, load_inputs
 from recommender.check.run import (
     FAIL,
     NOT_EVALUATED,

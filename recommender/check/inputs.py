@@ -1,0 +1,321 @@
+"""What `check` was given, read into Found records (I/O edge): files, folders, stdin, a command, a chart.
+
+An input that cannot be read (not UTF-8, malformed YAML, a kind nothing runs vLLM in, a structural error) becomes
+a problem naming the file and the reason; the run goes on with the other inputs. A folder is walked (its charts
+rendered by helm, KServe objects shared between its files); each file's text is read by check/load.py.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from recommender.check import commands, compose_files, gitops, helm_charts, kserve_runtimes
+from recommender.check.found import Found
+from recommender.check.load import (
+    DOCKERFILE_NAME,
+    MAX_BYTES,
+    MENTIONS_VLLM,
+    SUFFIXES,
+    NotADeployment,
+    python_kind,
+    read_text,
+    yaml_docs,
+)
+from recommender.errors import InputError
+from recommender.safe_load import path_kind
+
+
+@dataclass
+class Loaded:
+    """Servers found, inputs that could not be read (with why), and notes about skipped files."""
+
+    found: list[Found] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """A compose `.env` file: KEY=VALUE lines, `#` comments, optional quotes; `${OTHER}` in an unquoted or
+    double-quoted value is interpolated from the lines above, as Compose does (single quotes keep it literal)."""
+    from recommender.check.compose_files import compose_interpolate
+
+    env: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        m = re.match(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$", line)
+        if m and not line.lstrip().startswith("#"):
+            value = m.group(2)
+            quote = value[0] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else ""
+            value = value[1:-1] if quote else value
+            env[m.group(1)] = value if quote == "'" else str(compose_interpolate(value, env, []))
+    return env
+
+
+def _read_file(path: Path, label: str) -> str:
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise InputError(f"{label}: larger than {MAX_BYTES >> 20} MiB, not a deployment file")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {label}: {exc.strerror}") from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{label}: not UTF-8 text (byte {exc.start})") from None
+
+
+def load_file(path: Path, label: str, problems: list[str], shared: Sequence[dict[str, Any]] = ()) -> list[Found]:
+    """One file's servers (a `.env` beside a compose file is read for its interpolation; `shared`: KServe objects
+    of the other files of the folder being checked)."""
+    text = _read_file(path, label)
+    dotenv_path = path.parent / ".env"
+    dotenv = read_dotenv(dotenv_path) if dotenv_path.is_file() else None
+    render = partial(_render_release, origin=path.parent)
+    return read_text(text, label, path.suffix, dotenv, problems, _reader_beside(path), render, shared)
+
+
+_KSERVE_KINDS = ("InferenceService", *kserve_runtimes.RUNTIME_KINDS)
+
+
+def kserve_objects(files: Sequence[Path]) -> dict[Path, list[dict[str, Any]]]:
+    """The KServe InferenceServices and (Cluster)ServingRuntimes of each YAML file of a folder, so that one whose
+    runtime is in another file is combined with it as KServe does (unreadable files give none: read later)."""
+    out: dict[Path, list[dict[str, Any]]] = {}
+    for f in files:
+        if f.suffix not in (".yaml", ".yml", ".json") or f.stat().st_size > MAX_BYTES:
+            continue
+        docs = _objects_of_kinds(f.read_text(encoding="utf-8", errors="replace"), str(f), _KSERVE_KINDS)
+        got = [d for d in docs if str(d.get("apiVersion", "")).startswith("serving.kserve.io/")]
+        if got:
+            out[f] = got
+    return out
+
+
+def _objects_of_kinds(text: str, source: str, kinds: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The objects of those kinds in a YAML text, for sharing with the other texts read beside it (a malformed text
+    gives none here: it is reported where it is read)."""
+    if not any(k in text for k in kinds):
+        return []
+    try:
+        docs = yaml_docs(text, source, [])
+    except InputError:
+        return []
+    return [d for d in docs if isinstance(d, dict) and d.get("kind") in kinds]
+
+
+def _reader_beside(path: Path) -> compose_files.FileReader:
+    """Reads a file under the folder of `path` (a compose service's Dockerfile), by a path relative to it; None for
+    a file outside that folder, missing, too large or not UTF-8 (the reading then goes on without it)."""
+    root = path.parent.resolve()
+
+    def read(relative: str) -> str | None:
+        try:
+            target = (root / relative).resolve()
+            if not target.is_relative_to(root) or not target.is_file() or target.stat().st_size > MAX_BYTES:
+                return None
+            return target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+
+    return read
+
+
+def _nothing_found(path: Path) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if MENTIONS_VLLM.search(text):
+        return (
+            "no vLLM server found: vLLM's server is named only where nothing runs it (a comment, a grep or pkill "
+            "pattern, a message, a program the file starts but does not contain)"
+        )
+    return "no vLLM server found (no container or command runs `vllm serve`)"
+
+
+def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loaded:
+    """All servers found; what could not be read is a problem for that input only."""
+    if not inputs:
+        raise InputError("give at least one input: a vllm serve command, a file, a directory, or - for stdin")
+    out = Loaded()
+    for item in inputs:
+        path = Path(item)
+        try:
+            if item == "-":
+                text = stdin_text if stdin_text is not None else sys.stdin.read()
+                got = read_text(text, "<stdin>", problems=out.problems)
+                if not got:
+                    out.problems.append("<stdin>: no vLLM server found")
+                out.found += got
+            elif path_kind(path) == "dir":  # "missing" too for a command longer than a file name can be
+                _load_dir(path, out)
+            elif path_kind(path) == "file" and helm_charts.chart_of(path) and helm_charts.find_helm():
+                _load_chart_file(path, out)
+            elif path_kind(path) == "file":
+                got = load_file(path, item, out.problems)
+                if not got:
+                    out.problems.append(f"{item}: {_nothing_found(path)}")
+                out.found += got
+            elif re.search(r"\bvllm\b.*\bserve\b|vllm\.entrypoints|^serve\s", item):
+                got = commands.read_command(item if not item.startswith("serve ") else "vllm " + item, "<argument>")
+                if not got:
+                    out.problems.append("<argument>: the command does not run `vllm serve`")
+                out.found += got
+            else:
+                out.problems.append(_unread(item, path))
+        except InputError as exc:
+            out.problems.append(_naming(item, exc))
+    return out
+
+
+def _naming(where: str, exc: InputError) -> str:
+    """The problem as one line that names the input it is in (a reader's message may name only the field)."""
+    text = str(exc)
+    return text if where in text or (where == "-" and text.startswith("<stdin>")) else f"{where}: {text}"
+
+
+def _unread(item: str, path: Path) -> str:
+    """Why an argument that is neither a file, a folder nor a command was not read."""
+    if path_kind(path) == "other":
+        return f"{item}: not a regular file (a device, FIFO or socket): not read"
+    try:
+        link = path.is_symlink()
+    except (OSError, ValueError):  # a name too long to look up, a NUL byte
+        link = False
+    if link:
+        return f"{item}: a symbolic link to nothing (or a loop of links): not read"
+    return f"{item}: no such file or directory (and not a `vllm serve ...` command)"
+
+
+def load_chart(chart: Path, values: tuple[str, ...]) -> Loaded:
+    """`check --chart CHART [VALUES...]`: the chart rendered by helm with each values file (one release each), or
+    with its own values.yaml alone."""
+    out = Loaded()
+    helm = helm_charts.find_helm()
+    if not helm_charts.is_chart(chart):
+        raise InputError(f"--chart {chart}: not a Helm chart folder (no Chart.yaml and templates/ in it)")
+    if helm is None:
+        raise InputError(f"--chart {chart}: {_NO_HELM}")
+    for item in values or ("",):
+        try:
+            if item and path_kind(Path(item)) != "file":
+                raise InputError(f"{item}: no such values file")
+            before = len(out.found)
+            _read_rendered(chart, helm_charts.render(chart, [Path(item)] if item else [], helm), out, item)
+            if len(out.found) == before:
+                out.problems.append(f"{item or chart}: no vLLM server in what chart {chart} renders with it")
+        except InputError as exc:
+            out.problems.append(str(exc))
+    return out
+
+
+_NO_HELM = "rendering a chart needs helm: install it (or pip install 'vllm-plan[helm]' on Linux x86-64)"
+
+
+def _load_chart_file(path: Path, out: Loaded) -> None:
+    """A chart's own values.yaml (the chart rendered with it), a values file kept in its folder (the chart rendered
+    with that one too), or one of its templates (that template's output with the chart's own values)."""
+    chart = helm_charts.chart_of(path)
+    helm = helm_charts.find_helm()
+    assert chart is not None and helm is not None
+    template = path.relative_to(chart).parts[0] == "templates"
+    overlay = not template and path != chart / "values.yaml"
+    rendered = helm_charts.render(chart, [path] if overlay else [], helm)
+    if template:
+        inside = path.relative_to(chart).as_posix()
+        rendered = [r for r in rendered if r.template.split("/", 1)[-1] == inside]
+    before = len(out.found)
+    _read_rendered(chart, rendered, out, str(path) if overlay else "")
+    if len(out.found) == before:
+        out.problems.append(f"{path}: no vLLM server in what chart {chart} renders (helm template)")
+
+
+def _read_rendered(chart: Path, rendered: list[helm_charts.Rendered], out: Loaded, values: str) -> None:
+    """The servers in a chart's rendered templates, each named by chart, template and values file."""
+    before = len(out.found)
+    with_values = f" -f {values}" if values else ""
+    # one release: a template's pod mounts another template's ConfigMap, an InferenceService runs on another
+    # template's ServingRuntime
+    shared = _rendered_shared(rendered)
+    for r in rendered:
+        label = f"{chart}{with_values} [helm template: {r.template}]"
+        others = [d for template, d in shared if template != r.template]
+        try:
+            out.found += read_text(r.text, label, ".yaml", problems=out.problems, shared=others)
+        except NotADeployment:
+            continue
+        except InputError as exc:
+            out.problems.append(_naming(label, exc))
+    if len(out.found) == before:
+        out.notes.append(f"skipped {chart}{with_values}: no vLLM server in what its templates render")
+
+
+def _rendered_shared(rendered: list[helm_charts.Rendered]) -> list[tuple[str, dict[str, Any]]]:
+    """The ConfigMaps and KServe objects a chart renders, with the template of each."""
+    kinds = ("ConfigMap", *_KSERVE_KINDS)
+    return [(r.template, d) for r in rendered for d in _objects_of_kinds(r.text, r.template, kinds)]
+
+
+def _load_dir(path: Path, out: Loaded) -> None:
+    helm = helm_charts.find_helm()
+    charts = helm_charts.chart_roots(path)
+    files = sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file()
+        and (p.suffix in SUFFIXES or DOCKERFILE_NAME.search(p.name))
+        and not (helm and any(p.is_relative_to(c) for c in charts))
+    )
+    notes, before = len(out.notes), len(out.found)
+    for chart in charts if helm else ():  # each chart with its own values, then each values file in its folder
+        for values in [None, *helm_charts.overlays(chart)]:
+            assert helm is not None
+            try:
+                rendered = helm_charts.render(chart, [values] if values else [], helm)
+                _read_rendered(chart, rendered, out, str(values or ""))
+            except InputError as exc:
+                out.problems.append(str(exc))
+    out.notes += [f"skipped {chart}: a Helm chart, not read: {_NO_HELM}" for chart in (charts if not helm else ())]
+    for f in sorted(path.rglob("*.py")):  # a Python program that starts vLLM is named as not read, not skipped silently
+        text = f.read_text(encoding="utf-8", errors="replace") if f.is_file() and f.stat().st_size <= MAX_BYTES else ""
+        if MENTIONS_VLLM.search(text):
+            out.notes.append(f"skipped {f}: {python_kind(text)}: not read")
+    kserve = kserve_objects(files)
+    for f in files:
+        shared = [d for other, docs in kserve.items() if other != f for d in docs]
+        try:
+            got = load_file(f, str(f), out.problems, shared)
+        except InputError as exc:
+            if f.suffix in (".yaml", ".yml", ".json", ".service") and not isinstance(exc, NotADeployment):
+                out.problems.append(_naming(str(f), exc))
+            else:
+                out.notes.append(f"skipped {f}: {exc}")
+            continue
+        if got:
+            out.found += got
+        else:
+            out.notes.append(f"skipped {f}: no vLLM server in it")
+    if len(out.found) == before:
+        unread = [n.removeprefix("skipped ") for n in out.notes[notes:] if "not read" in n][:3]
+        more = f" ({'; '.join(unread)})" if unread else ""
+        charts_too = f" and {len(charts)} chart(s)" if charts and helm else ""
+        out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s){charts_too}{more}")
+
+
+def _render_release(release: gitops.HelmRelease, label: str, *, origin: Path) -> list[Found] | None:
+    """The release rendered by helm, when its chart is a folder of the repository at hand; None otherwise."""
+    helm = helm_charts.find_helm()
+    chart = helm_charts.local_chart(origin, release.chart_path) if release.chart_path else None
+    if chart is None or helm is None:
+        return None
+    files = [(chart / f).resolve() for f in release.values_elsewhere]
+    missing = [str(f) for f, p in zip(release.values_elsewhere, files, strict=True) if not p.is_file()]
+    if missing:
+        raise InputError(f"{label}: value file(s) {', '.join(missing)} not found in chart {chart}")
+    out = Loaded()
+    _read_rendered(chart, helm_charts.render(chart, files, helm, release.values), out, label)
+    if out.problems:
+        raise InputError(out.problems[0])
+    return out.found
