@@ -40,8 +40,9 @@ from recommender.gpu_clues import GpuClue, read_gpu_clues
 from recommender.gpu_totals import NEAR as TOTAL_NEAR
 from recommender.gpu_totals import memory_figures, resolve_total
 from recommender.hardware import Gpu, resolve_gpu
-from recommender.memory.budget import Explanation, explain, gpu_refusal
+from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.precision import gpu_refusal
 from recommender.memory.startup_issues import IssueKind
 from recommender.sources.resolve import resolve_model
 from recommender.units import GiB

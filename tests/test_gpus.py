@@ -441,8 +441,8 @@ def test_cards_below_the_floor_are_refused_with_the_reason() -> None:
 
 
 def test_the_floor_follows_the_vllm_release() -> None:
-    from recommender.memory.budget import gpu_refusal
     from recommender.memory.engine import VllmVersion
+    from recommender.memory.precision import gpu_refusal
 
     catalog = load_gpus()
     new, old = VllmVersion(0, 33), VllmVersion(0, 20)

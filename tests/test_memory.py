@@ -329,7 +329,7 @@ def test_deepseek_v4_experts_are_mxfp4_from_0_33() -> None:
     """expert_dtype fp4: each expert's shard at TP 2 holds w13 2 x 1024 x 4096 and w2 4096 x 1024 = 12,582,912
     weights, MXFP4 at 17/32 byte (values + one e8m0 scale per 32) = 6,684,672 bytes, where the FP8 block reading
     holds 12,582,912 + (16 x 32 + 32 x 8) x 4 scale bytes = 12,585,984: 5,901,312 less per expert, x 256 x 43 layers
-    = 64,961,642,496 bytes. Releases before 0.33 keep the FP8 reading (budget.DSV4_MODELLED_FROM)."""
+    = 64,961,642,496 bytes. Releases before 0.33 keep the FP8 reading (precision.DSV4_MODELLED_FROM)."""
     from dataclasses import replace
 
     s = resolve_model("deepseek-ai/DeepSeek-V4-Flash")

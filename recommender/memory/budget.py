@@ -11,155 +11,27 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from recommender.hardware import Gpu
 from recommender.memory import dsv4_profile, overheads, warmup
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
-from recommender.memory.encoder_profile import PROCESSORS as ENCODER_PASS_SIZED
 from recommender.memory.encoder_profile import EncoderPass, encoder_pass
 from recommender.memory.engine import EngineFlags, VllmVersion, runs_v0_engine
 from recommender.memory.explanation import Explanation as Explanation  # re-exported: callers import it from here
 from recommender.memory.explanation import StageBudget as StageBudget
-from recommender.memory.kv_cache import KvLayout, build_layout, kv_dtype_bytes
+from recommender.memory.kv_cache import KvLayout, build_layout
 from recommender.memory.kv_dsv4 import dsv4_layout
-from recommender.memory.mxfp4 import Mxfp4Layout, mxfp4_layout
+from recommender.memory.precision import Precision, gpu_checks, resolve_precision, tower_modalities
 from recommender.memory.scheduler import SchedulerLimits, scheduler_limits
 from recommender.memory.startup_issues import IssueKind, StartupIssue
-from recommender.memory.weights import DTYPE_BYTES, Parallel, pp_layer_ranges, weight_bytes_per_gpu
-from recommender.model.quant import resolve_quant
-from recommender.model.spec import ModelSpec, QuantSpec
+from recommender.memory.weights import Parallel, pp_layer_ranges, weight_bytes_per_gpu
+from recommender.model.spec import ModelSpec
 from recommender.model.tensors import padded_vocab
 from recommender.units import GiB, MiB
 
 REDUNDANCY_BUFFER = 150 * MiB  # gpu_worker.py redundancy_buffer_memory
-
-
-# --- step 1: precision ----------------------------------------------------------------------------------------
-
-
-BITSANDBYTES_REMOVED_IN = VllmVersion(0, 33)  # 0.33's QUANTIZATION_METHODS no longer lists it
-# bitsandbytes_loader.py dequantize_dq (vLLM pull request 19742, merged 2025-06-17, after 0.9.1): a double-quantized
-# absmax becomes one float32 per 64-element block at load; before it stayed uint8 with its nested float32 absmax.
-BNB_ABSMAX_DEQUANTIZED_IN = VllmVersion(0, 9, 2)
-
-
-@dataclass(frozen=True, slots=True)
-class Precision:
-    """Weight dtype, quantization and KV-cache dtype as vLLM resolves them."""
-
-    dtype: str
-    dtype_bytes: int
-    quant: QuantSpec | None
-    kv_cache_dtype: str
-    kv_bytes: int
-    mxfp4: Mxfp4Layout | None = None  # how this GPU's MXFP4 MoE backend stores the experts (memory/mxfp4.py)
-
-    @property
-    def mxfp4_triton(self) -> bool:
-        """The OAI triton_kernels MoE path (gpt-oss on Hopper): no fused-MoE workspace, its own warm-up reserve."""
-        return self.mxfp4 is not None and self.mxfp4.backend == "triton-hopper"
-
-
-def compute_capability_floor(version: VllmVersion) -> tuple[int, int]:
-    """vLLM's documented floor; vLLM's Python has no check of its own: its compiled kernels (and PyTorch's wheels)
-    carry no code for older GPUs, so the first kernel fails. Installation docs: "GPU: compute capability 7.0 or
-    higher (e.g., V100, T4, RTX20xx, A100, L4, H100, etc.)" up to v0.14.0
-    (https://docs.vllm.ai/en/v0.14.0/getting_started/installation/gpu/), "compute capability 7.5 or higher (e.g.,
-    T4, RTX20xx, A100, L4, H100, B200, etc.)" from v0.21.0 on (docs/getting_started/installation/gpu.cuda.inc.md,
-    CUDA 12.9 binaries; CUDA 13 and PyTorch's CUDA 12.8+ wheels dropped Volta). Releases in between: the older
-    floor (lenient: no record of when it moved)."""
-    return (7, 5) if version >= VllmVersion(0, 21) else (7, 0)
-
-
-def gpu_refusal(gpu: Gpu, version: VllmVersion) -> StartupIssue | None:
-    """A CUDA GPU below the floor cannot run vLLM at all (Pascal: Tesla P40, P100; Volta from v0.21)."""
-    cc, floor = gpu.cc_major_minor, compute_capability_floor(version)
-    return si.gpu_too_old(gpu.name, gpu.compute_capability, floor) if cc and cc < floor else None
-
-
-def gpu_checks(gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]) -> None:
-    """Startup errors that depend on the GPU alone."""
-    refusal = gpu_refusal(gpu, version)
-    issues += [refusal] if refusal else []
-
-
-def _weight_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[StartupIssue]) -> str:
-    d = {"half": "float16", "float": "float32"}.get(flags.dtype, flags.dtype)
-    if d == "auto":
-        d = model.dtype
-        if d == "float32":
-            d = "bfloat16" if gpu.supports_bf16 else "float16"
-        if d == "bfloat16" and not gpu.supports_bf16:
-            d = "float16"
-    elif d == "bfloat16" and not gpu.supports_bf16:
-        issues.append(si.bf16_unsupported(gpu.name, gpu.compute_capability))
-    return d
-
-
-# DeepSeek-V4's memory is read from vLLM 0.33's source; the releases before it are not here, and their field logs
-# show more memory in use than 0.33's accounting leaves: V4-Flash on 2 x H20 with 0.26 and MTP (field4 J025) 2.2 GiB
-# (1.6 of it the MTP module, not modelled), on 2 x GH200 with ~0.22 and EP (J026) 5.1 GiB, V4-Pro on 8 x MI300X with
-# ~0.27 (J027) over 40 GiB (0.33's ROCm code bounds its decode-logits workspace by max_num_seqs and aligns MXFP4
-# experts to 128 where the generic ROCm round-up is 256; neither fix is dated). Until that is known, releases before
-# 0.33 keep the conservative reading: the routed experts count at the FP8 block width of the quantization_config
-# (an upper bound: one byte a weight), so a configuration those releases may not hold is not called safe.
-DSV4_MODELLED_FROM = VllmVersion(0, 33)
-
-
-def resolve_precision(
-    model: ModelSpec, flags: EngineFlags, gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]
-) -> Precision:
-    """ModelConfig's dtype, the quantization config (and its MoE backend's layout) and CacheConfig's KV dtype."""
-    dtype = _weight_dtype(model, flags, gpu, issues)
-    dtype_bytes = DTYPE_BYTES[dtype]
-    quant = resolve_quant(model, flags.quantization)
-    if quant is not None and quant.method == "bitsandbytes" and version >= BITSANDBYTES_REMOVED_IN:
-        issues.append(si.quantization_unknown(quant.method))
-    if quant is not None and quant.double_quant and version >= BNB_ABSMAX_DEQUANTIZED_IN:
-        quant = replace(quant, double_quant=False)  # absmax dequantized to float32 at load
-    if quant is not None and quant.expert_method and model.compressed_attention and version < DSV4_MODELLED_FROM:
-        quant = replace(quant, expert_method=None)  # DSV4_MODELLED_FROM: the conservative reading before 0.33
-    kv_dtype = flags.kv_cache_dtype
-    if model.compressed_attention is not None and kv_dtype == "auto":
-        kv_dtype = "fp8"  # DeepSeek-V4's fp8_ds_mla layout: _resolve_dsv4_kv_cache_dtype turns auto into fp8
-    elif model.compressed_attention is not None and not kv_dtype.startswith("fp8"):
-        issues.append(si.dsv4_kv_dtype(kv_dtype))
-    if kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8:
-        kv_dtype = "fp8"
-        issues.append(
-            si.note(
-                IssueKind.FP8_KV_FROM_CHECKPOINT,
-                "the checkpoint declares an FP8 KV-cache scheme, so vLLM uses fp8 for --kv-cache-dtype auto",
-            )
-        )
-    skipped = flags.towers_skipped(version, tower_modalities(model))
-    if model.multimodal and not skipped and model.vision is None and model.audio is None:
-        issues.append(
-            si.note(
-                IssueKind.ENCODER_NOT_COUNTED,
-                "the config does not size the vision/audio encoder: its weights and profiling are not counted",
-            )
-        )
-    elif model.multimodal and not skipped and model.architecture not in ENCODER_PASS_SIZED:
-        issues.append(
-            si.note(
-                IssueKind.ENCODER_NOT_COUNTED,
-                "the encoder's own profiling pass (encoder cache budget) is not counted",
-            )
-        )
-    if kv_dtype.startswith("fp8") and not gpu.fp8 and model.mla is None and model.compressed_attention is None:
-        issues.append(
-            si.note(
-                IssueKind.FP8_KV_WITHOUT_TENSOR_CORES,
-                f"{gpu.name} has no FP8 tensor cores; an fp8 KV cache still halves memory but may be slow",
-            )
-        )
-    mxfp4 = None
-    if quant is not None and quant.method == "mxfp4":
-        mxfp4 = mxfp4_layout(gpu.vendor, gpu.cc_major_minor, (version.major, version.minor))
-    return Precision(dtype, dtype_bytes, quant, kv_dtype, kv_dtype_bytes(kv_dtype, dtype_bytes), mxfp4)
 
 
 def model_checks(model: ModelSpec, version: VllmVersion, issues: list[StartupIssue]) -> None:
@@ -303,13 +175,6 @@ def stage_layout(
         hybrid_manager=not v0,
         mla_as_mha=mla_as_mha,
     )
-
-
-def tower_modalities(model: ModelSpec) -> tuple[str, ...]:
-    """The modalities whose limits must all be 0 for vLLM to skip the towers: a vision tower serves images and, for
-    some models, video (both are required here, so an image-only model limited by 'image' alone is still counted);
-    an audio encoder serves audio."""
-    return ("image", "video") * (model.vision is not None) + ("audio",) * (model.audio is not None)
 
 
 def engine_passes(

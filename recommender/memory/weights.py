@@ -178,7 +178,7 @@ def quantized_bytes(q: QuantSpec, rows: int, cols: int, method: str | None = Non
     if m == "bitsandbytes":
         blocks = cdiv(n, 64)
         # Double quantization keeps one uint8 absmax per block and a float32 absmax per 256 of them (the
-        # release decides whether it is dequantized at load: memory/budget.py resolve_precision).
+        # release decides whether it is dequantized at load: memory/precision.py resolve_precision).
         absmax = blocks + cdiv(blocks, 256) * 4 if q.double_quant else blocks * 4
         return n * q.bits // 8 + absmax
     raise ValueError(f"unknown quantization method {m}")

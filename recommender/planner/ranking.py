@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from recommender.memory.budget import gpu_refusal
 from recommender.memory.engine import VllmVersion
+from recommender.memory.precision import gpu_refusal
 from recommender.planner.types import Evaluation, Hardware, Objective, Target, Verdict
 from recommender.units import GiB
 

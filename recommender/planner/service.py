@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from recommender.errors import InfeasibleError, InputError
-from recommender.memory.budget import explain, gpu_refusal
+from recommender.memory.budget import explain
 from recommender.memory.engine import VllmVersion
+from recommender.memory.precision import gpu_refusal
 from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
 from recommender.perf.closed_form import estimate
