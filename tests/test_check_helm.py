@@ -361,3 +361,17 @@ def test_chart_roots_are_outermost_whatever_the_names_sort_as(tmp_path: Path) ->
         (folder / "templates").mkdir(parents=True)
         (folder / "Chart.yaml").write_text(CHART_YAML)
     assert helm_charts.chart_roots(tmp_path) == [tmp_path / "app"]
+
+
+def test_an_application_s_value_files_stay_inside_the_repository(tmp_path: Path) -> None:
+    """Manifests come from pull requests: a valueFiles entry that climbs out of the repository is not handed to helm."""
+    repo = tmp_path / "repo"
+    _chart(repo)
+    app = _application("repoURL: https://example.org/repo.git\npath: charts/servers\nhelm:\n")
+    app += "      valueFiles: [../../../outside.yaml]\n"
+    (tmp_path / "outside.yaml").write_text("model: Qwen/Qwen3-4B\n")
+    (repo / "argocd").mkdir()
+    (repo / "argocd" / "llm.yaml").write_text(app)
+    result = CliRunner().invoke(cli, ["check", "--gpu", "h100", str(repo / "argocd" / "llm.yaml")])
+    assert result.exit_code == 2
+    assert "value file(s) ../../../outside.yaml outside the repository" in result.output

@@ -7,6 +7,7 @@ rendered by helm, KServe objects shared between its files); each file's text is 
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -311,6 +312,11 @@ def _render_release(release: gitops.HelmRelease, label: str, *, origin: Path) ->
     if chart is None or helm is None:
         return None
     files = [(chart / f).resolve() for f in release.values_elsewhere]
+    # the repository at hand: the folders the chart and the file naming it share (a PR's `../../etc/...` stays out)
+    repository = Path(os.path.commonpath([chart, origin.resolve()]))
+    outside = [str(f) for f, p in zip(release.values_elsewhere, files, strict=True) if not p.is_relative_to(repository)]
+    if outside:
+        raise InputError(f"{label}: value file(s) {', '.join(outside)} outside the repository {repository}: not read")
     missing = [str(f) for f, p in zip(release.values_elsewhere, files, strict=True) if not p.is_file()]
     if missing:
         raise InputError(f"{label}: value file(s) {', '.join(missing)} not found in chart {chart}")
