@@ -200,3 +200,30 @@ def test_recommend_cli_json_document_and_exit_codes(tmp_path: Path, monkeypatch:
     assert d["inputs"]["gpu"] == "h100-sxm"
     (tmp_path / "bad.yaml").write_text("model: [unclosed\n")
     assert "not valid YAML" in invoke(["recommend", "--config", str(tmp_path / "bad.yaml")], exit_code=2).stderr
+
+
+@pytest.mark.parametrize("model", ["deepseek-ai/DeepSeek-V4-Flash", "nvidia/Llama-3.1-70B-Instruct-FP8"])
+def test_fp8_kv_is_not_searched_twice_where_auto_already_stores_fp8(model: str) -> None:
+    """DeepSeek-V4's fp8_ds_mla layout and a checkpoint declaring an FP8 KV scheme (nvidia's ModelOpt FP8, its
+    kv_cache_quant_algo) make `--kv-cache-dtype auto` store fp8: `fp8` would be the same engine, listed twice."""
+    from recommender.planner.space import candidates, kv_dtypes, weight_options
+
+    spec = resolve_model(model)
+    hw = Hardware(resolve_gpu("h200", load_gpus()), gpus_per_node=8)
+    options = weight_options(spec, [], hw.gpu, allow_quantization=False)
+    space = candidates(options, spec, hw, kv_dtypes(hw.gpu))
+    assert {c.kv_cache_dtype for c in space} == {"auto"}
+    dense = resolve_model("Qwen/Qwen2.5-7B-Instruct")  # auto is bf16 here: both stay
+    space = candidates(weight_options(dense, [], hw.gpu, allow_quantization=False), dense, hw, kv_dtypes(hw.gpu))
+    assert {c.kv_cache_dtype for c in space} == {"auto", "fp8"}
+
+
+def test_alternatives_table_marks_expert_parallel_rows() -> None:
+    """Two alternatives that differ only by --enable-expert-parallel are told apart in recommend's table."""
+    args = ["--model", "deepseek-ai/DeepSeek-V4-Flash", "--gpu", "h200", "--gpus-per-node", "8", "--concurrency", "16"]
+    result = invoke(["recommend", *args, "--context", "131072"])
+    assert result.exit_code == 0, result.output
+    table = result.output.split("Alternatives")[1].split("Rejected")[0]
+    assert "TP (EP: experts split)" in table
+    assert any(line.startswith("4 EP ") for line in table.splitlines())
+    assert any(line.startswith("4  ") for line in table.splitlines())

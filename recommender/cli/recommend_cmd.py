@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from recommender.render.context import RenderOptions
     from recommender.report.structure import Report
 
+# Columns of the alternatives table after TP (which says EP where rows differ by expert parallelism).
+ALTERNATIVE_COLUMNS = ("PP", "replicas", "GPUs", "weights", "KV", "max len", "concurrency", "KV holds")
+
 
 def gpus_used(used: int, total: int, gpu: str, *, given: bool) -> str:
     """`4 x NVIDIA H100 80GB HBM3`, saying how many of the GPUs given (or of the node searched) stay idle."""
@@ -63,14 +66,15 @@ def render_plan(result: PlanResult, plan: Plan, *, given_gpus: bool) -> str:
         lines.insert(3, f"  {best.replicas} replicas of this engine ({engine}), behind a load balancer")
     lines.append(render_table(best.explanation))
     if result.alternatives:
+        with_ep = any(a.candidate.expert_parallel for a in result.alternatives)
         rows = [
             (
-                a.candidate.tp,
+                f"{a.candidate.tp}{' EP' if a.candidate.expert_parallel else ''}" if with_ep else a.candidate.tp,
                 a.candidate.pp,
                 a.replicas,
                 a.gpus,
                 a.candidate.weights.label,
-                a.candidate.kv_cache_dtype,
+                a.candidate.kv_label,
                 f"{a.max_model_len:,}",
                 f"{a.concurrency:,.1f}",
                 f"{a.explanation.max_concurrency * a.replicas:,.1f}",
@@ -80,7 +84,10 @@ def render_plan(result: PlanResult, plan: Plan, *, given_gpus: bool) -> str:
         lines += [
             "",
             "Alternatives (concurrency: what the flags run at once; KV holds: requests of max len the KV cache holds):",
-            table(["TP", "PP", "replicas", "GPUs", "weights", "KV", "max len", "concurrency", "KV holds"], rows),
+            table(
+                ["TP (EP: experts split)" if with_ep else "TP", *ALTERNATIVE_COLUMNS],
+                rows,
+            ),
         ]
     if result.rejected:
         lines += ["", f"Rejected ({len(result.rejected)} of {result.searched}):"]

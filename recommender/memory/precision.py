@@ -86,6 +86,13 @@ def _weight_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[S
 DSV4_MODELLED_FROM = VllmVersion(0, 33)
 
 
+def auto_kv_is_fp8(model: ModelSpec, quant: QuantSpec | None) -> bool:
+    """Whether `--kv-cache-dtype auto` already stores fp8: DeepSeek-V4's fp8_ds_mla layout
+    (_resolve_dsv4_kv_cache_dtype) or a checkpoint that declares an FP8 KV-cache scheme (ModelOpt, compressed-tensors
+    kv_cache_scheme), so `auto` and `fp8` are the same engine."""
+    return model.compressed_attention is not None or (quant is not None and quant.kv_cache_fp8)
+
+
 def resolve_precision(
     model: ModelSpec, flags: EngineFlags, gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]
 ) -> Precision:
@@ -104,7 +111,7 @@ def resolve_precision(
         kv_dtype = "fp8"  # DeepSeek-V4's fp8_ds_mla layout: _resolve_dsv4_kv_cache_dtype turns auto into fp8
     elif model.compressed_attention is not None and not kv_dtype.startswith("fp8"):
         issues.append(si.dsv4_kv_dtype(kv_dtype))
-    if kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8:
+    if kv_dtype == "auto" and auto_kv_is_fp8(model, quant):
         kv_dtype = "fp8"
         issues.append(
             si.note(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from recommender.hardware import Gpu
+from recommender.memory.precision import auto_kv_is_fp8
 from recommender.model.spec import ModelSpec
 from recommender.planner.types import Candidate, Hardware, WeightOption
 
@@ -67,7 +68,9 @@ def candidates(options: Sequence[WeightOption], model: ModelSpec, hw: Hardware, 
     """The full search space, in a deterministic order."""
     out = []
     for w in options:
-        for k in kv:
+        # Where `auto` already stores fp8 (DeepSeek-V4, a checkpoint's FP8 KV scheme), `fp8` is the same engine.
+        kv_here = [k for k in kv if not (k == "fp8" and "auto" in kv and auto_kv_is_fp8(w.model, w.model.quant))]
+        for k in kv_here:
             for tp, pp in parallel_shapes(model, hw):
                 out.append(Candidate(w, k, tp, pp))
                 # MoE over several GPUs: experts held whole per GPU (--enable-expert-parallel) instead of sliced.

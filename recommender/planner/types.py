@@ -8,6 +8,7 @@ from typing import Literal
 from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation
 from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.precision import auto_kv_is_fp8
 from recommender.model.spec import ModelSpec
 
 Objective = Literal["min-gpus", "quality", "max-concurrency", "max-context"]
@@ -70,7 +71,15 @@ class Candidate:
     def describe(self) -> str:
         """'TP=2 PP=1, AWQ 4-bit, KV fp8' (+ ', EP' with expert parallelism)."""
         ep = ", EP" if self.expert_parallel else ""
-        return f"TP={self.tp} PP={self.pp}{ep}, {self.weights.label}, KV {self.kv_cache_dtype}"
+        return f"TP={self.tp} PP={self.pp}{ep}, {self.weights.label}, KV {self.kv_label}"
+
+    @property
+    def kv_label(self) -> str:
+        """The KV flag, with what `auto` stores where that is not the model dtype: 'auto (fp8)'."""
+        model = self.weights.model
+        if self.kv_cache_dtype == "auto" and auto_kv_is_fp8(model, model.quant):
+            return "auto (fp8)"
+        return self.kv_cache_dtype
 
     @property
     def precision_rank(self) -> int:
