@@ -36,6 +36,10 @@ def online_quant(method: str) -> QuantSpec:
 def resolve_quant(model: ModelSpec, quantization: str | None) -> QuantSpec | None:
     """The checkpoint's quantization, or the online method asked for on a 16-bit checkpoint."""
     if model.quant is not None:
+        if model.quant.checkpoint_format == "auto-round":
+            # INCConfig.override_quantization_method claims every `quant_method: auto-round` checkpoint whatever
+            # --quantization says (config/model.py _verify_quantization sets the method to "inc").
+            return model.quant
         if quantization and quantization not in _FAMILY_METHODS:
             wanted = _QUANT_ALIASES.get(quantization, quantization)
             if wanted != model.quant.method:
@@ -162,6 +166,46 @@ def _bitsandbytes(qc: Mapping[str, Any]) -> QuantSpec:
     )
 
 
+def _auto_round(qc: Mapping[str, Any]) -> QuantSpec:
+    """Intel AutoRound (`quant_method: auto-round`), which vLLM serves as INCConfig (quantization/inc/inc.py): integer
+    weights in the packing its `packing_format` names, "auto_round:auto_gptq" by default (GPTQ's qweight, scales and
+    qzeros, run through AutoGPTQ's Marlin method) or "auto_round:auto_awq" (AWQ's, zero points when not symmetric);
+    inc_wna16_linear.py INCWNA16LinearScheme. `extra_config` entries of 16 bits or more stay unquantized
+    (INCConfig.get_quant_method); lm_head is not quantized unless listed (config_parser.py: ParallelLMHead).
+    `block_name_to_quantize` is not read: the blocks it leaves out (vision towers, MTP heads) are counted in 16 bit
+    already. Layers that extra_config gives another integer width are counted at the default width (the label says
+    so)."""
+    data_type = str(qc.get("data_type", "int"))
+    if data_type != "int":
+        raise UnsupportedArchitectureError(f"AutoRound data_type {data_type!r} is not modelled (only int)")
+    bits = _int(qc.get("bits"), "bits")
+    group = _int(qc.get("group_size"), "group_size")
+    sym = qc.get("sym", True) is not False
+    packing = str(qc.get("packing_format") or "auto_round:auto_gptq")
+    if packing not in ("auto_round:auto_gptq", "auto_round:auto_awq"):
+        raise UnsupportedArchitectureError(f"AutoRound packing_format {packing!r} is not modelled")
+    extra = qc.get("extra_config") or {}
+    if not isinstance(extra, Mapping) or not all(isinstance(v, Mapping) for v in extra.values()):
+        raise ModelConfigError("quantization_config.extra_config must map layer names to their settings")
+    keep = tuple(
+        (f"re:.*(?:{name})" if any(c in name for c in "*+?^$()[]{}|\\") else name)
+        for name, cfg in extra.items()
+        if _int(cfg.get("bits", bits), f"extra_config[{name!r}].bits") >= 16
+    )
+    widths = {w for cfg in extra.values() if (w := cfg.get("bits", bits)) < 16} - {bits}
+    method = "awq" if packing.endswith("auto_awq") else "gptq"
+    mixed = f", other widths {sorted(widths)} counted at {bits}" if widths else ""
+    return QuantSpec(
+        method,
+        bits,
+        group_size=group,
+        has_zero_points=not sym,
+        keep_unquantized=keep,
+        checkpoint_format="auto-round",
+        label=f"AutoRound INT{bits} g{group} ({method.upper()} packing{mixed})",
+    )
+
+
 def _compressed_tensors(qc: Mapping[str, Any]) -> QuantSpec:
     groups = qc.get("config_groups") or {}
     if not isinstance(groups, Mapping) or not groups:
@@ -283,4 +327,5 @@ _READERS: dict[str, Callable[[Mapping[str, Any]], QuantSpec]] = {
     "modelopt": _modelopt,
     "modelopt_fp4": _modelopt,
     "bitsandbytes": _bitsandbytes,
+    "auto-round": _auto_round,
 }
