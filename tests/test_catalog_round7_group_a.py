@@ -1,0 +1,54 @@
+"""Catalog round 7, group A (session 8): entries checked against their sources by hand."""
+
+from __future__ import annotations
+
+import json
+
+from recommender.catalog import find_model
+from recommender.sources.resolve import resolve_model
+
+
+def _indent2_bytes(config: dict[str, object]) -> int:
+    """The size of a config.json as transformers writes it (indent 2, final newline): what the hub page prints."""
+    return len(json.dumps(config, indent=2)) + 1
+
+
+def test_catalog_round_7_minicpm_v_official_pages_whole() -> None:
+    """MiniCPM-Llama3-V-2_5 and MiniCPM-V-2 come from the official repositories' blame pages, whose byte counts
+    (1,373 and 1,179) the transcriptions re-serialised at indent 2 reproduce exactly; QwQ-32B-Preview from unsloth's
+    re-save (728 bytes). A dropped or mistyped key would change the count."""
+    for model, size in (
+        ("openbmb/MiniCPM-Llama3-V-2_5", 1373),
+        ("openbmb/MiniCPM-V-2", 1179),
+        ("Qwen/QwQ-32B-Preview", 728),
+    ):
+        match = find_model(model)
+        assert match is not None and match.entry.id == model
+        assert _indent2_bytes(dict(match.entry.config)) == size, model
+
+
+def test_catalog_round_7_minicpm_v_2_6_by_hand() -> None:
+    """MiniCPM-V 2.6 is SigLIP-400M + Qwen2-7B ("a total of 8B parameters", its card). Its decoder is Qwen2-7B-Instruct
+    (7,615,616,512 parameters, bundled) with the vocabulary cut from 152,064 to 151,666 rows in the embedding and the
+    head (2 x 398 x 3584 = 2,852,864 fewer) and, while minicpmv is read approximately as a Llama-style decoder, without
+    the q/k/v biases (28 x (3584 + 512 + 512) = 129,024): 7,612,634,624. MiniCPM-Llama3-V 2.5's decoder is
+    Meta-Llama-3-8B exactly (8,030,261,248)."""
+    v26 = resolve_model("openbmb/MiniCPM-V-2_6")
+    assert v26.params is not None and v26.approximate
+    assert v26.params.total - v26.params.vision == 7_615_616_512 - 2 * 398 * 3584 - 28 * (3584 + 512 + 512)
+    assert resolve_model("Qwen/Qwen2-7B-Instruct").params.total == 7_615_616_512  # type: ignore[union-attr]
+    v25 = resolve_model("openbmb/MiniCPM-Llama3-V-2_5")
+    assert v25.params is not None
+    assert v25.params.total - v25.params.vision == resolve_model("meta-llama/Meta-Llama-3-8B-Instruct").params.total  # type: ignore[union-attr]
+    assert 0.4e9 < v26.params.vision < 0.45e9  # SigLIP-400M (27 layers of 1152 x 4304) and the resampler
+
+
+def test_catalog_round_7_qwq_preview_is_qwen2_5_32b_layout() -> None:
+    """QwQ-32B-Preview keeps Qwen2.5-32B-Instruct's widths (its card: 32.5B parameters, 64 layers, 40 query and 8 KV
+    heads, 32,768 positions), so its count equals the bundled Qwen2.5-32B-Instruct's."""
+    preview, base = resolve_model("Qwen/QwQ-32B-Preview"), resolve_model("Qwen/Qwen2.5-32B-Instruct")
+    assert preview.params == base.params
+    attention = 5120 * 5120 * 2 + 5120 * 1024 * 2 + (5120 + 1024 + 1024)  # q, o; k, v; q/k/v biases
+    layer = attention + 3 * 5120 * 27648 + 2 * 5120
+    assert preview.params is not None
+    assert preview.params.total == 64 * layer + 2 * 152064 * 5120 + 5120 == 32_763_876_352
