@@ -337,6 +337,22 @@ def test_v0_prefill_first_is_vllm_before_0_8_without_chunked_prefill() -> None:
     assert not prefill_first(V33, 8192)
 
 
+def test_the_fixed_request_latency_starts_with_vllm_0_10() -> None:
+    """request_latency_ms is what the 0.10+ front end adds to every TTFT; V0 and V1 before 0.10 do not pay it."""
+    m, g = resolve_model("meta-llama/Llama-3.1-8B-Instruct"), _gpu("h100")
+    params = replace(PLAIN, request_latency_ms=40.0, request_overhead_ms=3.0)
+
+    def costs(version: VllmVersion) -> EngineCosts:
+        f = EngineFlags(max_model_len=8192)
+        return engine_costs(facts_for(m, g, f, startup(m, g, f, version)), g, params)
+
+    for version in (VllmVersion(0, 4), VllmVersion(0, 8, 5), VllmVersion(0, 9, 2)):
+        assert costs(version).request_latency == 0.0
+        assert costs(version).request_overhead == pytest.approx(0.003)  # the API server's serialized share stays
+    assert costs(VllmVersion(0, 10)).request_latency == pytest.approx(0.040)
+    assert costs(V33).request_latency == pytest.approx(0.040)
+
+
 def test_a_sliding_window_group_holds_only_the_window() -> None:
     """vLLM's SlidingWindowManager frees the blocks that fall out of the window: a request of ~1,000 tokens holds
     ~63 blocks of 16 in its full-attention group and cdiv(127, 16) + 1 = 9 in a 128-token window group, so a pool

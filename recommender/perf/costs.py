@@ -89,6 +89,7 @@ class EngineFacts:
     enforce_eager: bool = False  # no CUDA graphs: every kernel of every layer launched each step
     trtllm_moe: bool = False  # the routed experts run FlashInfer's TRT-LLM MoE kernels (trtllm_moe_path)
     v0_prefill_first: bool = False  # the V0 engine without chunked prefill: prefill-only steps first (replay.py)
+    frontend_latency: bool = True  # the release's front end adds request_latency_ms to every TTFT (V1 from 0.10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,5 +452,5 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
         seq_overhead=params.seq_overhead_us * 1e-6 * over,
         async_scheduling=async_scheduling,
         request_overhead=params.request_overhead_ms * 1e-3,
-        request_latency=params.request_latency_ms * 1e-3,
+        request_latency=params.request_latency_ms * 1e-3 if f.frontend_latency else 0.0,
     )

@@ -68,6 +68,11 @@ class PerfParams:
     seq_overhead_us: per scheduled sequence and step: input/output processing, detokenization, streaming.
     request_overhead_ms: per request on the API server (tokenization, admission); serialized in a burst.
     request_latency_ms: fixed latency every request adds to its TTFT (HTTP, queues, detokenization), in parallel.
+        Only from vLLM 0.10 (`FRONTEND_LATENCY_FROM` in predict.py): every fit row is a 0.10+ release, and earlier
+        engines measure no such floor. vLLM 0.4 V0 at 10 req/s (T002: 243-token ShareGPT prompts on an A10G, TTFT
+        42.7 ms) and 0.8.5 V1 at 4-32 req/s (V001-V021: ~206-token prompts, 21-57 ms) are their prefill steps plus
+        the API server's request_overhead_ms; vllm-project/vllm#21983 reports TTFT at batch size 1 rising 33-97%
+        from 0.9.2 to 0.10.0 on the same models and GPUs, the gap closing by batch size 10 (a per-request cost).
     allreduce_latency_us: fixed cost of one all-reduce over NVLink / Infinity Fabric (custom all-reduce).
     pcie_allreduce_latency_us: the same over PCIe (NCCL). Not fitted: 20, the top of NCCL's small-message
         all-reduce latency between two PCIe GPUs (a few us per hop plus the launch; 8 ranks over PCIe take ~40 us,
