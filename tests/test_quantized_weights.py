@@ -279,3 +279,15 @@ def test_bitsandbytes_is_unknown_to_vllm_0_33(tmp_path: Path, version: str, star
 )
 def test_ignore_lists_match_whole_module_names(module: str, ignore: tuple[str, ...], kept: bool) -> None:
     assert _matches(module, ignore) is kept
+
+
+def test_bitsandbytes_skip_modules_stay_16_bit(tmp_path: Path) -> None:
+    """llm_int8_skip_modules (unsloth's dynamic 4-bit re-uploads list whole sub-modules there): a module is skipped
+    when an entry is one component of its path ("lm_head") or a leading part of it ("model.layers.1.mlp"),
+    bitsandbytes.py is_layer_skipped_bnb."""
+    spec = _model(tmp_path, BNB | {"llm_int8_skip_modules": ["lm_head", "model.layers.1.mlp"]})
+    quantized = {k: PACKED[k] + 4 * sum(b) for k, b in BLOCKS.items()}
+    assert _per_module(spec, 0) == quantized
+    second = _per_module(spec, 1)
+    assert (second["gate_up_proj"], second["down_proj"]) == (4 * PACKED["gate_up_proj"], 4 * PACKED["down_proj"])
+    assert (second["qkv_proj"], second["o_proj"]) == (quantized["qkv_proj"], quantized["o_proj"])

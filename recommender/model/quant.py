@@ -156,12 +156,16 @@ def _mxfp4(qc: Mapping[str, Any]) -> QuantSpec:
 
 
 def _bitsandbytes(qc: Mapping[str, Any]) -> QuantSpec:
+    """BitsAndBytesConfig (vLLM until 0.32): `llm_int8_skip_modules` stay 16-bit, an entry naming one component of
+    the module's path or a leading part of it (bitsandbytes.py is_layer_skipped_bnb); unsloth's "dynamic" 4-bit
+    re-uploads list the layers they leave unquantized there."""
     bits = 4 if qc.get("load_in_4bit") else 8
     return QuantSpec(
         "bitsandbytes",
         bits,
         group_size=64,
         double_quant=bits == 4 and qc.get("bnb_4bit_use_double_quant") is True,
+        keep_unquantized=_str_tuple(qc.get("llm_int8_skip_modules")),
         label=f"bitsandbytes {bits}-bit (removed in vLLM 0.33)",
     )
 
