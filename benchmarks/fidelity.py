@@ -30,7 +30,7 @@ import statistics
 import sys
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,17 @@ class Compared:
     @property
     def logged_ok(self) -> bool:
         return str(self.record["status"]).startswith("ok")
+
+    @property
+    def predicted(self) -> str:
+        """The verdict: "ok" (starts), "risk" (no error, but a margin inside the model's uncertainty) or "FAIL"."""
+        e = self.explanation
+        return "FAIL" if not e.fits else "risk" if e.at_risk else "ok"
+
+    @property
+    def agrees(self) -> bool:
+        """A started record predicted "ok" or a crash predicted "FAIL"; "risk" agrees with neither (README)."""
+        return self.predicted == ("ok" if self.logged_ok else "FAIL")
 
     @property
     def quantized(self) -> bool:
@@ -353,6 +364,8 @@ class Summary:
     agree: int
     crashes_called_safe: list[str]
     crashes_warned: list[str]  # of those, the ones explain warns may not start (the warm-up margin too close to call)
+    crashes_at_risk: list[str] = field(default_factory=list)  # crashes called "at risk" (not safe, not a match)
+    starts_at_risk: list[str] = field(default_factory=list)  # started records called "at risk" (not a match)
 
 
 def summarize(records: Sequence[dict[str, Any]], compared: Sequence[Compared]) -> Summary:
@@ -366,19 +379,21 @@ def summarize(records: Sequence[dict[str, Any]], compared: Sequence[Compared]) -
         compared=list(compared),
         kv_errors=kv,
         weight_errors=weights,
-        agree=sum(c.logged_ok == c.explanation.fits for c in compared),
-        crashes_called_safe=[c.record["id"] for c in compared if not c.logged_ok and c.explanation.fits],
+        agree=sum(c.agrees for c in compared),
+        crashes_called_safe=[c.record["id"] for c in compared if not c.logged_ok and c.predicted == "ok"],
         crashes_warned=[
             c.record["id"]
             for c in compared
-            if not c.logged_ok and c.explanation.fits and c.explanation.has(IssueKind.WARMUP_HEADROOM)
+            if not c.logged_ok and c.predicted == "ok" and c.explanation.has(IssueKind.WARMUP_HEADROOM)
         ],
+        crashes_at_risk=[c.record["id"] for c in compared if not c.logged_ok and c.predicted == "risk"],
+        starts_at_risk=[c.record["id"] for c in compared if c.logged_ok and c.predicted == "risk"],
     )
 
 
 def _row(c: Compared) -> str:
     r, e = c.record, c.explanation
-    verdict = f"{'ok' if c.logged_ok else 'FAIL'}/{'ok' if e.fits else 'FAIL'}"
+    verdict = f"{'ok' if c.logged_ok else 'FAIL'}/{c.predicted}"
     return (
         f"{r['id']:5} {c.model[:44]:44} {r.get('weights_gib') or '-':>7} {c.weights_gib:7.2f} "
         f"{r.get('kv_available_gib') if r.get('kv_available_gib') is not None else '-':>7} {c.kv_gib:7.2f} "
@@ -411,6 +426,8 @@ def report(s: Summary) -> None:
         print(f"verdict agreement: {s.agree}/{len(s.compared)} = {s.agree / len(s.compared):.0%}")
         warned = f" (with a warm-up warning: {s.crashes_warned})" if s.crashes_warned else ""
         print(f"logged crashes predicted to start: {s.crashes_called_safe or 'none'}{warned}")
+        if s.crashes_at_risk or s.starts_at_risk:
+            print(f"called at risk (no verdict match): crashes {s.crashes_at_risk}, started {s.starts_at_risk}")
 
 
 def run(*paths: Path, split: str | None = None, quiet: bool = False) -> int:

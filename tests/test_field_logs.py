@@ -259,9 +259,11 @@ ROUND4_VERDICT_MISSES = {
     "plus the freed activation, before the graphs and the 5.2 GiB sampler that reuses its blocks: the utilization or "
     "--max-num-batched-tokens the excerpt does not show must have been higher",
     "J050": "Qwen3.8-27B-FP8 on an RTX PRO 6000 Max-Q: the recipe's branch build refused max_num_seqs 1024 above its 939 "
-    "Mamba cache blocks before CUDA-graph capture, a check vLLM 0.33 does not have and the model does not make",
-    "J051": "the BF16 Qwen3.8-27B of the same recipe run, refused by the same Mamba-blocks check",
+    "Mamba cache blocks; 1,134 are predicted (about 9 GiB of that card's startup is not explained), within the block "
+    "count's 25 % uncertainty of 1,024, so the verdict is 'at risk' (memory/mamba_seqs.py), not a match",
 }
+# J051 (BF16 Qwen3.8-27B on the Max-Q, 556 Mamba blocks logged, 721 predicted) since vLLM's Mamba-blocks check is
+# modelled (memory/mamba_seqs.py)
 # J003 (GLM-4.7-FP8 at PP 8, a January 2026 nightly) right since the admission check of 0.14-0.15 holds a request
 # against the whole model's KV spec (recommender/memory/admission.py PP_WHOLE_MODEL_CHECK)
 # J022/J023 resolve since the card the reporter names is in their records (V100 16GB, gpus3); J033 since a GeForce
@@ -274,7 +276,7 @@ ROUND4_VERDICT_MISSES = {
 # J021 (DeepSeek-Coder-V2 on 0.5.4) since releases before 0.7.1 cache per-head K/V of 256 (budget.pre_mla_head_size)
 ROUND4_VERDICTS_RIGHT = (
     "J003 J006 J008 J009 J011 J012 J013 J014 J015 J016 J017 J018 J019 J021 J022 J023 J026 J027 J028 J029 J033 "
-    "J034 J035 J036 J037 J038 J040 J041 J049 J052".split()
+    "J034 J035 J036 J037 J038 J040 J041 J049 J051 J052".split()
 )
 
 
@@ -292,7 +294,7 @@ def test_round_four_verdict(record_id: str) -> None:
     (c,) = [c for c in ROUND4_COMPARED if c.record["id"] == record_id] or [None]
     if c is None:
         pytest.fail(f"{record_id} no longer resolves: update ROUND4_VERDICTS_RIGHT / ROUND4_VERDICT_MISSES")
-    assert c.logged_ok == c.explanation.fits, f"{record_id}: logged {c.record['status']}"
+    assert c.agrees, f"{record_id}: logged {c.record['status']}, predicted {c.predicted}"
 
 
 def test_round_four_compared_records() -> None:

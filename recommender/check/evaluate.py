@@ -331,7 +331,7 @@ def startup_verdict(e: Explanation, vllm_env: VllmEnv) -> StartupVerdict:
             )
             continue
         starts = starts and not issue.fatal
-        fatal = issue.fatal or issue.kind is IssueKind.WARMUP_HEADROOM
+        fatal = issue.fatal or issue.kind is IssueKind.WARMUP_HEADROOM or issue.kind.at_risk
         (failures if fatal else warnings).append(issue.message)
     return StartupVerdict(tuple(failures), tuple(warnings), starts)
 

@@ -94,15 +94,22 @@ def render_table(e: Explanation) -> str:
         f"per request: {e.max_concurrency:.2f}x",
         "",
     ]
-    out.append("Verdict: vLLM starts" if e.fits else "Verdict: vLLM FAILS at startup")
+    out.append(
+        "Verdict: vLLM FAILS at startup"
+        if not e.fits
+        else "Verdict: AT RISK (vLLM may fail at startup: the margin is within the model's uncertainty)"
+        if e.at_risk
+        else "Verdict: vLLM starts"
+    )
     out += [f"  error: {m}" for m in e.errors]
     out += [f"  warning: {m}" for m in e.warnings]
     return "\n".join(out)
 
 
 def risky(e: Explanation) -> bool:
-    """vLLM starts but its post-allocation warm-up may not fit (a warning `check` fails on)."""
-    return e.has(IssueKind.WARMUP_OOM, IssueKind.WARMUP_HEADROOM)
+    """vLLM starts but its post-allocation warm-up may not fit, or a margin is inside the model's uncertainty (a
+    warning `check` fails on)."""
+    return e.has(IssueKind.WARMUP_OOM, IssueKind.WARMUP_HEADROOM) or e.at_risk
 
 
 def refuse_flags_not_in(names: Iterable[str], version: VllmVersion) -> None:

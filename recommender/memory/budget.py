@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from recommender.hardware import Gpu
-from recommender.memory import dsv4_profile, overheads, warmup
+from recommender.memory import dsv4_profile, mamba_seqs, overheads, unified, warmup
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
 from recommender.memory.encoder_profile import EncoderPass, encoder_pass
@@ -88,10 +88,13 @@ def request_memory(
     `estimate_cudagraphs`: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS when set (None: the release's default)."""
     util = flags.gpu_memory_utilization or version.default_gpu_memory_utilization
     total = gpu.total_bytes
-    free = total if free_bytes is None else free_bytes
+    # an integrated GPU's host holds part of its memory at startup (memory/unified.py)
+    free = unified.startup_free(gpu) if free_bytes is None else free_bytes
     requested = math.ceil(total * util)
     if free < requested:
         issues.append(si.free_below_budget(free, total, util, requested))
+    elif free_bytes is None and (risk := unified.headroom(gpu, requested, util)) is not None:
+        issues.append(risk)
     cudagraphs = version.cudagraph_memory_before_kv if estimate_cudagraphs is None else estimate_cudagraphs
     return Budget(total, free, util, requested, cudagraphs)
 
@@ -385,6 +388,24 @@ def warmups(
     return post
 
 
+def mamba_blocks(
+    worst: StageBudget,
+    limits: SchedulerLimits,
+    flags: EngineFlags,
+    version: VllmVersion,
+    issues: list[StartupIssue],
+    *,
+    v0: bool,
+) -> None:
+    """initialize_kv_cache, once the KV cache is sized and admitted: a hybrid model's pool must hold a Mamba state
+    block per decode sequence before the graphs are captured (memory/mamba_seqs.py)."""
+    if any(issue.fatal for issue in issues):
+        return
+    issue = mamba_seqs.mamba_blocks_check(worst, limits.max_num_seqs, flags, version, v0=v0)
+    if issue is not None:
+        issues.append(issue)
+
+
 def tightest(stages: Sequence[StageBudget]) -> StageBudget:
     """The stage with the fewest blocks: vLLM takes the minimum over workers."""
     return min(stages, key=lambda st: (st.num_blocks, st.available_kv))
@@ -419,6 +440,7 @@ def explain(
     max_len = kv_admission(stages, worst, version, limits, in_flight, prefix_caching, issues)
     bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
+    mamba_blocks(worst, limits, flags, version, issues, v0=v0)
     post = warmups(model, gpu, flags, stages, (precision, limits, budget), version, issues, v0=v0)
     return Explanation(
         model=model.name,

@@ -99,6 +99,11 @@ class Explanation:
         return not any(i.fatal for i in self.issues)
 
     @property
+    def at_risk(self) -> bool:
+        """vLLM may or may not start: no fatal issue, but a margin inside the model's uncertainty (IssueKind.at_risk)."""
+        return self.fits and any(i.kind.at_risk for i in self.issues)
+
+    @property
     def errors(self) -> tuple[str, ...]:
         """The fatal issues' messages, in vLLM's order (what `explain` prints)."""
         return tuple(i.message for i in self.issues if i.fatal)

@@ -39,8 +39,11 @@ class IssueKind(StrEnum):
     KV_DTYPE_UNSUPPORTED = "kv-cache-dtype-unsupported"  # flag = the --kv-cache-dtype the attention cannot store
     KV_ALLOCATION_OOM = "kv-cache-allocation-oom"  # needed = the fixed KV cache, available = free beside the weights
     WARMUP_OOM = "warmup-out-of-memory"  # needed = allocations after the KV cache, available = room for them
+    MAMBA_BLOCKS = "max-num-seqs-above-mamba-blocks"  # count = max_num_seqs, requested = the pool's blocks
     # Warnings: vLLM starts, with a caveat.
     WARMUP_HEADROOM = "warmup-headroom"  # needed = post-allocation warm-ups, available = room for them (too close)
+    MAMBA_BLOCKS_MARGIN = "mamba-blocks-margin"  # at risk: count = max_num_seqs, requested = the predicted blocks
+    UNIFIED_MEMORY_HEADROOM = "unified-memory-headroom"  # at risk: needed = the budget, available = what it leaves
     AUTO_FIT_REDUCED = "auto-fit-reduced"  # max_len = the fitted length, requested = the model's limit
     KV_HEADS_REPLICATED = "kv-heads-replicated"  # count = KV heads, parallel = TP
     FP8_KV_FROM_CHECKPOINT = "fp8-kv-from-checkpoint"
@@ -55,10 +58,18 @@ class IssueKind(StrEnum):
         """True for the kinds vLLM does not start with."""
         return self not in _WARNING_KINDS
 
+    @property
+    def at_risk(self) -> bool:
+        """A warning that the model cannot call the startup either way: the margin it predicts is inside its stated
+        uncertainty for that class (a plan with one is "at risk", not a fit)."""
+        return self in _AT_RISK_KINDS
+
 
 _WARNING_KINDS = frozenset(
     {
         IssueKind.WARMUP_HEADROOM,
+        IssueKind.MAMBA_BLOCKS_MARGIN,
+        IssueKind.UNIFIED_MEMORY_HEADROOM,
         IssueKind.AUTO_FIT_REDUCED,
         IssueKind.KV_HEADS_REPLICATED,
         IssueKind.FP8_KV_FROM_CHECKPOINT,
@@ -69,6 +80,7 @@ _WARNING_KINDS = frozenset(
         IssueKind.APPROXIMATE_MODEL,
     }
 )
+_AT_RISK_KINDS = frozenset({IssueKind.MAMBA_BLOCKS_MARGIN, IssueKind.UNIFIED_MEMORY_HEADROOM})
 
 
 @dataclass(frozen=True, slots=True)

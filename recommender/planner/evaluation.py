@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, replace
 
 from recommender.errors import PlanError
-from recommender.memory import warmup
+from recommender.memory import mamba_seqs, unified, warmup
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults
 from recommender.memory.startup_issues import IssueKind
@@ -59,13 +59,21 @@ def _round_len(length: int) -> int:
     return max(step, length // step * step) if length >= step else length
 
 
+def _release_default(hw: Hardware, version: VllmVersion) -> float:
+    """The release's default utilization; on an integrated GPU with no free memory given, at most what leaves its
+    host the usual share (memory/unified.py)."""
+    util = version.default_gpu_memory_utilization
+    host = unified.max_utilization(hw.gpu) if hw.free_bytes is None else None
+    return util if host is None else min(util, host)
+
+
 def warmup_utilization(probe: Explanation, hw: Hardware, version: VllmVersion) -> float:
     """The highest utilization (in hundredths, at most the release's default and the free memory) at which explain
     judges the post-allocation warm-ups safe with WARMUP_UNCERTAINTY to spare (memory/warmup.py): the budget
     may take what is left once the warm-ups' need, the allocator's reserve and the margin are kept outside it,
     counting the profiling peak freed before they run. That need does not depend on the utilization, so one
     probe at any utilization gives it."""
-    util = version.default_gpu_memory_utilization
+    util = _release_default(hw, version)
     post = probe.post_allocation
     total = probe.gpu_total_bytes
     if post is not None:
@@ -80,7 +88,8 @@ def warmup_utilization(probe: Explanation, hw: Hardware, version: VllmVersion) -
 
 
 def _default_utilization(hw: Hardware, version: VllmVersion) -> float:
-    util = version.default_gpu_memory_utilization
+    """The release's default, below what the free memory allows (given, or an integrated GPU's host share)."""
+    util = _release_default(hw, version)
     if hw.free_bytes is not None:
         util = min(util, math.floor(hw.free_bytes / hw.gpu.total_bytes * 100) / 100)
     return max(0.05, util)
@@ -178,8 +187,10 @@ def _final_check(ctx: _Context, length: int, replicas: int) -> Evaluation:
     while True:
         seqs = math.ceil(need / replicas) if need else ctx.flags.max_num_seqs or seqs_default
         e = _judged(ctx.candidate, ctx.target, ctx.hw, ctx.version, _with_seqs(flags, seqs), replicas)
-        # Sized with the release's max_num_seqs; a larger one can take a little of the KV cache: one more replica.
-        if e.feasible or not e.explanation.fits or not need or replicas >= ctx.max_replicas:
+        # Sized with the release's max_num_seqs; a larger one can take a little of the KV cache (or exceed a hybrid
+        # model's Mamba state blocks): one more replica.
+        more_seqs_fail = e.explanation.has(IssueKind.MAMBA_BLOCKS, IssueKind.MAMBA_BLOCKS_MARGIN)
+        if e.feasible or (not e.explanation.fits and not more_seqs_fail) or not need or replicas >= ctx.max_replicas:
             return e
         replicas += 1
 
@@ -197,15 +208,20 @@ def _judged(
     final = explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
     per_replica = float(min(final.max_concurrency, final.max_num_seqs))
     total = per_replica * replicas
-    ok = final.fits and total >= (target.concurrency or 1)
+    ok = final.fits and not final.at_risk and total >= (target.concurrency or 1)
     figure = f"{final.max_num_seqs:,}" if per_replica == final.max_num_seqs else f"{per_replica:,.1f}"
     reason = (
         f"{c.describe()}: {figure} requests of {final.max_model_len:,} tokens per replica x {replicas}"
         f"{_seqs_note(final)}"
         if ok
-        else f"{c.describe()}: re-check with the chosen flags failed ({'; '.join(final.errors) or 'concurrency'})"
+        else f"{c.describe()}: re-check with the chosen flags failed ({'; '.join(_failures(final)) or 'concurrency'})"
     )
     return Evaluation(c, flags, final, replicas, total, ok, reason)
+
+
+def _failures(final: Explanation) -> tuple[str, ...]:
+    """Why the re-check failed: vLLM's errors, else the at-risk warnings."""
+    return final.errors or tuple(i.message for i in final.issues if i.kind.at_risk)
 
 
 def _seqs_note(final: Explanation) -> str:
@@ -229,6 +245,19 @@ def filled(e: Evaluation, target: Target, hw: Hardware, version: VllmVersion) ->
     return e
 
 
+def _mamba_seqs(
+    c: Candidate, hw: Hardware, version: VllmVersion, flags: EngineFlags, probe: Explanation
+) -> tuple[EngineFlags, Explanation]:
+    """A hybrid model whose predicted pool holds fewer Mamba state blocks than max_num_seqs (or too few to spare:
+    memory/mamba_seqs.py): --max-num-seqs lowered to what the pool holds with the margin. Fewer sequences take a
+    smaller sampler warm-up, so the pool only grows at the lower figure."""
+    if not probe.has(IssueKind.MAMBA_BLOCKS, IssueKind.MAMBA_BLOCKS_MARGIN):
+        return flags, probe
+    seqs = min(flags.max_num_seqs or probe.max_num_seqs, mamba_seqs.safe_max_num_seqs(probe.num_gpu_blocks))
+    flags = replace(flags, max_num_seqs=seqs)
+    return flags, explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
+
+
 def evaluate_candidate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -> Verdict:
     """Choose flags for one candidate and judge it against the target."""
     flags = probe_flags(c, target, hw, version)
@@ -238,6 +267,7 @@ def evaluate_candidate(c: Candidate, target: Target, hw: Hardware, version: Vllm
         if util != flags.gpu_memory_utilization:
             flags = replace(flags, gpu_memory_utilization=util)
             probe = explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
+        flags, probe = _mamba_seqs(c, hw, version, flags, probe)
     except PlanError as exc:
         return Unevaluable(c, flags, f"{c.describe()}: {exc}")
     ctx = _Context(c, target, hw, version, flags, probe)

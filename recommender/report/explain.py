@@ -22,7 +22,9 @@ def describe(e: Explanation) -> str:
 
 def verdict(e: Explanation) -> Cell:
     """vLLM starts or fails, as a styled cell."""
-    return Cell("vLLM starts", "pass") if e.fits else Cell("vLLM fails at startup", "fail")
+    if not e.fits:
+        return Cell("vLLM fails at startup", "fail")
+    return Cell("at risk: vLLM may fail at startup", "warn") if e.at_risk else Cell("vLLM starts", "pass")
 
 
 def budget_section(e: Explanation, chart_id: str, title: str = "Per-GPU memory budget") -> Section:

@@ -1,0 +1,85 @@
+"""Integrated GPUs, whose memory is the host's: what vLLM sees free at startup (pure).
+
+vLLM 0.33's startup snapshot (utils/mem_utils.py MemorySnapshot.measure) takes the free memory of an integrated
+device (`torch.cuda.get_device_properties().is_integrated`: DGX Spark's GB10, Jetson) from
+`psutil.virtual_memory().available`, not from cudaMemGetInfo, while the total stays CUDA's ("/121.69 GiB" on a
+GB10). Worker.init_device then refuses to start when that free memory is below ceil(total x utilization)
+(v1/worker/utils.py request_memory, "Free memory on device ... is less than desired GPU memory utilization"). The
+operating system, the container runtime and whatever else runs on the machine live in the same memory, so on such a
+device the free memory at startup is the total less what they hold, and the default utilization (0.92 from 0.21)
+asks for more than is there.
+
+What a DGX Spark (GB10, 121.69 GiB to CUDA) holds outside vLLM at startup, from public reports:
+- conselara.dev's GB10 reference (notes/dgx-spark-gb10-hardware-reference): "Never set --gpu-memory-utilization
+  above 0.90. In practice, 0.85-0.87 is the safe range": at least 12.2 GiB held, often 15.8 GiB or more;
+- vllm-project/recipes#632 (field5 K017/K018): Nemotron-3-Super NVFP4 on one Spark fails at startup at 0.92 (more
+  than 9.7 GiB held) and starts at 0.85; field2 G041 passes the check at 0.89 (at most 13.4 GiB held there), G040 and
+  J045 start at 0.85;
+- MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#47: 101.3-102.2 GiB free of 121.69 at every fresh boot of two headless
+  Sparks with the page cache dropped (19.5-20.4 GiB held), so 0.87 never passed there.
+So the free memory is taken as the total less `reserve` (12 GiB: the 0.90 ceiling, inside the 9.7-13.4 GiB the two
+records bracket), an error below it as vLLM's; and a budget that leaves less than `safe` (16 GiB: above 0.87, the
+top of the range reported safe, which failed on the MiaAI machines) is "at risk", with the margin. A free memory the
+user states (--free-memory-gib) replaces both. Other integrated devices (Jetson) have no reserve measured here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from recommender.hardware import Gpu
+from recommender.memory.startup_issues import IssueKind, StartupIssue
+from recommender.units import GiB, format_gib
+
+
+@dataclass(frozen=True, slots=True)
+class HostReserve:
+    """Memory an integrated GPU's host holds at vLLM's startup: at least `reserve`, often up to `safe`."""
+
+    reserve: int
+    safe: int
+
+
+RESERVES = {"gb10": HostReserve(reserve=12 * GiB, safe=16 * GiB)}
+
+
+def host_reserve(gpu: Gpu) -> HostReserve | None:
+    """The measured reserve of an integrated GPU whose memory is the host's (LPDDR shared with the CPU), if any."""
+    if not gpu.unified_memory or "LPDDR" not in gpu.memory_type.upper():
+        return None
+    return RESERVES.get(gpu.key)
+
+
+def startup_free(gpu: Gpu) -> int:
+    """The free memory vLLM's snapshot reads when the user states none: all of a discrete card, an integrated
+    device's total less what its host holds."""
+    held = host_reserve(gpu)
+    return gpu.total_bytes - (held.reserve if held else 0)
+
+
+def max_utilization(gpu: Gpu) -> float | None:
+    """The highest utilization (hundredths) that leaves the host its `safe` share, for a device with a reserve."""
+    held = host_reserve(gpu)
+    if held is None:
+        return None
+    return math.floor((gpu.total_bytes - held.safe) / gpu.total_bytes * 100) / 100
+
+
+def headroom(gpu: Gpu, requested: int, utilization: float) -> StartupIssue | None:
+    """The at-risk warning when the budget passes the startup check but leaves the host less than its `safe` share."""
+    held = host_reserve(gpu)
+    if held is None or gpu.total_bytes - requested >= held.safe:
+        return None
+    left = gpu.total_bytes - requested
+    return StartupIssue(
+        IssueKind.UNIFIED_MEMORY_HEADROOM,
+        f"at risk: --gpu-memory-utilization {utilization} asks for {format_gib(requested)} GiB of the "
+        f"{gpu.name}'s {format_gib(gpu.total_bytes)} GiB of unified memory, leaving {format_gib(left)} GiB for the "
+        f"operating system and everything else on the machine; vLLM takes the free memory at startup from the "
+        f"host's available memory and refuses to start below its budget. Hosts have been seen holding "
+        f"{format_gib(held.reserve):.0f}-20 GiB at startup: --gpu-memory-utilization {max_utilization(gpu)} "
+        "or lower leaves the usual share (or give --free-memory-gib to check against the machine's own figure)",
+        needed_bytes=requested,
+        available_bytes=left,
+    )

@@ -1,0 +1,105 @@
+"""Startups the model cannot call safe: a hybrid model's Mamba state blocks against max_num_seqs (memory/mamba_seqs.py)
+and an integrated GPU whose host holds part of its memory (memory/unified.py); numbers worked by hand below."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from benchmarks.fidelity import RECORD_SETS, compare, load_records
+from recommender.catalog import load_gpus
+from recommender.hardware import resolve_gpu
+from recommender.memory import mamba_seqs, unified
+from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.startup_issues import IssueKind
+from recommender.planner.evaluation import evaluate_candidate, probe_flags
+from recommender.planner.types import Candidate, Evaluation, Hardware, Target, WeightOption
+from recommender.sources.resolve import resolve_model
+from recommender.units import GiB
+
+MAXQ = resolve_gpu("rtx-pro-6000-maxq", load_gpus())
+GB10 = resolve_gpu("gb10", load_gpus())
+V26 = VllmVersion(0, 26)
+
+
+def _field4(record_id: str) -> dict[str, object]:
+    (r,) = [r for r in load_records(*RECORD_SETS["field4"]) if r["id"] == record_id]
+    return r
+
+
+def test_mamba_blocks_error_is_vllms_text_with_the_logged_counts() -> None:
+    # field4 J050 / J051 (vllm-project/recipes#831): vLLM's own message, reproduced from the two counts alone.
+    for record_id, blocks in (("J050", 939), ("J051", 556)):
+        r = _field4(record_id)
+        issue = mamba_seqs.exceeds_mamba_blocks(1024, blocks)
+        assert issue.fatal and issue.message == r["error"].removeprefix("ValueError: ")
+
+
+def test_hybrid_page_and_the_check_on_qwen38_bf16() -> None:
+    """Qwen3.8-27B (48 Gated DeltaNet + 16 attention layers) on one RTX PRO 6000 Max-Q at 0.95, vLLM's defaults for a
+    96 GB card (1,024 sequences). A GDN layer's state: conv 3 x (2 x 16 x 128 + 48 x 128 = 10,240) x 2 B = 61,440 B,
+    SSM 48 x 128 x 128 x 4 B (float32) = 3,145,728 B: 3,207,168 B. An attention token: 4 KV heads x (256 + 256) x 2 B
+    = 4,096 B, so the attention block grows to 16 x ceil(3,207,168 / (16 x 4,096)) = 784 tokens, a page of 3,211,264 B;
+    four groups of 16 layers share one block of 16 pages = 51,380,224 B. 721 such blocks fit the predicted KV memory
+    (556 logged), fewer than 1,024 sequences: vLLM refuses to start."""
+    spec = resolve_model("Qwen/Qwen3.8-27B")
+    e = explain(spec, MAXQ, EngineFlags(gpu_memory_utilization=0.95), V26)
+    assert e.block_size == 784 and e.stage.layout.bytes_per_block == 16 * 784 * 4096 == 51_380_224
+    assert e.max_num_seqs == 1024 and e.num_gpu_blocks == e.stage.available_kv // 51_380_224 < 1024
+    issue = e.issue(IssueKind.MAMBA_BLOCKS)
+    assert issue is not None and issue.count == 1024 and issue.requested == e.num_gpu_blocks and not e.fits
+
+
+def test_a_pool_just_above_max_num_seqs_is_at_risk_and_the_release_and_eager_gate_it() -> None:
+    # FP8 Qwen3.8-27B at the default 0.92: ~1,120 blocks predicted for 1,024 sequences (939 logged, J050): less than
+    # 25 % to spare, so at risk, not a start; --enforce-eager captures no FULL graph, and 0.19 had no such check.
+    spec = resolve_model("Qwen/Qwen3.8-27B-FP8")
+    e = explain(spec, MAXQ, EngineFlags(), V26)
+    assert 1024 <= e.num_gpu_blocks < 1024 / 0.75 and e.fits and e.at_risk
+    assert e.has(IssueKind.MAMBA_BLOCKS_MARGIN) and f"--max-num-seqs {int(e.num_gpu_blocks * 0.75)}" in e.warnings[-1]
+    assert not explain(spec, MAXQ, EngineFlags(enforce_eager=True), V26).at_risk
+    assert not explain(spec, MAXQ, EngineFlags(), VllmVersion(0, 19)).has(IssueKind.MAMBA_BLOCKS_MARGIN)
+    safe = explain(spec, MAXQ, EngineFlags(max_num_seqs=mamba_seqs.safe_max_num_seqs(e.num_gpu_blocks)), V26)
+    assert safe.fits and not safe.at_risk
+
+
+def test_planner_lowers_max_num_seqs_below_the_mamba_blocks() -> None:
+    # The BF16 model at its full context on the Max-Q: the release default of 1,024 sequences would be refused; the
+    # plan keeps a quarter of the predicted pool spare (540 of 721 would also pass the 556 logged).
+    spec = resolve_model("Qwen/Qwen3.8-27B")
+    c = Candidate(WeightOption(spec, None, "BF16", 0), "auto", 1, 1)
+    hw = Hardware(MAXQ, 1)
+    target = Target(context=262_144)
+    v = evaluate_candidate(c, target, hw, V26)
+    assert isinstance(v, Evaluation) and v.feasible, v.reason
+    e = v.explanation
+    assert e.max_num_seqs <= mamba_seqs.safe_max_num_seqs(e.num_gpu_blocks) and e.max_num_seqs < 1024
+    assert e.fits and not e.at_risk
+    assert probe_flags(c, target, hw, V26).max_num_seqs == 1024
+
+
+def test_gb10_startup_check_takes_the_hosts_share() -> None:
+    """DGX Spark: 121.63 GiB to CUDA (124,552 MiB), 12 GiB held by the host at startup, so 109.63 GiB free. The default
+    0.92 asks for ceil(0.92 x 121.63) = 111.9 GiB: refused with vLLM's message (field5 K017); 0.85 asks for 103.39 GiB,
+    leaving 18.2 GiB, above the 16 GiB share: starts (K018); 0.88 leaves 14.6 GiB: passes the check, at risk."""
+    spec = resolve_model("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4")
+    flags = EngineFlags(max_model_len=131_072, max_num_seqs=4)
+    assert unified.startup_free(GB10) == GB10.total_bytes - 12 * GiB
+    k017 = explain(spec, GB10, replace(flags, gpu_memory_utilization=0.92), VllmVersion(0, 24))
+    issue = k017.issue(IssueKind.FREE_BELOW_BUDGET)
+    assert issue is not None and not k017.fits
+    assert issue.message.startswith("Free memory on device cuda:0 (109.63/121.63 GiB) on startup is less than desired")
+    k018 = explain(spec, GB10, replace(flags, gpu_memory_utilization=0.85), VllmVersion(0, 24))
+    assert k018.fits and not k018.at_risk
+    close = explain(spec, GB10, replace(flags, gpu_memory_utilization=0.88), VllmVersion(0, 24))
+    assert close.fits and close.at_risk and close.has(IssueKind.UNIFIED_MEMORY_HEADROOM)
+    stated = explain(
+        spec, GB10, replace(flags, gpu_memory_utilization=0.92), VllmVersion(0, 24), free_bytes=int(118 * GiB)
+    )
+    assert stated.fits and not stated.at_risk  # the machine's own free memory replaces the reserve
+    assert unified.max_utilization(GB10) == 0.86 and unified.host_reserve(resolve_gpu("gh200", load_gpus())) is None
+
+
+def test_fidelity_counts_at_risk_as_neither_safe_nor_a_match() -> None:
+    j050 = compare(_field4("J050"))
+    assert j050 is not None and j050.predicted == "risk" and not j050.agrees
