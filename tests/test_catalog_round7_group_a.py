@@ -52,3 +52,15 @@ def test_catalog_round_7_qwq_preview_is_qwen2_5_32b_layout() -> None:
     layer = attention + 3 * 5120 * 27648 + 2 * 5120
     assert preview.params is not None
     assert preview.params.total == 64 * layer + 2 * 152064 * 5120 + 5120 == 32_763_876_352
+
+
+def test_catalog_round_7_qwen_v1_layout_by_hand() -> None:
+    """Qwen-7B (QWenLMHeadModel, vLLM's qwen.py until 0.23.0): the config's intermediate_size 22016 counts both halves
+    of the gated MLP, so each half is 11008 wide; c_attn is a fused q/k/v with a bias and 32 K/V heads. By hand: 32 x
+    (c_attn 4096 x 12288 + 12288, c_proj 4096 x 4096, MLP 3 x 4096 x 11008, two norms) + embedding and head
+    2 x 151936 x 4096 + final norm = 7,721,324,544, Qwen-7B's published 7.7B; the context is seq_length, 8192."""
+    qwen = resolve_model("Qwen/Qwen-7B")
+    layer = 4096 * 12288 + 12288 + 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096
+    assert qwen.params is not None and not qwen.approximate
+    assert qwen.params.total == 32 * layer + 2 * 151936 * 4096 + 4096 == 7_721_324_544
+    assert qwen.max_model_len == 8192 and qwen.num_kv_heads == 32

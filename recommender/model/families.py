@@ -33,6 +33,7 @@ from recommender.model.family_keys import (
     neox_keys,
     opt_keys,
     phi_keys,
+    qwen1_keys,
     starcoder2_keys,
     step3p5_keys,
 )
@@ -256,6 +257,8 @@ FAMILIES: dict[str, Family] = {
     "opt": _OPT,
     "bloom": _BLOOM,
     "chatglm": _CHATGLM,
+    # Qwen (v1) QWenLMHeadModel: vllm/model_executor/models/qwen.py, served until 0.23.0 (SERVED_UNTIL below)
+    "qwen": Family("Qwen (v1)", "vllm/model_executor/models/qwen.py (to 0.23.0)", qkv_bias=True, adapt=qwen1_keys),
     "dbrx": _DBRX,
     "internlm2": _INTERNLM2,
     **dict.fromkeys(

@@ -191,6 +191,16 @@ def kimi_linear_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted(keys, fam)
 
 
+def qwen1_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/qwen.py (to 0.23.0) QWenBlock: QWenMLP(hidden_size, intermediate_size // 2) -- the
+    config's intermediate_size counts both halves of the gated MLP (w1, w2), c_proj takes half back; c_attn is a
+    fused q/k/v with a bias and one K/V head per query head (no num_key_value_heads key); c_proj has no bias."""
+    inter = _int(c.get("intermediate_size"))
+    return Adapted(
+        {"intermediate_size": inter // 2 if inter else None, "num_key_value_heads": _int(c.get("num_attention_heads"))}
+    )
+
+
 def cohere_keys(c: Mapping[str, Any]) -> Adapted:
     """vllm/model_executor/models/commandr.py: one norm (LayerNorm without bias) before parallel attention and MLP,
     the lm_head always tied to the embeddings, use_qk_norm over every head (heads x head_dim)."""
