@@ -64,6 +64,10 @@ class FlagSpec:
     negated: tuple[str, ...] = ()  # spellings that set a bool to False
     since: VllmVersion | None = None
     removed: VllmVersion | None = None
+    # the values vLLM's parser accepts, from each listed release on (None: not restricted, or not known there)
+    choices: tuple[tuple[VllmVersion, tuple[int | str, ...] | None], ...] = ()
+    # releases [first, until) whose parser reads an optional true/false after this bool (vLLM's StoreBoolean)
+    valued_bool: tuple[VllmVersion, VllmVersion] | None = None
 
     def label(self) -> str:
         """How argparse names the option in its messages ('--tensor-parallel-size/-tp')."""
@@ -78,6 +82,19 @@ class FlagSpec:
     def accepted_in(self, version: VllmVersion) -> bool:
         return (self.since is None or version >= self.since) and (self.removed is None or version < self.removed)
 
+    def choices_in(self, version: VllmVersion) -> tuple[int | str, ...] | None:
+        """The values this release's parser accepts (None when any, or when the table does not know)."""
+        steps = [values for first, values in self.choices if first <= version]
+        return steps[-1] if steps else None
+
+    def takes_bool_value(self, version: VllmVersion | None) -> bool:
+        """Whether this release reads `--flag false` as the setting (else the word after a bool is a stray one)."""
+        return (
+            version is not None
+            and self.valued_bool is not None
+            and (self.valued_bool[0] <= version < self.valued_bool[1])
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class FlagTable:
@@ -90,9 +107,10 @@ class FlagTable:
     @classmethod
     def from_yaml(cls, data: Mapping[str, Any]) -> FlagTable:
         """Build the table from the parsed profiles/vllm-flags.yaml."""
+        newest = VllmVersion.parse(str(data["versions"]["newest"]))
         specs = []
         for name, e in data["flags"].items():
-            since, removed = e.get("since"), e.get("removed")
+            since, removed, valued = e.get("since"), e.get("removed"), e.get("valued_bool")
             specs.append(
                 FlagSpec(
                     str(name),
@@ -103,6 +121,8 @@ class FlagTable:
                     tuple(e.get("negated") or ()),
                     VllmVersion.parse(str(since)) if since else None,
                     VllmVersion.parse(str(removed)) if removed else None,
+                    _choice_steps(e.get("choices"), newest),
+                    (VllmVersion.parse(str(valued[0])), VllmVersion.parse(str(valued[1]))) if valued else None,
                 )
             )
         options: dict[str, tuple[FlagSpec, bool]] = {}
@@ -111,7 +131,7 @@ class FlagTable:
                 options[spelling] = (s, True)
             for spelling in s.negated:
                 options[spelling] = (s, False)
-        return cls(tuple(specs), VllmVersion.parse(str(data["versions"]["newest"])), options)
+        return cls(tuple(specs), newest, options)
 
     def match(self, option: str) -> tuple[FlagSpec, bool] | list[str] | None:
         """argparse's lookup: the exact spelling, else the only long option it is a prefix of; a list when
@@ -124,6 +144,18 @@ class FlagTable:
         if len(hits) == 1:
             return self.options[hits[0]]
         return hits or None
+
+
+def _choice_steps(choices: Any, newest: VllmVersion) -> tuple[tuple[VllmVersion, tuple[int | str, ...] | None], ...]:
+    """A flag's `choices` in profiles/vllm-flags.yaml: a list (the newest release's parser), or a mapping from the
+    first release of each list (null: not restricted, or not known from that release on)."""
+    if not choices:
+        return ()
+    steps = choices.items() if isinstance(choices, Mapping) else [(str(newest), choices)]
+    return tuple(
+        (VllmVersion.parse(str(first)), None if values is None else tuple(values))
+        for first, values in sorted(steps, key=lambda kv: VllmVersion.parse(str(kv[0])))
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,7 +332,40 @@ def _take_values(spec: FlagSpec, args: list[str], i: int, st: _State) -> tuple[A
     return tuple(values), j - 1
 
 
-def _parse_tokens(args: list[str], table: FlagTable) -> _State:
+def _switch(
+    spec: FlagSpec,
+    positive: bool,
+    name: str,
+    explicit: str | None,
+    args: list[str],
+    i: int,
+    st: _State,
+    version: VllmVersion | None,
+) -> int:
+    """An option without a value (or a release's StoreBoolean, which may take one); returns the next index."""
+    if spec.takes == "bool" and positive and spec.takes_bool_value(version):
+        return _bool_value(spec, name, explicit, args, i, st)
+    if explicit is not None:
+        st.errors.append(f"argument {spec.label()}: ignored explicit argument {explicit!r}")
+    st.given.append(GivenFlag(name, spec, positive))
+    return i + 1
+
+
+def _bool_value(spec: FlagSpec, name: str, explicit: str | None, args: list[str], i: int, st: _State) -> int:
+    """vLLM's StoreBoolean (nargs='?', const 'True'; 0.5.3 to 0.8.4 for --enable-chunked-prefill): the word after
+    the option, unless it is an option, is its value, true or false in any case. Returns the next index."""
+    word = explicit
+    if word is None and i + 1 < len(args) and not _is_option(args[i + 1]):
+        word = args[i + 1]
+        i += 1
+    if word is None or word.lower() in ("true", "false"):
+        st.given.append(GivenFlag(name, spec, word is None or word.lower() == "true"))
+    else:
+        st.errors.append(f"Invalid boolean value: {word}. Expected 'true' or 'false'.")
+    return i + 1
+
+
+def _parse_tokens(args: list[str], table: FlagTable, version: VllmVersion | None = None) -> _State:
     st = _State()
     i = 0
     while i < len(args):
@@ -331,10 +396,7 @@ def _parse_tokens(args: list[str], table: FlagTable) -> _State:
             continue
         spec, positive = hit
         if spec.takes in ("flag", "bool"):
-            if eq:
-                st.errors.append(f"argument {spec.label()}: ignored explicit argument {explicit!r}")
-            st.given.append(GivenFlag(name, spec, positive))
-            i += 1
+            i = _switch(spec, positive, name, explicit if eq else None, args, i, st, version)
             continue
         if eq:
             value: Any = explicit if spec.nargs is None else (explicit,)
@@ -369,12 +431,14 @@ def parse_serve_argv(
     *,
     read_config: ConfigReader | None = None,
     serve: bool | None = None,
+    version: VllmVersion | None = None,
 ) -> ServeCommand:
     """Parse `vllm serve MODEL ...` (a string or an argv list; a leading `vllm serve` is optional).
 
     `serve=False` reads the arguments of `python -m vllm.entrypoints.openai.api_server` (where `--model` is an
     ordinary option). `read_config(path)` returns a `--config` file's arguments (see config_args), or None when it
-    cannot be read here. Argument errors are collected in `errors`, never raised.
+    cannot be read here. `version` is the release whose parser differs from the newest's in how it reads a word
+    (a bool that took a true/false value); None reads as the newest. Argument errors are collected in `errors`.
     """
     args = shlex.split(argv) if isinstance(argv, str) else [str(a) for a in argv]
     if args[:2] == ["vllm", "serve"]:
@@ -398,7 +462,7 @@ def parse_serve_argv(
         args, config_file = _expand_config(args, read_config, serve)
     except FlagError as exc:
         errors.append(str(exc))
-    st = _parse_tokens(_normalise(args), table)
+    st = _parse_tokens(_normalise(args), table, version)
     errors += st.errors
     values = _engine_values(st.given, errors)
     # the api_server form parses a positional `model_tag` too, but only `vllm serve` uses it: --model stands
@@ -421,7 +485,7 @@ def strict_errors(cmd: ServeCommand, version: VllmVersion | None = None) -> list
     """What vLLM's parser (of `version`, default the newest in the table) prints for this command, unrecognized
     arguments included."""
     version = version or default_flag_table().newest
-    out = list(cmd.errors)
+    out = [*cmd.errors, *choice_errors(cmd, version)]
     stray: list[str] = []
     for g in not_accepted(cmd, version):
         stray.append(g.written)
@@ -432,6 +496,28 @@ def strict_errors(cmd: ServeCommand, version: VllmVersion | None = None) -> list
     stray += cmd.extras
     if stray:
         out.append(f"unrecognized arguments: {' '.join(stray)}")
+    return out
+
+
+def choice_errors(cmd: ServeCommand, version: VllmVersion) -> list[str]:
+    """argparse's "invalid choice" for each value outside what this release's parser accepts (Python's wording)."""
+    out = []
+    for g in cmd.given:
+        allowed = g.spec.choices_in(version)
+        if allowed is None or not isinstance(g.value, str):
+            continue
+        numeric = all(isinstance(c, int) for c in allowed)
+        value: int | str = g.value
+        if numeric:
+            try:
+                value = int(g.value)
+            except ValueError:
+                continue  # the int conversion's own error is reported by the parse
+        if value == "" and "None" in allowed:  # vLLM's optional_type reads '' as None too
+            continue
+        if value not in allowed and str(value) not in allowed:
+            shown = ", ".join(repr(c) for c in allowed)
+            out.append(f"argument {g.spec.label()}: invalid choice: {value!r} (choose from {shown})")
     return out
 
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -173,8 +174,9 @@ def test_values_of_host_and_port_are_not_the_model() -> None:
 
 def test_flags_the_target_release_does_not_have_fail_with_their_fix() -> None:
     cmd = "vllm serve Qwen/Qwen3-8B --max-model-len 8192 --kv-cache-memory-bytes 8G"
-    r = invoke(["check", cmd, "--gpu", "h100", "--vllm-version", "0.10.2"], exit_code=1)
-    assert "--kv-cache-memory-bytes arrived in vLLM 0.11.0 (target 0.10.2)" in r.stdout
+    r = invoke(["check", cmd, "--gpu", "h100", "--vllm-version", "0.10.1"], exit_code=1)
+    assert "--kv-cache-memory-bytes arrived in vLLM 0.10.2 (target 0.10.1)" in r.stdout
+    assert "(vLLM's parser: unrecognized arguments: --kv-cache-memory-bytes 8G)" in r.stdout
     r = invoke(["check", "vllm serve Qwen/Qwen3-8B --max-num 8", "--gpu", "h100"], exit_code=1)
     assert "ambiguous option: --max-num could match" in r.stdout
 
@@ -402,3 +404,43 @@ def test_kubeai_models_chart_values_deploy_the_enabled_catalog_entries(tmp_path:
     values.write_text(f"all:\n  enabled: true\ncatalog:\n  qwen-l4:\n{entry}", encoding="utf-8")
     (row,) = json.loads(invoke(["check", str(values), "--format", "json"], 0).stdout)
     assert (row["resource"], row["gpu"]) == ("Model/default/qwen-l4", "NVIDIA L4")
+
+
+def _docker_run(tmp_path: Path, image: str, flags: str, exit_code: int = 0) -> dict[str, Any]:
+    script = tmp_path / "run.sh"
+    script.write_text(
+        f"docker run --gpus 1 vllm/vllm-openai:{image} --model Qwen/Qwen3-8B --max-model-len 8192 {flags}\n",
+        encoding="utf-8",
+    )
+    (r,) = json.loads(invoke(["check", str(script), "--gpu", "h100", "--format", "json"], exit_code=exit_code).stdout)
+    return dict(r)
+
+
+@pytest.mark.parametrize(
+    ("image", "flags", "message"),
+    [  # each release's own parser (its tagged arg_utils.py / config), in argparse's words
+        ("v0.8.5", "--block-size 7", "argument --block-size: invalid choice: 7 (choose from 1, 8, 16, 32, 64, 128)"),
+        ("v0.6.3", "--block-size 64", "argument --block-size: invalid choice: 64 (choose from 8, 16, 32)"),
+        ("v0.6.3", "-dp 2", "-dp arrived in vLLM 0.8.3 (target 0.6.3)"),
+        ("latest", "--dtype fp16", "argument --dtype: invalid choice: 'fp16' (choose from 'auto', 'bfloat16'"),
+        ("v0.33.0", "--enable-chunked-prefill False", "unrecognized arguments: False"),
+    ],
+)
+def test_values_and_options_a_release_refuses_fail_in_its_words(
+    tmp_path: Path, image: str, flags: str, message: str
+) -> None:
+    r = _docker_run(tmp_path, image, flags, exit_code=1)
+    assert r["status"] == "fail" and any(message in f for f in r["failures"]), r["failures"]
+
+
+@pytest.mark.parametrize(("image", "block"), [("v0.8.5", 128), ("v0.11.1", 256), ("v0.20.0", 7), ("latest", 7)])
+def test_block_sizes_a_release_accepts_or_is_not_known_for_are_not_refused(
+    tmp_path: Path, image: str, block: int
+) -> None:
+    r = _docker_run(tmp_path, image, f"--block-size {block}")
+    assert not any("--block-size" in f for f in r["failures"]), r["failures"]
+
+
+def test_chunked_prefill_false_is_off_where_vllm_read_a_value_after_it(tmp_path: Path) -> None:
+    r = _docker_run(tmp_path, "v0.8.4", "--enable-chunked-prefill False")
+    assert r["status"] == "pass" and not r["failures"] and not any("False" in w for w in r["warnings"]), r

@@ -13,7 +13,7 @@ import yaml
 from recommender.catalog import load_flag_table
 from recommender.errors import FlagError
 from recommender.memory.engine import VllmVersion
-from recommender.serve_args import ENGINE_FIELDS, config_args, parse_serve_argv, strict_errors
+from recommender.serve_args import ENGINE_FIELDS, choice_errors, config_args, parse_serve_argv, strict_errors
 
 from .conftest import ROOT
 
@@ -39,6 +39,10 @@ def test_flag_table_is_vllm_0_33s_parser() -> None:
         assert spec.dest == action["dest"], option
         assert spec.takes == {"value": "value", "flag": "flag", "bool-optional": "bool"}[action["kind"]], option
         assert spec.nargs == (action.get("nargs") if action.get("nargs") in ("+", "?") else None), option
+        rewrites = "<lambda>" in str(action.get("type"))  # a type function that rewrites the word before the check
+        dumped_choices = None if rewrites else action.get("choices")
+        table_choices = spec.choices_in(V033)
+        assert (sorted(map(str, table_choices)) if table_choices else None) == dumped_choices, option
     removed = [s for s in table.specs if s.removed is not None]
     assert removed and all(s.removed is not None and s.removed <= V033 for s in removed)
     assert {"--swap-space", "--max-seq-len-to-capture", "--num-scheduler-steps"} <= {s.name for s in removed}
@@ -106,3 +110,36 @@ def test_config_file_that_cannot_be_read_is_reported() -> None:
     assert bad.errors == ("Config file must be of a yaml/yml type. json supplied",)
     with pytest.raises(FlagError, match="expected a YAML mapping"):
         config_args(["a"], "x.yaml")
+
+
+@pytest.mark.parametrize(
+    ("release", "expected"),
+    [  # StoreBoolean with nargs='?' (0.5.3 to 0.8.4) reads the word; before, store_true; after, BooleanOptionalAction
+        ("0.5.2", (True, ("False",))),
+        ("0.5.3", (False, ())),
+        ("0.8.4", (False, ())),
+        ("0.8.5", (True, ("False",))),
+        ("0.33.0", (True, ("False",))),
+    ],
+)
+def test_a_word_after_chunked_prefill_is_its_value_only_where_vllm_read_one(
+    release: str, expected: tuple[bool, tuple[str, ...]]
+) -> None:
+    cmd = parse_serve_argv(
+        "vllm serve M --enable-chunked-prefill False --max-model-len 4096", version=VllmVersion.parse(release)
+    )
+    assert (cmd.values["enable_chunked_prefill"], cmd.extras) == expected
+    assert cmd.values["max_model_len"] == 4096
+    bad = parse_serve_argv("vllm serve M --enable-chunked-prefill yes", version=VllmVersion.parse("0.8.0"))
+    assert bad.errors == ("Invalid boolean value: yes. Expected 'true' or 'false'.",)
+
+
+def test_block_size_choices_follow_each_release() -> None:
+    cmd = parse_serve_argv("vllm serve M --block-size 64")
+    assert choice_errors(cmd, VllmVersion.parse("0.6.3")) == [
+        "argument --block-size: invalid choice: 64 (choose from 8, 16, 32)"
+    ]
+    assert choice_errors(cmd, VllmVersion.parse("0.7.3")) == []
+    assert choice_errors(parse_serve_argv("vllm serve M --block-size 256"), VllmVersion.parse("0.11.0"))
+    assert not choice_errors(parse_serve_argv("vllm serve M --block-size 256"), VllmVersion.parse("0.11.1"))
+    assert not choice_errors(parse_serve_argv("vllm serve M --block-size 7"), VllmVersion.parse("0.33.0"))

@@ -23,8 +23,10 @@ from recommender.serve_args import (
     ENGINE_FIELDS,
     ConfigReader,
     FlagTable,
+    GivenFlag,
     ServeCommand,
     build_serve_argv,
+    choice_errors,
     config_args,
     parse_serve_argv,
 )
@@ -160,6 +162,13 @@ def _hook_note(name: str) -> str:
     return f"{name} taken as empty (set nowhere in the file, so the shell expands it to nothing)"
 
 
+def _as_written(g: GivenFlag) -> list[str]:
+    """An option and its value(s) as the command line gave them (what argparse lists as unrecognized)."""
+    if isinstance(g.value, str):
+        return [g.written, g.value]
+    return [g.written, *g.value] if isinstance(g.value, tuple) else [g.written]
+
+
 def _release_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], list[str]]:
     """Flags the target release no longer has, or does not have yet (failures); not judged (a warning) when the
     image's release is not known."""
@@ -167,11 +176,12 @@ def _release_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
     findings: list[Finding] = []
     warnings: list[str] = []
     for g in cmd.given if ctx.unknown_release is None else ():
+        said = f"vLLM's parser: unrecognized arguments: {' '.join(_as_written(g))}"
         if g.spec.removed is not None and v >= g.spec.removed:
             findings.append(
                 Finding(
                     "flag-version",
-                    f"{g.written} was removed in vLLM {g.spec.removed} (target {v}): vLLM will refuse to start",
+                    f"{g.written} was removed in vLLM {g.spec.removed} (target {v}): vLLM will refuse to start ({said})",
                     f"remove {g.written}",
                 )
             )
@@ -179,7 +189,7 @@ def _release_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
             findings.append(
                 Finding(
                     "flag-version",
-                    f"{g.written} arrived in vLLM {g.spec.since} (target {v}): vLLM will refuse to start",
+                    f"{g.written} arrived in vLLM {g.spec.since} (target {v}): vLLM will refuse to start ({said})",
                     f"remove {g.written}, or run vLLM {g.spec.since} or later",
                 )
             )
@@ -203,6 +213,8 @@ def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
             findings.append(Finding("argument", f"vLLM {v} refuses the command line: {message}"))
         else:
             warnings.append(f"vLLM {ctx.table.newest} would refuse the command line ({message}); not known for {v}")
+    if ctx.unknown_release is None:  # the values this release's parser refuses (its argparse choices)
+        findings += [Finding("argument", f"vLLM {v} refuses the command line: {m}") for m in choice_errors(cmd, v)]
     by_release, doubts = _release_findings(cmd, ctx)
     findings += by_release
     warnings += doubts
@@ -340,12 +352,15 @@ def check_server(found: Found, ctx: Context) -> ServerResult:
     if found.not_evaluable:
         return ServerResult(found, NOT_EVALUATED, "", None, version, reasons=(found.not_evaluable,))
     read_config = config_beside(ctx.read_config, found.source, found.files)
-    cmd = parse_serve_argv(list(found.argv), ctx.table, read_config=read_config, serve=found.serve_form)
+    release = ctx.version if ctx.unknown_release is None else None  # how its parser reads a bool's value
+    cmd = parse_serve_argv(
+        list(found.argv), ctx.table, read_config=read_config, serve=found.serve_form, version=release
+    )
     hooks = empty_hooks(cmd, found.unresolved)
     if hooks:  # judged without them, as the shell would run it
         argv = tuple(w for w in found.argv if w not in hooks)
         found = replace(found, argv=argv, unresolved=tuple(n for n in found.unresolved if n not in hooks))
-        cmd = parse_serve_argv(list(argv), ctx.table, read_config=read_config, serve=found.serve_form)
+        cmd = parse_serve_argv(list(argv), ctx.table, read_config=read_config, serve=found.serve_form, version=release)
     notes = [_hook_note(n) for n in hooks]
     summary = engine_summary(cmd)
     reasons = [f"unresolved {n}" for n in unresolved_names(cmd, found.unresolved)]

@@ -337,7 +337,7 @@ def serve_values(
     whole = model_arg not in (None, "vllm", "serve") and bool(serve) and serve[0] in _COMMAND_WORDS
     if serve or (model_arg in ("vllm", "serve")):
         argv, serve_form = api_server_args(([model_arg] if model_arg and not whole else []) + list(serve))
-        cmd = parse_serve_argv(argv, serve=serve_form)
+        cmd = parse_serve_argv(argv, serve=serve_form, version=version)
         problems = strict_errors(cmd, version)
         if problems:
             raise FlagError(problems[0])

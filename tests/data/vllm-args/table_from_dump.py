@@ -28,7 +28,13 @@ HEADER = """\
 #   config/*.py): --swap-space gone from EngineArgs since 0.18.0 (unsloth-zoo#1210, vllm#36216);
 #   --max-seq-len-to-capture removed by vllm#25543 in 0.11.0 (NeMo-Curator#1200); the V0-engine flags
 #   --num-scheduler-steps and --use-v2-block-manager went with the V0 engine (0.11.0); --kv-cache-memory-bytes
-#   added in 0.11.0 (the spec marks the exact release UNCONFIRMED).
+#   added in 0.10.2; the data-parallel options, --enable-expert-parallel, --headless and --api-server-count: the
+#   first tagged source (v0.4.0 ... v0.14.0rc0, vllm/engine/arg_utils.py and entrypoints/) whose parser has them.
+# - `choices`: a list is vLLM 0.33.0's argparse choices (from the dump; not where a type function rewrites the word);
+#   a mapping gives each list from the release it starts at (--block-size: each tag's arg_utils.py `choices`, then
+#   config's BlockSize Literal; null where no list applies or is known). Outside them a value is not judged.
+# - `valued_bool`: the releases [first, until) whose StoreBoolean action reads an optional true/false after the
+#   option (`--enable-chunked-prefill false` is off there; from 0.8.5 on vLLM refuses the stray word).
 # - A flag without `since` existed before the oldest release modelled (0.4); its first release is not recorded, so
 #   `check` never fails a command for using it early.
 #
@@ -37,8 +43,36 @@ HEADER = """\
 """
 
 # flag -> extra keys (history not visible in one release's parser), with the kind for flags 0.33 no longer has.
+# `since`, `choices` by release and `valued_bool` read from the tagged sources of vLLM (vllm/engine/arg_utils.py,
+# vllm/config.py or vllm/config/cache.py, vllm/entrypoints/openai/cli_args.py, vllm/entrypoints/cli/serve.py at
+# each tag v0.4.0 ... v0.14.0rc0, in a GitHub mirror of vllm-project/vllm): the first tag whose parser has the option.
+BLOCK_SIZES: dict[str, object] = {  # argparse `choices` of --block-size, from each tag on (null: not known)
+    "0.4.0": [8, 16, 32, 128],
+    "0.4.1": [8, 16, 32],
+    "0.5.5": [8, 16, 32, 128, 256, 512, 1024, 2048],
+    "0.6.0": [8, 16, 32],
+    "0.6.4": [8, 16, 32, 64, 128],
+    "0.6.5": [8, 16, 32],
+    "0.6.6": [8, 16, 32, 64, 128],
+    "0.8.5": [1, 8, 16, 32, 64, 128],  # CacheConfig's BlockSize Literal from here on
+    "0.11.1": [1, 8, 16, 32, 64, 128, 256],
+    "0.14.1": None,  # the last tag read is 0.14.0rc0; 0.33.0 takes any int > 0 (CacheConfig Field(gt=0))
+}
 HISTORY: dict[str, dict[str, object]] = {
-    "--kv-cache-memory-bytes": {"since": "0.11.0"},
+    "--kv-cache-memory-bytes": {"since": "0.10.2"},
+    "--data-parallel-size": {"since": "0.8.3"},
+    "--enable-expert-parallel": {"since": "0.8.0"},
+    "--data-parallel-size-local": {"since": "0.9.0"},
+    "--data-parallel-address": {"since": "0.9.0"},
+    "--data-parallel-rpc-port": {"since": "0.9.0"},
+    "--data-parallel-start-rank": {"since": "0.9.0"},
+    "--headless": {"since": "0.9.0"},
+    "--data-parallel-backend": {"since": "0.9.1"},
+    "--api-server-count": {"since": "0.9.1"},
+    "--block-size": {"choices": BLOCK_SIZES},
+    # StoreBoolean (nargs='?', const 'True'): `--enable-chunked-prefill false` turns it off; 0.5.0-0.5.2 and 0.8.5 on
+    # have no value (store_true, then BooleanOptionalAction), 0.4 took type=bool (any word but '' is True)
+    "--enable-chunked-prefill": {"valued_bool": ["0.5.3", "0.8.5"]},
     "--swap-space": {"dest": "swap_space", "takes": "value", "removed": "0.18.0"},
     "--max-seq-len-to-capture": {"dest": "max_seq_len_to_capture", "takes": "value", "removed": "0.11.0"},
     "--num-scheduler-steps": {"dest": "num_scheduler_steps", "takes": "value", "removed": "0.11.0"},
@@ -76,22 +110,38 @@ def entries(dump: dict[str, object]) -> dict[str, dict[str, object]]:
             entry["aliases"] = aliases
         if off:
             entry["negated"] = off
+        # the newest release's choices (older ones' only where HISTORY gives them); not where a `type` function
+        # rewrites the word first (--moe-backend lower-cases it: 'CUTLASS' is accepted)
+        if action.get("choices") and "<lambda>" not in str(action.get("type")):
+            numeric = action.get("type") == "int"
+            entry["choices"] = sorted(int(c) for c in action["choices"]) if numeric else action["choices"]
         out[name] = entry
     for name, extra in HISTORY.items():
         out.setdefault(name, {}).update(extra)
     return out
 
 
+def _scalar(value: object) -> str:
+    return json.dumps(value) if isinstance(value, str) and not value.startswith("-") else str(value)
+
+
 def _flow(entry: dict[str, object]) -> str:
     parts = []
     for key, value in entry.items():
-        if isinstance(value, list):
-            parts.append(f"{key}: [{', '.join(value)}]")
+        if isinstance(value, dict):
+            steps = ", ".join(f'"{k}": ' + ("null" if v is None else _flow_list(v)) for k, v in value.items())
+            parts.append(f"{key}: {{{steps}}}")
+        elif isinstance(value, list):
+            parts.append(f"{key}: {_flow_list(value)}")
         elif key in ("since", "removed", "nargs"):
             parts.append(f'{key}: "{value}"')
         else:
             parts.append(f"{key}: {value}")
     return "{" + ", ".join(parts) + "}"
+
+
+def _flow_list(values: object) -> str:
+    return "[" + ", ".join(_scalar(v) for v in values) + "]"  # type: ignore[attr-defined]
 
 
 def main() -> None:
