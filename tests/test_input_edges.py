@@ -178,11 +178,11 @@ def test_the_fixed_kv_cache_boundary_is_free_memory_less_weights_and_non_torch()
 
 
 def test_a_flag_before_the_release_that_introduced_it_fails() -> None:
-    old = ["--vllm-version", "0.10.2", "--kv-cache-memory-bytes", "1G"]
+    old = ["--vllm-version", "0.10.1", "--kv-cache-memory-bytes", "1G"]  # v0.10.2's arg_utils.py has it first
     line = one_error_line([*E, *old])
-    assert "--kv-cache-memory-bytes is not an option of vLLM 0.10.2 (added in vLLM 0.11.0)" in line
-    assert "not an option of vLLM 0.10.2" in one_error_line([*P, *old])
-    invoke([*E, "--vllm-version", "0.11.0", "--kv-cache-memory-bytes", "1G"])
+    assert "--kv-cache-memory-bytes is not an option of vLLM 0.10.1 (added in vLLM 0.10.2)" in line
+    assert "not an option of vLLM 0.10.1" in one_error_line([*P, *old])
+    invoke([*E, "--vllm-version", "0.10.2", "--kv-cache-memory-bytes", "1G"])
 
 
 # --- the project file and the environment: strict, bounded ---------------------------------------------------------
