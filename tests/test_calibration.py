@@ -43,10 +43,6 @@ NOT_COMPARED = {
 
 # Known deviations, each with its reason.
 WEIGHT_DEVIATIONS = {
-    "C002": "Qwen3-235B-A22B-Instruct-2507-FP8 (catalogued as a sibling-of alias) on L40S with --enable-expert-parallel: "
-    "the log's 27.72 GiB per GPU is an eighth of the ~219 GiB FP8 checkpoint, not the quarter TP 4 alone gives (which "
-    "would not fit a 44.42 GiB card): the instance ran with data parallel 2 on the 8-GPU host (EP 8), which the notes' "
-    "command does not show",
     "C016": "gemma-3-4b-it: SigLIP tower estimated from vision_config and one rotary cache counted; vLLM logs "
     "0.5 GiB more (two fp32 rotary caches and the projector are not modelled exactly)",
     "C063": "DeepSeek-R1-Distill-Qwen-14B at TP 2 on vLLM 0.7: 13.79 GiB predicted, 13.9476 logged (1.1%); Qwen2-family "
@@ -54,7 +50,6 @@ WEIGHT_DEVIATIONS = {
 }
 # Records whose available-KV figure is off for a reason named here.
 KV_DEVIATIONS = {
-    "C002": WEIGHT_DEVIATIONS["C002"],
     "C065": "the log (V0 engine, vLLM 0.8.3) does not show the command: at the config's 128,000-token context V0 "
     "profiles the whole context in one step (7.1 GiB of activations predicted, 2.51 logged), so a shorter "
     "--max-model-len was probably set (verdict agrees: it fails)",
