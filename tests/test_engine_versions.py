@@ -76,6 +76,24 @@ def test_moe_workspace_is_the_wider_cache() -> None:
     assert moe_workspace_bytes(resolve_model("Qwen/Qwen2.5-7B-Instruct"), 8192, 1, False) == 0
 
 
+def test_data_parallel_moe_gathers_every_rank_tokens() -> None:
+    """Qwen3-Coder-480B-A35B-FP8 with `-dp 8 --enable-expert-parallel` (field5 K002/K003, vLLM 0.10.1): H 6144,
+    I 2560, top-8. Each of the 8 DP ranks profiles T = 8192 tokens and the MoE layer gathers all of them (naive
+    dispatch): 65,536 tokens, the fused-MoE cache chunked at 32,768: 32,768 x 8 x max(2 x 2560, 6144) x 2 B =
+    3.0 GiB, plus the gathered input 65,536 x 6144 x 2 B = 0.75 GiB; 3.75 GiB against 0.75 at DP 1 (K002 then
+    leaves 48.77 GiB of KV on an H20-3e where the log says 48.66)."""
+    coder = resolve_model("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8")
+    assert moe_workspace_bytes(coder, 8192, 1, True, dp=8, version=(0, 10)) == 32768 * 8 * 6144 * 2 + 65536 * 6144 * 2
+    assert moe_workspace_bytes(coder, 8192, 1, True, dp=1, version=(0, 10)) == 8192 * 8 * 6144 * 2
+    # 0.33 has no chunk size: the cache holds all 65,536 tokens
+    assert moe_workspace_bytes(coder, 8192, 1, True, dp=8) == 65536 * 8 * 6144 * 2 + 65536 * 6144 * 2
+    # without expert parallelism the experts are sharded over DP x TP ranks: Mixtral at DP 4, N = 2 x 14336 / 4 = 7168
+    mixtral = resolve_model("mistralai/Mixtral-8x7B-Instruct-v0.1")
+    assert (
+        moe_workspace_bytes(mixtral, 4096, 1, False, dp=4, version=(0, 10)) == 16384 * 2 * 7168 * 2 + 16384 * 4096 * 2
+    )
+
+
 def test_a_bare_name_in_a_renamed_away_spelling_resolves() -> None:
     # A local directory named after the old repository id; the current spelling alone stays unresolved.
     match = find_model("Meta-Llama-3.1-70B-Instruct")

@@ -244,6 +244,7 @@ def stage_budgets(
             v0=v0,
             encoder=None if v0 or k else encoder,
             flashinfer_sampler=bool(flags.flashinfer_sampler) and not v0,
+            dp=flags.data_parallel_size,
         ) + dsv4_profile.workspace_bytes(
             model,
             max_model_len=limits.max_model_len,

@@ -46,6 +46,17 @@ SAMPLER_CHANGED_IN = (0, 17)
 # holds whole experts, so the width is not divided by TP (DeepSeek-R1 at TP=16 with expert parallelism and a
 # 32,768-token profile: field record F051).
 MOE_WORKSPACE_BYTES = 2
+# Data parallelism: every DP rank runs the profiling forward on its own T tokens at once, and a MoE layer gathers
+# the tokens of all DP ranks before its experts (v0.10-0.11 `naive` all2all backend: naive_multicast into a
+# [sum of DP tokens, hidden] buffer, fused_moe/layer.py forward_impl do_naive_dispatch_combine when dp_size > 1;
+# from 0.12 and in 0.33 `allgather_reducescatter`: all_gatherv, distributed/device_communicators/all2all.py). So the
+# fused-MoE cache is sized on DP x T tokens, beside the gathered [DP x T, hidden] 16-bit input. The triton
+# fused_experts_impl runs at most VLLM_FUSED_MOE_CHUNK_SIZE (32,768) tokens at a time up to 0.14 (fused_moe.py
+# `M = min(num_tokens, CHUNK_SIZE)`, v0.10.1 ... v0.14.0rc0); 0.33 has no such variable (the modular kernel's
+# M_chunk = M_full), and the releases between are not read: no cap there (more activation, the safe side). Without
+# expert parallelism the experts are sharded over DP x TP ranks (FusedMoEParallelConfig's flattened TP).
+MOE_CHUNK_TOKENS = 32_768
+MOE_CHUNKED_UNTIL = (0, 14)
 # V0 (before 0.8) ran the profiling forward eagerly (no torch.compile): its transient peak follows the dense MLP
 # width, about 8 bytes per scheduled token and intermediate channel on one GPU (the gate-up output, 4 bytes a
 # channel, the activated half, 2, and copies around them): Qwen2.5-7B prefilling 32,768 tokens in one step on
@@ -95,13 +106,19 @@ def sampler_bytes_per_logit(version: tuple[int, int], *, flashinfer: bool = Fals
     return SAMPLER_BYTES_PER_LOGIT_OLD if old else SAMPLER_BYTES_PER_LOGIT
 
 
-def moe_workspace_bytes(s: ModelSpec, tokens: int, tp: int, expert_parallel: bool) -> int:
-    """The fused-MoE intermediate cache of the profiling run on one GPU (0 for a dense model)."""
+def moe_workspace_bytes(
+    s: ModelSpec, tokens: int, tp: int, expert_parallel: bool, *, dp: int = 1, version: tuple[int, int] = (0, 33)
+) -> int:
+    """The fused-MoE intermediate cache of the profiling run on one GPU (0 for a dense model), and with data
+    parallelism the gathered input of all DP ranks' tokens (MOE_CHUNK_TOKENS above)."""
     if s.moe is None or not s.is_moe:
         return 0
-    shard = 1 if expert_parallel else tp
+    shard = 1 if expert_parallel else tp * dp
     width = max(2 * s.moe.expert_intermediate // shard, s.hidden_size)
-    return tokens * s.moe.top_k * width * MOE_WORKSPACE_BYTES
+    gathered = tokens * dp
+    experts_tokens = min(gathered, MOE_CHUNK_TOKENS) if version <= MOE_CHUNKED_UNTIL else gathered
+    dispatch = gathered * s.hidden_size * 2 if dp > 1 else 0
+    return experts_tokens * s.moe.top_k * width * MOE_WORKSPACE_BYTES + dispatch
 
 
 def mllama_v0_encoder_bytes(s: ModelSpec, max_num_seqs: int) -> int:
@@ -132,6 +149,7 @@ def activation_peak_bytes(
     v0: bool | None = None,
     encoder: EncoderPass | None = None,
     flashinfer_sampler: bool = False,
+    dp: int = 1,
 ) -> int:
     """Transient torch peak of the profiling run on one GPU (`v0`: the V0 engine ran it; default: before 0.8).
     `encoder`: the V1 engine's multimodal encoder pass (memory/encoder_profile.py), run before the language model's:
@@ -143,7 +161,7 @@ def activation_peak_bytes(
     sweep, where the workspace term would add 0.35 and 0.18 GiB).
     """
     t = max_num_batched_tokens
-    moe = 0 if moe_kernel_without_workspace else moe_workspace_bytes(s, t, tp, expert_parallel)
+    moe = 0 if moe_kernel_without_workspace else moe_workspace_bytes(s, t, tp, expert_parallel, dp=dp, version=version)
     sampler = 0.0
     if last_stage:
         num_reqs = min(max_num_seqs, t)
