@@ -256,9 +256,8 @@ def stage_budgets(
         if profiler_counts_whole_device(version, v0=v0):
             nt += budget.total - budget.free  # other processes' memory (the context: see PROFILER_COUNTS_DEVICE_UNTIL)
         cg = overheads.cudagraph_bytes(layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs)
-        avail = flags.kv_cache_memory_bytes
-        if avail is None:  # the graph estimate is reserved only where the release profiles it (0.21+)
-            avail = budget.requested - (w + act + nt + (cg if budget.estimate_cudagraphs else 0))
+        reserved = w + act + nt + (cg if budget.estimate_cudagraphs else 0)  # graphs where profiled (0.21+)
+        avail = budget.requested - reserved if flags.kv_cache_memory_bytes is None else flags.kv_cache_memory_bytes
         layout = stage_layout(model, layers, flags, precision, v0=v0, mla_as_mha=pre_mla_head_size(model, version))
         blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
         stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
