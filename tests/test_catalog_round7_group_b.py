@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from recommender.catalog import find_model
+import json
+
+from recommender.catalog import find_model, load_model
 from recommender.sources.resolve import resolve_model
 
 
@@ -14,3 +16,63 @@ def test_unsloth_llama_3_2_vision_is_meta_checkpoint() -> None:
     spec = resolve_model("unsloth/Llama-3.2-11B-Vision-Instruct")
     assert spec.params == resolve_model("meta-llama/Llama-3.2-11B-Vision-Instruct").params
     assert spec.num_layers == 40 and spec.vocab_size == 128256
+
+
+def test_community_awq_llama_builds_from_their_own_config_pages() -> None:
+    """AutoAWQ builds read from their own config.json pages (their byte counts match the repositories' file lists:
+    casperhansen's 976, TechxGenus' 877, the Instruct sibling's rebuilt file 886 = 877 + len('-Instruct')), each the
+    4-bit GEMM block (group 128, zero point) over Meta's layout. By hand for the 70B: 80 layers of 8192 (q, o 8192^2;
+    k, v 8192 x 1024; MLP 3 x 8192 x 28672; two norms), embedding and head 128256 x 8192, final norm:
+    70,553,706,496 parameters, the card's 70B."""
+    h, layers, kv, ffn, vocab = 8192, 80, 1024, 28672, 128256
+    total = layers * (2 * h * h + 2 * h * kv + 3 * h * ffn + 2 * h) + 2 * vocab * h + h
+    assert total == 70_553_706_496
+    for awq, base in (
+        ("casperhansen/llama-3-70b-instruct-awq", "meta-llama/Meta-Llama-3-70B-Instruct"),
+        ("TechxGenus/Meta-Llama-3-70B-AWQ", "meta-llama/Meta-Llama-3-70B"),
+        ("TechxGenus/Meta-Llama-3-70B-Instruct-AWQ", "meta-llama/Meta-Llama-3-70B-Instruct"),
+    ):
+        spec = resolve_model(awq)
+        assert spec.quant is not None and (spec.quant.method, spec.quant.bits, spec.quant.group_size) == ("awq", 4, 128)
+        assert spec.quant.has_zero_points and spec.params is not None and spec.params.total == total, awq
+        assert spec.params == resolve_model(base).params, awq
+    rebuilt, sibling = (
+        load_model("TechxGenus/Meta-Llama-3-70B-Instruct-AWQ"),
+        load_model("TechxGenus/Meta-Llama-3-70B-AWQ"),
+    )
+    assert rebuilt is not None and sibling is not None and rebuilt.reconstructed and not sibling.reconstructed
+    for entry, size in ((sibling, 877), (rebuilt, 886), (load_model("casperhansen/llama-3-70b-instruct-awq"), 976)):
+        assert entry is not None and len(json.dumps(entry.config, indent=2)) + 1 == size, entry.id
+    # the hub's duplicate of TheBloke's repository prints 772 bytes: written without a final newline
+    llama2 = load_model("TheBloke/Llama-2-7B-AWQ")
+    assert llama2 is not None and len(json.dumps(llama2.config, indent=2)) == 772
+    assert resolve_model("TheBloke/Llama-2-7B-AWQ").params == resolve_model("meta-llama/Llama-2-7b-hf").params
+
+
+def test_mixtral_awq_keeps_its_router_and_matches_its_files() -> None:
+    """TheBloke's Mixtral-8x7B-Instruct AWQ: its quant_config.json keeps the MoE router (`gate`) in 16 bits; the
+    weights one GPU holds come to the three safetensors files (9.97 + 9.98 + 4.7 GB on the repository's file list)
+    within 1 %."""
+    from recommender.memory.weights import Parallel, weight_bytes_per_gpu
+
+    spec = resolve_model("TheBloke/Mixtral-8x7B-Instruct-v0.1-AWQ")
+    assert spec.quant is not None and spec.quant.method == "awq" and spec.quant.keep_unquantized == ("gate",)
+    assert spec.params == resolve_model("mistralai/Mixtral-8x7B-Instruct-v0.1").params
+    weights = weight_bytes_per_gpu(spec, Parallel(), dtype_bytes=2, quant=spec.quant)
+    assert abs(weights / (9.97e9 + 9.98e9 + 4.7e9) - 1) < 0.01
+
+
+def test_unsloth_llama_3_bnb_4bit_builds() -> None:
+    """unsloth's NF4 Llama-3-8B checkpoints (from fine-tunes saved with unsloth, whose config.json keeps the block: 1,124
+    and 1,115 bytes as their pages print): bitsandbytes 4-bit with double quantization, nothing skipped, over Meta's
+    8B layout."""
+    for bnb, base, size in (
+        ("unsloth/llama-3-8b-Instruct-bnb-4bit", "meta-llama/Meta-Llama-3-8B-Instruct", 1124),
+        ("unsloth/llama-3-8b-bnb-4bit", "meta-llama/Meta-Llama-3-8B", 1115),
+    ):
+        spec = resolve_model(bnb)
+        assert spec.quant is not None and (spec.quant.method, spec.quant.bits) == ("bitsandbytes", 4)
+        assert spec.quant.double_quant and spec.quant.keep_unquantized == ()
+        assert spec.params == resolve_model(base).params, bnb
+        entry = load_model(bnb)
+        assert entry is not None and len(json.dumps(entry.config, indent=2)) + 1 == size
