@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from benchmarks.fidelity import RECORD_SETS, compare, load_records
 from recommender.catalog import load_gpus
+from recommender.check.evaluate import startup_fixes
 from recommender.hardware import resolve_gpu
 from recommender.memory import mamba_seqs, unified
 from recommender.memory.budget import explain
@@ -103,3 +104,18 @@ def test_gb10_startup_check_takes_the_hosts_share() -> None:
 def test_fidelity_counts_at_risk_as_neither_safe_nor_a_match() -> None:
     j050 = compare(_field4("J050"))
     assert j050 is not None and j050.predicted == "risk" and not j050.agrees
+
+
+def test_check_fixes_name_the_flag_that_clears_the_risk() -> None:
+    # The fix each new class gets in `explain` / `check`: fewer sequences for the Mamba pool, a lower utilization for
+    # the host's share of a GB10 (0.86: (121.63 - 16) / 121.63 rounded down).
+    qwen = resolve_model("Qwen/Qwen3.8-27B")
+    flags = EngineFlags(gpu_memory_utilization=0.95)
+    e = explain(qwen, MAXQ, flags, V26)
+    (fix, *_) = startup_fixes(qwen, MAXQ, flags, V26, e, free_bytes=None)
+    assert fix.startswith(f"lower --max-num-seqs to {mamba_seqs.safe_max_num_seqs(e.num_gpu_blocks)} ")
+    nemotron = resolve_model("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4")
+    flags = EngineFlags(max_model_len=131_072, max_num_seqs=4)
+    e = explain(nemotron, GB10, flags, VllmVersion(0, 24))
+    (fix, *_) = startup_fixes(nemotron, GB10, flags, VllmVersion(0, 24), e, free_bytes=None)
+    assert fix.startswith("lower --gpu-memory-utilization to 0.86 ")

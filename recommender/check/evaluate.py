@@ -11,6 +11,7 @@ from recommender.check.found import Found
 from recommender.documents import plan_annotations
 from recommender.errors import PlanError, UnsupportedArchitectureError
 from recommender.hardware import Gpu
+from recommender.memory import mamba_seqs, unified
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import V0_REMOVED_IN, EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind
@@ -172,6 +173,36 @@ def _free_memory_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str
     )
 
 
+def _mamba_seqs_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str | None:
+    """A hybrid model's pool holds fewer Mamba state blocks than max_num_seqs, or too few to spare
+    (memory/mamba_seqs.py): the --max-num-seqs that keeps the margin."""
+    if not e.has(IssueKind.MAMBA_BLOCKS, IssueKind.MAMBA_BLOCKS_MARGIN):
+        return None
+    seqs = mamba_seqs.safe_max_num_seqs(e.num_gpu_blocks)
+    alt = engine.attempt(replace(flags, max_num_seqs=seqs))
+    if not alt or not alt.fits or alt.at_risk:
+        return None
+    return (
+        f"lower --max-num-seqs to {seqs} (the KV pool is predicted to hold {alt.num_gpu_blocks:,} Mamba state blocks, "
+        "one per decode sequence)"
+    )
+
+
+def _host_share_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str | None:
+    """An integrated GPU whose host holds part of the memory at startup (memory/unified.py), with no free memory
+    stated: the utilization that leaves the host its usual share."""
+    util = unified.max_utilization(engine.gpu) if engine.free_bytes is None else None
+    if util is None or not e.has(IssueKind.FREE_BELOW_BUDGET, IssueKind.UNIFIED_MEMORY_HEADROOM):
+        return None
+    alt = engine.attempt(replace(flags, gpu_memory_utilization=util))
+    if not alt or not alt.fits or alt.at_risk:
+        return None
+    return (
+        f"lower --gpu-memory-utilization to {util} (the {engine.gpu.name}'s host keeps its share of the unified "
+        f"memory; then {alt.max_concurrency:.1f} requests of {alt.max_model_len:,} tokens fit)"
+    )
+
+
 def _seats_fix(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, length: int) -> str | None:
     """--max-num-seqs below the requests promised per replica: raise it, when the engine starts with that many
     (and --max-num-batched-tokens, which vLLM wants at least as large) and its KV cache holds them."""
@@ -219,7 +250,12 @@ def _seated(engine: _Engine, flags: EngineFlags, e: Explanation, need: int) -> t
 def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, length: int) -> list[str]:
     """Concrete changes that fix the problem, each with what it would give (alternatives must start, on the
     same free memory). `need` is per replica; each data-parallel rank is an engine with its own KV cache."""
-    first = _free_memory_fix(engine, flags, e) or _warmup_fix(engine, flags, e)
+    first = (
+        _free_memory_fix(engine, flags, e)
+        or _warmup_fix(engine, flags, e)
+        or _mamba_seqs_fix(engine, flags, e)
+        or _host_share_fix(engine, flags, e)
+    )
     out: list[str] = [first] if first else []
     seats = _seats_fix(engine, flags, e, need, length)
     if seats:
