@@ -92,6 +92,11 @@ def test_pcie_all_reduce_has_its_own_efficiency_and_latency() -> None:
     assert st.communication == pytest.approx(1.789e-3, rel=1e-3)
     nv = _costs("Qwen/Qwen2.5-7B-Instruct", "a100-80gb", params, max_model_len=4096, tensor_parallel_size=2)
     assert nv.link_bandwidth == pytest.approx(300e9 * 0.2)  # NVLink 3.0 600 GB/s both ways keeps link_efficiency
+    # NCCL's ring over 8 PCIe GPUs: 14 hops, 12 more than two GPUs' 2, at 1.83 us: 42 us (NVIDIA/nccl#1530)
+    tp8 = _costs("meta-llama/Llama-3.1-8B-Instruct", "rtx4090", params, max_model_len=4096, tensor_parallel_size=8)
+    assert tp8.link_latency == pytest.approx((20.0 + 12 * 1.83) * 1e-6)
+    nv8 = _costs("meta-llama/Llama-3.1-8B-Instruct", "a100-80gb", params, max_model_len=4096, tensor_parallel_size=8)
+    assert nv8.link_latency == pytest.approx(params.allreduce_latency_us * 1e-6)  # NVLink: custom all-reduce
 
 
 def test_enforce_eager_pays_a_launch_cost_per_layer_and_step() -> None:

@@ -415,6 +415,20 @@ def _comm_facts(model: ModelSpec, e: Explanation, moe_layers: int) -> dict[str, 
     }
 
 
+# NCCL's ring all-reduce passes 2 (n - 1) hops; over PCIe each adds its latency. vLLM's custom all-reduce (one shot
+# between two GPUs) is off on more than two PCIe-only GPUs ("Custom allreduce is disabled because it's not supported
+# on more than two PCIe-only GPUs", distributed/device_communicators/custom_all_reduce.py in vLLM 0.33) and on
+# boards without peer-to-peer access ("platform lacks GPU P2P capability": GeForce RTX 4090s under NVIDIA's driver),
+# so those all-reduces are NCCL's. 1.83 us a hop: 8 x RTX 4090 all-reduce 8 bytes in 42 us (NVIDIA/nccl#1530)
+# against the two-GPU pcie_allreduce_latency_us (20 us): (42 - 20) / (14 - 2) hops.
+PCIE_RING_HOP_US = 1.83
+
+
+def pcie_allreduce_latency_us(params: PerfParams, tp: int) -> float:
+    """Fixed cost of one all-reduce over PCIe among `tp` GPUs: the two-GPU latency plus the ring's extra hops."""
+    return params.pcie_allreduce_latency_us + PCIE_RING_HOP_US * 2 * max(0, tp - 2)
+
+
 _SHARED = tuple(f.name for f in fields(EngineFacts) if f.name in {g.name for g in fields(EngineCosts)})
 
 
@@ -433,7 +447,7 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
     expert_bw = f.hbm_bandwidth * params.trtllm_moe_bandwidth_efficiency if f.trtllm_moe else bw * moe
     moe_fixed = params.trtllm_moe_layer_overhead_us if f.trtllm_moe else params.moe_layer_overhead_us * eff.overhead
     attention = params.triton_attention_efficiency if f.triton_attention else params.attention_efficiency
-    latency = params.allreduce_latency_us if f.nvlink else params.pcie_allreduce_latency_us
+    latency = params.allreduce_latency_us if f.nvlink else pcie_allreduce_latency_us(params, f.tp)
     link = params.link_efficiency if f.nvlink else params.pcie_link_efficiency
     over = eff.overhead
     eager = f.layers * params.eager_layer_overhead_us if f.enforce_eager else 0.0
