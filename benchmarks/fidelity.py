@@ -134,6 +134,25 @@ def _other_flag(r: dict[str, Any], name: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+CHUNKED_PREFILL = re.compile(r"(--no-)?enable[-_]chunked[-_]prefill(?:'?[:=]?\s*(True|False))?")
+BLOCK_SIZE = re.compile(r"block[-_]size'?[:= ]\s*(\d+)")
+
+
+def record_chunked_prefill(r: dict[str, Any]) -> bool | None:
+    """--enable-chunked-prefill as the record's command sets it (`--enable-chunked-prefill False`, the non-default
+    args' `'enable_chunked_prefill': False`, `--no-enable-chunked-prefill`), None when it does not."""
+    m = CHUNKED_PREFILL.search(r.get("other_flags") or "")
+    if not m:
+        return None
+    return not m.group(1) and m.group(2) != "False"
+
+
+def record_block_size(r: dict[str, Any]) -> int | None:
+    """--block-size as the record's command sets it, None when it does not."""
+    m = BLOCK_SIZE.search(r.get("other_flags") or "")
+    return int(m.group(1)) if m else None
+
+
 def load_records(*paths: Path) -> list[dict[str, Any]]:
     """The calibration records, one JSON object per line, from each file in turn."""
     return [json.loads(line) for path in paths for line in path.read_text().splitlines() if line.strip()]
@@ -306,6 +325,8 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         max_num_seqs=r.get("max_num_seqs"),
         max_num_batched_tokens=r.get("max_num_batched_tokens"),
         enforce_eager=bool(r.get("enforce_eager")),
+        enable_chunked_prefill=record_chunked_prefill(r),
+        block_size=record_block_size(r),
         enable_expert_parallel=bool(
             re.search(r"enable[-_]expert[-_]parallel(?!'?: False)", r.get("other_flags") or "")
         ),
