@@ -244,8 +244,12 @@ ROUND4_VERDICT_MISSES = {
     "FlashInfer's per-batch-size buffers (gemma-2 needed FlashInfer on 0.5.x)",
     "J007": "an A40-48Q vGPU logged 4.09 GiB of non-torch memory (0.13 predicted), leaving 0.39 GiB of KV, too little "
     "for 8,192 tokens",
-    "J025": "DeepSeek-V4-Flash on 2 x H20 started; 137 GiB of weights per card are predicted: its FP4 experts "
-    "(expert_dtype fp4) are not counted at half a byte",
+    "J025": "DeepSeek-V4-Flash on 2 x H20 (0.26, MTP) started with 912,128 tokens in 7.01 GiB of KV; with its FP4 "
+    "experts 9.16 GiB is predicted, but 0.33's KV groups with two batches in flight (counted from 0.24) need 9.56 GiB "
+    "for one such request: the release's V4 layout and its MTP module are not known",
+    "J026": "DeepSeek-V4-Flash on 2 x GH200 (~0.22) failed for KV (6.66 GiB needed, 5.44 available); 9.99 GiB is "
+    "predicted, holding the request with 3.64 GiB to spare, inside the 5 GiB by which pre-0.33 V4 logs exceed 0.33's "
+    "accounting: 'at risk' (memory/dsv4_profile.py release_margin), not a match",
     "J032": "Qwen2.5-VL-3B at 0.3 on an A100 80GB (vLLM ~0.8.5) had no memory left for the KV cache: its encoder's "
     "profiling of a max-size dummy image is not counted (5.6 GiB of activation predicted)",
     "J039": "Qwen3-VL-235B with the model card's FP8 command at 0.70 on 8 x H100 ran out of memory at initialization; "
@@ -275,7 +279,7 @@ ROUND4_VERDICT_MISSES = {
 # J023 (0.6.5, TP 2 over NVLink) since NCCL's buffers count inside the budget before 0.11 (budget.context_after_kv)
 # J021 (DeepSeek-Coder-V2 on 0.5.4) since releases before 0.7.1 cache per-head K/V of 256 (budget.pre_mla_head_size)
 ROUND4_VERDICTS_RIGHT = (
-    "J003 J006 J008 J009 J011 J012 J013 J014 J015 J016 J017 J018 J019 J021 J022 J023 J026 J027 J028 J029 J033 "
+    "J003 J006 J008 J009 J011 J012 J013 J014 J015 J016 J017 J018 J019 J021 J022 J023 J027 J028 J029 J033 "
     "J034 J035 J036 J037 J038 J040 J041 J049 J051 J052".split()
 )
 
@@ -312,8 +316,9 @@ def test_round_four_compared_records() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="round 4 available KV: median 847 % over 5 figures, blind: DeepSeek-V4-Flash on H20 and GH200 (J025, J026) "
-    "predicted negative (FP4 experts counted at a byte or more) and an A40 vGPU's 4.09 GiB of non-torch memory (J007)",
+    reason="round 4 available KV: median 847 % over 5 figures, blind; 19.9 % over 7 at H68 (memv4): DeepSeek-V4-Flash "
+    "on H20 and GH200 (J025 +31 %, J026 +84 %: the releases before 0.33 use more than its accounting) and an A40 "
+    "vGPU's 4.09 GiB of non-torch memory (J007)",
 )
 def test_round_four_kv_targets() -> None:
     assert statistics.median(ROUND4_SUMMARY.kv_errors) <= 0.02

@@ -325,11 +325,12 @@ def test_deepseek_v4_profiling_workspace_by_hand() -> None:
     assert workspace_bytes(resolve_model("deepseek-ai/DeepSeek-V3"), **shape, rocm=False) == 0
 
 
-def test_deepseek_v4_experts_are_mxfp4_from_0_33() -> None:
+def test_deepseek_v4_experts_are_mxfp4_in_every_release() -> None:
     """expert_dtype fp4: each expert's shard at TP 2 holds w13 2 x 1024 x 4096 and w2 4096 x 1024 = 12,582,912
     weights, MXFP4 at 17/32 byte (values + one e8m0 scale per 32) = 6,684,672 bytes, where the FP8 block reading
     holds 12,582,912 + (16 x 32 + 32 x 8) x 4 scale bytes = 12,585,984: 5,901,312 less per expert, x 256 x 43 layers
-    = 64,961,642,496 bytes. Releases before 0.33 keep the FP8 reading (precision.DSV4_MODELLED_FROM)."""
+    = 64,961,642,496 bytes. The releases before 0.33 load the same FP4 experts (field4 J025 started on 2 x H20 at
+    0.26, where the FP8 reading is 134.69 GiB per 95 GiB card)."""
     from dataclasses import replace
 
     s = resolve_model("deepseek-ai/DeepSeek-V4-Flash")
@@ -341,7 +342,49 @@ def test_deepseek_v4_experts_are_mxfp4_from_0_33() -> None:
     h200 = resolve_gpu("h200", load_gpus())
     assert explain(s, h200, flags, V033).stage.weights == mxfp4
     assert explain(s, h200, flags, V033).kv_cache_dtype == "fp8"  # fp8_ds_mla: auto becomes fp8
-    assert explain(s, h200, flags, VllmVersion.parse("0.26.0")).stage.weights == fp8
+    assert explain(s, h200, flags, VllmVersion.parse("0.26.0")).stage.weights == mxfp4
+
+
+def test_deepseek_v4_experts_on_rocm_before_0_33_take_the_256_alignment() -> None:
+    """V4-Pro at TP 8 on MI300X: 3072 / 8 = 384 intermediate channels per partition, which 0.33 aligns to 128 (no
+    padding) and the generic ROCm round-up to 256 pads to 512. Per expert w13 2 x 512 x 7168 + w2 7168 x 512 =
+    11,010,048 MXFP4 weights (17/32 byte: 5,849,088 bytes) against 8,257,536 (4,386,816): 1,462,272 bytes more,
+    x 384 experts x 61 layers = 34,252,259,328 bytes per GPU."""
+    s = resolve_model("deepseek-ai/DeepSeek-V4-Pro")
+    mi300x = resolve_gpu("mi300x", load_gpus())
+    flags = EngineFlags(tensor_parallel_size=8)
+    before, after = (explain(s, mi300x, flags, VllmVersion.parse(v)).stage.weights for v in ("0.27.0", "0.33.0"))
+    assert before - after == 34_252_259_328
+    h200 = resolve_gpu("h200", load_gpus())
+    assert explain(s, h200, flags, VllmVersion.parse("0.27.0")).stage.weights == after  # CUDA: no such padding
+
+
+def test_deepseek_v4_rocm_decode_logits_before_0_33_follow_the_batched_tokens() -> None:
+    """_max_decode_logits_rows before 0.33's bound: max_num_batched_tokens rows, 8,192 x 228,032 x 4 =
+    7,472,152,576 bytes at J025's shape, larger than the indexer gather (482,652,160): plus the 512 MiB logits."""
+    from recommender.memory.dsv4_profile import workspace_bytes
+
+    s = resolve_model("deepseek-ai/DeepSeek-V4-Flash")
+    shape = {"max_model_len": 912_128, "max_num_batched_tokens": 8_192, "max_num_seqs": 256}
+    assert workspace_bytes(s, **shape, rocm=True, decode_rows_bounded=False) == 7_472_152_576 + 536_870_912
+
+
+def test_deepseek_v4_before_0_33_is_at_risk_within_the_logged_excess() -> None:
+    """V4-Flash at TP 2 on GH200, 0.95, 30,000 tokens (field4 J026, ~0.22, failed: 6.66 GiB needed, 5.44 available):
+    one request with two batches in flight (16,384 tokens) takes blocks_per_request x 1,002,240 bytes = 6.35 GiB of
+    the 9.99 GiB predicted, 3.64 to spare, under the 5 GiB the earlier releases' logs exceed 0.33's accounting by:
+    at risk. On 0.33 the same plan fits."""
+    s = resolve_model("deepseek-ai/DeepSeek-V4-Flash")
+    gh200 = resolve_gpu("gh200", load_gpus())
+    flags = EngineFlags(tensor_parallel_size=2, gpu_memory_utilization=0.95, max_model_len=30_000, block_size=256)
+    e = explain(s, gh200, flags, VllmVersion.parse("0.22.0"))
+    issue = e.issue(IssueKind.DSV4_RELEASE_MARGIN)
+    assert issue is not None and e.at_risk
+    block = e.stage.layout.bytes_per_block
+    assert block == 1_002_240
+    assert issue.needed_bytes == e.stage.blocks_per_request(30_000, 16_384, e.prefix_caching) * block
+    assert round(issue.needed_bytes / GiB, 2) == 6.35
+    assert not explain(s, gh200, flags, V033).has(IssueKind.DSV4_RELEASE_MARGIN)
 
 
 def test_deepseek_v4_refuses_a_bf16_kv_cache() -> None:

@@ -204,6 +204,46 @@ def engine_passes(
     return graphs, encoder
 
 
+def activation_bytes(
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    setup: tuple[Precision, SchedulerLimits],
+    version: VllmVersion,
+    encoder: EncoderPass | None,
+    *,
+    stage: tuple[int, int],
+    v0: bool,
+) -> int:
+    """The profiling run's transient peak on one GPU of pipeline stage `stage` = (k, pp): the generic forward,
+    sampler and MoE terms (memory/overheads.py) and DeepSeek-V4's sparse-attention workspace (memory/dsv4_profile.py)."""
+    precision, limits = setup
+    k, pp = stage
+    v = (version.major, version.minor)
+    rocm = gpu.vendor.lower() == "amd"
+    return overheads.activation_peak_bytes(
+        model,
+        max_num_batched_tokens=limits.max_num_batched_tokens,
+        max_num_seqs=limits.max_num_seqs,
+        tp=flags.tensor_parallel_size,
+        last_stage=k == pp - 1,
+        version=v,
+        moe_kernel_without_workspace=precision.mxfp4_triton,
+        expert_parallel=flags.enable_expert_parallel,
+        v0=v0,
+        encoder=None if v0 or k else encoder,
+        flashinfer_sampler=bool(flags.flashinfer_sampler) and not v0,
+        dp=flags.data_parallel_size,
+    ) + dsv4_profile.workspace_bytes(
+        model,
+        max_model_len=limits.max_model_len,
+        max_num_batched_tokens=limits.max_num_batched_tokens,
+        max_num_seqs=limits.max_num_seqs,
+        rocm=rocm,
+        decode_rows_bounded=not rocm or version >= dsv4_profile.ROCM_DECODE_ROWS_BOUNDED_FROM,
+    )
+
+
 def stage_budgets(
     model: ModelSpec,
     gpu: Gpu,
@@ -232,26 +272,7 @@ def stage_budgets(
             mxfp4=precision.mxfp4,
             skip_towers=flags.towers_skipped(version, tower_modalities(model)),
         )
-        act = overheads.activation_peak_bytes(
-            model,
-            max_num_batched_tokens=limits.max_num_batched_tokens,
-            max_num_seqs=limits.max_num_seqs,
-            tp=tp,
-            last_stage=k == pp - 1,
-            version=v,
-            moe_kernel_without_workspace=precision.mxfp4_triton,
-            expert_parallel=flags.enable_expert_parallel,
-            v0=v0,
-            encoder=None if v0 or k else encoder,
-            flashinfer_sampler=bool(flags.flashinfer_sampler) and not v0,
-            dp=flags.data_parallel_size,
-        ) + dsv4_profile.workspace_bytes(
-            model,
-            max_model_len=limits.max_model_len,
-            max_num_batched_tokens=limits.max_num_batched_tokens,
-            max_num_seqs=limits.max_num_seqs,
-            rocm=gpu.vendor.lower() == "amd",
-        )
+        act = activation_bytes(model, gpu, flags, (precision, limits), version, encoder, stage=(k, pp), v0=v0)
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v)
         if profiler_counts_whole_device(version, v0=v0):
             nt += budget.total - budget.free  # other processes' memory (the context: see PROFILER_COUNTS_DEVICE_UNTIL)
@@ -388,9 +409,10 @@ def warmups(
     return post
 
 
-def mamba_blocks(
+def pool_checks(
+    model: ModelSpec,
     worst: StageBudget,
-    limits: SchedulerLimits,
+    admitted: tuple[SchedulerLimits, int, bool],
     flags: EngineFlags,
     version: VllmVersion,
     issues: list[StartupIssue],
@@ -398,12 +420,18 @@ def mamba_blocks(
     v0: bool,
 ) -> None:
     """initialize_kv_cache, once the KV cache is sized and admitted: a hybrid model's pool must hold a Mamba state
-    block per decode sequence before the graphs are captured (memory/mamba_seqs.py)."""
+    block per decode sequence before the graphs are captured (memory/mamba_seqs.py); DeepSeek-V4 before 0.33 keeps
+    a margin for the releases' unread accounting (memory/dsv4_profile.py release_margin). `admitted`: the limits,
+    the admitted max_model_len and prefix caching."""
     if any(issue.fatal for issue in issues):
         return
-    issue = mamba_seqs.mamba_blocks_check(worst, limits.max_num_seqs, flags, version, v0=v0)
-    if issue is not None:
-        issues.append(issue)
+    limits, max_len, prefix_caching = admitted
+    found = [mamba_seqs.mamba_blocks_check(worst, limits.max_num_seqs, flags, version, v0=v0)]
+    if model.compressed_attention is not None:
+        found.append(
+            dsv4_profile.release_margin(worst, max_len, limits.max_num_batched_tokens, prefix_caching, version)
+        )
+    issues += [issue for issue in found if issue is not None]
 
 
 def tightest(stages: Sequence[StageBudget]) -> StageBudget:
@@ -440,7 +468,7 @@ def explain(
     max_len = kv_admission(stages, worst, version, limits, in_flight, prefix_caching, issues)
     bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
-    mamba_blocks(worst, limits, flags, version, issues, v0=v0)
+    pool_checks(model, worst, (limits, max_len, prefix_caching), flags, version, issues, v0=v0)
     post = warmups(model, gpu, flags, stages, (precision, limits, budget), version, issues, v0=v0)
     return Explanation(
         model=model.name,

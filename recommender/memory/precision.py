@@ -76,14 +76,24 @@ def _weight_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[S
     return d
 
 
-# DeepSeek-V4's memory is read from vLLM 0.33's source; the releases before it are not here, and their field logs
-# show more memory in use than 0.33's accounting leaves: V4-Flash on 2 x H20 with 0.26 and MTP (field4 J025) 2.2 GiB
-# (1.6 of it the MTP module, not modelled), on 2 x GH200 with ~0.22 and EP (J026) 5.1 GiB, V4-Pro on 8 x MI300X with
-# ~0.27 (J027) over 40 GiB (0.33's ROCm code bounds its decode-logits workspace by max_num_seqs and aligns MXFP4
-# experts to 128 where the generic ROCm round-up is 256; neither fix is dated). Until that is known, releases before
-# 0.33 keep the conservative reading: the routed experts count at the FP8 block width of the quantization_config
-# (an upper bound: one byte a weight), so a configuration those releases may not hold is not called safe.
-DSV4_MODELLED_FROM = VllmVersion(0, 33)
+# DeepSeek-V4's routed experts are FP4 in the checkpoint (`expert_dtype: fp4`, MXFP4 values with e8m0 scales) and
+# load as such in every release that serves V4: the field logs that started (V4-Flash on 2 x H20 at 0.26, J025; on
+# 2 x GB10, K007; V4-Pro DP 8 + EP on 8 x H200, K016) could not hold the experts at the FP8 block's byte a weight
+# (134.69 GiB per H20 for Flash at TP 2). On ROCm the MXFP4 MoE backend pads the per-partition intermediate size:
+# 0.33 aligns SiLU experts to 128 "rather than the generic ROCm 256 round-up, which would inflate weights and OOM"
+# (fused_moe/oracle/mxfp4.py mxfp4_round_up_hidden_size_and_intermediate_size, for moe_intermediate 3072 = 384 per
+# partition at TP 8); the release of that fix is not known, so before 0.33 the experts take the generic 256
+# alignment (V4-Pro at TP 8: 384 -> 512, a third more expert memory), the conservative reading.
+DSV4_ROCM_EXPERTS_ALIGNED_FROM = VllmVersion(0, 33)
+
+
+def dsv4_expert_layout(model: ModelSpec, quant: QuantSpec | None, gpu: Gpu, version: VllmVersion) -> Mxfp4Layout | None:
+    """The padding DeepSeek-V4's MXFP4 experts take on this GPU: ROCm's generic 256 alignment before 0.33, else none
+    (the checkpoint's own packing)."""
+    v4_fp4 = model.compressed_attention is not None and quant is not None and quant.expert_method == "mxfp4"
+    if v4_fp4 and gpu.vendor.lower() == "amd" and version < DSV4_ROCM_EXPERTS_ALIGNED_FROM:
+        return Mxfp4Layout("triton-rocm", 256, 256)
+    return None
 
 
 def auto_kv_is_fp8(model: ModelSpec, quant: QuantSpec | None) -> bool:
@@ -104,8 +114,6 @@ def resolve_precision(
         issues.append(si.quantization_unknown(quant.method))
     if quant is not None and quant.double_quant and version >= BNB_ABSMAX_DEQUANTIZED_IN:
         quant = replace(quant, double_quant=False)  # absmax dequantized to float32 at load
-    if quant is not None and quant.expert_method and model.compressed_attention and version < DSV4_MODELLED_FROM:
-        quant = replace(quant, expert_method=None)  # DSV4_MODELLED_FROM: the conservative reading before 0.33
     kv_dtype = flags.kv_cache_dtype
     if model.compressed_attention is not None and kv_dtype == "auto":
         kv_dtype = "fp8"  # DeepSeek-V4's fp8_ds_mla layout: _resolve_dsv4_kv_cache_dtype turns auto into fp8
@@ -141,7 +149,7 @@ def resolve_precision(
                 f"{gpu.name} has no FP8 tensor cores; an fp8 KV cache still halves memory but may be slow",
             )
         )
-    mxfp4 = None
+    mxfp4 = dsv4_expert_layout(model, quant, gpu, version)
     if quant is not None and quant.method == "mxfp4":
         mxfp4 = mxfp4_layout(gpu.vendor, gpu.cc_major_minor, (version.major, version.minor))
     return Precision(dtype, dtype_bytes, quant, kv_dtype, kv_dtype_bytes(kv_dtype, dtype_bytes), mxfp4)

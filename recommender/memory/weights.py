@@ -215,7 +215,8 @@ def tensor_bytes(
     mxfp4: Mxfp4Layout | None = None,
 ) -> int:
     """Bytes of one tensor on one rank (`mxfp4`: the MXFP4 MoE backend's layout, when known)."""
-    if mxfp4 is not None and quant is not None and quant.method == "mxfp4" and t.group == "experts":
+    mxfp4_experts = quant is not None and "mxfp4" in (quant.method, quant.expert_method)
+    if mxfp4 is not None and mxfp4_experts and t.group == "experts":
         if t.module.rsplit(".", 1)[-1] in ("w13", "w2", "w13_bias", "w2_bias"):
             return _mxfp4_expert_bytes(s, t, par, dtype_bytes, mxfp4)
     rows, cols, count = _sharded_shape(t, par, padded_vocab(s.vocab_size))
