@@ -13,6 +13,7 @@ from recommender.check import shell
 from recommender.check.docker import DockerRun, docker_run, is_docker_run
 from recommender.check.found import Found
 from recommender.check.images import (
+    calls_a_server,
     devices_seen,
     env_platform,
     image_cmd_placeholder,
@@ -116,6 +117,8 @@ def find_in_words(
             hits = find_in_script(words[script_index], env, args, platform)
             return [h for h in hits if isinstance(h, Hit)]
     if image is not None and (vllm_entrypoint if vllm_entrypoint is not None else is_vllm_image(image)):
+        if not words and image_cmd_placeholder(image) and calls_a_server(env):
+            return []  # an image named after vLLM, run as it is, configured with a server to call: a client of one
         args = words[1:] if head == "serve" else words
         return [Hit(("vllm", "serve", *args), True, dict(env), unresolved)]
     return []

@@ -30,9 +30,16 @@ _OTHER_ENGINE = re.compile(
 )
 
 
+# words of an image's name that say it imitates a server (llm-d's `llm-d-inference-sim`, formerly `vllm-sim`: vLLM's
+# API and flags, no model, no GPU memory)
+_SIMULATOR_WORDS = frozenset({"sim", "simulator", "emulator", "mock"})
+
+
 def is_other_engine_image(image: str) -> bool:
-    """An image of another inference server (its name says so), which never runs vLLM's entrypoint."""
-    return bool(_OTHER_ENGINE.search(image.lower()))
+    """An image of another inference server, or of a simulator of one (its name says so), which never runs vLLM's
+    entrypoint."""
+    simulator = bool(_SIMULATOR_WORDS & set(re.split(r"[-_.]+", _name(image))))
+    return simulator or bool(_OTHER_ENGINE.search(image.lower()))
 
 
 def is_vllm_image(image: str) -> bool:
@@ -40,6 +47,16 @@ def is_vllm_image(image: str) -> bool:
     name = _name(image)
     client = bool(_CLIENT_WORDS & set(re.split(r"[-_.]+", name)))
     return "vllm" in name and not client and not _NOT_A_SERVER.search(name) and "llamastack/" not in image.lower()
+
+
+# a variable holding the address of an OpenAI-compatible server the container calls (PASS2_BASE_URL, OPENAI_API_BASE,
+# VLLM_API_URL): the program is a client of a vLLM server, not one (HF_ENDPOINT, the hub's address, is not one)
+_CLIENT_OF = re.compile(r"(^|_)(BASE_URL|API_BASE|API_URL)$")
+
+
+def calls_a_server(env: Mapping[str, str]) -> str | None:
+    """The variable of a container's env that gives it a server's http(s) address to call, or None."""
+    return next((k for k, v in env.items() if _CLIENT_OF.search(k) and re.match(r"\s*https?://", str(v))), None)
 
 
 def image_cmd_placeholder(image: str) -> str | None:

@@ -72,12 +72,8 @@ def split_commands(script: str) -> list[Segment]:
     while i < len(text):
         c = text[i]
         if quote:
-            cur += c
-            if c == quote:
-                quote = ""
-            elif c == "\\" and quote == '"' and i + 1 < len(text):
-                cur += text[i + 1]
-                i += 1
+            quote, taken, i = _quoted(text, i, quote)
+            cur += taken
         elif c in "'\"`":
             quote, cur = c, cur + c
         elif c == "#" and (not cur or cur[-1].isspace()):
@@ -109,6 +105,19 @@ def split_commands(script: str) -> list[Segment]:
         i += 1
     out.append(Segment(cur.strip(), op))
     return [s for s in out if s.text]
+
+
+def _quoted(text: str, i: int, quote: str) -> tuple[str, str, int]:
+    """One step inside quotes at text[i]: (the quote still open, the text taken, the index of its last character).
+    Inside double quotes a `$(...)` opens its own quoting (`"${X:-$(python -c "a; b")}"` is one word)."""
+    if quote == '"' and text.startswith("$(", i):
+        j = closing_paren(text, i + 1)
+        return quote, text[i : j + 1], j
+    if text[i] == quote:
+        return "", text[i], i
+    if text[i] == "\\" and quote == '"' and i + 1 < len(text):
+        return quote, text[i : i + 2], i + 1
+    return quote, text[i], i
 
 
 def _join_continuations(script: str) -> str:
