@@ -241,12 +241,9 @@ def _read_mapping(
             return known
     if "services" in doc:
         return compose_files.read_compose(doc, source, dotenv, beside)
-    if jobs.is_dstack(doc):
-        return jobs.read_dstack(doc, source)
-    if jobs.is_skypilot(doc):
-        return jobs.read_skypilot(doc, source)
-    if jobs.is_beaker(doc):
-        return jobs.read_beaker(doc, source)
+    task = _read_task(doc, source)
+    if task is not None:
+        return task
     if "modelName" in doc and isinstance(doc.get("apiServer"), dict):
         return helm_values.read_nm_vllm_chart(doc, source)
     found = helm_values.read_values_containers(doc, source)
@@ -261,9 +258,25 @@ def _read_mapping(
         )
     raise NotADeployment(
         f"{source}: document {index} is not a Kubernetes object, Helm values (production-stack, the vLLM chart, "
-        "nm-vllm, or values holding a container), compose file, dstack or SkyPilot task, Beaker experiment, "
-        "systemd unit, Dockerfile, plan or vllm serve command"
+        "nm-vllm, or values holding a container), compose file, dstack or SkyPilot task, Beaker experiment, Ray Serve "
+        "config, systemd unit, Dockerfile, plan or vllm serve command"
     )
+
+
+def _read_task(doc: dict[str, Any], source: str) -> list[Found] | None:
+    """A job or serving-framework file (dstack, SkyPilot, Beaker, Ray Serve), or None when it is none of them."""
+    if serving_resources.is_ray_serve_config(doc):
+        found = serving_resources.read_ray_serve_config(doc, source)
+        if not found:
+            raise NotADeployment(f"{source}: a Ray Serve config: {serving_resources.ray_config_unread(doc)}")
+        return found
+    if jobs.is_dstack(doc):
+        return jobs.read_dstack(doc, source)
+    if jobs.is_skypilot(doc):
+        return jobs.read_skypilot(doc, source)
+    if jobs.is_beaker(doc):
+        return jobs.read_beaker(doc, source)
+    return None
 
 
 def _values_with_tpl_strings(text: str) -> bool:

@@ -389,35 +389,78 @@ def read_ray_serve_llm(doc: dict[str, Any], source: str, index: int) -> list[Fou
         serve = yaml.safe_load(spec["serveConfigV2"])
     except yaml.YAMLError as exc:
         raise InputError(f"{source} ({resource_name(doc, index)}): serveConfigV2 is not YAML") from exc
-    out = []
     total, pool, _ = group_gpus({"spec": as_mapping(spec.get("rayClusterConfig"))}, "headGroupSpec")
-    for app in as_list(as_mapping(serve).get("applications")):
+    return [
+        replace(found, gpus_total=total, gpus_at_least=pool)
+        for found in _serve_apps(as_mapping(serve), source, resource_name(doc, index))
+    ]
+
+
+def is_ray_serve_config(doc: Mapping[str, Any]) -> bool:
+    """A Ray Serve config file (`serve run` / `serve deploy`: `applications:` with import paths), or one LLMConfig of
+    ray.serve.llm written as YAML (model_loading_config with engine_kwargs or accelerator_type)."""
+    apps = doc.get("applications")
+    if isinstance(apps, list) and any(isinstance(a, dict) and "import_path" in a for a in apps):
+        return True
+    return isinstance(doc.get("model_loading_config"), dict) and any(
+        k in doc for k in ("engine_kwargs", "accelerator_type", "deployment_config")
+    )
+
+
+def read_ray_serve_config(doc: Mapping[str, Any], source: str) -> list[Found]:
+    """The vLLM engines a Ray Serve config file (or one LLMConfig file) starts (none: see ray_config_unread). An
+    LLMConfig the config names by its path is read as a file of its own (checking the folder reads it once)."""
+    if "applications" not in doc:
+        return [_llm_config_found(doc, source, "LLMConfig")]
+    return _serve_apps(doc, source, "serve config")
+
+
+def ray_config_unread(doc: Mapping[str, Any]) -> str:
+    """Why a Ray Serve config starts no engine check reads: Python code of its own, or LLMConfigs named by file."""
+    paths = [p for a in as_list(doc.get("applications")) for p in _llm_config_files(as_mapping(a))]
+    if paths:
+        return f"its llm_configs are the files {', '.join(paths)}: check those files"
+    apps = [str(as_mapping(a).get("import_path", "")) for a in as_list(doc.get("applications"))]
+    return f"it runs the Ray Serve application {', '.join(apps)}: Python code of its own, which check does not read"
+
+
+def _llm_config_files(app: Mapping[str, Any]) -> list[str]:
+    return [str(c) for c in as_list(as_mapping(app.get("args")).get("llm_configs")) if isinstance(c, str)]
+
+
+def _serve_apps(serve: Mapping[str, Any], source: str, resource: str) -> list[Found]:
+    """The engines of the ray.serve.llm applications of a Serve config (LLMConfigs written inline)."""
+    out = []
+    for app in as_list(serve.get("applications")):
+        if not str(as_mapping(app).get("import_path", "")).startswith("ray.serve.llm"):
+            continue
         configs = as_list(as_mapping(as_mapping(app).get("args")).get("llm_configs"))
-        for cfg in configs if isinstance(configs, list) else []:
-            if not isinstance(cfg, dict):
-                continue
-            loading = cfg.get("model_loading_config") or {}
-            argv = ["vllm", "serve", str(loading.get("model_source") or loading.get("model_id") or "")]
-            for key, value in as_mapping(cfg.get("engine_kwargs")).items():
-                if str(key) not in _RAY_ENGINE_KWARGS:
-                    continue  # passed to EngineArgs as keywords, not parsed as flags: only these matter here
-                flag = "--" + str(key).replace("_", "-")
-                if value is True:
-                    argv.append(flag)
-                elif value is False:
-                    argv.append("--no-" + flag[2:])
-                elif value is not None:
-                    argv += [flag, str(value)]
-            out.append(
-                Found(
-                    source,
-                    resource_name(doc, index),
-                    tuple(argv),
-                    gpu_product=str(cfg["accelerator_type"]) if cfg.get("accelerator_type") else None,
-                    container=f"llm_config/{loading.get('model_id', '?')}",
-                    gpus_total=total,
-                    gpus_at_least=pool,
-                    has_shm=True,  # Ray's object store provides the shared memory for its workers
-                )
-            )
+        out += [_llm_config_found(cfg, source, resource) for cfg in configs if isinstance(cfg, dict)]
     return out
+
+
+def _llm_config_found(cfg: Mapping[str, Any], source: str, resource: str) -> Found:
+    """One LLMConfig: vLLM's engine from model_loading_config and engine_kwargs (EngineArgs keywords)."""
+    loading = as_mapping(cfg.get("model_loading_config"))
+    model_source = loading.get("model_source")
+    if isinstance(model_source, dict):  # {bucket_uri: s3://...}: the checkpoint is copied from storage
+        model_source = model_source.get("bucket_uri")
+    argv = ["vllm", "serve", str(model_source or loading.get("model_id") or "")]
+    for key, value in as_mapping(cfg.get("engine_kwargs")).items():
+        if str(key) not in _RAY_ENGINE_KWARGS:
+            continue  # passed to EngineArgs as keywords, not parsed as flags: only these matter here
+        flag = "--" + str(key).replace("_", "-")
+        if value is True:
+            argv.append(flag)
+        elif value is False:
+            argv.append("--no-" + flag[2:])
+        elif value is not None:
+            argv += [flag, str(value)]
+    return Found(
+        source,
+        resource,
+        tuple(argv),
+        gpu_product=str(cfg["accelerator_type"]) if cfg.get("accelerator_type") else None,
+        container=f"llm_config/{loading.get('model_id', '?')}",
+        has_shm=True,  # Ray's object store provides the shared memory for its workers
+    )
