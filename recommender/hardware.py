@@ -23,6 +23,7 @@ class Gpu:
     smi_total_mib: int | None = None  # what nvidia-smi prints as the card's memory (MiB), where known
     memory_type: str = ""
     unified_memory: bool = False
+    vgpu: bool = False  # an NVIDIA vGPU type (`A40-48Q`): a slice of a board's framebuffer handed to a VM
     bandwidth_gbps: float | None = None
     bf16_tflops: float | None = None
     fp16_tflops: float | None = None
@@ -225,6 +226,7 @@ def vgpu_type(board: Gpu, gib: int, series: str, memory_mib: int | None = None) 
         total_bytes=(memory_mib or gib * 1024) * MiB,
         marketed_gb=float(gib),
         aliases=(),
+        vgpu=True,
         gfd_product_label=None,
         estimated=(*board.estimated, *(() if memory_mib else ("memory.cuda_total_mib",))),
         sources={

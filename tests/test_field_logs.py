@@ -243,7 +243,7 @@ ROUND4_VERDICT_MISSES = {
     "J001": "gemma-2-9b at TP 8 on L4s (vLLM 0.5.4) ran out of memory capturing CUDA graphs: the graph term does not know "
     "FlashInfer's per-batch-size buffers (gemma-2 needed FlashInfer on 0.5.x)",
     "J007": "an A40-48Q vGPU logged 4.09 GiB of non-torch memory (0.13 predicted), leaving 0.39 GiB of KV, too little "
-    "for 8,192 tokens",
+    "for 8,192 tokens: 'at risk' (the vGPU's held framebuffer, memory/vgpu.py), not a match",
     "J025": "DeepSeek-V4-Flash on 2 x H20 (0.26, MTP) started with 912,128 tokens in 7.01 GiB of KV; with its FP4 "
     "experts 9.16 GiB is predicted, but 0.33's KV groups with two batches in flight (counted from 0.24) need 9.56 GiB "
     "for one such request: the release's V4 layout and its MTP module are not known",

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from recommender.hardware import Gpu
-from recommender.memory import dsv4_profile, mamba_seqs, overheads, unified, warmup
+from recommender.memory import dsv4_profile, mamba_seqs, overheads, unified, vgpu, warmup
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
 from recommender.memory.encoder_profile import EncoderPass, encoder_pass
@@ -410,9 +410,9 @@ def warmups(
 
 
 def pool_checks(
-    model: ModelSpec,
+    target: tuple[ModelSpec, Gpu, int | None],
     worst: StageBudget,
-    admitted: tuple[SchedulerLimits, int, bool],
+    admitted: tuple[SchedulerLimits, int, int, bool],
     flags: EngineFlags,
     version: VllmVersion,
     issues: list[StartupIssue],
@@ -421,12 +421,18 @@ def pool_checks(
 ) -> None:
     """initialize_kv_cache, once the KV cache is sized and admitted: a hybrid model's pool must hold a Mamba state
     block per decode sequence before the graphs are captured (memory/mamba_seqs.py); DeepSeek-V4 before 0.33 keeps
-    a margin for the releases' unread accounting (memory/dsv4_profile.py release_margin). `admitted`: the limits,
-    the admitted max_model_len and prefix caching."""
+    a margin for the releases' unread accounting (memory/dsv4_profile.py release_margin), and so does a vGPU type
+    where the profiler counts the whole device (memory/vgpu.py). `target`: the model, the GPU and the free memory
+    the user stated; `admitted`: the limits, the admitted max_model_len, its blocks per request and prefix caching."""
     if any(issue.fatal for issue in issues):
         return
-    limits, max_len, prefix_caching = admitted
+    model, gpu, free = target
+    limits, max_len, bpr, prefix_caching = admitted
     found = [mamba_seqs.mamba_blocks_check(worst, limits.max_num_seqs, flags, version, v0=v0)]
+    if free is None:
+        need = bpr * worst.layout.bytes_per_block
+        whole = profiler_counts_whole_device(version, v0=v0)
+        found.append(vgpu.held_margin(gpu, worst, need, counts_whole_device=whole))
     if model.compressed_attention is not None:
         found.append(
             dsv4_profile.release_margin(worst, max_len, limits.max_num_batched_tokens, prefix_caching, version)
@@ -468,7 +474,7 @@ def explain(
     max_len = kv_admission(stages, worst, version, limits, in_flight, prefix_caching, issues)
     bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
-    pool_checks(model, worst, (limits, max_len, prefix_caching), flags, version, issues, v0=v0)
+    pool_checks((model, gpu, free_bytes), worst, (limits, max_len, bpr, prefix_caching), flags, version, issues, v0=v0)
     post = warmups(model, gpu, flags, stages, (precision, limits, budget), version, issues, v0=v0)
     return Explanation(
         model=model.name,

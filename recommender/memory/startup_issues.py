@@ -45,6 +45,7 @@ class IssueKind(StrEnum):
     MAMBA_BLOCKS_MARGIN = "mamba-blocks-margin"  # at risk: count = max_num_seqs, requested = the predicted blocks
     UNIFIED_MEMORY_HEADROOM = "unified-memory-headroom"  # at risk: needed = the budget, available = what it leaves
     DSV4_RELEASE_MARGIN = "dsv4-release-margin"  # at risk: needed = one request's KV, available = the KV memory
+    VGPU_HELD_MARGIN = "vgpu-held-margin"  # at risk: needed = one request's KV, available = the KV memory
     AUTO_FIT_REDUCED = "auto-fit-reduced"  # max_len = the fitted length, requested = the model's limit
     KV_HEADS_REPLICATED = "kv-heads-replicated"  # count = KV heads, parallel = TP
     FP8_KV_FROM_CHECKPOINT = "fp8-kv-from-checkpoint"
@@ -72,6 +73,7 @@ _WARNING_KINDS = frozenset(
         IssueKind.MAMBA_BLOCKS_MARGIN,
         IssueKind.UNIFIED_MEMORY_HEADROOM,
         IssueKind.DSV4_RELEASE_MARGIN,
+        IssueKind.VGPU_HELD_MARGIN,
         IssueKind.AUTO_FIT_REDUCED,
         IssueKind.KV_HEADS_REPLICATED,
         IssueKind.FP8_KV_FROM_CHECKPOINT,
@@ -83,7 +85,12 @@ _WARNING_KINDS = frozenset(
     }
 )
 _AT_RISK_KINDS = frozenset(
-    {IssueKind.MAMBA_BLOCKS_MARGIN, IssueKind.UNIFIED_MEMORY_HEADROOM, IssueKind.DSV4_RELEASE_MARGIN}
+    {
+        IssueKind.MAMBA_BLOCKS_MARGIN,
+        IssueKind.UNIFIED_MEMORY_HEADROOM,
+        IssueKind.DSV4_RELEASE_MARGIN,
+        IssueKind.VGPU_HELD_MARGIN,
+    }
 )
 
 
