@@ -76,3 +76,53 @@ def test_unsloth_llama_3_bnb_4bit_builds() -> None:
         assert spec.params == resolve_model(base).params, bnb
         entry = load_model(bnb)
         assert entry is not None and len(json.dumps(entry.config, indent=2)) + 1 == size
+
+
+def test_thebloke_llama_2_gptq_builds_read_their_quantize_config() -> None:
+    """TheBloke's GPTQ Llama-2 builds: the values of each repository's own quantize_config.json over the bundled base
+    layout (reconstructed entries): the 7B chat at 4 bits in groups of 128 without act-order, the 70B ones per channel
+    with act-order. The 70B base layout by hand: 80 layers of 8192 (q, o 8192^2; k, v 8192 x 1024; MLP 3 x 8192 x
+    28672; two norms), embedding and head 32000 x 8192, final norm: 68,976,648,192 parameters, the card's 70B."""
+    h, layers, kv, ffn, vocab = 8192, 80, 1024, 28672, 32000
+    total = layers * (2 * h * h + 2 * h * kv + 3 * h * ffn + 2 * h) + 2 * vocab * h + h
+    assert total == 68_976_648_192
+    chat7 = resolve_model("TheBloke/Llama-2-7B-Chat-GPTQ")
+    assert chat7.quant is not None and (chat7.quant.method, chat7.quant.bits, chat7.quant.group_size) == (
+        "gptq",
+        4,
+        128,
+    )
+    assert not chat7.quant.has_zero_points and chat7.params == resolve_model("meta-llama/Llama-2-7b-chat-hf").params
+    for gptq in ("TheBloke/Llama-2-70B-Chat-GPTQ", "TheBloke/Llama-2-70B-GPTQ"):
+        spec = resolve_model(gptq)
+        assert spec.quant is not None and (spec.quant.method, spec.quant.bits, spec.quant.group_size) == ("gptq", 4, -1)
+        assert spec.params is not None and spec.params.total == total, gptq
+        entry = load_model(gptq)
+        assert entry is not None and entry.reconstructed, gptq
+    mistral = resolve_model("TheBloke/Mistral-7B-Instruct-v0.1-AWQ")
+    assert mistral.quant is not None and (mistral.quant.method, mistral.quant.group_size) == ("awq", 128)
+    assert mistral.params == resolve_model("mistralai/Mistral-7B-Instruct-v0.1").params
+
+
+def test_lorbus_qwen3_6_autoround_keeps_its_deltanet_gates_16_bit() -> None:
+    """Lorbus's AutoRound INT4 of Qwen3.6-27B (field6 L018-L020): GPTQ-packed 4-bit in groups of 128 over the bundled
+    Qwen3.6-27B layout, read as vLLM's INCConfig; every linear-attention layer's in_proj_b / in_proj_a (fused
+    in_proj_ba, 2 x 48 value heads wide) stays 16-bit, the full-attention projections and MLPs are packed, lm_head is
+    not quantized."""
+    from recommender.memory.weights import Parallel, tensor_bytes
+    from recommender.model.tensors import model_tensors
+
+    spec = resolve_model("Lorbus/Qwen3.6-27B-int4-AutoRound")
+    assert spec.quant is not None and spec.quant.checkpoint_format == "auto-round"
+    assert (spec.quant.method, spec.quant.bits, spec.quant.group_size) == ("gptq", 4, 128)
+    assert spec.params == resolve_model("Qwen/Qwen3.6-27B").params
+    tensors = {t.module: t for t in model_tensors(spec)}
+    ba = tensors["model.layers.0.linear_attn.in_proj_ba"]
+    assert tensor_bytes(spec, ba, Parallel(), 2, spec.quant) == ba.rows * ba.cols * 2 == 96 * 5120 * 2
+    down = tensors["model.layers.3.mlp.down_proj"]
+    assert (
+        tensor_bytes(spec, down, Parallel(), 2, spec.quant)
+        == down.cols // 8 * down.rows * 4 + down.cols // 128 * down.rows * 2
+    )
+    head = tensors["lm_head"]
+    assert tensor_bytes(spec, head, Parallel(), 2, spec.quant) == head.rows * head.cols * 2
