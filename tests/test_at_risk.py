@@ -119,3 +119,19 @@ def test_check_fixes_name_the_flag_that_clears_the_risk() -> None:
     e = explain(nemotron, GB10, flags, VllmVersion(0, 24))
     (fix, *_) = startup_fixes(nemotron, GB10, flags, VllmVersion(0, 24), e, free_bytes=None)
     assert fix.startswith("lower --gpu-memory-utilization to 0.86 ")
+
+
+def test_before_the_check_the_shortage_is_the_capture_assertion() -> None:
+    """vLLM 0.15-0.19 (memory/mamba_seqs.py): Qwen3.6-27B-FP8 on an L40S at 65,536 tokens, the small-card defaults
+    (256 sequences). ~9.6 GiB of KV / 51,380,224 B a block = 200 blocks; the FULL decode graph pads its batch to
+    min(256, 512) = 256 > 200: causal_conv1d_update's assertion. 128 sequences (<= 0.75 x 200 = 150) start; 0.14 is
+    before the reports and is not judged."""
+    spec = resolve_model("Qwen/Qwen3.6-27B-FP8")
+    l40s = resolve_gpu("l40s", load_gpus())
+    flags = EngineFlags(max_model_len=65_536)
+    e = explain(spec, l40s, flags, VllmVersion(0, 17))
+    issue = e.issue(IssueKind.MAMBA_BLOCKS)
+    assert e.max_num_seqs == 256 and e.num_gpu_blocks < 256 and issue is not None and not e.fits
+    assert issue.message.startswith("AssertionError: assert num_cache_lines >= batch") and issue.count == 256
+    assert explain(spec, l40s, replace(flags, max_num_seqs=128), VllmVersion(0, 17)).fits
+    assert not explain(spec, l40s, flags, VllmVersion(0, 14)).has(IssueKind.MAMBA_BLOCKS)

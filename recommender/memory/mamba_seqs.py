@@ -14,12 +14,16 @@ sized it refuses to start when the pool holds fewer blocks than max_num_seqs (co
 planner already computes (StageBudget.num_blocks); hybrid models default to FULL_AND_PIECEWISE graphs
 (model_executor/models/config.py MambaModelConfig), --enforce-eager captures none and skips the check.
 
-Releases: vllm-project/vllm#34571 (2026-02) first capped the FULL decode capture sizes to the block count silently;
-#38270 (opened 2026-03-26, in main by 2026-03-31, vllm#38632) replaced the cap with this error. vLLM 0.19.0 does not have it (vllm-project/recipes#551:
-Qwen3.6-27B-FP8 at 0.95 with 1,024 sequences reaches PIECEWISE graph capture on v0.19.0 and fails there, on another
-error), and the error is reported on 0.23.1, 0.25.1 and 0.28.0 (vllm#49064, kaito-project/kaito#2319), so it is
-taken from 0.20.0. Before #34571 a FULL decode graph larger than the pool failed an assertion in
-causal_conv1d_update during capture (vllm#34094); that window is not modelled.
+Releases: #38270 (opened 2026-03-26, in main by 2026-03-31, vllm#38632) added this error. vLLM 0.19.0 does not have
+it (vllm-project/recipes#551: Qwen3.6-27B-FP8 at 0.95 with 1,024 sequences reaches PIECEWISE graph capture on v0.19.0
+and fails there, on another error), and it is reported on 0.23.1, 0.25.1 and 0.28.0 (vllm#49064,
+kaito-project/kaito#2319), so it is taken from 0.20.0. Before it the same shortage crashed later, capturing the
+FULL decode graphs: the decode batch is padded to the largest capture size, min(max_num_seqs, 512) (the default
+max_cudagraph_capture_size is min(2 x max_num_seqs, 512)), and causal_conv1d_update asserts `num_cache_lines >=
+batch` over a conv-state pool of num_blocks lines (vllm#34094; vllm#34881 and #36639 describe the pool). Reported on
+0.15.0 (QwenLM/Qwen3-Coder#559, Qwen3-Coder-Next on 2 x H100 NVL), 0.16.1rc1 (vllm#35945) and 0.17.0 (vllm#36324,
+Qwen3.5 AWQ on an RTX 5090, after #34571 had capped the sizes on the Mamba path only), so from 0.15 to 0.19 a
+pool smaller than that batch is the assertion. Earlier releases are not modelled.
 
 The block count is a prediction. On the records that print it the pool is predicted within 1.5 % on an H100
 (recipes#551: 856 logged for Qwen3.6-27B-FP8 at 0.95, 869 predicted; calibration C001, Qwen3-Next on an H200: 7,162
@@ -39,6 +43,8 @@ from recommender.memory.explanation import StageBudget
 from recommender.memory.startup_issues import IssueKind, StartupIssue
 
 CHECK_FROM = VllmVersion(0, 20)
+ASSERT_FROM = VllmVersion(0, 15)
+MAX_CAPTURE_SIZE = 512  # the default max_cudagraph_capture_size caps the padded decode batch
 BLOCKS_UNCERTAINTY = 0.25  # the largest overestimate logged: J051, 1 - 556 / 721 = 22.9 %
 
 
@@ -48,9 +54,14 @@ def has_mamba_state(stage: StageBudget) -> bool:
 
 
 def checked(stage: StageBudget, flags: EngineFlags, version: VllmVersion, *, v0: bool) -> bool:
-    """Whether vLLM compares max_num_seqs with this pool: a hybrid model captured with FULL decode graphs, from
-    0.20, on the V1 engine (V0 had a per-request Mamba cache of its own)."""
-    return not v0 and version >= CHECK_FROM and not flags.enforce_eager and has_mamba_state(stage)
+    """Whether the pool must hold the decode batch: a hybrid model captured with FULL decode graphs on the V1 engine
+    (V0 had a per-request Mamba cache of its own), from 0.15."""
+    return not v0 and version >= ASSERT_FROM and not flags.enforce_eager and has_mamba_state(stage)
+
+
+def decode_batch(max_num_seqs: int, version: VllmVersion) -> int:
+    """The sequences the pool must hold: max_num_seqs from 0.20 (the check), the padded capture batch before."""
+    return max_num_seqs if version >= CHECK_FROM else min(max_num_seqs, MAX_CAPTURE_SIZE)
 
 
 def safe_max_num_seqs(num_blocks: int) -> int:
@@ -64,12 +75,25 @@ def mamba_blocks_check(
     """vLLM's error when max_num_seqs exceeds the pool's blocks; our warning when it is within the uncertainty."""
     if not checked(stage, flags, version, v0=v0) or stage.num_blocks <= 0:
         return None
-    blocks = stage.num_blocks
-    if max_num_seqs > blocks:
-        return exceeds_mamba_blocks(max_num_seqs, blocks)
-    if max_num_seqs > safe_max_num_seqs(blocks):
-        return mamba_blocks_margin(max_num_seqs, blocks)
+    blocks, batch = stage.num_blocks, decode_batch(max_num_seqs, version)
+    if batch > blocks:
+        return exceeds_mamba_blocks(max_num_seqs, blocks) if version >= CHECK_FROM else capture_assertion(batch, blocks)
+    if batch > safe_max_num_seqs(blocks):
+        return mamba_blocks_margin(batch, blocks)
     return None
+
+
+def capture_assertion(batch: int, blocks: int) -> StartupIssue:
+    """0.15-0.19: the FULL decode graph of `batch` sequences over a conv-state pool of `blocks` lines
+    (model_executor/layers/mamba/ops/causal_conv1d.py causal_conv1d_update); the assertion, then our numbers."""
+    return StartupIssue(
+        IssueKind.MAMBA_BLOCKS,
+        "AssertionError: assert num_cache_lines >= batch (causal_conv1d_update, capturing the FULL decode CUDA "
+        f"graph of {batch} sequences over {blocks} Mamba cache blocks: lower --max-num-seqs to at most {blocks}, or "
+        "--enforce-eager)",
+        count=batch,
+        requested=blocks,
+    )
 
 
 def exceeds_mamba_blocks(max_num_seqs: int, blocks: int) -> StartupIssue:
@@ -85,11 +109,12 @@ def exceeds_mamba_blocks(max_num_seqs: int, blocks: int) -> StartupIssue:
 
 
 def mamba_blocks_margin(max_num_seqs: int, blocks: int) -> StartupIssue:
-    """This tool's warning: the predicted pool is above max_num_seqs by less than the block count's uncertainty."""
+    """This tool's warning: the predicted pool is above the decode batch by less than the block count's
+    uncertainty."""
     spare = blocks - max_num_seqs
     return StartupIssue(
         IssueKind.MAMBA_BLOCKS_MARGIN,
-        f"at risk: the KV pool is predicted to hold {blocks} Mamba cache blocks for max_num_seqs {max_num_seqs}, "
+        f"at risk: the KV pool is predicted to hold {blocks} Mamba cache blocks for {max_num_seqs} decode sequences, "
         f"{spare} ({spare / blocks:.1%}) to spare, within the prediction's ~{BLOCKS_UNCERTAINTY:.0%} uncertainty (an RTX PRO 6000 logged 23% fewer than "
         "predicted): "
         "vLLM refuses to start when max_num_seqs exceeds the blocks (one per decode sequence); "
