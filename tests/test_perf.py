@@ -358,6 +358,26 @@ def test_the_fixed_request_latency_starts_with_vllm_0_10() -> None:
     assert costs(V33).request_latency == pytest.approx(0.040)
 
 
+def test_v1_before_0_10_runs_the_per_sequence_share_beside_the_engine_core() -> None:
+    """From 0.10 the per-sequence cost adds to the step (as fitted); V1 before 0.10 overlaps it (the API server's
+    output handler), so a step takes the slower of the core's part and the sequences' part; V0 adds it."""
+    m, g = resolve_model("meta-llama/Llama-3.1-8B-Instruct"), _gpu("h100")
+    params = replace(PLAIN, step_overhead_ms=2.0, seq_overhead_us=100.0)
+    batch = Batch(decodes=60, decode_context=60 * 400, sampled=60)
+
+    def step(version: VllmVersion) -> float:
+        f = EngineFlags(max_model_len=8192)
+        return step_time(engine_costs(facts_for(m, g, f, startup(m, g, f, version)), g, params), batch).total
+
+    serial, overlapped, v0 = step(VllmVersion(0, 10)), step(VllmVersion(0, 8, 5)), step(VllmVersion(0, 6, 3))
+    assert serial == pytest.approx(overlapped + 0.006)  # the core (GPU 5.4 ms + 2 ms) hides 60 x 100 us
+    assert v0 == pytest.approx(serial)
+    many = Batch(decodes=200, decode_context=200 * 400, sampled=200)  # 20 ms of output work: now it sets the pace
+    f = EngineFlags(max_model_len=8192)
+    c = engine_costs(facts_for(m, g, f, startup(m, g, f, VllmVersion(0, 8, 5))), g, params)
+    assert step_time(c, many).total == pytest.approx(0.020)
+
+
 def test_a_sliding_window_group_holds_only_the_window() -> None:
     """vLLM's SlidingWindowManager frees the blocks that fall out of the window: a request of ~1,000 tokens holds
     ~63 blocks of 16 in its full-attention group and cdiv(127, 16) + 1 = 9 in a 128-token window group, so a pool

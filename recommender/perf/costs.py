@@ -90,6 +90,7 @@ class EngineFacts:
     trtllm_moe: bool = False  # the routed experts run FlashInfer's TRT-LLM MoE kernels (trtllm_moe_path)
     v0_prefill_first: bool = False  # the V0 engine without chunked prefill: prefill-only steps first (replay.py)
     frontend_latency: bool = True  # the release's front end adds request_latency_ms to every TTFT (V1 from 0.10)
+    output_overlapped: bool = False  # V1 before 0.10: per-sequence output work beside the engine core (step.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,7 @@ class EngineCosts:
     max_num_batched_tokens: int
     max_model_len: int
     v0_prefill_first: bool = False
+    output_overlapped: bool = False
 
 
 def compute_kind(quant: QuantSpec | None, gpu: Gpu) -> str:

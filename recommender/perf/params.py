@@ -66,6 +66,10 @@ class PerfParams:
     layer_overhead_us: per decoder layer and step: kernel latencies a graph replay still pays.
     moe_layer_overhead_us: per MoE layer and step on top: routing, token sorting, the grouped GEMMs' start-up.
     seq_overhead_us: per scheduled sequence and step: input/output processing, detokenization, streaming.
+        Fitted (rows of vLLM 0.10+ only) as a cost in series with the step. V1 before 0.10 measures none in series:
+        1.5B-14B models at 30-60 running sequences decode 26-54% faster than that (set 5, vLLM 0.8.5 on H100 PCIe and
+        RTX 4090; V002, V003, V006, V011, V019), and Llama-3.2-3B on L40S under vLLM 0.9 (held-out A001/A002: TPOT
+        +14% / +26% in series, +4% / -2% overlapped): there the share runs beside the engine core (step.py).
     request_overhead_ms: per request on the API server (tokenization, admission); serialized in a burst.
     request_latency_ms: fixed latency every request adds to its TTFT (HTTP, queues, detokenization), in parallel.
         Only from vLLM 0.10 (`FRONTEND_LATENCY_FROM` in predict.py): every fit row is a 0.10+ release, and earlier

@@ -91,8 +91,9 @@ def sampler_note(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVe
     )
 
 
-# The first release whose TTFT carries params.request_latency_ms (see PerfParams): the fit's rows are all 0.10+;
-# earlier V0 and V1 engines' light-load TTFT is their prefill step plus the serialized request_overhead_ms.
+# The first release whose TTFT carries params.request_latency_ms and whose steps carry params.seq_overhead_us in
+# series (see PerfParams): the fit's rows are all 0.10+; earlier V0 and V1 engines' light-load TTFT is their prefill
+# step plus the serialized request_overhead_ms, and earlier V1 engines overlap the per-sequence share (step.py).
 FRONTEND_LATENCY_FROM = VllmVersion(0, 10)
 ASYNC_SCHEDULING_DEFAULT_FROM = VllmVersion(0, 12)  # vllm-project/vllm#27614 made --async-scheduling the default
 
@@ -127,10 +128,12 @@ def facts_for(
         model, gpu, e, quant=quant, expert_parallel=flags.enable_expert_parallel, enforce_eager=flags.enforce_eager
     )
     version = VllmVersion.parse(e.vllm_version)
+    v1 = not runs_v0_engine(version, gpu, model.architecture, flags.use_v1)
     return replace(
         facts,
         v0_prefill_first=v0_prefill_first(model, gpu, flags, e, chunked_prefill),
         frontend_latency=version >= FRONTEND_LATENCY_FROM,
+        output_overlapped=v1 and version < FRONTEND_LATENCY_FROM,
     )
 
 

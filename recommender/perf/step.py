@@ -99,10 +99,19 @@ Parts = tuple[float, float, float, float, float]  # a StepTime's fields as a pla
 def _finish_parts(c: EngineCosts, mem: float, comp: float, comm: float, seqs: float) -> Parts:
     """Add the overheads; with async scheduling the scheduler prepares step N+1 while step N runs. Eager kernel
     launches (--enforce-eager) stall the GPU between short kernels (a decode step's); compute-bound kernels (a
-    prefill chunk's GEMMs) run longer than the launches queued behind them, which then cost nothing."""
+    prefill chunk's GEMMs) run longer than the launches queued behind them, which then cost nothing.
+
+    The per-sequence cost adds to the step as fitted on vLLM 0.10+; on V1 before 0.10 (`output_overlapped`) it runs
+    beside the engine core, as V1's design puts it: the API server process detokenizes and streams step N's
+    outputs (v1/engine/async_llm.py output_handler) while the core process runs step N+1, so the client sees tokens
+    at the slower of the two rates (params.py seq_overhead_us says which records show it)."""
     gpu = mem + comp + comm + c.layer_overhead + max(0.0, c.eager_launch - comp)
-    cpu = c.step_overhead + seqs * c.seq_overhead
-    stage = max(gpu, cpu) if c.async_scheduling else gpu + cpu
+    if c.output_overlapped:
+        core = max(gpu, c.step_overhead) if c.async_scheduling else gpu + c.step_overhead
+        stage = max(core, seqs * c.seq_overhead)
+    else:
+        cpu = c.step_overhead + seqs * c.seq_overhead
+        stage = max(gpu, cpu) if c.async_scheduling else gpu + cpu
     pp = c.pp
     return (stage * pp, mem * pp, comp * pp, (stage - mem - comp - comm) * pp, comm * pp)
 
