@@ -327,6 +327,7 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         enforce_eager=bool(r.get("enforce_eager")),
         enable_chunked_prefill=record_chunked_prefill(r),
         block_size=record_block_size(r),
+        language_model_only=bool(re.search(r"language[-_]model[-_]only(?!'?: False)", r.get("other_flags") or "")),
         enable_expert_parallel=bool(
             re.search(r"enable[-_]expert[-_]parallel(?!'?: False)", r.get("other_flags") or "")
         ),
