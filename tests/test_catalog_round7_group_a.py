@@ -74,3 +74,16 @@ def test_catalog_round_7_embedding_models_by_hand() -> None:
     assert gte.params is not None and gte.params.total == 7_615_616_512 - 2 * 418 * 3584 == 7_612_620_288
     e5, base = resolve_model("intfloat/e5-mistral-7b-instruct"), resolve_model("mistralai/Mistral-7B-v0.1")
     assert e5.params == base.params and e5.params is not None and e5.params.lm_head == 32000 * 4096
+
+
+def test_catalog_round_7_glm_4_5_and_4_6_reconstructed_from_their_tensors() -> None:
+    """GLM-4.5 and GLM-4.6 are GLM-4.7's config (reconstructed, and said so): the tensor lists of their BF16 GGUF
+    conversions (github:Thireus/GGUF-Tool-Suite models/GLM-4.{5,6,7}/group0/tensors.bf16.map) hold the same 1,736
+    main-model tensors with the same shapes, 352,797,829,024 elements without the MTP layer (summed from GLM-4.6's
+    map), which the planner's count of the config must equal. Only the context differs (131,072 for GLM-4.5)."""
+    for model, context in (("zai-org/GLM-4.6", 202752), ("zai-org/GLM-4.5", 131072)):
+        spec = resolve_model(model)
+        assert spec.params is not None and spec.params.total == 352_797_829_024, model
+        assert spec.params == resolve_model("zai-org/GLM-4.7").params
+        assert spec.max_model_len == context
+        assert any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate)
