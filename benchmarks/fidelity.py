@@ -136,12 +136,22 @@ def _other_flag(r: dict[str, Any], name: str) -> float | None:
 
 CHUNKED_PREFILL = re.compile(r"(--no-)?enable[-_]chunked[-_]prefill(?:'?[:=]?\s*(True|False))?")
 BLOCK_SIZE = re.compile(r"block[-_]size'?[:= ]\s*(\d+)")
+PREFIX_CACHING = re.compile(r"(--no-)?enable[-_]prefix[-_]caching(?:'?[:=]?\s*(True|False))?")
 
 
 def record_chunked_prefill(r: dict[str, Any]) -> bool | None:
     """--enable-chunked-prefill as the record's command sets it (`--enable-chunked-prefill False`, the non-default
     args' `'enable_chunked_prefill': False`, `--no-enable-chunked-prefill`), None when it does not."""
     m = CHUNKED_PREFILL.search(r.get("other_flags") or "")
+    if not m:
+        return None
+    return not m.group(1) and m.group(2) != "False"
+
+
+def record_prefix_caching(r: dict[str, Any]) -> bool | None:
+    """--enable-prefix-caching as the record's command sets it (`--no-enable-prefix-caching`, the non-default args'
+    `'enable_prefix_caching': False`), None when it does not (vLLM's default for the release and model)."""
+    m = PREFIX_CACHING.search(r.get("other_flags") or "")
     if not m:
         return None
     return not m.group(1) and m.group(2) != "False"
@@ -326,6 +336,7 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         max_num_batched_tokens=r.get("max_num_batched_tokens"),
         enforce_eager=bool(r.get("enforce_eager")),
         enable_chunked_prefill=record_chunked_prefill(r),
+        enable_prefix_caching=record_prefix_caching(r),
         block_size=record_block_size(r),
         language_model_only=bool(re.search(r"language[-_]model[-_]only(?!'?: False)", r.get("other_flags") or "")),
         enable_expert_parallel=bool(

@@ -431,3 +431,34 @@ def test_deepseek_v2_cache_before_mla_is_per_head(version: str, bytes_per_token:
     e = explain(s, resolve_gpu("h100", load_gpus()), flags, VllmVersion.parse(version))
     assert e.stages[0].layout.bytes_per_token == bytes_per_token
     assert e.fits is starts
+
+
+@pytest.mark.parametrize(
+    ("version", "prefix_caching", "state_blocks"),
+    [
+        ("0.27.1", True, 2),  # --enable-prefix-caching: mamba_cache_mode "align", two state blocks a request
+        ("0.27.1", None, 1),  # hybrid models keep prefix caching off by default before 0.28
+        ("0.28.0", None, 2),  # vllm#50991: on by default for hybrid models from 0.28.0
+        ("0.33.0", False, 1),  # --no-enable-prefix-caching: mamba_cache_mode "none", one state block
+        ("0.16.0", True, 1),  # before align became the default mode (taken from 0.17): not modelled, one block
+    ],
+)
+def test_hybrid_state_blocks_per_request_follow_mamba_cache_mode(
+    version: str, prefix_caching: bool | None, state_blocks: int
+) -> None:
+    """Qwen3.6-27B-FP8 (16 full-attention layers, 48 Gated DeltaNet layers: one attention group and three state
+    groups of 16) at 4,096 tokens on an H100, as field6 L014 ran it on 0.27.1 (--enable-prefix-caching
+    --enforce-eager at 0.88). The attention block is 784 tokens (its page grows to the state's page), so a request
+    takes cdiv(4096, 784) = 6 attention blocks plus 3 x state_blocks: 12 with "align" (L014 logged 71.42x for 4,096
+    tokens, i.e. num_blocks / 12 with its 857 blocks), 9 with one state block (90.9x predicted before)."""
+    flags = EngineFlags(
+        gpu_memory_utilization=0.88,
+        max_model_len=4096,
+        max_num_seqs=32,
+        max_num_batched_tokens=4096,
+        enforce_eager=True,
+        enable_prefix_caching=prefix_caching,
+    )
+    e = explain(resolve_model("Qwen/Qwen3.6-27B-FP8"), H100, flags, VllmVersion.parse(version))
+    assert e.stage.layout.block_size == 784
+    assert e.max_concurrency == pytest.approx(e.stage.num_blocks / (6 + 3 * state_blocks), rel=1e-6)

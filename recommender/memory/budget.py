@@ -383,9 +383,17 @@ def warmup_headroom(post: warmup.PostAllocation, utilization: float, issues: lis
 def request_shape(
     model: ModelSpec, flags: EngineFlags, limits: SchedulerLimits, pp: int, version: VllmVersion
 ) -> tuple[int, bool]:
-    """(tokens in flight beyond a sliding window, prefix caching on) for the blocks one request takes."""
+    """(tokens in flight beyond a sliding window, prefix caching on) for the blocks one request takes. For a model
+    with Mamba-style state, "on" means vLLM's mamba_cache_mode "align": two state blocks a request, not one."""
     in_flight = limits.max_num_batched_tokens * ((pp + 1) if version.sliding_window_counts_in_flight_batches else 1)
-    return in_flight, bool(flags.enable_prefix_caching) and not model.is_hybrid
+    if not model.is_hybrid:
+        return in_flight, bool(flags.enable_prefix_caching)
+    if not any(kind in ("mamba", "linear_attention") for kind in model.layer_kinds):
+        return in_flight, False
+    enabled = flags.enable_prefix_caching
+    if enabled is None:
+        enabled = version.hybrid_prefix_caching_by_default
+    return in_flight, enabled and version.mamba_align_with_prefix_caching
 
 
 def warmups(

@@ -85,6 +85,22 @@ class VllmVersion:
         return self >= VllmVersion(0, 20)
 
     @property
+    def hybrid_prefix_caching_by_default(self) -> bool:
+        """Prefix caching is on by default for hybrid (Mamba / linear-attention) models from 0.28.0 (vllm#50991,
+        merged 2026-08-04; vllm-project/vllm-metal#645: "0.28.0 turns prefix caching on by default for hybrid
+        models"); before, `default_prefix_caching = is_prefix_caching_supported and not is_hybrid`."""
+        return self >= VllmVersion(0, 28)
+
+    @property
+    def mamba_align_with_prefix_caching(self) -> bool:
+        """With prefix caching on, a hybrid model's Mamba state uses mamba_cache_mode "align" (two state blocks a
+        request: MambaSpec.max_memory_usage_bytes) from vllm#30877 (merged 2026-01-23), the default mode once
+        prefix caching is on ("Mamba cache mode is set to 'align' ... by default when prefix caching is enabled",
+        a log of 2026-03-17 on discuss.vllm.ai). Taken from 0.17; 0.15-0.16 and the "all" mode of earlier
+        Mamba2 prefix caching (vllm#25752) are not modelled (one state block)."""
+        return self >= VllmVersion(0, 17)
+
+    @property
     def sliding_window_counts_in_flight_batches(self) -> bool:
         """Newer releases reserve max_concurrent_batches x max_num_batched_tokens beyond the window."""
         return self >= VllmVersion(0, 24)
