@@ -37,6 +37,8 @@ HELDOUT_3 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_
 HELDOUT_4 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_4.jsonl"
 # Ids V...: a fifth blind set (IOG-Foundation's vLLM 0.8.5 runs on H100 PCIe and RTX 4090), measured blind the same way.
 HELDOUT_5 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_5.jsonl"
+# Ids W...: a sixth blind set (Gemma 4 31B on 2 x A100, Qwen3-8B BF16/AWQ, DeepSeek-V3.2 on 8 x H20, ...), measured the same way.
+HELDOUT_6 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_6.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -296,7 +298,7 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
-    if row["id"][0] in "FNSTV":  # field points and the second to fifth blind sets: never fitted on
+    if row["id"][0] in "FNSTVW":  # field points and the second to sixth blind sets: never fitted on
         return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 

@@ -10,6 +10,7 @@ from benchmarks.perf_points import (
     HELDOUT_3,
     HELDOUT_4,
     HELDOUT_5,
+    HELDOUT_6,
     HOLDOUT_GROUPS,
     _random_lengths,
     points,
@@ -230,3 +231,28 @@ def test_fifth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
     assert (v017.gpu, v017.flags.tensor_parallel_size, v017.load.num_prompts) == ("h100-pcie", 2, 200)
     # output_throughput 972.81 tok/s and mean TPOT 150.63 ms in the saved result file
     assert v017.measured == pytest.approx({"ttft": v017.measured["ttft"], "tpot": 150.63, "throughput": 972.81})
+
+
+def test_sixth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
+    blind = points((HELDOUT_6,))
+    assert len(blind) >= 15
+    fitted = {p.group for p in points()}
+    seen = {p.group for p in points((FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_4, HELDOUT_5))}
+    sources = {p.source.split("/blob/")[0] for p in blind}
+    assert len(sources) >= 3  # several repositories, not one
+    for p in blind:
+        assert p.id.startswith("W"), p.id
+        assert p.use in ("field", "excluded"), p.id
+        assert p.group not in fitted and p.group not in seen, (p.id, p.group)
+    by = {p.id: p for p in blind}
+    # Gemma 4 31B on two A100s (TP2, fp8_e5m2 KV, 16,384 context), 1,000 random 1,024/256 prompts at 4 Poisson req/s:
+    # the saved result-short-rate4.json of tsho/vllm-benchmark-scripts (output 656.01 tok/s, mean TPOT 113.85 ms)
+    w003 = by["W003"]
+    assert (w003.gpu, w003.flags.tensor_parallel_size, w003.flags.max_model_len) == ("a100-80gb", 2, 16384)
+    assert (w003.load.num_prompts, w003.load.request_rate, w003.load.max_concurrency) == (1000, 4.0, None)
+    assert (w003.load.input_len, w003.load.output_len, w003.load.jitter) == (1024, 256, 0.0)
+    assert w003.measured == pytest.approx({"ttft": 79213.58, "tpot": 113.85, "throughput": 656.01})
+    # gpustack's quantization page prints total (not output) tokens/s: only TTFT and TPOT are compared
+    assert set(by["W011"].measured) == {"ttft", "tpot"}
+    # DeepSeek-V3.2 on 8 x H20 at 10 Poisson req/s (vllm-project/recipes): a closed MoE + sparse-attention point
+    assert (by["W015"].gpu, by["W015"].flags.tensor_parallel_size, by["W015"].load.request_rate) == ("h20", 8, 10.0)
