@@ -34,6 +34,19 @@ MAX_OUTPUT = 16 << 20  # rendered manifests larger than this are refused
 _SOURCE = re.compile(r"^---\s*\n# Source: (.+)$", re.M)
 
 
+# helm's error for dependencies Chart.yaml lists that are not vendored under charts/ (`helm dependency build` would
+# download them; check never does): "... found in Chart.yaml, but missing in charts/ directory: a, b"
+_MISSING = re.compile(r"missing in charts/ directory: (.+?)\s*$")
+
+
+class MissingDependencies(InputError):
+    """A chart helm cannot render because its dependencies are not in its charts/ folder."""
+
+    def __init__(self, message: str, names: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.names = names
+
+
 @dataclass(frozen=True, slots=True)
 class Rendered:
     """One template's output: its path as helm names it (CHART/templates/FILE) and the manifests it rendered."""
@@ -127,10 +140,45 @@ def render(chart: Path, values: Sequence[Path], helm: str, inline: Mapping[str, 
     if done.returncode != 0:
         lines = [ln.strip() for ln in done.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
         error = next((ln for ln in lines if ln.startswith("Error")), lines[0] if lines else "no message")
+        missing = _MISSING.search(error)
+        if missing:
+            names = tuple(n.strip() for n in missing.group(1).split(",") if n.strip())
+            raise MissingDependencies(f"{chart}: helm template failed: {error}", names)
         raise InputError(f"{chart}: helm template failed: {error}")
     if len(done.stdout) > MAX_OUTPUT:
         raise InputError(f"{chart}: helm template rendered more than {MAX_OUTPUT >> 20} MiB: not read")
     return split_rendered(done.stdout.decode("utf-8", "replace"))
+
+
+def merged_values(chart: Path, values: Sequence[Path]) -> dict[str, Any]:
+    """The chart's values.yaml with each values file over it, as helm merges them (mappings key by key, anything
+    else replaced, a null removes the key); a file that is not a YAML mapping is InputError."""
+    from recommender.safe_load import UntrustedDocumentError, load_yaml
+
+    merged: dict[str, Any] = {}
+    for file in [chart / "values.yaml", *values]:
+        if not file.is_file():
+            continue
+        try:
+            data = load_yaml(file.read_text(encoding="utf-8"), max_depth=64) or {}
+        except (UntrustedDocumentError, OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{file}: not readable as Helm values: {exc}") from None
+        if not isinstance(data, dict):
+            raise InputError(f"{file}: Helm values must be a YAML mapping")
+        merged = _coalesce(merged, data)
+    return merged
+
+
+def _coalesce(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = _coalesce(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def split_rendered(text: str) -> list[Rendered]:

@@ -16,6 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from recommender.check import commands, compose_files, gitops, helm_charts, kserve_runtimes
 from recommender.check.found import Found
 from recommender.check.load import (
@@ -203,9 +205,9 @@ def load_chart(chart: Path, values: tuple[str, ...]) -> Loaded:
         try:
             if item and path_kind(Path(item)) != "file":
                 raise InputError(f"{item}: no such values file")
-            before = len(out.found)
-            _read_rendered(chart, helm_charts.render(chart, [Path(item)] if item else [], helm), out, item)
-            if len(out.found) == before:
+            before, problems = len(out.found), len(out.problems)
+            _render_chart(chart, [Path(item)] if item else [], helm, out, item)
+            if len(out.found) == before and len(out.problems) == problems:
                 out.problems.append(f"{item or chart}: no vLLM server in what chart {chart} renders with it")
         except InputError as exc:
             out.problems.append(str(exc))
@@ -223,14 +225,50 @@ def _load_chart_file(path: Path, out: Loaded) -> None:
     assert chart is not None and helm is not None
     template = path.relative_to(chart).parts[0] == "templates"
     overlay = not template and path != chart / "values.yaml"
-    rendered = helm_charts.render(chart, [path] if overlay else [], helm)
+    before, problems = len(out.found), len(out.problems)
     if template:
         inside = path.relative_to(chart).as_posix()
-        rendered = [r for r in rendered if r.template.split("/", 1)[-1] == inside]
-    before = len(out.found)
-    _read_rendered(chart, rendered, out, str(path) if overlay else "")
-    if len(out.found) == before:
+        rendered = [r for r in helm_charts.render(chart, [], helm) if r.template.split("/", 1)[-1] == inside]
+        _read_rendered(chart, rendered, out, "")
+    else:
+        _render_chart(chart, [path] if overlay else [], helm, out, str(path) if overlay else "")
+    if len(out.found) == before and len(out.problems) == problems:
         out.problems.append(f"{path}: no vLLM server in what chart {chart} renders (helm template)")
+
+
+def _render_chart(chart: Path, values: list[Path], helm: str, out: Loaded, shown: str) -> None:
+    """The chart rendered with these values files; when helm cannot render it for want of dependencies not vendored
+    under charts/, the servers its merged values hold for a chart check knows (production-stack's values under its
+    `vllm-stack:` key, the vLLM chart's), else a problem naming the dependencies."""
+    try:
+        rendered = helm_charts.render(chart, values, helm)
+    except helm_charts.MissingDependencies as exc:
+        _read_values_unrendered(chart, values, exc.names, out, shown)
+        return
+    _read_rendered(chart, rendered, out, shown)
+
+
+def _read_values_unrendered(chart: Path, values: list[Path], names: tuple[str, ...], out: Loaded, shown: str) -> None:
+    deps = ", ".join(names)
+    label = f"{chart}{f' -f {shown}' if shown else ''} [values; dependencies {deps} not in charts/]"
+    why = "its values hold no vLLM server of a chart check knows"
+    try:
+        got = read_text(yaml.safe_dump(helm_charts.merged_values(chart, values)), label, ".yaml")
+    except NotADeployment:
+        got = []
+    except InputError as exc:
+        got, why = [], str(exc).removeprefix(f"{label}: ")
+    if got:
+        out.found += got
+        out.notes.append(
+            f"{chart}: its dependencies {deps} are not vendored under charts/ (helm dependency build): the servers "
+            "were read from its values; its own templates were not rendered"
+        )
+        return
+    out.problems.append(
+        f"{label}: helm cannot render it: its dependencies are missing in charts/ directory: {deps} (helm "
+        f"dependency build fetches them; check does not), and {why}: not evaluated"
+    )
 
 
 def _read_rendered(chart: Path, rendered: list[helm_charts.Rendered], out: Loaded, values: str) -> None:
@@ -274,8 +312,7 @@ def _load_dir(path: Path, out: Loaded) -> None:
         for values in [None, *helm_charts.overlays(chart)]:
             assert helm is not None
             try:
-                rendered = helm_charts.render(chart, [values] if values else [], helm)
-                _read_rendered(chart, rendered, out, str(values or ""))
+                _render_chart(chart, [values] if values else [], helm, out, str(values or ""))
             except InputError as exc:
                 out.problems.append(str(exc))
     out.notes += [f"skipped {chart}: a Helm chart, not read: {_NO_HELM}" for chart in (charts if not helm else ())]
