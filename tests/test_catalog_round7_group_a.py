@@ -87,3 +87,15 @@ def test_catalog_round_7_glm_4_5_and_4_6_reconstructed_from_their_tensors() -> N
         assert spec.params == resolve_model("zai-org/GLM-4.7").params
         assert spec.max_model_len == context
         assert any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate)
+
+
+def test_catalog_round_7_qwen3_4b_thinking_2507_reconstructed_from_its_tensors() -> None:
+    """Qwen3-4B-Thinking-2507 is its Instruct-2507 sibling's config (reconstructed, and said so): the BF16 GGUF tensor
+    lists of both (github:Thireus/GGUF-Tool-Suite models/Qwen3-4B-{Thinking,Instruct}-2507/group0/tensors.bf16.map)
+    hold the same 398 tensors, 4,022,468,096 elements with the head tied to the embedding, which the planner's count
+    must equal; 262,144 positions as its card and LM Studio's summary state."""
+    spec = resolve_model("Qwen/Qwen3-4B-Thinking-2507")
+    assert spec.params is not None and spec.params.total == 4_022_468_096 and spec.params.lm_head == 0
+    assert spec.params == resolve_model("Qwen/Qwen3-4B-Instruct-2507").params
+    assert spec.max_model_len == 262144
+    assert any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate)
