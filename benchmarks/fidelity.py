@@ -25,6 +25,7 @@ else the catalog's. The summary says how many GPUs were resolved by their total.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import statistics
@@ -161,6 +162,31 @@ def record_block_size(r: dict[str, Any]) -> int | None:
     """--block-size as the record's command sets it, None when it does not."""
     m = BLOCK_SIZE.search(r.get("other_flags") or "")
     return int(m.group(1)) if m else None
+
+
+SPEC_DICT = re.compile(r"'speculative_config': (\{[^{}]*\})")
+SPEC_FLAG = re.compile(r"--speculative[-_]config[= ]'?(\{[^{}]*\}|null|None)")
+SPEC_DISABLED = re.compile(r"MTP disabled|speculative_config[=:] ?None|DISABLE_MTP=1")
+MTP_TOKENS = re.compile(r"MTP[- ]?(?:n=)?(\d+)\b|MTP with (\d+) draft tokens|num_speculative_tokens'?: (\d+)")
+
+
+def record_speculative(r: dict[str, Any]) -> str | None:
+    """--speculative-config as the record shows it: the logged non-default args' dict, the command's JSON, or the
+    collector's words (an MTP or DFlash drafter, with its draft tokens where given); None without one."""
+    text = r.get("other_flags") or ""
+    if m := SPEC_DICT.search(text):
+        return json.dumps(ast.literal_eval(m.group(1)))
+    if m := SPEC_FLAG.search(text):
+        return None if m.group(1) in ("null", "None") else m.group(1)
+    if SPEC_DISABLED.search(text):
+        return None
+    tokens = next((int(g) for m in MTP_TOKENS.finditer(text) for g in m.groups() if g), None)
+    extra = f', "num_speculative_tokens": {tokens}' if tokens else ""
+    if re.search(r"\bMTP(?:\d|\b)|speculative method mtp", text):
+        return f'{{"method": "mtp"{extra}}}'
+    if re.search(r"dflash", text, re.IGNORECASE):
+        return '{"method": "dflash"}'
+    return None
 
 
 def load_records(*paths: Path) -> list[dict[str, Any]]:
@@ -344,6 +370,7 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         ),
         cpu_offload_gb=_other_flag(r, "cpu_offload_gb") or 0.0,
         use_v1=record_engine_is_v1(r),
+        speculative_config=record_speculative(r),
     )
 
 

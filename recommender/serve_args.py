@@ -14,6 +14,7 @@ model is never read as the model. tests/test_serve_args.py compares this module 
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
@@ -47,6 +48,17 @@ ENGINE_FIELDS: dict[str, str] = {
 # Engine values that decide whether the multimodal towers are loaded and profiled (EngineFlags.towers_skipped);
 # --limit-mm-per-prompt is kept as written, EngineFlags reads it as vLLM does.
 TOWER_FIELDS: dict[str, str] = {"language_model_only": "bool", "limit_mm_per_prompt": "str"}
+# The speculative decoder: --speculative-config as written, and the flags vLLM folds into it (engine/arg_utils.py
+# create_speculative_config: --spec-method / --spec-model / --spec-tokens in 0.33, exclusive with the JSON's own key;
+# --speculative-model / --num-speculative-tokens / --speculative-draft-tensor-parallel-size before 0.8.3)
+SPECULATIVE_KEYS: dict[str, str] = {
+    "spec_method": "method",
+    "spec_model": "model",
+    "spec_tokens": "num_speculative_tokens",
+    "speculative_model": "model",
+    "num_speculative_tokens": "num_speculative_tokens",
+    "speculative_draft_tensor_parallel_size": "draft_tensor_parallel_size",
+}
 # vLLM's positional model when none is given (vllm/entrypoints/cli/serve.py DESCRIPTION, 0.33)
 DEFAULT_MODEL = "Qwen/Qwen3-0.6B"
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -236,8 +248,6 @@ def config_args(data: Any, source: str, *, keep_false: bool = False) -> list[str
         elif isinstance(value, list):
             out += [f"--{key}", *(str(v) for v in value)] if value else []
         elif isinstance(value, dict):
-            import json
-
             out += [f"--{key}", json.dumps(value)]
         else:
             out += [f"--{key}", str(value)]
@@ -409,8 +419,38 @@ def _parse_tokens(args: list[str], table: FlagTable, version: VllmVersion | None
     return st
 
 
+def _speculative_value(given: Sequence[GivenFlag], errors: list[str]) -> str | None:
+    """--speculative-config with the shorthand flags folded in, as one JSON object (None: no drafter asked for)."""
+    written = next((str(g.value) for g in reversed(given) if g.spec.dest == "speculative_config"), None)
+    parts: dict[str, Any] = {}
+    for g in given:
+        key = SPECULATIVE_KEYS.get(g.spec.dest)
+        if key is not None:
+            value = str(g.value)
+            parts[key] = int(value) if key != "method" and key != "model" and value.isdigit() else value
+    if not parts:
+        return written
+    try:
+        data = json.loads(written) if written and written.strip() not in ("null", "None") else {}
+    except ValueError:
+        return written  # EngineFlags.validate reports the malformed JSON
+    if not isinstance(data, dict):
+        return written
+    for flag, key in (
+        ("--spec-method", "method"),
+        ("--spec-model", "model"),
+        ("--spec-tokens", "num_speculative_tokens"),
+    ):
+        if key in data and key in parts:
+            errors.append(f"{flag} and --speculative-config['{key}'] are mutually exclusive")
+    return json.dumps({**data, **parts})
+
+
 def _engine_values(given: Sequence[GivenFlag], errors: list[str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
+    speculative = _speculative_value(given, errors)
+    if speculative is not None:
+        values["speculative_config"] = speculative
     for g in given:  # in order: the last occurrence wins, as in argparse
         kind = ENGINE_FIELDS.get(g.spec.dest) or TOWER_FIELDS.get(g.spec.dest)
         if kind is None:

@@ -45,6 +45,10 @@ def engine_flag_options(func: F) -> F:
         ),
         click.option("--block-size", type=params.BLOCK_SIZE),
         click.option("--enforce-eager", is_flag=True, default=None),
+        click.option(
+            "--speculative-config",
+            help='Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\'.',
+        ),
     ]
     for option in reversed(options):
         func = option(func)

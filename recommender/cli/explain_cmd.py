@@ -25,13 +25,15 @@ from recommender.cli.log_input import (
 from recommender.cli.output import format_choice
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json
-from recommender.errors import FlagError, InputError
+from recommender.errors import FlagError, InputError, PlanError
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.log_comparison import compare_with_log
 from recommender.memory.budget import Explanation
 from recommender.memory.budget import explain as explain_budget
 from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
+from recommender.memory.spec_decode import NO_MODEL_METHODS
 from recommender.memory.startup_issues import IssueKind
+from recommender.model.spec import ModelSpec
 from recommender.serve_args import default_flag_table, parse_serve_argv, strict_errors
 from recommender.sources.resolve import resolve_model
 from recommender.startup_log import LoggedStartup
@@ -215,7 +217,7 @@ def explain(
     hw, gpu_source = _hardware(gpu, gpu_memory_gib, logged, log_file)
     free = free_bytes(free_memory_gib, hw)
     spec = resolve_model(model, revision=revision)
-    result = explain_budget(spec, hw, flags, version, free_bytes=free)
+    result = explain_budget(spec, hw, flags, version, free_bytes=free, draft=draft_spec(flags))
     from recommender.check.evaluate import startup_fixes
     from recommender.report.explain import explain_report
 
@@ -244,6 +246,18 @@ def explain(
         document=document,
         report=lambda: explain_report(result, flags, model, notes=spec.notes),
     )
+
+
+def draft_spec(flags: EngineFlags) -> ModelSpec | None:
+    """The draft model --speculative-config names (EAGLE, DFlash, a draft LM), resolved like the target; None for MTP
+    and n-gram drafters or one that cannot be resolved (the explanation then says what it did not count)."""
+    cfg = flags.speculative()
+    if cfg is None or cfg.model is None or cfg.method == "mtp" or cfg.method in NO_MODEL_METHODS:
+        return None
+    try:
+        return resolve_model(cfg.model)
+    except PlanError:
+        return None
 
 
 def _request(

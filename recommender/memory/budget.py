@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from recommender.hardware import Gpu
-from recommender.memory import dsv4_profile, mamba_seqs, overheads, unified, vgpu, warmup
+from recommender.memory import dsv4_profile, mamba_seqs, overheads, spec_decode, unified, vgpu, warmup
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
 from recommender.memory.encoder_profile import EncoderPass, encoder_pass
 from recommender.memory.engine import EngineFlags, VllmVersion, runs_v0_engine
 from recommender.memory.explanation import Explanation as Explanation  # re-exported: callers import it from here
 from recommender.memory.explanation import StageBudget as StageBudget
-from recommender.memory.kv_cache import KvLayout, build_layout
+from recommender.memory.kv_cache import KvLayout, LayerKv, build_layout
 from recommender.memory.kv_dsv4 import dsv4_layout
 from recommender.memory.precision import Precision, gpu_checks, resolve_precision, tower_modalities
 from recommender.memory.scheduler import SchedulerLimits, scheduler_limits
@@ -161,14 +161,22 @@ def pre_mla_head_size(model: ModelSpec, version: VllmVersion) -> int:
 
 
 def stage_layout(
-    model: ModelSpec, layers: range, flags: EngineFlags, precision: Precision, *, v0: bool, mla_as_mha: int = 0
+    model: ModelSpec,
+    layers: range,
+    flags: EngineFlags,
+    precision: Precision,
+    *,
+    v0: bool,
+    mla_as_mha: int = 0,
+    drafter: tuple[tuple[LayerKv, ...], int] = ((), 0),
 ) -> KvLayout:
-    """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block)."""
+    """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block);
+    `drafter`: a speculative drafter's layers on this stage and its extra Mamba blocks (memory/spec_decode.py)."""
     if model.compressed_attention is not None:  # DeepSeek-V4: its own cache layers, packed (memory/kv_dsv4.py)
         return dsv4_layout(model.compressed_attention, layers)
     tp = flags.tensor_parallel_size
     kv, dtype = precision.kv_bytes, precision.dtype_bytes
-    return build_layout(
+    layout = build_layout(
         model,
         layers,
         tp=tp,
@@ -177,7 +185,9 @@ def stage_layout(
         model_bytes=dtype,
         hybrid_manager=not v0,
         mla_as_mha=mla_as_mha,
+        extra=drafter[0],
     )
+    return replace(layout, speculative_blocks=drafter[1]) if drafter[1] else layout
 
 
 def engine_passes(
@@ -244,6 +254,30 @@ def activation_bytes(
     )
 
 
+def speculative_drafter(
+    model: ModelSpec,
+    flags: EngineFlags,
+    precision: Precision,
+    version: VllmVersion,
+    issues: list[StartupIssue],
+    *,
+    draft: ModelSpec | None,
+    v0: bool,
+) -> tuple[spec_decode.Drafter, int]:
+    """The speculative drafter on the last stage's GPUs and the extra Mamba blocks per request it makes vLLM keep
+    (memory/spec_decode.py); an empty drafter without --speculative-config."""
+    tp = flags.tensor_parallel_size
+    par = Parallel(tp=tp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
+    shape = spec_decode.KvShape(tp, flags.block_size or 16, precision.kv_bytes, precision.dtype_bytes)
+    drafter = spec_decode.drafter_of(model, flags.speculative(), par, shape, precision.quant, draft)
+    if drafter is None:
+        return spec_decode.Drafter("", 0), 0
+    if drafter.missing:
+        issues.append(si.note(IssueKind.APPROXIMATE_MODEL, f"speculative decoding: {drafter.missing}"))
+    blocks = spec_decode.mamba_speculative_blocks(drafter, (version.major, version.minor, version.patch), v0=v0)
+    return drafter, blocks
+
+
 def stage_budgets(
     model: ModelSpec,
     gpu: Gpu,
@@ -253,13 +287,16 @@ def stage_budgets(
     issues: list[StartupIssue],
     *,
     v0: bool = False,
+    draft: ModelSpec | None = None,
 ) -> tuple[StageBudget, ...]:
-    """load_model + determine_available_memory for every pipeline stage; the KV layout of its layers."""
+    """load_model + determine_available_memory for every pipeline stage; the KV layout of its layers (`draft`: the
+    speculative draft model's spec when --speculative-config names one the catalog holds)."""
     precision, limits, budget = setup
     tp, pp = flags.tensor_parallel_size, min(flags.pipeline_parallel_size, model.num_layers)
     par = Parallel(tp=tp, pp=pp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
     v = (version.major, version.minor)
     graphs, encoder = engine_passes(model, gpu, flags, limits, version, v0=v0)
+    drafter = speculative_drafter(model, flags, precision, version, issues, draft=draft, v0=v0)
     stages: list[StageBudget] = []
     for k, layers in enumerate(pp_layer_ranges(model.num_layers, pp)):
         w = weight_bytes_per_gpu(
@@ -272,6 +309,8 @@ def stage_budgets(
             mxfp4=precision.mxfp4,
             skip_towers=flags.towers_skipped(version, tower_modalities(model)),
         )
+        on_stage = drafter[0] if k == pp - 1 else spec_decode.Drafter("", 0)  # the drafter runs beside the last
+        w += on_stage.weight_bytes
         act = activation_bytes(model, gpu, flags, (precision, limits), version, encoder, stage=(k, pp), v0=v0)
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v)
         if profiler_counts_whole_device(version, v0=v0):
@@ -279,7 +318,10 @@ def stage_budgets(
         cg = overheads.cudagraph_bytes(layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs)
         reserved = w + act + nt + (cg if budget.estimate_cudagraphs else 0)  # graphs where profiled (0.21+)
         avail = budget.requested - reserved if flags.kv_cache_memory_bytes is None else flags.kv_cache_memory_bytes
-        layout = stage_layout(model, layers, flags, precision, v0=v0, mla_as_mha=pre_mla_head_size(model, version))
+        mla_as_mha = pre_mla_head_size(model, version)
+        extra = (on_stage.kv_layers, drafter[1])
+        kv_model = spec_decode.with_draft_state(model, drafter[1])  # conv states hold the draft tokens too
+        layout = stage_layout(kv_model, layers, flags, precision, v0=v0, mla_as_mha=mla_as_mha, drafter=extra)
         blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
         stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
         if w > budget.free:
@@ -453,6 +495,7 @@ def tightest(stages: Sequence[StageBudget]) -> StageBudget:
     return min(stages, key=lambda st: (st.num_blocks, st.available_kv))
 
 
+# long: vLLM's startup steps in order, one call each, then the Explanation's thirty fields
 def explain(
     model: ModelSpec,
     gpu: Gpu,
@@ -461,9 +504,10 @@ def explain(
     *,
     free_bytes: int | None = None,
     estimate_cudagraphs: bool | None = None,
+    draft: ModelSpec | None = None,
 ) -> Explanation:
-    """Predict vLLM's startup figures and verdict for one configuration (per GPU, worst pipeline stage);
-    `estimate_cudagraphs`: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS when the environment sets it."""
+    """Predict vLLM's startup figures and verdict for one configuration (per GPU, worst pipeline stage); `draft`: the
+    model --speculative-config names; `estimate_cudagraphs`: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS when set."""
     flags.validate()
     issues: list[StartupIssue] = []
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size
@@ -475,7 +519,7 @@ def explain(
     v0 = runs_v0_engine(version, gpu, model.architecture, flags.use_v1)
     limits = scheduler_limits(model, flags, gpu, version, issues, v0=v0)
     budget = request_memory(gpu, flags, version, free_bytes, issues, estimate_cudagraphs)
-    stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues, v0=v0)
+    stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues, v0=v0, draft=draft)
     fixed_kv_allocation(stages, budget, flags, issues)
     worst = tightest(stages)
     in_flight, prefix_caching = request_shape(model, flags, limits, pp, version)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from recommender.errors import FlagError
 from recommender.hardware import Gpu
+from recommender.memory.spec_decode import SpeculativeConfig, parse_speculative_config
 from recommender.units import GiB
 
 KV_CACHE_DTYPES = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2")
@@ -191,6 +192,8 @@ class EngineFlags:
     flashinfer_sampler: bool | None = None
     language_model_only: bool = False
     limit_mm_per_prompt: str | None = None  # as written: '{"image": 0, "video": 0}' or 'image=0,video=0'
+    # --speculative-config as written (a JSON object), the older flags folded into it (memory/spec_decode.py)
+    speculative_config: str | None = None
 
     def validate(self) -> None:
         """vLLM's own argument checks, with vLLM-like one-line messages."""
@@ -220,6 +223,11 @@ class EngineFlags:
             raise FlagError(f"--cpu-offload-gb must not be negative, got {self.cpu_offload_gb}")
         if self.limit_mm_per_prompt is not None:
             mm_limits(self.limit_mm_per_prompt)
+        parse_speculative_config(self.speculative_config)
+
+    def speculative(self) -> SpeculativeConfig | None:
+        """The drafter --speculative-config asks for (None: no speculative decoding)."""
+        return parse_speculative_config(self.speculative_config)
 
     def towers_skipped(self, version: VllmVersion, modalities: tuple[str, ...]) -> bool:
         """Whether vLLM neither loads nor profiles the multimodal towers: --language-model-only, or a limit of 0 for

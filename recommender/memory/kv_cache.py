@@ -53,6 +53,8 @@ class KvLayout:
     bytes_per_token: int  # full-attention-equivalent bytes per token over this GPU's attention layers
     padding_layers: int
     padding_by_kind: tuple[tuple[str, int, int], ...] = ()  # (kind, padding layers, layers of that kind)
+    # MambaSpec.num_speculative_blocks: a speculative decoder's extra state blocks per request in each Mamba group
+    speculative_blocks: int = 0
 
     def blocks_per_request(self, max_model_len: int, max_in_flight_tokens: int, *, prefix_caching: bool) -> int:
         """Sum over groups of cdiv(max_memory_usage_bytes, page) for one max-length request."""
@@ -65,8 +67,8 @@ class KvLayout:
                 w = g.window or max_model_len
                 span = min(w - 1 + max_in_flight_tokens, max_model_len)
                 total += cdiv(span, bs) + 1
-            else:  # mamba: one state block (two with prefix caching's align mode)
-                total += 2 if prefix_caching else 1
+            else:  # mamba: one state block (two with prefix caching's align mode), + one per draft token
+                total += (2 if prefix_caching else 1) + self.speculative_blocks
         return total
 
 
@@ -180,6 +182,7 @@ def build_layout(
     model_bytes: int,
     hybrid_manager: bool = True,
     mla_as_mha: int = 0,
+    extra: tuple[LayerKv, ...] = (),
 ) -> KvLayout:
     """Group the layers of one pipeline stage as vLLM does and size one block. Without the hybrid manager (the V0
     engine: worker/cache_engine.py gives every attention layer a block of the same table) a sliding-window or
@@ -196,6 +199,7 @@ def build_layout(
     ]
     if s.mamba_beside_attention:  # Falcon-H1: each layer also holds a Mamba2 state (its own KV-cache spec)
         specs += [_mamba_kv(s, tp, model_bytes) for _ in layers]
+    specs += extra  # a speculative drafter's attention layers join the groups (memory/spec_decode.py)
     if not specs:
         return KvLayout(bs, (), 0, 0, 0, 0, 0)
     mamba = any(x.kind == "mamba" for x in specs)

@@ -35,6 +35,7 @@ from recommender.model.tensors import count_params
 __all__ = ["derive_max_len", "parse_config"]
 
 MLLAMA_IMAGE_TOKENS = 8  # MllamaTextModel embeds vocab_size + 8 rows (transformers and vLLM mllama.py)
+MAX_MTP_LAYERS = 16  # a larger num_nextn_predict_layers is refused as malformed
 FALCON_H1 = "falcon_h1"  # a Mamba2 mixer beside attention in every layer
 DECILM = "nemotron-nas"  # Nemotron-NAS (DeciLM): per-layer block_configs (model/layer_plan.py decilm_layers)
 REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
@@ -352,4 +353,5 @@ def _parse(
         family=family.name,
         approximate=r.approximate,
         served_until=SERVED_UNTIL.get(r.ident.arch),
+        mtp_layers=c.first_int(("num_nextn_predict_layers", "mtp_num_hidden_layers"), 0, bound=MAX_MTP_LAYERS),
     )

@@ -285,6 +285,9 @@ class ModelSpec:
     family: str = ""  # the per-architecture entry the config was read with (model/families.py)
     approximate: tuple[str, ...] = ()  # why the figures are estimates (architecture not modelled exactly)
     served_until: str | None = None  # the last vLLM release that served this architecture (registry.py)
+    # num_nextn_predict_layers (DeepSeek, GLM, MiMo...) / mtp_num_hidden_layers (Qwen3.5): MTP layers in the checkpoint,
+    # loaded only with speculative decoding (memory/spec_decode.py)
+    mtp_layers: int = 0
 
     def kv_heads_at(self, layer: int) -> int:
         """KV heads of one layer's attention."""
