@@ -1,4 +1,5 @@
-"""Helm releases declared by GitOps controllers: Argo CD Applications and ApplicationSets, Flux HelmReleases (pure).
+"""Helm releases declared by GitOps controllers: Argo CD Applications and ApplicationSets, Flux HelmReleases, and
+helmfile's releases (pure).
 
 A GitOps repository rarely holds a Deployment of vLLM: it holds the release, a chart reference and its values,
 which the controller renders in the cluster. The values are read as `check` reads a values file (production-stack,
@@ -33,20 +34,58 @@ class HelmRelease:
     values: dict[str, Any]
     values_elsewhere: tuple[str, ...] = field(default=())  # valueFiles / valuesFrom it names
     chart_path: str | None = None  # an Argo CD source's `path`: a chart in the repository, relative to its root
+    files_from_origin: bool = False  # values_elsewhere are relative to the declaring file's folder (helmfile), not
+    # to the chart's (Argo CD's valueFiles)
 
 
 def is_gitops_release(doc: Mapping[str, Any]) -> bool:
-    """An Argo CD Application/ApplicationSet or a Flux HelmRelease."""
+    """An Argo CD Application/ApplicationSet, a Flux HelmRelease, or a helmfile.yaml."""
     api = str(doc.get("apiVersion", ""))
     kind = doc.get("kind")
-    return (api.startswith("argoproj.io/") and kind in _ARGO_KINDS) or (
-        api.startswith("helm.toolkit.fluxcd.io/") and kind == "HelmRelease"
+    return (
+        (api.startswith("argoproj.io/") and kind in _ARGO_KINDS)
+        or (api.startswith("helm.toolkit.fluxcd.io/") and kind == "HelmRelease")
+        or is_helmfile(doc)
     )
+
+
+def is_helmfile(doc: Mapping[str, Any]) -> bool:
+    """A helmfile.yaml: `releases:`, each a chart with its values (helmfile's own format, no kind)."""
+    releases = doc.get("releases")
+    return (
+        "kind" not in doc
+        and isinstance(releases, list)
+        and bool(releases)
+        and all(isinstance(r, Mapping) and "chart" in r for r in releases)
+    )
+
+
+def helmfile_releases(doc: Mapping[str, Any]) -> list[HelmRelease]:
+    """helmfile's releases: the chart (a local folder when written as a path), inline values (mappings of the
+    `values:` list, merged in order over the value files it names, as helmfile passes them to helm in order)."""
+    out = []
+    for release in doc.get("releases") or []:
+        chart = str(release.get("chart"))
+        values: dict[str, Any] = {}
+        files = []
+        for entry in release.get("values") or []:
+            if isinstance(entry, Mapping):
+                values = _merge(values, dict(entry))
+            elif isinstance(entry, str):
+                files.append(entry)
+        where = f"helmfile release {release.get('name', '?')}, chart {chart}"
+        # `./charts/vllm` or `charts/vllm` is a folder of the repository when one is there (looked up when
+        # rendering); `repo/chart` and `oci://...` are downloaded by helmfile: not at hand
+        path = None if "://" in chart else chart
+        out.append(HelmRelease(where, values, tuple(files), path, files_from_origin=True))
+    return out
 
 
 def helm_releases(doc: Mapping[str, Any]) -> list[HelmRelease]:
     """The Helm sources the object deploys (an Argo CD source with neither chart nor helm values is a plain
     manifest folder: not a Helm release, nothing to read here)."""
+    if is_helmfile(doc):
+        return helmfile_releases(doc)
     name = _mapping(doc.get("metadata")).get("name", "?")
     spec = _mapping(doc.get("spec"))
     if doc.get("kind") == "HelmRelease":

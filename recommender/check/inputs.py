@@ -307,6 +307,9 @@ def _load_dir(path: Path, out: Loaded) -> None:
         and (p.suffix in SUFFIXES or DOCKERFILE_NAME.search(p.name))
         and not (helm and any(p.is_relative_to(c) for c in charts))
     )
+    released = _helmfile_values(files)
+    files = [f for f in files if f.resolve() not in released]
+    out.notes += [f"{f}: read as the values of {where}" for f, where in sorted(released.items())]
     notes, before = len(out.notes), len(out.found)
     for chart in charts if helm else ():  # each chart with its own values, then each values file in its folder
         for values in [None, *helm_charts.overlays(chart)]:
@@ -342,13 +345,31 @@ def _load_dir(path: Path, out: Loaded) -> None:
         out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s){charts_too}{more}")
 
 
+def _helmfile_values(files: list[Path]) -> dict[Path, str]:
+    """The values files the helmfile.yaml files among these name for their releases (resolved path -> release):
+    read with their release's chart, not alone as the values of a chart check does not know."""
+    out: dict[Path, str] = {}
+    for f in files:
+        if not f.name.startswith("helmfile") or f.stat().st_size > MAX_BYTES:
+            continue
+        try:
+            docs = yaml_docs(f.read_text(encoding="utf-8"), str(f), [])
+        except (InputError, OSError, UnicodeDecodeError):
+            continue
+        for doc in docs:
+            releases = gitops.helm_releases(doc) if isinstance(doc, dict) and gitops.is_helmfile(doc) else []
+            for release in releases:
+                out.update({(f.parent / v).resolve(): release.where for v in release.values_elsewhere})
+    return out
+
+
 def _render_release(release: gitops.HelmRelease, label: str, *, origin: Path) -> list[Found] | None:
     """The release rendered by helm, when its chart is a folder of the repository at hand; None otherwise."""
     helm = helm_charts.find_helm()
     chart = helm_charts.local_chart(origin, release.chart_path) if release.chart_path else None
     if chart is None or helm is None:
         return None
-    files = [(chart / f).resolve() for f in release.values_elsewhere]
+    files = [((origin if release.files_from_origin else chart) / f).resolve() for f in release.values_elsewhere]
     # the repository at hand: the folders the chart and the file naming it share (a PR's `../../etc/...` stays out)
     repository = Path(os.path.commonpath([chart, origin.resolve()]))
     outside = [str(f) for f, p in zip(release.values_elsewhere, files, strict=True) if not p.is_relative_to(repository)]
@@ -358,7 +379,10 @@ def _render_release(release: gitops.HelmRelease, label: str, *, origin: Path) ->
     if missing:
         raise InputError(f"{label}: value file(s) {', '.join(missing)} not found in chart {chart}")
     out = Loaded()
-    _read_rendered(chart, helm_charts.render(chart, files, helm, release.values), out, label)
+    try:
+        _read_rendered(chart, helm_charts.render(chart, files, helm, release.values), out, label)
+    except helm_charts.MissingDependencies:
+        return None  # read from its values as a release of a chart not at hand
     if out.problems:
         raise InputError(out.problems[0])
     return out.found
