@@ -99,3 +99,17 @@ def test_catalog_round_7_qwen3_4b_thinking_2507_reconstructed_from_its_tensors()
     assert spec.params == resolve_model("Qwen/Qwen3-4B-Instruct-2507").params
     assert spec.max_model_len == 262144
     assert any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate)
+
+
+def test_catalog_round_7_deepseek_v3_0324_and_v3_1_terminus_reconstructed() -> None:
+    """DeepSeek's cards: 'The model structure of DeepSeek-V3-0324 is exactly the same as DeepSeek-V3', 'of
+    DeepSeek-V3.1-Terminus is the same as DeepSeek-V3'. V3-0324's entry is the config of NVIDIA's quantization of it
+    without NVIDIA's block, which equals the bundled V3 config in every key the planner reads; Terminus's BF16 GGUF
+    tensor list (github:Thireus/GGUF-Tool-Suite) sums to 671,026,419,200 elements, the count of V3.1's config."""
+    v3 = resolve_model("deepseek-ai/DeepSeek-V3")
+    for model in ("deepseek-ai/DeepSeek-V3-0324", "deepseek-ai/DeepSeek-V3.1-Terminus"):
+        spec = resolve_model(model)
+        assert spec.params == v3.params and spec.params is not None
+        assert spec.params.total == 671_026_419_200 and spec.max_model_len == 163840
+        assert spec.quant is not None and spec.quant.method == "fp8"
+        assert any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate)
