@@ -15,6 +15,7 @@ from recommender.memory import spec_decode as sd
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.kv_cache import build_layout
+from recommender.memory.kv_dsv4 import dsv4_layout
 from recommender.memory.startup_issues import IssueKind
 from recommender.memory.weights import Parallel
 from recommender.serve_args import parse_serve_argv
@@ -147,6 +148,7 @@ def test_explain_counts_the_drafter_and_says_what_it_could_not_size() -> None:
     plain = explain(QWEN36_FP8, gpu, base, V033)
     mtp = explain(QWEN36_FP8, gpu, replace(base, speculative_config=MTP3), V033)
     assert mtp.stage.weights - plain.stage.weights == 238_648_704
+    assert mtp.stage.activation_peak - plain.stage.activation_peak == 2 * mtp.max_num_batched_tokens * 5120 * 2
     assert (mtp.stage.layout.group_size, plain.stage.layout.group_size) == (17, 16)
     assert mtp.blocks_per_request > plain.blocks_per_request
     ngram = explain(
@@ -170,3 +172,34 @@ def test_a_named_draft_model_from_the_catalog_adds_its_weights_and_layers() -> N
     with_draft = explain(target, gpu, flags, V033, draft=draft)
     assert with_draft.stage.weights > 1.9 * plain.stage.weights
     assert with_draft.stage.layout.bytes_per_token == 2 * plain.stage.layout.bytes_per_token
+
+
+def test_the_proposer_buffers_by_hand() -> None:
+    """hidden_states and inputs_embeds, [max_num_batched_tokens, hidden] in the model dtype: Qwen3.6-27B at 8,192
+    tokens, 2 x 8,192 x 5,120 x 2 B = 167,772,160 bytes; an n-gram drafter has no proposer model."""
+    kv = sd.KvShape(tp=2, block_size=16, kv_bytes=1, model_bytes=2)
+    mtp = sd.drafter_of(QWEN36_FP8, sd.SpeculativeConfig("mtp", 3), Parallel(tp=2), kv, QWEN36_FP8.quant)
+    assert mtp is not None and sd.proposer_buffer_bytes(mtp, 8192, 2) == 167_772_160
+    ngram = sd.drafter_of(QWEN36_FP8, sd.SpeculativeConfig("ngram", 3), Parallel(tp=2), kv, None)
+    assert ngram is not None and sd.proposer_buffer_bytes(ngram, 8192, 2) == 0
+
+
+def test_deepseek_v4_mtp_layer_is_window_only_and_fills_a_padding_slot() -> None:
+    """DeepSeek-V4's MTP layer is built with compress_ratio 1 (models/deepseek_v4/attention.py: the MTP layer is not
+    in the compress-ratio list): one more 64-token sliding-window cache of 584-byte latents. V4-Flash's 43 window
+    caches sit in two groups of 22 and 21 beside 62-member compressed groups; the 44th fills the second group's
+    padding slot, so a block (the widest group's 1,002,240 bytes) and a request's blocks are unchanged."""
+    v4 = resolve_model("deepseek-ai/DeepSeek-V4-Flash")
+    assert v4.compressed_attention is not None and v4.mtp_layers == 1
+    kv = sd.KvShape(tp=2, block_size=256, kv_bytes=1, model_bytes=2)
+    drafter = sd.drafter_of(v4, sd.SpeculativeConfig("mtp"), Parallel(tp=2), kv, v4.quant)
+    assert drafter is not None and drafter.missing is None
+    assert [(x.kind, x.bytes_per_token, x.window) for x in drafter.kv_layers] == [("sliding", 584, 128)]
+    plain = dsv4_layout(v4.compressed_attention, range(v4.num_layers))
+    with_mtp = dsv4_layout(v4.compressed_attention, range(v4.num_layers), mtp=1)
+    assert [g.layers for g in plain.groups][:2] == [22, 21]
+    assert [g.layers for g in with_mtp.groups][:2] == [22, 22]
+    assert with_mtp.bytes_per_block == plain.bytes_per_block == 1_002_240
+    assert with_mtp.blocks_per_request(262_144, 8192, prefix_caching=False) == plain.blocks_per_request(
+        262_144, 8192, prefix_caching=False
+    )

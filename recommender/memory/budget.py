@@ -173,7 +173,7 @@ def stage_layout(
     """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block);
     `drafter`: a speculative drafter's layers on this stage and its extra Mamba blocks (memory/spec_decode.py)."""
     if model.compressed_attention is not None:  # DeepSeek-V4: its own cache layers, packed (memory/kv_dsv4.py)
-        return dsv4_layout(model.compressed_attention, layers)
+        return dsv4_layout(model.compressed_attention, layers, mtp=len(drafter[0]))
     tp = flags.tensor_parallel_size
     kv, dtype = precision.kv_bytes, precision.dtype_bytes
     layout = build_layout(
@@ -312,6 +312,8 @@ def stage_budgets(
         on_stage = drafter[0] if k == pp - 1 else spec_decode.Drafter("", 0)  # the drafter runs beside the last
         w += on_stage.weight_bytes
         act = activation_bytes(model, gpu, flags, (precision, limits), version, encoder, stage=(k, pp), v0=v0)
+        if not v0:  # the V1 proposer's per-token buffers, allocated before the profiling run
+            act += spec_decode.proposer_buffer_bytes(on_stage, limits.max_num_batched_tokens, precision.dtype_bytes)
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v)
         if profiler_counts_whole_device(version, v0=v0):
             nt += budget.total - budget.free  # other processes' memory (the context: see PROFILER_COUNTS_DEVICE_UNTIL)

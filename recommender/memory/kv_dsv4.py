@@ -139,11 +139,14 @@ def packed_groups(entries: list[tuple[int, CacheLayer]]) -> list[tuple[CacheLaye
     return groups
 
 
-def dsv4_layout(c: CompressedAttentionSpec, layers: range, *, block_size: int = V4_BLOCK) -> KvLayout:
+def dsv4_layout(c: CompressedAttentionSpec, layers: range, *, block_size: int = V4_BLOCK, mtp: int = 0) -> KvLayout:
     """The KV-cache layout of one pipeline stage: the whole model's packed groups (get_global_kv_cache_groups)
     projected onto the stage's layers (_project_kv_cache_groups_to_worker: a group keeps its place, and its blocks
-    per request, even with none of its layers here); a block holds the stage's widest group."""
-    entries = [(i, x) for i in range(len(c.ratios)) for x in cache_layers(c, c.ratios[i], block_size=block_size)]
+    per request, even with none of its layers here); a block holds the stage's widest group. `mtp`: a speculative
+    MTP drafter's layers on this (the last) stage, window-only (memory/spec_decode.py)."""
+    ratios = (*c.ratios, *(1,) * mtp)
+    layers = range(layers.start, layers.stop + mtp) if mtp else layers
+    entries = [(i, x) for i in range(len(ratios)) for x in cache_layers(c, ratios[i], block_size=block_size)]
     groups = [(x, [(i, page) for i, page in members if i in layers]) for x, members in packed_groups(entries)]
     here = [x for i, x in entries if i in layers]
     full_bytes = sum(x.page for x in here if x.window is None)

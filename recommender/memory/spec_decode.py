@@ -24,8 +24,10 @@ What vLLM 0.33 allocates for it, from its source (/work/vllm-src/vllm):
   the field, li2haipeng/vllm mirror).
 - num_speculative_tokens defaults to the drafter's n_predict (the MTP layer count).
 
+DeepSeek-V4's MTP layer registers a sliding-window cache only (models/deepseek_v4/attention.py: "MTP layer is not
+included in the compress ratio list", compress_ratio 1), packed with the others (memory/kv_dsv4.py).
 Not modelled: the drafter's share of the profiling run and of CUDA-graph capture (one or a few layers beside the
-target's), and DeepSeek-V4's MTP KV layers (memory/kv_dsv4.py). A drafter that is neither MTP nor found in the
+target's). A drafter that is neither MTP nor found in the
 catalog is counted as nothing and the answer says so (approximate, not refused).
 """
 
@@ -35,7 +37,7 @@ import json
 from dataclasses import dataclass, replace
 
 from recommender.errors import FlagError
-from recommender.memory.kv_cache import LayerKv, layer_kv
+from recommender.memory.kv_cache import DS_MLA_TOKEN_BYTES, LayerKv, layer_kv
 from recommender.memory.weights import Parallel, tensor_bytes, weight_bytes_per_gpu
 from recommender.model.spec import ModelSpec, QuantSpec
 from recommender.model.tensor import Tensor
@@ -144,6 +146,7 @@ class Drafter:
     weight_bytes: int = 0
     kv_layers: tuple[LayerKv, ...] = ()  # its attention layers, joining the KV-cache groups
     missing: str | None = None  # what could not be sized (the answer is then approximate)
+    hidden: int = 0  # the proposer's hidden width (its persistent per-token buffers); 0: no proposer model
 
 
 def mtp_reference_layer(model: ModelSpec) -> int | None:
@@ -197,39 +200,33 @@ def mtp_drafter(
     ref = mtp_reference_layer(model)
     k = cfg.num_speculative_tokens or max(1, model.mtp_layers)
     if not model.mtp_layers or ref is None:
-        return Drafter("mtp", k, missing=f"{model.name} declares no MTP layers: the MTP drafter is not counted")
+        missing = f"{model.name} declares no MTP layers: the MTP drafter is not counted"
+        return Drafter("mtp", k, missing=missing, hidden=model.hidden_size)
     weights = mtp_weight_bytes(model, par, dtype_bytes=kv.model_bytes, quant=quant)
-    if model.compressed_attention is not None:
-        return Drafter("mtp", k, weights, missing="DeepSeek-V4's MTP layers' KV cache is not counted")
+    if (c := model.compressed_attention) is not None:  # DeepSeek-V4: its MTP layers are window-only (ratio 1)
+        window = LayerKv("sliding", kv.block_size * DS_MLA_TOKEN_BYTES, DS_MLA_TOKEN_BYTES, c.window)
+        return Drafter("mtp", k, weights, (window,) * model.mtp_layers, hidden=model.hidden_size)
     one = layer_kv(model, ref, tp=kv.tp, block_size=kv.block_size, kv_bytes=kv.kv_bytes, model_bytes=kv.model_bytes)
     layers = (one,) * model.mtp_layers if one is not None else ()
-    return Drafter("mtp", k, weights, layers)
+    return Drafter("mtp", k, weights, layers, hidden=model.hidden_size)
 
 
 def model_drafter(
-    cfg: SpeculativeConfig, draft: ModelSpec | None, par: Parallel, kv: KvShape, quant: QuantSpec | None
+    model: ModelSpec, cfg: SpeculativeConfig, draft: ModelSpec | None, par: Parallel, kv: KvShape
 ) -> Drafter:
-    """An EAGLE / DFlash / draft model: its own weights (at the draft TP) and its attention layers, when its spec
-    is known; else nothing counted, and said."""
+    """An EAGLE / DFlash / draft model: its own weights (at the draft TP, in its own quantization) and its attention
+    layers, when its spec is known; else nothing counted, and said. Its proposer's buffers are as wide as the
+    target's hidden state when the draft is not known."""
     k = cfg.num_speculative_tokens or 1
     if draft is None:
         name = cfg.model or "the drafter"
-        return Drafter(
-            cfg.method,
-            k,
-            missing=f"{name} ({cfg.method}) is not in the catalog: its weights and KV layers are not counted",
-        )
+        missing = f"{name} ({cfg.method}) is not in the catalog: its weights and KV layers are not counted"
+        return Drafter(cfg.method, k, missing=missing, hidden=model.hidden_size)
     tp = cfg.draft_tensor_parallel_size or par.tp
-    dpar = Parallel(tp=tp)
-    weights = weight_bytes_per_gpu(draft, dpar, dtype_bytes=kv.model_bytes, quant=draft.quant)
-    layers = tuple(
-        x
-        for i in range(draft.num_layers)
-        if (x := layer_kv(draft, i, tp=tp, block_size=kv.block_size, kv_bytes=kv.kv_bytes, model_bytes=kv.model_bytes))
-        is not None
-    )
-    del quant  # the draft checkpoint's own quantization applies
-    return Drafter(cfg.method, k, weights, layers)
+    weights = weight_bytes_per_gpu(draft, Parallel(tp=tp), dtype_bytes=kv.model_bytes, quant=draft.quant)
+    shape = {"tp": tp, "block_size": kv.block_size, "kv_bytes": kv.kv_bytes, "model_bytes": kv.model_bytes}
+    layers = tuple(x for i in range(draft.num_layers) if (x := layer_kv(draft, i, **shape)) is not None)
+    return Drafter(cfg.method, k, weights, layers, hidden=draft.hidden_size)
 
 
 def drafter_of(
@@ -249,7 +246,7 @@ def drafter_of(
         return mtp_drafter(model, cfg, par, kv, quant)
     if cfg.method == "custom_class":
         return Drafter(cfg.method, cfg.num_speculative_tokens or 1, missing="a custom proposer class is not sized")
-    return model_drafter(cfg, draft, par, kv, quant)
+    return model_drafter(model, cfg, draft, par, kv)
 
 
 MAMBA_SPECULATIVE_BLOCKS_FROM = (0, 10, 2)  # the first tag whose MambaSpec has num_speculative_blocks
@@ -277,3 +274,11 @@ def with_draft_state(model: ModelSpec, num_spec: int) -> ModelSpec:
         linear_attention=replace(la, conv_kernel=la.conv_kernel + num_spec) if la is not None else None,
         mamba=replace(mamba, conv_kernel=mamba.conv_kernel + num_spec) if mamba and mamba.version == 2 else mamba,
     )
+
+
+def proposer_buffer_bytes(drafter: Drafter, max_num_batched_tokens: int, dtype_bytes: int) -> int:
+    """The persistent buffers a model-based proposer allocates when the runner is built, before the profiling run
+    (v1/spec_decode/llm_base_proposer.py __init__): hidden_states and inputs_embeds, [max_num_batched_tokens,
+    hidden] each in the model dtype (the int32/int64 index buffers beside them are ignored). Qwen3.6-27B at 8,192
+    tokens: 2 x 8,192 x 5,120 x 2 B = 167,772,160 bytes (160 MiB)."""
+    return 2 * max_num_batched_tokens * drafter.hidden * dtype_bytes
