@@ -490,7 +490,10 @@ def report(s: Summary) -> None:
         warned = f" (with a warm-up warning: {s.crashes_warned})" if s.crashes_warned else ""
         print(f"logged crashes predicted to start: {s.crashes_called_safe or 'none'}{warned}")
         if s.crashes_at_risk or s.starts_at_risk:
-            print(f"called at risk (no verdict match): crashes {s.crashes_at_risk}, started {s.starts_at_risk}")
+            print(
+                f"logged crashes called at risk (not safe, no verdict match): {s.crashes_at_risk or 'none'}; "
+                f"started records called at risk (no match): {s.starts_at_risk or 'none'}"
+            )
 
 
 def run(*paths: Path, split: str | None = None, quiet: bool = False) -> int:
