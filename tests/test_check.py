@@ -424,6 +424,11 @@ def _docker_run(tmp_path: Path, image: str, flags: str, exit_code: int = 0) -> d
         ("v0.6.3", "-dp 2", "-dp arrived in vLLM 0.8.3 (target 0.6.3)"),
         ("latest", "--dtype fp16", "argument --dtype: invalid choice: 'fp16' (choose from 'auto', 'bfloat16'"),
         ("v0.33.0", "--enable-chunked-prefill False", "unrecognized arguments: False"),
+        (
+            "v0.10.2",
+            "--kv-cache-dtype bfloat16",
+            "argument --kv-cache-dtype: invalid choice: 'bfloat16' (choose from 'auto', 'fp8', 'fp8_e4m3', 'fp8_e5m2'",
+        ),
     ],
 )
 def test_values_and_options_a_release_refuses_fail_in_its_words(

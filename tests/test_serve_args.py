@@ -143,3 +143,14 @@ def test_block_size_choices_follow_each_release() -> None:
     assert choice_errors(parse_serve_argv("vllm serve M --block-size 256"), VllmVersion.parse("0.11.0"))
     assert not choice_errors(parse_serve_argv("vllm serve M --block-size 256"), VllmVersion.parse("0.11.1"))
     assert not choice_errors(parse_serve_argv("vllm serve M --block-size 7"), VllmVersion.parse("0.33.0"))
+
+
+def test_the_flag_table_is_what_its_generator_writes() -> None:
+    """profiles/vllm-flags.yaml is table_from_dump.py's output (the dump plus its HISTORY of sources): a flag's
+    release history is added there, with its source, not by editing the table."""
+    import subprocess
+    import sys
+
+    script = ARGS / "table_from_dump.py"
+    written = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
+    assert written == (ROOT / "profiles" / "vllm-flags.yaml").read_text(encoding="utf-8")

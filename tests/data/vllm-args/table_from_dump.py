@@ -27,12 +27,15 @@ HEADER = """\
 # - `removed` / `since`: shared/spec/vllm-memory-model.md sections 6.1-6.3 (vLLM 0.33.0 engine/arg_utils.py and
 #   config/*.py): --swap-space gone from EngineArgs since 0.18.0 (unsloth-zoo#1210, vllm#36216);
 #   --max-seq-len-to-capture removed by vllm#25543 in 0.11.0 (NeMo-Curator#1200); the V0-engine flags
-#   --num-scheduler-steps and --use-v2-block-manager went with the V0 engine (0.11.0); --kv-cache-memory-bytes
+#   --num-scheduler-steps and --use-v2-block-manager went with the V0 engine (0.11.0); --speculative-config from 0.8.2,
+#   --speculative-model / --num-speculative-tokens (0.4.1) and --speculative-draft-tensor-parallel-size (0.5.1) until
+#   0.8.3 (the v0.4.0-v0.8.3 tags' engine/arg_utils.py); --kv-cache-memory-bytes
 #   added in 0.10.2; the data-parallel options, --enable-expert-parallel, --headless and --api-server-count: the
 #   first tagged source (v0.4.0 ... v0.14.0rc0, vllm/engine/arg_utils.py and entrypoints/) whose parser has them.
 # - `choices`: a list is vLLM 0.33.0's argparse choices (from the dump; not where a type function rewrites the word);
-#   a mapping gives each list from the release it starts at (--block-size: each tag's arg_utils.py `choices`, then
-#   config's BlockSize Literal; null where no list applies or is known). Outside them a value is not judged.
+#   a mapping gives each list from the release it starts at (--block-size, --kv-cache-dtype: each tag's arg_utils.py
+#   `choices`, then config's BlockSize / CacheDType Literal; null where no list applies or is known). Outside them a
+#   value is not judged.
 # - `valued_bool`: the releases [first, until) whose StoreBoolean action reads an optional true/false after the
 #   option (`--enable-chunked-prefill false` is off there; from 0.8.5 on vLLM refuses the stray word).
 # - A flag without `since` existed before the oldest release modelled (0.4); its first release is not recorded, so
@@ -58,6 +61,16 @@ BLOCK_SIZES: dict[str, object] = {  # argparse `choices` of --block-size, from e
     "0.11.1": [1, 8, 16, 32, 64, 128, 256],
     "0.14.1": None,  # the last tag read is 0.14.0rc0; 0.33.0 takes any int > 0 (CacheConfig Field(gt=0))
 }
+KV_CACHE_DTYPES: dict[str, object] = {  # --kv-cache-dtype: arg_utils.py `choices`, then config's CacheDType Literal
+    "0.4.0": ["auto", "fp8_e5m2"],
+    "0.4.1": ["auto", "fp8"],
+    "0.4.3": ["auto", "fp8", "fp8_e5m2", "fp8_e4m3"],
+    "0.8.5": ["auto", "fp8", "fp8_e4m3", "fp8_e5m2"],
+    "0.10.0": ["auto", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"],
+    "0.11.0": ["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"],
+    "0.11.1": ["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"],
+    "0.14.1": None,  # not known after 0.14.0rc0; 0.33.0's parser has no choices (a str, validated later)
+}
 HISTORY: dict[str, dict[str, object]] = {
     "--kv-cache-memory-bytes": {"since": "0.10.2"},
     "--data-parallel-size": {"since": "0.8.3"},
@@ -70,13 +83,28 @@ HISTORY: dict[str, dict[str, object]] = {
     "--data-parallel-backend": {"since": "0.9.1"},
     "--api-server-count": {"since": "0.9.1"},
     "--block-size": {"choices": BLOCK_SIZES},
-    # StoreBoolean (nargs='?', const 'True'): `--enable-chunked-prefill false` turns it off; 0.5.0-0.5.2 and 0.8.5 on
-    # have no value (store_true, then BooleanOptionalAction), 0.4 took type=bool (any word but '' is True)
+    "--kv-cache-dtype": {"choices": KV_CACHE_DTYPES},
+    # StoreBoolean (nargs='?', const 'True'): `--enable-chunked-prefill false` turns it off; 0.4.1-0.5.2 and 0.8.5 on
+    # take no value (store_true, then BooleanOptionalAction); 0.4.0 took type=bool (any word but '' is True: not modelled)
     "--enable-chunked-prefill": {"valued_bool": ["0.5.3", "0.8.5"]},
     "--swap-space": {"dest": "swap_space", "takes": "value", "removed": "0.18.0"},
     "--max-seq-len-to-capture": {"dest": "max_seq_len_to_capture", "takes": "value", "removed": "0.11.0"},
     "--num-scheduler-steps": {"dest": "num_scheduler_steps", "takes": "value", "removed": "0.11.0"},
     "--use-v2-block-manager": {"dest": "use_v2_block_manager", "takes": "flag", "removed": "0.11.0"},
+    "--speculative-config": {"since": "0.8.2"},
+    "--speculative-model": {"dest": "speculative_model", "takes": "value", "since": "0.4.1", "removed": "0.8.3"},
+    "--num-speculative-tokens": {
+        "dest": "num_speculative_tokens",
+        "takes": "value",
+        "since": "0.4.1",
+        "removed": "0.8.3",
+    },
+    "--speculative-draft-tensor-parallel-size": {
+        "dest": "speculative_draft_tensor_parallel_size",
+        "takes": "value",
+        "since": "0.5.1",
+        "removed": "0.8.3",
+    },
 }
 
 
