@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from recommender.hardware import Gpu
+from recommender.model.spec import FirstRelease
 from recommender.node_gpu import LABEL_KINDS, InstanceType, NodeGpuTables, NodeLabel
 from recommender.resources import profiles_dir
 from recommender.serve_args import FlagTable
@@ -379,3 +380,26 @@ def _model_from_profile(d: dict[str, Any]) -> CatalogModel:
 def load_flag_table() -> FlagTable:
     """profiles/vllm-flags.yaml: vLLM's serve options per release."""
     return FlagTable.from_yaml(_load_yaml(profiles_dir() / "vllm-flags.yaml"))
+
+
+_RELEASE_ROW_KEYS = ({"first", "source"}, {"after", "by", "source"})
+_RELEASE = re.compile(r"\d+\.\d+\.\d+(?:\.\d+|\.post\d+)?")  # 0.9.0.1 and 0.6.1.post1 are tags too
+
+
+def first_release_from_row(arch: str, row: Any, origin: str) -> FirstRelease:
+    """One architecture's row: `first` (pinned) or the bracket `after`/`by`, each with its source."""
+    if not isinstance(row, dict) or set(row) not in _RELEASE_ROW_KEYS:
+        raise ValueError(f"{origin} {arch}: a row holds first + source, or after + by + source")
+    versions = [str(row[k]) for k in ("first", "after", "by") if k in row]
+    if not all(_RELEASE.fullmatch(v) for v in versions) or not str(row["source"]).strip():
+        raise ValueError(f"{origin} {arch}: releases are written 0.N.M and every row names its source")
+    return FirstRelease(arch, row.get("first"), row.get("after"), row.get("by"), str(row["source"]))
+
+
+@cache
+def load_first_releases() -> dict[str, FirstRelease]:
+    """profiles/architectures.yaml: the first vLLM release that can load each architecture (hand-pinned rows
+    override the generated brackets)."""
+    doc = _load_yaml(profiles_dir() / "architectures.yaml")
+    rows = {**(doc.get("releases") or {}), **(doc.get("pinned") or {})}
+    return {arch: first_release_from_row(arch, row, "profiles/architectures.yaml") for arch, row in rows.items()}

@@ -270,6 +270,8 @@ def _provenance(s: ModelSpec) -> dict[str, Any]:
         d["approximate_because"] = list(s.approximate)
     if s.served_until:
         d["vllm_served_until"] = s.served_until
+    if (r := s.first_release) is not None:  # profiles/architectures.yaml
+        d["vllm_first_release"] = r.first or f"after {r.after}, by {r.by}"
     if s.checkpoint_bytes is not None:
         d["checkpoint"] = {
             "bytes": s.checkpoint_bytes,

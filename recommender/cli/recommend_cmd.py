@@ -19,6 +19,7 @@ from recommender.cli.report_options import deliver, plot_option, plotted
 from recommender.documents import Plan, dump, plan_from_data, plan_of
 from recommender.documents.performance import service_plan_of, verdict_text
 from recommender.errors import InfeasibleError, InputError
+from recommender.memory.architecture_support import architecture_issues
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.perf.load import DATASETS
@@ -315,6 +316,9 @@ def planning_request(
     entry = match.entry if match and match.same_model else None  # a base model's variants are not the instruct's
     variants = tuple(resolve_model(v) for v in entry.variants) if entry else ()
     version = VllmVersion.parse(s.get("vllm_version") or DEFAULT_VERSION)
+    for issue in architecture_issues(model.first_release, version):
+        if issue.fatal:  # no flag helps: say why rather than name a "nearest" configuration
+            raise InfeasibleError(f"no configuration of {model_ref} starts on vLLM {version}: {issue.message}")
     service = service_target(s, dataset)
     objective = s.get("objective")
     policy = SearchPolicy(

@@ -17,6 +17,7 @@ from recommender.hardware import Gpu
 from recommender.memory import dsv4_profile, mamba_seqs, overheads, spec_decode, unified, vgpu, warmup
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
+from recommender.memory.architecture_support import architecture_issues
 from recommender.memory.encoder_profile import EncoderPass, encoder_pass
 from recommender.memory.engine import EngineFlags, VllmVersion, runs_v0_engine
 from recommender.memory.explanation import Explanation as Explanation  # re-exported: callers import it from here
@@ -35,7 +36,9 @@ REDUNDANCY_BUFFER = 150 * MiB  # gpu_worker.py redundancy_buffer_memory
 
 
 def model_checks(model: ModelSpec, version: VllmVersion, issues: list[StartupIssue]) -> None:
-    """An architecture the target release no longer serves; estimates the architecture table marks approximate."""
+    """An architecture the target release does not serve yet or no longer; estimates the architecture table marks
+    approximate."""
+    issues += architecture_issues(model.first_release, version)
     if model.served_until and version > VllmVersion.parse(model.served_until):
         issues.append(si.architecture_removed(model.architecture, model.served_until))
     issues += [si.note(IssueKind.APPROXIMATE_MODEL, reason) for reason in model.approximate]

@@ -35,6 +35,7 @@ class IssueKind(StrEnum):
     AUTO_FIT_IMPOSSIBLE = "auto-fit-impossible"  # available = KV memory less one block
     REMOVED_FLAG = "removed-flag"  # flag, version = the release that removed it
     ARCHITECTURE_REMOVED = "architecture-removed"  # version = the last release that served the architecture
+    ARCHITECTURE_NOT_IN_RELEASE = "architecture-not-in-release"  # version = the first release that has it
     QUANTIZATION_UNKNOWN = "quantization-unknown"  # flag = the checkpoint's method the release does not know
     KV_DTYPE_UNSUPPORTED = "kv-cache-dtype-unsupported"  # flag = the --kv-cache-dtype the attention cannot store
     KV_ALLOCATION_OOM = "kv-cache-allocation-oom"  # needed = the fixed KV cache, available = free beside the weights
@@ -54,6 +55,7 @@ class IssueKind(StrEnum):
     PADDING_LAYERS = "padding-layers"  # count = padding layers
     V0_ENGINE = "v0-engine"
     APPROXIMATE_MODEL = "approximate-model"  # the architecture is estimated (ModelSpec.approximate says why)
+    ARCHITECTURE_RELEASE_UNCERTAIN = "architecture-release-uncertain"  # version = a release known to have it
 
     @property
     def fatal(self) -> bool:
@@ -82,6 +84,7 @@ _WARNING_KINDS = frozenset(
         IssueKind.PADDING_LAYERS,
         IssueKind.V0_ENGINE,
         IssueKind.APPROXIMATE_MODEL,
+        IssueKind.ARCHITECTURE_RELEASE_UNCERTAIN,
     }
 )
 _AT_RISK_KINDS = frozenset(

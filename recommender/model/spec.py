@@ -216,6 +216,18 @@ class CheckpointTensor:
 
 
 @dataclass(frozen=True, slots=True)
+class FirstRelease:
+    """The first vLLM release whose model registry names an architecture: `first` when pinned, else the bracket
+    (`after`: the newest release known without it; `by`: a release known to have it)."""
+
+    architecture: str
+    first: str | None
+    after: str | None
+    by: str | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class ModelSpec:
     """Everything the memory model needs about one model."""
 
@@ -288,6 +300,7 @@ class ModelSpec:
     # num_nextn_predict_layers (DeepSeek, GLM, MiMo...) / mtp_num_hidden_layers (Qwen3.5): MTP layers in the checkpoint,
     # loaded only with speculative decoding (memory/spec_decode.py)
     mtp_layers: int = 0
+    first_release: FirstRelease | None = None  # the first vLLM release that can load it (profiles/architectures.yaml)
 
     def kv_heads_at(self, layer: int) -> int:
         """KV heads of one layer's attention."""

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from recommender.catalog import bare_name_matches, find_model, model_files, spelled_id
+from recommender.catalog import bare_name_matches, find_model, load_first_releases, model_files, spelled_id
 from recommender.errors import FetchError, UnknownModelError
 from recommender.model.checkpoint_map import CheckpointInventory, inventory_of
 from recommender.model.parse import parse_config
@@ -83,7 +83,13 @@ def _names(names: tuple[str, ...]) -> str:
 
 
 def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetcher | None = None) -> ModelSpec:
-    """A ModelSpec for `ref`: a local directory or config.json, a catalog id, or (last) a hub repository."""
+    """A ModelSpec for `ref`: a local directory or config.json, a catalog id, or (last) a hub repository; with the
+    first vLLM release that can load its architecture (profiles/architectures.yaml)."""
+    spec = _resolve_model(ref, revision=revision, fetcher=fetcher)
+    return replace(spec, first_release=load_first_releases().get(spec.architecture))
+
+
+def _resolve_model(ref: str, *, revision: str | None, fetcher: ModelFetcher | None) -> ModelSpec:
     ref = ref.strip()
     if not ref:
         raise UnknownModelError("no model given")
