@@ -104,6 +104,8 @@ def layer_kv(
     if kind == "linear_attention":
         la = s.linear_attention
         assert la is not None
+        if la.style == "lightning":  # linear_attention_state_shape: (heads / tp, head_dim, head_dim), model dtype
+            return LayerKv("mamba", cdiv(la.num_v_heads, tp) * la.head_v_dim * la.head_k_dim * model_bytes, 0)
         conv_dim = 2 * la.num_k_heads * la.head_k_dim + la.num_v_heads * la.head_v_dim
         conv = cdiv(conv_dim, tp) * (la.conv_kernel - 1) * model_bytes
         ssm = cdiv(la.num_v_heads, tp) * la.head_v_dim * la.head_k_dim * _STATE_BYTES.get(la.state_dtype, model_bytes)

@@ -29,6 +29,7 @@ from recommender.model.family_keys import (
     kimi_linear_keys,
     mimo_v2_keys,
     minimax_m2_keys,
+    minimax_text01_keys,
     mllama_keys,
     neox_keys,
     opt_keys,
@@ -69,6 +70,10 @@ class Family:
     approximate: str = ""  # non-empty: counted with a generic formula, for this reason
     aliases: tuple[tuple[str, str], ...] = field(default=())  # (common key, family key) renames
 
+
+# MiniMax-Text-01 / M1: lightning attention layers (model/features.py lightning_attention_spec reads them).
+LIGHTNING_TYPES = ("minimax_text_01", "minimax_m1")
+LIGHTNING_SOURCE = "vllm minimax_text_01.py (to 0.23.0); 0.33 layers/mamba/linear/minimax_linear_attn.py"
 
 _GPT2_ALIASES = (
     ("hidden_size", "n_embd"),
@@ -307,6 +312,10 @@ FAMILIES: dict[str, Family] = {
         ("minimax_m2", "minimax_m3", "minimax_m3_vl"),
         Family("MiniMax-M2/M3", "vllm/model_executor/models/minimax_m2.py", adapt=minimax_m2_keys),
     ),
+    **dict.fromkeys(
+        LIGHTNING_TYPES,
+        Family("MiniMax-Text-01 / M1 (lightning + softmax attention)", LIGHTNING_SOURCE, adapt=minimax_text01_keys),
+    ),
     "glm4_moe": _GLM4_MOE,
     **dict.fromkeys(("deepseek_v32", "glm_moe_dsa"), LLAMA),  # MLA + indexer: model/features.py indexer_spec
     "glm4_moe_lite": Family(
@@ -336,6 +345,9 @@ _BY_ARCHITECTURE: dict[str, str] = {
     "FalconH1ForCausalLM": "falcon_h1",
     "GraniteMoeHybridForCausalLM": "granitemoehybrid",
     "MambaForCausalLM": "mamba",
+    "MiniMaxText01ForCausalLM": "minimax_text_01",
+    "MiniMaxM1ForCausalLM": "minimax_m1",
+    "MiniMaxForCausalLM": "minimax_text_01",
     "FalconMambaForCausalLM": "falcon_mamba",
 }
 

@@ -191,6 +191,20 @@ def kimi_linear_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted(keys, fam)
 
 
+def minimax_text01_keys(c: Mapping[str, Any]) -> Adapted:
+    """MiniMax-Text-01 / MiniMax-M1 (vLLM's minimax_text_01.py, served until 0.23.0; the layer lives on in 0.33 as
+    layers/mamba/linear/minimax_linear_attn.py MiniMaxText01LinearAttention): attn_type_list per layer, 0 a
+    lightning (linear) attention layer, 1 softmax attention. A lightning layer is qkv_proj (3 x heads x head_dim),
+    output_gate, out_proj and a norm over heads x head_dim, and caches one (heads, head_dim, head_dim) state per
+    request (MambaStateShapeCalculator.linear_attention_state_shape) in the model dtype; experts are Mixtral's
+    (num_local_experts of intermediate_size), plus a shared MLP only when shared_intermediate_size > 0."""
+    types = c.get("attn_type_list")
+    keys: dict[str, Any] = {}
+    if isinstance(types, list):
+        keys["layer_types"] = ["full_attention" if t == 1 else "linear_attention" for t in types]
+    return Adapted(keys)
+
+
 def qwen1_keys(c: Mapping[str, Any]) -> Adapted:
     """vllm/model_executor/models/qwen.py (to 0.23.0) QWenBlock: QWenMLP(hidden_size, intermediate_size // 2) -- the
     config's intermediate_size counts both halves of the gated MLP (w1, w2), c_proj takes half back; c_attn is a

@@ -197,6 +197,23 @@ def linear_attention_spec(c: ConfigValues) -> LinearAttentionSpec:
     )
 
 
+def lightning_attention_spec(c: ConfigValues) -> LinearAttentionSpec:
+    """MiniMax lightning attention (LinearAttention base, layers/mamba/linear/base.py): num_attention_heads heads of
+    head_dim (hidden_size // heads when absent), no conv; its (heads, head_dim, head_dim) state is in the served
+    model dtype (linear_attention_state_dtype: get_kv_cache_torch_dtype of --mamba-cache-dtype auto), which
+    memory/kv_cache.py applies."""
+    heads = c.get_int("num_attention_heads", bound=MAX_HEADS)
+    dim = c.opt_int("head_dim") or max(1, c.get_int("hidden_size") // heads)
+    return LinearAttentionSpec(
+        num_k_heads=heads,
+        num_v_heads=heads,
+        head_k_dim=dim,
+        head_v_dim=dim,
+        conv_kernel=1,  # no causal conv: conv_kernel - 1 = 0 state columns
+        style="lightning",
+    )
+
+
 def mamba2_spec(c: ConfigValues, model_type: str) -> MambaSpec:
     """A Mamba2 mixer (Nemotron-H, Granite-4-H, Falcon-H1). The SSM state is float32 for Nemotron-H unless its config
     says otherwise (config.py NemotronHForCausalLMConfig); the model dtype elsewhere (--mamba-ssm-cache-dtype auto)."""

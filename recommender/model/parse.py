@@ -17,7 +17,15 @@ from recommender.errors import ModelConfigError, UnsupportedArchitectureError
 from recommender.model import encoder_features, features
 from recommender.model.compressed_attention import compressed_attention_spec
 from recommender.model.config_values import MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_VOCAB, ConfigValues
-from recommender.model.families import SERVED_UNTIL, TEXT_CONFIG_DEFAULTS, Family, family_for, family_key, refusal
+from recommender.model.families import (
+    LIGHTNING_TYPES,
+    SERVED_UNTIL,
+    TEXT_CONFIG_DEFAULTS,
+    Family,
+    family_for,
+    family_key,
+    refusal,
+)
 from recommender.model.layer_plan import (
     LayerPlan,
     attention_free_plan,
@@ -196,9 +204,15 @@ def _features(c: ConfigValues, key: str, family: Family, model_type: str, plan: 
     return _Features(
         moe=moe,
         mla=features.mla_spec(c, d.layers) if "mla" in plan.kinds else None,
-        linear=features.linear_attention_spec(c) if "linear_attention" in plan.kinds else None,
+        linear=_linear_spec(c, key) if "linear_attention" in plan.kinds else None,
         mamba=mamba,
     )
+
+
+def _linear_spec(c: ConfigValues, key: str) -> LinearAttentionSpec:
+    if key in LIGHTNING_TYPES:
+        return features.lightning_attention_spec(c)
+    return features.linear_attention_spec(c)
 
 
 def _approximations(config: Mapping[str, Any], family: Family) -> tuple[str, ...]:

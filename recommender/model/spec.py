@@ -79,7 +79,8 @@ class CompressedAttentionSpec:
 
 @dataclass(frozen=True, slots=True)
 class LinearAttentionSpec:
-    """Gated DeltaNet (Qwen3-Next / Qwen3.5) or Kimi delta attention (Kimi-Linear) recurrent layers."""
+    """Gated DeltaNet (Qwen3-Next / Qwen3.5), Kimi delta attention (Kimi-Linear) or MiniMax lightning attention
+    (MiniMax-Text-01 / M1: no conv, num_heads x head_dim square states) recurrent layers."""
 
     num_k_heads: int
     num_v_heads: int
@@ -87,7 +88,7 @@ class LinearAttentionSpec:
     head_v_dim: int
     conv_kernel: int
     state_dtype: str | None = None  # mamba_ssm_dtype from the config (Qwen3.5: float32)
-    style: Literal["gdn", "kda"] = "gdn"  # gated DeltaNet (Qwen3-Next) or Kimi delta attention (Kimi-Linear)
+    style: Literal["gdn", "kda", "lightning"] = "gdn"  # gated DeltaNet, Kimi delta attention, MiniMax lightning
 
 
 @dataclass(frozen=True, slots=True)

@@ -140,6 +140,21 @@ def _kda(s: ModelSpec, i: int) -> list[Tensor]:
     ]
 
 
+def _lightning(s: ModelSpec, i: int) -> list[Tensor]:
+    """MiniMaxText01LinearAttention: qkv_proj and output_gate (column), out_proj (row), and MiniMaxText01RMSNormTP
+    over heads x head_dim, sharded with the heads; no biases, no conv."""
+    assert s.linear_attention is not None
+    la = s.linear_attention
+    p = f"model.layers.{i}.self_attn"
+    h, inner = s.hidden_size, la.num_v_heads * la.head_v_dim
+    return [
+        Tensor(f"{p}.qkv_proj", "mixer", 3 * inner, h, "column", i),
+        Tensor(f"{p}.output_gate", "mixer", inner, h, "column", i),
+        Tensor(f"{p}.out_proj", "mixer", h, inner, "row", i),
+        Tensor(f"{p}.norm", "norms", inner, 1, "column", i, linear=False),
+    ]
+
+
 def _cross_attention(s: ModelSpec, i: int) -> list[Tensor]:
     """MllamaCrossAttentionDecoderLayer: q/k/v/o, q and k norms, and the two tanh gates (attention, MLP)."""
     p = f"model.layers.{i}.cross_attn"
@@ -159,6 +174,8 @@ def _linear_attention(s: ModelSpec, i: int) -> list[Tensor]:
     la = s.linear_attention
     if la.style == "kda":
         return _kda(s, i)
+    if la.style == "lightning":
+        return _lightning(s, i)
     p = f"model.layers.{i}.linear_attn"
     h = s.hidden_size
     key_dim = la.num_k_heads * la.head_k_dim
