@@ -27,12 +27,14 @@ class LoggedRow:
 class LogComparison:
     rows: tuple[LoggedRow, ...]
     logged_verdict: str  # "started", "failed", "unknown"
-    predicted_verdict: str  # "starts", "fails"
+    predicted_verdict: str  # "starts", "at risk", "fails"
     notes: tuple[str, ...]  # why a figure is not compared
 
     @property
     def verdicts_agree(self) -> bool | None:
-        if self.logged_verdict == "unknown":
+        """None when the log does not say, or when the prediction is "at risk" (a margin inside the model's stated
+        uncertainty is neither a start nor a failure, as benchmarks/fidelity.py counts it)."""
+        if self.logged_verdict == "unknown" or self.predicted_verdict == "at risk":
             return None
         return (self.logged_verdict == "started") == (self.predicted_verdict == "starts")
 
@@ -69,4 +71,5 @@ def compare_with_log(e: Explanation, logged: LoggedStartup) -> LogComparison:
                 f"the log's concurrency is for {f.concurrency_tokens:,} tokens per request, the prediction's for "
                 f"{e.max_model_len:,}: not compared"
             )
-    return LogComparison(tuple(rows), logged_verdict(logged), "starts" if e.fits else "fails", tuple(notes))
+    predicted = "fails" if not e.fits else "at risk" if e.at_risk else "starts"
+    return LogComparison(tuple(rows), logged_verdict(logged), predicted, tuple(notes))

@@ -135,3 +135,18 @@ def test_before_the_check_the_shortage_is_the_capture_assertion() -> None:
     assert issue.message.startswith("AssertionError: assert num_cache_lines >= batch") and issue.count == 256
     assert explain(spec, l40s, replace(flags, max_num_seqs=128), VllmVersion(0, 17)).fits
     assert not explain(spec, l40s, flags, VllmVersion(0, 14)).has(IssueKind.MAMBA_BLOCKS)
+
+
+def test_explain_json_says_at_risk() -> None:
+    """The prediction document carries the verdict the text prints as "AT RISK" (Nemotron-3-Super NVFP4 on one DGX
+    Spark at 0.89: 13.4 GiB left to the host, under the 16 GiB memory/unified.py keeps), and false otherwise."""
+    import json
+
+    from .conftest import invoke
+
+    args = ["explain", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "--gpu", "gb10", "--max-model-len", "131072"]
+    args += ["--max-num-seqs", "4", "--vllm-version", "0.24.0", "--format", "json", "--gpu-memory-utilization"]
+    risky = json.loads(invoke([*args, "0.89"]).stdout)
+    assert risky["fits"] is True and risky["at_risk"] is True
+    safe = json.loads(invoke([*args, "0.85"]).stdout)
+    assert safe["fits"] is True and safe["at_risk"] is False

@@ -214,3 +214,31 @@ def test_explain_log_refuses_bad_logs_in_one_line(
     result = invoke(["explain", "--log", str(path), *args], exit_code=2)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.output, result.stderr
+
+
+def test_an_at_risk_prediction_is_not_called_a_start_beside_a_log() -> None:
+    """Nemotron-3-Super NVFP4 on one DGX Spark at 0.89 leaves the host 13.4 GiB of its 121.69 GiB, under the 16 GiB
+    memory/unified.py keeps for it: "at risk". Beside a log that started (field5 K018's shape), the comparison must
+    say so instead of claiming the prediction was a start that agrees."""
+    from recommender.catalog import load_gpus
+    from recommender.cli.log_input import render_comparison
+    from recommender.hardware import resolve_gpu
+    from recommender.log_comparison import compare_with_log
+    from recommender.memory.budget import explain
+    from recommender.memory.engine import EngineFlags, VllmVersion
+    from recommender.sources.resolve import resolve_model
+    from recommender.startup_log import LoggedFigures, LoggedStartup
+
+    flags = EngineFlags(gpu_memory_utilization=0.89, max_model_len=131072, max_num_seqs=4)
+    e = explain(
+        resolve_model("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"),
+        resolve_gpu("gb10", load_gpus()),
+        flags,
+        VllmVersion.parse("0.24.0"),
+    )
+    assert e.fits and e.at_risk
+    logged = LoggedStartup("0.24.0", "V1", None, (), (), None, LoggedFigures(available_kv_gib=36.0), None, True)
+    c = compare_with_log(e, logged)
+    assert c.predicted_verdict == "at risk"
+    assert c.verdicts_agree is None
+    assert "predicted at risk (a margin inside the model's uncertainty: not a verdict)" in render_comparison(c, "x")

@@ -139,6 +139,8 @@ def render_comparison(c: LogComparison, where: str) -> str:
         unit = "x" if row.unit == "x" else f" {row.unit}" if row.unit == "GiB" else ""
         out.append(f"  {row.name:<27}{fmt.format(row.logged) + unit:>12}{fmt.format(row.predicted) + unit:>12}{err:>9}")
     agree = {True: "agree", False: "DISAGREE", None: "the log does not show whether it started"}[c.verdicts_agree]
+    if c.predicted_verdict == "at risk":
+        agree = "a margin inside the model's uncertainty: not a verdict"
     out.append(f"  verdict: vLLM {c.logged_verdict} per the log, predicted {c.predicted_verdict} ({agree})")
     out += [f"  note: {n}" for n in c.notes]
     return "\n".join(out)

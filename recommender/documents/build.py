@@ -60,6 +60,7 @@ def prediction_of(e: Explanation) -> Prediction:
             for s in e.stages
         ),
         fits=e.fits,
+        at_risk=e.at_risk,
         errors=e.errors,
         warnings=e.warnings,
         approximate=approximate or None,

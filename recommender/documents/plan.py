@@ -207,6 +207,9 @@ class Prediction:
     kv_cache_groups: int = count(0, 1 << 16)
     pipeline_stages: tuple[StagePrediction, ...] = items(MAX_PARALLEL)
     fits: bool = flag()
+    # vLLM starts by the figures, but the margin is inside the model's stated uncertainty for that class (the
+    # warnings say which and by how much): check fails on it, recommend does not pick it. Absent in older plans.
+    at_risk: bool = flag(default=False)
     errors: tuple[str, ...] = items(MAX_REASONS, max_len=4 * MAX_TEXT)
     warnings: tuple[str, ...] = items(MAX_REASONS, max_len=4 * MAX_TEXT)
     # Only when the architecture is estimated, not modelled exactly (model/families.py): why, one reason per item.
