@@ -148,6 +148,10 @@ def test_explain_counts_the_drafter_and_says_what_it_could_not_size() -> None:
     plain = explain(QWEN36_FP8, gpu, base, V033)
     mtp = explain(QWEN36_FP8, gpu, replace(base, speculative_config=MTP3), V033)
     assert mtp.stage.weights - plain.stage.weights == 238_648_704
+    said = mtp.issue(IssueKind.SPECULATIVE_DRAFTER)
+    assert said is not None and said.needed_bytes == 238_648_704 and not said.fatal
+    assert "0.22 GiB of weights, 1 KV-cache layer" in said.message and "3 more Mamba state blocks" in said.message
+    assert plain.issue(IssueKind.SPECULATIVE_DRAFTER) is None
     assert mtp.stage.activation_peak - plain.stage.activation_peak == 2 * mtp.max_num_batched_tokens * 5120 * 2
     assert (mtp.stage.layout.group_size, plain.stage.layout.group_size) == (17, 16)
     assert mtp.blocks_per_request > plain.blocks_per_request

@@ -278,6 +278,8 @@ def speculative_drafter(
     if drafter.missing:
         issues.append(si.note(IssueKind.APPROXIMATE_MODEL, f"speculative decoding: {drafter.missing}"))
     blocks = spec_decode.mamba_speculative_blocks(drafter, (version.major, version.minor, version.patch), v0=v0)
+    if summary := spec_decode.drafter_summary(drafter, blocks):
+        issues.append(StartupIssue(IssueKind.SPECULATIVE_DRAFTER, summary, needed_bytes=drafter.weight_bytes))
     return drafter, blocks
 
 

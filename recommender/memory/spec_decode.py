@@ -282,3 +282,19 @@ def proposer_buffer_bytes(drafter: Drafter, max_num_batched_tokens: int, dtype_b
     hidden] each in the model dtype (the int32/int64 index buffers beside them are ignored). Qwen3.6-27B at 8,192
     tokens: 2 x 8,192 x 5,120 x 2 B = 167,772,160 bytes (160 MiB)."""
     return 2 * max_num_batched_tokens * drafter.hidden * dtype_bytes
+
+
+def drafter_summary(drafter: Drafter, mamba_blocks: int) -> str | None:
+    """What the drafter adds, in one line for explain and check (None when it adds nothing that is counted)."""
+    parts = [f"{drafter.weight_bytes / 2**30:.2f} GiB of weights"] if drafter.weight_bytes else []
+    if drafter.kv_layers:
+        n = len(drafter.kv_layers)
+        parts.append(f"{n} KV-cache layer{'s' if n > 1 else ''} in the groups")
+    if drafter.hidden:
+        parts.append("its proposer's per-token buffers in the profile")
+    if mamba_blocks:
+        parts.append(f"{mamba_blocks} more Mamba state block{'s' if mamba_blocks > 1 else ''} per request")
+    if not parts:
+        return None
+    tokens = f"{drafter.num_speculative_tokens} draft token{'s' if drafter.num_speculative_tokens > 1 else ''}"
+    return f"speculative decoding ({drafter.method}, {tokens}) counted on the last stage's GPUs: " + ", ".join(parts)

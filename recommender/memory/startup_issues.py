@@ -56,6 +56,7 @@ class IssueKind(StrEnum):
     V0_ENGINE = "v0-engine"
     APPROXIMATE_MODEL = "approximate-model"  # the architecture is estimated (ModelSpec.approximate says why)
     ARCHITECTURE_RELEASE_UNCERTAIN = "architecture-release-uncertain"  # version = a release known to have it
+    SPECULATIVE_DRAFTER = "speculative-drafter"  # needed = the drafter's weights on one GPU (memory/spec_decode.py)
 
     @property
     def fatal(self) -> bool:
@@ -85,6 +86,7 @@ _WARNING_KINDS = frozenset(
         IssueKind.V0_ENGINE,
         IssueKind.APPROXIMATE_MODEL,
         IssueKind.ARCHITECTURE_RELEASE_UNCERTAIN,
+        IssueKind.SPECULATIVE_DRAFTER,
     }
 )
 _AT_RISK_KINDS = frozenset(
