@@ -423,11 +423,13 @@ def _speculative_value(given: Sequence[GivenFlag], errors: list[str]) -> str | N
     """--speculative-config with the shorthand flags folded in, as one JSON object (None: no drafter asked for)."""
     written = next((str(g.value) for g in reversed(given) if g.spec.dest == "speculative_config"), None)
     parts: dict[str, Any] = {}
+    shorthand: set[str] = set()  # the keys 0.33's --spec-* flags set (exclusive with the JSON's own)
     for g in given:
         key = SPECULATIVE_KEYS.get(g.spec.dest)
         if key is not None:
             value = str(g.value)
             parts[key] = int(value) if key != "method" and key != "model" and value.isdigit() else value
+            shorthand |= {key} if g.spec.dest.startswith("spec_") else set()
     if not parts:
         return written
     try:
@@ -441,7 +443,7 @@ def _speculative_value(given: Sequence[GivenFlag], errors: list[str]) -> str | N
         ("--spec-model", "model"),
         ("--spec-tokens", "num_speculative_tokens"),
     ):
-        if key in data and key in parts:
+        if key in data and key in shorthand:
             errors.append(f"{flag} and --speculative-config['{key}'] are mutually exclusive")
     return json.dumps({**data, **parts})
 

@@ -21,6 +21,8 @@ Everything in a log is untrusted text: values are matched by narrow patterns, ne
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 from dataclasses import dataclass
 
@@ -41,6 +43,9 @@ ENGINE_OPTIONS = {
     "block_size": "--block-size",
     "cpu_offload_gb": "--cpu-offload-gb",
     "kv_cache_memory_bytes": "--kv-cache-memory-bytes",
+    "speculative_config": "--speculative-config",  # the logged dict, as JSON (_speculative_config)
+    "speculative_model": "--speculative-model",  # before 0.8.3
+    "num_speculative_tokens": "--num-speculative-tokens",
 }
 SWITCHES = {"enforce_eager": "--enforce-eager", "enable_expert_parallel": "--enable-expert-parallel"}
 # on the engine's config line: the values it resolved (the same names, but max_seq_len for max_model_len); the
@@ -173,11 +178,27 @@ def _items(pattern: re.Pattern[str], body: str) -> dict[str, str]:
     return out
 
 
+_SPECULATIVE = re.compile(r"'speculative_config': (\{[^{}]*\})")
+
+
+def _speculative_config(args: str) -> dict[str, str]:
+    """The non-default args' speculative_config dict (a Python literal of strings and numbers) as JSON."""
+    m = _SPECULATIVE.search(args)
+    if not m:
+        return {}
+    try:
+        value = ast.literal_eval(m.group(1))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return {}
+    return {"speculative_config": json.dumps(value)} if isinstance(value, dict) else {}
+
+
 def _explicit_arguments(text: str) -> dict[str, str]:
     """The arguments the user gave: 'non-default args' (0.9+) or the argument Namespace (before; it lists the
     defaults too, which vLLM would take all the same)."""
     if m := _NON_DEFAULT.search(text):
-        return _items(_DICT_ITEM, m.group(1))
+        args = m.group(1)  # the speculative_config dict's own keys are not top-level arguments
+        return _items(_DICT_ITEM, _SPECULATIVE.sub("None", args)) | _speculative_config(args)
     if m := _NAMESPACE.search(text):
         return _items(_KEYWORD_ITEM, m.group(1))
     return {}

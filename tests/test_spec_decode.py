@@ -20,6 +20,7 @@ from recommender.memory.startup_issues import IssueKind
 from recommender.memory.weights import Parallel
 from recommender.serve_args import parse_serve_argv
 from recommender.sources.resolve import resolve_model
+from recommender.startup_log import read_startup_log
 
 QWEN36_FP8 = resolve_model("Qwen/Qwen3.6-27B-FP8")
 V033 = VllmVersion(0, 33)
@@ -207,3 +208,17 @@ def test_deepseek_v4_mtp_layer_is_window_only_and_fills_a_padding_slot() -> None
     assert with_mtp.blocks_per_request(262_144, 8192, prefix_caching=False) == plain.blocks_per_request(
         262_144, 8192, prefix_caching=False
     )
+
+
+def test_a_logged_speculative_config_is_read_from_the_non_default_args() -> None:
+    """field5 K009's non-default args (vLLM 0.20.1, club-3090's dual recipe): the nested dict becomes the
+    --speculative-config `explain --log` passes on, and its keys are not read as top-level arguments."""
+    line = (
+        "(APIServer pid=1) INFO [utils.py:233] non-default args: {'dtype': 'float16', 'max_model_len': 262144, "
+        "'quantization': 'auto_round', 'tensor_parallel_size': 2, 'kv_cache_dtype': 'fp8_e5m2', "
+        "'enable_prefix_caching': True, 'max_num_batched_tokens': 8192, 'max_num_seqs': 2, "
+        "'enable_chunked_prefill': True, 'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 3}}"
+    )
+    logged = read_startup_log(line)
+    assert logged.option("speculative_config") == '{"method": "mtp", "num_speculative_tokens": 3}'
+    assert logged.option("num_speculative_tokens") is None and logged.option("max_num_seqs") == "2"
