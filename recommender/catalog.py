@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -403,3 +403,28 @@ def load_first_releases() -> dict[str, FirstRelease]:
     doc = _load_yaml(profiles_dir() / "architectures.yaml")
     rows = {**(doc.get("releases") or {}), **(doc.get("pinned") or {})}
     return {arch: first_release_from_row(arch, row, "profiles/architectures.yaml") for arch, row in rows.items()}
+
+
+@cache
+def load_release_variants() -> tuple[FirstRelease, ...]:
+    """profiles/architectures.yaml `variants:`: an architecture whose model code gained a config key's layers in a
+    later release than the architecture itself (oldest first)."""
+    out = []
+    for i, row in enumerate(_load_yaml(profiles_dir() / "architectures.yaml").get("variants") or []):
+        if not isinstance(row, dict) or not isinstance(row.get("architecture"), str) or "config_key" not in row:
+            raise ValueError(f"profiles/architectures.yaml variants[{i}]: needs architecture and config_key")
+        rest = {k: v for k, v in row.items() if k not in ("architecture", "config_key")}
+        base = first_release_from_row(row["architecture"], rest, f"profiles/architectures.yaml variants[{i}]")
+        out.append(replace(base, config_key=str(row["config_key"])))
+    return tuple(out)
+
+
+def first_release_for(architecture: str, config: dict[str, Any]) -> FirstRelease | None:
+    """The row that decides for this config: the latest variant whose key the config (or its text_config) sets,
+    else the architecture's own row."""
+    text = config.get("text_config")
+    text = text if isinstance(text, dict) else {}
+    keys = {k for k, v in {**config, **text}.items() if v is not None}
+    hits = [v for v in load_release_variants() if v.architecture == architecture and v.config_key in keys]
+    base = load_first_releases().get(architecture)
+    return replace(hits[-1], base=base) if hits else base

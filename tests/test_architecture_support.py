@@ -147,3 +147,24 @@ def test_check_fails_an_image_whose_release_cannot_load_the_model(tmp_path: Path
 def test_show_names_the_first_release() -> None:
     out = json.loads(invoke(["show", "Qwen/Qwen3-8B", "--format", "json"]).stdout)
     assert out["vllm_first_release"] == "0.8.4"
+
+
+def test_a_variant_whose_layers_came_later_decides_for_its_config() -> None:
+    """NemotronHForCausalLM is in the registry from 0.9.1 (Nemotron-H, no experts); nemotron_h.py builds the MoE
+    mixer (n_routed_experts, Nemotron-3-Nano) from v0.11.1 and the latent MoE (moe_latent_size, Nemotron-3-Super)
+    from v0.13.0 (checked by hand at the tags)."""
+    v = VllmVersion.parse
+    dense = resolve_model("nvidia/Nemotron-H-56B-Base-8K").first_release
+    nano = resolve_model("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").first_release
+    sup = resolve_model("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8").first_release
+    assert dense is not None and (dense.first, dense.config_key) == ("0.9.1", None)
+    assert nano is not None and (nano.first, nano.config_key) == ("0.11.1", "n_routed_experts")
+    assert sup is not None and (sup.first, sup.config_key) == ("0.13.0", "moe_latent_size")
+    (issue,) = architecture_issues(nano, v("0.10.2"))
+    assert issue.fatal and issue.message.startswith(
+        "vLLM 0.10.2 cannot load NemotronHForCausalLM with `n_routed_experts` in config.json: first in vLLM 0.11.1"
+    )
+    assert architecture_issues(dense, v("0.10.2")) == [] and architecture_issues(nano, v("0.11.1")) == []
+    assert architecture_issues(sup, v("0.12.0"))[0].fatal and architecture_issues(sup, v("0.13.0")) == []
+    (older,) = architecture_issues(sup, v("0.8.0"))  # before the registry names it: vLLM's own refusal
+    assert "first in vLLM 0.9.1" in older.message and "are not supported for now" in older.message

@@ -25,6 +25,8 @@ def architecture_issues(known: FirstRelease | None, version: VllmVersion) -> lis
     """The refusal (a release before the first one) or the uncertainty (inside the bracket); none otherwise."""
     if known is None:
         return []
+    if known.base is not None and (before := architecture_issues(known.base, version)):
+        return before  # the registry does not name the architecture yet: vLLM's own refusal
     if known.first is not None:
         if version < VllmVersion.parse(known.first):
             return [not_in_release(known, version)]
@@ -40,10 +42,18 @@ def architecture_issues(known: FirstRelease | None, version: VllmVersion) -> lis
 def not_in_release(known: FirstRelease, version: VllmVersion) -> StartupIssue:
     """registry.py _raise_for_unsupported (vLLM's own text, the supported list elided)."""
     first = f"first in vLLM {known.first}" if known.first else f"absent from vLLM {known.after}, present by {known.by}"
+    if known.config_key:  # the registry has the name; its model code lacks the layers, so the weights do not load
+        what = f"{known.architecture} with `{known.config_key}` in config.json"
+        said = "that release's model code does not build those layers, so loading the checkpoint's weights fails"
+    else:
+        what = known.architecture
+        said = (
+            f"vLLM: Model architectures ['{known.architecture}'] are not supported for now. Supported "
+            "architectures: [...]"
+        )
     return StartupIssue(
         IssueKind.ARCHITECTURE_NOT_IN_RELEASE,
-        f"vLLM {version} cannot load {known.architecture}: {first} ({known.source}). vLLM: Model architectures "
-        f"['{known.architecture}'] are not supported for now. Supported architectures: [...]",
+        f"vLLM {version} cannot load {what}: {first} ({known.source}). {said}",
         version=known.first or known.by,
     )
 
@@ -52,8 +62,12 @@ def release_uncertain(known: FirstRelease, version: VllmVersion) -> StartupIssue
     """A release between the newest known without the architecture and the first known with it."""
     return StartupIssue(
         IssueKind.ARCHITECTURE_RELEASE_UNCERTAIN,
-        f"vLLM {version} may not load {known.architecture}: the release that added it is not pinned (after "
+        f"vLLM {version} may not load {_named(known)}: the release that added it is not pinned (after "
         f"{known.after}, by {known.by}: {known.source}); if vLLM refuses to start with 'Model architectures [...] are "
         f"not supported for now', use vLLM {known.by} or newer",
         version=known.by,
     )
+
+
+def _named(known: FirstRelease) -> str:
+    return f"{known.architecture} with `{known.config_key}`" if known.config_key else known.architecture

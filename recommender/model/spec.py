@@ -218,14 +218,17 @@ class CheckpointTensor:
 
 @dataclass(frozen=True, slots=True)
 class FirstRelease:
-    """The first vLLM release whose model registry names an architecture: `first` when pinned, else the bracket
-    (`after`: the newest release known without it; `by`: a release known to have it)."""
+    """The first vLLM release whose model registry names an architecture (or, for a variant, whose model code
+    builds the layers `config_key` asks for): `first` when pinned, else the bracket (`after`: the newest release
+    known without it; `by`: a release known to have it)."""
 
     architecture: str
     first: str | None
     after: str | None
     by: str | None
     source: str
+    config_key: str | None = None  # a variant: the config.json key whose layers the architecture's code gained later
+    base: FirstRelease | None = None  # a variant: the architecture's own row (decides for releases before it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from recommender.catalog import bare_name_matches, find_model, load_first_releases, model_files, spelled_id
+from recommender.catalog import bare_name_matches, find_model, first_release_for, model_files, spelled_id
 from recommender.errors import FetchError, UnknownModelError
 from recommender.model.checkpoint_map import CheckpointInventory, inventory_of
 from recommender.model.parse import parse_config
@@ -82,14 +82,15 @@ def _names(names: tuple[str, ...]) -> str:
     return ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
 
 
+def _parsed(config: dict[str, Any], **kwargs: Any) -> ModelSpec:
+    """parse_config, with the first vLLM release that can load this config's architecture
+    (profiles/architectures.yaml)."""
+    spec = parse_config(config, **kwargs)
+    return replace(spec, first_release=first_release_for(spec.architecture, config))
+
+
 def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetcher | None = None) -> ModelSpec:
-    """A ModelSpec for `ref`: a local directory or config.json, a catalog id, or (last) a hub repository; with the
-    first vLLM release that can load its architecture (profiles/architectures.yaml)."""
-    spec = _resolve_model(ref, revision=revision, fetcher=fetcher)
-    return replace(spec, first_release=load_first_releases().get(spec.architecture))
-
-
-def _resolve_model(ref: str, *, revision: str | None, fetcher: ModelFetcher | None) -> ModelSpec:
+    """A ModelSpec for `ref`: a local directory or config.json, a catalog id, or (last) a hub repository."""
     ref = ref.strip()
     if not ref:
         raise UnknownModelError("no model given")
@@ -101,7 +102,7 @@ def _resolve_model(ref: str, *, revision: str | None, fetcher: ModelFetcher | No
     if _looks_like_path(ref) and (path_kind(Path(ref).expanduser()) != "missing" or find_model(ref) is None):
         path = Path(ref).expanduser()
         config, hf_quant, checkpoint = read_local(path)
-        spec = parse_config(
+        spec = _parsed(
             _with_dtype(config, checkpoint), name=str(path), source=f"local: {path}", hf_quant_config=hf_quant
         )
         return with_checkpoint(spec, checkpoint)
@@ -114,7 +115,7 @@ def _resolve_model(ref: str, *, revision: str | None, fetcher: ModelFetcher | No
                 raise
             raise type(exc)(f"{exc}{hint}") from exc
         at = f"@{revision}" if revision else ""
-        spec = parse_config(
+        spec = _parsed(
             _with_dtype(remote.config, remote.checkpoint),
             name=ref,
             source=f"hub: {ref}{at}",
@@ -124,7 +125,7 @@ def _resolve_model(ref: str, *, revision: str | None, fetcher: ModelFetcher | No
     if match is None:
         raise UnknownModelError(_not_found(ref))
     entry = match.entry
-    spec = parse_config(
+    spec = _parsed(
         entry.config,
         name=entry.id if match.via is None else ref,
         source=entry.source if match.via is None else f"catalog entry {entry.id}: {entry.source}",
