@@ -45,8 +45,11 @@ class _Context:
     def max_replicas(self) -> int:
         return max(1, self.hw.total_gpus // self.gpus_per_replica)
 
-    def reject(self, reason: str, concurrency: float = 0.0) -> Evaluation:
-        return Evaluation(self.candidate, self.flags, self.probe, 0, concurrency, False, f"{self.label}: {reason}")
+    def reject(self, reason: str, concurrency: float = 0.0, engines: int = 0) -> Evaluation:
+        """A rejected candidate; `concurrency` is what `engines` replicas of it hold (0: one engine's figure)."""
+        return Evaluation(
+            self.candidate, self.flags, self.probe, engines, concurrency, False, f"{self.label}: {reason}"
+        )
 
 
 def _gpus(n: int) -> str:
@@ -153,6 +156,7 @@ def _size_for_concurrency(ctx: _Context) -> tuple[int, int] | Evaluation:
             f"{ctx.probe.stage.available_kv / GiB:.1f} GiB KV per GPU holds {held:,.0f} requests of {floor:,} tokens "
             f"on {_gpus(ctx.max_replicas * ctx.gpus_per_replica)}, below {need:,}{shorter}",
             held,
+            ctx.max_replicas,
         )
     return (best_len if best_len == limit else _round_len(best_len)), replicas
 
@@ -173,6 +177,7 @@ def _size_for_context(ctx: _Context, length: int) -> tuple[int, int] | Evaluatio
             f"weights {st.weights / GiB:.1f} GiB + overheads leave {kv:.1f} GiB KV per GPU "
             f"= {math.floor(per):,} requests at {length:,} per engine; {engines} {math.floor(per) * n:,}, below {need:,}",
             per * n,
+            n,
         )
     return length, replicas
 
