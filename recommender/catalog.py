@@ -132,6 +132,7 @@ class CatalogModel:
     published_params_source: str | None
     note: str | None
     reconstructed: str | None = None  # why config.json is rebuilt (the repository's own file not found), else None
+    pooling: str | None = None  # why vLLM picks the pooling runner (a sentence-transformers modules.json), with source
 
 
 @cache
@@ -373,6 +374,7 @@ def _model_from_profile(d: dict[str, Any]) -> CatalogModel:
         published_params_source=d.get("published_params_source"),
         note=d.get("note"),
         reconstructed=d.get("reconstructed"),
+        pooling=d.get("pooling"),
     )
 
 

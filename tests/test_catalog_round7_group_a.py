@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from recommender.catalog import find_model
 from recommender.sources.resolve import resolve_model
@@ -69,11 +70,12 @@ def test_catalog_round_7_qwen_v1_layout_by_hand() -> None:
 def test_catalog_round_7_embedding_models_by_hand() -> None:
     """gte-Qwen2-7B-instruct is Qwen2-7B with a 151,646-row vocabulary: 7,615,616,512 less 2 x 418 x 3584 rows of
     embedding and head = 7,612,620,288; e5-mistral-7b-instruct keeps Mistral-7B-v0.1's widths (the bundled base's
-    count). Both are pooling models: their config.json says so (is_causal false; MistralModel)."""
+    count) without its head: a MistralModel checkpoint is the backbone alone (tests/test_pooling_models.py)."""
     gte = resolve_model("Alibaba-NLP/gte-Qwen2-7B-instruct")
     assert gte.params is not None and gte.params.total == 7_615_616_512 - 2 * 418 * 3584 == 7_612_620_288
     e5, base = resolve_model("intfloat/e5-mistral-7b-instruct"), resolve_model("mistralai/Mistral-7B-v0.1")
-    assert e5.params == base.params and e5.params is not None and e5.params.lm_head == 32000 * 4096
+    assert e5.params is not None and base.params is not None and base.params.lm_head == 32000 * 4096
+    assert e5.params == replace(base.params, lm_head=0)
 
 
 def test_catalog_round_7_glm_4_5_and_4_6_reconstructed_from_their_tensors() -> None:

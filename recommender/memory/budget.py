@@ -406,7 +406,7 @@ def post_allocation(
     whole_device = profiler_counts_whole_device(version, v0=v0)
     return warmup.PostAllocation(
         rows=rows,
-        sampler=0 if v0 else sampler,
+        sampler=0 if v0 or model.pooling else sampler,  # no sampler warm-up on the pooling runner
         cudagraphs=warmup.cudagraphs_after_kv(last.cudagraph, estimate_before_kv=budget.estimate_cudagraphs, pool=pool),
         context=context_after_kv(gpu, version, tp, v0=v0),
         # other processes' memory lies outside the budget but is not free (inside it where the profiler counted it)

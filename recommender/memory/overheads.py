@@ -163,7 +163,7 @@ def activation_peak_bytes(
     t = max_num_batched_tokens
     moe = 0 if moe_kernel_without_workspace else moe_workspace_bytes(s, t, tp, expert_parallel, dp=dp, version=version)
     sampler = 0.0
-    if last_stage:
+    if last_stage and not s.pooling:  # a pooling model's profile runs the pooler, not the sampler (model/pooling.py)
         num_reqs = min(max_num_seqs, t)
         sampler = sampler_bytes_per_logit(version, flashinfer=flashinfer_sampler) * num_reqs * s.vocab_size
     if (version < V1_ENGINE_FROM) if v0 is None else v0:

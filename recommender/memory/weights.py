@@ -257,7 +257,7 @@ def stage_tensors(s: ModelSpec, par: Parallel, stage: int, *, skip_towers: bool 
     first, last = stage == 0, stage == par.pp - 1
     held = []
     for t in weight_tensors(s):
-        if not t.loaded:
+        if not t.loaded or (s.pooling and t.group == "lm_head"):  # the pooling runner has no LM head
             continue
         if t.layer is not None:
             if t.layer in layers:

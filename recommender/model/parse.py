@@ -36,6 +36,7 @@ from recommender.model.layer_plan import (
     mlp_kinds,
     nemotron_h_plan,
 )
+from recommender.model.pooling import bidirectional_reason, pooling_by_architecture
 from recommender.model.quant import expert_format, parse_quant
 from recommender.model.spec import LinearAttentionSpec, MambaSpec, MlaSpec, ModelSpec, MoeSpec
 from recommender.model.tensors import count_params
@@ -218,6 +219,8 @@ def _linear_spec(c: ConfigValues, key: str) -> LinearAttentionSpec:
 def _approximations(config: Mapping[str, Any], family: Family) -> tuple[str, ...]:
     """Why the figures are estimates: an architecture outside the table, or an encoder the config does not size."""
     reasons = [family.approximate] if family.approximate else []  # the adapter may add one (family.approximate)
+    if bidirectional := bidirectional_reason(config):
+        reasons.append(bidirectional)
     if isinstance(config.get("audio_config"), Mapping) and not encoder_features.audio_counted(config):
         reasons.append("the audio encoder (audio_config) is not counted in the weights")
     return tuple(reasons)
@@ -368,4 +371,5 @@ def _parse(
         approximate=r.approximate,
         served_until=SERVED_UNTIL.get(r.ident.arch),
         mtp_layers=c.first_int(("num_nextn_predict_layers", "mtp_num_hidden_layers"), 0, bound=MAX_MTP_LAYERS),
+        pooling=pooling_by_architecture(r.ident.arch),
     )

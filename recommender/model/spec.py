@@ -305,6 +305,7 @@ class ModelSpec:
     # loaded only with speculative decoding (memory/spec_decode.py)
     mtp_layers: int = 0
     first_release: FirstRelease | None = None  # the first vLLM release that can load it (profiles/architectures.yaml)
+    pooling: bool = False  # vLLM's pooling runner (embeddings): no LM head, no sampler (model/pooling.py)
 
     def kv_heads_at(self, layer: int) -> int:
         """KV heads of one layer's attention."""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from recommender.model import dsv4_tensors
 from recommender.model.encoder_tensors import audio_tensors, vision_tensors
+from recommender.model.pooling import headless_checkpoint
 from recommender.model.spec import ParamCounts
 from recommender.model.tensor import Tensor
 
@@ -385,11 +386,16 @@ def model_tensors(s: ModelSpec) -> list[Tensor]:
         out.append(norm(s, "model.norm", h, None))
     if s.compressed_attention is not None:
         out += dsv4_tensors.head_tensors(s)
-    if not s.tie_word_embeddings:
-        out.append(Tensor("lm_head", "lm_head", s.vocab_size, h, "vocab", None, linear=False))
+    if s.pooling and headless_checkpoint(s.architecture):  # MistralModel, Qwen2Model...: the backbone alone
+        return out
+    head = (
+        [Tensor("lm_head", "lm_head", s.vocab_size, h, "vocab", None, linear=False)]
+        if not s.tie_word_embeddings
+        else []
+    )
     if s.lm_head_bias:
-        out.append(Tensor("lm_head.bias", "lm_head", s.vocab_size, 1, "vocab", None, linear=False))
-    return out
+        head.append(Tensor("lm_head.bias", "lm_head", s.vocab_size, 1, "vocab", None, linear=False))
+    return out + [replace(t, loaded=not s.pooling) for t in head]  # the pooling runner allocates no LM head
 
 
 def count_params(s: ModelSpec) -> ParamCounts:

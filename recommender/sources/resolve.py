@@ -12,6 +12,7 @@ from recommender.catalog import bare_name_matches, find_model, first_release_for
 from recommender.errors import FetchError, UnknownModelError
 from recommender.model.checkpoint_map import CheckpointInventory, inventory_of
 from recommender.model.parse import parse_config
+from recommender.model.pooling import as_pooling
 from recommender.model.spec import ModelSpec
 from recommender.safe_load import path_kind
 from recommender.sources.hub import HubFetcher, ModelFetcher
@@ -134,6 +135,8 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
     )
     if entry.reconstructed:
         spec = replace(spec, approximate=(*spec.approximate, f"config.json reconstructed: {entry.reconstructed}"))
+    if entry.pooling:
+        spec = as_pooling(spec, entry.pooling)
     if match.via is None:
         return spec
     return replace(spec, notes=(*spec.notes, f"{ref!r} resolved through the catalog: {match.via}"))

@@ -1,0 +1,60 @@
+"""Which models vLLM runs with the pooling runner (embeddings, rewards) rather than for generation, and what that
+changes in what it loads. Pure.
+
+vLLM 0.33 config/model.py `_get_default_runner_type` (`--runner auto`): a repository with a sentence-transformers
+`modules.json` is pooling whatever its architecture (get_pooling_config); else a registered architecture keeps its
+registry role; else the architecture name's suffix decides (`_SUFFIX_TO_DEFAULTS`: ForCausalLM,
+ForConditionalGeneration, ChatModel, LMHeadModel generate; EmbeddingModel, ForTextEncoding, ForRewardModeling,
+RewardModel and any other `*Model` pool). The `*Model` names the registry keeps for generation are listed below.
+
+A pooling model allocates no LM head: adapters.py `_create_pooling_model_cls` builds the model under
+`no_init_weights(..., targets=(LogitsProcessor, ParallelLMHead))` (earlier releases deleted `lm_head` and
+`logits_processor` after building), and its profiling pass runs the pooler over the hidden states instead of the
+sampler over [requests, vocab] logits (gpu_model_runner.py profile_run: `_dummy_pooler_run`), and there is no
+sampler warm-up after the KV cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from recommender.model.spec import ModelSpec
+
+_GENERATE_SUFFIXES = ("ForCausalLM", "ForConditionalGeneration", "ChatModel", "LMHeadModel")
+_POOLING_SUFFIXES = ("EmbeddingModel", "ForTextEncoding", "ForRewardModeling", "RewardModel", "Model")
+# registry.py _TEXT_GENERATION_MODELS / _MULTIMODAL_MODELS entries (0.33) whose names end in "Model"
+REGISTERED_GENERATIVE_MODELS = frozenset(
+    {"ChatGLMModel", "MiDashengLMModel", "MossAudioModel", "Qwen2_5OmniModel", "UltravoxModel"}
+)
+
+
+def pooling_by_architecture(arch: str) -> bool:
+    """`--runner auto` resolves to pooling for this architecture name alone (no modules.json needed)."""
+    if arch in REGISTERED_GENERATIVE_MODELS or arch.endswith(_GENERATE_SUFFIXES):
+        return False
+    return arch.endswith(_POOLING_SUFFIXES)
+
+
+def headless_checkpoint(arch: str) -> bool:
+    """A `*Model` checkpoint (MistralModel, Qwen2Model...) saves the backbone alone: no lm_head tensor."""
+    return pooling_by_architecture(arch)
+
+
+def bidirectional_reason(config: Mapping[str, Any]) -> str:
+    """is_causal false (gte-Qwen2-7B-instruct): vLLM's Llama / Qwen2 / Qwen3 files build ENCODER_ONLY attention,
+    which keeps no KV cache (Attention.get_kv_cache_spec returns None); the planner still sizes one."""
+    if config.get("is_causal") is False:
+        return (
+            "is_causal false: vLLM runs its attention bidirectionally (ENCODER_ONLY) and keeps no KV cache for it; "
+            "the KV-cache figures here are what a causal model of this shape would hold"
+        )
+    return ""
+
+
+def as_pooling(spec: ModelSpec, why: str) -> ModelSpec:
+    """The model as the pooling runner loads it (`why`: what makes vLLM pick that runner)."""
+    if spec.pooling:
+        return spec
+    return replace(spec, pooling=True, notes=(*spec.notes, f"served with the pooling runner ({why}): no LM head"))

@@ -1,0 +1,81 @@
+"""Embedding (pooling) models: vLLM's pooling runner allocates no LM head and runs no sampler (model/pooling.py).
+Hand-checked each way: a pooling model loses exactly its head, a generator of the same architecture keeps it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from recommender.memory.overheads import activation_peak_bytes
+from recommender.memory.weights import Parallel, weight_bytes_per_gpu
+from recommender.model.pooling import pooling_by_architecture
+from recommender.sources.resolve import resolve_model
+
+
+def _bf16_weights(model: str) -> int:
+    spec = resolve_model(model)
+    return weight_bytes_per_gpu(spec, Parallel(tp=1, pp=1), dtype_bytes=2, quant=None)
+
+
+@pytest.mark.parametrize(
+    ("arch", "pooling"),
+    [
+        ("MistralModel", True),  # registry _EMBEDDING_MODELS
+        ("Qwen2Model", True),
+        ("LlamaBidirectionalModel", True),
+        ("BgeM3EmbeddingModel", True),
+        ("Qwen2ForRewardModel", True),  # suffix "Model" (_SUFFIX_TO_DEFAULTS)
+        ("ChatGLMModel", False),  # registered for generation
+        ("Qwen2_5OmniModel", False),
+        ("GPT2LMHeadModel", False),
+        ("InternVLChatModel", False),
+        ("Qwen2ForCausalLM", False),  # pooling only with a modules.json (the catalog entry says so)
+        ("LlavaForConditionalGeneration", False),
+    ],
+)
+def test_runner_auto_by_architecture_name(arch: str, pooling: bool) -> None:
+    assert pooling_by_architecture(arch) is pooling
+
+
+def test_e5_mistral_counts_no_head_and_loads_none() -> None:
+    """e5-mistral-7b-instruct (MistralModel): Mistral-7B-v0.1's 7,241,732,096 parameters less its untied head of
+    32,000 x 4096 = 131,072,000: 7,110,660,096 (the checkpoint's own "7.11B"), all of them loaded."""
+    spec = resolve_model("intfloat/e5-mistral-7b-instruct")
+    base = resolve_model("mistralai/Mistral-7B-v0.1")
+    assert spec.pooling and not base.pooling
+    assert spec.params is not None and base.params is not None
+    assert base.params.total == 7_241_732_096
+    assert spec.params.total == base.params.total - 32_000 * 4096 == 7_110_660_096
+    assert spec.params.lm_head == 0
+    assert _bf16_weights("mistralai/Mistral-7B-v0.1") - _bf16_weights("intfloat/e5-mistral-7b-instruct") == (
+        2 * 131_072_000
+    )
+
+
+def test_gte_qwen2_keeps_the_checkpoint_head_but_does_not_load_it() -> None:
+    """gte-Qwen2-7B-instruct is a Qwen2ForCausalLM whose repository is a sentence-transformers one: its checkpoint
+    counts the 151,646 x 3584 = 543,499,264-parameter head (7,612,620,288 in all) but the pooling runner allocates
+    none: its rows padded to 151,680 (ParallelLMHead pads the vocabulary to a multiple of 64) x 3584 x 2 bytes =
+    1,087,242,240 bytes (1.01 GiB) less than the same spec as a generator. Qwen2-7B-Instruct keeps its head."""
+    spec = resolve_model("Alibaba-NLP/gte-Qwen2-7B-instruct")
+    assert spec.pooling and spec.params is not None
+    assert spec.params.total == 7_612_620_288 and spec.params.lm_head == 151_646 * 3584 == 543_499_264
+    par = Parallel(tp=1, pp=1)
+    as_pooling = weight_bytes_per_gpu(spec, par, dtype_bytes=2, quant=None)
+    as_generator = weight_bytes_per_gpu(replace(spec, pooling=False), par, dtype_bytes=2, quant=None)
+    assert as_generator - as_pooling == 151_680 * 3584 * 2 == 1_087_242_240
+    assert any("ENCODER_ONLY" in r for r in spec.approximate)  # is_causal false: no KV cache in vLLM
+    assert not resolve_model("Qwen/Qwen2-7B-Instruct").pooling
+
+
+def test_pooling_profile_runs_no_sampler() -> None:
+    """The profiling pass of a pooling model runs the pooler over the hidden states, not the sampler over
+    [min(max_num_seqs, tokens), vocab] logits: the peak is the generator's less that sampler term."""
+    spec = resolve_model("Qwen/Qwen3-Embedding-8B")
+    assert spec.pooling
+    kwargs = {"max_num_batched_tokens": 8192, "max_num_seqs": 256, "tp": 1, "last_stage": True, "version": (0, 19)}
+    pooled = activation_peak_bytes(spec, **kwargs)  # type: ignore[arg-type]
+    generated = activation_peak_bytes(replace(spec, pooling=False), **kwargs)  # type: ignore[arg-type]
+    assert generated > pooled
+    assert activation_peak_bytes(spec, **{**kwargs, "last_stage": False}) == pooled  # type: ignore[arg-type]
