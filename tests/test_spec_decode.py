@@ -17,7 +17,7 @@ from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.kv_cache import build_layout
 from recommender.memory.kv_dsv4 import dsv4_layout
 from recommender.memory.startup_issues import IssueKind
-from recommender.memory.weights import Parallel
+from recommender.memory.weights import Parallel, tensor_bytes
 from recommender.serve_args import parse_serve_argv
 from recommender.sources.resolve import resolve_model
 from recommender.startup_log import read_startup_log
@@ -222,3 +222,14 @@ def test_a_logged_speculative_config_is_read_from_the_non_default_args() -> None
     logged = read_startup_log(line)
     assert logged.option("speculative_config") == '{"method": "mtp", "num_speculative_tokens": 3}'
     assert logged.option("num_speculative_tokens") is None and logged.option("max_num_seqs") == "2"
+
+
+def test_deepseek_mtp_eh_proj_is_a_plain_linear_whole_on_every_gpu() -> None:
+    """deepseek_mtp.py: `self.eh_proj = nn.Linear(2H, H)`, not a vLLM parallel linear, so neither sharded nor
+    quantized: DeepSeek-V3 (H 7,168, FP8 checkpoint) holds 7,168 x 14,336 x 2 B = 205,520,896 bytes of it on each of
+    8 GPUs; Qwen3.5's fc is a ColumnParallelLinear (split by TP, above)."""
+    v3 = resolve_model("deepseek-ai/DeepSeek-V3")
+    ref = sd.mtp_reference_layer(v3)
+    assert ref == v3.num_layers - 1 and v3.mlp_kinds[ref] == "moe"
+    (fc,) = [t for t in sd._mtp_tensors(v3, ref) if t.module == "mtp.fc"]
+    assert tensor_bytes(v3, fc, Parallel(tp=8), 2, v3.quant) == 205_520_896

@@ -80,6 +80,7 @@ NO_MODEL_METHODS = frozenset({"ngram", "ngram_gpu", "suffix"})  # no drafter wei
 DRAFT_MODEL_METHODS = frozenset({"eagle", "eagle3", "dflash", "dspark", "draft_model", "extract_hidden_states"})
 METHODS = MTP_METHODS | NO_MODEL_METHODS | DRAFT_MODEL_METHODS | {"custom_class"}
 ATTENTION_KINDS = ("full", "mla", "sliding", "chunked")
+SHARDED_FC_MODEL_TYPES = ("qwen3_5", "qwen3_next", "exaone", "nemotron_h")  # *_mtp.py: ColumnParallelLinear fc
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +168,10 @@ def _mtp_tensors(model: ModelSpec, ref: int) -> list[Tensor]:
         if t.layer == ref and t.loaded
     ]
     h = model.hidden_size
-    # Qwen3.5 / Qwen3-Next: ColumnParallelLinear fc; DeepSeek, GLM and the others: a replicated eh_proj
-    sharded = model.model_type.startswith(("qwen3_5", "qwen3_next"))
-    fc = Tensor("mtp.fc", "mlp", h, 2 * h, "column" if sharded else "replicated", None)
+    # Qwen3.5 / Qwen3-Next / EXAONE / Nemotron-H: a ColumnParallelLinear fc under the checkpoint's quantization;
+    # DeepSeek, GLM, Step, Hunyuan and the others: eh_proj is a plain nn.Linear, whole on every GPU in the model dtype
+    sharded = model.model_type.startswith(SHARDED_FC_MODEL_TYPES)
+    fc = Tensor("mtp.fc", "mlp", h, 2 * h, "column" if sharded else "replicated", None, linear=sharded)
     norms = [Tensor(f"mtp.{n}", "norms", h, 1, "replicated", None, linear=False) for n in ("enorm", "hnorm", "norm")]
     return [*layer, fc, *norms]
 
