@@ -424,6 +424,7 @@ def _docker_run(tmp_path: Path, image: str, flags: str, exit_code: int = 0) -> d
         ("v0.6.3", "-dp 2", "-dp arrived in vLLM 0.8.3 (target 0.6.3)"),
         ("latest", "--dtype fp16", "argument --dtype: invalid choice: 'fp16' (choose from 'auto', 'bfloat16'"),
         ("v0.33.0", "--enable-chunked-prefill False", "unrecognized arguments: False"),
+        ("v0.5.4", "--limit-mm-per-prompt image=2", "--limit-mm-per-prompt arrived in vLLM 0.5.5 (target 0.5.4)"),
         (
             "v0.10.2",
             "--kv-cache-dtype bfloat16",
@@ -449,3 +450,12 @@ def test_block_sizes_a_release_accepts_or_is_not_known_for_are_not_refused(
 def test_chunked_prefill_false_is_off_where_vllm_read_a_value_after_it(tmp_path: Path) -> None:
     r = _docker_run(tmp_path, "v0.8.4", "--enable-chunked-prefill False")
     assert r["status"] == "pass" and not r["failures"] and not any("False" in w for w in r["warnings"]), r
+
+
+def test_a_build_from_a_commit_after_a_release_is_not_judged_by_that_releases_options(tmp_path: Path) -> None:
+    """aibrix/vllm-openai:v0.6.1-edb07092-20250118 (tests/data/deployments/aibrix) is built from a commit of
+    2025-01-18, months after 0.6.1: --disable-fastapi-docs (0.6.2) is not refused, and the 0.6.1 tag alone is."""
+    r = _docker_run(tmp_path, "v0.6.1-edb07092-20250118", "--disable-fastapi-docs")
+    assert not r["failures"] and any("does not say which release" in w for w in r["warnings"]), r
+    r = _docker_run(tmp_path, "v0.6.1", "--disable-fastapi-docs", exit_code=1)
+    assert any("--disable-fastapi-docs arrived in vLLM 0.6.2 (target 0.6.1)" in f for f in r["failures"])

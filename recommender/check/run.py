@@ -457,7 +457,12 @@ def unknown_release(found: Found, stated: str | None) -> str | None:
         VllmVersion.parse(tag)
     except PlanError:
         return tag
-    return None
+    return tag if _COMMIT.search(tag) else None
+
+
+# a commit hash in a tag (aibrix/vllm-openai:v0.6.1-edb07092-20250118): a build from a commit after the release named,
+# whose options may be newer than that release's
+_COMMIT = re.compile(r"(?<![0-9a-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9a-z])", re.I)
 
 
 def version_source(found: Found, given: str | None, claimed: str | None) -> str | None:
