@@ -406,10 +406,12 @@ def test_kubeai_models_chart_values_deploy_the_enabled_catalog_entries(tmp_path:
     assert (row["resource"], row["gpu"]) == ("Model/default/qwen-l4", "NVIDIA L4")
 
 
-def _docker_run(tmp_path: Path, image: str, flags: str, exit_code: int = 0) -> dict[str, Any]:
+def _docker_run(
+    tmp_path: Path, image: str, flags: str, exit_code: int = 0, model: str = "Qwen/Qwen3-8B"
+) -> dict[str, Any]:
     script = tmp_path / "run.sh"
     script.write_text(
-        f"docker run --gpus 1 vllm/vllm-openai:{image} --model Qwen/Qwen3-8B --max-model-len 8192 {flags}\n",
+        f"docker run --gpus 1 vllm/vllm-openai:{image} --model {model} --max-model-len 8192 {flags}\n",
         encoding="utf-8",
     )
     (r,) = json.loads(invoke(["check", str(script), "--gpu", "h100", "--format", "json"], exit_code=exit_code).stdout)
@@ -455,7 +457,8 @@ def test_chunked_prefill_false_is_off_where_vllm_read_a_value_after_it(tmp_path:
 def test_a_build_from_a_commit_after_a_release_is_not_judged_by_that_releases_options(tmp_path: Path) -> None:
     """aibrix/vllm-openai:v0.6.1-edb07092-20250118 (tests/data/deployments/aibrix) is built from a commit of
     2025-01-18, months after 0.6.1: --disable-fastapi-docs (0.6.2) is not refused, and the 0.6.1 tag alone is."""
-    r = _docker_run(tmp_path, "v0.6.1-edb07092-20250118", "--disable-fastapi-docs")
+    qwen2 = "Qwen/Qwen2.5-7B-Instruct"  # an architecture 0.6.1 loads
+    r = _docker_run(tmp_path, "v0.6.1-edb07092-20250118", "--disable-fastapi-docs", model=qwen2)
     assert not r["failures"] and any("does not say which release" in w for w in r["warnings"]), r
-    r = _docker_run(tmp_path, "v0.6.1", "--disable-fastapi-docs", exit_code=1)
+    r = _docker_run(tmp_path, "v0.6.1", "--disable-fastapi-docs", exit_code=1, model=qwen2)
     assert any("--disable-fastapi-docs arrived in vLLM 0.6.2 (target 0.6.1)" in f for f in r["failures"])
