@@ -221,12 +221,18 @@ def expected_errors(params: PerfParams) -> dict[str, dict[str, float]]:
 
 
 def write_errors() -> int:
-    """Recompute the expected_error section of profiles/perf.yaml for its current constants."""
+    """Recompute the expected_error section of profiles/perf.yaml for its current constants, leaving the rest of
+    the file as it is (its header notes say how the constants were re-expressed since the fit)."""
     path = profiles_dir() / "perf.yaml"
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    doc["expected_error"] = expected_errors(bundled_params())
-    print(yaml.safe_dump(doc["expected_error"], sort_keys=False))
-    write(doc)
+    text = path.read_text(encoding="utf-8")
+    errors = expected_errors(bundled_params())
+    print(yaml.safe_dump(errors, sort_keys=False))
+    lines = text.splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith("expected_error:"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i][:1] not in (" ", "-", "#", "\n")), len(lines))
+    section = yaml.safe_dump({"expected_error": errors}, sort_keys=False, width=120)
+    path.write_text("".join(lines[:start]) + section + "".join(lines[end:]), encoding="utf-8")
+    print(f"wrote {path}")
     return 0
 
 
