@@ -48,6 +48,8 @@ ENGINE_FIELDS: dict[str, str] = {
 # Engine values that decide whether the multimodal towers are loaded and profiled (EngineFlags.towers_skipped);
 # --limit-mm-per-prompt is kept as written, EngineFlags reads it as vLLM does.
 TOWER_FIELDS: dict[str, str] = {"language_model_only": "bool", "limit_mm_per_prompt": "str"}
+# The runner vLLM builds the model for (--runner pooling / --convert embed: no LM head, model/pooling.py).
+RUNNER_FIELDS: dict[str, str] = {"runner": "str", "convert": "str"}
 # The speculative decoder: --speculative-config as written, and the flags vLLM folds into it (engine/arg_utils.py
 # create_speculative_config: --spec-method / --spec-model / --spec-tokens in 0.33, exclusive with the JSON's own key;
 # --speculative-model / --num-speculative-tokens / --speculative-draft-tensor-parallel-size before 0.8.3)
@@ -454,7 +456,7 @@ def _engine_values(given: Sequence[GivenFlag], errors: list[str]) -> dict[str, A
     if speculative is not None:
         values["speculative_config"] = speculative
     for g in given:  # in order: the last occurrence wins, as in argparse
-        kind = ENGINE_FIELDS.get(g.spec.dest) or TOWER_FIELDS.get(g.spec.dest)
+        kind = ENGINE_FIELDS.get(g.spec.dest) or TOWER_FIELDS.get(g.spec.dest) or RUNNER_FIELDS.get(g.spec.dest)
         if kind is None:
             continue
         if kind == "bool":

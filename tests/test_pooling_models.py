@@ -79,3 +79,21 @@ def test_pooling_profile_runs_no_sampler() -> None:
     generated = activation_peak_bytes(replace(spec, pooling=False), **kwargs)  # type: ignore[arg-type]
     assert generated > pooled
     assert activation_peak_bytes(spec, **{**kwargs, "last_stage": False}) == pooled  # type: ignore[arg-type]
+
+
+def test_runner_pooling_flag_through_the_cli() -> None:
+    """`--runner pooling` (or `--convert embed`) on a generator checkpoint: Qwen2-7B-Instruct on an H100 loses its
+    untied head (152,064 x 3584 x 2 bytes = 1.02 GiB: 14.19 -> 13.18 GiB) and its sampler profile term."""
+    from click.testing import CliRunner
+
+    from recommender.cli import cli
+
+    def weights(*extra: str) -> str:
+        argv = ["explain", "--gpu", "h100", "--", "vllm", "serve", "Qwen/Qwen2-7B-Instruct", *extra]
+        result = CliRunner().invoke(cli, argv)
+        assert result.exit_code == 0, result.output
+        return next(line for line in result.output.splitlines() if "W weights" in line).split()[-2]
+
+    assert weights() == "14.19"
+    assert weights("--runner", "pooling") == weights("--convert", "embed") == "13.18"
+    assert weights("--runner", "generate", "--convert", "embed") == "14.19"

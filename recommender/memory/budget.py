@@ -28,6 +28,7 @@ from recommender.memory.precision import Precision, gpu_checks, resolve_precisio
 from recommender.memory.scheduler import SchedulerLimits, scheduler_limits
 from recommender.memory.startup_issues import IssueKind, StartupIssue
 from recommender.memory.weights import Parallel, pp_layer_ranges, weight_bytes_per_gpu
+from recommender.model.pooling import as_pooling
 from recommender.model.spec import ModelSpec
 from recommender.model.tensors import padded_vocab
 from recommender.units import GiB, MiB
@@ -516,6 +517,8 @@ def explain(
     """Predict vLLM's startup figures and verdict for one configuration (per GPU, worst pipeline stage); `draft`: the
     model --speculative-config names; `estimate_cudagraphs`: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS when set."""
     flags.validate()
+    if flags.pooling_runner():  # --runner pooling / --convert embed: the pooling runner loads no LM head
+        model = as_pooling(model, f"--runner {flags.runner} --convert {flags.convert}")
     issues: list[StartupIssue] = []
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size
     gpu_checks(gpu, version, issues)

@@ -194,6 +194,14 @@ class EngineFlags:
     limit_mm_per_prompt: str | None = None  # as written: '{"image": 0, "video": 0}' or 'image=0,video=0'
     # --speculative-config as written (a JSON object), the older flags folded into it (memory/spec_decode.py)
     speculative_config: str | None = None
+    # --runner / --convert as written ("auto": the model's own runner, model/pooling.py); pooling drops the LM head
+    runner: str = "auto"
+    convert: str = "auto"
+
+    def pooling_runner(self) -> bool:
+        """vLLM's pooling runner asked for: --runner pooling, or --convert embed / classify (config/model.py
+        _get_runner_type: a conversion other than none implies the pooling runner)."""
+        return self.runner == "pooling" or (self.runner == "auto" and self.convert in ("embed", "classify"))
 
     def validate(self) -> None:
         """vLLM's own argument checks, with vLLM-like one-line messages."""
