@@ -40,6 +40,9 @@ def test_the_speculative_config_is_read_as_vllm_resolves_it() -> None:
     assert sd.resolve_method(None, "z-lab/Qwen3.5-27B-DFlash") == "dflash"
     assert sd.resolve_method(None, "[ngram]") == "ngram"
     assert sd.resolve_method(None, "meta-llama/Llama-3.2-1B-Instruct") == "draft_model"
+    assert sd.parse_speculative_config('{"method": "medusa", "model": "x/medusa"}') == sd.SpeculativeConfig(
+        "medusa", None, "x/medusa"
+    )  # an older release's method: accepted, its drafter not sized
     for none in (None, "null", "None", "{}"):
         assert sd.parse_speculative_config(none) is None
 

@@ -77,7 +77,10 @@ MTP_METHODS = frozenset(
     }
 )
 NO_MODEL_METHODS = frozenset({"ngram", "ngram_gpu", "suffix"})  # no drafter weights, no KV layers
-DRAFT_MODEL_METHODS = frozenset({"eagle", "eagle3", "dflash", "dspark", "draft_model", "extract_hidden_states"})
+# model-based drafters; medusa and mlp_speculator were methods of the releases before 0.11 (not sized here)
+DRAFT_MODEL_METHODS = frozenset(
+    {"eagle", "eagle3", "dflash", "dspark", "draft_model", "extract_hidden_states", "medusa", "mlp_speculator"}
+)
 METHODS = MTP_METHODS | NO_MODEL_METHODS | DRAFT_MODEL_METHODS | {"custom_class"}
 ATTENTION_KINDS = ("full", "mla", "sliding", "chunked")
 SHARDED_FC_MODEL_TYPES = ("qwen3_5", "qwen3_next", "exaone", "nemotron_h")  # *_mtp.py: ColumnParallelLinear fc
