@@ -228,8 +228,17 @@ def explain(
     compared = (compare_with_log(result, logged), logged, where) if logged is not None else None
 
     def document() -> dict[str, Any]:
-        # error_kinds: stable names of the startup errors (IssueKind values), for scripts that branch on them.
-        doc = {**explanation_json(result), "error_kinds": [k.value for k in result.error_kinds], "fixes": fixes}
+        # error_kinds / risk_kinds: stable names (IssueKind values) of the startup errors and of the margins inside
+        # the model's uncertainty, for scripts that branch on them; verdict is the table's (fits alone reads a
+        # start into "at risk").
+        doc = {
+            **explanation_json(result),
+            "verdict": "fails" if not result.fits else "at-risk" if result.at_risk else "starts",
+            "at_risk": result.at_risk,
+            "error_kinds": [k.value for k in result.error_kinds],
+            "risk_kinds": [i.kind.value for i in result.issues if result.fits and i.kind.at_risk],
+            "fixes": fixes,
+        }
         doc |= {"log": comparison_json(*compared)} if compared else {}
         return {**doc, **({"model_notes": list(spec.notes)} if spec.notes else {})}
 
