@@ -108,6 +108,20 @@ def render_table(e: Explanation) -> str:
     return "\n".join(out)
 
 
+def _explain_document(e: Explanation, fixes: list[str]) -> dict[str, Any]:
+    """`explain --format json`: the figures, plus error_kinds / risk_kinds, the stable names (IssueKind values) of the
+    startup errors and of the margins inside the model's uncertainty for scripts to branch on, and the table's
+    verdict (`fits` alone reads a start at risk as a start)."""
+    return {
+        **explanation_json(e),
+        "verdict": "fails" if not e.fits else "at-risk" if e.at_risk else "starts",
+        "at_risk": e.at_risk,
+        "error_kinds": [k.value for k in e.error_kinds],
+        "risk_kinds": [i.kind.value for i in e.issues if e.fits and i.kind.at_risk],
+        "fixes": fixes,
+    }
+
+
 def risky(e: Explanation) -> bool:
     """vLLM starts but its post-allocation warm-up may not fit, or a margin is inside the model's uncertainty (a
     warning `check` fails on)."""
@@ -228,17 +242,7 @@ def explain(
     compared = (compare_with_log(result, logged), logged, where) if logged is not None else None
 
     def document() -> dict[str, Any]:
-        # error_kinds / risk_kinds: stable names (IssueKind values) of the startup errors and of the margins inside
-        # the model's uncertainty, for scripts that branch on them; verdict is the table's (fits alone reads a
-        # start into "at risk").
-        doc = {
-            **explanation_json(result),
-            "verdict": "fails" if not result.fits else "at-risk" if result.at_risk else "starts",
-            "at_risk": result.at_risk,
-            "error_kinds": [k.value for k in result.error_kinds],
-            "risk_kinds": [i.kind.value for i in result.issues if result.fits and i.kind.at_risk],
-            "fixes": fixes,
-        }
+        doc = _explain_document(result, fixes)
         doc |= {"log": comparison_json(*compared)} if compared else {}
         return {**doc, **({"model_notes": list(spec.notes)} if spec.notes else {})}
 
