@@ -277,3 +277,25 @@ def test_a_fetched_model_through_the_fetcher_interface() -> None:
         "a note from the fetcher",
         f"weights counted from the checkpoint's {len(shapes)} tensors (safetensors headers)",
     )
+
+
+def test_a_revision_git_refuses_reaches_neither_the_hub_nor_the_cache(
+    hub: HubServer, hub_at: HubAt, tmp_path: Path
+) -> None:
+    # huggingface_hub joins the revision into its cache path (refs/<revision>, read offline and written after a
+    # fetch): `../../x` would read and write outside the cache. Refused first, in git's ref-name rules (exit 2).
+    hub_at(hub.url)
+    for given in (
+        ["--revision", "../../../escaped"],
+        ["--revision", "a b"],
+        ["--revision", "x\ny"],
+        ["--revision", ""],
+    ):
+        r = invoke(["show", "acme/tiny", *given], 2)
+        assert r.stderr.startswith("Error: revision ") and "not a branch, tag or commit name" in r.stderr, r.stderr
+        assert _one_line(r.stderr)
+    for ref in ("acme/tiny@../../escaped", "acme/tiny@.hidden", "https://huggingface.co/acme/tiny/tree/.."):
+        assert "not a branch, tag or commit name" in invoke(["show", ref], 2).stderr
+    assert hub.requests == [] and not (tmp_path / "escaped").exists()
+    invoke(["show", "acme/tiny", "--revision", "v1"])  # a tag, a branch and a commit still reach the hub
+    assert any("/resolve/v1/config.json" in path for _, path, _ in hub.requests)

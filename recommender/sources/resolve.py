@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from recommender.catalog import bare_name_matches, find_model, first_release_for, model_files, spelled_id
-from recommender.errors import FetchError, UnknownModelError
+from recommender.errors import FetchError, InputError, UnknownModelError
 from recommender.model.checkpoint_map import CheckpointInventory, inventory_of
 from recommender.model.parse import parse_config
 from recommender.model.pooling import as_pooling
@@ -20,6 +20,9 @@ from recommender.sources.local import read_local
 from recommender.sources.safetensors import CheckpointSummary
 
 # A repository page's address pasted from the browser: https://huggingface.co/org/name/tree/REV (or blob/REV/file)
+# What git's check-ref-format refuses in a branch or tag name (and so the hub): huggingface_hub joins the revision
+# into its cache path (refs/<revision>), so `../../x` would read and write outside the cache.
+_BAD_REVISION = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|^[/-]|/$|\.lock$|\.$|(?:^|/)\.")
 _REPO_PAGE = re.compile(r"^https?://[^/\s]+/([^/\s@]+/[^/\s@]+)/(?:tree|blob|resolve)/([^/\s]+)(?:/\S*)?$")
 
 
@@ -100,6 +103,11 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
         ref = f"{page.group(1)}@{page.group(2)}"
     if "@" in ref and not _looks_like_path(ref):
         ref, revision = _split_revision(ref, revision)
+    if revision is not None and (not revision or len(revision) > 255 or _BAD_REVISION.search(revision)):
+        raise InputError(
+            f"revision {revision!r} is not a branch, tag or commit name (git's rules: no '..', '@{{', '//', spaces, "
+            "control characters or any of ~^:?*[\\, no leading '/', '-' or '.', no trailing '/', '.' or '.lock')"
+        )
     if _looks_like_path(ref) and (path_kind(Path(ref).expanduser()) != "missing" or find_model(ref) is None):
         path = Path(ref).expanduser()
         config, hf_quant, checkpoint = read_local(path)
