@@ -40,6 +40,12 @@ class Gpu:
     sources: Mapping[str, str] = field(default_factory=dict)
 
     @property
+    def max_per_node(self) -> int | None:
+        """1 for a single-GPU system (DGX Spark's GB10, Jetson: the profile's interconnect says "single GPU"): a
+        second GPU is another machine, so a plan grows across nodes, not tensor parallel within one."""
+        return 1 if "single gpu" in self.interconnect.lower() else None
+
+    @property
     def nvlink(self) -> bool:
         """True where GPUs of one node talk over NVLink / Infinity Fabric (custom all-reduce is used)."""
         text = self.interconnect.lower()

@@ -33,3 +33,32 @@ def test_explain_json_verdict_for_a_start_and_a_failure() -> None:
     args = ["explain", "Qwen/Qwen3-32B", "--gpu", "rtx4090", "--format", "json"]
     fails = json.loads(CliRunner().invoke(cli, args).stdout)
     assert (fails["verdict"], fails["fits"], fails["at_risk"]) == ("fails", False, False) and fails["error_kinds"]
+
+
+def test_a_dgx_spark_is_planned_as_one_gpu_a_node() -> None:
+    # DeepSeek-V4-Flash's 146 GiB of weights do not fit one GB10: the plan was `-tp 2` on "2 x NVIDIA GB10" in one
+    # node, a command no DGX Spark can run (it has one GPU); now the search stops at the one GPU and names --nodes.
+    args = ["recommend", "--model", "deepseek-ai/DeepSeek-V4-Flash", "--gpu", "NVIDIA GB10", "--concurrency", "8"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 3, result.output
+    assert "on 1 x NVIDIA GB10" in result.stderr and "try --gpus-per-node 1 --nodes 2" in result.stderr
+    two = CliRunner().invoke(cli, [*args, "--gpus-per-node", "1", "--nodes", "2", "--format", "json"])
+    assert two.exit_code == 0, two.output
+    doc = json.loads(two.stdout)
+    assert (doc["gpus"], doc["tensor_parallel_size"], doc["pipeline_parallel_size"]) == (2, 1, 2)
+
+
+def test_fixes_on_a_dgx_spark_offer_no_second_gpu_in_the_box() -> None:
+    # Nemotron-3-Super NVFP4 at 0.88 on a GB10 (tests/test_at_risk.py): the host's share is the fix; "-tp 2" was too.
+    args = ["explain", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "--gpu", "NVIDIA GB10", "--vllm-version"]
+    args += ["0.24", "--max-model-len", "131072", "--max-num-seqs", "4", "--gpu-memory-utilization", "0.88"]
+    doc = json.loads(CliRunner().invoke(cli, [*args, "--format", "json"]).stdout)
+    assert doc["verdict"] == "at-risk" and doc["fixes"][0].startswith("lower --gpu-memory-utilization to 0.86")
+    assert not any("-tp " in fix for fix in doc["fixes"]), doc["fixes"]
+
+
+def test_a_latency_plan_on_a_dgx_spark_searches_one_gpu() -> None:
+    args = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "gb10", "--input-len", "1000", "--output-len", "200"]
+    result = CliRunner().invoke(cli, [*args, "--concurrency", "4"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Plan for 4 users, 1,000 in / 200 out on 1 x NVIDIA GB10 (a single-GPU system")

@@ -274,7 +274,7 @@ def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, leng
                 "tokens fit)"
             )
     tp = flags.tensor_parallel_size * 2
-    while tp <= 8:
+    while tp <= (engine.gpu.max_per_node or 8):  # a DGX Spark has one GPU: -tp 2 is a second machine
         if engine.model.num_heads % tp == 0:
             alt = engine.attempt(replace(flags, tensor_parallel_size=tp))
             if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:

@@ -115,7 +115,6 @@ def _explain_document(e: Explanation, fixes: list[str]) -> dict[str, Any]:
     return {
         **explanation_json(e),
         "verdict": "fails" if not e.fits else "at-risk" if e.at_risk else "starts",
-        "at_risk": e.at_risk,
         "error_kinds": [k.value for k in e.error_kinds],
         "risk_kinds": [i.kind.value for i in e.issues if e.fits and i.kind.at_risk],
         "fixes": fixes,

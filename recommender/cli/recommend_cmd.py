@@ -19,13 +19,14 @@ from recommender.cli.report_options import deliver, plot_option, plotted
 from recommender.documents import Plan, dump, plan_from_data, plan_of
 from recommender.documents.performance import service_plan_of, verdict_text
 from recommender.errors import InfeasibleError, InputError
+from recommender.hardware import Gpu
 from recommender.memory.architecture_support import architecture_issues
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.perf.load import DATASETS
 from recommender.perf_profile import load_params
 from recommender.planner import OBJECTIVES, Hardware, PlanResult, SearchPolicy, Target, plan
-from recommender.planner.service import GPU_BUDGETS, plan_service
+from recommender.planner.service import gpu_budgets, plan_service
 from recommender.planner.service_types import PERCENTILES, SERVICE_OBJECTIVES, ServicePlan, ServiceTarget
 from recommender.project import merge_settings, require
 from recommender.sources.resolve import resolve_model
@@ -43,6 +44,13 @@ def gpus_used(used: int, total: int, gpu: str, *, given: bool) -> str:
     if used >= total:
         return f"{used} x {gpu}"
     return f"{used} x {gpu} (of the {total} given)" if given else f"{used} x {gpu} (of a node of {total} searched)"
+
+
+def _searched(gpu: Gpu) -> str:
+    budgets = gpu_budgets(gpu)
+    if len(budgets) == 1:
+        return "a single-GPU system: more GPUs are more nodes, --nodes N"
+    return f"the fewest of {', '.join(map(str, budgets))} GPUs that meet it"
 
 
 def per_engine(gpus: int) -> str:
@@ -102,9 +110,7 @@ def render_service_plan(sp: ServicePlan, doc: Plan, *, searched_budgets: bool) -
 
     best = sp.best
     if searched_budgets:
-        where = (
-            f"{best.gpus} x {sp.hardware.gpu.name} (the fewest of {', '.join(map(str, GPU_BUDGETS))} GPUs that meet it)"
-        )
+        where = f"{best.gpus} x {sp.hardware.gpu.name} ({_searched(sp.hardware.gpu)})"
     else:
         where = gpus_used(best.gpus, sp.hardware.total_gpus, sp.hardware.gpu.name, given=True)
     lines = [f"Plan for {sp.target.describe()} on {where}", f"  {best.describe()}", ""]
@@ -452,11 +458,12 @@ def plan_growing(
     policy: SearchPolicy,
     fixed: bool,
 ) -> PlanResult:
-    """The plan on the given GPUs; without a GPU count, on the fewest of 1, 2, 4, 8 (one node) that serve it."""
+    """The plan on the given GPUs; without a GPU count, on the fewest of 1, 2, 4, 8 (one node) that serve it (one GPU
+    for a single-GPU system such as a DGX Spark: a second is another node, --nodes)."""
     if fixed:
         return plan(model, variants, hw, target, version=version, policy=policy)
     last: InfeasibleError | None = None
-    for n in GPU_BUDGETS:
+    for n in gpu_budgets(hw.gpu):
         try:
             return plan(model, variants, replace(hw, gpus_per_node=n), target, version=version, policy=policy)
         except InfeasibleError as exc:

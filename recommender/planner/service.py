@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from recommender.errors import InfeasibleError, InputError
+from recommender.hardware import Gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import VllmVersion
 from recommender.memory.precision import gpu_refusal
@@ -35,6 +36,13 @@ from recommender.planner.types import Evaluation, Hardware, SearchPolicy, Target
 
 DEFAULT_POLICY = SearchPolicy()
 GPU_BUDGETS = (1, 2, 4, 8)  # without a GPU count: one node, smallest first
+
+
+def gpu_budgets(gpu: Gpu) -> tuple[int, ...]:
+    """The GPU counts searched without a count given: one node of up to 8, or the one GPU a single-GPU system has."""
+    return tuple(n for n in GPU_BUDGETS if n <= (gpu.max_per_node or GPU_BUDGETS[-1]))
+
+
 BATCHED_TOKENS = (2048, 8192, 16384)  # --max-num-batched-tokens tried besides vLLM's default
 REFINE = 5  # options the replay checks per GPU budget
 
@@ -261,9 +269,9 @@ def plan_service(
         )
     if gpu_hour_cost is not None and not gpu_hour_cost > 0:
         raise InputError(f"--gpu-hour-cost must be positive, got {gpu_hour_cost}")
-    largest = hw if fixed_gpus else Hardware(hw.gpu, gpus_per_node=GPU_BUDGETS[-1], free_bytes=hw.free_bytes)
+    largest = hw if fixed_gpus else Hardware(hw.gpu, gpus_per_node=gpu_budgets(hw.gpu)[-1], free_bytes=hw.free_bytes)
     engines, rejected = _engines(model, variants, largest, target, version, policy)
-    budgets = [hw.total_gpus] if fixed_gpus else [g for g in GPU_BUDGETS if g <= largest.total_gpus]
+    budgets = [hw.total_gpus] if fixed_gpus else list(gpu_budgets(hw.gpu))
     key = ranking_key(objective)
     judge = _Judge(target, largest, version, params)
     nearest: ServiceOption | None = None
