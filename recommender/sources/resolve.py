@@ -103,11 +103,7 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
         ref = f"{page.group(1)}@{page.group(2)}"
     if "@" in ref and not _looks_like_path(ref):
         ref, revision = _split_revision(ref, revision)
-    if revision is not None and (not revision or len(revision) > 255 or _BAD_REVISION.search(revision)):
-        raise InputError(
-            f"revision {revision!r} is not a branch, tag or commit name (git's rules: no '..', '@{{', '//', spaces, "
-            "control characters or any of ~^:?*[\\, no leading '/', '-' or '.', no trailing '/', '.' or '.lock')"
-        )
+    _check_revision(revision)
     if _looks_like_path(ref) and (path_kind(Path(ref).expanduser()) != "missing" or find_model(ref) is None):
         path = Path(ref).expanduser()
         config, hf_quant, checkpoint = read_local(path)
@@ -148,6 +144,15 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
     if match.via is None:
         return spec
     return replace(spec, notes=(*spec.notes, f"{ref!r} resolved through the catalog: {match.via}"))
+
+
+def _check_revision(revision: str | None) -> None:
+    """A revision the hub could hold, or one line naming the rule it breaks (before it reaches a cache path)."""
+    if revision is not None and (not revision or len(revision) > 255 or _BAD_REVISION.search(revision)):
+        raise InputError(
+            f"revision {revision!r} is not a branch, tag or commit name (git's rules: no '..', '@{{', '//', spaces, "
+            "control characters or any of ~^:?*[\\, no leading '/', '-' or '.', no trailing '/', '.' or '.lock')"
+        )
 
 
 def _split_revision(ref: str, revision: str | None) -> tuple[str, str | None]:
