@@ -47,12 +47,12 @@ def test_first_release_rows_match_the_tags(arch: str, first: str, before: str | 
 def test_pinned_and_bracket_rows() -> None:
     """Qwen3.5: 0.16.0 refuses it with vLLM's message, 0.17.0's release notes add it, and a 0.16.1 development
     build served it (field record J034): pinned to the bracket after 0.16.0, by 0.17.0, with its sources;
-    MiMo-V2-Flash is absent at v0.14.0rc0 and in 0.33: the generated bracket."""
+    MiniMaxM3SparseForCausalLM is absent at v0.14.0rc0 and in 0.33: the generated bracket."""
     table = load_first_releases()
     q35 = table["Qwen3_5MoeForConditionalGeneration"]
     assert (q35.after, q35.by) == ("0.16.0", "0.17.0") and "runpod-workers/worker-vllm/issues/279" in q35.source
-    mimo = table["MiMoV2FlashForCausalLM"]
-    assert (mimo.first, mimo.after, mimo.by) == (None, "0.13.0", "0.33.0")
+    m3 = table["MiniMaxM3SparseForCausalLM"]
+    assert (m3.first, m3.after, m3.by) == (None, "0.13.0", "0.33.0")
 
 
 def test_registry_names_reads_both_layouts_and_skips_what_no_checkpoint_names() -> None:
