@@ -62,3 +62,13 @@ def test_a_latency_plan_on_a_dgx_spark_searches_one_gpu() -> None:
     result = CliRunner().invoke(cli, [*args, "--concurrency", "4"])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("Plan for 4 users, 1,000 in / 200 out on 1 x NVIDIA GB10 (a single-GPU system")
+
+
+def test_min_cost_without_a_price_is_one_line_not_a_throughput_plan() -> None:
+    # It ranked by throughput per GPU and printed no cost: the user asked for a cost and got no word of it.
+    args = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1000", "--output-len", "200"]
+    result = CliRunner().invoke(cli, [*args, "--concurrency", "8", "--objective", "min-cost"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == "Error: --objective min-cost needs --gpu-hour-cost (the price of one GPU-hour, e.g. 2.5)\n"
+    priced = CliRunner().invoke(cli, [*args, "--concurrency", "8", "--objective", "min-cost", "--gpu-hour-cost", "2.5"])
+    assert priced.exit_code == 0 and "per million output tokens at $2.5 per GPU-hour" in priced.stdout

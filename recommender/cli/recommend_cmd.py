@@ -370,6 +370,8 @@ def latency_plan(r: PlanningRequest) -> PlanOutcome:
             f"--objective {r.objective} ranks memory-only plans; with latency targets choose "
             f"{', '.join(SERVICE_OBJECTIVES)}"
         )
+    if r.objective == "min-cost" and r.gpu_hour_cost is None:  # else ranked as max-throughput, with no cost shown
+        raise InputError("--objective min-cost needs --gpu-hour-cost (the price of one GPU-hour, e.g. 2.5)")
     params = load_params()
     sp = plan_service(
         r.model,
