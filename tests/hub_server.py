@@ -8,6 +8,7 @@ Repositories:
                are padded to 1,100 rows (a checkpoint that disagrees with the config's vocab_size of 1,000)
   acme/tiny-gptq public: TINY_CONFIG quantized with GPTQ 4-bit g128 (quantization_config in config.json), one
                model.safetensors holding each linear as AutoGPTQ saves it (qweight, qzeros, scales, g_idx)
+  acme/tiny-embed public: config.json and a sentence-transformers modules.json (vLLM serves it as a pooling model)
   acme/gated   401 GatedRepo unless the request carries `Authorization: Bearer good-token`
   acme/slow    answers after `delay` seconds (for timeouts)
   acme/deleted 404 RepoNotFound (what the hub answers an authenticated client)
@@ -146,6 +147,11 @@ def _repos() -> dict[str, dict[str, bytes | SafetensorsFile]]:
         "acme/tiny-gptq": {
             "config.json": json.dumps(GPTQ_CONFIG).encode(),
             "model.safetensors": gptq_checkpoint(TINY_CONFIG),
+        },
+        "acme/tiny-embed": {
+            "config.json": config,
+            "modules.json": b'[{"idx": 0, "name": "0", "path": "", '
+            b'"type": "sentence_transformers.models.Transformer"}]',
         },
         "acme/gated": {"config.json": config},
         "acme/slow": {"config.json": config},

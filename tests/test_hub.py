@@ -299,3 +299,15 @@ def test_a_revision_git_refuses_reaches_neither_the_hub_nor_the_cache(
     assert hub.requests == [] and not (tmp_path / "escaped").exists()
     invoke(["show", "acme/tiny", "--revision", "v1"])  # a tag, a branch and a commit still reach the hub
     assert any("/resolve/v1/config.json" in path for _, path, _ in hub.requests)
+
+
+def test_a_sentence_transformers_repository_is_a_pooling_model(hub: HubServer, hub_at: HubAt) -> None:
+    """modules.json beside a LlamaForCausalLM config (get_pooling_config): vLLM's --runner auto picks pooling, so the
+    planner loads no LM head; the same config without the file stays a generator."""
+    from recommender.sources.resolve import resolve_model
+
+    hub_at(hub.url)
+    embed, plain = resolve_model("acme/tiny-embed"), resolve_model("acme/tiny")
+    assert embed.pooling and not plain.pooling
+    assert any("modules.json" in note for note in embed.notes)
+    assert any(path.startswith("/acme/tiny/resolve/main/modules.json") for _, path, _ in hub.requests)

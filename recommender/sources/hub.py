@@ -36,6 +36,8 @@ class RemoteModel:
     hf_quant_config: dict[str, Any] | None
     checkpoint: CheckpointSummary | None = None
     notes: tuple[str, ...] = ()
+    # a sentence-transformers modules.json: vLLM's --runner auto resolves to pooling (model/pooling.py)
+    sentence_transformers: bool = False
 
 
 class ModelFetcher(Protocol):
@@ -183,18 +185,19 @@ class HubFetcher:
         self.timeout = timeout if timeout is not None else _probe_timeout()
 
     def fetch(self, repo_id: str, revision: str | None) -> RemoteModel:
-        """config.json (required), hf_quant_config.json (optional) and the safetensors headers (best effort)."""
+        """config.json (required), hf_quant_config.json and modules.json (optional) and the safetensors headers (best
+        effort)."""
         with _quiet_hub(), _hub_errors(repo_id, revision):
             online = self._reachable(repo_id, revision)
             config_path = self._download(repo_id, "config.json", revision, online)
             config = _load(config_path, "config.json")
             hf_quant = self._optional(repo_id, "hf_quant_config.json", revision, online)
+            modules = self._optional(repo_id, "modules.json", revision, online)
             checkpoint, notes = self._checkpoint(repo_id, revision, hub_weights.commit_of(config_path), online)
         if not isinstance(config, dict):
             raise ModelConfigError(f"config.json of {repo_id} must hold a JSON object")
-        return RemoteModel(
-            repo_id, revision, config, hf_quant if isinstance(hf_quant, dict) else None, checkpoint, notes
-        )
+        quant = hf_quant if isinstance(hf_quant, dict) else None
+        return RemoteModel(repo_id, revision, config, quant, checkpoint, notes, modules is not None)
 
     def _reachable(self, repo_id: str, revision: str | None) -> bool:
         """One request with a short timeout and no retry: True when the hub answers; False when it does not but

@@ -126,7 +126,12 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
             source=f"hub: {ref}{at}",
             hf_quant_config=remote.hf_quant_config,
         )
-        return with_checkpoint(spec, remote.checkpoint, remote.notes)
+        spec = with_checkpoint(spec, remote.checkpoint, remote.notes)
+        return (
+            as_pooling(spec, "the repository's sentence-transformers modules.json")
+            if remote.sentence_transformers
+            else spec
+        )
     if match is None:
         raise UnknownModelError(_not_found(ref))
     entry = match.entry
