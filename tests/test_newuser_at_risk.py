@@ -72,3 +72,11 @@ def test_min_cost_without_a_price_is_one_line_not_a_throughput_plan() -> None:
     assert result.stderr == "Error: --objective min-cost needs --gpu-hour-cost (the price of one GPU-hour, e.g. 2.5)\n"
     priced = CliRunner().invoke(cli, [*args, "--concurrency", "8", "--objective", "min-cost", "--gpu-hour-cost", "2.5"])
     assert priced.exit_code == 0 and "per million output tokens at $2.5 per GPU-hour" in priced.stdout
+
+
+def test_a_fractional_latency_target_is_printed_as_given() -> None:
+    # --tpot-ms 0.5 was echoed as "TPOT p90 <= 0 ms" and the miss as "> 0 ms": a target nobody gave.
+    args = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "200", "--output-len", "50"]
+    result = CliRunner().invoke(cli, [*args, "--concurrency", "4", "--tpot-ms", "0.5", "--gpus-per-node", "1"])
+    assert result.exit_code == 3
+    assert "TPOT p90 <= 0.5 ms on 1 x" in result.stderr and "ms > 0.5 ms (+" in result.stderr, result.stderr

@@ -24,6 +24,12 @@ _SCREEN = {"p50": 1.1, "p90": 1.3, "p99": 1.6}
 SEATS = "seats"  # the miss of an engine that cannot start with max_num_seqs >= its users (vLLM would queue them)
 
 
+def target_ms(value: float) -> str:
+    """A latency target as given: whole milliseconds with separators, a fraction as written (`--tpot-ms 0.5` read
+    "<= 0 ms")."""
+    return f"{value:,.0f}" if value == int(value) else f"{value:,g}"
+
+
 @dataclass(frozen=True, slots=True)
 class Miss:
     """One target an option does not meet, and by how much."""
@@ -39,7 +45,7 @@ class Miss:
             return f"{self.predicted_ms:,.0f} users per engine > --max-num-seqs {self.target_ms:,.0f} (the most it starts with)"
         over = self.predicted_ms / self.target_ms - 1
         return (
-            f"{self.metric.upper()} {self.percentile} {self.predicted_ms:,.0f} ms > {self.target_ms:,.0f} ms "
+            f"{self.metric.upper()} {self.percentile} {self.predicted_ms:,.0f} ms > {target_ms(self.target_ms)} ms "
             f"({over:+,.0%})"
         )
 
@@ -117,7 +123,7 @@ class ServiceTarget:
             if self.request_rate is not None
             else "the most users"
         )
-        goals = ", ".join(f"{m.upper()} {self.percentile} <= {v:,.0f} ms" for m, v in self.targets())
+        goals = ", ".join(f"{m.upper()} {self.percentile} <= {target_ms(v)} ms" for m, v in self.targets())
         return f"{load}, {self.input_len:,} in / {self.output_len:,} out" + (f", {goals}" if goals else "")
 
 
