@@ -4,9 +4,11 @@ Hand-checked each way: a pooling model loses exactly its head, a generator of th
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from recommender.catalog import load_model
 from recommender.memory.overheads import activation_peak_bytes
 from recommender.memory.weights import Parallel, weight_bytes_per_gpu
 from recommender.model.pooling import pooling_by_architecture
@@ -97,3 +99,18 @@ def test_runner_pooling_flag_through_the_cli() -> None:
     assert weights() == "14.19"
     assert weights("--runner", "pooling") == weights("--convert", "embed") == "13.18"
     assert weights("--runner", "generate", "--convert", "embed") == "14.19"
+
+
+def test_a_local_sentence_transformers_directory_is_a_pooling_model(tmp_path: Path) -> None:
+    """A local model directory with a modules.json (what vLLM's get_pooling_config reads) loads no LM head: its
+    weights are the generator's less the untied head (the bundled Qwen2-7B-Instruct config, 152,064 x 3584 x 2 B)."""
+    import json
+
+    config = dict(load_model("Qwen/Qwen2-7B-Instruct").config)
+    plain, embed = tmp_path / "plain", tmp_path / "embed"
+    for folder in (plain, embed):
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps(config))
+    (embed / "modules.json").write_text('[{"idx": 0, "name": "0", "path": "", "type": "x"}]')
+    assert resolve_model(str(embed)).pooling and not resolve_model(str(plain)).pooling
+    assert _bf16_weights(str(plain)) - _bf16_weights(str(embed)) == 152_064 * 3584 * 2

@@ -110,7 +110,9 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
         spec = _parsed(
             _with_dtype(config, checkpoint), name=str(path), source=f"local: {path}", hf_quant_config=hf_quant
         )
-        return with_checkpoint(spec, checkpoint)
+        spec = with_checkpoint(spec, checkpoint)
+        folder = path if path_kind(path) == "dir" else path.parent
+        return as_pooling(spec, f"{folder / 'modules.json'}") if path_kind(folder / "modules.json") == "file" else spec
     match = find_model(ref) if revision is None else None
     if match is None and _is_repo_id(ref):
         try:
