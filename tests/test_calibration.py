@@ -53,12 +53,6 @@ KV_DEVIATIONS = {
     "C065": "the log (V0 engine, vLLM 0.8.3) does not show the command: at the config's 128,000-token context V0 "
     "profiles the whole context in one step (7.1 GiB of activations predicted, 2.51 logged), so a shorter "
     "--max-model-len was probably set (verdict agrees: it fails)",
-    "C061": "Qwen3.6-35B-A3B NVFP4 (the Qwen3.5 architecture) on vLLM 0.24 at max_num_seqs 1: its tower's profiling "
-    "pass (1.92 GiB, one 65,536-patch image) is counted since field4 J029, and the KV-side CUDA-graph estimate keeps "
-    "its 51-graph floor (0.97 GiB for 40 layers where vLLM's own estimate for a 2-token capture list is ~0.14 GiB, "
-    "CUDAGRAPH-FINDINGS.md): 4.84 GiB predicted, 5.98 logged (-19 %); the two terms had cancelled (6.15, +3 %), and "
-    "the utilization is not in the excerpt",
-    "C062": "the same launch as C061 (4.84 GiB predicted, 6.01 logged)",
 }
 
 

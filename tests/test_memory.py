@@ -462,3 +462,16 @@ def test_hybrid_state_blocks_per_request_follow_mamba_cache_mode(
     e = explain(resolve_model("Qwen/Qwen3.6-27B-FP8"), H100, flags, VllmVersion.parse(version))
     assert e.stage.layout.block_size == 784
     assert e.max_concurrency == pytest.approx(e.stage.num_blocks / (6 + 3 * state_blocks), rel=1e-6)
+
+
+def test_cudagraph_estimate_keeps_the_first_capture_and_scales_the_per_graph_part() -> None:
+    """vLLM's estimate is "first capture + (graphs - 1) x per graph" (a v0.19 DEBUG line: 186 MiB + (83 - 1) x 6 MiB).
+    The fit (0.28 GiB + 17 MiB a layer) saw 51 graphs, of which the first capture is 186 / (186 + 50 x 6) = 38.3 %.
+    A 64-layer model at max_num_seqs 2 captures 3 graphs (1, 2, 4): 0.28 GiB + 64 x 17 MiB x (186 + 2 x 6) / 486
+    = 300,647,710 + 1,140,850,688 x 198 / 486 = 300,647,710 + 464,791,021 = 765,438,731 bytes (0.71 GiB, where the
+    51-graph floor kept 1.34); at 51 graphs the fit is unchanged."""
+    from recommender.memory import overheads
+
+    assert overheads.cudagraph_capture_count(4, max_num_batched_tokens=8192) == 3
+    assert overheads.cudagraph_bytes(layers_on_gpu=64, enforce_eager=False, graphs=3) == 765_438_731
+    assert overheads.cudagraph_bytes(layers_on_gpu=64, enforce_eager=False, graphs=51) == 300_647_710 + 1_140_850_688

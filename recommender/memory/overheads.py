@@ -214,8 +214,12 @@ CUDAGRAPH_PER_LAYER = int(17 * MiB)
 # vLLM's estimate is "first capture + (graphs - 1) x per graph" for each mode (v0.19 DEBUG lines,
 # gpu_model_runner.py "Estimated PIECEWISE CUDA graph memory: 186.00 MiB first-capture + (83-1) x 6.00 MiB"), so
 # the per-layer part grows with the number of captured sizes. The fit above saw 51 of them (max capture size 512);
-# gpt-oss (1,024, 83 graphs) scales it up. Fewer graphs (max_num_seqs < 256) keep the fit: an upper bound.
+# gpt-oss (1,024, 83 graphs) scales it up. Fewer graphs (a small max_num_seqs) scale the per-graph part down but
+# keep the first capture: in that DEBUG line it is 186 MiB of the 186 + 50 x 6 MiB that 51 graphs would take (38 %).
+# Keeping the whole 51-graph figure as a floor had over-reserved ~1.2 GiB for a 64-layer model at max_num_seqs 2
+# (field6 L023 logs 0.14 GiB of CUDA graphs; field4 J052 and L023 started where the floor predicted no room).
 CUDAGRAPH_FIT_GRAPHS = 51
+CUDAGRAPH_FIRST_SHARE = 186 / (186 + 50 * 6)
 
 
 # Older releases captured every multiple of 8: "Capturing CUDA graphs ... 67/67" at a 512 maximum on v0.11
@@ -263,8 +267,11 @@ def v0_cudagraph_capture_count(max_num_seqs: int) -> int:
 
 
 def cudagraph_bytes(*, layers_on_gpu: int, enforce_eager: bool, graphs: int = CUDAGRAPH_FIT_GRAPHS) -> int:
-    """vLLM's CUDA-graph memory estimate for one GPU (0 with --enforce-eager)."""
+    """vLLM's CUDA-graph memory estimate for one GPU (0 with --enforce-eager): the fitted base plus the per-layer
+    part, whose first-capture share stays and whose per-graph share follows the number of graphs (above the 51
+    graphs of the fit the whole part scales, the larger figure)."""
     if enforce_eager:
         return 0
-    scale = max(1.0, (graphs - 1) / (CUDAGRAPH_FIT_GRAPHS - 1))
+    per_graph = max(0, graphs - 1) / (CUDAGRAPH_FIT_GRAPHS - 1)
+    scale = max(per_graph, CUDAGRAPH_FIRST_SHARE + (1 - CUDAGRAPH_FIRST_SHARE) * per_graph)  # above 51: as fitted
     return CUDAGRAPH_BASE + int(CUDAGRAPH_PER_LAYER * layers_on_gpu * scale)

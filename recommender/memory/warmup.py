@@ -87,8 +87,8 @@ def context_bytes(tp: int, nvlink: bool) -> int:
 def captured_pool_bytes(*, layers_on_gpu: int, graphs: int) -> int:
     """The graph pool a capture list of `graphs` sizes takes (before the 30 % over vLLM's estimate): the fitted
     first capture plus the per-layer part in proportion to the graphs after the first, the structure of vLLM's own
-    estimate ("first-capture + (graphs - 1) x per graph"). overheads.cudagraph_bytes never scales below the 51 graphs
-    of its fit (the KV side keeps it, CUDAGRAPH-FINDINGS.md); the pool captured after the KV cache does: 5 graphs
+    estimate ("first-capture + (graphs - 1) x per graph"). overheads.cudagraph_bytes keeps the first capture's share of
+    the per-layer part (the KV side, CUDAGRAPH-FINDINGS.md); the pool captured after the KV cache scales it all: 5 graphs
     of a 94-layer model are not 1.84 GiB (field4 J040 started with 2.38 GiB outside the budget; the logs show 0.14
     GiB at max_num_seqs 1, G013, and 0.38 at 128, G017, against 1.14 and 1.05 with the floor)."""
     scale = max(0, graphs - 1) / (CUDAGRAPH_FIT_GRAPHS - 1)
