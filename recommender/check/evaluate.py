@@ -183,8 +183,8 @@ def _mamba_seqs_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str 
     if not alt or not alt.fits or alt.at_risk:
         return None
     return (
-        f"lower --max-num-seqs to {seqs} (the KV pool is predicted to hold {alt.num_gpu_blocks:,} Mamba state blocks, "
-        "one per decode sequence)"
+        f"lower --max-num-seqs to {seqs} (with it the KV pool is predicted to hold {alt.num_gpu_blocks:,} Mamba state "
+        "blocks, one per decode sequence: fewer sequences leave the profiling pass more room)"
     )
 
 

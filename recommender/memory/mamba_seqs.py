@@ -114,11 +114,12 @@ def mamba_blocks_margin(max_num_seqs: int, blocks: int) -> StartupIssue:
     spare = blocks - max_num_seqs
     return StartupIssue(
         IssueKind.MAMBA_BLOCKS_MARGIN,
-        f"at risk: the KV pool is predicted to hold {blocks} Mamba cache blocks for {max_num_seqs} decode sequences, "
-        f"{spare} ({spare / blocks:.1%}) to spare, within the prediction's ~{BLOCKS_UNCERTAINTY:.0%} uncertainty (an RTX PRO 6000 logged 23% fewer than "
+        f"at risk: the KV pool is predicted to hold {blocks:,} Mamba cache blocks for {max_num_seqs:,} decode "
+        "sequences, "
+        f"{spare:,} ({spare / blocks:.1%}) to spare, within the prediction's ~{BLOCKS_UNCERTAINTY:.0%} uncertainty (an RTX PRO 6000 logged 23% fewer than "
         "predicted): "
         "vLLM refuses to start when max_num_seqs exceeds the blocks (one per decode sequence); "
-        f"--max-num-seqs {safe_max_num_seqs(blocks)} or lower keeps the margin",
+        f"--max-num-seqs {safe_max_num_seqs(blocks):,} or lower keeps the margin",
         count=max_num_seqs,
         requested=blocks,
     )
