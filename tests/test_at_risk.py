@@ -150,3 +150,20 @@ def test_explain_json_says_at_risk() -> None:
     assert risky["fits"] is True and risky["at_risk"] is True
     safe = json.loads(invoke([*args, "0.85"]).stdout)
     assert safe["fits"] is True and safe["at_risk"] is False
+
+
+def test_check_json_tells_an_at_risk_failure_from_a_crash() -> None:
+    """check fails both, but a script reading `failure_kinds` can tell a margin inside the model's uncertainty
+    ("at-risk": the DGX Spark at 0.89) from a predicted crash ("startup": at 0.95 vLLM's free-memory check fails)."""
+    import json
+
+    from .conftest import invoke
+
+    serve = ["vllm", "serve", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "--max-model-len", "131072"]
+    args = ["check", "--gpu", "gb10", "--vllm-version", "0.24.0", "--format", "json", "--", *serve, "--max-num-seqs"]
+    kinds = {}
+    for util in ("0.89", "0.95"):
+        out = json.loads(invoke([*args, "4", "--gpu-memory-utilization", util], exit_code=1).stdout)
+        server = out[0] if isinstance(out, list) else out["servers"][0]
+        kinds[util] = server["failure_kinds"]
+    assert kinds == {"0.89": ["at-risk"], "0.95": ["startup"]}

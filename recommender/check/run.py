@@ -17,6 +17,8 @@ from recommender.check.found import Found
 from recommender.errors import FetchError, PlanError, UnknownGpuError, UnsupportedArchitectureError
 from recommender.hardware import Gpu
 from recommender.memory.engine import KV_CACHE_DTYPES_NOT_MODELLED, VllmVersion
+from recommender.memory.explanation import Explanation
+from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
 from recommender.serve_args import (
     DEFAULT_MODEL,
@@ -40,7 +42,7 @@ IDLE_GPUS = "gpu-idle"
 class Finding:
     """One reason a server fails, with the change that fixes that reason."""
 
-    kind: str  # structure | argument | flag-version | gpu-count | gpu-idle | shm | startup (memory verdict, check.evaluate)
+    kind: str  # structure | argument | flag-version | gpu-count | gpu-idle | shm | startup | at-risk (check.evaluate)
     message: str
     fix: str | None = None
 
@@ -425,10 +427,19 @@ def _memory_verdict(base: ServerResult, cmd: ServeCommand, ctx: Context) -> Serv
         memory = evaluate(canonical, resolve=lambda _: model, gpu=gpu, version=ctx.version, slo=ctx.slo)
     except UnsupportedArchitectureError as exc:
         return _not_evaluated(base, f"not modelled: {exc}")
-    findings = (*base.findings, *(Finding("startup", m) for m in memory.failures))
+    risky = _margin_messages(memory.explanation)
+    findings = (*base.findings, *(Finding("at-risk" if m in risky else "startup", m) for m in memory.failures))
     status = FAIL if findings else PASS
     warnings = (*base.warnings, *memory.warnings)
     return replace(base, status=status, findings=findings, warnings=warnings, memory=memory)
+
+
+def _margin_messages(e: Explanation | None) -> frozenset[str]:
+    """The failures that are a margin inside the model's uncertainty (an at-risk class, a warm-up margin), not a
+    predicted crash: JSON tells them apart as failure kind "at-risk"."""
+    if e is None:
+        return frozenset()
+    return frozenset(i.message for i in e.issues if i.kind.at_risk or i.kind is IssueKind.WARMUP_HEADROOM)
 
 
 def _not_evaluated(base: ServerResult, reason: str) -> ServerResult:
