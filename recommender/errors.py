@@ -54,3 +54,9 @@ class FetchError(PlanError):
     """The hub could not be reached or refused access."""
 
     exit_code = 4
+
+
+class NotEvaluatedError(PlanError):
+    """check: inputs it could not evaluate and nothing that failed (a Helm chart where no helm is installed)."""
+
+    exit_code = 4

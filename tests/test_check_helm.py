@@ -182,10 +182,14 @@ def test_without_helm_a_folder_reads_as_before_and_names_what_was_not_rendered(
     monkeypatch.setattr(helm_charts, "find_helm", lambda: None)
     chart = _chart(tmp_path)
     result = CliRunner().invoke(cli, ["check", "--gpu", "h100", str(tmp_path)])
-    assert result.exit_code == 2
+    # the unrendered chart may hold servers: "not evaluated" (4), not "no server found" (2)
+    assert result.exit_code == 4
     assert f"({chart}: a Helm chart, not read: rendering a chart needs helm" in result.output
     result = CliRunner().invoke(cli, ["check", "--chart", str(chart)])
-    assert result.exit_code == 2 and "rendering a chart needs helm" in result.output
+    assert result.exit_code == 4 and "rendering a chart needs helm" in result.output
+    (tmp_path / "notes.txt").write_text("nothing here\n")
+    result = CliRunner().invoke(cli, ["check", "--gpu", "h100", str(tmp_path / "notes.txt")])
+    assert result.exit_code == 2  # a file with no server, and no chart left unread: still "no server found"
 
 
 def test_split_rendered_groups_documents_by_template() -> None:

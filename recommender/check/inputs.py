@@ -30,7 +30,7 @@ from recommender.check.load import (
     read_text,
     yaml_docs,
 )
-from recommender.errors import InputError
+from recommender.errors import InputError, NotEvaluatedError
 from recommender.safe_load import path_kind
 
 
@@ -200,7 +200,7 @@ def load_chart(chart: Path, values: tuple[str, ...]) -> Loaded:
     if not helm_charts.is_chart(chart):
         raise InputError(f"--chart {chart}: not a Helm chart folder (no Chart.yaml and templates/ in it)")
     if helm is None:
-        raise InputError(f"--chart {chart}: {_NO_HELM}")
+        raise NotEvaluatedError(f"--chart {chart}: {NO_HELM}")
     for item in values or ("",):
         try:
             if item and path_kind(Path(item)) != "file":
@@ -214,7 +214,7 @@ def load_chart(chart: Path, values: tuple[str, ...]) -> Loaded:
     return out
 
 
-_NO_HELM = "rendering a chart needs helm: install it (or pip install 'vllm-plan[helm]' on Linux x86-64)"
+NO_HELM = "rendering a chart needs helm: install it (or pip install 'vllm-plan[helm]' on Linux x86-64)"
 
 
 def _load_chart_file(path: Path, out: Loaded) -> None:
@@ -318,7 +318,7 @@ def _load_dir(path: Path, out: Loaded) -> None:
                 _render_chart(chart, [values] if values else [], helm, out, str(values or ""))
             except InputError as exc:
                 out.problems.append(str(exc))
-    out.notes += [f"skipped {chart}: a Helm chart, not read: {_NO_HELM}" for chart in (charts if not helm else ())]
+    out.notes += [f"skipped {chart}: a Helm chart, not read: {NO_HELM}" for chart in (charts if not helm else ())]
     for f in sorted(path.rglob("*.py")):  # a Python program that starts vLLM is named as not read, not skipped silently
         text = f.read_text(encoding="utf-8", errors="replace") if f.is_file() and f.stat().st_size <= MAX_BYTES else ""
         if MENTIONS_VLLM.search(text):

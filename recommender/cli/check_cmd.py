@@ -14,7 +14,7 @@ from recommender.catalog import load_flag_table, load_gpus, load_node_gpu_tables
 from recommender.check.cluster import GpuNode
 from recommender.check.evaluate import slo_for, version_for
 from recommender.check.found import Found
-from recommender.check.inputs import load_chart, load_inputs
+from recommender.check.inputs import NO_HELM, load_chart, load_inputs
 from recommender.check.run import (
     FAIL,
     NOT_EVALUATED,
@@ -31,7 +31,7 @@ from recommender.cli import params
 from recommender.cli.output import format_choice, table
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json, plan_annotations
-from recommender.errors import FlagError, InputError
+from recommender.errors import FlagError, InputError, NotEvaluatedError
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.model.spec import ModelSpec
@@ -181,7 +181,10 @@ def check(
     )
     loaded = load_chart(chart, inputs) if chart is not None else load_inputs(request.inputs)
     if not loaded.found:
-        raise InputError(loaded.problems[0] if len(loaded.problems) == 1 else "; ".join(loaded.problems[:3]))
+        why = loaded.problems[0] if len(loaded.problems) == 1 else "; ".join(loaded.problems[:3])
+        # a chart left unrendered (no helm) may hold servers: not evaluated (4), not "no server" (2)
+        unrendered = any(note.endswith(NO_HELM) for note in loaded.notes)
+        raise NotEvaluatedError(why) if unrendered else InputError(why)
     results = check_all(loaded.found, request)
     for note in loaded.notes:
         click.echo(f"note: {note}", err=True)
