@@ -15,8 +15,8 @@ from recommender.hardware import Gpu
 from recommender.model.spec import FirstRelease
 from recommender.node_gpu import LABEL_KINDS, InstanceType, NodeGpuTables, NodeLabel
 from recommender.resources import profiles_dir
-from recommender.serve_args import FlagTable
 from recommender.units import MiB
+from recommender.vllm_flags import FlagTable
 
 _GPU_KEYS = {
     "key",

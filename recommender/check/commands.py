@@ -76,7 +76,7 @@ def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | No
 def engine_flags(words: list[str]) -> list[str]:
     """A wrapper's command line without its own options (those vLLM does not have, with the words after them):
     `--model M --is-prefill-worker --connector nixl -tp 2` -> `--model M -tp 2`."""
-    from recommender.serve_args import default_flag_table
+    from recommender.vllm_flags import default_flag_table
 
     options = default_flag_table().options
     out: list[str] = []

@@ -24,7 +24,6 @@ from recommender.serve_args import (
     DEFAULT_MODEL,
     ENGINE_FIELDS,
     ConfigReader,
-    FlagTable,
     GivenFlag,
     ServeCommand,
     build_serve_argv,
@@ -32,6 +31,7 @@ from recommender.serve_args import (
     config_args,
     parse_serve_argv,
 )
+from recommender.vllm_flags import FlagTable
 
 PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not-evaluated"
 # More GPUs than the engine uses: vLLM starts and serves on the first ones, so this is a warning, not a failure.

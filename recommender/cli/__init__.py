@@ -71,7 +71,7 @@ RECOMMEND_TARGETS = {"--max-model-len": "--context", "--max-num-seqs": "--concur
 
 def _vllm_option_hint(option: str, command: str | None) -> str | None:
     """Where a `vllm serve` option goes when this command does not take it (vLLM users type them by habit)."""
-    from recommender.serve_args import default_flag_table
+    from recommender.vllm_flags import default_flag_table
 
     if option not in default_flag_table().options:
         return None

@@ -31,7 +31,7 @@ from recommender.render.escape import (
     yaml_str,
 )
 from recommender.render.names import k8s_name, validate_k8s_name
-from recommender.serve_args import FlagSpec, default_flag_table
+from recommender.vllm_flags import FlagSpec, default_flag_table
 
 ARTIFACTS = ("command", "systemd", "k8s", "helm", "compose")
 MAX_GPUS_PER_HOST = 64  # systemd units and compose services share one host; render k8s beyond that
