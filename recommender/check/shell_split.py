@@ -1,0 +1,132 @@
+"""Split a shell script into its simple commands (pure): comments, backslash-newline continuations, the operators
+between commands (`;` `&&` `||` `|` `&`, newlines), quoting, `$(...)` and `( ... )` groups, here-documents.
+shell.py runs what this splits."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from recommender.check.shell_expansion import VARIABLE_NAME, closing_paren
+
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
+_ARRAY_OPEN = re.compile(rf"(?:^|\s){VARIABLE_NAME}\+?=$")
+_COMMENT = re.compile(r"(?:^|\s)#[^'\"]*$")  # a comment line or trailing comment inside an array's parentheses
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A simple command's text, the operator before it ('', ';', '\\n', '&&', '||', '|', '&'), its here-doc."""
+
+    text: str
+    op: str = ""
+    heredoc: str | None = None
+    heredoc_quoted: bool = False
+
+
+def split_commands(script: str) -> list[Segment]:
+    """The simple commands of a script, in order, with the operator before each and their here-documents
+    (continuations joined, comments dropped; quotes respected)."""
+    text = _join_continuations(script)
+    out: list[Segment] = []
+    cur, op, i, quote = "", "", 0, ""
+    pending: list[tuple[int, str, bool, bool]] = []  # (segment index, delimiter, strip tabs, quoted)
+    while i < len(text):
+        c = text[i]
+        if quote:
+            quote, taken, i = _quoted(text, i, quote)
+            cur += taken
+        elif c in "'\"`":
+            quote, cur = c, cur + c
+        elif c == "#" and (not cur or cur[-1].isspace()):
+            end = text.find("\n", i)  # a comment runs to the end of its line
+            i = len(text) if end < 0 else end
+            continue
+        elif (j := _group_end(text, i, cur)) is not None:
+            cur += (
+                text[i : j + 1] if c == "$" else " ".join(_COMMENT.sub("", ln) for ln in text[i : j + 1].splitlines())
+            )
+            i = j
+        elif c == "<" and _HEREDOC.match(text, i):
+            m = _HEREDOC.match(text, i)
+            assert m is not None
+            pending.append((len(out), m.group(3), m.group(1) == "-", bool(m.group(2))))
+            cur += m.group(0)
+            i = m.end() - 1
+        elif c == "&" and (cur.endswith((">", "<")) or text.startswith("&>", i)):
+            cur += c  # 2>&1, &> file: a redirection, not a separator
+        elif c in ";\n|&":
+            out.append(Segment(cur.strip(), op))
+            op, i = _operator(text, i, op if not cur.strip() else "")
+            cur = ""
+            if c == "\n" and pending:
+                i = _read_heredocs(text, i + 1, pending, out) - 1
+                pending = []
+        else:
+            cur += c
+        i += 1
+    out.append(Segment(cur.strip(), op))
+    return [s for s in out if s.text]
+
+
+def _quoted(text: str, i: int, quote: str) -> tuple[str, str, int]:
+    """One step inside quotes at text[i]: (the quote still open, the text taken, the index of its last character).
+    Inside double quotes a `$(...)` opens its own quoting (`"${X:-$(python -c "a; b")}"` is one word)."""
+    if quote == '"' and text.startswith("$(", i):
+        j = closing_paren(text, i + 1)
+        return quote, text[i : j + 1], j
+    if text[i] == quote:
+        return "", text[i], i
+    if text[i] == "\\" and quote == '"' and i + 1 < len(text):
+        return quote, text[i : i + 2], i + 1
+    return quote, text[i], i
+
+
+def _join_continuations(script: str) -> str:
+    """Backslash-newline joins a line to the next, except at the end of a comment line, where the backslash is part
+    of the comment (bash: a commented-out flag line inside a continued command ends that command there)."""
+    out = []
+    for line in script.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        joined = body.endswith("\\") and not body.lstrip().startswith("#")
+        out.append(body[:-1] + " " if joined else line)
+    return "".join(out)
+
+
+def _group_end(text: str, i: int, cur: str) -> int | None:
+    """Where a `$(...)`, or an array's `(...)` (`ARGS=(` then one flag a line), opening at text[i] ends: it stays
+    part of the command, newlines included."""
+    if text.startswith("$(", i):
+        return closing_paren(text, i + 1)
+    if text[i] == "(" and _ARRAY_OPEN.search(cur):
+        return closing_paren(text, i)
+    return None
+
+
+def _operator(text: str, i: int, before: str) -> tuple[str, int]:
+    """The control operator at text[i] (`;`, a newline, `|`, `&`, `&&`, `||`, `;;`) and the index of its last
+    character. `before`: the operator that opened an empty segment ending here; `;;` then a newline or `;` stays
+    `;;` (the next case arm follows)."""
+    op = text[i]
+    if text.startswith(("&&", "||", ";;"), i):
+        op = text[i : i + 2]
+        i += 1
+    return (";;" if before == ";;" and op in ("\n", ";") else op), i
+
+
+def _read_heredocs(text: str, i: int, pending: list[tuple[int, str, bool, bool]], out: list[Segment]) -> int:
+    """Read the bodies of the here-documents opened on the line that just ended; returns the index after them."""
+    for index, delimiter, strip_tabs, quoted in pending:
+        lines = []
+        while i < len(text):
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            line = text[i:end]
+            i = end + 1
+            if (line.lstrip("\t") if strip_tabs else line).strip() == delimiter:
+                break
+            lines.append(line.lstrip("\t") if strip_tabs else line)
+        if index < len(out):
+            seg = out[index]
+            out[index] = Segment(seg.text, seg.op, "\n".join(lines) + "\n", quoted)
+    return i
