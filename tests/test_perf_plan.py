@@ -88,6 +88,17 @@ def test_without_a_load_each_option_serves_its_capacity() -> None:
     assert perf["p90_tpot_ms"] <= 25
 
 
+def test_without_a_load_or_a_target_the_capacity_is_what_the_kv_cache_holds() -> None:
+    """No target bounds the users, so the plan stops at the requests the KV cache holds at full length: users past
+    it only wait for blocks (before: 1,024 users at a TTFT p90 of ~45 s for the same tokens per second)."""
+    args = [*QWEN_8B, "--gpus-per-node", "1", "--input-len", "2000", "--output-len", "256"]
+    doc = _plan(args)
+    users, held = doc["performance"]["max_concurrency"], doc["prediction"]["max_concurrency"]
+    assert users <= held < users + 16 and users < 1024  # the seated engine captures fewer graphs: a little more KV
+    assert doc["performance"]["p90_ttft_ms"] < 5000
+    assert invoke(args).stdout.startswith("Plan for the most users the KV cache holds at once, 2,000 in / 256 out")
+
+
 def test_a_request_rate_load() -> None:
     doc = _plan([*QWEN_8B, "--request-rate", "2", "--input-len", "1000", "--output-len", "200", "--ttft-ms", "500"])
     perf = doc["performance"]

@@ -159,6 +159,11 @@ class _Judge:
         """Without a load: the most users per replica whose screen meets the targets, on every replica that fits."""
         replicas = max(1, budget // e.explanation.gpus)
         lo, hi = 0, costs.max_num_seqs
+        if not self.target.targets():
+            # No latency target to bound it: users past what the KV cache holds at full length only wait for
+            # blocks (TTFT grows by the queue, output tokens/s does not), so the capacity is what the cache holds.
+            held = e.explanation.concurrency_for(self.target.input_len + self.target.output_len)
+            hi = max(1, min(hi, math.floor(held)))
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if self.option(e, costs, 1, mid, True).feasible:

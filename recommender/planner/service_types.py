@@ -122,6 +122,8 @@ class ServiceTarget:
             else f"{self.request_rate:g} req/s"
             if self.request_rate is not None
             else "the most users"
+            if self.targets()
+            else "the most users the KV cache holds at once"
         )
         goals = ", ".join(f"{m.upper()} {self.percentile} <= {target_ms(v)} ms" for m, v in self.targets())
         return f"{load}, {self.input_len:,} in / {self.output_len:,} out" + (f", {goals}" if goals else "")
