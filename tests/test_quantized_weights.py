@@ -291,3 +291,28 @@ def test_bitsandbytes_skip_modules_stay_16_bit(tmp_path: Path) -> None:
     second = _per_module(spec, 1)
     assert (second["gate_up_proj"], second["down_proj"]) == (4 * PACKED["gate_up_proj"], 4 * PACKED["down_proj"])
     assert (second["qkv_proj"], second["o_proj"]) == (quantized["qkv_proj"], quantized["o_proj"])
+
+
+@pytest.mark.parametrize(
+    ("quantization_config", "expected"),
+    [
+        # vLLM's integer kernels divide the input dimension by the group size (awq.py / gptq.py create_weights)
+        ({"quant_method": "awq", "bits": 4, "group_size": 0}, "group_size must be -1 (per channel) or positive, got 0"),
+        ({"quant_method": "gptq", "bits": 4, "group_size": -7}, "group_size must be -1 (per channel) or positive"),
+        ({"quant_method": "auto-round", "bits": 4, "group_size": 0}, "group_size must be -1 (per channel) or positive"),
+        (
+            {
+                "quant_method": "compressed-tensors",
+                "config_groups": {"g": {"weights": {"num_bits": 4, "strategy": "group", "group_size": "128"}}},
+            },
+            "config_groups.weights.group_size must be an integer, got '128'",
+        ),
+    ],
+)
+def test_a_group_size_vllm_cannot_load_is_refused_in_one_line(
+    tmp_path: Path, quantization_config: dict[str, Any], expected: str
+) -> None:
+    (tmp_path / "config.json").write_text(json.dumps(dict(TINY, quantization_config=quantization_config)))
+    result = invoke(["explain", str(tmp_path), "--gpu", "h100"], exit_code=2)
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and expected in result.stderr

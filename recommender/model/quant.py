@@ -68,6 +68,16 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
+def _group_size(value: Any, what: str) -> int:
+    """A weight group size: -1 (one scale per output channel) or a positive count of weights per scale. vLLM's
+    integer kernels divide the input dimension by it (awq.py / gptq.py create_weights), so 0 or another negative
+    value fails at load: refused here in one line rather than planned."""
+    group = _int(value, what)
+    if group == 0 or group < -1:
+        raise ModelConfigError(f"quantization_config.{what} must be -1 (per channel) or positive, got {group}")
+    return group
+
+
 def _str_tuple(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -128,7 +138,7 @@ def _awq_gptq(qc: Mapping[str, Any]) -> QuantSpec:
     """AWQ / GPTQ integer weights in groups, with zero points when asymmetric."""
     method = str(qc.get("quant_method", "")).lower()
     bits = _int(qc.get("bits", qc.get("w_bit", 4)), "bits")
-    group = _int(qc.get("group_size", qc.get("q_group_size", 128)), "group_size")
+    group = _group_size(qc.get("group_size", qc.get("q_group_size", 128)), "group_size")
     if bits not in (2, 3, 4, 8):
         raise ModelConfigError(f"{method} with {bits} bits is not a vLLM-supported width")
     zero = (method == "awq" and bool(qc.get("zero_point", True))) or (method == "gptq" and qc.get("sym") is False)
@@ -183,7 +193,7 @@ def _auto_round(qc: Mapping[str, Any]) -> QuantSpec:
     if data_type != "int":
         raise UnsupportedArchitectureError(f"AutoRound data_type {data_type!r} is not modelled (only int)")
     bits = _int(qc.get("bits"), "bits")
-    group = _int(qc.get("group_size"), "group_size")
+    group = _group_size(qc.get("group_size"), "group_size")
     sym = qc.get("sym", True) is not False
     packing = str(qc.get("packing_format") or "auto_round:auto_gptq")
     if packing not in ("auto_round:auto_gptq", "auto_round:auto_awq"):
@@ -228,7 +238,7 @@ def _compressed_tensors(qc: Mapping[str, Any]) -> QuantSpec:
             "nvfp4", 4, group_size=16, keep_unquantized=keep, kv_cache_fp8=kv_fp8, label="NVFP4 (compressed-tensors)"
         )
     if strategy == "group":
-        g = int(group or 128)
+        g = 128 if group is None else _group_size(group, "config_groups.weights.group_size")
         return QuantSpec(
             "gptq",
             bits,
