@@ -1,0 +1,54 @@
+"""Catalog round 8, group A (session 9): entries checked against their sources by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from recommender.catalog import find_model
+from recommender.sources.resolve import resolve_model
+
+
+def _indent2_bytes(config: dict[str, object]) -> int:
+    """The size of a config.json as transformers writes it (indent 2, final newline): what the hub page prints."""
+    return len(json.dumps(config, indent=2)) + 1
+
+
+@pytest.mark.parametrize(
+    ("model", "size"),
+    [
+        ("baichuan-inc/Baichuan-13B-Chat", 733),
+        ("baichuan-inc/Baichuan2-13B-Chat", 791),
+        ("nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", 905),
+    ],
+)
+def test_catalog_round_8_pages_whole(model: str, size: int) -> None:
+    """Each transcription re-serialised at indent 2 is exactly as long as the page it was copied from says its file
+    is: a dropped or mistyped key would change the count."""
+    match = find_model(model)
+    assert match is not None and match.entry.id == model
+    assert _indent2_bytes(dict(match.entry.config)) == size
+
+
+def test_catalog_round_8_baichuan_13b_by_hand() -> None:
+    """Baichuan-13B: 40 layers of W_pack (5120 x 15360, no bias), o_proj 5120 x 5120, a gated MLP of 13696 and two
+    RMSNorms, ALiBi (no rotary, 40 K/V heads of 128); Baichuan2-13B only widens the vocabulary from 64,000 to 125,696
+    rows (embedding and head). Baichuan2-13B's 13,896,668,160 is the '13B' of its card (13.9B)."""
+    layer = 4 * 5120 * 5120 + 3 * 5120 * 13696 + 2 * 5120
+    v1 = resolve_model("baichuan-inc/Baichuan-13B-Chat")
+    v2 = resolve_model("baichuan-inc/Baichuan2-13B-Chat")
+    assert v1.params is not None and v2.params is not None
+    assert v1.params.total == 40 * layer + 2 * 64000 * 5120 + 5120 == 13_264_901_120
+    assert v2.params.total == 40 * layer + 2 * 125696 * 5120 + 5120 == 13_896_668_160
+    assert v2.max_model_len == 4096 and v2.num_kv_heads == 40  # model_max_length; one K/V head per query head
+
+
+def test_catalog_round_8_nemotron_70b_is_llama_3_1_70b() -> None:
+    """Llama-3.1-Nemotron-70B-Instruct-HF is an RLHF fine-tune of Llama-3.1-70B-Instruct with Meta's architecture: the
+    same count (70,553,706,496) and context as the bundled Meta release."""
+    nemotron = resolve_model("nvidia/Llama-3.1-Nemotron-70B-Instruct-HF")
+    meta = resolve_model("meta-llama/Llama-3.1-70B-Instruct")
+    assert nemotron.params == meta.params and nemotron.params is not None
+    assert nemotron.params.total == 70_553_706_496
+    assert nemotron.max_model_len == meta.max_model_len == 131072
