@@ -21,6 +21,10 @@ def _indent2_bytes(config: dict[str, object]) -> int:
         ("baichuan-inc/Baichuan-13B-Chat", 733),
         ("baichuan-inc/Baichuan2-13B-Chat", 791),
         ("nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", 905),
+        ("TechxGenus/Mistral-Large-Instruct-2411-AWQ", 855),
+        ("mistralai/Mistral-Large-Instruct-2411", 678),
+        ("ModelCloud/Mistral-Large-Instruct-2407-gptq-4bit", 1094),
+        ("nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1", 910),
     ],
 )
 def test_catalog_round_8_pages_whole(model: str, size: int) -> None:
@@ -52,3 +56,31 @@ def test_catalog_round_8_nemotron_70b_is_llama_3_1_70b() -> None:
     assert nemotron.params == meta.params and nemotron.params is not None
     assert nemotron.params.total == 70_553_706_496
     assert nemotron.max_model_len == meta.max_model_len == 131072
+
+
+def test_catalog_round_8_mistral_large_2411_by_hand() -> None:
+    """Mistral-Large-Instruct-2411 keeps 2407's 123B layout: 88 layers of q/o 12288 x 12288, k/v 12288 x 1024, a gated
+    MLP of 28672 and two norms, a 32,768-row embedding and head: 122,610,069,504, equal to the bundled 2407; its
+    context is 131,072 (2407's config.json says 32,768). The AWQ and GPTQ builds count the same logical weights."""
+    layer = 2 * 12288 * 12288 + 2 * 12288 * 1024 + 3 * 12288 * 28672 + 2 * 12288
+    total = 88 * layer + 2 * 32768 * 12288 + 12288
+    assert total == 122_610_069_504
+    v2411 = resolve_model("mistralai/Mistral-Large-Instruct-2411")
+    assert v2411.params is not None and v2411.params == resolve_model("mistralai/Mistral-Large-Instruct-2407").params
+    assert v2411.params.total == total and v2411.max_model_len == 131072
+    awq = resolve_model("TechxGenus/Mistral-Large-Instruct-2411-AWQ")
+    gptq = resolve_model("ModelCloud/Mistral-Large-Instruct-2407-gptq-4bit")
+    assert awq.quant is not None and (awq.quant.method, awq.quant.bits, awq.quant.group_size) == ("awq", 4, 128)
+    assert gptq.quant is not None and (gptq.quant.method, gptq.quant.bits, gptq.quant.group_size) == ("gptq", 4, 128)
+    assert not gptq.quant.lm_head_quantized and awq.params == gptq.params == v2411.params
+
+
+def test_catalog_round_8_nemotron_nano_4b_by_hand() -> None:
+    """Llama-3.1-Nemotron-Nano-4B-v1.1 (Minitron-4B-Width): 32 layers of q 3072 x 4096, k/v 3072 x 1024, o 4096 x 3072
+    (32 heads of 128 over a 3072 residual), a gated MLP of 9216 and two norms, an untied 128,256-row embedding and
+    head: 4,512,746,496 (its card: 4.5B)."""
+    layer = 2 * 3072 * 4096 + 2 * 3072 * 1024 + 3 * 3072 * 9216 + 2 * 3072
+    nano = resolve_model("nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1")
+    assert nano.params is not None
+    assert nano.params.total == 32 * layer + 2 * 128256 * 3072 + 3072 == 4_512_746_496
+    assert nano.max_model_len == 131072 and nano.num_kv_heads == 8
