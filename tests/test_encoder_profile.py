@@ -9,7 +9,16 @@ from recommender.catalog import load_gpus
 from recommender.errors import FlagError
 from recommender.hardware import resolve_gpu
 from recommender.memory.budget import explain
-from recommender.memory.encoder_profile import QWEN2_VL, QWEN3_VL, encoder_pass, profiled_items
+from recommender.memory.encoder_profile import (
+    QWEN2_VL,
+    QWEN3_VL,
+    DummyItem,
+    dummy_item,
+    encoder_pass,
+    formatted_video_frames,
+    profiled_items,
+    video_tokens,
+)
 from recommender.memory.engine import EngineFlags, VllmVersion, mm_limits
 from recommender.serve_args import parse_serve_argv
 from recommender.sources.resolve import resolve_model
@@ -119,3 +128,47 @@ def test_qwen3_5_tower_profiled_whole_on_the_first_pipeline_stage() -> None:
     assert not pp.fits
     tp = explain(spec, a10, EngineFlags(tensor_parallel_size=4, **common), v)  # type: ignore[arg-type]
     assert tp.stage.activation_peak == four.peak and tp.fits
+
+
+def test_qwen3_vl_video_dummy_of_vllm_0_11_and_0_12() -> None:
+    """qwen3_vl.py of v0.11.0-v0.12.0: get_max_video_tokens counts the video with the most frames at the largest image
+    (4,096 px square) x 12.5. transformers' video smart_resize shrinks the side until frames x side^2 <= 25,165,824:
+    2 frames: beta = sqrt(2 x 4,096^2 / 25,165,824) = 1.1547, side floor(4,096 / 1.1547 / 32) x 32 = 3,520, one
+    temporal pair of 220 x 220 patches = 12,100 tokens; 3 frames (padded to 4, two pairs): beta = sqrt(2), side 2,880,
+    2 x 180^2 / 4 = 16,200. Frames grow while the next count stays within max_model_len: at 8,192 tokens the video
+    keeps 2 frames (151,250 formatted tokens, 48,400 patches); from 16,200 tokens on it reaches the cap of 24,576
+    frames of 32 px (12,288 tokens, 49,152 patches, 153,600 formatted). 0.13 dropped the factor: the image leads."""
+    assert (video_tokens(QWEN3_VL, 2), video_tokens(QWEN3_VL, 3), video_tokens(QWEN3_VL, 24576)) == (
+        12100,
+        16200,
+        12288,
+    )
+    assert formatted_video_frames(QWEN3_VL, 8192) == 2
+    assert formatted_video_frames(QWEN3_VL, 65536) == 24576
+    assert dummy_item(QWEN3_VL, version=(0, 11), max_model_len=8192, video=True) == DummyItem(151_250, 48_400, 12_100)
+    assert dummy_item(QWEN3_VL, version=(0, 12), max_model_len=65536, video=True) == DummyItem(153_600, 49_152, 12_288)
+    image = DummyItem(16384, 65536, 16384)
+    assert dummy_item(QWEN3_VL, version=(0, 13), max_model_len=65536, video=True) == image
+    assert dummy_item(QWEN3_VL, version=(0, 12), max_model_len=65536, video=False) == image
+    assert dummy_item(QWEN2_VL, version=(0, 12), max_model_len=65536, video=True) == image
+
+
+def test_qwen3_vl_30b_on_0_12_keeps_the_expanded_encoder_outputs() -> None:
+    """v0.11.0-v0.12.0 copy each dummy output into new_zeros((encoder_budget, width)): one video item, a budget of
+    153,600 rows, each out_hidden 2,048 x (1 + 3 deepstack levels) = 8,192 wide in bf16: 2,516,582,400 bytes (2.34 GiB)
+    held through the language model's pass. The pass itself at TP=2: 49,152 patches x (6,144 pixel bytes + 2 x
+    max(1,152 + 5,760, 2,304 + 4,304)) = 49,152 x 19,968. Round-6 log L013 (Qwen3-VL-30B-A3B, TP 2 on H100, 65,536
+    tokens, 256 sequences, vLLM 0.12.0) logs 37.23 GiB of KV: predicted 39.28 without the copy, within 1 % with it
+    (measured, not fitted on). On 0.13 the same command profiles the image and keeps its 16,384 rows only."""
+    spec = resolve_model("Qwen/Qwen3-VL-30B-A3B-Instruct")
+    shape = {"max_num_batched_tokens": 8192, "max_num_seqs": 256, "max_model_len": 65536, "tp": 2}
+    old = encoder_pass(spec, version=(0, 12), **shape)  # type: ignore[arg-type]
+    assert (old.peak, old.cached_outputs) == (49_152 * 19_968, 2_516_582_400)
+    new = encoder_pass(spec, version=(0, 13), **shape)  # type: ignore[arg-type]
+    assert new.cached_outputs == 16384 * 8192 * 2
+    flags = EngineFlags(max_model_len=65536, tensor_parallel_size=2, max_num_seqs=256)
+    e = explain(spec, resolve_gpu("h100", load_gpus()), flags, VllmVersion.parse("0.12.0"))
+    assert abs(e.stage.available_kv / 2**30 - 37.23) < 0.01 * 37.23
+    no_video = EngineFlags(max_model_len=65536, tensor_parallel_size=2, max_num_seqs=256, limit_mm_per_prompt="video=0")
+    image = explain(spec, resolve_gpu("h100", load_gpus()), no_video, VllmVersion.parse("0.12.0"))
+    assert image.stage.available_kv > e.stage.available_kv + 2 * 2**30

@@ -214,6 +214,8 @@ def engine_passes(
         max_num_seqs=limits.max_num_seqs,
         max_model_len=limits.max_model_len,
         tp=flags.tensor_parallel_size,
+        version=v,
+        video=flags.modality_limit("video") != 0,
     )
     return graphs, encoder
 

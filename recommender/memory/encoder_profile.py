@@ -16,11 +16,17 @@ spatial merge 2, max_pixels 12,845,056 in the repositories' preprocessor_config.
 Fixed-resolution towers (CLIP, SigLIP, Pixtral) see a few thousand patches per 8,192-token budget and stay below
 the language model's pass (Gemma-3 at 1,024 requests: 32 images of 4,096 patches, ~3.4 GiB against the sampler's
 3.7; calibration records C015, C016), so they add nothing here.
+
+Per release: 0.11.0-0.12.x profile Qwen3-VL with a video counted at 12.5 tokens per soft token and keep every dummy
+output expanded to the encoder budget (FORMATTED_VIDEO_RELEASES, EXPANDED_OUTPUT_RELEASES below); the V0 engine runs
+the dummy image and video inside its profiling sequences (v0_profile_batch).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from recommender.model.spec import ModelSpec
 
@@ -38,6 +44,8 @@ class DynamicResolution:
     merge: int
     max_pixels: int
     temporal: int = 2
+    video_max_pixels: int = 0  # Qwen3-VL's video processor: the pixels of all frames together (0: not sized)
+    min_video_pixels: int = 0
 
     @property
     def tokens_per_item(self) -> int:
@@ -55,7 +63,11 @@ class DynamicResolution:
 
 
 QWEN2_VL = DynamicResolution(patch=14, merge=2, max_pixels=12_845_056)
-QWEN3_VL = DynamicResolution(patch=16, merge=2, max_pixels=16_777_216)
+# Qwen3-VL's video_preprocessor_config.json: size {"longest_edge": 25,165,824, "shortest_edge": 4,096} (the
+# Qwen3-VL and Qwen3.5/3.6/3.8 snapshots ship the same file).
+QWEN3_VL = DynamicResolution(
+    patch=16, merge=2, max_pixels=16_777_216, video_max_pixels=25_165_824, min_video_pixels=4096
+)
 PROCESSORS = {
     "Qwen2VLForConditionalGeneration": QWEN2_VL,
     "Qwen2_5_VLForConditionalGeneration": QWEN2_VL,
@@ -96,10 +108,88 @@ def profiled_items(
 ) -> int:
     """MultiModalBudget._get_max_items for the image modality (the default limit of images per prompt is far above
     max_model_len // tokens per item for these towers)."""
-    tokens = processor.tokens_per_item
+    return _items(
+        processor.tokens_per_item,
+        max_num_batched_tokens=max_num_batched_tokens,
+        max_num_seqs=max_num_seqs,
+        max_model_len=max_model_len,
+    )
+
+
+def _items(tokens: int, *, max_num_batched_tokens: int, max_num_seqs: int, max_model_len: int) -> int:
     budget = max(max_num_batched_tokens, tokens)
     per_prompt = max(1, max_model_len // tokens)
     return max(1, min(budget // tokens, max_num_seqs * per_prompt))
+
+
+# vLLM 0.11.0 to 0.12.x profiled Qwen3-VL with a video (qwen3_vl.py of v0.11.0-v0.12.0, vllm#25557; gone in 0.13.0
+# with vllm#30475): get_max_video_tokens counts the soft tokens of the video with the most frames
+# (Qwen2VLProcessingInfo._get_max_video_frames: frames added from 2 while the tokens stay within max_model_len, at
+# most _MAX_FRAMES_PER_VIDEO = 24,576) times 12.5 for the timestamp text around each token. That figure (over
+# 150,000) beats the image's 16,384, so the dummy is that video and the encoder budget is the formatted figure.
+FORMATTED_VIDEO_RELEASES = ((0, 11), (0, 12))
+FORMATTED_VIDEO_FACTOR = 12.5
+FORMATTED_VIDEO_MAX_FRAMES = 24_576
+# The same releases copy every dummy encoder output into a zero tensor of encoder_budget rows kept in the encoder
+# cache through the language model's pass (gpu_model_runner.py profile_run, `output.new_zeros((encoder_budget,
+# hidden))`, vllm#25810; removed by vllm#30475 in 0.13.0).
+EXPANDED_OUTPUT_RELEASES = ((0, 11), (0, 12))
+
+
+def _video_side(processor: DynamicResolution, frames: int, side: int) -> int:
+    """transformers' Qwen3-VL video smart_resize of `frames` square frames of `side` pixels: the side shrinks until
+    all the frames' pixels fit video_max_pixels (factor = patch x merge)."""
+    factor = processor.patch * processor.merge
+    bar = round(side / factor) * factor
+    t_bar = round(frames / processor.temporal) * processor.temporal
+    if t_bar * bar * bar > processor.video_max_pixels:
+        beta = math.sqrt(frames * side * side / processor.video_max_pixels)
+        return max(factor, math.floor(side / beta / factor) * factor)
+    if t_bar * bar * bar < processor.min_video_pixels:
+        beta = math.sqrt(processor.min_video_pixels / (frames * side * side))
+        return math.ceil(side * beta / factor) * factor
+    return bar
+
+
+def video_tokens(processor: DynamicResolution, frames: int) -> int:
+    """The soft tokens of a video of `frames` frames of the largest image (_get_vision_info: frames padded to the
+    temporal patch, grid_t x grid_h x grid_w patches, merge^2 patches per token)."""
+    side = math.isqrt(processor.max_pixels)
+    resized = _video_side(processor, frames, side) // processor.patch
+    grid_t = max((frames + frames % processor.temporal) // processor.temporal, 1)
+    return grid_t * resized * resized // (processor.merge * processor.merge)
+
+
+@lru_cache(maxsize=64)
+def formatted_video_frames(processor: DynamicResolution, seq_len: int) -> int:
+    """get_num_frames_with_most_features of 0.11-0.12 for one video: frames from 2 while the next count's tokens
+    stay within seq_len, capped at 24,576."""
+    frames = 2
+    while frames < FORMATTED_VIDEO_MAX_FRAMES and video_tokens(processor, frames + 1) <= seq_len:
+        frames += 1
+    return frames
+
+
+@dataclass(frozen=True, slots=True)
+class DummyItem:
+    """One dummy item of the profiling batch: the tokens it counts against the encoder budget, the patches through
+    the tower and the encoder outputs (rows) it returns."""
+
+    tokens: int
+    patches: int
+    outputs: int
+
+
+def dummy_item(processor: DynamicResolution, *, version: tuple[int, int], max_model_len: int, video: bool) -> DummyItem:
+    """The profiled item of a release: the largest image, or Qwen3-VL's formatted video on 0.11-0.12."""
+    image = DummyItem(processor.tokens_per_item, processor.patches_per_item, processor.tokens_per_item)
+    if not (video and processor.video_max_pixels and version in FORMATTED_VIDEO_RELEASES):
+        return image
+    soft = video_tokens(processor, formatted_video_frames(processor, max_model_len))
+    formatted = int(soft * FORMATTED_VIDEO_FACTOR)
+    if formatted <= image.tokens:
+        return image
+    return DummyItem(formatted, soft * processor.merge * processor.merge, soft)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,16 +201,27 @@ class EncoderPass:
 
 
 def encoder_pass(
-    model: ModelSpec, *, max_num_batched_tokens: int, max_num_seqs: int, max_model_len: int, tp: int
+    model: ModelSpec,
+    *,
+    max_num_batched_tokens: int,
+    max_num_seqs: int,
+    max_model_len: int,
+    tp: int,
+    version: tuple[int, int] = (0, 33),
+    video: bool = True,
 ) -> EncoderPass:
-    """The vision tower's profiling pass on one GPU (zeros for a model whose tower is not sized here)."""
+    """The vision tower's profiling pass on one GPU (zeros for a model whose tower is not sized here). `video`: the
+    video modality is not limited to 0. The cached outputs are out_hidden wide, times 1 + the deepstack levels
+    Qwen3-VL concatenates to them (qwen3_vl.py: visual_dim + multiscale_dim)."""
     processor = PROCESSORS.get(model.architecture)
     if processor is None or model.vision is None:
         return EncoderPass(0, 0)
-    items = profiled_items(
-        processor, max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs, max_model_len=max_model_len
-    )
-    patches = items * processor.patches_per_item
-    peak = patches * (processor.pixel_bytes_per_patch + _block_bytes_per_patch(model, tp))
-    cached = items * processor.tokens_per_item * model.vision.out_hidden * ACTIVATION_BYTES
-    return EncoderPass(peak, cached)
+    item = dummy_item(processor, version=version, max_model_len=max_model_len, video=video)
+    limits = {"max_num_batched_tokens": max_num_batched_tokens, "max_num_seqs": max_num_seqs}
+    items = _items(item.tokens, max_model_len=max_model_len, **limits)
+    peak = items * item.patches * (processor.pixel_bytes_per_patch + _block_bytes_per_patch(model, tp))
+    rows = item.outputs
+    if version in EXPANDED_OUTPUT_RELEASES:
+        rows = max(rows, max_num_batched_tokens, item.tokens)  # the encoder budget
+    width = model.vision.out_hidden * (1 + model.vision.deepstack)
+    return EncoderPass(peak, items * rows * width * ACTIVATION_BYTES)

@@ -237,6 +237,10 @@ class EngineFlags:
         """The drafter --speculative-config asks for (None: no speculative decoding)."""
         return parse_speculative_config(self.speculative_config)
 
+    def modality_limit(self, modality: str) -> int | None:
+        """--limit-mm-per-prompt's count for one modality, None when not given (vLLM's default applies)."""
+        return mm_limits(self.limit_mm_per_prompt).get(modality) if self.limit_mm_per_prompt else None
+
     def towers_skipped(self, version: VllmVersion, modalities: tuple[str, ...]) -> bool:
         """Whether vLLM neither loads nor profiles the multimodal towers: --language-model-only, or a limit of 0 for
         every modality a tower serves (models/interfaces.py _mark_tower_model, config/multimodal.py
