@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from recommender.hardware import Gpu
-from recommender.memory import dsv4_profile, mamba_seqs, overheads, spec_decode, unified, vgpu, warmup
+from recommender.memory import dsv4_profile, full_budget, mamba_seqs, overheads, spec_decode, unified, vgpu, warmup
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
 from recommender.memory.architecture_support import architecture_issues
@@ -87,6 +87,8 @@ def request_memory(
     free_bytes: int | None,
     issues: list[StartupIssue],
     estimate_cudagraphs: bool | None = None,
+    *,
+    v0: bool = False,
 ) -> Budget:
     """Worker.init_device: requested = ceil(total x utilization), refused if free memory is below it.
     `estimate_cudagraphs`: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS when set (None: the release's default)."""
@@ -97,6 +99,8 @@ def request_memory(
     requested = math.ceil(total * util)
     if free < requested:
         issues.append(si.free_below_budget(free, total, util, requested))
+    elif free_bytes is None and (refused := full_budget.snapshot_refusal(gpu, version, (util, requested), v0=v0)):
+        issues.append(refused)  # the snapshot is read after the process's CUDA context exists (full_budget.py)
     elif free_bytes is None and (risk := unified.headroom(gpu, requested, util)) is not None:
         issues.append(risk)
     cudagraphs = version.cudagraph_memory_before_kv if estimate_cudagraphs is None else estimate_cudagraphs
@@ -427,6 +431,8 @@ def warmup_headroom(post: warmup.PostAllocation, utilization: float, issues: lis
         issues.append(si.warmup_oom(post.rows, post.need, post.room, sampler=sampler, context=context))
     elif post.shortfall > -warmup.WARMUP_UNCERTAINTY:
         issues.append(si.warmup_headroom(utilization, post.room, post.need, sampler=sampler, context=context))
+        if (risk := full_budget.nothing_outside(post, utilization)) is not None:
+            issues.append(risk)
 
 
 # --- explain: the steps in order --------------------------------------------------------------------------------
@@ -530,7 +536,7 @@ def explain(
     pp = min(pp, model.num_layers)
     v0 = runs_v0_engine(version, gpu, model.architecture, flags.use_v1)
     limits = scheduler_limits(model, flags, gpu, version, issues, v0=v0)
-    budget = request_memory(gpu, flags, version, free_bytes, issues, estimate_cudagraphs)
+    budget = request_memory(gpu, flags, version, free_bytes, issues, estimate_cudagraphs, v0=v0)
     stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues, v0=v0, draft=draft)
     fixed_kv_allocation(stages, budget, flags, issues)
     worst = tightest(stages)

@@ -47,6 +47,7 @@ class IssueKind(StrEnum):
     UNIFIED_MEMORY_HEADROOM = "unified-memory-headroom"  # at risk: needed = the budget, available = what it leaves
     DSV4_RELEASE_MARGIN = "dsv4-release-margin"  # at risk: needed = one request's KV, available = the KV memory
     VGPU_HELD_MARGIN = "vgpu-held-margin"  # at risk: needed = one request's KV, available = the KV memory
+    WHOLE_DEVICE_MARGIN = "whole-device-margin"  # at risk: needed = post-KV allocations, available = freed peak
     AUTO_FIT_REDUCED = "auto-fit-reduced"  # max_len = the fitted length, requested = the model's limit
     KV_HEADS_REPLICATED = "kv-heads-replicated"  # count = KV heads, parallel = TP
     FP8_KV_FROM_CHECKPOINT = "fp8-kv-from-checkpoint"
@@ -77,6 +78,7 @@ _WARNING_KINDS = frozenset(
         IssueKind.UNIFIED_MEMORY_HEADROOM,
         IssueKind.DSV4_RELEASE_MARGIN,
         IssueKind.VGPU_HELD_MARGIN,
+        IssueKind.WHOLE_DEVICE_MARGIN,
         IssueKind.AUTO_FIT_REDUCED,
         IssueKind.KV_HEADS_REPLICATED,
         IssueKind.FP8_KV_FROM_CHECKPOINT,
@@ -95,6 +97,7 @@ _AT_RISK_KINDS = frozenset(
         IssueKind.UNIFIED_MEMORY_HEADROOM,
         IssueKind.DSV4_RELEASE_MARGIN,
         IssueKind.VGPU_HELD_MARGIN,
+        IssueKind.WHOLE_DEVICE_MARGIN,
     }
 )
 
