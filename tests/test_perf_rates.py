@@ -11,7 +11,13 @@ from recommender.catalog import load_gpus
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.model.spec import QuantSpec
-from recommender.perf.costs import PerfUnavailableError, compute_kind, link_one_way, peak_flops
+from recommender.perf.costs import (
+    PerfUnavailableError,
+    compute_kind,
+    link_one_way,
+    peak_flops,
+    triton_attention_backend,
+)
 from recommender.perf.predict import facts_for, startup
 from recommender.sources.resolve import resolve_model
 from tests.conftest import invoke
@@ -116,3 +122,17 @@ def test_latency_targets_on_a_card_described_by_its_memory_alone() -> None:
         "Error: custom (24 GiB) has no memory-bandwidth figure (bandwidth_gbps): the performance model needs a "
         "catalogued GPU (--gpu, see `vllm-plan gpus`)"
     ]
+
+
+def test_vllm_serves_gemma4_and_gpt_oss_with_triton_attention_below_hopper_only() -> None:
+    # Gemma 4's 512-wide global heads exceed FlashAttention 2 (Gemma4Config forces TRITON_ATTN without FA4); gpt-oss's
+    # attention sinks need FA3+ (flash_attn.py). Llama keeps FlashAttention everywhere.
+    gemma4, gpt_oss, llama = (
+        resolve_model(n) for n in ("google/gemma-4-31B-it", "openai/gpt-oss-20b", "meta-llama/Llama-3.1-8B-Instruct")
+    )
+    assert len(set(gemma4.layer_head_dim)) == 2
+    for gpu, below_hopper in (("a100", True), ("l40s", True), ("h100", False), ("b200", False), ("mi300x", False)):
+        g = _gpu(gpu)
+        assert triton_attention_backend(gemma4, g) is below_hopper
+        assert triton_attention_backend(gpt_oss, g) is below_hopper
+        assert triton_attention_backend(llama, g) is False

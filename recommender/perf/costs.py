@@ -78,7 +78,7 @@ class EngineFacts:
     dense_weight_only: bool  # the linear layers dequantize (W4A16, W8A16): dequant efficiency applies
     expert_weight_only: bool
     fp8_experts: bool  # the routed experts run the W8A8 FP8 fused-MoE kernels
-    triton_attention: bool  # attention sinks on a CUDA GPU below sm 9.0: vLLM's Triton attention backend
+    triton_attention: bool  # vLLM's Triton attention backend (triton_attention_backend)
     hbm_bandwidth: float  # datasheet bytes/s
     link_one_way: float  # datasheet bytes/s of the intra-node link, one direction
     nvlink: bool
@@ -323,7 +323,6 @@ def _compute_facts(model: ModelSpec, gpu: Gpu, e: Explanation, quant: QuantSpec 
     """Peaks and kernel kinds: the dtype each part computes in and the attention backend vLLM picks."""
     kind = compute_kind(quant, gpu)
     dense_kind = "bf16" if quant is not None and quant.method == "mxfp4" else kind
-    cc = gpu.cc_major_minor
     return {
         "peak_dense": peak_flops(gpu, dense_kind, e.weight_dtype),
         "peak_expert": peak_flops(gpu, kind, e.weight_dtype),
@@ -332,12 +331,22 @@ def _compute_facts(model: ModelSpec, gpu: Gpu, e: Explanation, quant: QuantSpec 
         "expert_weight_only": kind == "w-only",
         "fp8_experts": kind == "fp8" and model.is_moe,
         "trtllm_moe": trtllm_moe_path(model, gpu, quant, VllmVersion.parse(e.vllm_version)),
-        # FlashAttention 2 serves no sinks ("sink not supported on compute capability < 9.0", flash_attn.py)
-        "triton_attention": model.attention_sinks != "none"
-        and gpu.vendor.lower() == "nvidia"
-        and cc is not None
-        and cc < (9, 0),
+        "triton_attention": triton_attention_backend(model, gpu),
     }
+
+
+def triton_attention_backend(model: ModelSpec, gpu: Gpu) -> bool:
+    """Whether vLLM serves this model's attention with its Triton backend on this GPU rather than FlashAttention.
+
+    On NVIDIA GPUs below compute capability 9.0 only FlashAttention 2 exists, and it serves neither attention sinks
+    ("sink not supported on compute capability < 9.0", v1/attention/backends/flash_attn.py in vLLM 0.33) nor
+    layers of different head sizes in one model: Gemma 4 (256-wide sliding, 512-wide global heads) gets FA4 where
+    FA4 is built and `TRITON_ATTN` for every layer elsewhere ("FA4 not available, forcing TRITON_ATTN backend",
+    Gemma4Config in model_executor/models/config.py); FA4 needs sm 9.0 or newer."""
+    cc = gpu.cc_major_minor
+    if gpu.vendor.lower() != "nvidia" or cc is None or cc >= (9, 0):
+        return False
+    return model.attention_sinks != "none" or len(set(model.layer_head_dim)) > 1
 
 
 def engine_facts(

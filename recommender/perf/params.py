@@ -52,8 +52,8 @@ class PerfParams:
     compute_efficiency: achieved fraction of the dense tensor-core peak in the linear layers (GEMMs).
     attention_efficiency: achieved fraction of the 16-bit peak in attention (FlashAttention prefill).
     triton_attention_efficiency: the same for vLLM's Triton attention backend, which serves models with attention
-        sinks (gpt-oss) on CUDA GPUs below compute capability 9.0: FlashAttention 2 has no sinks ("sink not
-        supported on compute capability < 9.0", v1/attention/backends/flash_attn.py in vLLM 0.33).
+        sinks (gpt-oss) or with layers of different head sizes (Gemma 4) on CUDA GPUs below compute capability
+        9.0 (costs.triton_attention_backend). Fitted on the gpt-oss rows only.
     fp8_moe_efficiency: fraction of the 16-bit fused-MoE kernels' roofline (bandwidth and compute) the W8A8 FP8
         fused-MoE kernels reach. Not fitted (no FP8 W8A8 MoE point on sm >= 89 in the fit set); 0.55 from
         published FP8 vs BF16 MoE runs: tuned H200 Qwen3-MoE configs 10-17% faster in FP8 at batch >= 4 with
