@@ -39,6 +39,8 @@ HELDOUT_4 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_
 HELDOUT_5 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_5.jsonl"
 # Ids W...: a sixth blind set (Gemma 4 31B on 2 x A100, Qwen3-8B BF16/AWQ, DeepSeek-V3.2 on 8 x H20, ...), measured the same way.
 HELDOUT_6 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_6.jsonl"
+# Ids X...: a seventh blind set (Llama-3.3-70B on 8 x A100 40GB, QwQ-32B on H200, gemma-3-4b on A100, ...), measured the same way.
+HELDOUT_7 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_7.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -298,7 +300,7 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
-    if row["id"][0] in "FNSTVW":  # field points and the second to sixth blind sets: never fitted on
+    if row["id"][0] in "FNSTVWX":  # field points and the second to seventh blind sets: never fitted on
         return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 

@@ -11,6 +11,7 @@ from benchmarks.perf_points import (
     HELDOUT_4,
     HELDOUT_5,
     HELDOUT_6,
+    HELDOUT_7,
     HOLDOUT_GROUPS,
     _random_lengths,
     points,
@@ -258,3 +259,33 @@ def test_sixth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
     assert set(by["W011"].measured) == set(by["W012"].measured) == {"tpot"}
     # DeepSeek-V3.2 on 8 x H20 (the 141 GB part) at 10 Poisson req/s (vllm-project/recipes): MoE + sparse attention
     assert (by["W015"].gpu, by["W015"].flags.tensor_parallel_size, by["W015"].load.request_rate) == ("h20-3e", 8, 10.0)
+
+
+def test_seventh_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
+    blind = points((HELDOUT_7,))
+    assert len(blind) >= 11
+    fitted = {p.group for p in points()}
+    seen = {p.group for p in points((FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_4, HELDOUT_5, HELDOUT_6))}
+    sources = {p.source.split("/blob/")[0].split("/issues/")[0] for p in blind}
+    assert len(sources) >= 4  # several repositories, not one
+    for p in blind:
+        assert p.id.startswith("X"), p.id
+        assert p.use == "field", (p.id, p.reason)
+        assert p.group not in fitted and p.group not in seen, (p.id, p.group)
+    by = {p.id: p for p in blind}
+    # Llama-3.3-70B-Instruct TP8 on one Azure ND96asr_v4 (8 x A100 40GB), 200 ShareGPT prompts at 4 Poisson req/s:
+    # the saved ..._qps_04.json of surajssd/llm-k8s (output 673.92 tok/s, mean TPOT 27.08 ms); the run re-sent the
+    # seed-0 prompts of the qps-01 run to a server with prefix caching on, so its TTFT is not compared
+    x002 = by["X002"]
+    assert (x002.gpu, x002.flags.tensor_parallel_size, x002.flags.enable_prefix_caching) == ("a100-40gb", 8, True)
+    assert (x002.load.num_prompts, x002.load.request_rate, x002.load.dataset) == (200, 4.0, "sharegpt")
+    assert x002.load.input_len == pytest.approx(42659 / 200)
+    assert x002.measured == pytest.approx({"tpot": 27.08, "throughput": 673.92})
+    # the first run against the fresh server keeps its TTFT
+    assert set(by["X001"].measured) == {"ttft", "tpot", "throughput"}
+    # tenstorrent's GPU reference sweeps: TPOT only, one request at a time
+    assert by["X005"].measured == pytest.approx({"tpot": 9.6})
+    assert (by["X005"].load.max_concurrency, by["X005"].load.input_len, by["X005"].load.output_len) == (1, 128, 1024)
+    # QwQ-32B on one H200 with vLLM's defaults: the issue text kept here gives output throughput only
+    assert (by["X010"].gpu, by["X010"].flags.tensor_parallel_size) == ("h200", 1)
+    assert by["X010"].measured == pytest.approx({"throughput": 115.31})
