@@ -31,6 +31,7 @@ from recommender.model.family_keys import (
     minimax_m2_keys,
     minimax_text01_keys,
     mllama_keys,
+    mpt_keys,
     neox_keys,
     opt_keys,
     phi_keys,
@@ -189,6 +190,20 @@ _BLOOM = Family(
     adapt=bloom_keys,
     aliases=_BLOOM_ALIASES,
 )
+_MPT = Family(
+    "MPT",
+    "vllm/model_executor/models/mpt.py (to 0.28.0)",
+    gated_mlp=False,
+    norm="layer",
+    tie_default=True,  # MPTForCausalLM asserts tie_word_embeddings: lm_head is transformer.wte
+    adapt=mpt_keys,
+    aliases=(
+        ("hidden_size", "d_model"),
+        ("num_hidden_layers", "n_layers"),
+        ("num_attention_heads", "n_heads"),
+        ("max_position_embeddings", "max_seq_len"),
+    ),
+)
 _CHATGLM = Family("ChatGLM / GLM-4 (0414 and earlier)", "vllm/model_executor/models/chatglm.py", adapt=chatglm_keys)
 _DBRX = Family("DBRX", "vllm/model_executor/models/dbrx.py", norm="layer_nobias", adapt=dbrx_keys)
 _JAMBA = Family("Jamba (Mamba1 + attention + MoE)", "vllm/model_executor/models/jamba.py")
@@ -261,6 +276,7 @@ FAMILIES: dict[str, Family] = {
     **dict.fromkeys(("falcon", "RefinedWeb", "RefinedWebModel"), _FALCON),
     "opt": _OPT,
     "bloom": _BLOOM,
+    "mpt": _MPT,
     "chatglm": _CHATGLM,
     # Qwen (v1) QWenLMHeadModel: vllm/model_executor/models/qwen.py, served until 0.23.0 (SERVED_UNTIL below)
     "qwen": Family("Qwen (v1)", "vllm/model_executor/models/qwen.py (to 0.23.0)", qkv_bias=True, adapt=qwen1_keys),
@@ -337,6 +353,8 @@ _BY_ARCHITECTURE: dict[str, str] = {
     "FalconForCausalLM": "falcon",
     "OPTForCausalLM": "opt",
     "BloomForCausalLM": "bloom",
+    "MPTForCausalLM": "mpt",
+    "MptForCausalLM": "mpt",
     "ChatGLMModel": "chatglm",
     "ChatGLMForConditionalGeneration": "chatglm",
     "DbrxForCausalLM": "dbrx",

@@ -75,6 +75,28 @@ def bloom_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted({"intermediate_size": 4 * hidden} if hidden is not None else {})
 
 
+def mpt_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm mpt.py (served until 0.28.0) over transformers' MptConfig: d_model, n_layers, n_heads, max_seq_len;
+    attn_config.kv_n_heads (default n_heads); an ungated GELU MLP of expansion_ratio x d_model (MptConfig default
+    4); ALiBi, no position table; the embedding is the LM head. no_bias (default true) removes the bias of every
+    linear and LayerNorm (MPTModel registers each module's bias as None); attn_config.qk_ln adds q/k LayerNorms."""
+    attn = c.get("attn_config")
+    attn = attn if isinstance(attn, Mapping) else {}
+    hidden = _int(c.get("d_model"))
+    ratio = _int(c.get("expansion_ratio", 4))
+    keys: dict[str, Any] = {"intermediate_size": ratio * hidden} if hidden is not None and ratio is not None else {}
+    if (kv := _int(attn.get("kv_n_heads"))) is not None:
+        keys["num_key_value_heads"] = kv
+    biased = c.get("no_bias", True) is False
+    fam: dict[str, Any] = {
+        "qkv_bias": biased,
+        "o_bias": biased,
+        "mlp_bias": biased,
+        "qk_norm": attn.get("qk_ln") is True,
+    }
+    return Adapted(keys, {**fam, "norm": "layer" if biased else "layer_nobias"})
+
+
 def neox_keys(c: Mapping[str, Any]) -> Adapted:
     """GPTNeoXConfig: rotary_pct, attention_bias (default true) on query_key_value and dense; MLP biases always."""
     biased = c.get("attention_bias", True) is not False

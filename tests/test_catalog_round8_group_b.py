@@ -1,0 +1,115 @@
+"""Catalog round 8, group B (session 9): entries checked against their sources and counted by hand."""
+
+from __future__ import annotations
+
+import json
+
+from recommender.catalog import load_model
+from recommender.model.parse import parse_config
+from recommender.sources.resolve import resolve_model
+
+
+def _page_bytes(model_id: str, newline: bool = False) -> int:
+    entry = load_model(model_id)
+    assert entry is not None, model_id
+    return len(json.dumps(entry.config, indent=2)) + (1 if newline else 0)
+
+
+def test_bloom_560m_by_hand() -> None:
+    """BLOOM: word embedding with its LayerNorm, 24 layers of 1024 (fused query_key_value 3 x 1024^2, dense 1024^2,
+    dense_h_to_4h / dense_4h_to_h 4 x 1024^2 each, every linear biased, two LayerNorms with biases), final LayerNorm,
+    the head tied: 559,214,592 parameters, the card's 559M. The publisher's onnx/config.json prints 756 bytes."""
+    h, layers, vocab = 1024, 24, 250880
+    layer = (3 * h * h + 3 * h) + (h * h + h) + (4 * h * h + 4 * h) + (4 * h * h + h) + 2 * 2 * h
+    total = vocab * h + 2 * h + layers * layer + 2 * h
+    assert total == 559_214_592
+    spec = resolve_model("bigscience/bloom-560m")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert _page_bytes("bigscience/bloom-560m", newline=True) == 756
+
+
+def test_mpt_7b_by_hand() -> None:
+    """MPT (vllm mpt.py): 32 layers of 4096, Wqkv 3 x 4096^2 and out_proj 4096^2, up/down 4 x 4096^2 each (ungated),
+    no biases and bias-free LayerNorms (no_bias), ALiBi, the 50432-row embedding is the head: 6,649,286,656
+    parameters, the card's 6.7B. The instruct fine-tune's config page prints 1,326 bytes; base and instruct read
+    the same."""
+    h, layers, vocab = 4096, 32, 50432
+    total = vocab * h + layers * (4 * h * h + 8 * h * h + 2 * h) + h
+    assert total == 6_649_286_656
+    for model_id in ("mosaicml/mpt-7b", "mosaicml/mpt-7b-instruct"):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total, model_id
+        assert spec.num_layers == 32 and spec.max_model_len == 2048 and not spec.approximate
+    assert _page_bytes("mosaicml/mpt-7b-instruct", newline=True) == 1326
+
+
+def test_mpt_reader_reads_bias_and_grouped_kv_heads() -> None:
+    """An MPT config with no_bias false counts every linear and LayerNorm bias; attn_config.kv_n_heads sets the KV
+    heads (MPTAttention's QKVParallelLinear), here 8 of 32 heads of 128."""
+    entry = load_model("mosaicml/mpt-7b-instruct")
+    assert entry is not None
+    config = {**entry.config, "no_bias": False, "attn_config": {**entry.config["attn_config"], "kv_n_heads": 8}}
+    spec = parse_config(config, name="mpt-7b-instruct, biased", source="test")
+    h, layers, vocab, kv = 4096, 32, 50432, 8 * 128
+    attention = layers * ((h * h + 2 * h * kv + h + 2 * kv) + (h * h + h))
+    mlp = layers * (2 * 4 * h * h + 4 * h + h)
+    assert spec.num_kv_heads == 8 and spec.params is not None
+    assert (spec.params.attention, spec.params.mlp) == (attention, mlp)
+    assert spec.params.norms == (2 * layers + 1) * 2 * h and spec.params.embedding == vocab * h
+
+
+def test_solar_10_7b_instruct_by_hand() -> None:
+    """SOLAR-10.7B (depth-up-scaled Mistral widths): 48 layers of 4096 (q, o 4096^2; k, v 4096 x 1024; gated MLP 3 x
+    4096 x 14336; two RMSNorms), embedding and untied head 32000 x 4096, final norm: 10,731,524,096 parameters, the
+    name's 10.7B. The publisher's page prints 686 bytes."""
+    h, layers, kv, ffn, vocab = 4096, 48, 1024, 14336, 32000
+    total = layers * (2 * h * h + 2 * h * kv + 3 * h * ffn + 2 * h) + 2 * vocab * h + h
+    assert total == 10_731_524_096
+    spec = resolve_model("upstage/SOLAR-10.7B-Instruct-v1.0")
+    assert spec.params is not None and spec.params.total == total and spec.dtype == "float16"
+    assert _page_bytes("upstage/SOLAR-10.7B-Instruct-v1.0", newline=True) == 686
+
+
+def test_pythia_1_4b_by_hand() -> None:
+    """GPT-NeoX (Pythia 1.4B): 24 layers of 2048, fused query_key_value 3 x 2048^2 and dense 2048^2 with biases, MLP
+    2 x 2048 x 8192 with biases, two LayerNorms; embedding and untied embed_out 50304 x 2048, final LayerNorm:
+    1,414,647,808 parameters, the Pythia suite's figure. The fine-tune's page prints 722 bytes."""
+    h, layers, ffn, vocab = 2048, 24, 8192, 50304
+    layer = (3 * h * h + 3 * h) + (h * h + h) + (2 * h * ffn + ffn + h) + 2 * 2 * h
+    total = 2 * vocab * h + layers * layer + 2 * h
+    assert total == 1_414_647_808
+    spec = resolve_model("EleutherAI/pythia-1.4b")
+    assert spec.params is not None and spec.params.total == total
+    assert _page_bytes("EleutherAI/pythia-1.4b", newline=True) == 722
+
+
+def test_vicuna_and_codellama_instruct_pages() -> None:
+    """lmsys's vicuna-13b-v1.3 (its own page, 567 bytes) and v1.5 (TheBloke's copy, four-space indents: 689 bytes)
+    are Llama-13B layouts: 40 layers of 5120 (attention 4 x 5120^2, MLP 3 x 5120 x 13824, two norms), embedding and
+    head 32000 x 5120, final norm: 13,015,864,320 parameters; v1.3 keeps LLaMA-1's 2048 positions, v1.5 Llama-2's
+    4096. CodeLlama-7b-Instruct (a fine-tune's copy, 646 bytes) counts as the bundled base."""
+    h, layers, ffn, vocab = 5120, 40, 13824, 32000
+    total = layers * (4 * h * h + 3 * h * ffn + 2 * h) + 2 * vocab * h + h
+    assert total == 13_015_864_320
+    for model_id, positions in (("lmsys/vicuna-13b-v1.3", 2048), ("lmsys/vicuna-13b-v1.5", 4096)):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total and spec.max_model_len == positions
+    assert _page_bytes("lmsys/vicuna-13b-v1.3", newline=True) == 567
+    entry = load_model("lmsys/vicuna-13b-v1.5")
+    assert entry is not None and len(json.dumps(entry.config, indent=4)) == 689
+    code = resolve_model("codellama/CodeLlama-7b-Instruct-hf")
+    assert code.params == resolve_model("codellama/CodeLlama-7b-hf").params and code.vocab_size == 32016
+    assert _page_bytes("codellama/CodeLlama-7b-Instruct-hf", newline=True) == 646
+
+
+def test_nousresearch_llama_2_copies_resolve_to_meta() -> None:
+    """NousResearch's ungated Llama-2 re-uploads resolve to Meta's bundled configs (mirror aliases)."""
+    from recommender.catalog import find_model
+
+    for alias, target in (
+        ("NousResearch/Llama-2-7b-hf", "meta-llama/Llama-2-7b-hf"),
+        ("NousResearch/Llama-2-7b-chat-hf", "meta-llama/Llama-2-7b-chat-hf"),
+    ):
+        match = find_model(alias)
+        assert match is not None and match.entry.id == target
+        assert resolve_model(alias).params == resolve_model(target).params
