@@ -381,6 +381,8 @@ def record_engine_is_v1(r: dict[str, Any]) -> bool | None:
     """The engine the log shows running (the collector notes "V0"/"V1" beside the version from the log's own lines:
     "Initializing a V0 LLM engine", V1's gpu_model_runner), or None when it does not say."""
     engines = set(re.findall(r"\bV([01])\b", str(r.get("vllm_version") or "")))
+    if not engines:  # a record without a printed version may name the engine with its flags ("V0 engine")
+        engines = set(re.findall(r"\bV([01]) engine\b", str(r.get("other_flags") or "")))
     return engines == {"1"} if len(engines) == 1 else None
 
 

@@ -13,10 +13,12 @@ from recommender.memory.encoder_profile import (
     QWEN2_VL,
     QWEN3_VL,
     DummyItem,
+    V0Batch,
     dummy_item,
     encoder_pass,
     formatted_video_frames,
     profiled_items,
+    v0_profile_batch,
     video_tokens,
 )
 from recommender.memory.engine import EngineFlags, VllmVersion, mm_limits
@@ -172,3 +174,23 @@ def test_qwen3_vl_30b_on_0_12_keeps_the_expanded_encoder_outputs() -> None:
     no_video = EngineFlags(max_model_len=65536, tensor_parallel_size=2, max_num_seqs=256, limit_mm_per_prompt="video=0")
     image = explain(spec, resolve_gpu("h100", load_gpus()), no_video, VllmVersion.parse("0.12.0"))
     assert image.stage.available_kv > e.stage.available_kv + 2 * 2**30
+
+
+def test_v0_profiles_the_dummy_image_and_video_whole() -> None:
+    """V0's _dummy_run (worker/model_runner.py, 0.8.x) gives min(max_num_seqs, max_num_batched_tokens //
+    max_mm_tokens) sequences (at least 1) the default 1 image + 1 video per prompt. Qwen2.5-VL at 8,192 tokens:
+    max_mm_tokens = 16,384 (image) + 16,384 (a one-frame video, padded to a pair, since 8,192 - 16,384 leaves no
+    frames) = 32,768, so 1 sequence; its prompt holds both items whole, 2 x (16,384 + 2) = 32,772 tokens through the
+    language model (from 0.8.3; before, an overflowing sequence was profiled as 8,192 text tokens), and the float32
+    pixel_values of 32,768 x 4 patches x 4,704 bytes = 616,562,688 stay on the GPU. Field6 L016 (Qwen2.5-VL-7B on an
+    RTX 3090, V0, 8,192 tokens, ~0.8.4) logged 2,400 KV tokens and failed; predicted 66,912 tokens without this."""
+    spec = resolve_model("Qwen/Qwen2.5-VL-7B-Instruct")
+    shape = {"max_num_batched_tokens": 8192, "max_num_seqs": 256, "max_model_len": 8192}
+    batch = v0_profile_batch(spec, items=(None, None), version=(0, 8, 4), **shape)  # type: ignore[arg-type]
+    assert batch == V0Batch(32772, 1, 616_562_688)
+    assert v0_profile_batch(spec, items=(None, None), version=(0, 8, 2), **shape) == V0Batch(8192, 256)  # type: ignore[arg-type]
+    assert v0_profile_batch(spec, items=(0, 0), version=(0, 8, 4), **shape) == V0Batch(8192, 256)  # type: ignore[arg-type]
+    card = resolve_gpu("rtx3090", load_gpus())
+    e = explain(spec, card, EngineFlags(max_model_len=8192, use_v1=False), VllmVersion.parse("0.8.4"))
+    assert not e.fits
+    assert e.stage.activation_peak == 32772 * 8 * 18944 + 616_562_688  # V0's forward: 8 B per token and channel

@@ -18,7 +18,7 @@ from recommender.memory import dsv4_profile, full_budget, mamba_seqs, overheads,
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
 from recommender.memory.architecture_support import architecture_issues
-from recommender.memory.encoder_profile import EncoderPass, encoder_pass
+from recommender.memory.encoder_profile import EncoderPass, V0Batch, encoder_pass, v0_profile_batch
 from recommender.memory.engine import EngineFlags, VllmVersion, runs_v0_engine
 from recommender.memory.explanation import Explanation as Explanation  # re-exported: callers import it from here
 from recommender.memory.explanation import StageBudget as StageBudget
@@ -241,26 +241,40 @@ def activation_bytes(
     k, pp = stage
     v = (version.major, version.minor)
     rocm = gpu.vendor.lower() == "amd"
-    return overheads.activation_peak_bytes(
-        model,
-        max_num_batched_tokens=limits.max_num_batched_tokens,
-        max_num_seqs=limits.max_num_seqs,
-        tp=flags.tensor_parallel_size,
-        last_stage=k == pp - 1,
-        version=v,
-        moe_kernel_without_workspace=precision.mxfp4_triton,
-        expert_parallel=flags.enable_expert_parallel,
-        v0=v0,
-        encoder=None if v0 or k else encoder,
-        flashinfer_sampler=bool(flags.flashinfer_sampler) and not v0,
-        dp=flags.data_parallel_size,
-    ) + dsv4_profile.workspace_bytes(
-        model,
-        max_model_len=limits.max_model_len,
-        max_num_batched_tokens=limits.max_num_batched_tokens,
-        max_num_seqs=limits.max_num_seqs,
-        rocm=rocm,
-        decode_rows_bounded=not rocm or version >= dsv4_profile.ROCM_DECODE_ROWS_BOUNDED_FROM,
+    batch = V0Batch(limits.max_num_batched_tokens, limits.max_num_seqs)
+    if v0:  # V0's dummy sequences carry the multimodal items whole (memory/encoder_profile.py)
+        batch = v0_profile_batch(
+            model,
+            max_num_batched_tokens=batch.tokens,
+            max_num_seqs=batch.seqs,
+            max_model_len=limits.max_model_len,
+            items=(flags.modality_limit("image"), flags.modality_limit("video")),
+            version=(version.major, version.minor, version.patch),
+        )
+    return (
+        batch.pixel_bytes
+        + overheads.activation_peak_bytes(
+            model,
+            max_num_batched_tokens=batch.tokens,
+            max_num_seqs=batch.seqs,
+            tp=flags.tensor_parallel_size,
+            last_stage=k == pp - 1,
+            version=v,
+            moe_kernel_without_workspace=precision.mxfp4_triton,
+            expert_parallel=flags.enable_expert_parallel,
+            v0=v0,
+            encoder=None if v0 or k else encoder,
+            flashinfer_sampler=bool(flags.flashinfer_sampler) and not v0,
+            dp=flags.data_parallel_size,
+        )
+        + dsv4_profile.workspace_bytes(
+            model,
+            max_model_len=limits.max_model_len,
+            max_num_batched_tokens=limits.max_num_batched_tokens,
+            max_num_seqs=limits.max_num_seqs,
+            rocm=rocm,
+            decode_rows_bounded=not rocm or version >= dsv4_profile.ROCM_DECODE_ROWS_BOUNDED_FROM,
+        )
     )
 
 

@@ -225,3 +225,65 @@ def encoder_pass(
         rows = max(rows, max_num_batched_tokens, item.tokens)  # the encoder budget
     width = model.vision.out_hidden * (1 + model.vision.deepstack)
     return EncoderPass(peak, items * rows * width * ACTIVATION_BYTES)
+
+
+# The V0 engine's profile_run (worker/model_runner.py _dummy_run) builds min(max_num_seqs, max_num_batched_tokens //
+# max_mm_tokens) dummy sequences (at least 1) of max_num_batched_tokens // that many tokens, each with the dummy
+# multimodal data of the default limits (1 image and 1 video per prompt on V0, config.py
+# get_default_limit_per_prompt). max_mm_tokens sums the largest item of each modality at max_model_len. A Qwen2-VL
+# video takes the frames left after the images (get_num_frames_with_most_features: at least 1, padded to a frame
+# pair, at most 16): with fewer than 2 x 16,384 tokens per sequence the image and the one-pair video overflow it, and
+# from vLLM 0.8.3 (vllm#15673, the legacy input registry removed) the overflowing sequence is profiled whole, its
+# 32,772 tokens through the language model (multimodal/profiling.py get_decoder_dummy_data only warns); before,
+# V0 profiled seq_len text tokens without the images.
+V0_WHOLE_MM_SEQUENCE_FROM = (0, 8, 3)
+V0_DEFAULT_ITEMS_PER_PROMPT = 1
+V0_MAX_FRAMES_PER_VIDEO = 16
+SPECIAL_TOKENS_PER_ITEM = 2  # <|vision_start|> and <|vision_end|> around each item's pad tokens
+
+
+def _v0_video_tokens(processor: DynamicResolution, seq_len: int, images: int, videos: int) -> int:
+    """Qwen2VLProcessingInfo's video of the most frames left by `images` largest images within seq_len (0.8.x)."""
+    per_pair = processor.tokens_per_item
+    left = seq_len - images * per_pair
+    total_frames = 2 * (left // per_pair) if left >= per_pair else 0
+    frames = max(min(total_frames // max(videos, 1), V0_MAX_FRAMES_PER_VIDEO), 1)
+    return (frames + frames % 2) // 2 * per_pair
+
+
+@dataclass(frozen=True, slots=True)
+class V0Batch:
+    """V0's profiling forward: its tokens and sequences, and the float32 pixel_values of the dummy items the model
+    runner holds on the GPU through it (the tower casts a 16-bit copy, the float32 input stays referenced)."""
+
+    tokens: int
+    seqs: int
+    pixel_bytes: int = 0
+
+
+def v0_profile_batch(
+    model: ModelSpec,
+    *,
+    max_num_batched_tokens: int,
+    max_num_seqs: int,
+    max_model_len: int,
+    items: tuple[int | None, int | None],
+    version: tuple[int, int, int],
+) -> V0Batch:
+    """V0's profiling batch for a Qwen2-VL-style model: the scheduler's figures unless the dummy image and video
+    overflow each sequence (from 0.8.3). `items`: --limit-mm-per-prompt's images and videos (None: V0's 1)."""
+    processor = PROCESSORS.get(model.architecture)
+    unchanged = V0Batch(max_num_batched_tokens, max_num_seqs)
+    if processor is None or model.vision is None or processor.video_max_pixels or version < V0_WHOLE_MM_SEQUENCE_FROM:
+        return unchanged
+    images, videos = (V0_DEFAULT_ITEMS_PER_PROMPT if n is None else n for n in items)
+    largest = processor.tokens_per_item * (images > 0)
+    largest += _v0_video_tokens(processor, max_model_len, images > 0, 1) * (videos > 0)
+    if largest == 0:
+        return unchanged
+    seqs = max(1, min(max_num_seqs, max_num_batched_tokens // largest))
+    video = _v0_video_tokens(processor, max_num_batched_tokens // seqs, images, videos) if videos else 0
+    mm_tokens = images * processor.tokens_per_item + videos * video
+    prompt = mm_tokens + (images + videos) * SPECIAL_TOKENS_PER_ITEM
+    patches = seqs * mm_tokens * processor.merge * processor.merge
+    return V0Batch(max(max_num_batched_tokens, seqs * prompt), seqs, patches * processor.pixel_bytes_per_patch)
