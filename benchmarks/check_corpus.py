@@ -43,6 +43,11 @@ def reading(rel: str, files: Path = CORPUS) -> tuple[list[dict[str, Any]], str |
     from recommender.serve_args import parse_serve_argv
 
     path = files / rel
+    result = CliRunner().invoke(cli, ["check", str(path), "--format", "json"])
+    try:
+        results = json.loads(result.stdout)
+    except json.JSONDecodeError:
+        results = []
     servers = []
     gpu = None
     lookup = _gpu_for(None, None)
@@ -65,6 +70,8 @@ def reading(rel: str, files: Path = CORPUS) -> tuple[list[dict[str, Any]], str |
         unknown = {k for k, v in written.items() if v is not None and any(n in str(v) for n in names)}
         if cmd.model is None and names:
             unknown.add("model")  # no model, but unresolved words that may hold it ("$@", $EXTRA_ARGS)
+        elif cmd.model is None and not cmd.config_file:  # the default model `check` says vLLM serves, if any
+            read["model"] = _checked_model(results, found) or None
         if cmd.config_file:  # a --config file not readable here may set whatever the command line does not
             unknown |= {k for k, v in written.items() if v is None}
         servers.append(
@@ -81,12 +88,15 @@ def reading(rel: str, files: Path = CORPUS) -> tuple[list[dict[str, Any]], str |
                 gpu = hit.key if hit else None
             except Exception:  # an unknown GPU name: compared as None
                 gpu = None
-    result = CliRunner().invoke(cli, ["check", str(path), "--format", "json"])
-    try:
-        results = json.loads(result.stdout)
-    except json.JSONDecodeError:
-        results = []
     return servers, gpu, results
+
+
+def _checked_model(results: list[Any], found: Any) -> str:
+    """The model `check` evaluated the server found as (its JSON result for the same resource and container)."""
+    for r in results:
+        if isinstance(r, dict) and (r.get("resource"), r.get("container")) == (found.resource, found.container):
+            return str(r.get("model") or "")
+    return ""
 
 
 def verdict_of(results: list[Any]) -> str:

@@ -189,8 +189,9 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     if arch:
         return _by_offload_arch(query, arch.group(1), catalog, memory_mib)
     wanted = GpuName.parse(query)
-    if not wanted.model:
-        raise UnknownGpuError("empty GPU name; run `vllm-plan gpus` to list the known GPUs")
+    if not wanted.model:  # '' or only a memory size ('80g', a Slurm site's GPU type)
+        named = f"{query.strip()!r} names no GPU model" if query.strip() else "empty GPU name"
+        raise UnknownGpuError(f"{named}; run `vllm-plan gpus` to list the known GPUs")
     if wanted.mig:
         raise UnknownGpuError(
             f"{query!r} is a MIG slice: its memory is a fraction of the card's; give --gpu-memory-gib"

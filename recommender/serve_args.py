@@ -62,8 +62,18 @@ SPECULATIVE_KEYS: dict[str, str] = {
     "num_speculative_tokens": "num_speculative_tokens",
     "speculative_draft_tensor_parallel_size": "draft_tensor_parallel_size",
 }
-# vLLM's positional model when none is given (vllm/entrypoints/cli/serve.py DESCRIPTION, 0.33)
+# vLLM's positional model when none is given (vllm/entrypoints/cli/serve.py DESCRIPTION, 0.33): ModelConfig.model's
+# default, Qwen/Qwen3-0.6B since vllm#20335 (merged 2025-07, first in 0.10.0), facebook/opt-125m before
 DEFAULT_MODEL = "Qwen/Qwen3-0.6B"
+_DEFAULT_MODEL_BEFORE_0_10 = "facebook/opt-125m"
+
+
+def default_model(version: str) -> str:
+    """The model vLLM `version` serves when the command line (and its --config) names none."""
+    major, minor = (int(p) for p in [*re.findall(r"\d+", version), "0", "0"][:2])
+    return DEFAULT_MODEL if (major, minor) >= (0, 10) else _DEFAULT_MODEL_BEFORE_0_10
+
+
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 

@@ -29,6 +29,7 @@ from recommender.serve_args import (
     build_serve_argv,
     choice_errors,
     config_args,
+    default_model,
     parse_serve_argv,
 )
 from recommender.vllm_flags import FlagTable
@@ -368,8 +369,12 @@ def check_server(found: Found, ctx: Context) -> ServerResult:
     reasons = [f"unresolved {n}" for n in unresolved_names(cmd, found.unresolved)]
     if cmd.config_file:
         reasons.append(f"--config {cmd.config_file} is not readable here")
-    if not cmd.model:
+    if not cmd.model and (reasons or ctx.unknown_release is not None):
         reasons.append(f"no model in the command (vLLM would serve its default model, {DEFAULT_MODEL})")
+    elif not cmd.model:  # nothing unknown: vLLM serves its default model, as it would from the command line
+        cmd = replace(cmd, model=default_model(version))
+        notes.append(f"no model in the command: vLLM {version} serves its default model, {cmd.model}")
+        summary = engine_summary(cmd)
     structure = [Finding("structure", p) for p in found.problems]  # fails whatever the unresolved values are
     if reasons:
         status = FAIL if structure else NOT_EVALUATED
