@@ -27,7 +27,7 @@ from recommender.memory.kv_dsv4 import dsv4_layout
 from recommender.memory.precision import Precision, gpu_checks, resolve_precision, tower_modalities
 from recommender.memory.scheduler import SchedulerLimits, scheduler_limits
 from recommender.memory.startup_issues import IssueKind, StartupIssue
-from recommender.memory.weights import Parallel, pp_layer_ranges, weight_bytes_per_gpu
+from recommender.memory.weights import Parallel, pp_layer_ranges, rotary_caches_on_stage, weight_bytes_per_gpu
 from recommender.model.pooling import as_pooling
 from recommender.model.spec import ModelSpec
 from recommender.model.tensors import padded_vocab
@@ -334,6 +334,7 @@ def stage_budgets(
             cpu_offload_bytes=int(flags.cpu_offload_gb * GiB),
             mxfp4=precision.mxfp4,
             skip_towers=flags.towers_skipped(version, tower_modalities(model)),
+            rotary_caches=rotary_caches_on_stage(model, (version.major, version.minor, version.patch), len(layers)),
         )
         on_stage = drafter[0] if k == pp - 1 else spec_decode.Drafter("", 0)  # the drafter runs beside the last
         w += on_stage.weight_bytes

@@ -280,6 +280,24 @@ def rotary_cache_bytes(s: ModelSpec, dtype_bytes: int) -> int:
     return s.rope_max_position * s.rotary_dim * dtype_bytes
 
 
+# vLLM 0.5.1 to 0.5.4 built a GemmaRotaryEmbedding in every Gemma and Gemma-2 attention layer (gemma.py, gemma2.py:
+# "TODO(woosuk): Use the `get_rope` interface"), each registering its own cos/sin cache [max_position, head_dim] in the
+# model dtype on every GPU, where get_rope shares one per model; vllm#7638 ("[Misc] Remove Gemma RoPE", 0.5.5) moved
+# both onto get_rope. gemma-2-9b at TP 8 on 0.5.4 (field4 J001): 41 more caches of 8,192 x 256 x 2 B, +0.16 GiB a GPU
+# (2.3463 GiB logged; 2.16 predicted with one cache, 2.32 with 42; the same model at TP 1 on 0.19, F006, is exact).
+PER_LAYER_ROPE_ARCHITECTURES = ("GemmaForCausalLM", "Gemma2ForCausalLM")
+PER_LAYER_ROPE_RELEASES = ((0, 5, 1), (0, 5, 5))  # (major, minor, patch): from, fixed in
+
+
+def rotary_caches_on_stage(s: ModelSpec, release: tuple[int, int, int], layers_on_stage: int) -> int:
+    """How many cos/sin caches one GPU holds: one shared buffer, or one per attention layer where the `release`
+    (major, minor, patch) built them per layer."""
+    first, fixed = PER_LAYER_ROPE_RELEASES
+    if s.architecture in PER_LAYER_ROPE_ARCHITECTURES and first <= release < fixed:
+        return max(1, layers_on_stage)
+    return 1
+
+
 def weight_bytes_per_gpu(
     s: ModelSpec,
     par: Parallel,
@@ -290,6 +308,7 @@ def weight_bytes_per_gpu(
     cpu_offload_bytes: int = 0,
     mxfp4: Mxfp4Layout | None = None,
     skip_towers: bool = False,
+    rotary_caches: int = 1,
 ) -> int:
     """Bytes of weights one GPU of pipeline stage `stage` holds ("Model loading took").
 
@@ -297,6 +316,7 @@ def weight_bytes_per_gpu(
     order, while less than the limit has been moved (vllm/model_executor/models/utils.py maybe_offload_to_cpu),
     so the last tensor can overshoot the limit. `mxfp4`: how this GPU's MXFP4 MoE backend stores the experts
     (None: the checkpoint's own packing). `skip_towers`: --language-model-only or every modality limited to 0.
+    `rotary_caches`: the cos/sin caches the GPU holds (rotary_caches_on_stage).
     """
     total = 0
     offloaded = 0
@@ -306,4 +326,4 @@ def weight_bytes_per_gpu(
             offloaded += size
             continue
         total += size
-    return total + rotary_cache_bytes(s, dtype_bytes)
+    return total + rotary_caches * rotary_cache_bytes(s, dtype_bytes)
