@@ -12,6 +12,7 @@ from recommender.memory.encoder_profile import PROCESSORS as ENCODER_PASS_SIZED
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.kv_cache import kv_dtype_bytes
 from recommender.memory.mxfp4 import Mxfp4Layout, mxfp4_layout
+from recommender.memory.quant_capability import capability_refusal
 from recommender.memory.startup_issues import IssueKind, StartupIssue
 from recommender.memory.weights import DTYPE_BYTES
 from recommender.model.quant import resolve_quant
@@ -112,6 +113,8 @@ def resolve_precision(
     quant = resolve_quant(model, flags.quantization)
     if quant is not None and quant.method == "bitsandbytes" and version >= BITSANDBYTES_REMOVED_IN:
         issues.append(si.quantization_unknown(quant.method))
+    refused = capability_refusal(quant, gpu, version)
+    issues += [refused] if refused else []
     if quant is not None and quant.double_quant and version >= BNB_ABSMAX_DEQUANTIZED_IN:
         quant = replace(quant, double_quant=False)  # absmax dequantized to float32 at load
     kv_dtype = flags.kv_cache_dtype

@@ -37,6 +37,7 @@ class IssueKind(StrEnum):
     ARCHITECTURE_REMOVED = "architecture-removed"  # version = the last release that served the architecture
     ARCHITECTURE_NOT_IN_RELEASE = "architecture-not-in-release"  # version = the first release that has it
     QUANTIZATION_UNKNOWN = "quantization-unknown"  # flag = the checkpoint's method the release does not know
+    QUANTIZATION_CAPABILITY = "quantization-below-capability"  # flag = the method, count = its minimum capability
     KV_DTYPE_UNSUPPORTED = "kv-cache-dtype-unsupported"  # flag = the --kv-cache-dtype the attention cannot store
     KV_ALLOCATION_OOM = "kv-cache-allocation-oom"  # needed = the fixed KV cache, available = free beside the weights
     WARMUP_OOM = "warmup-out-of-memory"  # needed = allocations after the KV cache, available = room for them
@@ -333,6 +334,28 @@ def quantization_unknown(method: str) -> StartupIssue:
         IssueKind.QUANTIZATION_UNKNOWN,
         f"Unknown quantization method: {method}. Must be one of {list(QUANTIZATION_METHODS_0_33)}.",
         flag=method,
+    )
+
+
+def quant_capability(method: str, minimum: int, current: int) -> StartupIssue:
+    """config/vllm.py:930 _get_quantization_config: the method's get_min_capability() above the GPU's."""
+    return StartupIssue(
+        IssueKind.QUANTIZATION_CAPABILITY,
+        f"The quantization method {method} is not supported for the current GPU. Minimum capability: {minimum}. "
+        f"Current capability: {current}.",
+        flag=method,
+        count=minimum,
+    )
+
+
+def quant_scheme_capability(minimum: int, current: int) -> StartupIssue:
+    """compressed_tensors.py:410 _check_scheme_supported: a layer's scheme needs a newer GPU."""
+    return StartupIssue(
+        IssueKind.QUANTIZATION_CAPABILITY,
+        f"Quantization scheme is not supported for the current GPU. Min capability: {minimum}. "
+        f"Current capability: {current}.",
+        flag="compressed-tensors",
+        count=minimum,
     )
 
 

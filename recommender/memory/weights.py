@@ -231,7 +231,7 @@ def tensor_bytes(
         return plain
     if _matches(t.module, quant.keep_unquantized):
         return plain
-    if quant.method == "mxfp4" and t.group != "experts":
+    if quant.method in ("mxfp4", "experts_int8") and t.group != "experts":
         return plain
     method: str | None = quant.expert_method if t.group == "experts" else None
     if quant.method == "modelopt-mixed":

@@ -28,8 +28,16 @@ def online_quant(method: str) -> QuantSpec:
     if method == "fp8":
         # Fp8LinearMethod without a checkpoint config: per-tensor weight scale, dynamic activations.
         return QuantSpec(method="fp8", bits=8, group_size=0, label="FP8 (online, per-tensor)")
+    if method == "experts_int8":
+        # ExpertsInt8Config: the routed experts become int8 with one float32 scale per output row (w13_scale
+        # [E, 2I], w2_scale [E, H]: experts_int8.py at v0.5.5-v0.13.0, online/int8.py Int8OnlineMoEMethod in 0.33);
+        # every other linear stays 16-bit (UnquantizedLinearMethod).
+        return QuantSpec(
+            method="experts_int8", bits=8, group_size=-1, expert_method="int8", label="INT8 experts (online)"
+        )
     raise UnsupportedArchitectureError(
-        f"online quantization {method!r} is not modelled; use a pre-quantized checkpoint or --quantization fp8"
+        f"online quantization {method!r} is not modelled; use a pre-quantized checkpoint, --quantization fp8 or "
+        "experts_int8"
     )
 
 
@@ -89,7 +97,7 @@ def _str_tuple(value: Any) -> tuple[str, ...]:
 def parse_quant(qc: Mapping[str, Any] | None, hf_quant: Mapping[str, Any] | None = None) -> QuantSpec | None:
     """QuantSpec from a `quantization_config` mapping and/or a ModelOpt `hf_quant_config.json`."""
     if hf_quant and isinstance(hf_quant.get("quantization"), Mapping):
-        return _modelopt(hf_quant["quantization"])
+        return replace(_modelopt(hf_quant["quantization"]), checkpoint_format="modelopt")
     if not qc:
         return None
     if not isinstance(qc, Mapping):
@@ -98,7 +106,8 @@ def parse_quant(qc: Mapping[str, Any] | None, hf_quant: Mapping[str, Any] | None
     reader = _READERS.get(method)
     if reader is None:
         raise UnsupportedArchitectureError(f"quantization method {method or '(none given)'!r} is not modelled")
-    return reader(qc)
+    spec = reader(qc)
+    return spec if spec.checkpoint_format else replace(spec, checkpoint_format=method)
 
 
 def _fp8(qc: Mapping[str, Any]) -> QuantSpec:

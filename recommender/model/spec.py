@@ -171,7 +171,9 @@ class QuantSpec:
     mixed: tuple[tuple[str, str], ...] = ()  # ModelOpt MIXED_PRECISION: (module pattern, algo)
     double_quant: bool = False  # bitsandbytes: absmax stored 8-bit with a nested float32 absmax per 256 blocks
     expert_method: str | None = None  # routed experts stored in another format (DeepSeek-V4 expert_dtype fp4: mxfp4)
-    checkpoint_format: str = ""  # the quant_method a checkpoint declares when counted as another ("auto-round")
+    checkpoint_format: str = (
+        ""  # the quant_method the checkpoint declares ("compressed-tensors", "auto-round"); "" online
+    )
     label: str = ""  # short human label: "AWQ 4-bit g128", "FP8 block 128x128"
 
 
