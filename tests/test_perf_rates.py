@@ -90,12 +90,20 @@ def test_perf_answers_a_float16_model_on_t4() -> None:
 
 
 def test_perf_names_the_missing_figure() -> None:
-    # --vllm-version 0.20: before the compute capability 7.5 floor vLLM documents from v0.21 (Volta still runs).
-    w8a8 = "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8"
-    result = invoke(["perf", w8a8, "--gpu", "v100-32gb", "--vllm-version", "0.20", *LOAD], exit_code=2)
-    assert result.stderr.strip().splitlines() == [
-        "Error: Tesla V100-SXM2-32GB has no dense INT8 tensor rate in its profile (dense_tflops.int8): the "
+    """A card without the rate the checkpoint computes in: a one-line error naming the profile field. (W8A8 INT8
+    on a V100, the case this covered, is now refused by vLLM itself below compute capability 7.5.)"""
+    v100 = resolve_gpu("v100-32gb", load_gpus())
+    with pytest.raises(PerfUnavailableError) as err:
+        peak_flops(v100, "int8", "float16")
+    assert str(err.value) == (
+        "Tesla V100-SXM2-32GB has no dense INT8 tensor rate in its profile (dense_tflops.int8): the "
         "performance model cannot estimate compute time on it"
+    )
+    w8a8 = "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8"
+    result = invoke(["perf", w8a8, "--gpu", "v100-32gb", "--vllm-version", "0.20", *LOAD], exit_code=3)
+    assert result.stderr.strip().splitlines() == [
+        "Error: vLLM would not start with these flags, so nothing can be measured: Quantization scheme is not "
+        "supported for the current GPU. Min capability: 75. Current capability: 70."
     ]
 
 
