@@ -113,3 +113,78 @@ def test_nousresearch_llama_2_copies_resolve_to_meta() -> None:
         match = find_model(alias)
         assert match is not None and match.entry.id == target
         assert resolve_model(alias).params == resolve_model(target).params
+
+
+def test_granite_3_0_8b_rebuilt_from_its_2b_sibling() -> None:
+    """granite-3.0-8b-instruct, rebuilt from the bundled 2B config with the widths a full fine-tune of the 8B prints:
+    the rebuilt file is the 788 bytes the repository's file list prints. By hand: 40 layers of 4096 (q, o 4096^2; k, v
+    4096 x 1024; MLP 3 x 4096 x 12800; two norms), tied embedding 49155 x 4096, final norm: 8,170,848,256."""
+    h, layers, kv, ffn, vocab = 4096, 40, 1024, 12800, 49155
+    total = layers * (2 * h * h + 2 * h * kv + 3 * h * ffn + 2 * h) + vocab * h + h
+    assert total == 8_170_848_256
+    entry = load_model("ibm-granite/granite-3.0-8b-instruct")
+    assert entry is not None and entry.reconstructed and _page_bytes(entry.id, newline=True) == 788
+    spec = resolve_model(entry.id)
+    assert spec.params is not None and spec.params.total == total and spec.max_model_len == 4096
+    small = load_model("ibm-granite/granite-3.0-2b-instruct")
+    assert small is not None
+    differs = {k for k in entry.config if entry.config[k] != small.config.get(k)}
+    assert differs == {"hidden_size", "intermediate_size", "attention_multiplier", "logits_scaling"}
+
+
+def test_opt_1_3b_and_gpt_neox_20b_by_hand() -> None:
+    """OPT-1.3B: embedding 50272 x 2048 and 2050 learned positions (OPT's offset 2), 24 layers (q, k, v, o and fc1/fc2
+    of 8192, all biased; two LayerNorms), final LayerNorm, tied head: 1,315,758,080. GPT-NeoX-20B: 44 layers of 6144
+    (fused QKV and dense with biases, MLP 4 x 6144 with biases, two LayerNorms), untied 50432-row embedding and head,
+    final LayerNorm: 20,554,567,680, the paper's figure."""
+    h, ffn = 2048, 8192
+    layer = 4 * (h * h + h) + (h * ffn + ffn) + (ffn * h + h) + 2 * 2 * h
+    opt = 50272 * h + (2048 + 2) * h + 24 * layer + 2 * h
+    assert opt == 1_315_758_080
+    spec = resolve_model("facebook/opt-1.3b")
+    assert spec.params is not None and spec.params.total == opt
+    assert _page_bytes("facebook/opt-1.3b", newline=True) == 749
+    h, ffn = 6144, 24576
+    layer = (3 * h * h + 3 * h) + (h * h + h) + (2 * h * ffn + ffn + h) + 2 * 2 * h
+    neox = 2 * 50432 * h + 44 * layer + 2 * h
+    assert neox == 20_554_567_680
+    spec = resolve_model("EleutherAI/gpt-neox-20b")
+    assert spec.params is not None and spec.params.total == neox
+    assert _page_bytes("EleutherAI/gpt-neox-20b", newline=True) == 692
+
+
+def test_starcoder_multi_query_by_hand() -> None:
+    """StarCoder (GPT-BigCode, multi_query): 40 layers of 6144, c_attn 6144 x (6144 + 2 x 128) and c_proj 6144^2 with
+    biases, MLP 6144 x 24576 twice with biases, two LayerNorms; 49152-row embedding (tied head) and 8192 learned
+    positions, final LayerNorm. One KV head of 128 per layer. WizardCoder-15B adds one token. Pages: 992 and 997."""
+    h, ffn, head = 6144, 24576, 128
+    layer = (h * (h + 2 * head) + h + 2 * head) + (h * h + h) + (2 * h * ffn + ffn + h) + 2 * 2 * h
+    total = 49152 * h + 8192 * h + 40 * layer + 2 * h
+    spec = resolve_model("bigcode/starcoder")
+    assert spec.params is not None and spec.params.total == total and spec.num_kv_heads == 1
+    wizard = resolve_model("WizardLMTeam/WizardCoder-15B-V1.0")
+    assert wizard.params is not None and wizard.params.total == total + h
+    assert _page_bytes("bigcode/starcoder", newline=True) == 992
+    assert _page_bytes("WizardLMTeam/WizardCoder-15B-V1.0", newline=True) == 997
+
+
+def test_olmoe_by_hand() -> None:
+    """OLMoE-1B-7B (vllm olmoe.py): 16 layers of 2048, attention 4 x 2048^2 with q/k RMSNorms over all heads (2048
+    each), 64 experts of 3 x 2048 x 1024 and a 2048 x 64 router, two norms; untied 50304-row embedding and head,
+    final norm: 6,919,161,856 parameters, the paper's 6.9B."""
+    h, layers, experts, ffn, vocab = 2048, 16, 64, 1024, 50304
+    layer = 4 * h * h + 2 * h + experts * 3 * h * ffn + h * experts + 2 * h
+    total = 2 * vocab * h + layers * layer + h
+    assert total == 6_919_161_856
+    spec = resolve_model("allenai/OLMoE-1B-7B-0924-Instruct")
+    assert spec.params is not None and spec.params.total == total and not spec.approximate
+    assert _page_bytes("allenai/OLMoE-1B-7B-0924-Instruct", newline=True) == 840
+
+
+def test_unsloth_llama_3_1_8b_bnb_4bit() -> None:
+    """unsloth's NF4 Llama-3.1-8B-Instruct (a fine-tune's copy of its config): bitsandbytes 4-bit, double quantization,
+    nothing skipped, over Meta's layout."""
+    spec = resolve_model("unsloth/Meta-Llama-3.1-8B-Instruct-bnb-4bit")
+    assert spec.quant is not None and (spec.quant.method, spec.quant.bits) == ("bitsandbytes", 4)
+    assert spec.quant.double_quant and spec.quant.keep_unquantized == ()
+    assert spec.params == resolve_model("meta-llama/Llama-3.1-8B-Instruct").params

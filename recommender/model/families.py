@@ -311,6 +311,8 @@ FAMILIES: dict[str, Family] = {
             adapt=cohere_keys,
         ),
     ),
+    # OLMoE: a Llama-style MoE whose q_norm / k_norm are RMSNorms over all heads' q (and k) at once
+    "olmoe": Family("OLMoE", "vllm/model_executor/models/olmoe.py", qk_norm=True, qk_norm_over_heads=True),
     "nemotron-nas": Family("Nemotron-NAS (DeciLM)", "vllm/model_executor/models/nemotron_nas.py"),
     "kimi_linear": Family(
         "Kimi-Linear (KDA + MLA)", "vllm/models/kimi_k3/nvidia/model.py", score_bias=True, adapt=kimi_linear_keys
