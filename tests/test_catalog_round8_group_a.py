@@ -25,6 +25,7 @@ def _indent2_bytes(config: dict[str, object]) -> int:
         ("mistralai/Mistral-Large-Instruct-2411", 678),
         ("ModelCloud/Mistral-Large-Instruct-2407-gptq-4bit", 1094),
         ("nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1", 910),
+        ("Qwen/Qwen2-57B-A14B", 916),
     ],
 )
 def test_catalog_round_8_pages_whole(model: str, size: int) -> None:
@@ -84,3 +85,34 @@ def test_catalog_round_8_nemotron_nano_4b_by_hand() -> None:
     assert nano.params is not None
     assert nano.params.total == 32 * layer + 2 * 128256 * 3072 + 3072 == 4_512_746_496
     assert nano.max_model_len == 131072 and nano.num_kv_heads == 8
+
+
+def test_catalog_round_8_qwen2_57b_a14b_by_hand() -> None:
+    """Qwen2-57B-A14B: 28 layers, each attention (q/o 3584 x 3584 with q bias, k/v 3584 x 512 with biases), 64 experts
+    of 3 x 3584 x 2560, a shared expert of 3 x 3584 x 20480 with its 3584 x 1 gate, a 3584 x 64 router and two
+    norms; untied 151,936-row embedding and head: 57,408,658,944 (the card's 57B). The instruct release keeps it."""
+    attention = 2 * 3584 * 3584 + 3584 + 2 * (3584 * 512 + 512)
+    moe = 64 * 3 * 3584 * 2560 + 3 * 3584 * 20480 + 3584 + 3584 * 64
+    layer = attention + moe + 2 * 3584
+    base, instruct = resolve_model("Qwen/Qwen2-57B-A14B"), resolve_model("Qwen/Qwen2-57B-A14B-Instruct")
+    assert base.params is not None and base.params == instruct.params
+    assert base.params.total == 28 * layer + 2 * 151936 * 3584 + 3584 == 57_408_658_944
+    assert (base.max_model_len, instruct.max_model_len) == (131072, 32768)
+
+
+def test_catalog_round_8_qwen2_5_1m_keep_their_base_widths() -> None:
+    """The 1M releases keep Qwen2.5-7B/14B-Instruct's widths exactly (same counts as the bundled releases) and differ
+    in the context: 1,010,000 positions (rope_theta 1e7 with Dual Chunk Attention)."""
+    for long, short in (
+        ("Qwen/Qwen2.5-7B-Instruct-1M", "Qwen/Qwen2.5-7B-Instruct"),
+        ("Qwen/Qwen2.5-14B-Instruct-1M", "Qwen/Qwen2.5-14B-Instruct"),
+    ):
+        spec, ref = resolve_model(long), resolve_model(short)
+        assert spec.params == ref.params and spec.num_kv_heads == ref.num_kv_heads, long
+        assert spec.max_model_len == 1_010_000 and ref.max_model_len == 32768
+        match = find_model(long)
+        assert match is not None and match.entry.config["dual_chunk_attention_config"] == {
+            "chunk_size": 262144,
+            "local_size": 8192,
+            "original_max_position_embeddings": 262144,
+        }
