@@ -26,6 +26,7 @@ def _indent2_bytes(config: dict[str, object]) -> int:
         ("ModelCloud/Mistral-Large-Instruct-2407-gptq-4bit", 1094),
         ("nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1", 910),
         ("Qwen/Qwen2-57B-A14B", 916),
+        ("Qwen/Qwen-7B-Chat", 1107),
     ],
 )
 def test_catalog_round_8_pages_whole(model: str, size: int) -> None:
@@ -116,3 +117,22 @@ def test_catalog_round_8_qwen2_5_1m_keep_their_base_widths() -> None:
             "local_size": 8192,
             "original_max_position_embeddings": 262144,
         }
+
+
+def test_catalog_round_8_deepseek_moe_16b_by_hand() -> None:
+    """DeepSeekMoE 16B: 28 layers of multi-head attention (4 x 2048 x 2048); layer 0 dense (3 x 2048 x 10944); layers
+    1-27 with 64 routed experts and 2 shared experts of 3 x 2048 x 1408 each and a 2048 x 64 router; two norms a layer;
+    untied 102,400-row embedding and head: 16,375,728,128 (its card: 16.4B)."""
+    expert = 3 * 2048 * 1408
+    total = 28 * (4 * 2048 * 2048 + 2 * 2048) + 3 * 2048 * 10944
+    total += 27 * (64 * expert + 2 * expert + 2048 * 64) + 2 * 102400 * 2048 + 2048
+    moe = resolve_model("deepseek-ai/deepseek-moe-16b-chat")
+    assert moe.params is not None and moe.params.total == total == 16_375_728_128
+    assert moe.params.experts == 27 * 64 * expert and moe.max_model_len == 4096
+
+
+def test_catalog_round_8_qwen_7b_chat_is_qwen_7b() -> None:
+    """Qwen-7B-Chat keeps Qwen-7B's architecture (7,721,324,544 by the Qwen v1 reader) and its 8,192-token context."""
+    chat, base = resolve_model("Qwen/Qwen-7B-Chat"), resolve_model("Qwen/Qwen-7B")
+    assert chat.params == base.params and chat.params is not None and chat.params.total == 7_721_324_544
+    assert chat.max_model_len == base.max_model_len == 8192
