@@ -27,6 +27,8 @@ def _indent2_bytes(config: dict[str, object]) -> int:
         ("nvidia/Llama-3.1-Nemotron-Nano-4B-v1.1", 910),
         ("Qwen/Qwen2-57B-A14B", 916),
         ("Qwen/Qwen-7B-Chat", 1107),
+        ("Qwen/Qwen1.5-110B-Chat", 662),
+        ("nvidia/Mistral-NeMo-Minitron-8B-Instruct", 702),
     ],
 )
 def test_catalog_round_8_pages_whole(model: str, size: int) -> None:
@@ -136,3 +138,36 @@ def test_catalog_round_8_qwen_7b_chat_is_qwen_7b() -> None:
     chat, base = resolve_model("Qwen/Qwen-7B-Chat"), resolve_model("Qwen/Qwen-7B")
     assert chat.params == base.params and chat.params is not None and chat.params.total == 7_721_324_544
     assert chat.max_model_len == base.max_model_len == 8192
+
+
+@pytest.mark.parametrize(
+    ("model", "size"),
+    [("nvidia/Nemotron-Mini-4B-Instruct", 646), ("nvidia/Minitron-4B-Base", 639), ("nvidia/Minitron-8B-Base", 635)],
+)
+def test_catalog_round_8_nvidia_pages_without_final_newline(model: str, size: int) -> None:
+    """NVIDIA's hand-written Minitron config.json files end without a newline: the pages' sizes are the indent-2
+    text alone."""
+    match = find_model(model)
+    assert match is not None and _indent2_bytes(dict(match.entry.config)) - 1 == size
+
+
+def test_catalog_round_8_nemotron_family_by_hand() -> None:
+    """NemotronForCausalLM (vLLM nemotron.py): q/k/v/o without bias, an up/down squared-ReLU MLP (no gate) and
+    LayerNorm1P with weight and bias (two a layer, one final); untied 256,000-row embedding and head.
+    Minitron-4B: 32 x (q/o 3072 x 3072, k/v 3072 x 1024, MLP 2 x 3072 x 9216, norms 4 x 3072) + 2 x 256000 x 3072 +
+    2 x 3072 = 4,190,509,056 (the card's 4.19B). Minitron-8B states head_dim 128 over 48 heads, so q and o are
+    4096 x 6144: 8,271,699,968."""
+    layer4 = 2 * 3072 * 3072 + 2 * 3072 * 1024 + 2 * 3072 * 9216 + 4 * 3072
+    layer8 = 2 * 4096 * 6144 + 2 * 4096 * 1024 + 2 * 4096 * 16384 + 4 * 4096
+    mini, base4 = resolve_model("nvidia/Nemotron-Mini-4B-Instruct"), resolve_model("nvidia/Minitron-4B-Base")
+    base8 = resolve_model("nvidia/Minitron-8B-Base")
+    assert mini.params is not None and base8.params is not None and not mini.approximate
+    assert mini.params == base4.params
+    assert mini.params.total == 32 * layer4 + 2 * 256000 * 3072 + 2 * 3072 == 4_190_509_056
+    assert base8.params.total == 32 * layer8 + 2 * 256000 * 4096 + 2 * 4096 == 8_271_699_968
+
+
+def test_catalog_round_8_baichuan_is_read_as_a_llama_decoder_exactly() -> None:
+    """Baichuan's family entry (vLLM baichuan.py to 0.23.0) counts exactly, no longer marked approximate."""
+    for model in ("baichuan-inc/Baichuan2-7B-Chat", "baichuan-inc/Baichuan-13B-Chat"):
+        assert not resolve_model(model).approximate

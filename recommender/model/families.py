@@ -314,6 +314,15 @@ FAMILIES: dict[str, Family] = {
     # OLMoE: a Llama-style MoE whose q_norm / k_norm are RMSNorms over all heads' q (and k) at once
     "olmoe": Family("OLMoE", "vllm/model_executor/models/olmoe.py", qk_norm=True, qk_norm_over_heads=True),
     "nemotron-nas": Family("Nemotron-NAS (DeciLM)", "vllm/model_executor/models/nemotron_nas.py"),
+    # Nemotron-4 / Minitron (NemotronForCausalLM): up_proj + down_proj with squared ReLU (no gate), LayerNorm1P with a
+    # weight and a bias (two a layer and a final one), partial rotary; q/k/v/o and MLP biases follow the config.
+    "nemotron": Family(
+        "Nemotron-4 / Minitron", "vllm/model_executor/models/nemotron.py", gated_mlp=False, norm="layer"
+    ),
+    # Baichuan / Baichuan2 (BaichuanForCausalLM, served until 0.23.0): a fused W_pack q/k/v and o_proj without biases,
+    # a gated SiLU MLP and RMSNorms, laid out as a Llama decoder (ALiBi on the 13B models adds no weights; Baichuan2's
+    # NormHead normalises the head at run time, same size).
+    "baichuan": replace(LLAMA, name="Baichuan", source="vllm/model_executor/models/baichuan.py (to 0.23.0)"),
     "kimi_linear": Family(
         "Kimi-Linear (KDA + MLA)", "vllm/models/kimi_k3/nvidia/model.py", score_bias=True, adapt=kimi_linear_keys
     ),
