@@ -152,7 +152,6 @@ def test_qwen3_vl_video_dummy_of_vllm_0_11_and_0_12() -> None:
     image = DummyItem(16384, 65536, 16384)
     assert dummy_item(QWEN3_VL, version=(0, 13), max_model_len=65536, video=True) == image
     assert dummy_item(QWEN3_VL, version=(0, 12), max_model_len=65536, video=False) == image
-    assert dummy_item(QWEN2_VL, version=(0, 12), max_model_len=65536, video=True) == image
 
 
 def test_qwen3_vl_30b_on_0_12_keeps_the_expanded_encoder_outputs() -> None:
@@ -194,3 +193,21 @@ def test_v0_profiles_the_dummy_image_and_video_whole() -> None:
     e = explain(spec, card, EngineFlags(max_model_len=8192, use_v1=False), VllmVersion.parse("0.8.4"))
     assert not e.fits
     assert e.stage.activation_peak == 32772 * 8 * 18944 + 616_562_688  # V0's forward: 8 B per token and channel
+
+
+def test_qwen2_5_vl_profiles_its_longest_video_from_0_11() -> None:
+    """From 0.11.0 the dummy item is built at max_model_len: Qwen2-VL's video of the most frames, from 1 while
+    ceil(frames / 2) x 16,384 tokens fit, capped at 14 (7 pairs of 65,536 patches). Under 32,768 tokens one pair (the
+    image's size); at 65,536, 8 frames, 4 pairs; at Qwen2.5-VL's default 128,000, 14 frames: 114,688 tokens and
+    458,752 patches. Qwen2.5-VL-7B's tower at TP=1: 4,704 + 2 x 14,080 = 32,864 bytes a patch, 15,076,425,728 bytes
+    (14.04 GiB) for the pass, and 114,688 x 3,584 x 2 = 822,083,584 bytes of outputs. Before 0.11 the item was built
+    at max_num_batched_tokens: one pair. With --limit-mm-per-prompt video=0, the image."""
+    assert dummy_item(QWEN2_VL, version=(0, 33), max_model_len=16384, video=True) == DummyItem(16384, 65536, 16384)
+    assert dummy_item(QWEN2_VL, version=(0, 12), max_model_len=65536, video=True) == DummyItem(65536, 262144, 65536)
+    assert dummy_item(QWEN2_VL, version=(0, 10), max_model_len=65536, video=True) == DummyItem(16384, 65536, 16384)
+    spec = resolve_model("Qwen/Qwen2.5-VL-7B-Instruct")
+    shape = {"max_num_batched_tokens": 8192, "max_num_seqs": 256, "max_model_len": 128_000, "tp": 1}
+    long = encoder_pass(spec, version=(0, 33), **shape)  # type: ignore[arg-type]
+    assert (long.peak, long.cached_outputs) == (15_076_425_728, 822_083_584)
+    image = encoder_pass(spec, version=(0, 33), video=False, **shape)  # type: ignore[arg-type]
+    assert image.peak == 65536 * 32864

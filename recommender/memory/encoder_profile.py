@@ -180,10 +180,34 @@ class DummyItem:
     outputs: int
 
 
+# From vLLM 0.11.0 the dummy item is built at max_model_len (gpu_model_runner.py _get_mm_dummy_batch, later
+# multimodal/encoder_budget.py get_dummy_encoder_profile_inputs: get_dummy_mm_inputs with no scheduler config), where
+# 0.8-0.10.2 built it at max_num_batched_tokens. Qwen2-VL and Qwen2.5-VL then profile their video of the most frames
+# within max_model_len (Qwen2VLProcessingInfo._get_max_video_frames from 1 frame, get_num_frames_with_most_features
+# capped at _MAX_FRAMES_PER_VIDEO = 14 from 0.11.0): frame pairs of the largest image, 16,384 tokens and 65,536
+# patches each, up to 7 pairs (114,688 tokens, 458,752 patches) from 114,688 tokens of context. Its token count is
+# never below the image's, so it is the dummy modality whenever video is allowed; under 32,768 tokens it is a single
+# pair, the image's size.
+VIDEO_AT_MAX_MODEL_LEN_FROM = (0, 11)
+QWEN2_VL_MAX_FRAMES = 14
+
+
+def qwen2_vl_video_frames(processor: DynamicResolution, max_model_len: int) -> int:
+    """get_num_frames_with_most_features for one video: frames whose pairs' tokens fit max_model_len, 1 to 14."""
+    frames = 2 * (max_model_len // processor.tokens_per_item)  # ceil(frames / 2) x tokens per pair <= max_model_len
+    return max(1, min(frames, QWEN2_VL_MAX_FRAMES))
+
+
 def dummy_item(processor: DynamicResolution, *, version: tuple[int, int], max_model_len: int, video: bool) -> DummyItem:
-    """The profiled item of a release: the largest image, or Qwen3-VL's formatted video on 0.11-0.12."""
+    """The profiled item of a release: the largest image, Qwen3-VL's formatted video on 0.11-0.12, or from 0.11
+    Qwen2-VL's video of the most frames within max_model_len."""
     image = DummyItem(processor.tokens_per_item, processor.patches_per_item, processor.tokens_per_item)
-    if not (video and processor.video_max_pixels and version in FORMATTED_VIDEO_RELEASES):
+    if not video or version < VIDEO_AT_MAX_MODEL_LEN_FROM:
+        return image
+    if not processor.video_max_pixels:
+        pairs = (qwen2_vl_video_frames(processor, max_model_len) + 1) // 2
+        return DummyItem(pairs * image.tokens, pairs * image.patches, pairs * image.tokens)
+    if version not in FORMATTED_VIDEO_RELEASES:
         return image
     soft = video_tokens(processor, formatted_video_frames(processor, max_model_len))
     formatted = int(soft * FORMATTED_VIDEO_FACTOR)
