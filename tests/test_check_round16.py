@@ -10,6 +10,7 @@ import pytest
 
 from recommender.catalog import load_gpus
 from recommender.check import jobs
+from recommender.check.images import pinned_release
 from recommender.check.inputs import load_inputs
 from recommender.check.slurm_options import gpu_request
 from recommender.errors import UnknownGpuError
@@ -113,3 +114,67 @@ def test_a_command_without_a_model_is_judged_on_the_releases_default_model(
     path = _write(tmp_path, "docker-compose.yaml", NO_MODEL.format(tag=tag))
     (r,) = json.loads(invoke(["check", str(path), "--gpu", "l4", "--format", "json"]).stdout)
     assert r["status"] == "pass" and r["model"] == model
+
+
+# deepaksatna/Agentic-AI-Reasoning-and-Benchmarking-Framework k8s/vllm-privileged.yaml (round 15): a PyTorch image
+# whose `bash -c` script installs vLLM 0.6.6 and then runs its server
+PIP_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: vllm-arbm}
+spec:
+  containers:
+  - name: vllm
+    image: nvcr.io/nvidia/pytorch:24.01-py3
+    command: ["/bin/bash", "-c"]
+    args:
+    - |
+      pip install vllm==0.6.6 --quiet
+      python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct --max-model-len 8192
+    resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+# gpt-oss-5090 vllm/Dockerfile (round 6) and a compose service that builds it: the release the image installs
+PIP_DOCKERFILE = """FROM nvidia/cuda:12.8.1-devel-ubuntu22.04
+RUN python -m pip install --pre "vllm==0.10.1+gptoss" \\
+    --extra-index-url https://wheels.vllm.ai/gpt-oss/
+# RUN pip install vllm==0.9.0 (an older attempt, commented out)
+CMD ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "release"),
+    [
+        ("pip install vllm==0.6.6 --quiet", "0.6.6"),
+        ('RUN python -m pip install --pre "vllm==0.10.1+gptoss" \\\n  --extra-index-url x', "0.10.1+gptoss"),
+        ("  uv pip install vllm==0.6.6.post1", "0.6.6.post1"),
+        ("pip install vllm==0.5.3post1", "0.5.3.post1"),  # PEP 440: the same release as 0.5.3.post1
+        ('pip3 install "vllm[audio]==0.11.2" flash-attn', "0.11.2"),
+        ("pip install vllm-flash-attn==2.6.1 vllm==0.8.0", "0.8.0"),
+        ("# pip install vllm==0.5.0", None),  # a comment is not run
+        ("pip install vllm==0.6.0\npip install vllm==0.7.0", None),  # two releases: not one
+        ("pip install myvllm==1.0 vllm", None),
+    ],
+)
+def test_the_vllm_release_a_file_installs_with_pip(text: str, release: str | None) -> None:
+    assert pinned_release(text) == release
+
+
+def test_a_server_runs_the_release_its_script_or_dockerfile_installs(tmp_path: Path) -> None:
+    pod = _write(tmp_path, "pod.yaml", PIP_POD)
+    (r,) = json.loads(invoke(["check", str(pod), "--gpu", "l40s", "--format", "json"]).stdout)
+    assert r["vllm_version"] == "0.6.6" and r["status"] == "pass"
+    dockerfile = _write(tmp_path, "Dockerfile", PIP_DOCKERFILE)
+    (r,) = json.loads(invoke(["check", str(dockerfile), "--gpu", "l40s", "--format", "json"]).stdout)
+    assert r["vllm_version"] == "0.10.1"
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "Dockerfile").write_text(PIP_DOCKERFILE, encoding="utf-8")
+    compose = _write(tmp_path, "docker-compose.yml", "services:\n  llm:\n    build: ./app\n")
+    (r,) = json.loads(invoke(["check", str(compose), "--gpu", "l40s", "--format", "json"]).stdout)
+    assert r["vllm_version"] == "0.10.1"
+    # pip replaces the vLLM of vLLM's own image before the server starts: the installed release runs
+    tagged = PIP_POD.replace("nvcr.io/nvidia/pytorch:24.01-py3", "vllm/vllm-openai:v0.8.5")
+    (r,) = json.loads(
+        invoke(["check", str(_write(tmp_path, "tagged.yaml", tagged)), "--gpu", "l40s", "--format", "json"]).stdout
+    )
+    assert r["vllm_version"] == "0.6.6"

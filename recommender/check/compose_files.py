@@ -17,7 +17,7 @@ from recommender.check.commands import (
 )
 from recommender.check.dockerfile import final_stage
 from recommender.check.found import Found
-from recommender.check.images import image_tag, is_vllm_image, visible_devices
+from recommender.check.images import image_tag, is_vllm_image, pinned_release, visible_devices
 from recommender.check.manifest_values import as_list, as_mapping, split_words
 from recommender.errors import InputError
 
@@ -226,7 +226,8 @@ def _compose_service(
                 hit.argv,
                 gpus_per_pod=visible if visible is not None else count,
                 has_shm=bool(svc.get("shm_size")) or svc.get("ipc") == "host" or _mounts_dev_shm(svc),
-                image_tag=image_tag(image) if is_vllm_image(image) else None,
+                # the release the built image's Dockerfile installs (`pip install vllm==X`), else its base's tag
+                image_tag=pinned_release(built or "") or (image_tag(image) if is_vllm_image(image) else None),
                 annotations={str(k): str(v) for k, v in as_mapping(doc.get("x-vllm-plan")).items()},
                 container=name,
                 serve_form=hit.serve,

@@ -83,6 +83,22 @@ def env_platform(env: Mapping[str, str]) -> str | None:
     return f"runs vLLM on ROCm (AMD GPUs: {names[0]} is set), not NVIDIA GPUs" if names else None
 
 
+# `pip install vllm==0.6.6`, `uv pip install --pre vllm==0.10.1+gptoss`, `python -m pip install "vllm[audio]==0.11.2"`:
+# the release a script, a task's setup or a Dockerfile installs (a comment line is not run)
+_PIP_PIN = re.compile(
+    r"""\b(?:pip3?|uv\s+pip|-m\s+pip)\s+install\b[^\n]*?(?<![\w.-])["']?vllm(?:\[[^\]]*\])?==\s*([0-9][0-9A-Za-z.+-]*)"""
+)
+
+
+def pinned_release(text: str) -> str | None:
+    """The one vLLM release the text installs with pip (None when it pins none, or several)."""
+    joined = re.sub(r"\\\r?\n", " ", text)  # backslash-newline continues the command
+    live = "\n".join(line for line in joined.splitlines() if not line.lstrip().startswith("#"))
+    # PEP 440 spells `0.5.3post1` and `0.5.3.post1` alike: the release is 0.5.3 either way
+    pins = {re.sub(r"(?<=\d)(?=post|rc|dev)", ".", m.group(1).rstrip(".")) for m in _PIP_PIN.finditer(live)}
+    return pins.pop() if len(pins) == 1 else None
+
+
 def image_tag(image: str) -> str | None:
     last = image.rsplit("/", 1)[-1].split("@", 1)[0]
     return last.rsplit(":", 1)[1] if ":" in last else None

@@ -11,7 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import yaml
 
 from recommender.check import commands, compose_files, gitops, helm_charts, kserve_runtimes
 from recommender.check.found import Found
+from recommender.check.images import pinned_release
 from recommender.check.load import (
     DOCKERFILE_NAME,
     MAX_BYTES,
@@ -79,7 +80,10 @@ def load_file(path: Path, label: str, problems: list[str], shared: Sequence[dict
     dotenv_path = path.parent / ".env"
     dotenv = read_dotenv(dotenv_path) if dotenv_path.is_file() else None
     render = partial(_render_release, origin=path.parent)
-    return read_text(text, label, path.suffix, dotenv, problems, _reader_beside(path), render, shared)
+    found = read_text(text, label, path.suffix, dotenv, problems, _reader_beside(path), render, shared)
+    pinned = pinned_release(text) if found else None
+    # the vLLM the file installs (`pip install vllm==X`, run before the server) replaces the image's own
+    return [replace(f, image_tag=pinned) if pinned else f for f in found]
 
 
 _KSERVE_KINDS = ("InferenceService", *kserve_runtimes.RUNTIME_KINDS)
