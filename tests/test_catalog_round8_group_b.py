@@ -188,3 +188,60 @@ def test_unsloth_llama_3_1_8b_bnb_4bit() -> None:
     assert spec.quant is not None and (spec.quant.method, spec.quant.bits) == ("bitsandbytes", 4)
     assert spec.quant.double_quant and spec.quant.keep_unquantized == ()
     assert spec.params == resolve_model("meta-llama/Llama-3.1-8B-Instruct").params
+
+
+def test_bloom_7b1_and_1b7_by_hand() -> None:
+    """BLOOM 7B1 (30 layers of 4096) and 1B7 (24 of 2048): every linear biased, MLP 4 x H, two LayerNorms a layer,
+    embedding LayerNorm and final LayerNorm, tied 250880-row head: 7,069,016,064 and 1,722,408,960, the cards'
+    figures. The 1B7 config carries seq_length 4096, which vLLM reads as its context; the 7B1's has no length key."""
+    for model_id, h, layers, total, positions in (
+        ("bigscience/bloom-7b1", 4096, 30, 7_069_016_064, 2048),
+        ("bigscience/bloom-1b7", 2048, 24, 1_722_408_960, 4096),
+    ):
+        layer = (3 * h * h + 3 * h) + (h * h + h) + (4 * h * h + 4 * h) + (4 * h * h + h) + 2 * 2 * h
+        assert 250880 * h + 2 * h + layers * layer + 2 * h == total
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total and spec.max_model_len == positions
+    assert _page_bytes("bigscience/bloom-7b1", newline=True) == 788
+    assert _page_bytes("bigscience/bloom-1b7", newline=True) == 810
+
+
+def test_dolly_codellama_13b_instruct_and_starcoder2_3b() -> None:
+    """Dolly v2 (GPT-NeoX, 50280-row untied head; the publisher's 12B page of 825 bytes, a re-shard's 7B page of 819), CodeLlama-13b-Instruct (a
+    fine-tune's copy, 646 bytes: counts as the bundled base) and StarCoder2-3B (OpenVINO's export, 738 bytes without
+    a final newline: 2 KV heads, a 4096-token sliding window)."""
+    h, ffn, layers = 5120, 20480, 36
+    layer = (3 * h * h + 3 * h) + (h * h + h) + (2 * h * ffn + ffn + h) + 2 * 2 * h
+    dolly = resolve_model("databricks/dolly-v2-12b")
+    assert dolly.params is not None and dolly.params.total == 2 * 50280 * h + layers * layer + 2 * h
+    assert _page_bytes("databricks/dolly-v2-12b", newline=True) == 825
+    assert _page_bytes("databricks/dolly-v2-7b", newline=True) == 819
+    code = resolve_model("codellama/CodeLlama-13b-Instruct-hf")
+    assert code.params == resolve_model("codellama/CodeLlama-13b-hf").params
+    assert _page_bytes("codellama/CodeLlama-13b-Instruct-hf", newline=True) == 646
+    sc2 = resolve_model("bigcode/starcoder2-3b")
+    assert (sc2.num_kv_heads, sc2.sliding_window, sc2.vocab_size) == (2, 4096, 49152)
+    assert _page_bytes("bigcode/starcoder2-3b") == 738
+
+
+def test_pythia_12b_and_gpt2_xl_by_hand() -> None:
+    """Pythia-12B: 36 layers of 5120 in the GPT-NeoX layout with a 50688-row untied head: 11,846,072,320, the suite's
+    figure (Dolly v2 12B is the same network with 50280 rows). GPT-2 XL: 48 layers of 1600 (c_attn 3 x 1600^2, c_proj,
+    MLP 4 x 1600 twice, all biased; two LayerNorms), 50257-row tied embedding and 1024 positions, final LayerNorm:
+    1,557,611,200. Pages: 722 bytes (a fine-tune's) and 689 (the publisher's, no final newline)."""
+    h, ffn = 5120, 20480
+    layer = (3 * h * h + 3 * h) + (h * h + h) + (2 * h * ffn + ffn + h) + 2 * 2 * h
+    pythia = 2 * 50688 * h + 36 * layer + 2 * h
+    assert pythia == 11_846_072_320
+    spec = resolve_model("EleutherAI/pythia-12b")
+    assert spec.params is not None and spec.params.total == pythia
+    dolly = resolve_model("databricks/dolly-v2-12b")
+    assert dolly.params is not None and pythia - dolly.params.total == 2 * (50688 - 50280) * h
+    h = 1600
+    layer = (3 * h * h + 3 * h) + (h * h + h) + (8 * h * h + 4 * h + h) + 2 * 2 * h
+    gpt2 = 50257 * h + 1024 * h + 48 * layer + 2 * h
+    assert gpt2 == 1_557_611_200
+    spec = resolve_model("openai-community/gpt2-xl")
+    assert spec.params is not None and spec.params.total == gpt2 and spec.max_model_len == 1024
+    assert _page_bytes("EleutherAI/pythia-12b", newline=True) == 722
+    assert _page_bytes("openai-community/gpt2-xl") == 689
