@@ -29,6 +29,8 @@ def _indent2_bytes(config: dict[str, object]) -> int:
         ("Qwen/Qwen-7B-Chat", 1107),
         ("Qwen/Qwen1.5-110B-Chat", 662),
         ("nvidia/Mistral-NeMo-Minitron-8B-Instruct", 702),
+        ("deepseek-ai/deepseek-llm-67b-chat", 593),
+        ("Qwen/Qwen1.5-4B-Chat", 666),
     ],
 )
 def test_catalog_round_8_pages_whole(model: str, size: int) -> None:
@@ -171,3 +173,12 @@ def test_catalog_round_8_baichuan_is_read_as_a_llama_decoder_exactly() -> None:
     """Baichuan's family entry (vLLM baichuan.py to 0.23.0) counts exactly, no longer marked approximate."""
     for model in ("baichuan-inc/Baichuan2-7B-Chat", "baichuan-inc/Baichuan-13B-Chat"):
         assert not resolve_model(model).approximate
+
+
+def test_catalog_round_8_deepseek_llm_67b_by_hand() -> None:
+    """DeepSeek LLM 67B: 95 Llama layers (q/o 8192 x 8192, k/v 8192 x 1024, gated MLP 3 x 8192 x 22016, two norms)
+    and an untied 102,400-row embedding and head: 67,425,001,472."""
+    layer = 2 * 8192 * 8192 + 2 * 8192 * 1024 + 3 * 8192 * 22016 + 2 * 8192
+    spec = resolve_model("deepseek-ai/deepseek-llm-67b-chat")
+    assert spec.params is not None
+    assert spec.params.total == 95 * layer + 2 * 102400 * 8192 + 8192 == 67_425_001_472
