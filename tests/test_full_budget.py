@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from recommender.catalog import load_gpus
+from recommender.check.evaluate import startup_fixes
 from recommender.hardware import resolve_gpu
 from recommender.memory import full_budget, warmup
 from recommender.memory.budget import explain
@@ -37,6 +38,17 @@ def test_from_0_9_1_v1_refuses_a_budget_of_the_whole_device() -> None:
     assert not explain(QWEN7, A10, _flags(1.0), VllmVersion.parse("0.9.0")).has(IssueKind.FREE_BELOW_BUDGET)
     v0 = explain(QWEN7, A10, replace(_flags(1.0), use_v1=False), VllmVersion.parse("0.9.2"))  # VLLM_USE_V1=0
     assert not v0.has(IssueKind.FREE_BELOW_BUDGET)
+
+
+def test_the_refusal_at_1_0_gets_the_utilization_the_snapshot_allows() -> None:
+    """`explain` / `check` name the fix: the utilization under the snapshot's free memory (22.07 - 0.125 = 21.94
+    GiB: 0.99), lowered until the post-KV warm-ups clear their margin, and it starts there."""
+    v = VllmVersion.parse("0.33.0")
+    e = explain(QWEN7, A10, _flags(1.0), v)
+    (fix, *_) = startup_fixes(QWEN7, A10, _flags(1.0), v, e, free_bytes=None)
+    assert fix.startswith("lower --gpu-memory-utilization to ") and "(what 21.94 GiB free allows;" in fix
+    util = float(fix.split()[3])
+    assert util < 0.99 and explain(QWEN7, A10, _flags(util), v).fits
 
 
 def test_k001_at_1_0_has_only_the_freed_peak_and_is_at_risk() -> None:

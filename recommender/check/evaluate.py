@@ -155,9 +155,12 @@ def _warmup_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str | No
 
 
 def _free_memory_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str | None:
-    """The --gpu-memory-utilization the free memory allows, when vLLM refuses to start for want of it."""
-    free_bytes = engine.free_bytes
-    if free_bytes is None or not e.has(IssueKind.FREE_BELOW_BUDGET):
+    """The --gpu-memory-utilization the free memory allows, when vLLM refuses to start for want of it (on an idle
+    discrete card, the free memory vLLM's snapshot reads after its CUDA context: memory/full_budget.py)."""
+    issue = e.issue(IssueKind.FREE_BELOW_BUDGET)
+    snapshot = None if issue is None or engine.gpu.unified_memory else issue.available_bytes
+    free_bytes = engine.free_bytes if engine.free_bytes is not None else snapshot
+    if free_bytes is None or issue is None:
         return None
     util = math.floor(free_bytes / engine.gpu.total_bytes * 100) / 100
     alt = engine.attempt(replace(flags, gpu_memory_utilization=util))
