@@ -4,12 +4,15 @@ public files have (each names its file in the round's SOURCES)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from recommender.catalog import load_gpus
 from recommender.check import jobs
+from recommender.check.gitops import applicationset_apps
 from recommender.check.images import pinned_release
 from recommender.check.inputs import load_inputs
 from recommender.check.slurm_options import gpu_request
@@ -178,3 +181,59 @@ def test_a_server_runs_the_release_its_script_or_dockerfile_installs(tmp_path: P
         invoke(["check", str(_write(tmp_path, "tagged.yaml", tagged)), "--gpu", "l40s", "--format", "json"]).stdout
     )
     assert r["vllm_version"] == "0.6.6"
+
+
+# An Argo CD ApplicationSet whose list generator makes one production-stack release per model (the shape of
+# argo-cd's docs, operator-manual/applicationset/Generators-List.md): `{{m}}` (fasttemplate) or `{{.m}}` (goTemplate)
+APPSET = """apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: vllm-models}
+spec:
+  generators:
+  - list:
+      elements:
+      - {m: qwen, model: Qwen/Qwen2.5-7B-Instruct, tp: "1"}
+      - {m: llama, model: meta-llama/Llama-3.1-70B-Instruct, tp: "4"}
+  template:
+    metadata: {name: 'vllm-{{m}}'}
+    spec:
+      project: default
+      source:
+        repoURL: https://vllm-project.github.io/production-stack
+        chart: vllm-stack
+        targetRevision: 0.1.7
+        helm:
+          valuesObject:
+            servingEngineSpec:
+              modelSpec:
+              - name: '{{m}}'
+                repository: vllm/vllm-openai
+                tag: v0.10.0
+                modelURL: '{{model}}'
+                requestGPU: 4
+                vllmConfig: {tensorParallelSize: '{{tp}}', maxModelLen: 8192}
+      destination: {server: https://kubernetes.default.svc, namespace: '{{m}}'}
+"""
+
+
+@pytest.mark.parametrize("go", [False, True])
+def test_an_applicationset_list_generator_makes_one_release_per_element(tmp_path: Path, go: bool) -> None:
+    text = APPSET
+    if go:  # the same set written for Go templates
+        text = re.sub(r"\{\{(\w+)\}\}", r"{{ .\1 }}", text).replace(
+            "spec:\n  generators", "spec:\n  goTemplate: true\n  generators"
+        )
+        assert "goTemplate: true" in text and "'{{ .model }}'" in text
+    path = _write(tmp_path, "appset.yaml", text)
+    found = load_inputs((str(path),)).found
+    assert [f.argv[2] for f in found] == ["Qwen/Qwen2.5-7B-Instruct", "meta-llama/Llama-3.1-70B-Instruct"]
+    assert [f.argv[f.argv.index("--tensor-parallel-size") + 1] for f in found] == ["1", "4"]
+    assert all(not f.unresolved for f in found)
+    results = json.loads(invoke(["check", str(path), "--gpu", "h100", "--format", "json"]).stdout)
+    assert [r["status"] for r in results] == ["pass", "pass"]
+
+
+def test_an_applicationset_of_another_generator_keeps_its_parameters() -> None:
+    doc = yaml.safe_load(APPSET.replace("  - list:\n      elements:", "  - git:\n      files: [{path: x}]\n      e:"))
+    (app,) = applicationset_apps(doc)
+    assert app["metadata"]["name"] == "vllm-{{m}}"

@@ -91,11 +91,62 @@ def helm_releases(doc: Mapping[str, Any]) -> list[HelmRelease]:
     if doc.get("kind") == "HelmRelease":
         return [_flux_release(f"HelmRelease {name}", spec)]
     if doc.get("kind") == "ApplicationSet":
-        spec = _mapping(_mapping(spec.get("template")).get("spec"))
+        out = []
+        for app in applicationset_apps(doc):
+            app_name = _mapping(app.get("metadata")).get("name", name)
+            out += _argo_sources(f"ApplicationSet {name} (Application {app_name})", _mapping(app.get("spec")))
+        return out
+    return _argo_sources(f"{doc.get('kind')} {name}", spec)
+
+
+def _argo_sources(where: str, spec: Mapping[str, Any]) -> list[HelmRelease]:
     sources = [_mapping(spec.get("source"))] if spec.get("source") else []
     sources += [_mapping(s) for s in spec.get("sources") or [] if isinstance(s, Mapping)]
-    kind = str(doc.get("kind"))
-    return [_argo_release(f"{kind} {name}", s) for s in sources if s.get("chart") or s.get("helm")]
+    return [_argo_release(where, s) for s in sources if s.get("chart") or s.get("helm")]
+
+
+# Argo CD ApplicationSet parameters: `{{name}}` / `{{values.size}}` (fasttemplate, the default) or, with
+# `goTemplate: true`, `{{.name}}` / `{{ .values.size }}` (argo-cd docs, operator-manual/applicationset/Template.md,
+# GoTemplate.md); list generator elements are the parameter sets (Generators-List.md)
+_FAST_PARAM = re.compile(r"\{\{\s*([\w.-]+)\s*\}\}")
+_GO_PARAM = re.compile(r"\{\{-?\s*\.([\w.-]+)\s*-?\}\}")
+
+
+def applicationset_apps(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The Applications an ApplicationSet's list generators make from its template, one per element, parameters
+    substituted (other generators: the template as written, its parameters left as they are)."""
+    spec = _mapping(doc.get("spec"))
+    template = _mapping(spec.get("template"))
+    elements = [
+        e
+        for g in spec.get("generators") or []
+        if isinstance(g, Mapping)
+        for e in _mapping(g.get("list")).get("elements") or []
+        if isinstance(e, Mapping)
+    ]
+    go = spec.get("goTemplate") is True
+    return [_substituted(template, dict(e), go, 0) for e in elements] or [template]
+
+
+def _substituted(node: Any, params: dict[str, Any], go: bool, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise InputError("an ApplicationSet template nested deeper than 64 levels")
+    if isinstance(node, Mapping):
+        return {k: _substituted(v, params, go, depth + 1) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_substituted(v, params, go, depth + 1) for v in node]
+    if not isinstance(node, str):
+        return node
+
+    def value(m: re.Match[str]) -> str:
+        found: Any = params
+        for part in m.group(1).split("."):  # `values.size`: a nested key of the element
+            if not isinstance(found, Mapping) or part not in found:
+                return m.group(0)  # not a parameter of this element: left as written
+            found = found[part]
+        return m.group(0) if isinstance(found, (Mapping, list)) else str(found)
+
+    return (_GO_PARAM if go else _FAST_PARAM).sub(value, node)
 
 
 def _argo_release(where: str, source: Mapping[str, Any]) -> HelmRelease:
