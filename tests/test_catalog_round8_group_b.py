@@ -245,3 +245,27 @@ def test_pythia_12b_and_gpt2_xl_by_hand() -> None:
     assert spec.params is not None and spec.params.total == gpt2 and spec.max_model_len == 1024
     assert _page_bytes("EleutherAI/pythia-12b", newline=True) == 722
     assert _page_bytes("openai-community/gpt2-xl") == 689
+
+
+def test_unsloth_gemma_re_uploads_resolve_to_google() -> None:
+    """unsloth's 16-bit Gemma 2/3 re-uploads resolve to Google's bundled configs (mirror aliases), case as users type."""
+    from recommender.catalog import find_model
+
+    for alias, target in (
+        ("unsloth/gemma-3-27b-it", "google/gemma-3-27b-it"),
+        ("unsloth/gemma-3-4b-it", "google/gemma-3-4b-it"),
+        ("unsloth/gemma-2-9b-it", "google/gemma-2-9b-it"),
+    ):
+        match = find_model(alias)
+        assert match is not None and match.entry.id == target
+        assert resolve_model(alias).params == resolve_model(target).params
+
+
+def test_thebloke_llama_2_7b_chat_awq_rebuilt() -> None:
+    """TheBloke's Llama-2-7B-Chat AWQ (vLLM's documented AWQ example): Meta's chat layout with TheBloke's AWQ block,
+    4-bit GEMM in groups of 128 with zero points; marked reconstructed; the id resolves as the docs spell it."""
+    spec = resolve_model("TheBloke/Llama-2-7b-Chat-AWQ")
+    assert spec.quant is not None and (spec.quant.method, spec.quant.bits, spec.quant.group_size) == ("awq", 4, 128)
+    assert spec.quant.has_zero_points and spec.params == resolve_model("meta-llama/Llama-2-7b-chat-hf").params
+    entry = load_model("TheBloke/Llama-2-7B-Chat-AWQ")
+    assert entry is not None and entry.reconstructed
