@@ -97,6 +97,8 @@ _SMI_CSV = re.compile(r"^\s*([^,]+?)\s*,\s*(\d{3,7})\s*MiB\s*$", re.I)
 _VGPU = re.compile(r"^\s*(?P<board>.*?[a-z0-9])-(?P<gib>\d{1,3})(?P<series>[qcba])\s*$", re.I)
 # A ROCm offload architecture as torch (gcnArchName 'gfx942:sramecc+:xnack-'), vLLM's logs and clang print it.
 _ARCH = re.compile(r"(?<![a-z0-9])(gfx[0-9a-f]{3,4})(?![0-9a-f])")
+# A slash between card names (`AMD Instinct MI60 / MI50`): one marketing name for several boards.
+_ALTERNATIVES = re.compile(r"\s*/\s*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +190,9 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     arch = _ARCH.search(query.lower())
     if arch:
         return _by_offload_arch(query, arch.group(1), catalog, memory_mib)
+    shared = _shared_name(query, catalog, memory_mib)
+    if shared is not None:
+        return shared
     wanted = GpuName.parse(query)
     if not wanted.model:  # '' or only a memory size ('80g', a Slurm site's GPU type)
         named = f"{query.strip()!r} names no GPU model" if query.strip() else "empty GPU name"
@@ -199,16 +204,10 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     exact = _unique([g for g in catalog if wanted in _names(g)])
     same_model = _unique([g for g in catalog if any(n.model == wanted.model for n in _names(g))])
     if wanted.memory_gb is not None and not exact:
-        exact = [g for g in same_model if _same_memory(g, wanted.memory_gb)]
-        modified = _memory_modified(same_model, wanted.memory_gb) if not exact else None
-        if modified is not None:
-            return modified_card(modified, wanted.memory_gb, memory_mib)
-        if not exact and same_model:
-            known = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" for g in same_model)
-            raise UnknownGpuError(
-                f"no {wanted.memory_gb:g} GB card named {query!r} in the catalog (known: {known}); "
-                "run `vllm-plan gpus` for the full names, or give --gpu-memory-gib"
-            )
+        written = _by_written_size(query, wanted.memory_gb, same_model, memory_mib)
+        if isinstance(written, Gpu):
+            return written
+        exact = written
     found = exact or same_model
     found = _by_memory_hint(found, memory_mib)
     if len(found) == 1:
@@ -216,6 +215,25 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     if found:
         raise _ambiguous(query, found)
     raise _unknown(query, wanted, catalog)
+
+
+def _by_written_size(query: str, memory_gb: float, same_model: list[Gpu], memory_mib: int | None) -> Gpu | list[Gpu]:
+    """The cards of one name with the size written beside it; else a memory-modified GeForce board or an integrated
+    GPU's share of its machine; else, when the name is catalogued, an error naming its known sizes."""
+    exact = [g for g in same_model if _same_memory(g, memory_gb)]
+    if exact or not same_model:
+        return exact
+    modified = _memory_modified(same_model, memory_gb)
+    if modified is not None:
+        return modified_card(modified, memory_gb, memory_mib)
+    apu = _configurable_apu(same_model, memory_gb)
+    if apu is not None:
+        return unified_share(apu, memory_gb, memory_mib)
+    known = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" for g in same_model)
+    raise UnknownGpuError(
+        f"no {memory_gb:g} GB card named {query!r} in the catalog (known: {known}); "
+        "run `vllm-plan gpus` for the full names, or give --gpu-memory-gib"
+    )
 
 
 def vgpu_type(board: Gpu, gib: int, series: str, memory_mib: int | None = None) -> Gpu:
@@ -283,6 +301,53 @@ def modified_card(stock: Gpu, memory_gb: float, memory_mib: int | None = None) -
         gfd_product_label=None,
         estimated=(*stock.estimated, *(() if memory_mib else ("memory.cuda_total_mib",))),
         sources={**stock.sources, "memory.cuda_total_mib": f"a memory-modified {stock.name}: {how}"},
+    )
+
+
+def _shared_name(query: str, catalog: Sequence[Gpu], memory_mib: int | None) -> Gpu | None:
+    """One marketing name for several cards, written with a slash: rocminfo and older ROCm torch builds name every
+    gfx906 Instinct board `AMD Instinct MI60 / MI50` (lamikr/rocm_sdk_builder#180). Each part is looked up by model;
+    the reported memory picks among them, else they are listed (never guessed). None when the query has no slash or
+    no part names a catalog card."""
+    parts = [p for p in _ALTERNATIVES.split(query) if p.strip()]
+    if len(parts) < 2:
+        return None
+    models = {GpuName.parse(p).model for p in parts} - {""}
+    cards = _unique([g for g in catalog if any(n.model in models for n in _names(g))])
+    cards = _by_memory_hint(cards, memory_mib)
+    if len(cards) == 1:
+        return cards[0]
+    if cards:
+        raise _ambiguous(query, cards)
+    return None
+
+
+def _configurable_apu(same_model: list[Gpu], memory_gb: float) -> Gpu | None:
+    """The integrated GPU a written size belongs to when that size is the share of the machine's memory its BIOS
+    carve-out and GTT limit give the GPU (`Radeon 8060S 96GB` on a 128 GB Strix Halo): one unified-memory card whose
+    memory type names the GTT, and a size no larger than the machine's."""
+    if len(same_model) != 1:
+        return None
+    card = same_model[0]
+    configurable = card.unified_memory and "GTT" in card.memory_type
+    fits = card.marketed_gb is None or memory_gb <= card.marketed_gb + 0.5
+    return card if configurable and fits else None
+
+
+def unified_share(apu: Gpu, memory_gb: float, memory_mib: int | None = None) -> Gpu:
+    """An integrated GPU with the device total its memory setting gives it: the total a tool reported, else the
+    written size in GiB (hipMemGetInfo reports the carve-out plus GTT limit: 'Total VRAM: 98304 MiB' with a 96 GiB
+    GTT, noamsto/nix-amd-ai#42)."""
+    total = memory_mib * MiB if memory_mib else int(memory_gb * 1024) * MiB
+    how = "as the tool reported it" if memory_mib else f"{memory_gb:g} GiB as written with the name"
+    return replace(
+        apu,
+        key=f"{apu.key}-{memory_gb:g}g",
+        name=f"{apu.name} ({memory_gb:g} GB GPU share)",
+        total_bytes=total,
+        aliases=(),
+        gfd_product_label=None,
+        sources={**apu.sources, "memory.cuda_total_mib": f"the GPU's share of the unified memory: {how}"},
     )
 
 

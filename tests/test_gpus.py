@@ -114,6 +114,15 @@ def test_at_least_50_gpus_with_nvidia_and_amd() -> None:
         "rx7900gre",
         "jetson-agx-orin-64gb",
         "jetson-thor",
+        # issue #11 round 7 (H87): field7's MI50 (gfx906, the nlzy/vllm-gfx906 fork) and Strix Halo (gfx1151), and
+        # M011's 4.00 GiB card (vllm-project/vllm#25837: an RTX A500 Laptop GPU under WSL 2)
+        "mi50-16gb",
+        "mi50-32gb",
+        "mi60",
+        "radeon-8060s",
+        "radeon-8050s",
+        "rtx-a500-laptop",
+        "gtx1650",
     ):
         assert any(g.key == key for g in gpus), key
 
@@ -213,6 +222,23 @@ REAL_WORLD_NAMES = [
     ("Radeon RX 7900 XTX", "rx7900xtx", "torch device name on ROCm (rx7900xtx.yaml source)"),
     ("AMD Radeon RX 7900 XTX", "rx7900xtx", "rocm-smi / amd-smi marketing name"),
     ("AMD Radeon PRO W7900", "radeon-pro-w7900", "rocm-smi / amd-smi marketing name"),
+    ("AMD Instinct MI50 32GB", "mi50-32gb", "field7 M009/M010 'dual Mi50 32GB' (nlzy/vllm-gfx906#10)"),
+    ("MI50 16GB", "mi50-16gb", "AlphaMine-Tech/alpha-miner#5 'AMD Instinct MI50 ... VRAM: 16GB'"),
+    ("Radeon Instinct MI60", "mi60", "ROCm/ROCm#4143 ('GPU: Radeon Instinct MI60')"),
+    ("AMD Radeon 8060S", "radeon-8060s", "torch name='AMD Radeon 8060S' gcnArchName='gfx1151' (radeon-8060s.yaml)"),
+    (
+        "AMD Radeon 8060S Graphics",
+        "radeon-8060s",
+        "rocminfo 'Marketing Name: AMD Radeon 8060S Graphics' (antirez/ds4#475)",
+    ),
+    (
+        "Radeon 8060S Graphics",
+        "radeon-8060s",
+        "amdgpu_top 'DeviceName: Radeon 8060S Graphics' (magnitudedev/magnitude#44)",
+    ),
+    ("AMD_Radeon_8060S", "radeon-8060s", "vLLM 0.33 platforms/rocm.py device name of 0x1586 (kernel config paths)"),
+    ("NVIDIA RTX A500 Laptop GPU", "rtx-a500-laptop", "vllm-project/vllm#25837 'GPU: NVIDIA RTX A500 Laptop GPU'"),
+    ("NVIDIA GeForce GTX 1650", "gtx1650", "torch _CudaDeviceProperties(name='NVIDIA GeForce GTX 1650', ...)"),
 ]
 
 
@@ -281,9 +307,15 @@ RATES = ("bf16", "fp16", "fp8", "int8", "fp4")
 # Where INT8 is not at least twice the 16-bit rate: Blackwell Ultra cut INT8 (aiconfigurator b300_sxm.yaml, 153.5
 # dense TOPS; gb300.yaml 165); CDNA 2 runs INT8 at its FP16 rate (MI250X datasheet, 383 TOPS and TFLOPS per package; MI210 181 and 181).
 # RDNA 3 WMMA runs INT8 at its FP16 rate too (RX 7900 XTX/XT/GRE, Radeon PRO W7900), and so does CDNA 1 (MI100: 184.6).
+# RDNA 3.5 (Strix Halo's Radeon 8060S/8050S) keeps RDNA 3's WMMA rates.
 SLOW_INT8 = {"b300", "gb300", "mi250x", "mi210", "rx7900xtx", "rx7900xt", "rx7900gre", "radeon-pro-w7900", "mi100"}
-# CDNA 1 runs BF16 at half its FP16 rate (MI100 datasheet: 92.3 vs 184.6 TFLOPS); every later card at one rate.
-HALF_RATE_BF16 = {"mi100"}
+SLOW_INT8 |= {"radeon-8060s", "radeon-8050s"}
+# CDNA 1 runs BF16 at half its FP16 rate (MI100 datasheet: 92.3 vs 184.6 TFLOPS); every later card at one rate. Vega 20
+# (gfx906: MI50, MI60) has packed FP16 at twice its FP32 rate and no BF16 arithmetic (converted to FP32): half too.
+HALF_RATE_BF16 = {"mi100", "mi50-16gb", "mi50-32gb", "mi60"}
+# Turing without tensor cores (TU117: GTX 1650): FP16 on the shader ALUs at 2x FP32, INT8 dp4a at 4x FP32, so INT8 is
+# twice the FP16 rate, not the tensor cores' 4x of the GeForce boards.
+NO_TENSOR_CORES = {"gtx1650"}
 
 
 def _rates(gpu_key: str) -> dict[str, float | None]:
@@ -322,7 +354,12 @@ def test_every_card_has_a_bandwidth_and_a_16_bit_rate(gpu: object) -> None:
 # Pascal GeForce (GTX 10 series, sm_61) has no tensor cores: the test above asserts it carries no INT8 figure.
 @pytest.mark.parametrize(
     "gpu",
-    [g for g in load_gpus() if ("GeForce" in g.name and (g.cc_major_minor or (0, 0)) >= (7, 5)) or g.key == "a10g"],
+    [
+        g
+        for g in load_gpus()
+        if ("GeForce" in g.name and (g.cc_major_minor or (0, 0)) >= (7, 5) and g.key not in NO_TENSOR_CORES)
+        or g.key == "a10g"
+    ],
     ids=lambda g: g.key,
 )
 def test_geforce_cards_carry_the_fp32_accumulate_rate(gpu: object) -> None:
@@ -546,3 +583,40 @@ def test_a_logged_total_of_two_alike_cards_resolves_to_the_family() -> None:
     h021 = resolve_total(7.65, load_gpus(), vendor="nvidia")
     assert "rtx4060-laptop" in {g.key for g in h021.cards}
     assert {g.compute_capability for g in h021.cards} == {"8.9"}
+
+
+def test_the_gfx906_boards_share_one_rocminfo_name() -> None:
+    # rocminfo (and torch on older ROCm) names every gfx906 Instinct board 'AMD Instinct MI60 / MI50'
+    # (lamikr/rocm_sdk_builder#180); the memory beside it tells the 16 GB MI50 from the 32 GB boards, and the two
+    # 32 GB boards (same memory, 60 or 64 CUs) are listed, not guessed. ROCm 6.3+ says 'AMD Radeon Graphics'
+    # (ROCm/ROCm#4143): the offload architecture and the memory decide.
+    catalog = load_gpus()
+    assert resolve_gpu("AMD Instinct MI60 / MI50", catalog, memory_mib=16368).key == "mi50-16gb"
+    with pytest.raises(UnknownGpuError, match=r"ambiguous: one of mi50-32gb \(32 GB\), mi60 \(32 GB\)"):
+        resolve_gpu("AMD Instinct MI60 / MI50", catalog, memory_mib=32752)
+    with pytest.raises(UnknownGpuError, match=r"ambiguous: one of mi50-16gb \(16 GB\), mi50-32gb \(32 GB\)"):
+        resolve_gpu("AMD Instinct MI50", catalog)
+    assert resolve_gpu("gfx906:sramecc+:xnack-", catalog, memory_mib=16368).key == "mi50-16gb"
+    # the MI60's 32 GiB pool: rocminfo 'Size: 33538048(0x1ffc000) KB' (ROCm/ROCm#4143)
+    assert next(g for g in catalog if g.key == "mi60").total_bytes == 33538048 * 1024
+    # a slash between names no card carries is still an unknown GPU
+    with pytest.raises(UnknownGpuError, match=r"unknown GPU"):
+        resolve_gpu("Foo 1 / Bar 2", catalog)
+
+
+def test_strix_halo_total_is_the_gpu_share_of_the_machine() -> None:
+    # The Radeon 8060S's device total is what the BIOS carve-out and GTT limit give it: 64 GiB by default (torch
+    # total_memory=68719476736), a written size up to the machine's 128 GB is that share, larger is refused.
+    catalog = load_gpus()
+    card = resolve_gpu("AMD Radeon 8060S", catalog)
+    assert card.unified_memory and card.total_bytes == 64 * GiB and card.max_per_node == 1
+    share = resolve_gpu("Radeon 8060S 96GB", catalog)
+    assert (share.key, share.total_bytes, share.compute_capability) == ("radeon-8060s-96g", 96 * GiB, "gfx1151")
+    assert resolve_gpu("Radeon 8060S 64GB", catalog).key == "radeon-8060s"
+    with pytest.raises(UnknownGpuError, match=r"no 200 GB card named"):
+        resolve_gpu("Radeon 8060S 200GB", catalog)
+    # a size on a discrete card is still its marketed size, never a share
+    with pytest.raises(UnknownGpuError, match=r"no 12 GB card named"):
+        resolve_gpu("AMD Radeon RX 7900 XTX 12GB", catalog)
+    with pytest.raises(UnknownGpuError, match=r"offload architecture gfx1151 of several cards"):
+        resolve_gpu("gfx1151", catalog)

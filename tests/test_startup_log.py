@@ -242,3 +242,22 @@ def test_an_at_risk_prediction_is_not_called_a_start_beside_a_log() -> None:
     assert c.predicted_verdict == "at risk"
     assert c.verdicts_agree is None
     assert "predicted at risk (a margin inside the model's uncertainty: not a verdict)" in render_comparison(c, "x")
+
+
+def test_an_integrated_gpu_takes_the_total_its_log_printed() -> None:
+    # Strix Halo's device total is the GPU's share of the machine (BIOS carve-out + GTT): field7 M015's HIP OOM
+    # printed 61.35 GiB on a Radeon 8060S catalogued at 64 GiB; 120 GiB would be its own too. A discrete card keeps
+    # its catalogued total when the log's is far off (the log is of another card).
+    from recommender.catalog import load_gpus
+    from recommender.cli.log_input import with_logged_total
+    from recommender.hardware import resolve_gpu
+    from recommender.units import GiB
+
+    catalog = load_gpus()
+    for printed in (61.35, 120.0):
+        logged = read_startup_log(f"GPU 0 has a total capacity of {printed} GiB of which 655.29 MiB is free.\n")
+        card, how = with_logged_total(resolve_gpu("AMD Radeon 8060S", catalog), logged)
+        assert card.total_bytes == int(printed * GiB) and f"({printed} GiB)" in how
+        assert with_logged_total(resolve_gpu("rtx4090", catalog), logged)[1] == "as given"
+    too_big = read_startup_log("GPU 0 has a total capacity of 200.00 GiB of which 655.29 MiB is free.\n")
+    assert with_logged_total(resolve_gpu("AMD Radeon 8060S", catalog), too_big)[1] == "as given"

@@ -124,11 +124,19 @@ def log_gpu(logged: LoggedStartup, path: Path) -> tuple[Gpu, str]:
 
 def with_logged_total(card: Gpu, logged: LoggedStartup) -> tuple[Gpu, str]:
     """A card given by name with the total its log printed, when that total is this card's (within 10%: driver,
-    ECC and WSL move it; further off, the log is of another card and the catalogued total is kept)."""
+    ECC and WSL move it; further off, the log is of another card and the catalogued total is kept). An integrated
+    GPU's total is the share of the machine's memory its setting gives it (Strix Halo: 59.6 to 120 GiB of 128), so
+    any printed total up to the machine's memory is its own."""
     total = logged.total_gib
-    if total is None or abs(total * GiB - card.total_bytes) > 0.1 * card.total_bytes:
+    if total is None or not _own_total(card, total):
         return card, "as given"
     return replace(card, total_bytes=int(total * GiB)), f"as given, with the total the log printed ({total} GiB)"
+
+
+def _own_total(card: Gpu, total_gib: float) -> bool:
+    if card.unified_memory and card.marketed_gb is not None:
+        return total_gib <= card.marketed_gb + 0.5
+    return abs(total_gib * GiB - card.total_bytes) <= 0.1 * card.total_bytes
 
 
 def render_comparison(c: LogComparison, where: str) -> str:
