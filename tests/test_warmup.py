@@ -36,6 +36,43 @@ def test_cudagraph_capture_count() -> None:
     assert overheads.cudagraph_capture_count(512, max_num_batched_tokens=256) == 35  # 3 + 31 + {256}
 
 
+def test_capture_list_per_release() -> None:
+    """The V1 capture list of each release's config _set_cudagraph_sizes (tags v0.8.5, v0.10.2, v0.11.1): before 0.10
+    [1, 2, 4] + range(8, 513, 8) whatever max_num_seqs, so --max-num-seqs 1 on 0.8.5 still captures 67 sizes (field7
+    M020, which ran out of memory there and started with --enforce-eager, M021); 0.10.0-0.11.0 stop at
+    min(2 x max_num_seqs, 512) but keep [1, 2, 4]; step 16 from 256 only from 0.11.1."""
+    qwen = resolve_model("Qwen/Qwen3-30B-A3B")
+    for seqs in (1, 256):
+        top = overheads.cudagraph_max_capture(qwen, (8, 6), (0, 8, 5), seqs)
+        assert top == 512
+        assert overheads.cudagraph_capture_count(top, max_num_batched_tokens=2048, version=(0, 8, 5)) == 67
+    assert overheads.cudagraph_capture_count(512, max_num_batched_tokens=256, version=(0, 9, 2)) == 3 + 32
+    assert overheads.cudagraph_max_capture(qwen, (8, 6), (0, 10, 2), 1) == 2
+    assert overheads.cudagraph_capture_count(2, max_num_batched_tokens=2048, version=(0, 10, 2)) == 3  # 1, 2, 4
+    assert overheads.cudagraph_max_capture(qwen, (9, 0), (0, 11, 0), 1024) == 512
+    assert overheads.cudagraph_capture_count(512, max_num_batched_tokens=8192, version=(0, 11, 0)) == 67
+    assert overheads.cudagraph_capture_count(512, max_num_batched_tokens=8192, version=(0, 11, 1)) == 51
+    assert overheads.cudagraph_capture_count(2, max_num_batched_tokens=2048, version=(0, 11, 1)) == 2
+
+
+def test_max_num_seqs_1_on_0_8_5_keeps_the_67_graph_pool() -> None:
+    """M020 (Qwen3-30B-A3B, TP 4 on four A10, vLLM 0.8.5, --max-model-len 1024 --max-num-seqs 1): the graph pool after
+    the KV cache is the 67-size list's, as at the default 256 sequences, not the 2-size list 0.10+ would capture."""
+    a10 = resolve_gpu("a10", load_gpus())
+    qwen = resolve_model("Qwen/Qwen3-30B-A3B")
+    flags = EngineFlags(tensor_parallel_size=4, max_model_len=1024, max_num_seqs=1)
+    e = explain(qwen, a10, flags, VllmVersion.parse("0.8.5"))
+    pool = int(warmup.captured_pool_bytes(layers_on_gpu=48, graphs=67) * (1 + warmup.CUDAGRAPH_OVER_ESTIMATE))
+    assert e.post_allocation is not None and e.post_allocation.cudagraphs == pool
+    eager = explain(
+        qwen,
+        a10,
+        EngineFlags(tensor_parallel_size=4, max_model_len=1024, max_num_seqs=1, enforce_eager=True),
+        VllmVersion.parse("0.8.5"),
+    )
+    assert eager.post_allocation is not None and eager.post_allocation.cudagraphs == 0
+
+
 def test_gpt_oss_20b_sampler_oom_at_0_95_on_v0_19() -> None:
     # A001 / A002: TP=1 and TP=2 at 0.95 run out of memory in the sampler warm-up; A003: TP=2 at 0.90 starts.
     for tp in (1, 2):

@@ -203,10 +203,11 @@ def engine_passes(
 ) -> tuple[int, EncoderPass]:
     """What every stage shares: the number of CUDA graphs captured and the multimodal encoder's profiling pass."""
     v = (version.major, version.minor)
+    release = (version.major, version.minor, version.patch)  # the capture list changed in a patch release (0.11.1)
     graphs = overheads.cudagraph_capture_count(
-        overheads.cudagraph_max_capture(model, gpu.cc_major_minor, v, limits.max_num_seqs),
+        overheads.cudagraph_max_capture(model, gpu.cc_major_minor, release, limits.max_num_seqs),
         max_num_batched_tokens=limits.max_num_batched_tokens,
-        version=v,
+        version=release,
     )
     if v0:
         graphs = overheads.v0_cudagraph_capture_count(limits.max_num_seqs)

@@ -222,36 +222,47 @@ CUDAGRAPH_FIT_GRAPHS = 51
 CUDAGRAPH_FIRST_SHARE = 186 / (186 + 50 * 6)
 
 
-# Older releases captured every multiple of 8: "Capturing CUDA graphs ... 67/67" at a 512 maximum on v0.11
-# (llm-d/llm-d issue 787); the v0.19 sweep shows 51. The release in between that changed it is not known: the
-# larger count is kept up to 0.18.
-CAPTURE_LIST_CHANGED_IN = (0, 19)
+# The V1 capture list per release (config _set_cudagraph_sizes in each tag), always filtered to sizes <=
+# max_num_batched_tokens:
+#   0.7 (V1 opt-in) to 0.9.x: [1, 2, 4] + range(8, 513, 8), whatever max_num_seqs (v0.8.5 config.py; 0.9 reads the
+#     same 512 from SchedulerConfig.cuda_graph_sizes' default [512]): 67 graphs at max_num_seqs 1 as at 256;
+#   0.10.0 to 0.11.0: cuda_graph_sizes defaults to [min(2 x max_num_seqs, 512)], still every multiple of 8 below it,
+#     and [1, 2, 4] always ("Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 67/67" on v0.11.0 with the
+#     default 1,024 sequences, QwenLM/Qwen3-VL#1684);
+#   0.11.1 on: step 16 from 256 (vllm/config/vllm.py, max_cudagraph_capture_size): 51 graphs at 512 ("0/51" on
+#     v0.21 at max_num_seqs 256, field7 M005; the v0.19 sweep's 51).
+CAPTURE_BOUND_BY_SEQS_FROM = (0, 10, 0)
+CAPTURE_LIST_CHANGED_IN = (0, 11, 1)
+V1_EARLY_CAPTURE_MAX = 512
 
 
 def cudagraph_max_capture(
-    model: ModelSpec, cc: tuple[int, int] | None, version: tuple[int, int], max_num_seqs: int
+    model: ModelSpec, cc: tuple[int, int] | None, version: tuple[int, ...], max_num_seqs: int
 ) -> int:
     """max_cudagraph_capture_size: min(2 x max_num_seqs, 512) (1,024 on Blackwell SM10x in 0.33), or the 1,024
     gpt-oss sets for itself (model_executor/models/config.py GptOssForCausalLMConfig; the v0.19 log prints
-    "Overriding max cuda graph capture size to 1024 for performance")."""
+    "Overriding max cuda graph capture size to 1024 for performance"); 512 whatever max_num_seqs before 0.10."""
     if model.model_type == "gpt_oss":
         return 1024
+    if version < CAPTURE_BOUND_BY_SEQS_FROM:
+        return V1_EARLY_CAPTURE_MAX
     ceiling = 1024 if cc is not None and cc[0] == 10 and version >= (0, 33) else 512
     return min(2 * max_num_seqs, ceiling)
 
 
 def cudagraph_capture_count(
-    max_capture_size: int, *, max_num_batched_tokens: int, version: tuple[int, int] = (0, 33)
+    max_capture_size: int, *, max_num_batched_tokens: int, version: tuple[int, ...] = (0, 33)
 ) -> int:
-    """Number of capture sizes: [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16), up to the max
-    (config/vllm.py _set_cudagraph_sizes), the max itself capped by max_num_batched_tokens."""
-    top = min(max_capture_size, max_num_batched_tokens)
-    sizes = {n for n in (1, 2, 4) if n <= top}
+    """Number of capture sizes, the list of the release (above) up to `max_capture_size`, <= max_num_batched_tokens:
+    from 0.11.1 [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16) with the max itself capped by
+    max_num_batched_tokens; before, [1, 2, 4] + every multiple of 8 up to the max."""
     if version < CAPTURE_LIST_CHANGED_IN:
-        sizes |= set(range(8, top + 1, 8))
-    else:
-        sizes |= set(range(8, min(256, top + 1), 8)) | set(range(256, top + 1, 16))
-    return len(sizes | {top})
+        sizes = [1, 2, 4, *range(8, max_capture_size + 1, 8)]
+        return sum(1 for n in sizes if n <= max_num_batched_tokens)
+    top = min(max_capture_size, max_num_batched_tokens)
+    found = {n for n in (1, 2, 4) if n <= top}
+    found |= set(range(8, min(256, top + 1), 8)) | set(range(256, top + 1, 16))
+    return len(found | {top})
 
 
 # The V0 engine (worker/model_runner.py capture_model up to 0.6.x, config.py _set_cudagraph_sizes with VLLM_USE_V1=0
