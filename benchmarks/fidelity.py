@@ -372,6 +372,9 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
             re.search(r"enable[-_]expert[-_]parallel(?!'?: False)", r.get("other_flags") or "")
         ),
         cpu_offload_gb=_other_flag(r, "cpu_offload_gb") or 0.0,
+        mm_encoder_tp_mode="data"
+        if re.search(r"mm[-_]encoder[-_]tp[-_]mode\W+data", r.get("other_flags") or "")
+        else None,
         use_v1=record_engine_is_v1(r),
         speculative_config=record_speculative(r),
     )

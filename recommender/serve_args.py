@@ -48,7 +48,11 @@ ENGINE_FIELDS: dict[str, str] = {
 }
 # Engine values that decide whether the multimodal towers are loaded and profiled (EngineFlags.towers_skipped);
 # --limit-mm-per-prompt is kept as written, EngineFlags reads it as vLLM does.
-TOWER_FIELDS: dict[str, str] = {"language_model_only": "bool", "limit_mm_per_prompt": "str"}
+TOWER_FIELDS: dict[str, str] = {
+    "language_model_only": "bool",
+    "limit_mm_per_prompt": "str",
+    "mm_encoder_tp_mode": "str",
+}
 # The runner vLLM builds the model for (--runner pooling / --convert embed: no LM head, model/pooling.py).
 RUNNER_FIELDS: dict[str, str] = {"runner": "str", "convert": "str"}
 # The speculative decoder: --speculative-config as written, and the flags vLLM folds into it (engine/arg_utils.py
@@ -499,6 +503,7 @@ def build_serve_argv(model: str, flags: EngineFlags) -> list[str]:
         # what a deployment wrote about its multimodal towers (plans never set these; --language-model-only is 0.15+)
         ("--language-model-only", None, flags.language_model_only),
         ("--limit-mm-per-prompt", flags.limit_mm_per_prompt, flags.limit_mm_per_prompt is not None),
+        ("--mm-encoder-tp-mode", flags.mm_encoder_tp_mode, flags.mm_encoder_tp_mode is not None),
     ]
     for flag, value, wanted in valued:
         if wanted:

@@ -211,3 +211,27 @@ def test_qwen2_5_vl_profiles_its_longest_video_from_0_11() -> None:
     assert (long.peak, long.cached_outputs) == (15_076_425_728, 822_083_584)
     image = encoder_pass(spec, version=(0, 33), video=False, **shape)  # type: ignore[arg-type]
     assert image.peak == 65536 * 32864
+
+
+def test_mm_encoder_tp_mode_data_replicates_the_tower() -> None:
+    """--mm-encoder-tp-mode data (Qwen's model-card command for Qwen3-VL-235B): the tower's linears are built with
+    disable_tp, whole on every rank: 576,388,336 parameters, 1,152,776,672 bytes in bf16 where TP 8 holds
+    152,248,220 of them (norms and the patch embedding are whole either way), 1,000,528,452 bytes more a GPU. The
+    profiling item runs unsharded on one rank (run_dp_sharded_mrope_vision_model): on 0.11 the one video of 49,152
+    patches at 6,144 + 2 x 12,672 bytes a patch (TP 1 attention: 11 x 1,152 values), where weights mode shards it
+    over 8 ranks to 6,144 + 2 x 3,380 (the MLP's 2,304 + 2 x 4,304 / 8 values lead). A model without
+    supports_encoder_tp_data falls back to weights mode."""
+    spec = resolve_model("Qwen/Qwen3-VL-235B-A22B-Instruct")
+    shape = {"max_num_batched_tokens": 8192, "max_num_seqs": 1024, "max_model_len": 262_144, "tp": 8}
+    data = encoder_pass(spec, version=(0, 11), data_parallel=True, **shape)  # type: ignore[arg-type]
+    weights = encoder_pass(spec, version=(0, 11), **shape)  # type: ignore[arg-type]
+    assert (data.peak, weights.peak) == (49_152 * (6144 + 2 * 12_672), 49_152 * (6144 + 2 * 3380))
+    assert data.cached_outputs == weights.cached_outputs == 153_600 * 4096 * 4 * 2
+    card, v = resolve_gpu("h100", load_gpus()), VllmVersion.parse("0.11.0")
+    base = EngineFlags(tensor_parallel_size=8, enable_expert_parallel=True)
+    replicated = EngineFlags(tensor_parallel_size=8, enable_expert_parallel=True, mm_encoder_tp_mode="data")
+    w_base, w_data = (explain(spec, card, f, v).stage.weights for f in (base, replicated))
+    assert w_data - w_base == 1_000_528_452
+    gemma = resolve_model("google/gemma-3-27b-it")
+    g = [explain(gemma, card, EngineFlags(tensor_parallel_size=2, mm_encoder_tp_mode=m), v) for m in (None, "data")]
+    assert g[0].stage.weights == g[1].stage.weights

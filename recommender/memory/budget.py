@@ -18,7 +18,13 @@ from recommender.memory import dsv4_profile, full_budget, mamba_seqs, overheads,
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
 from recommender.memory.architecture_support import architecture_issues
-from recommender.memory.encoder_profile import EncoderPass, V0Batch, encoder_pass, v0_profile_batch
+from recommender.memory.encoder_profile import (
+    EncoderPass,
+    V0Batch,
+    encoder_pass,
+    towers_data_parallel,
+    v0_profile_batch,
+)
 from recommender.memory.engine import EngineFlags, VllmVersion, runs_v0_engine
 from recommender.memory.explanation import Explanation as Explanation  # re-exported: callers import it from here
 from recommender.memory.explanation import StageBudget as StageBudget
@@ -221,6 +227,7 @@ def engine_passes(
         tp=flags.tensor_parallel_size,
         version=v,
         video=flags.modality_limit("video") != 0,
+        data_parallel=towers_data_parallel(model, flags),
     )
     return graphs, encoder
 
@@ -336,6 +343,7 @@ def stage_budgets(
             mxfp4=precision.mxfp4,
             skip_towers=flags.towers_skipped(version, tower_modalities(model)),
             rotary_caches=rotary_caches_on_stage(model, (version.major, version.minor, version.patch), len(layers)),
+            towers_replicated=towers_data_parallel(model, flags),
         )
         on_stage = drafter[0] if k == pp - 1 else spec_decode.Drafter("", 0)  # the drafter runs beside the last
         w += on_stage.weight_bytes

@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+from recommender.memory.engine import EngineFlags
 from recommender.model.spec import ModelSpec
 
 ACTIVATION_BYTES = 2  # the tower runs in the model's 16-bit dtype
@@ -216,6 +217,17 @@ def dummy_item(processor: DynamicResolution, *, version: tuple[int, int], max_mo
     return DummyItem(formatted, soft * processor.merge * processor.merge, soft)
 
 
+# --mm-encoder-tp-mode data (from 0.10.2): vLLM keeps it for the models that declare supports_encoder_tp_data (0.33:
+# the Qwen-VL family here, Kimi-K2.5, Llama-4 and others) and falls back to "weights" for the rest
+# (config/model.py: "This model does not support `--mm-encoder-tp-mode data`").
+DATA_PARALLEL_TOWERS = (*PROCESSORS, "KimiK25ForConditionalGeneration", "Llama4ForConditionalGeneration")
+
+
+def towers_data_parallel(model: ModelSpec, flags: EngineFlags) -> bool:
+    """Whether the towers run data-parallel over the TP ranks (replicated weights, whole items per rank)."""
+    return flags.mm_encoder_tp_mode == "data" and model.architecture in DATA_PARALLEL_TOWERS
+
+
 @dataclass(frozen=True, slots=True)
 class EncoderPass:
     """The encoder pass's transient peak and the encoder outputs it leaves cached for the language-model pass."""
@@ -233,17 +245,21 @@ def encoder_pass(
     tp: int,
     version: tuple[int, int] = (0, 33),
     video: bool = True,
+    data_parallel: bool = False,
 ) -> EncoderPass:
     """The vision tower's profiling pass on one GPU (zeros for a model whose tower is not sized here). `video`: the
     video modality is not limited to 0. The cached outputs are out_hidden wide, times 1 + the deepstack levels
-    Qwen3-VL concatenates to them (qwen3_vl.py: visual_dim + multiscale_dim)."""
+    Qwen3-VL concatenates to them (qwen3_vl.py: visual_dim + multiscale_dim). `data_parallel`: --mm-encoder-tp-mode
+    data, each rank runs whole items unsharded (run_dp_sharded_mrope_vision_model: the first rank takes
+    ceil(items / TP) of them) and all ranks gather every output."""
     processor = PROCESSORS.get(model.architecture)
     if processor is None or model.vision is None:
         return EncoderPass(0, 0)
     item = dummy_item(processor, version=version, max_model_len=max_model_len, video=video)
     limits = {"max_num_batched_tokens": max_num_batched_tokens, "max_num_seqs": max_num_seqs}
     items = _items(item.tokens, max_model_len=max_model_len, **limits)
-    peak = items * item.patches * (processor.pixel_bytes_per_patch + _block_bytes_per_patch(model, tp))
+    on_rank, shard = (-(-items // tp), 1) if data_parallel else (items, tp)
+    peak = on_rank * item.patches * (processor.pixel_bytes_per_patch + _block_bytes_per_patch(model, shard))
     rows = item.outputs
     if version in EXPANDED_OUTPUT_RELEASES:
         rows = max(rows, max_num_batched_tokens, item.tokens)  # the encoder budget

@@ -192,6 +192,7 @@ class EngineFlags:
     flashinfer_sampler: bool | None = None
     language_model_only: bool = False
     limit_mm_per_prompt: str | None = None  # as written: '{"image": 0, "video": 0}' or 'image=0,video=0'
+    mm_encoder_tp_mode: str | None = None  # "data": the towers replicated on every TP rank (memory/encoder_profile.py)
     # --speculative-config as written (a JSON object), the older flags folded into it (memory/spec_decode.py)
     speculative_config: str | None = None
     # --runner / --convert as written ("auto": the model's own runner, model/pooling.py); pooling drops the LM head

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from recommender.memory.mxfp4 import Mxfp4Layout
@@ -309,6 +309,7 @@ def weight_bytes_per_gpu(
     mxfp4: Mxfp4Layout | None = None,
     skip_towers: bool = False,
     rotary_caches: int = 1,
+    towers_replicated: bool = False,
 ) -> int:
     """Bytes of weights one GPU of pipeline stage `stage` holds ("Model loading took").
 
@@ -316,12 +317,16 @@ def weight_bytes_per_gpu(
     order, while less than the limit has been moved (vllm/model_executor/models/utils.py maybe_offload_to_cpu),
     so the last tensor can overshoot the limit. `mxfp4`: how this GPU's MXFP4 MoE backend stores the experts
     (None: the checkpoint's own packing). `skip_towers`: --language-model-only or every modality limited to 0.
-    `rotary_caches`: the cos/sin caches the GPU holds (rotary_caches_on_stage).
+    `rotary_caches`: the cos/sin caches the GPU holds (rotary_caches_on_stage). `towers_replicated`:
+    --mm-encoder-tp-mode data, the towers' linears built with disable_tp (whole on every rank).
     """
     total = 0
     offloaded = 0
+    whole = replace(par, tp=1, dp=1, expert_parallel=False)
     for t in stage_tensors(s, par, stage, skip_towers=skip_towers):
-        size = tensor_bytes(s, t, par, dtype_bytes, quant, mxfp4)
+        size = tensor_bytes(
+            s, t, whole if towers_replicated and t.group == "vision" else par, dtype_bytes, quant, mxfp4
+        )
         if t.layer is not None and offloaded < cpu_offload_bytes:
             offloaded += size
             continue
