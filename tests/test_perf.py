@@ -388,6 +388,16 @@ def test_a_sliding_window_group_holds_only_the_window() -> None:
     assert r.peak_running == 10 and r.preemptions == 0
 
 
+def test_a_group_whose_block_vllm_scaled_up_grows_at_its_own_block_size() -> None:
+    """vLLM unifies page sizes by scaling a group's block size (Gemma 4's 512-wide global layers: 32 tokens a block
+    beside 16-token sliding blocks). With the full-attention group at 32 tokens a block, a 900-token prompt takes
+    900 / 32 + 0.5 + 9 = 37.6 of the 720 blocks, so 19 are admitted (not the 10 of 16-token blocks), and their
+    decodes then outgrow the 5 blocks left: preemptions."""
+    pool = KvPool(720, 16, full_groups=1, window_groups=1, window_blocks=137, state_groups=0, full_block_size=32)
+    r = predict_engine(_synthetic(pool=pool, window=128), Load(900, 100, num_prompts=40, jitter=0))
+    assert r.peak_running == 19 and r.preemptions > 0 and r.completed == 40
+
+
 def test_a_small_kv_pool_preempts() -> None:
     small = KvPool(num_blocks=200, block_size=16, full_groups=1, window_groups=0, window_blocks=0, state_groups=0)
     c = _synthetic(pool=small)

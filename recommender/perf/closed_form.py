@@ -21,8 +21,9 @@ from recommender.perf.step import Batch, StepTime, decode_steps, step_time
 def _capacity(c: EngineCosts, prompt: float, output: float) -> float:
     """Requests of this length the KV pool holds at their average context (and the --max-num-seqs cap)."""
     pool = c.pool
-    groups = pool.full_groups + pool.window_groups
-    per_request = groups * ((prompt + output / 2) / pool.block_size + 0.5) + pool.state_groups
+    tokens = prompt + output / 2
+    per_request = pool.full_groups * (tokens / pool.full_bs + 0.5) + pool.state_groups
+    per_request += pool.window_groups * (tokens / pool.window_bs + 0.5)
     by_kv = pool.num_blocks / per_request if per_request > 0 else float(c.max_num_seqs)
     return max(1.0, min(float(c.max_num_seqs), by_kv))
 

@@ -41,6 +41,18 @@ class KvPool:
     window_groups: int  # groups of sliding-window / chunked layers
     window_blocks: int  # blocks a window group needs at most per request
     state_groups: int  # Mamba / linear-attention groups: one state block per request
+    # tokens a block holds in the full-attention / window groups when vLLM scaled them up to unify page sizes
+    # (kv_cache_planning.py unify_kv_cache_spec_page_size); 0: `block_size`
+    full_block_size: int = 0
+    window_block_size: int = 0
+
+    @property
+    def full_bs(self) -> int:
+        return self.full_block_size or self.block_size
+
+    @property
+    def window_bs(self) -> int:
+        return self.window_block_size or self.block_size
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,13 +301,15 @@ def _pool(e: Explanation) -> KvPool:
     layout = e.stage.layout if e.stage is not None else None
     if layout is None or not layout.groups:
         return KvPool(e.num_gpu_blocks, e.block_size, 0, 0, 0, 0)
-    full = sum(1 for g in layout.groups if g.kind in ("full", "mla"))
+    full = [g for g in layout.groups if g.kind in ("full", "mla")]
     window = [g for g in layout.groups if g.kind in ("sliding", "chunked")]
     state = sum(1 for g in layout.groups if g.kind == "mamba")
     bs = layout.block_size
+    full_bs = (full[0].block_size or bs) if full else bs
+    window_bs = (window[0].block_size or bs) if window else bs
     w = window[0].window or e.max_model_len if window else 0
-    cap = cdiv(min(w - 1 + e.in_flight_tokens, e.max_model_len), bs) + 1 if window else 0
-    return KvPool(e.num_gpu_blocks, bs, full, len(window), cap, state)
+    cap = cdiv(min(w - 1 + e.in_flight_tokens, e.max_model_len), window_bs) + 1 if window else 0
+    return KvPool(e.num_gpu_blocks, bs, len(full), len(window), cap, state, full_bs, window_bs)
 
 
 TRTLLM_MOE_FROM = VllmVersion(0, 15)

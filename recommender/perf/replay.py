@@ -64,15 +64,18 @@ class _Engine:
         self.n = n
         self.cap = cap if cap is not None else n
         pool = c.pool
-        self.bs = pool.block_size
         self.total_blocks = float(pool.num_blocks)
         longest = max(p + o for p, o in zip(reqs.prompt, reqs.output, strict=True))
         # A sliding-window group keeps only the blocks the window spans (SlidingWindowManager frees the ones that
         # fall out of it): cdiv(window - 1, block) + 1 per request, at most the pool's per-request cap.
-        steady = min(pool.window_blocks, cdiv(max(c.window - 1, 1), pool.block_size) + 1) if c.window else 0
+        wbs = pool.window_bs
+        steady = min(pool.window_blocks, cdiv(max(c.window - 1, 1), wbs) + 1) if c.window else 0
         steady = steady or pool.window_blocks
-        self.win_grows = pool.window_groups and longest <= steady * pool.block_size
+        self.win_grows = pool.window_groups and longest <= steady * wbs
         self.grow_groups = pool.full_groups + (pool.window_groups if self.win_grows else 0)
+        # blocks per token of the groups that grow: each group counts in its own block size (vLLM scales a group's
+        # block size up when it unifies page sizes, e.g. Gemma 4's 512-wide global layers hold 32 tokens a block)
+        self.rate = pool.full_groups / pool.full_bs + (pool.window_groups / wbs if self.win_grows else 0.0)
         self.fixed_blocks = pool.state_groups + (0 if self.win_grows else pool.window_groups * steady)
         self.used = 0.0
         self.t = 0.0
@@ -112,11 +115,11 @@ class _Engine:
         """Blocks one request of `tokens` holds (continuous: half a block of rounding per group)."""
         if tokens <= 0:
             return 0.0
-        return self.grow_groups * (tokens / self.bs + 0.5) + self.fixed_blocks
+        return tokens * self.rate + 0.5 * self.grow_groups + self.fixed_blocks
 
     def more_blocks(self, before: float, take: float) -> float:
         """Blocks a request holding `before` tokens needs for `take` more (`blocks` is linear past zero)."""
-        return self.grow_groups * take / self.bs if before > 0 else self.blocks(take)
+        return take * self.rate if before > 0 else self.blocks(take)
 
     # --- client ------------------------------------------------------------------------------------------
     def dispatch(self, now: float) -> None:
@@ -198,7 +201,7 @@ class _Engine:
     # --- one scheduling decision -------------------------------------------------------------------------
     def make_room(self, n_dec: int) -> int:
         """Preempt until this step's decodes have the blocks they grow into; returns the decodes left."""
-        while n_dec and self.total_blocks - self.used < n_dec * self.grow_groups / self.bs:
+        while n_dec and self.total_blocks - self.used < n_dec * self.rate:
             if not self.preempt_last():
                 break
             n_dec = len(self.decoding)
@@ -207,7 +210,7 @@ class _Engine:
     def schedule_prefills(self, budget: int, n_dec: int, admit: bool) -> list[tuple[int, int]]:
         """Chunks of running prompts, then (`admit`) admissions from the queue: [(request, tokens)]."""
         chunks: list[tuple[int, int]] = []
-        free = self.total_blocks - self.used - n_dec * self.grow_groups / self.bs
+        free = self.total_blocks - self.used - n_dec * self.rate
         for i in self.partial:
             if budget <= 0:
                 break
@@ -250,7 +253,7 @@ class _Engine:
                 done.append(i)
         ctx = self.a_sum + n_dec * self.d
         st = batch_parts(c, n_dec, ctx, tokens, prefix, pairs, wpairs, len(chunks), n_dec + len(done))
-        self.used += n_dec * self.grow_groups / self.bs
+        self.used += n_dec * self.rate
         self.advance(st, st, 1, n_dec)
         for i in done:
             del self.partial[i]
@@ -271,7 +274,7 @@ class _Engine:
         self.drop_stale()
         if self.heap:
             k = min(k, self.heap[0][0] - self.d)
-        grow = self.more_blocks(before, take) + n_dec * self.grow_groups / self.bs
+        grow = self.more_blocks(before, take) + n_dec * self.rate
         if grow > 0:
             k = min(k, int((self.total_blocks - self.used) / grow))
         if k < 2:
@@ -348,7 +351,7 @@ class _Engine:
         """Decode-only steps up to the next event, summed in closed form."""
         self.drop_stale()
         k = self.heap[0][0] - self.d if self.heap else 1
-        growth = n_dec * self.grow_groups / self.bs
+        growth = n_dec * self.rate
         if growth > 0:
             k = min(k, max(1, int((self.total_blocks - self.used) / growth)))
         k = max(1, k)
