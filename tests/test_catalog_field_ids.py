@@ -1,0 +1,38 @@
+"""Catalog entries for the checkpoints field logs name that did not resolve offline (session 10, catfield)."""
+
+from __future__ import annotations
+
+from recommender.catalog import find_model, load_model
+from recommender.sources.resolve import resolve_model
+
+
+def test_eslzzyl_qwen3_4b_instruct_2507_awq_by_hand() -> None:
+    """Eslzzyl's AutoAWQ of Qwen3-4B-Instruct-2507: 36 layers of q 2560 x 4096, k/v 2560 x 1024, o 4096 x 2560, q/k
+    norms of 128, a gated MLP of 9728 and two norms; a tied 151,936 x 2560 embedding: 4,022,468,096 parameters, 4-bit
+    in groups of 128 with zero points (the block the readers of its config.json quote); marked reconstructed."""
+    layer = 2 * 2560 * 4096 + 2 * 2560 * 1024 + 3 * 2560 * 9728 + 2 * 128 + 2 * 2560
+    spec = resolve_model("Eslzzyl/Qwen3-4B-Instruct-2507-AWQ")
+    assert spec.params is not None
+    assert spec.params.total == 36 * layer + 151936 * 2560 + 2560 == 4_022_468_096
+    assert spec.params == resolve_model("Qwen/Qwen3-4B-Instruct-2507").params
+    assert spec.quant is not None and (spec.quant.method, spec.quant.bits, spec.quant.group_size) == ("awq", 4, 128)
+    assert spec.quant.has_zero_points and spec.max_model_len == 262144
+    entry = load_model("Eslzzyl/Qwen3-4B-Instruct-2507-AWQ")
+    assert entry is not None and entry.reconstructed
+
+
+def test_gaunernst_gemma_3_27b_int4_awq_groups_of_32() -> None:
+    """gau-nernst's AWQ export of the INT4 QAT Gemma 3 27B keeps Google's layout (the bundled gemma-3-27b-it count)
+    and packs the language model in groups of 32 (the QAT block size) with a stored zero point; the bare directory
+    name a local copy goes by resolves to it."""
+    spec = resolve_model("gaunernst/gemma-3-27b-it-int4-awq")
+    assert spec.params is not None and spec.params == resolve_model("google/gemma-3-27b-it").params
+    text = 1_409_630_208 + 4_095_737_856 + 21_502_623_744 + 1_354_496  # embedding, attention, MLP, norms
+    assert 262208 * 5376 == 1_409_630_208 and 62 * (2 * 5376 * 4096 + 2 * 5376 * 2048) == 4_095_737_856
+    assert 62 * 3 * 5376 * 21504 == 21_502_623_744 and spec.params.total > text
+    assert spec.quant is not None and (spec.quant.method, spec.quant.bits, spec.quant.group_size) == ("awq", 4, 32)
+    assert spec.quant.has_zero_points
+    match = find_model("gemma-3-27b-it-int4-awq")
+    assert match is not None and match.entry.id == "gaunernst/gemma-3-27b-it-int4-awq"
+    entry = load_model("gaunernst/gemma-3-27b-it-int4-awq")
+    assert entry is not None and entry.reconstructed
