@@ -9,6 +9,7 @@
     python benchmarks/fidelity.py --records field5     # round 5 (K*), the same kind of threads, measured blind
     python benchmarks/fidelity.py --records field6     # round 6 (L*), threads and committed logs, measured blind
     python benchmarks/fidelity.py --records field7     # round 7 (M*), mostly vLLM issue threads, measured blind
+    python benchmarks/fidelity.py --records field8     # round 8 (N*), issue threads, project reports, a blog, measured blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -59,6 +60,7 @@ FIELD4 = (DATA / "vllm_startup_logs_field4.jsonl",)
 FIELD5 = (DATA / "vllm_startup_logs_field5.jsonl",)
 FIELD6 = (DATA / "vllm_startup_logs_field6.jsonl",)
 FIELD7 = (DATA / "vllm_startup_logs_field7.jsonl",)
+FIELD8 = (DATA / "vllm_startup_logs_field8.jsonl",)
 RECORD_SETS = {
     "calibration": DEFAULT,
     "field": FIELD,
@@ -68,6 +70,7 @@ RECORD_SETS = {
     "field5": FIELD5,
     "field6": FIELD6,
     "field7": FIELD7,
+    "field8": FIELD8,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 
@@ -528,11 +531,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2' ... 'field7' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field8' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7"),
+        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 9))),
         help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")
