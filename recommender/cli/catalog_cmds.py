@@ -227,6 +227,8 @@ def _feature_blocks(s: ModelSpec) -> dict[str, Any]:
             "qk_head_dim": s.mla.qk_nope_head_dim + s.mla.qk_rope_head_dim,
             "kv_cache_dim": s.mla.kv_lora_rank + s.mla.qk_rope_head_dim,  # the latent each layer caches a token
         }
+        if s.mla.per_head_cache:  # MiniCPM3: K and V per head instead of the latent
+            d["mla"]["kv_cache_dim"] = 2 * s.num_heads * s.mla.per_head_cache
     if s.linear_attention:
         la = s.linear_attention
         d["linear_attention"] = {

@@ -62,7 +62,8 @@ def parallel_checks(model: ModelSpec, tp: int, pp: int, issues: list[StartupIssu
         issues.append(si.tp_vocab(padded_vocab(model.vocab_size), tp))
     if pp > model.num_layers:
         issues.append(si.pp_layers(model.num_layers, pp))
-    latent = model.mla is not None or model.compressed_attention is not None  # one latent, replicated by design
+    latent_mla = model.mla is not None and not model.mla.per_head_cache
+    latent = latent_mla or model.compressed_attention is not None  # one latent, replicated by design
     if not latent and 0 < model.num_kv_heads < tp:
         if tp % model.num_kv_heads:
             issues.append(si.tp_kv_heads(model.num_kv_heads, tp))

@@ -96,8 +96,9 @@ def layer_kv(
         per_token = kvh * (s.head_dim_at(i) + s.v_head_dim_at(i)) * kv_bytes
         window = s.sliding_window if kind == "sliding" else s.attention_chunk_size if kind == "chunked" else None
         return LayerKv("full" if kind == "cross" else kind, block_size * per_token, per_token, window)
-    if kind == "mla" and mla_as_mha:
-        per_token = 2 * cdiv(s.num_heads, tp) * mla_as_mha * kv_bytes
+    per_head = mla_as_mha or (s.mla.per_head_cache if s.mla is not None else 0)
+    if kind == "mla" and per_head:  # the pre-MLA DeepSeek cache, or MiniCPM3's (MlaSpec.per_head_cache)
+        per_token = 2 * cdiv(s.num_heads, tp) * per_head * kv_bytes
         return LayerKv("full", block_size * per_token, per_token)
     if kind == "mla":
         return _mla_kv(s, i, block_size, kv_bytes)

@@ -145,7 +145,8 @@ def resolve_precision(
                 "the encoder's own profiling pass (encoder cache budget) is not counted",
             )
         )
-    if kv_dtype.startswith("fp8") and not gpu.fp8 and model.mla is None and model.compressed_attention is None:
+    latent = model.mla is not None and not model.mla.per_head_cache
+    if kv_dtype.startswith("fp8") and not gpu.fp8 and not latent and model.compressed_attention is None:
         issues.append(
             si.note(
                 IssueKind.FP8_KV_WITHOUT_TENSOR_CORES,

@@ -343,6 +343,16 @@ FAMILIES: dict[str, Family] = {
         LIGHTNING_TYPES,
         Family("MiniMax-Text-01 / M1 (lightning + softmax attention)", LIGHTNING_SOURCE, adapt=minimax_text01_keys),
     ),
+    # MiniCPM3 (MiniCPM3ForCausalLM, vllm/model_executor/models/minicpm3.py): a Llama-style decoder whose attention
+    # has DeepSeek-V2's MLA projections (q_a/q_b, kv_a_proj_with_mqa, kv_b_proj, two RMSNorms) but caches K and V
+    # per head (features.PER_HEAD_MLA_TYPES); scale_emb / scale_depth / dim_model_base scale activations only. Its
+    # MiniCPM3Config ties the embedding by default (tie_word_embeddings=True).
+    "minicpm3": replace(
+        LLAMA,
+        name="MiniCPM3 (MLA projections, per-head KV cache)",
+        source="vllm/model_executor/models/minicpm3.py",
+        tie_default=True,
+    ),
     "glm4_moe": _GLM4_MOE,
     **dict.fromkeys(("deepseek_v32", "glm_moe_dsa"), LLAMA),  # MLA + indexer: model/features.py indexer_spec
     "glm4_moe_lite": Family(

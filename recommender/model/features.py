@@ -138,16 +138,24 @@ def layer_shapes(c: ConfigValues, kinds: tuple[str, ...], head_dim: int, kv_head
     return LayerShapes(heads, dims, widths, c.flag("attention_k_eq_v"), shared_from)
 
 
-def mla_spec(c: ConfigValues, n_layers: int) -> MlaSpec:
+# MiniCPM3: MLA projections over a per-head cache (MlaSpec.per_head_cache). Its remote MiniCPM3Config sets
+# v_head_dim to qk_nope_head_dim when config.json omits it (openbmb/MiniCPM3-4B configuration_minicpm.py).
+PER_HEAD_MLA_TYPES = frozenset({"minicpm3"})
+
+
+def mla_spec(c: ConfigValues, n_layers: int, model_type: str = "") -> MlaSpec:
     """Multi-head latent attention ranks (DeepSeek V2/V3, Kimi-K2), with the sparse-attention indexer when the
     config has index_topk (DeepSeek-V3.2, GLM-5)."""
+    nope, rope = c.get_int("qk_nope_head_dim"), c.get_int("qk_rope_head_dim")
+    per_head = model_type in PER_HEAD_MLA_TYPES
     return MlaSpec(
         kv_lora_rank=c.get_int("kv_lora_rank"),
         q_lora_rank=c.opt_int("q_lora_rank") or None,
-        qk_nope_head_dim=c.get_int("qk_nope_head_dim"),
-        qk_rope_head_dim=c.get_int("qk_rope_head_dim"),
-        v_head_dim=c.get_int("v_head_dim"),
+        qk_nope_head_dim=nope,
+        qk_rope_head_dim=rope,
+        v_head_dim=c.get_int("v_head_dim", nope) if per_head else c.get_int("v_head_dim"),
         indexer=indexer_spec(c, n_layers) if c.has("index_topk") else None,
+        per_head_cache=nope + rope if per_head else 0,
     )
 
 

@@ -204,7 +204,7 @@ def _features(c: ConfigValues, key: str, family: Family, model_type: str, plan: 
         )
     return _Features(
         moe=moe,
-        mla=features.mla_spec(c, d.layers) if "mla" in plan.kinds else None,
+        mla=features.mla_spec(c, d.layers, model_type) if "mla" in plan.kinds else None,
         linear=_linear_spec(c, key) if "linear_attention" in plan.kinds else None,
         mamba=mamba,
     )

@@ -54,6 +54,10 @@ class MlaSpec:
     qk_rope_head_dim: int
     v_head_dim: int
     indexer: IndexerSpec | None = None
+    # The head size of a per-head K and V cache kept instead of the latent, else 0. MiniCPM3 (vllm minicpm3.py
+    # MiniCPM3Attention): MLA projections, but a plain Attention(num_heads, qk_head_dim, num_kv_heads=num_heads)
+    # whose K is nope+rope and whose V is padded to qk_head_dim, so every head caches K and V of that size.
+    per_head_cache: int = 0
 
 
 @dataclass(frozen=True, slots=True)
