@@ -47,8 +47,10 @@ class Gpu:
 
     @property
     def nvlink(self) -> bool:
-        """True where GPUs of one node talk over NVLink / Infinity Fabric (custom all-reduce is used)."""
-        text = self.interconnect.lower()
+        """True where GPUs of one node talk over NVLink / Infinity Fabric (custom all-reduce is used). NVLink-C2C
+        joins a GPU to its Grace CPU, not to another GPU (GB10 "NVLink-C2C to the Grace CPU (single GPU)"), so it
+        does not count; GH200 also names "NVLink 4.0 between superchips" and does."""
+        text = self.interconnect.lower().replace("nvlink-c2c", "c2c")
         nvlink = "nvlink" in text and "bridge" not in text and "no nvlink" not in text  # "PCIe Gen4 (no NVLink)"
         return nvlink or "infinity fabric" in text
 

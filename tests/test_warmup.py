@@ -127,6 +127,14 @@ def test_pcie_cards_without_nvlink() -> None:
     assert warmup.context_bytes(2, rtx.nvlink) == int(0.5 * GiB)
 
 
+def test_nvlink_c2c_to_the_cpu_is_not_a_gpu_link() -> None:
+    # DGX Spark's GB10 is one GPU joined to its Grace CPU by NVLink-C2C: two Sparks talk over the network, so vLLM's
+    # custom all-reduce (one node, full NVLink) never runs. GH200 names NVLink 4.0 between superchips as well.
+    gpus = load_gpus()
+    assert not resolve_gpu("gb10", gpus).nvlink
+    assert resolve_gpu("gh200", gpus).nvlink
+
+
 def test_recommend_picks_the_highest_utilization_explain_judges_safe() -> None:
     """One warm-up rule: the planner's --gpu-memory-utilization is the highest hundredth at which explain sees no
     warm-up risk (WARMUP_UNCERTAINTY to spare); one hundredth more and explain warns. Qwen2.5-7B on four T4s with
