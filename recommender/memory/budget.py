@@ -14,7 +14,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from recommender.hardware import Gpu
-from recommender.memory import dsv4_profile, full_budget, mamba_seqs, overheads, spec_decode, unified, vgpu, warmup
+from recommender.memory import (
+    dsv4_profile,
+    full_budget,
+    mamba_seqs,
+    nccl_graphs,
+    overheads,
+    spec_decode,
+    unified,
+    vgpu,
+    warmup,
+)
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
 from recommender.memory.architecture_support import architecture_issues
@@ -497,6 +507,10 @@ def warmups(
     post = post_allocation(model, gpu, stages, setup, version, flags, v0=v0)
     if not any(issue.fatal for issue in issues):
         warmup_headroom(post, setup[2].utilization, issues)
+        risk = nccl_graphs.nccl_graph_margin(
+            post, gpu, flags.tensor_parallel_size, enforce_eager=flags.enforce_eager, utilization=setup[2].utilization
+        )
+        issues += [risk] if risk is not None else []
     return post
 
 

@@ -49,6 +49,7 @@ class IssueKind(StrEnum):
     DSV4_RELEASE_MARGIN = "dsv4-release-margin"  # at risk: needed = one request's KV, available = the KV memory
     VGPU_HELD_MARGIN = "vgpu-held-margin"  # at risk: needed = one request's KV, available = the KV memory
     WHOLE_DEVICE_MARGIN = "whole-device-margin"  # at risk: needed = post-KV allocations, available = freed peak
+    NCCL_GRAPH_MARGIN = "nccl-graph-margin"  # at risk: needed = post-KV allocations, available = room for them
     AUTO_FIT_REDUCED = "auto-fit-reduced"  # max_len = the fitted length, requested = the model's limit
     KV_HEADS_REPLICATED = "kv-heads-replicated"  # count = KV heads, parallel = TP
     FP8_KV_FROM_CHECKPOINT = "fp8-kv-from-checkpoint"
@@ -80,6 +81,7 @@ _WARNING_KINDS = frozenset(
         IssueKind.DSV4_RELEASE_MARGIN,
         IssueKind.VGPU_HELD_MARGIN,
         IssueKind.WHOLE_DEVICE_MARGIN,
+        IssueKind.NCCL_GRAPH_MARGIN,
         IssueKind.AUTO_FIT_REDUCED,
         IssueKind.KV_HEADS_REPLICATED,
         IssueKind.FP8_KV_FROM_CHECKPOINT,
@@ -99,6 +101,7 @@ _AT_RISK_KINDS = frozenset(
         IssueKind.DSV4_RELEASE_MARGIN,
         IssueKind.VGPU_HELD_MARGIN,
         IssueKind.WHOLE_DEVICE_MARGIN,
+        IssueKind.NCCL_GRAPH_MARGIN,
     }
 )
 
