@@ -41,6 +41,8 @@ HELDOUT_5 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_
 HELDOUT_6 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_6.jsonl"
 # Ids X...: a seventh blind set (Llama-3.3-70B on 8 x A100 40GB, QwQ-32B on H200, gemma-3-4b on A100, ...), measured the same way.
 HELDOUT_7 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_7.jsonl"
+# Ids Y...: an eighth blind set (six 7B-14B models on an A40, five on a GB10 DGX Spark, ...), measured the same way.
+HELDOUT_8 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_8.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -304,7 +306,7 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
-    if row["id"][0] in "FNSTVWX":  # field points and the second to seventh blind sets: never fitted on
+    if row["id"][0] in "FNSTVWXY":  # field points and the second to eighth blind sets: never fitted on
         return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 

@@ -12,6 +12,7 @@ from benchmarks.perf_points import (
     HELDOUT_5,
     HELDOUT_6,
     HELDOUT_7,
+    HELDOUT_8,
     HOLDOUT_GROUPS,
     _random_lengths,
     points,
@@ -291,3 +292,41 @@ def test_seventh_blind_set_is_new_points_of_combinations_nobody_fitted() -> None
     assert (by["X005"].load.max_concurrency, by["X005"].load.input_len, by["X005"].load.output_len) == (1, 128, 1024)
     # the issue text kept here gives output throughput only
     assert by["X010"].measured == pytest.approx({"throughput": 115.31})
+
+
+def test_eighth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
+    blind = points((HELDOUT_8,))
+    assert len(blind) >= 18
+    fitted = {p.group for p in points()}
+    seen = {p.group for p in points((FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_4, HELDOUT_5, HELDOUT_6, HELDOUT_7))}
+    sources = {p.source.split("/blob/")[0].split("/issues/")[0] for p in blind}
+    assert len(sources) >= 4  # several publishers, not one
+    for p in blind:
+        assert p.id.startswith("Y"), p.id
+        assert p.use == "field", (p.id, p.reason)
+        assert p.group not in fitted and p.group not in seen, (p.id, p.group)
+    by = {p.id: p for p in blind}
+    # databasemart's A40 page: 50 random prompts (100 in, up to 600 out) at once; medians only, so throughput alone
+    y001 = by["Y001"]
+    assert (y001.gpu, y001.load.num_prompts, y001.load.request_rate, y001.load.max_output) == ("a40", 50, None, 600)
+    assert y001.load.output_len == pytest.approx(22170 / 50)
+    assert y001.measured == pytest.approx({"throughput": 1016.6})
+    # IOG-Foundation: one server runs 32, 16, 8, 4, 1 req/s on the same ShareGPT prompts with prefix caching on,
+    # so the 4 req/s run keeps TPOT and throughput only and the first (32 req/s) keeps its TTFT too
+    assert by["Y007"].measured == pytest.approx({"tpot": 11.07, "throughput": 809.23})
+    assert set(by["Y008"].measured) == {"ttft", "tpot", "throughput"}
+    # DGX Spark (GB10), vLLM 0.26.0 as the server reported it: gpt-oss-20b, fp8 KV cache, async scheduling, 300
+    # random prompts (4000 in, 500 out, range ratio 0.9) at 1.5 Poisson req/s capped at 25 in flight
+    y012 = by["Y012"]
+    assert (y012.gpu, str(y012.version), y012.flags.kv_cache_dtype, y012.async_scheduling) == (
+        "gb10",
+        "0.26.0",
+        "fp8",
+        True,
+    )
+    assert (y012.load.max_concurrency, y012.load.request_rate, y012.load.jitter) == (25, 1.5, pytest.approx(0.9))
+    assert y012.load.input_len == pytest.approx(1216617 / 300)
+    assert y012.measured == pytest.approx({"ttft": 903.65, "tpot": 82.56, "throughput": 283.44})
+    # kvcached's vanilla-vLLM baseline on a GB10: medians of 3 seeds, gpu-memory-utilization 0.5, 14.21 req/s x 128
+    assert by["Y009"].flags.gpu_memory_utilization == 0.5
+    assert by["Y009"].measured == pytest.approx({"ttft": 11575, "tpot": 119.3, "throughput": 1818.9})
