@@ -55,15 +55,36 @@ def test_qwen2_vl_2b_encoder_pass() -> None:
     assert two.peak == 65536 * (4704 + 2 * 7680)
 
 
+def test_qwen2_vl_quick_gelu_runs_natively_where_the_engine_compiles() -> None:
+    """vLLM's QuickGELU is a CustomOp; with Inductor (V1 without --enforce-eager) custom_ops defaults to 'none', so
+    the uncompiled Qwen2-VL tower runs forward_native, `x * torch.sigmoid(1.702 * x)`: fc1's output, 1.702 x and the
+    sigmoid live at once, 3 i. Qwen2-VL-2B (h 1,280, i 5,120): the MLP holds 2 x 1,280 + 3 x 5,120 = 17,920 values
+    (35,840 bytes) against the attention's 11 x 1,280 = 14,080, so 4,704 + 35,840 = 40,544 bytes a patch; at TP=2
+    2,560 + 3 x 2,560 = 10,240 values, 4,704 + 20,480 = 25,184. Qwen2.5-VL's gated SiLU MLP is unchanged."""
+    spec = resolve_model("Qwen/Qwen2-VL-2B-Instruct")
+    shape = {"max_num_batched_tokens": 2048, "max_num_seqs": 256, "max_model_len": 4096}
+    assert encoder_pass(spec, tp=1, compiled=True, **shape).peak == 65536 * 40544  # type: ignore[arg-type]
+    assert encoder_pass(spec, tp=2, compiled=True, **shape).peak == 65536 * 25184  # type: ignore[arg-type]
+    assert encoder_pass(spec, tp=1, compiled=False, **shape).peak == 65536 * 32864  # type: ignore[arg-type]
+    qwen25 = resolve_model("Qwen/Qwen2.5-VL-7B-Instruct")
+    fused = encoder_pass(qwen25, tp=1, compiled=False, version=(0, 10), **shape)  # type: ignore[arg-type]
+    assert encoder_pass(qwen25, tp=1, compiled=True, version=(0, 10), **shape).peak == fused.peak  # type: ignore[arg-type]
+
+
 def test_the_pass_is_the_peak_when_it_exceeds_the_language_model() -> None:
     """On vLLM 0.10.2 with 256 requests and 2,048 tokens the language model's pass is 2,048 x 47,000 + 36 B x 256 x
-    151,936 logits = 1,496,498,176 bytes, plus the cached outputs 1,546,829,824: below the tower's 2,153,775,104, which
-    is the peak (the round-2 log G037, Qwen2-VL-2B on an RTX 4080, prints 2.65 GiB: measured, not fitted on).
+    151,936 logits = 1,496,498,176 bytes, plus the cached outputs 1,546,829,824: below the tower's, which is the peak.
+    The engine compiles (no --enforce-eager), so Qwen2-VL's QuickGELU runs natively: 4,704 + 2 x (2 x 1,280 + 3 x
+    5,120) = 40,544 bytes a patch, 2,657,091,584 bytes (2.47 GiB; the round-2 log G037, Qwen2-VL-2B on an RTX 4080,
+    prints 2.65 GiB: measured, not fitted on). With --enforce-eager the fused kernel's 32,864 (2,153,775,104).
     Towers not sized here (Gemma-3's SigLIP) leave the peak to the language model."""
     card = resolve_gpu("rtx4080", load_gpus())
     flags = EngineFlags(max_model_len=4096, gpu_memory_utilization=0.8)
     e = explain(resolve_model("Qwen/Qwen2-VL-2B-Instruct"), card, flags, VllmVersion.parse("0.10.2"))
-    assert e.stage.activation_peak == 65536 * 32864
+    assert e.stage.activation_peak == 65536 * 40544 == 2_657_091_584
+    eager = EngineFlags(max_model_len=4096, gpu_memory_utilization=0.8, enforce_eager=True)
+    e = explain(resolve_model("Qwen/Qwen2-VL-2B-Instruct"), card, eager, VllmVersion.parse("0.10.2"))
+    assert e.stage.activation_peak == 65536 * 32864 == 2_153_775_104
     gemma = resolve_model("google/gemma-3-4b-it")
     assert encoder_pass(gemma, max_num_batched_tokens=8192, max_num_seqs=1024, max_model_len=8192, tp=1).peak == 0
     lm = 2048 * 47_000 + 36 * 256 * gemma.vocab_size  # the forward and the pre-0.17 sampler over 256 x vocab logits

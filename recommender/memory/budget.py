@@ -239,6 +239,7 @@ def engine_passes(
         version=v,
         video=flags.modality_limit("video") != 0,
         data_parallel=towers_data_parallel(model, flags),
+        compiled=not flags.enforce_eager,
     )
     return graphs, encoder
 

@@ -91,16 +91,27 @@ ATTENTION_SHARDED_VALUES = 10
 RESIDUAL_VALUES = 1
 
 
-def _block_bytes_per_patch(model: ModelSpec, tp: int) -> int:
+# Qwen2-VL's MLP activation is vLLM's QuickGELU, a CustomOp (model_executor/layers/activation.py, "quick_gelu"), and
+# the tower is not compiled (qwen2_vl.py has no support_torch_compile, v0.10.2 to 0.33). Where the V1 engine compiles
+# the language model with Inductor, CustomOp.default_on() is off (custom_ops defaults to 'none', custom_op.py), so the
+# tower runs QuickGELU.forward_native, `x * torch.sigmoid(1.702 * x)`: beside fc1's output it holds 1.702 x and its
+# sigmoid, then the sigmoid and the product, 3 i where the fused kernel (forward_cuda, with --enforce-eager or on the
+# V0 engine) holds 2 i. Qwen2.5-VL and Qwen3-VL use SiLU / GELU (one output each).
+QUICK_GELU_ARCHITECTURES = ("Qwen2VLForConditionalGeneration",)
+QUICK_GELU_NATIVE_VALUES = 3
+
+
+def _block_bytes_per_patch(model: ModelSpec, tp: int, *, compiled: bool = False) -> int:
     """The larger of the attention's and the MLP's live tensors per patch on one GPU. The MLP (`x + mlp(norm2(x))`)
     holds the residual and the normed input (2 h) beside fc1's output and its activation (2 i; a gated MLP's
-    gate_up output is 2 i wide, so 3 i)."""
+    gate_up output is 2 i wide, so 3 i; Qwen2-VL's QuickGELU run natively, `compiled`, 3 i)."""
     v = model.vision
     assert v is not None
     h, i = v.hidden, v.intermediate
     attention = RESIDUAL_VALUES * h + ATTENTION_SHARDED_VALUES * h // tp
     gated = v.style == "qwen2_5"
-    mlp = 2 * h + (3 if gated else 2) * i // tp
+    native = compiled and model.architecture in QUICK_GELU_ARCHITECTURES
+    mlp = 2 * h + (3 if gated or native else 2) * i // tp
     return ACTIVATION_BYTES * max(attention, mlp)
 
 
@@ -246,12 +257,14 @@ def encoder_pass(
     version: tuple[int, int] = (0, 33),
     video: bool = True,
     data_parallel: bool = False,
+    compiled: bool = False,
 ) -> EncoderPass:
     """The vision tower's profiling pass on one GPU (zeros for a model whose tower is not sized here). `video`: the
     video modality is not limited to 0. The cached outputs are out_hidden wide, times 1 + the deepstack levels
     Qwen3-VL concatenates to them (qwen3_vl.py: visual_dim + multiscale_dim). `data_parallel`: --mm-encoder-tp-mode
     data, each rank runs whole items unsharded (run_dp_sharded_mrope_vision_model: the first rank takes
-    ceil(items / TP) of them) and all ranks gather every output."""
+    ceil(items / TP) of them) and all ranks gather every output. `compiled`: the engine compiles the language model
+    with Inductor (V1 without --enforce-eager), so the towers' CustomOps run their native code."""
     processor = PROCESSORS.get(model.architecture)
     if processor is None or model.vision is None:
         return EncoderPass(0, 0)
@@ -259,7 +272,11 @@ def encoder_pass(
     limits = {"max_num_batched_tokens": max_num_batched_tokens, "max_num_seqs": max_num_seqs}
     items = _items(item.tokens, max_model_len=max_model_len, **limits)
     on_rank, shard = (-(-items // tp), 1) if data_parallel else (items, tp)
-    peak = on_rank * item.patches * (processor.pixel_bytes_per_patch + _block_bytes_per_patch(model, shard))
+    peak = (
+        on_rank
+        * item.patches
+        * (processor.pixel_bytes_per_patch + _block_bytes_per_patch(model, shard, compiled=compiled))
+    )
     rows = item.outputs
     if version in EXPANDED_OUTPUT_RELEASES:
         rows = max(rows, max_num_batched_tokens, item.tokens)  # the encoder budget
