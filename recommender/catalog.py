@@ -165,7 +165,7 @@ class Alias:
 
     alias: str
     target: str
-    kind: str  # renamed | base-of | instruct-of | mirror | sibling-of
+    kind: str  # renamed | base-of | instruct-of | mirror | sibling-of | local-dir
     reason: str
     differs: tuple[str, ...]  # config keys that differ from the target's file (none the planner reads)
     checked_on: tuple[tuple[str, str], ...] = ()  # bundled (alias-like, target-like) pairs showing `differs`
@@ -177,8 +177,9 @@ class Alias:
 
     @property
     def same_model(self) -> bool:
-        """The alias names the very checkpoint of the target (a renamed repository or a byte-identical mirror)."""
-        return self.kind in ("renamed", "mirror")
+        """The alias names the very checkpoint of the target (a renamed repository, a byte-identical mirror, or the
+        local directory a public recipe downloads the target into)."""
+        return self.kind in ("renamed", "mirror", "local-dir")
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +200,7 @@ class CatalogMatch:
     same_model: bool = True
 
 
-_ALIAS_KINDS = ("renamed", "base-of", "instruct-of", "mirror", "sibling-of")
+_ALIAS_KINDS = ("renamed", "base-of", "instruct-of", "mirror", "sibling-of", "local-dir")
 
 
 @cache
@@ -212,6 +213,8 @@ def load_aliases() -> tuple[dict[str, Alias], tuple[Rename, ...]]:
         kind = str(row["kind"])
         if kind not in _ALIAS_KINDS:
             raise ValueError(f"{path.name}: alias {row['alias']!r} has kind {kind!r}, not one of {_ALIAS_KINDS}")
+        if kind == "local-dir" and "/" in str(row["alias"]):
+            raise ValueError(f"{path.name}: local-dir alias {row['alias']!r} is a directory name, not an id with '/'")
         pairs = tuple((str(x), str(y)) for x, y in row.get("checked_on") or ())
         card = row.get("card") or {}
         a = Alias(

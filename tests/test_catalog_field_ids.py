@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from recommender.catalog import find_model, load_model
 from recommender.sources.resolve import resolve_model
 
@@ -36,3 +40,30 @@ def test_gaunernst_gemma_3_27b_int4_awq_groups_of_32() -> None:
     assert match is not None and match.entry.id == "gaunernst/gemma-3-27b-it-int4-awq"
     entry = load_model("gaunernst/gemma-3-27b-it-int4-awq")
     assert entry is not None and entry.reconstructed
+
+
+def test_club_3090_model_directory_is_lorbus_autoround() -> None:
+    """club-3090's setup downloads Lorbus's AutoRound INT4 into `qwen3.6-27b-autoround-int4`, and its logs show that
+    directory as the model: the bare name and the cache path resolve to the very checkpoint (a local-dir alias)."""
+    for written in ("qwen3.6-27b-autoround-int4", "~/.cache/huggingface/qwen3.6-27b-autoround-int4/"):
+        match = find_model(written)
+        assert match is not None and match.entry.id == "Lorbus/Qwen3.6-27B-int4-AutoRound"
+        assert match.same_model and match.via is not None and "(local-dir)" in match.via
+    assert find_model("qwen3.6-27b-autoround-int8") is None  # another directory name is not guessed
+
+
+def test_a_local_dir_alias_with_an_organisation_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local-dir row names a directory, not a hub id: one written `org/name` stops with the file and the reason."""
+    import recommender.catalog as catalog
+
+    (tmp_path / "aliases.yaml").write_text(
+        "aliases:\n  - {alias: someone/some-dir, target: Qwen/Qwen3-8B, kind: local-dir, reason: r}\n"
+    )
+    monkeypatch.setattr(catalog, "profiles_dir", lambda: tmp_path)
+    catalog.load_aliases.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"aliases.yaml: local-dir alias 'someone/some-dir' is a directory name"):
+            catalog.load_aliases()
+    finally:
+        monkeypatch.undo()
+        catalog.load_aliases.cache_clear()
