@@ -1,4 +1,4 @@
-"""Round 8 of the field logs (benchmarks/data/calibration/vllm_startup_logs_field8.jsonl, N001-N021): startup records
+"""Round 8 of the field logs (benchmarks/data/calibration/vllm_startup_logs_field8.jsonl, N001-N025): startup records
 read from vLLM issue threads, projects that run vLLM and one annotated blog log, landed before any prediction was run
 on them and measured blind (benchmarks/data/calibration/FIELD8-FINDINGS.md). These tests hold the set to the rules
 every round follows: new sources only, one split, every record quoting what it was read from and saying whether vLLM
