@@ -101,3 +101,70 @@ def test_llama_guard_3_8b_is_llama_3_1_8b_instruct() -> None:
     spec = resolve_model("meta-llama/Llama-Guard-3-8B")
     assert spec.params is not None and spec.params.total == 8_030_261_248
     assert any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate)
+
+
+def test_deepseek_v2_5_is_deepseek_v2_236b() -> None:
+    """DeepSeek-V2.5 (reconstructed, and said so): DeepSeek-V2's 236B layout, the bundled Coder-V2-Instruct's count;
+    the V2.5-1210 re-save's shown keys agree with it."""
+    v25, coder = resolve_model("deepseek-ai/DeepSeek-V2.5"), resolve_model("deepseek-ai/DeepSeek-Coder-V2-Instruct")
+    assert v25.params is not None and v25.params == coder.params and v25.params.total == 235_741_434_880
+    shown = {
+        "hidden_size": 5120,
+        "intermediate_size": 12288,
+        "kv_lora_rank": 512,
+        "q_lora_rank": 1536,
+        "n_routed_experts": 160,
+        "n_shared_experts": 2,
+        "moe_intermediate_size": 1536,
+        "num_experts_per_tok": 6,
+        "num_hidden_layers": 60,
+        "num_attention_heads": 128,
+        "max_position_embeddings": 163840,
+    }
+    entry = load_model("deepseek-ai/DeepSeek-V2.5")
+    assert entry is not None and all(entry.config[k] == v for k, v in shown.items())
+
+
+def test_medgemma_27b_text_it_by_hand() -> None:
+    """MedGemma 27B text-it: Gemma 3 27B without the vision tower. 62 layers of 5376: q and o 5376 x 4096, k and v
+    5376 x 2048, gated MLP 3 x 5376 x 21504, four RMSNorms and q/k norms of 128; the 262,208-row embedding tied to
+    the head, final norm: 27,009,346,304 parameters; 52 sliding (window 1024) and 10 global layers."""
+    h, layers, vocab = 5376, 62, 262208
+    layer = 2 * h * 4096 + 2 * h * 2048 + 3 * h * 21504 + 4 * h + 2 * 128
+    total = layers * layer + vocab * h + h
+    assert total == 27_009_346_304
+    spec = resolve_model("google/medgemma-27b-text-it")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert spec.vision is None and spec.layer_kinds.count("sliding") == 52 and spec.sliding_window == 1024
+    gemma = resolve_model("google/gemma-3-27b-it")  # the same language model beside a SigLIP tower
+    assert gemma.vision is not None and gemma.params is not None
+    assert (gemma.params.attention, gemma.params.mlp, gemma.params.embedding) == (
+        spec.params.attention,
+        spec.params.mlp,
+        spec.params.embedding,
+    )
+
+
+def test_phi_3_medium_128k_has_the_4k_shapes_and_a_131k_context() -> None:
+    """Phi-3-medium-128k-instruct (reconstructed, and said so): the 4k sibling's 13,960,238,080 parameters (40
+    layers of 5120: q/o 5120^2, k/v 5120 x 1280, gated MLP 3 x 5120 x 17920; untied 32,064-row embedding and head)
+    with full attention over 131,072 positions."""
+    h, layers, vocab = 5120, 40, 32064
+    total = layers * (2 * h * h + 2 * h * 1280 + 3 * h * 17920 + 2 * h) + 2 * vocab * h + h
+    assert total == 13_960_238_080
+    spec = resolve_model("microsoft/Phi-3-medium-128k-instruct")
+    assert spec.params is not None and spec.params.total == total and spec.max_model_len == 131072
+    assert spec.sliding_window is None and set(spec.layer_kinds) == {"full"}
+
+
+def test_casperhansen_mixtral_awq_is_thebloke_s_layout() -> None:
+    """casperhansen/mixtral-instruct-awq: the same quant_config.json (AWQ 4-bit g128, router kept) over the same
+    Mixtral-8x7B-Instruct config as TheBloke's AWQ, so the same weights: its three shards (9.97 + 9.98 + 4.7 GB)."""
+    ours, bloke = (
+        resolve_model("casperhansen/mixtral-instruct-awq"),
+        resolve_model("TheBloke/Mixtral-8x7B-Instruct-v0.1-AWQ"),
+    )
+    assert ours.quant is not None and (ours.quant.method, ours.quant.bits, ours.quant.group_size) == ("awq", 4, 128)
+    assert ours.params == bloke.params and ours.quant == bloke.quant
+    e = explain(ours, H100, EngineFlags(max_model_len=8192), V033)
+    assert 24.6e9 < e.stage.weights < 24.7e9
