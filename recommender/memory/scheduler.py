@@ -53,6 +53,13 @@ def scheduler_limits(
     return limits
 
 
+# The V1 engine's default token budget is capped at max_num_seqs x max_model_len ("Ensure max_num_batched_tokens does
+# not exceed model limit") in engine/arg_utils.py from v0.11.1. Before it the cap sat in SchedulerConfig.__post_init__
+# under `if self.max_num_batched_tokens is None`, which V1 never reached: arg_utils (_set_default_args_v1 to 0.10,
+# _set_default_args to 0.11.0) had already set the usage context's default (v0.8.5, v0.10.0, v0.11.0 config).
+V1_BUDGET_CAPPED_FROM = VllmVersion(0, 11, 1)
+
+
 def v1_limits(flags: EngineFlags, gpu: Gpu, version: VllmVersion, max_len: int, auto_fit: bool) -> SchedulerLimits:
     """The V1 engine's defaults; without chunked prefill the default token budget covers the context
     (arg_utils.py: `max(model_config.max_model_len, self.max_num_batched_tokens)` when chunked prefill is off)."""
@@ -60,7 +67,8 @@ def v1_limits(flags: EngineFlags, gpu: Gpu, version: VllmVersion, max_len: int, 
     max_tokens = flags.max_num_batched_tokens or tokens_default
     max_seqs = flags.max_num_seqs or seqs_default
     if flags.max_num_batched_tokens is None:
-        max_tokens = min(max_tokens, max_seqs * max_len)
+        if version >= V1_BUDGET_CAPPED_FROM:
+            max_tokens = min(max_tokens, max_seqs * max_len)
         if flags.enable_chunked_prefill is False:
             max_tokens = max(max_tokens, max_len)
     if flags.max_num_seqs is None:
