@@ -165,6 +165,11 @@ def config_args(data: Any, source: str, *, keep_false: bool = False) -> list[str
     return out
 
 
+def _enforces_model_first(version: VllmVersion | None) -> bool:
+    """Whether the release refuses `--served-model-name` without a positional model first (None: the newest)."""
+    return version is None or version >= VllmVersion.parse("0.17.0")
+
+
 def _move_model_first(args: list[str]) -> list[str]:
     """`vllm serve ... --model X ...` -> `X ...` (FlexibleArgumentParser.parse_args, serve only)."""
     for i, arg in enumerate(args):
@@ -406,7 +411,8 @@ def parse_serve_argv(
     try:
         if serve:
             args = _move_model_first(args)
-            if args and args[0].startswith("-") and "--config" not in args:
+            # from vLLM 0.17.0 (vllm#34973; 0.16.0's argparse_utils.py has no such check, 0.17.0's has)
+            if args and args[0].startswith("-") and "--config" not in args and _enforces_model_first(version):
                 if any(re.match(r"^--served[-_]model[-_]name(=.+|$)", a) for a in args):
                     raise FlagError(
                         "`model` should be provided as the first positional argument when using `vllm serve`. "

@@ -323,10 +323,13 @@ def _load_dir(path: Path, out: Loaded) -> None:
             except InputError as exc:
                 out.problems.append(str(exc))
     out.notes += [f"skipped {chart}: a Helm chart, not read: {NO_HELM}" for chart in (charts if not helm else ())]
-    for f in sorted(path.rglob("*.py")):  # a Python program that starts vLLM is named as not read, not skipped silently
+    for f in sorted(path.rglob("*.py")):  # a Python program that starts vLLM: its server, else named as not read
         text = f.read_text(encoding="utf-8", errors="replace") if f.is_file() and f.stat().st_size <= MAX_BYTES else ""
         if MENTIONS_VLLM.search(text):
-            out.notes.append(f"skipped {f}: {python_kind(text)}: not read")
+            try:
+                out.found += load_file(f, str(f), out.problems)
+            except InputError:
+                out.notes.append(f"skipped {f}: {python_kind(text)}: not read")
     kserve = kserve_objects(files)
     for f in files:
         shared = [d for other, docs in kserve.items() if other != f for d in docs]

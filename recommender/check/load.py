@@ -19,6 +19,7 @@ from recommender.check import (
     kserve_runtimes,
     kubernetes_objects,
     plan_documents,
+    python_apps,
     serving_resources,
     systemd_units,
 )
@@ -88,6 +89,9 @@ def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
     them, read it as YAML)."""
     name = source.replace("\\", "/").rsplit("/", 1)[-1]
     if suffix == ".py":
+        servers = python_apps.read_python_app(text, source, _read_command_line)
+        if servers:
+            return servers
         raise NotADeployment(
             f"{source}: {python_kind(text)}: not read (check reads command lines, manifests, compose "
             "files, units and scripts; check the server's command: check -- vllm serve ...)"
@@ -108,6 +112,11 @@ def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
             return jobs.read_sbatch(text, source, _read_yaml_block)
         return commands.read_command(text, source, read_manifest=_read_yaml_block)
     return None
+
+
+def _read_command_line(line: str, source: str) -> list[Found]:
+    """The command line a Python program runs, read as a script's would be."""
+    return commands.read_command(line, source)
 
 
 def python_kind(text: str) -> str:
