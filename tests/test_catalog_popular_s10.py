@@ -168,3 +168,29 @@ def test_casperhansen_mixtral_awq_is_thebloke_s_layout() -> None:
     assert ours.params == bloke.params and ours.quant == bloke.quant
     e = explain(ours, H100, EngineFlags(max_model_len=8192), V033)
     assert 24.6e9 < e.stage.weights < 24.7e9
+
+
+def test_glm_4_5_air_fp8_is_fp8_of_glm_4_5_air() -> None:
+    """GLM-4.5-Air-FP8 (reconstructed, and said so): GLM-4.5-Air's 106,852,251,264 parameters, the Linear layers in
+    FP8 with 16-bit embedding, lm_head and router: at TP=2 each GPU loads a bit over half the 16-bit checkpoint."""
+    fp8, air = resolve_model("zai-org/GLM-4.5-Air-FP8"), resolve_model("zai-org/GLM-4.5-Air")
+    assert fp8.params is not None and fp8.params == air.params and fp8.params.total == 106_852_251_264
+    assert fp8.quant is not None and fp8.quant.bits == 8 and not fp8.quant.lm_head_quantized
+    assert any(reason.startswith("config.json reconstructed: ") for reason in fp8.approximate)
+    flags = EngineFlags(max_model_len=8192, tensor_parallel_size=2)
+    w8, w16 = explain(fp8, H100, flags, V033).stage.weights, explain(air, H100, flags, V033).stage.weights
+    assert 0.5 < w8 / w16 < 0.53
+
+
+def test_internlm2_chat_7b_first_revision_reads_as_internlm2() -> None:
+    """internlm2-chat-7b's publisher page (855 bytes, no final newline) says model_type "internlm" with
+    InternLM2ForCausalLM: vLLM runs the architecture (internlm2.py), so it is read as InternLM2, exactly, with
+    internlm2_5-7b-chat's widths: 32 x (4096 x 6144 wqkv + 4096^2 wo + 3 x 4096 x 14336 + 2 x 4096) + 2 x 92544 x 4096
+    + 4096 = 7,737,708,544 parameters; dynamic rope factor 1.0 keeps 32,768 positions."""
+    h, vocab = 4096, 92544
+    total = 32 * (h * (h + 2 * 1024) + h * h + 3 * h * 14336 + 2 * h) + 2 * vocab * h + h
+    assert total == 7_737_708_544
+    spec = resolve_model("internlm/internlm2-chat-7b")
+    assert spec.params is not None and spec.params.total == total and not spec.approximate
+    assert spec.family == "InternLM2" and spec.max_model_len == 32768
+    assert _indent2_bytes("internlm/internlm2-chat-7b") - 1 == 855

@@ -388,6 +388,9 @@ _BY_ARCHITECTURE: dict[str, str] = {
     "MiniMaxM1ForCausalLM": "minimax_m1",
     "MiniMaxForCausalLM": "minimax_text_01",
     "FalconMambaForCausalLM": "falcon_mamba",
+    # InternLM2's first hub configs (internlm2-chat-7b, -1_8b-sft at their early revisions) say model_type "internlm"
+    # with InternLM2ForCausalLM, which vLLM's registry runs as vllm/model_executor/models/internlm2.py
+    "InternLM2ForCausalLM": "internlm2",
 }
 
 
