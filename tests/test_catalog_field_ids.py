@@ -67,3 +67,25 @@ def test_a_local_dir_alias_with_an_organisation_is_refused(tmp_path: Path, monke
     finally:
         monkeypatch.undo()
         catalog.load_aliases.cache_clear()
+
+
+def test_cyankiwi_gemma_4_31b_awq_is_w4a16_g32_with_zero_points() -> None:
+    """cyankiwi's 'AWQ' Gemma 4 31B is an llm-compressor W4A16 checkpoint (compressed-tensors, groups of 32,
+    asymmetric) of Google's layout; the weights it loads on one A100 (19.90 GiB) are within 3% of the 20.90 GB the
+    repository's README gives (19.46 GiB), and club-3090's directory name for it resolves to it."""
+    from recommender.catalog import load_gpus
+    from recommender.hardware import resolve_gpu
+    from recommender.memory.budget import explain
+    from recommender.memory.engine import EngineFlags, VllmVersion
+
+    spec = resolve_model("cyankiwi/gemma-4-31B-it-AWQ-4bit")
+    assert spec.params is not None and spec.params == resolve_model("google/gemma-4-31B-it").params
+    assert spec.quant is not None and (spec.quant.method, spec.quant.bits, spec.quant.group_size) == ("gptq", 4, 32)
+    assert spec.quant.has_zero_points and spec.quant.keep_unquantized == ("lm_head",)
+    card = resolve_gpu("a100-80gb", load_gpus())
+    weights = explain(spec, card, EngineFlags(max_model_len=8192), VllmVersion.parse("0.21.0")).stage.weights
+    assert abs(weights / 20.90e9 - 1) < 0.03
+    match = find_model("gemma-4-31b-it-AWQ-4bit")
+    assert match is not None and match.entry.id == "cyankiwi/gemma-4-31B-it-AWQ-4bit"
+    entry = load_model("cyankiwi/gemma-4-31B-it-AWQ-4bit")
+    assert entry is not None and entry.reconstructed

@@ -282,9 +282,10 @@ ROUND4_VERDICT_MISSES = {
 # J016 (Llama-4-Maverick FP8 over 4 x H100 96GB) compared since its reconstructed catalog entry: ~95 GiB of weights per GPU
 # J023 (0.6.5, TP 2 over NVLink) since NCCL's buffers count inside the budget before 0.11 (budget.context_after_kv)
 # J021 (DeepSeek-Coder-V2 on 0.5.4) since releases before 0.7.1 cache per-head K/V of 256 (budget.pre_mla_head_size)
+# J047/J048 (cyankiwi's Gemma 4 31B AWQ on an A100, 0.20/0.21) compared since its reconstructed catalog entry (catfield)
 ROUND4_VERDICTS_RIGHT = (
     "J003 J006 J008 J009 J011 J012 J013 J014 J015 J016 J017 J018 J019 J021 J022 J023 J027 J028 J029 J033 "
-    "J034 J035 J036 J037 J038 J040 J041 J049 J051 J052".split()
+    "J034 J035 J036 J037 J038 J040 J041 J047 J048 J049 J051 J052".split()
 )
 
 
