@@ -383,13 +383,26 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
     )
 
 
+# VLLM_USE_V1 set for the run the record is of: not "without VLLM_USE_V1=0" (the other run) nor "also with
+# VLLM_USE_V1=0" (the failure happens on both engines, so the record does not pin one)
+USE_V1_ENV = re.compile(r"(?<!without )(?<!also with )\bVLLM_USE_V1=([01])\b")
+
+
 def record_engine_is_v1(r: dict[str, Any]) -> bool | None:
-    """The engine the log shows running (the collector notes "V0"/"V1" beside the version from the log's own lines:
-    "Initializing a V0 LLM engine", V1's gpu_model_runner), or None when it does not say."""
-    engines = set(re.findall(r"\bV([01])\b", str(r.get("vllm_version") or "")))
-    if not engines:  # a record without a printed version may name the engine with its flags ("V0 engine")
-        engines = set(re.findall(r"\bV([01]) engine\b", str(r.get("other_flags") or "")))
-    return engines == {"1"} if len(engines) == 1 else None
+    """The engine the log shows running (the collector notes "V0"/"V1" beside the printed or estimated version from
+    the log's own lines: "Initializing a V0 LLM engine", V1's gpu_model_runner), else the VLLM_USE_V1 the command
+    sets (`VLLM_USE_V1=0 vllm serve ...`; vLLM 0.7-0.10 read it as bool(int(value)), envs.py), else "V0 engine" in
+    the flags; None when none of them says, or they disagree."""
+    flags = str(r.get("other_flags") or "")
+    for engines in (
+        set(re.findall(r"\bV([01])\b", str(r.get("vllm_version") or ""))),
+        set(re.findall(r"\bV([01])\b", str(r.get("vllm_version_estimate") or ""))),
+        set(USE_V1_ENV.findall(flags)),
+        set(re.findall(r"\bV([01]) engine\b", flags)),
+    ):
+        if engines:
+            return engines == {"1"} if len(engines) == 1 else None
+    return None
 
 
 def compare(r: dict[str, Any]) -> Compared | None:

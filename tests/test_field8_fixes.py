@@ -1,0 +1,27 @@
+"""What the fidelity harness reads from a record (issue #11, round 8's misses, FIELD8-FINDINGS.md): the engine a
+record's command chooses with VLLM_USE_V1."""
+
+from __future__ import annotations
+
+from benchmarks.fidelity import FIELD8, load_records, record_engine_is_v1
+
+ROUND8 = {r["id"]: r for r in load_records(*FIELD8)}
+
+
+def test_vllm_use_v1_in_the_command_chooses_the_engine() -> None:
+    assert record_engine_is_v1({"other_flags": "VLLM_USE_V1=0 python -m vllm.entrypoints.openai.api_server"}) is False
+    assert record_engine_is_v1({"other_flags": "VLLM_USE_V1=1 vllm serve m --max-model-len 4096"}) is True
+    assert record_engine_is_v1({"other_flags": "vllm serve m (max_model_len=6600) with VLLM_USE_V1=0"}) is False
+    # the other run of a thread, or a failure on both engines, pins no engine
+    assert record_engine_is_v1({"other_flags": "the V1 run, without VLLM_USE_V1=0"}) is None
+    assert record_engine_is_v1({"other_flags": "vllm serve m --enforce-eager (also with VLLM_USE_V1=0)"}) is None
+    assert record_engine_is_v1({"other_flags": "VLLM_USE_V1=0 vllm serve m; then VLLM_USE_V1=1"}) is None
+    # the version's own note comes first: the printed one, then the collector's estimate
+    assert record_engine_is_v1({"vllm_version": "0.8.3 (V1 engine)", "other_flags": "VLLM_USE_V1=0"}) is True
+    assert record_engine_is_v1({"vllm_version_estimate": "0.8.5 (V0)"}) is False
+    assert record_engine_is_v1({"vllm_version_estimate": "0.8.5", "other_flags": "vllm serve m"}) is None
+
+
+def test_round_eight_v0_runs_are_read_as_v0() -> None:
+    """N007 and N023 are the V0 runs (VLLM_USE_V1=0) of the V1 failures N006 and N022."""
+    assert [record_engine_is_v1(ROUND8[i]) for i in ("N006", "N007", "N022", "N023")] == [None, False, None, False]
