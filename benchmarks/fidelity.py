@@ -170,25 +170,38 @@ def record_block_size(r: dict[str, Any]) -> int | None:
     return int(m.group(1)) if m else None
 
 
-SPEC_DICT = re.compile(r"'speculative_config': (\{[^{}]*\})")
+SPEC_DICT = re.compile(r"'?speculative_config'?:? (\{[^{}]*\})")  # the logged dict, with or without its key's quotes
 SPEC_FLAG = re.compile(r"--speculative[-_]config[= ]'?(\{[^{}]*\}|null|None)")
 SPEC_DISABLED = re.compile(r"MTP disabled|speculative_config[=:] ?None|DISABLE_MTP=1")
-MTP_TOKENS = re.compile(r"MTP[- ]?(?:n=)?(\d+)\b|MTP with (\d+) draft tokens|num_speculative_tokens'?: (\d+)")
+MTP_TOKENS = re.compile(r"MTP[- ]?(?:n=)?(\d+)\b|MTP with (\d+) draft tokens|num_speculative_tokens'?:? (\d+)")
+CUT_MTP = re.compile(r"speculative_config'?:? \{'method': 'mtp'")  # also a dict the collector cut short
+
+
+def _literal_dict(text: str) -> dict[str, Any] | None:
+    """A dict as the log prints it (Python's repr) or as the command passes it (JSON); None when the collector cut
+    it short ("{'method': 'mtp', ...}")."""
+    for parse in (ast.literal_eval, json.loads):
+        try:
+            value = parse(text)
+        except (ValueError, SyntaxError):
+            continue
+        return value if isinstance(value, dict) else None
+    return None
 
 
 def record_speculative(r: dict[str, Any]) -> str | None:
     """--speculative-config as the record shows it: the logged non-default args' dict, the command's JSON, or the
     collector's words (an MTP or DFlash drafter, with its draft tokens where given); None without one."""
     text = r.get("other_flags") or ""
-    if m := SPEC_DICT.search(text):
-        return json.dumps(ast.literal_eval(m.group(1)))
+    if (m := SPEC_DICT.search(text)) and (config := _literal_dict(m.group(1))) is not None:
+        return json.dumps(config)
     if m := SPEC_FLAG.search(text):
         return None if m.group(1) in ("null", "None") else m.group(1)
     if SPEC_DISABLED.search(text):
         return None
     tokens = next((int(g) for m in MTP_TOKENS.finditer(text) for g in m.groups() if g), None)
     extra = f', "num_speculative_tokens": {tokens}' if tokens else ""
-    if re.search(r"\bMTP(?:\d|\b)|speculative method mtp", text):
+    if re.search(r"\bMTP(?:\d|\b)|speculative method mtp", text) or CUT_MTP.search(text):
         return f'{{"method": "mtp"{extra}}}'
     if re.search(r"dflash", text, re.IGNORECASE):
         return '{"method": "dflash"}'

@@ -1,9 +1,10 @@
 """What the fidelity harness reads from a record (issue #11, round 8's misses, FIELD8-FINDINGS.md): the engine a
-record's command chooses with VLLM_USE_V1."""
+record's command chooses with VLLM_USE_V1, and a drafter's whole --speculative-config as the collector writes it."""
 
 from __future__ import annotations
 
-from benchmarks.fidelity import FIELD8, load_records, record_engine_is_v1
+from benchmarks.fidelity import FIELD8, load_records, record_engine_is_v1, record_speculative
+from recommender.memory import spec_decode as sd
 
 ROUND8 = {r["id"]: r for r in load_records(*FIELD8)}
 
@@ -25,3 +26,15 @@ def test_vllm_use_v1_in_the_command_chooses_the_engine() -> None:
 def test_round_eight_v0_runs_are_read_as_v0() -> None:
     """N007 and N023 are the V0 runs (VLLM_USE_V1=0) of the V1 failures N006 and N022."""
     assert [record_engine_is_v1(ROUND8[i]) for i in ("N006", "N007", "N022", "N023")] == [None, False, None, False]
+
+
+def test_the_collectors_speculative_config_is_read_whole() -> None:
+    n024 = sd.parse_speculative_config(record_speculative(ROUND8["N024"]))
+    assert n024 == sd.SpeculativeConfig("dflash", 5, "~/.cache/huggingface/qwen3.6-27b-dflash")
+    n020 = sd.parse_speculative_config(record_speculative(ROUND8["N020"]))
+    assert n020 == sd.SpeculativeConfig("mtp", 3)
+    # the command's JSON (true/null are not Python literals) and a dict the collector cut short
+    flags = 'speculative_config {"method": "mtp", "num_speculative_tokens": 2, "disable_padded_drafter_batch": true}'
+    assert sd.parse_speculative_config(record_speculative({"other_flags": flags})) == sd.SpeculativeConfig("mtp", 2)
+    cut = "speculative_config {'method': 'mtp', ...}, num_speculative_tokens 3"
+    assert sd.parse_speculative_config(record_speculative({"other_flags": cut})) == sd.SpeculativeConfig("mtp", 3)
