@@ -393,3 +393,34 @@ def test_deep_gemm_warmup_runs_before_the_graphs_and_the_sampler() -> None:
     assert few is not None and few.kernels == 4_388_792_320 == few.need - few.context
     older = explain(model, h20, flags, VllmVersion.parse("0.10.2")).post_allocation
     assert older is not None and older.kernels == 0
+
+
+def test_integrated_gpu_snapshot_already_holds_the_cuda_context() -> None:
+    """DGX Spark (GB10: 130,602,237,952 B to CUDA), vLLM 0.26, --gpu-memory-utilization 0.90 (perf blind set 8, Y017:
+    gemma-4-31B-it ran all 11 tests there). vLLM's snapshot takes an integrated GPU's free memory from psutil's
+    available memory once the process's CUDA context exists (utils/mem_utils.py MemorySnapshot.measure, called by
+    v1/worker/gpu_worker.py init_device after init_worker_distributed_environment), and the 12 GiB host reserve of
+    memory/unified.py is read there, so the context is not allocated again after the KV cache. Outside the budget:
+    130,602,237,952 - 12 x 2^30 - ceil(0.9 x 130,602,237,952) = 117,717,336,064 - 117,542,014,157 = 175,321,907 B; the
+    sampler warm-up 256 x 262,144 x 14 B = 939,524,096 B; the graphs the 30 % over vLLM's estimate."""
+    gb10 = resolve_gpu("gb10", load_gpus())
+    spec = resolve_model("google/gemma-4-31B-it")
+    flags = EngineFlags(
+        gpu_memory_utilization=0.9,
+        max_model_len=131_072,
+        kv_cache_dtype="fp8",
+        enable_prefix_caching=False,
+        max_num_batched_tokens=8192,
+    )
+    e = explain(spec, gb10, flags, VllmVersion(0, 26))
+    post = e.post_allocation
+    assert post is not None and post.context == 0 and post.outside_budget == 175_321_907
+    assert post.sampler == 256 * 262_144 * 14 == 939_524_096
+    assert post.need == post.sampler + int(e.stages[-1].cudagraph * 0.3)
+    assert e.fits and e.has(IssueKind.WARMUP_HEADROOM) and not e.has(IssueKind.WARMUP_OOM)
+    # a free memory the user states is the machine's own figure, read before vLLM: the context comes out of it after
+    stated = explain(spec, gb10, flags, VllmVersion(0, 26), free_bytes=118 * GiB)
+    assert stated.post_allocation is not None and stated.post_allocation.context == warmup.CONTEXT_SINGLE
+    # a discrete card keeps the context outside its free memory (an idle card's free memory is its total)
+    h100 = explain(resolve_model(OSS20), H100, EngineFlags(gpu_memory_utilization=0.9), VllmVersion(0, 26))
+    assert h100.post_allocation is not None and h100.post_allocation.context == warmup.CONTEXT_SINGLE

@@ -95,6 +95,9 @@ class Budget:
     # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: CUDA-graph memory set aside before the KV cache (v1/worker/
     # gpu_worker.py determine_available_memory; the default since 0.21, the environment can turn it off)
     estimate_cudagraphs: bool = True
+    # `free` is what vLLM's startup snapshot reads, taken once the process's CUDA context (and from 0.11 NCCL) exists,
+    # so the context is already outside it: an integrated GPU's host reserve (memory/unified.py) is measured there
+    context_in_free: bool = False
 
 
 def request_memory(
@@ -121,7 +124,8 @@ def request_memory(
     elif free_bytes is None and (risk := unified.headroom(gpu, requested, util)) is not None:
         issues.append(risk)
     cudagraphs = version.cudagraph_memory_before_kv if estimate_cudagraphs is None else estimate_cudagraphs
-    return Budget(total, free, util, requested, cudagraphs)
+    from_reserve = free_bytes is None and unified.host_reserve(gpu) is not None
+    return Budget(total, free, util, requested, cudagraphs, context_in_free=from_reserve)
 
 
 # In 0.6.4 the V0 profiler (worker.py determine_num_available_blocks) took non-torch memory as the whole device's
@@ -451,7 +455,7 @@ def post_allocation(
         rows=rows,
         sampler=0 if v0 or model.pooling else sampler,  # no sampler warm-up on the pooling runner
         cudagraphs=warmup.cudagraphs_after_kv(last.cudagraph, estimate_before_kv=budget.estimate_cudagraphs, pool=pool),
-        context=context_after_kv(gpu, version, tp, v0=v0),
+        context=0 if budget.context_in_free else context_after_kv(gpu, version, tp, v0=v0),
         # other processes' memory lies outside the budget but is not free (inside it where the profiler counted it)
         outside_budget=(budget.total if whole_device else budget.free) - budget.requested,
         freed_activation=last.activation_peak,

@@ -21,6 +21,9 @@ So the free memory is taken as the total less `reserve` (12 GiB: the 0.90 ceilin
 records bracket), an error below it as vLLM's; and a budget that leaves less than `safe` (16 GiB: above 0.87, the
 top of the range reported safe, which failed on the MiaAI machines) is "at risk", with the margin. A free memory the
 user states (--free-memory-gib) replaces both. Other integrated devices (Jetson) have no reserve measured here.
+The records' figures are vLLM's own startup check ("Free memory on cuda:0 ...", field6 L009/L010), read after the
+process's CUDA context (and NCCL) existed, so the reserve holds the context: it is not allocated again after the KV
+cache (memory/budget.py Budget.context_in_free).
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ min(max_num_seqs, max_num_batched_tokens) dummy requests (`_dummy_sampler_run`, 
          + activation peak              measured during profiling, freed before the KV cache is allocated
          - reserve                      held by the caching allocator and unusable (see MXFP4_TRITON_RESERVE)
     need = sampler warm-up + CUDA graphs captured beyond what the budget reserved + CUDA context / NCCL setup
-           (allocated before vLLM's memory snapshot, so outside its accounting but on the same GPU)
+           (allocated before vLLM's memory snapshot, so outside its accounting but on the same GPU; none where the
+           free memory is the snapshot's own reading, as an integrated GPU's host reserve is: memory/unified.py)
 
 `need > room` is a crash ("CUDA out of memory occurred when warming up sampler ..."); within
 `WARMUP_UNCERTAINTY` of it the outcome depends on the allocator, and explain warns with the margin.
