@@ -15,13 +15,14 @@ from recommender.check.commands import (
     not_evaluable,
     with_image_cmd,
 )
-from recommender.check.dockerfile import final_stage
+from recommender.check.dockerfile import final_stage, run_copied_script
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image, pinned_release, visible_devices
 from recommender.check.manifest_values import as_list, as_mapping, split_words
 from recommender.errors import InputError
 
 FileReader = Callable[[str], str | None]  # a file beside the compose file, by a path relative to its folder
+_SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 
 
 def compose_interpolate(node: Any, env: Mapping[str, str], missing: list[str]) -> Any:
@@ -109,28 +110,85 @@ def read_compose(
         missing: list[str] = []
         svc = compose_interpolate(raw, dotenv or {}, missing)
         script = _mounted_entrypoint(svc, beside)
-        out += _compose_service(doc, str(name), svc, source, missing, _build_dockerfile(svc, beside), script)
+        built = _build_dockerfile(svc, beside)
+        context = _build_context(svc)
+        in_context = None if beside is None or context is None else _context_reader(beside, context)
+        found = _compose_service(doc, str(name), svc, source, missing, built, script, in_context)
+        out += [replace(f, files=_mounted_configs(svc, f.argv, beside)) for f in found]
     return out
 
 
-def _mounted_entrypoint(svc: Mapping[str, Any], read: FileReader | None) -> str | None:
-    """The text of a script the service's entrypoint runs when the service bind-mounts it from beside the compose
-    file (`./docker/vllm/entrypoint.sh:/entrypoint.sh`); None otherwise (a script baked into an image is not here)."""
+def _bind_mounts(svc: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(host path beside the compose file, path in the container) of the service's bind mounts: short syntax
+    `./config.yaml:/app/config.yaml:ro` (a relative host path starts with `.`, as the Compose spec asks) or long
+    syntax `type: bind`."""
+    out = []
+    for volume in as_list(svc.get("volumes")):
+        if isinstance(volume, str):
+            host, _, rest = volume.partition(":")
+            target = rest.split(":", 1)[0]
+        elif isinstance(volume, dict) and volume.get("type", "bind") == "bind":
+            host, target = str(volume.get("source", "")), str(volume.get("target", ""))
+        else:
+            continue
+        if host.startswith(".") and target.startswith("/"):
+            out.append((host, target.rstrip("/") or "/"))
+    return out
+
+
+def _mounted_configs(svc: Mapping[str, Any], argv: tuple[str, ...], read: FileReader | None) -> dict[str, str]:
+    """The `--config FILE` vLLM reads, as the container sees it, when the service bind-mounts it (or its folder)
+    from beside the compose file: path -> text."""
+    if read is None:
+        return {}
+    paths = [argv[i + 1] for i, w in enumerate(argv[:-1]) if w == "--config"]
+    paths += [w.split("=", 1)[1] for w in argv if w.startswith("--config=")]
+    out = {}
+    for path in paths:
+        for host, target in _bind_mounts(svc):
+            if path == target or path.startswith(f"{target}/"):
+                text = read(f"{host.rstrip('/')}{path[len(target) :]}")
+                if text is not None:
+                    out[path] = text
+                break
+    return out
+
+
+def _context_reader(read: FileReader, context: str) -> FileReader:
+    return lambda rel: read(f"{context.rstrip('/')}/{rel}")
+
+
+def _mounted_entrypoint(svc: Mapping[str, Any], read: FileReader | None) -> tuple[str, int] | None:
+    """(the text of a script the service's entrypoint runs, its place in the entrypoint) when the service bind-mounts
+    it from beside the compose file (`./docker/vllm/entrypoint.sh:/entrypoint.sh`), run directly or by a shell
+    (`["/bin/sh", "/app/start.sh"]`: sh reads its first operand as the script, sh(1)); None otherwise (a script
+    baked into an image is not here)."""
     try:
         entry = _compose_words(svc.get("entrypoint"))
     except InputError:
         return None
     if read is None or not entry:
         return None
+    at = 1 if len(entry) > 1 and entry[0].rsplit("/", 1)[-1] in _SHELLS and not entry[1].startswith("-") else 0
     for volume in as_list(svc.get("volumes")):
         if isinstance(volume, str):
             host, _, rest = volume.partition(":")
             target = rest.split(":", 1)[0]
         else:
             host, target = str(as_mapping(volume).get("source", "")), str(as_mapping(volume).get("target", ""))
-        if target and target == entry[0] and host.startswith("."):
-            return read(host)
+        if target and target == entry[at] and host.startswith("."):
+            text = read(host)
+            return (text, at) if text is not None else None
     return None
+
+
+def _build_context(svc: Mapping[str, Any]) -> str | None:
+    """The build context folder of a service, relative to the compose file (None: no build, or a remote one)."""
+    build = svc.get("build")
+    if not isinstance(build, (str, dict)):
+        return None
+    context = build if isinstance(build, str) else str(as_mapping(build).get("context") or ".")
+    return None if re.match(r"^[a-z][a-z0-9+.-]*://|^git@", context) else context
 
 
 def _build_dockerfile(svc: Mapping[str, Any], read: FileReader | None) -> str | None:
@@ -139,13 +197,10 @@ def _build_dockerfile(svc: Mapping[str, Any], read: FileReader | None) -> str | 
     build = svc.get("build")
     if isinstance(build, dict) and isinstance(build.get("dockerfile_inline"), str):
         return str(build["dockerfile_inline"])
-    if read is None or not isinstance(build, (str, dict)):
+    context = _build_context(svc)
+    if read is None or context is None:
         return None
-    spec = as_mapping(build)
-    context = build if isinstance(build, str) else str(spec.get("context") or ".")
-    if re.match(r"^[a-z][a-z0-9+.-]*://|^git@", context):
-        return None
-    return read(f"{context.rstrip('/')}/{spec.get('dockerfile') or 'Dockerfile'}")
+    return read(f"{context.rstrip('/')}/{as_mapping(build).get('dockerfile') or 'Dockerfile'}")
 
 
 def _with_image(
@@ -182,6 +237,25 @@ def _compose_env(svc: Mapping[str, Any]) -> dict[str, str]:
     return env
 
 
+def _built_hits(
+    stage: Any,
+    entry: list[str] | None,
+    command: list[str] | None,
+    env: dict[str, str],
+    missing: list[str],
+    in_context: FileReader | None,
+) -> tuple[list[Hit], list[str], str | None, dict[str, str]]:
+    """(servers, the words the container runs, the vLLM image whose entrypoint runs them or None, env) of a service
+    built from a Dockerfile read here; a script the Dockerfile COPYs from the build context is run when it is that."""
+    words, runs, env = _with_image(stage, entry, command, env)
+    words = [w.replace("$$", "$") for w in words]
+    hits = find_in_words(words, env, tuple(missing), runs)
+    if not hits:  # the image runs a script its Dockerfile COPYs from the build context
+        copied = run_copied_script(replace(stage, env=env), words, in_context)
+        hits = [replace(h, unresolved=(*h.unresolved, *missing)) for h in copied]
+    return hits, words, runs, env
+
+
 def _compose_service(
     doc: Mapping[str, Any],
     name: str,
@@ -189,7 +263,8 @@ def _compose_service(
     source: str,
     missing: list[str],
     built: str | None,
-    script: str | None = None,
+    script: tuple[str, int] | None = None,
+    in_context: FileReader | None = None,
 ) -> list[Found]:
     image = str(svc.get("image", ""))
     try:
@@ -200,10 +275,8 @@ def _compose_service(
         raise InputError(f"{source} (service/{name}): {exc}") from exc
     env = _compose_env(svc)
     if stage is not None:  # the image is built here: its Dockerfile says what runs
-        words, runs, env = _with_image(stage, entry, command, env)
-        words = [w.replace("$$", "$") for w in words]
+        hits, words, runs, env = _built_hits(stage, entry, command, env, missing, in_context)
         image = runs or image
-        hits = find_in_words(words, env, tuple(missing), runs)
     else:
         words = [w.replace("$$", "$") for w in [*(entry or []), *(command or [])]]
         image = image or _built_vllm_image(svc, command)
@@ -213,7 +286,7 @@ def _compose_service(
         else:
             hits = find_in_words(words, env, tuple(missing), None)
     if not hits and script is not None:  # the entrypoint is a script mounted from beside the file: run it, "$@" = words
-        ran = find_in_script(script, env, words)
+        ran = find_in_script(script[0], env, words[script[1] :])
         hits = [replace(h, unresolved=(*h.unresolved, *missing)) for h in ran if isinstance(h, Hit)]
     count = _compose_gpus(svc)
     out = []

@@ -2,16 +2,19 @@
 combines them (exec form as written, shell form through `/bin/sh -c`, CMD ignored after a shell-form ENTRYPOINT),
 ENV and ARG defaults for the shell form, and the entrypoint inherited from a vLLM base image (`FROM
 vllm/vllm-openai`). A vLLM entrypoint without a model takes its arguments from `docker run`: `"$@"`, unresolved.
+An entrypoint that is a script the Dockerfile COPYs from its build context (`COPY start.sh ./start.sh` then
+`ENTRYPOINT ["./start.sh"]`) runs that script with CMD as its arguments, when the context can be read.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from recommender.check.commands import find_in_words, not_evaluable
+from recommender.check.commands import Hit, find_in_script, find_in_words, not_evaluable
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image
 from recommender.errors import InputError
@@ -19,6 +22,8 @@ from recommender.safe_load import UntrustedDocumentError, load_json
 
 _INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)\s+(.*)$", re.S)
 RUN_ARGS = '"$@"'  # the arguments `docker run IMAGE ...` appends
+ContextReader = Callable[[str], str | None]  # a file of the build context, by a path relative to it
+_SHELL_NAMES = ("sh", "bash", "dash", "ash", "zsh")
 
 
 @dataclass
@@ -27,6 +32,8 @@ class _Stage:
     entrypoint: list[str] | None = None
     cmd: list[str] | None = None
     env: dict[str, str] = field(default_factory=dict)
+    workdir: str = ""  # WORKDIR as set in the Dockerfile ("": the base image's, not known here)
+    copies: dict[str, str] = field(default_factory=dict)  # path in the image -> source in the build context
 
 
 def looks_like_dockerfile(text: str) -> bool:
@@ -102,7 +109,11 @@ def final_stage(text: str, build_args: Mapping[str, str] | None = None) -> _Stag
             words = _substitute(value, args).split()
             base = next((w for w in words if not w.startswith("--")), "")
             parent = stages.get(base.lower())
-            stage = _Stage(base, parent.entrypoint, parent.cmd, dict(parent.env)) if parent else _Stage(base)
+            stage = (
+                _Stage(base, parent.entrypoint, parent.cmd, dict(parent.env), parent.workdir, dict(parent.copies))
+                if parent
+                else _Stage(base)
+            )
             if len(words) >= 3 and words[-2].upper() == "AS":
                 stages[words[-1].lower()] = stage
         elif op == "ARG":
@@ -117,9 +128,59 @@ def final_stage(text: str, build_args: Mapping[str, str] | None = None) -> _Stag
             stage.entrypoint, stage.cmd = _form(value), None  # a new ENTRYPOINT resets the inherited CMD
         elif op == "CMD":
             stage.cmd = _form(value)
+        elif op == "WORKDIR":
+            stage.workdir = _in_image(_substitute(value.strip().strip("'\""), {**args, **stage.env}), stage.workdir)
+        elif op in ("COPY", "ADD"):
+            _copy(stage, value, {**args, **stage.env})
     if stage is not None:
         stage.env = {**args, **stage.env}
     return stage
+
+
+def _in_image(path: str, workdir: str) -> str:
+    """An image path as Docker resolves it: relative paths against the WORKDIR (`.` stands for a WORKDIR this
+    Dockerfile does not set: the same unknown folder for COPY and ENTRYPOINT)."""
+    return posixpath.normpath(posixpath.join(workdir or "/.", path))
+
+
+def _copy(stage: _Stage, value: str, scope: dict[str, str]) -> None:
+    """Record `COPY [--chmod=..] SRC... DEST` (shell or JSON form) from the build context: each source's path in the
+    image (DEST, or DEST/NAME when DEST is a folder: ends with `/`, is `.`, or takes several sources). `--from=`
+    copies from another stage or image, not from the context: not recorded; nor are globs and URLs."""
+    words = _form(value) if value.startswith("[") else value.split()
+    if words[:2] == ["/bin/sh", "-c"]:
+        words = value.split()
+    if any(w.startswith("--from") for w in words):
+        return
+    paths = [_substitute(w, scope) for w in words if not w.startswith("--")]
+    if len(paths) < 2:
+        return
+    *sources, dest = paths
+    folder = dest.endswith("/") or dest in (".", "./") or len(sources) > 1
+    for src in sources:
+        if any(c in src for c in "*?[") or "://" in src:
+            continue
+        name = posixpath.basename(src.rstrip("/"))
+        stage.copies[_in_image(posixpath.join(dest, name) if folder else dest, stage.workdir)] = src
+
+
+def script_run(stage: _Stage, words: list[str]) -> tuple[str, list[str]] | None:
+    """(the build-context path of the script the container runs, its $0 $1 ...) when the container's command
+    (ENTRYPOINT + CMD as Docker joins them) starts with, or runs a shell on, a file the Dockerfile COPYs in."""
+    at = 1 if words and posixpath.basename(words[0]) in _SHELL_NAMES and len(words) > 1 else 0
+    if at >= len(words) or words[at].startswith("-") or not words[at]:
+        return None
+    src = stage.copies.get(_in_image(words[at], stage.workdir))
+    return (src, words[at:]) if src else None
+
+
+def run_copied_script(stage: _Stage, words: list[str], read: ContextReader | None) -> list[Hit]:
+    """The servers the copied script the container runs starts, reading it from the build context."""
+    run = script_run(stage, words) if read is not None else None
+    text = read(run[0]) if run is not None and read is not None else None
+    if run is None or text is None:
+        return []
+    return [h for h in find_in_script(text, stage.env, run[1]) if isinstance(h, Hit)]
 
 
 def _has_model(argv: tuple[str, ...], serve: bool) -> bool:
@@ -127,8 +188,9 @@ def _has_model(argv: tuple[str, ...], serve: bool) -> bool:
     return named or (serve and len(argv) > 2 and not argv[2].startswith("-"))
 
 
-def read_dockerfile(text: str, source: str) -> list[Found]:
-    """The server the image runs by default (none when its entrypoint is a shell or another program)."""
+def read_dockerfile(text: str, source: str, context: ContextReader | None = None) -> list[Found]:
+    """The server the image runs by default (none when its entrypoint is a shell or another program, unless it is
+    a script COPY'd from the build context, read with `context`: the Dockerfile's folder)."""
     try:
         stage = final_stage(text)
     except InputError as exc:
@@ -141,6 +203,8 @@ def read_dockerfile(text: str, source: str) -> list[Found]:
     else:
         words = [*(stage.entrypoint or []), *(stage.cmd or [])]
     hits = find_in_words(words, stage.env, (), stage.base if inherited else None)
+    if not hits:
+        hits = run_copied_script(stage, words, context)
     out = []
     for hit in hits:
         argv, unresolved = hit.argv, hit.unresolved

@@ -84,9 +84,11 @@ def _read_yaml_block(text: str, source: str) -> list[Found]:
     return read_text(text, source, ".yaml")
 
 
-def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
-    """A systemd unit, a Markdown page, a Dockerfile or a shell / Slurm script, by name or content (None: none of
-    them, read it as YAML)."""
+def _read_not_yaml(
+    text: str, source: str, suffix: str, beside: compose_files.FileReader | None = None
+) -> list[Found] | None:
+    """A systemd unit, a Markdown page, a Dockerfile (its build context the folder `beside` reads) or a shell /
+    Slurm script, by name or content (None: none of them, read it as YAML)."""
     name = source.replace("\\", "/").rsplit("/", 1)[-1]
     if suffix == ".py":
         servers = python_apps.read_python_app(text, source, _read_command_line)
@@ -106,7 +108,7 @@ def _read_not_yaml(text: str, source: str, suffix: str) -> list[Found] | None:
     if suffix in (".md", ".markdown"):
         return read_markdown(text, source, _read_yaml_block)
     if DOCKERFILE_NAME.search(name) or (suffix in ("", ".txt") and looks_like_dockerfile(text)):
-        return read_dockerfile(text, source)
+        return read_dockerfile(text, source, beside)
     if suffix in _SCRIPT_SUFFIXES or (suffix == "" and (_SCRIPT_START.match(text.lstrip()) or jobs.is_sbatch(text))):
         if jobs.is_sbatch(text):
             return jobs.read_sbatch(text, source, _read_yaml_block)
@@ -141,7 +143,7 @@ def read_text(
     added to `problems` while the others are read; `beside` reads the files a compose service builds from;
     `render_release` renders a GitOps release whose chart is at hand (None: not rendered); `shared`, KServe objects of the
     other files of a checked folder)."""
-    not_yaml = _read_not_yaml(text, source, suffix)
+    not_yaml = _read_not_yaml(text, source, suffix, beside)
     if not_yaml is not None:
         return not_yaml
     template = _HELM_TEMPLATE.search(_YAML_COMMENT_LINE.sub("", text))  # `# ... {{ .Release.Name }}` is a comment

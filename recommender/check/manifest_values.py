@@ -12,6 +12,7 @@ from typing import Any
 from recommender.errors import InputError
 
 NVIDIA_GPU = "nvidia.com/gpu"
+MIG_PREFIX = "nvidia.com/mig-"
 # accelerators vLLM's CUDA memory model here does not describe: the server is found but not judged
 _OTHER_ACCELERATORS = ("google.com/tpu", "habana.ai/gaudi", "amd.com/gpu", "aws.amazon.com/neuron")
 # a value a template tool fills before the manifest is applied: ${VAR} (envsubst), $(VAR), $VAR, <name>, __NAME__
@@ -42,9 +43,21 @@ def words_of(value: Any) -> list[str] | None:
     return None
 
 
+def _mig_devices(section: Mapping[str, Any]) -> Any:
+    """The MIG devices a container requests under the GPU Operator's `mixed` strategy (`nvidia.com/mig-1g.10gb: 2`,
+    each one GPU to CUDA and so to vLLM: NVIDIA GPU Operator, "MIG Support in Kubernetes"), summed; None if none."""
+    counts = [str(v).strip() for k, v in section.items() if str(k).startswith(MIG_PREFIX)]
+    if not counts:
+        return None
+    if not all(c.isdigit() for c in counts):
+        return next(c for c in counts if not c.isdigit())
+    return sum(int(c) for c in counts)
+
+
 def gpu_count(resources: Any) -> tuple[int | None, str | None]:
-    """(nvidia.com/gpu limit or request, another accelerator resource named). A count a template tool fills
-    (`${GPU_COUNT}`) is not known: None (`unresolved_gpu_count` names it)."""
+    """(nvidia.com/gpu limit or request - or the MIG devices requested, `nvidia.com/mig-<profile>` -, another
+    accelerator resource named). A count a template tool fills (`${GPU_COUNT}`) is not known: None
+    (`unresolved_gpu_count` names it)."""
     res = as_mapping(resources)
     other = None
     for part in ("limits", "requests"):
@@ -53,12 +66,14 @@ def gpu_count(resources: Any) -> tuple[int | None, str | None]:
             if any(str(key).startswith(a) for a in _OTHER_ACCELERATORS):
                 other = str(key)
         value = section.get(NVIDIA_GPU)
+        if value is None:
+            value = _mig_devices(section)
         if value is not None:
             text = str(value).strip()
             if TEMPLATE_WORD.match(text):
                 return None, other
             if not text.isdigit():
-                raise InputError(f"{NVIDIA_GPU}: {text!r} is not a whole number of GPUs")
+                raise InputError(f"{NVIDIA_GPU} (or MIG devices): {text!r} is not a whole number of GPUs")
             return int(text), other
     return None, other
 
