@@ -194,3 +194,15 @@ def test_internlm2_chat_7b_first_revision_reads_as_internlm2() -> None:
     assert spec.params is not None and spec.params.total == total and not spec.approximate
     assert spec.family == "InternLM2" and spec.max_model_len == 32768
     assert _indent2_bytes("internlm/internlm2-chat-7b") - 1 == 855
+
+
+def test_phi_4_reasoning_is_phi_4_with_a_32k_context() -> None:
+    """Phi-4-reasoning (reconstructed, and said so): phi-4's 14,659,507,200 parameters (40 layers of 5120: q/o 5120^2,
+    k/v 5120 x 1280, gated MLP 3 x 5120 x 17920; untied 100,352-row embedding and head), 32,768 positions (its card)."""
+    h, vocab = 5120, 100352
+    total = 40 * (2 * h * h + 2 * h * 1280 + 3 * h * 17920 + 2 * h) + 2 * vocab * h + h
+    assert total == 14_659_507_200
+    spec, phi4 = resolve_model("microsoft/Phi-4-reasoning"), resolve_model("microsoft/phi-4")
+    assert spec.params is not None and spec.params == phi4.params and spec.params.total == total
+    assert (spec.max_model_len, phi4.max_model_len) == (32768, 16384)
+    assert any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate)
