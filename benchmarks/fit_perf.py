@@ -33,7 +33,7 @@ from benchmarks.perf_points import points
 from benchmarks.perf_run import Prepared, predicted_metrics, prepare
 from recommender.perf.fit import FitResult, Knob, compass_search, huber, log_error
 from recommender.perf.params import PerfParams, gpu_family
-from recommender.perf_profile import bundled_params, sustained_gemm
+from recommender.perf_profile import bundled_params, read_ceiling, sustained_gemm
 from recommender.resources import profiles_dir
 
 # Families with published points besides the reference (ampere: the global constants are its own). Their
@@ -109,8 +109,9 @@ def main() -> int:
 
 
 def _defaults() -> PerfParams:
-    """The fit's starting point: the code defaults, on the measured sustained GEMM rates (not fitted)."""
-    return replace(PerfParams(), sustained=sustained_gemm())
+    """The fit's starting point: the code defaults, on the measured sustained GEMM and streaming rates (not
+    fitted)."""
+    return replace(PerfParams(), sustained=sustained_gemm(), read_ceiling=read_ceiling())
 
 
 def _prepared() -> list[Prepared]:
@@ -244,7 +245,8 @@ HEADER = """\
 # fp8_moe_efficiency, pcie_link_efficiency, eager_layer_overhead_us, trtllm_moe_layer_overhead_us,
 # trtllm_moe_bandwidth_efficiency.
 # Compute efficiencies are fractions of each card's sustained GEMM rate (profiles/gemm_measured.yaml), not of
-# the datasheet peak.
+# the datasheet peak. Bandwidth is capped, not fitted, by each card's measured streaming rate where the card or its
+# class has one (profiles/bandwidth_measured.yaml).
 """
 
 

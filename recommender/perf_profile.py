@@ -129,10 +129,21 @@ def sustained_gemm() -> SustainedGemm:
 
 
 @cache
+def read_ceiling() -> SustainedGemm:
+    """The measured streaming / datasheet bandwidth fractions of profiles/bandwidth_measured.yaml (bundled)."""
+    from recommender.catalog import load_gpus
+    from recommender.perf.sustained import read_ceiling_table
+
+    rows = _read(profiles_dir() / "bandwidth_measured.yaml")["measured"]
+    return read_ceiling_table(((str(r["gpu"]), float(r["gbps"])) for r in rows), load_gpus())
+
+
+@cache
 def bundled_params() -> PerfParams:
-    """The constants shipped in profiles/perf.yaml, on the measured sustained GEMM rates."""
+    """The constants shipped in profiles/perf.yaml, on the measured sustained GEMM and streaming rates."""
     path = profiles_dir() / "perf.yaml"
-    return replace(params_from_document(_read(path), "profiles/perf.yaml"), sustained=sustained_gemm())
+    doc = params_from_document(_read(path), "profiles/perf.yaml")
+    return replace(doc, sustained=sustained_gemm(), read_ceiling=read_ceiling())
 
 
 def local_calibrations(path: Path | None = None) -> dict[str, Efficiency]:

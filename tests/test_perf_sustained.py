@@ -13,10 +13,10 @@ from recommender.catalog import load_gpus
 from recommender.hardware import resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.costs import engine_costs
-from recommender.perf.params import PerfParams, SustainedGemm, gpu_class
+from recommender.perf.params import Efficiency, PerfParams, SustainedGemm, gpu_class
 from recommender.perf.predict import facts_for, startup
-from recommender.perf.sustained import sustained_table
-from recommender.perf_profile import bundled_params, sustained_gemm
+from recommender.perf.sustained import read_ceiling_table, sustained_table
+from recommender.perf_profile import bundled_params, read_ceiling, sustained_gemm
 from recommender.resources import profiles_dir
 from recommender.sources.resolve import resolve_model
 
@@ -75,3 +75,50 @@ def test_the_fraction_scales_every_tensor_core_rate_and_nothing_else() -> None:
     assert (b.bandwidth, b.link_bandwidth, b.step_overhead) == (a.bandwidth, a.link_bandwidth, a.step_overhead)
     # the built-in defaults take the datasheet as it is: 756.5 TFLOPS x compute_efficiency 0.39
     assert a.dense_compute == pytest.approx(756.5e12 * 0.39)
+
+
+def test_the_read_ceiling_is_measured_over_datasheet_bandwidth_per_card_and_class() -> None:
+    rows = [("a100-80gb", 1800.0), ("a100-40gb", 1355.0), ("a800-80gb-pcie", 1727.486), ("rtx3090", 854.2)]
+    table = read_ceiling_table(rows, GPUS)
+    assert table.by_gpu["a100-80gb"] == round(1800 / 2039, 4) == 0.8828
+    assert table.by_gpu["a100-40gb"] == round(1355 / 1555, 4) == 0.8714
+    assert table.by_gpu["rtx3090"] == round(854.2 / 936, 4) == 0.9126
+    # ampere (not GeForce): 0.8714, 0.8828, 0.8928 -> median 0.8828, what an A10G or RTX A6000 takes
+    assert table.by_class == {"ampere": 0.8828, "ampere-geforce": 0.9126}
+    assert table.fraction(_gpu("a10g")) == table.fraction(_gpu("rtx a6000")) == 0.8828
+    assert table.fraction(_gpu("rtx 3070")) == 0.9126
+    # a class without a measurement is not capped below the datasheet
+    assert table.fraction(_gpu("h100")) == table.fraction(_gpu("rtx 4090")) == 1.0
+
+
+def test_a_read_ceiling_row_must_name_a_catalogued_card_and_a_possible_fraction() -> None:
+    with pytest.raises(ValueError, match="no catalogued bandwidth"):
+        read_ceiling_table([("no-such-gpu", 1000.0)], GPUS)
+    with pytest.raises(ValueError, match="measures 107% of its datasheet"):
+        read_ceiling_table([("rtx3090", 1000.0)], GPUS)
+
+
+def test_the_read_ceiling_caps_the_streams_and_local_calibration_applies_on_top() -> None:
+    m, a100, h100 = resolve_model("Qwen/Qwen3-8B"), _gpu("a100"), _gpu("h100")
+    flags = EngineFlags(max_model_len=8192)
+    capped = replace(PerfParams(), read_ceiling=SustainedGemm({"a100-80gb": 0.8828}))
+    fa = facts_for(m, a100, flags, startup(m, a100, flags, VllmVersion(0, 33)))
+    # the default efficiency 0.95 streams above what an A100 measures: 2039 GB/s x 0.8828 instead
+    assert engine_costs(fa, a100, PerfParams()).bandwidth == pytest.approx(2039e9 * 0.95)
+    assert engine_costs(fa, a100, capped).bandwidth == pytest.approx(2039e9 * 0.8828)
+    # an efficiency below the ceiling is left as it is
+    low = replace(capped, bandwidth_efficiency=0.8)
+    assert engine_costs(fa, a100, low).bandwidth == pytest.approx(2039e9 * 0.8)
+    # the user's own calibration multiplies the capped figure
+    local = capped.with_local("a100-80gb", Efficiency(bandwidth=1.05))
+    assert engine_costs(fa, a100, local).bandwidth == pytest.approx(2039e9 * 0.8828 * 1.05)
+    # cards without a row keep the fitted figure
+    fh = facts_for(m, h100, flags, startup(m, h100, flags, VllmVersion(0, 33)))
+    assert engine_costs(fh, h100, capped).bandwidth == engine_costs(fh, h100, PerfParams()).bandwidth
+
+
+def test_the_bundled_read_ceiling_is_the_measured_file() -> None:
+    rows = yaml.safe_load((profiles_dir() / "bandwidth_measured.yaml").read_text())["measured"]
+    assert all(str(r["source"]).strip() for r in rows)  # every figure names where it came from
+    assert bundled_params().read_ceiling == read_ceiling()
+    assert read_ceiling().fraction(_gpu("a100")) == round(1800 / 2039, 4)

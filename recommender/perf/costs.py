@@ -460,7 +460,7 @@ _SHARED = tuple(f.name for f in fields(EngineFacts) if f.name in {g.name for g i
 def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduling: bool = False) -> EngineCosts:
     """Rates from facts: datasheet figures times the fitted efficiencies of this GPU's family (cheap)."""
     eff = params.efficiency_for(gpu)
-    bw = f.hbm_bandwidth * params.bandwidth_efficiency * eff.bandwidth
+    bw = f.hbm_bandwidth * params.bandwidth_fraction(gpu)  # capped by the card's measured streaming rate
     sustained = eff.compute * params.sustained.fraction(gpu)  # of the datasheet peak, before the kernels' own
     comp = params.compute_efficiency * sustained
     dequant = params.dequant_efficiency

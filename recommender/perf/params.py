@@ -105,6 +105,12 @@ class PerfParams:
     families: multipliers per GPU family ("ampere", "ada", "hopper", "blackwell", "cdna", "older").
     sustained: the fraction of its datasheet tensor-core peak each card sustains in a dense GEMM, measured
         (profiles/gemm_measured.yaml, recommender/perf/sustained.py): the compute efficiencies apply on top.
+    read_ceiling: the fraction of its datasheet memory bandwidth a streaming kernel measures on each card
+        (profiles/bandwidth_measured.yaml): weight and KV streams run at bandwidth_efficiency x the family's
+        multiplier, but never faster than this (`bandwidth_fraction`). Not fitted. The fitted 0.95 came from
+        rows where decode is not only a weight stream (bursts of hundreds of sequences); alone it says an A100
+        streams 1.94 TB/s where no kernel reaches more than 1.80 (88%), so one-request decode on Ampere read too
+        fast (set 7: X001/X002, X005-X009; set 2: N001-N014; fit P075/P076: TPOT -10% to -27%).
     gpus: local multipliers per GPU key (`vllm-plan calibrate`), applied on top of the family's.
     fitted_on: ids of the published points the constants were fitted on.
     """
@@ -132,6 +138,7 @@ class PerfParams:
     trtllm_moe_bandwidth_efficiency: float = 0.93
     families: Mapping[str, Efficiency] = field(default_factory=dict)
     sustained: SustainedGemm = field(default_factory=SustainedGemm)
+    read_ceiling: SustainedGemm = field(default_factory=SustainedGemm)  # default 1.0: no cap but the datasheet
     gpus: Mapping[str, Efficiency] = field(default_factory=dict)
     fitted_on: tuple[str, ...] = ()
     source: str = "built-in defaults"
@@ -158,6 +165,14 @@ class PerfParams:
             compute=fam.compute * local.compute,
             overhead=fam.overhead * local.overhead,
         )
+
+    def bandwidth_fraction(self, gpu: Gpu) -> float:
+        """The achieved fraction of the datasheet bandwidth: the fitted efficiency times the family's multiplier,
+        capped by the card's measured streaming bandwidth, then any local calibration of this GPU."""
+        fam = self.families.get(gpu_family(gpu), Efficiency())
+        local = self.gpus.get(gpu.key)
+        fitted = min(self.bandwidth_efficiency * fam.bandwidth, self.read_ceiling.fraction(gpu))
+        return fitted * (local.bandwidth if local is not None else 1.0)
 
     def with_local(self, key: str, eff: Efficiency) -> PerfParams:
         """A copy with a local calibration for GPU `key`."""

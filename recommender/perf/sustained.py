@@ -40,3 +40,23 @@ def sustained_table(measured: Iterable[tuple[str, str, float]], gpus: Iterable[G
     plain = [f for k, f in by_gpu.items() if not gpu_class(catalog[k]).endswith("-geforce")]
     default = round(statistics.median(plain), 4) if plain else 1.0
     return SustainedGemm(by_gpu, by_class, default)
+
+
+def read_ceiling_table(measured: Iterable[tuple[str, float]], gpus: Iterable[Gpu]) -> SustainedGemm:
+    """From (gpu key, measured GB/s) rows of a streaming kernel and the catalog: measured / datasheet bandwidth per
+    card, the median per family and class that has rows, and no cap (1.0) for the classes that have none."""
+    catalog = {g.key: g for g in gpus}
+    by_gpu: dict[str, float] = {}
+    for key, gbps in measured:
+        gpu = catalog.get(key)
+        if gpu is None or not gpu.bandwidth_gbps:
+            raise ValueError(f"bandwidth_measured: {key} has no catalogued bandwidth to compare with")
+        frac = round(gbps / gpu.bandwidth_gbps, 4)
+        if not 0.3 <= frac <= 1.0:
+            raise ValueError(f"bandwidth_measured: {key} measures {frac:.0%} of its datasheet bandwidth")
+        by_gpu[key] = frac
+    classes: dict[str, list[float]] = {}
+    for key, frac in by_gpu.items():
+        classes.setdefault(gpu_class(catalog[key]), []).append(frac)
+    by_class = {name: round(statistics.median(v), 4) for name, v in sorted(classes.items())}
+    return SustainedGemm(by_gpu, by_class, 1.0)
