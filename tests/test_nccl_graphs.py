@@ -45,7 +45,7 @@ def test_field7_m019_is_at_risk_not_safe() -> None:
     assert issue is not None and e.fits and e.at_risk
     assert issue.available_bytes == 3_933_179_084 and issue.needed_bytes == 3_259_359_034
     assert issue.available_bytes - issue.needed_bytes == 673_820_050
-    assert "margin of 0.63 GiB" in issue.message
+    assert "margin of 0.63 GiB" in issue.message and "4 x NVIDIA A10 over PCIe" in issue.message
     assert e.has(IssueKind.WARMUP_HEADROOM)
     eager = explain(QWEN3_MOE, A10, EngineFlags(tensor_parallel_size=4, enforce_eager=True), V085)
     assert not eager.has(IssueKind.NCCL_GRAPH_MARGIN) and not eager.at_risk
@@ -77,3 +77,7 @@ def test_the_margin_rule_on_its_own_numbers() -> None:
         nccl_graphs.nccl_graph_margin(post(3 * GiB, 3 * GiB - GiB // 2), L40S, 2, enforce_eager=False, utilization=0.9)
         is None
     )
+    odd = nccl_graphs.nccl_graph_margin(
+        post(3 * GiB, 3 * GiB - GiB // 2), A100, 3, enforce_eager=False, utilization=0.9
+    )
+    assert odd is not None and "3 x NVIDIA A100" in odd.message and "(a TP size it does not support)" in odd.message

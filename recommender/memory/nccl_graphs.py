@@ -62,7 +62,8 @@ def nccl_graph_margin(
         return None
     return StartupIssue(
         IssueKind.NCCL_GRAPH_MARGIN,
-        f"at risk: with {tp} x {gpu.name} over PCIe vLLM's custom all-reduce is off and NCCL's all-reduce is "
+        f"at risk: with {tp} x {gpu.name} {'(a TP size it does not support)' if gpu.nvlink else 'over PCIe'} "
+        "vLLM's custom all-reduce is off and NCCL's all-reduce is "
         "captured in the CUDA graphs, whose memory depends on the driver (1.1 to 3.8 GiB of graphs on the same "
         f"cards, vllm-project/vllm#5517) and is not in the model's figure: the post-KV margin of "
         f"{format_gib(margin):.2f} GiB (--gpu-memory-utilization {utilization}) does not cover it; "
