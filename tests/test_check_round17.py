@@ -185,3 +185,35 @@ spec:
     path.write_text(manifest)
     (r,) = json.loads(invoke(["check", str(path), "--format", "json"], exit_code=4).stdout)
     assert r["status"] == "not-evaluated"  # the GPU type is not named: a MIG profile is a slice, not a card
+
+
+METAL = """#!/usr/bin/env bash
+set -euo pipefail
+VENV="${VLLM_METAL_VENV:-$HOME/.venv-vllm-metal}"
+source "${VENV}/bin/activate"
+exec vllm serve mlx-community/Qwen2.5-0.5B-Instruct-4bit
+"""
+
+
+def test_a_script_in_vllm_metals_venv_runs_on_apple_silicon(tmp_path: Path) -> None:
+    """vllm-project/vllm-metal's install.sh makes `~/.venv-vllm-metal` and says `source $venv/bin/activate`."""
+    path = tmp_path / "serve-local.sh"
+    for script in (
+        METAL,
+        METAL.replace('source "${VENV}/bin/activate"', 'export PATH="$HOME/.venv-vllm-metal/bin:$PATH"'),
+        "#!/bin/sh\n~/.venv-vllm-metal/bin/vllm serve mlx-community/Qwen2.5-0.5B-Instruct-4bit\n",
+    ):
+        path.write_text(script)
+        (found,) = load_inputs((str(path),)).found
+        assert found.not_evaluable and "vLLM-Metal" in found.not_evaluable
+    cuda = METAL.replace("vllm-metal", "vllm-cuda").replace(
+        "mlx-community/Qwen2.5-0.5B-Instruct-4bit", "Qwen/Qwen2.5-7B-Instruct"
+    )
+    path.write_text(cuda)  # another venv: an ordinary (NVIDIA) vLLM
+    (found,) = load_inputs((str(path),)).found
+    assert found.not_evaluable is None
+    (r,) = json.loads(invoke(["check", str(path), "--gpu", "l4", "--format", "json"], exit_code=0).stdout)
+    assert r["status"] == "pass"
+    path.write_text(METAL)
+    (r,) = json.loads(invoke(["check", str(path), "--gpu", "l4", "--format", "json"], exit_code=4).stdout)
+    assert r["status"] == "not-evaluated"

@@ -48,6 +48,7 @@ class Hit:
     env: Mapping[str, str] = field(default_factory=dict)
     unresolved: tuple[str, ...] = ()
     docker: DockerRun | None = None
+    platform: str | None = None  # why the script runs it on no NVIDIA GPU (a vLLM-Metal venv it activated)
 
 
 def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | None:
@@ -130,10 +131,12 @@ def find_in_script(
     """Servers a script starts (and the `kubectl apply -f -` commands that read a here-document, for the caller);
     `args` are its $0 $1 ... when known; `platform` as in find_in_words."""
     out: list[Hit | shell.Command] = []
+    metal: str | None = None
     for cmd in shell.run_script(script, env, args, platform):
+        metal = metal or metal_venv(cmd.words, cmd.env)
         hit = vllm_argv(cmd.words)
         if hit:
-            out.append(Hit(tuple(hit[0]), hit[1], dict(cmd.env), cmd.unresolved))
+            out.append(Hit(tuple(hit[0]), hit[1], dict(cmd.env), cmd.unresolved, platform=metal))
         elif is_docker_run(cmd.words):
             out += _docker_hits(cmd)
         elif cmd.stdin is not None and _is_kubectl_apply(cmd.words):
@@ -141,6 +144,27 @@ def find_in_script(
         elif cmd.words and cmd.words[0].rsplit("/", 1)[-1] in _SHELLS:  # `apptainer exec IMG bash -lc "..."`
             out += find_in_words(cmd.words, cmd.env, cmd.unresolved, None, platform=platform)
     return out
+
+
+# vllm-project/vllm-metal's install.sh makes the venv `.venv-vllm-metal` (in $HOME, or in its checkout) and tells
+# the user to `source $venv/bin/activate` or put `$venv/bin` on PATH: vLLM there runs on Apple silicon (Metal/MLX)
+_METAL_VENV = re.compile(r"vllm[-_]metal(?![\w-])")
+
+
+def metal_venv(words: tuple[str, ...] | list[str], env: Mapping[str, str]) -> str | None:
+    """Why what a script runs from here on is vLLM-Metal: it activates vllm-metal's venv (`source
+    ~/.venv-vllm-metal/bin/activate`), runs a program from it, or has put its bin first on PATH."""
+    venv = ""
+    if len(words) > 1 and words[0] in ("source", ".") and words[1].endswith("/bin/activate"):
+        venv = words[1].removesuffix("/bin/activate")
+    elif words and "/bin/" in words[0]:
+        venv = words[0].rpartition("/bin/")[0]
+    first = str(env.get("PATH", "")).split(":", 1)[0].rstrip("/")
+    if not _METAL_VENV.search(venv.rsplit("/", 1)[-1]) and first.endswith("/bin"):
+        venv = first.removesuffix("/bin")
+    if not _METAL_VENV.search(venv.rsplit("/", 1)[-1]):
+        return None
+    return f"runs vLLM-Metal (Apple silicon, {venv} is vllm-metal's venv), not NVIDIA GPUs"
 
 
 def _docker_hits(cmd: shell.Command) -> list[Hit]:
@@ -205,7 +229,7 @@ def read_command(
                 unresolved=item.unresolved,
                 env=dict(item.env),
                 container=run.image if run else "",
-                not_evaluable=not_evaluable(item.argv, item.env, run.image if run else None),
+                not_evaluable=item.platform or not_evaluable(item.argv, item.env, run.image if run else None),
             )
         )
     return numbered(out)

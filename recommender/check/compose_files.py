@@ -308,7 +308,7 @@ def _compose_service(
                 env=dict(hit.env),
                 not_evaluable="runs on Habana Gaudi (runtime: habana)"
                 if svc.get("runtime") == "habana"
-                else not_evaluable(hit.argv, hit.env, image),
+                else hit.platform or not_evaluable(hit.argv, hit.env, image),
             )
         )
     return out

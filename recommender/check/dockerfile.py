@@ -221,7 +221,7 @@ def read_dockerfile(text: str, source: str, context: ContextReader | None = None
                 unresolved=unresolved,
                 env=dict(hit.env),
                 container=stage.base,
-                not_evaluable=not_evaluable(argv, hit.env, stage.base),
+                not_evaluable=hit.platform or not_evaluable(argv, hit.env, stage.base),
             )
         )
     return out

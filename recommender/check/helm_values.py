@@ -202,7 +202,7 @@ def read_values_containers(values: dict[str, Any], source: str) -> list[Found]:
                 env=dict(hit.env),
                 not_evaluable=f"runs on {other}, not NVIDIA GPUs"
                 if other and not gpus
-                else not_evaluable(hit.argv, hit.env, ref),
+                else hit.platform or not_evaluable(hit.argv, hit.env, ref),
             )
             for hit in hits
         ]

@@ -257,7 +257,7 @@ def read_beaker(doc: Mapping[str, Any], source: str) -> list[Found]:
                 serve_form=hit.serve,
                 unresolved=hit.unresolved,
                 env=dict(hit.env),
-                not_evaluable=commands.not_evaluable(hit.argv, hit.env, image or None),
+                not_evaluable=hit.platform or commands.not_evaluable(hit.argv, hit.env, image or None),
             )
             for hit in hits
         ]

@@ -318,7 +318,7 @@ def container_found(
             unresolved=tuple(dict.fromkeys([*hit.unresolved, *([gpu_var] if gpu_var else [])])),
             not_evaluable=f"runs on {other}, not NVIDIA GPUs"
             if other and not gpus
-            else not_evaluable(hit.argv, hit.env, image),
+            else hit.platform or not_evaluable(hit.argv, hit.env, image),
             env=dict(hit.env),
             files=mounted_files(pod_spec, container),
         )
