@@ -78,3 +78,37 @@ def test_nothing_outside_needs_no_outside_share_and_a_margin_under_the_uncertain
     assert full_budget.nothing_outside(post(1, GiB + GiB // 2), 1.0) is None
     assert full_budget.nothing_outside(post(0, 2 * GiB), 1.0) is None
     assert full_budget.nothing_outside(post(0, GiB // 2), 1.0) is None
+
+
+def test_an_outside_share_no_larger_than_the_context_is_the_same_nothing() -> None:
+    """field8 N003 (gemma-3-27b-it AWQ, V0 0.8.3, 0.98 on a 22 GB card at --max-model-len 128; capture_end OOM): on the
+    catalog L4 (22,518 MiB = 23,611,834,368 B) 0.98 requests 23,139,597,681 B, so 472,236,687 B (0.44 GiB) lie
+    outside the budget, where V0 0.8.3 leaves the CUDA context (0.5 GiB): what follows the KV cache rests on the freed
+    peak alone, a 0.92 GiB margin: at risk, not safe. At 0.97 the 0.68 GiB outside covers the context: no such risk.
+    On its own numbers: 0.4 GiB outside a 0.5 GiB context is nothing; 0.6 GiB is not."""
+    l4 = resolve_gpu("L4", load_gpus())
+    gemma = resolve_model("gaunernst/gemma-3-27b-it-int4-awq")
+    flags = EngineFlags(gpu_memory_utilization=0.98, max_model_len=128, dtype="float16", use_v1=False)
+    e = explain(gemma, l4, flags, VllmVersion.parse("0.8.3"))
+    issue = e.issue(IssueKind.WHOLE_DEVICE_MARGIN)
+    assert issue is not None and e.fits and e.at_risk
+    assert e.post_allocation is not None and e.post_allocation.outside_budget == 472_236_687
+    assert e.post_allocation.context == GiB // 2
+    assert round((e.post_allocation.room - e.post_allocation.need) / GiB, 2) == 0.92
+    assert "leaves 0.44 GiB outside the budget, no more than the ~0.50 GiB CUDA context" in issue.message
+    lower = explain(gemma, l4, replace(flags, gpu_memory_utilization=0.97), VllmVersion.parse("0.8.3"))
+    assert not lower.has(IssueKind.WHOLE_DEVICE_MARGIN)
+
+    def post(outside: int) -> warmup.PostAllocation:
+        return warmup.PostAllocation(
+            rows=0,
+            sampler=0,
+            cudagraphs=GiB,
+            context=GiB // 2,
+            outside_budget=outside,
+            freed_activation=3 * GiB // 2,
+            reserve=0,
+        )
+
+    assert full_budget.nothing_outside(post(int(0.4 * GiB)), 0.98) is not None
+    assert full_budget.nothing_outside(post(int(0.6 * GiB)), 0.97) is None

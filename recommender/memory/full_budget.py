@@ -18,7 +18,10 @@ allocation larger than it has no other room: field5 K001 (MiniCPM-V-2_6 at 1.0 o
 with 3.47 GiB free after the KV cache where the model leaves a 0.03 GiB margin. At utilization below 1.0 the room
 also holds the share outside the budget, which the model knows exactly (field3 H029 started at 0.90 with a 0.02
 GiB margin), so only a budget that leaves nothing outside is called "at risk" when its margin is within the warm-up
-uncertainty.
+uncertainty. Where the release's profiler leaves the CUDA context outside its accounting (memory/budget.py
+context_after_kv), the context sits in that share: a share no larger than the context leaves the same nothing, and
+the same rule applies (field8 N003: gemma-3-27b AWQ on V0 0.8.3 at 0.98 of a 21.99 GiB card, 0.44 GiB outside for a
+~0.5 GiB context, ran out of memory in capture_end with a 0.92 GiB margin predicted).
 """
 
 from __future__ import annotations
@@ -46,16 +49,22 @@ def snapshot_refusal(gpu: Gpu, version: VllmVersion, budget: tuple[float, int], 
 
 
 def nothing_outside(post: warmup.PostAllocation, utilization: float) -> StartupIssue | None:
-    """At risk when the budget leaves nothing outside it and the post-KV allocations' margin is within the warm-up
-    uncertainty (a shortfall is already a crash)."""
+    """At risk when the budget leaves nothing outside it (or no more than the CUDA context that sits there) and the
+    post-KV allocations' margin is within the warm-up uncertainty (a shortfall is already a crash)."""
     margin = post.room - post.need
-    if post.outside_budget > 0 or not 0 <= margin < warmup.WARMUP_UNCERTAINTY:
+    if post.outside_budget > post.context or not 0 <= margin < warmup.WARMUP_UNCERTAINTY:
         return None
+    whole = (
+        "sizes the KV cache to the whole device"
+        if post.outside_budget <= 0
+        else f"leaves {format_gib(post.outside_budget):.2f} GiB outside the budget, no more than the "
+        f"~{format_gib(post.context):.2f} GiB CUDA context held there"
+    )
     return StartupIssue(
         IssueKind.WHOLE_DEVICE_MARGIN,
-        f"at risk: --gpu-memory-utilization {utilization} sizes the KV cache to the whole device, so what vLLM "
-        f"allocates after it (~{format_gib(post.need):.2f} GiB) has only the ~{format_gib(post.room):.2f} GiB "
-        "activation peak the profiling run freed, the least certain figure of the profile: a margin of "
+        f"at risk: --gpu-memory-utilization {utilization} {whole}, so what vLLM allocates after the KV cache "
+        f"(~{format_gib(post.need):.2f} GiB) rests on the ~{format_gib(post.freed_activation):.2f} GiB activation "
+        "peak the profiling run freed, the least certain figure of the profile: a margin of "
         f"{format_gib(margin):.2f} GiB; lower --gpu-memory-utilization",
         needed_bytes=post.need,
         available_bytes=post.room,
