@@ -68,9 +68,6 @@ SAME_ARCHITECTURE = {
     "Qwen/Qwen2-7B-Instruct": "Qwen/Qwen2.5-7B-Instruct",
     "Qwen/Qwen3-235B-A22B-Instruct-2507": "Qwen/Qwen3-235B-A22B",
     "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "Qwen/Qwen3-235B-A22B-FP8",
-    # The May 2025 update of R1: the same DeepseekV3 dimensions (61 layers, 256 routed experts of 2048, hidden 7168,
-    # kv_lora_rank 512), e.g. https://huggingface.co/amd/DeepSeek-R1-0528-MXFP4 config.json.
-    "deepseek-ai/DeepSeek-R1-0528": "deepseek-ai/DeepSeek-R1",
     # profiles/aliases.yaml: the Llama 3.1 Instruct configs equal their base configs except eos_token_id.
     "meta-llama/Llama-3.1-405B-Instruct": "meta-llama/Meta-Llama-3.1-405B",
 }

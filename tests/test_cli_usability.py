@@ -200,6 +200,7 @@ def test_models_and_gpus_take_a_pattern() -> None:
     """324 lines of models and 80 of GPUs, and `vllm-plan models qwen` said 'unexpected extra argument'."""
     rows = [line.split()[0] for line in invoke(["models", "Qwen3-8B"]).stdout.split("\n\n")[0].splitlines()[2:]]
     assert rows == [
+        "deepseek-ai/DeepSeek-R1-0528-Qwen3-8B",
         "Qwen/Qwen3-8B",
         "Qwen/Qwen3-8B-AWQ",
         "Qwen/Qwen3-8B-FP8",

@@ -204,9 +204,9 @@ def test_field_rows_are_read_as_their_sources_state() -> None:
     assert (f022.flags.pipeline_parallel_size, f022.flags.max_model_len, f022.async_scheduling) == (2, 32768, True)
     # the batched-token case is the block's comment line, not the serving script's 8192
     assert by["F008"].flags.max_num_batched_tokens == 4096
-    # R1-0528 is read with R1's architecture; 1,000 ShareGPT prompts at once
+    # R1-0528 is read as its catalog entry (R1's architecture); 1,000 ShareGPT prompts at once
     f039 = by["F039"]
-    assert f039.catalog_model == "deepseek-ai/DeepSeek-R1" and f039.load.request_rate is None
+    assert f039.catalog_model == "deepseek-ai/DeepSeek-R1-0528" and f039.load.request_rate is None
     # `--random-input 2048 --random-output 1024` without --ignore-eos: exact prompts, outputs end at 1,024 or EOS
     f070 = by["F070"]
     assert (f070.load.jitter, f070.load.max_output) == (0.0, 1024)

@@ -1,0 +1,106 @@
+"""Popular ids that exited 4 offline (issue #11), session 10, second list: entries checked against their sources."""
+
+from __future__ import annotations
+
+from recommender.catalog import load_gpus, load_model
+from recommender.hardware import resolve_gpu
+from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.sources.resolve import resolve_model
+
+V033 = VllmVersion.parse("0.33.0")
+H100 = resolve_gpu("h100", load_gpus())
+
+
+def _reconstructed(model_id: str) -> bool:
+    spec = resolve_model(model_id)
+    return any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate)
+
+
+def test_r1_0528_qwen3_8b_by_hand() -> None:
+    """DeepSeek-R1-0528-Qwen3-8B (the keys vLLM issue #23141 quotes from its NVFP4 re-quantization): Qwen3-8B's
+    36 layers of 4096 (q/o 4096^2, k/v 4096 x 1024, q/k norms of 128, gated MLP 3 x 4096 x 12288, two RMSNorms), an
+    untied 151,936-row embedding and head, final norm: 8,190,735,360 parameters; YaRN factor 4 over 32,768 positions
+    gives 131,072 where Qwen3-8B has 40,960."""
+    h, layers, vocab = 4096, 36, 151936
+    layer = 2 * h * h + 2 * h * 1024 + 2 * 128 + 3 * h * 12288 + 2 * h
+    total = layers * layer + 2 * vocab * h + h
+    assert total == 8_190_735_360
+    spec, qwen = resolve_model("deepseek-ai/DeepSeek-R1-0528-Qwen3-8B"), resolve_model("Qwen/Qwen3-8B")
+    assert spec.params is not None and spec.params.total == total and spec.params == qwen.params
+    assert (spec.max_model_len, qwen.max_model_len) == (131072, 40960) and spec.quant is None
+    entry = load_model("deepseek-ai/DeepSeek-R1-0528-Qwen3-8B")
+    assert entry is not None and entry.config["rope_scaling"]["factor"] * 32768 == 131072
+    assert _reconstructed("deepseek-ai/DeepSeek-R1-0528-Qwen3-8B")
+
+
+def test_r1_0528_qwen3_8b_loads_what_its_vllm_log_says() -> None:
+    """The vLLM 0.8.5 log of this model (TP=4, float16) says 'Model loading took 3.8459 GiB' on each GPU."""
+    spec = resolve_model("deepseek-ai/DeepSeek-R1-0528-Qwen3-8B")
+    flags = EngineFlags(max_model_len=65536, tensor_parallel_size=4, dtype="float16")
+    weights_gib = explain(spec, H100, flags, VllmVersion.parse("0.8.5")).stage.weights / 2**30
+    assert abs(weights_gib - 3.8459) < 0.004
+
+
+def test_mistral_small_3_2_is_3_1_by_hand() -> None:
+    """Mistral-Small-3.2 (reconstructed: 3.1's config, whose text values a 3.2 text-only extraction repeats): 40 layers
+    of 5120 (q/o 5120 x 4096, k/v 5120 x 1024, gated MLP 3 x 5120 x 32768, two RMSNorms), untied 131,072-row embedding
+    and head, final norm: 23,572,403,200 text parameters, plus 3.1's Pixtral tower; 131,072 positions."""
+    h, layers, vocab = 5120, 40, 131072
+    text = layers * (2 * h * 4096 + 2 * h * 1024 + 3 * h * 32768 + 2 * h) + 2 * vocab * h + h
+    assert text == 23_572_403_200
+    spec, old = (
+        resolve_model("mistralai/Mistral-Small-3.2-24B-Instruct-2506"),
+        resolve_model("mistralai/Mistral-Small-3.1-24B-Instruct-2503"),
+    )
+    assert spec.params is not None and spec.params.total - spec.params.vision == text
+    assert spec.params == old.params and spec.vision == old.vision and spec.max_model_len == 131072
+    shown = {
+        "hidden_size": 5120,
+        "intermediate_size": 32768,
+        "max_position_embeddings": 131072,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 40,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "rope_theta": 1e9,
+        "vocab_size": 131072,
+    }
+    entry = load_model("mistralai/Mistral-Small-3.2-24B-Instruct-2506")
+    assert entry is not None and all(entry.config["text_config"][k] == v for k, v in shown.items())
+    assert _reconstructed("mistralai/Mistral-Small-3.2-24B-Instruct-2506")
+
+
+def test_deepseek_r1_0528_is_r1_in_block_fp8() -> None:
+    """DeepSeek-R1-0528 (reconstructed: R1's config): every value the 0528 weights' published GGUF metadata shows
+    equals R1's config, and the checkpoint is block-wise FP8 128 x 128 like R1, so the same 671,026,419,200
+    parameters load at about one byte each (lm_head and embedding kept in 16 bits)."""
+    entry = load_model("deepseek-ai/DeepSeek-R1-0528")
+    assert entry is not None
+    shown = {
+        "num_hidden_layers": 61,
+        "hidden_size": 7168,
+        "num_attention_heads": 128,
+        "kv_lora_rank": 512,
+        "q_lora_rank": 1536,
+        "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64,
+        "v_head_dim": 128,
+        "n_routed_experts": 256,
+        "moe_intermediate_size": 2048,
+        "n_shared_experts": 1,
+        "num_experts_per_tok": 8,
+        "intermediate_size": 18432,
+        "first_k_dense_replace": 3,
+        "max_position_embeddings": 163840,
+        "vocab_size": 129280,
+    }
+    assert all(entry.config[k] == v for k, v in shown.items())
+    assert entry.config["rope_scaling"]["factor"] == 40
+    assert entry.config["rope_scaling"]["original_max_position_embeddings"] == 4096
+    spec, r1 = resolve_model("deepseek-ai/DeepSeek-R1-0528"), resolve_model("deepseek-ai/DeepSeek-R1")
+    assert spec.params is not None and spec.params == r1.params and spec.params.total == 671_026_419_200
+    assert spec.quant is not None and spec.quant.block == (128, 128) and spec.quant == r1.quant
+    assert _reconstructed("deepseek-ai/DeepSeek-R1-0528")
+    flags = EngineFlags(max_model_len=8192, tensor_parallel_size=8)
+    assert explain(spec, H100, flags, V033).stage.weights == explain(r1, H100, flags, V033).stage.weights
