@@ -104,3 +104,48 @@ def test_deepseek_r1_0528_is_r1_in_block_fp8() -> None:
     assert _reconstructed("deepseek-ai/DeepSeek-R1-0528")
     flags = EngineFlags(max_model_len=8192, tensor_parallel_size=8)
     assert explain(spec, H100, flags, V033).stage.weights == explain(r1, H100, flags, V033).stage.weights
+
+
+def test_stablelm_2_1_6b_chat_by_hand() -> None:
+    """StableLM 2 1.6B Chat (the publisher's config.json, 728 bytes): 24 layers of 2048 with 32 full KV heads
+    (q/k/v/o 2048^2, QKV biases), gated MLP 3 x 2048 x 5632, two LayerNorms with biases; untied 100,352-row
+    embedding and head, final LayerNorm: 1,644,515,328 parameters, 6.58 GB in float32 = its two shards
+    (4.98 + 1.59 GB). stablelm is outside the architecture table: read as a Llama-style decoder (no biases), said so."""
+    h, layers, vocab = 2048, 24, 100352
+    qkv_bias, ln_bias = layers * 3 * h, (2 * layers + 1) * h
+    total = layers * (4 * h * h + 3 * h * 5632 + 2 * h) + 2 * vocab * h + h + qkv_bias + ln_bias
+    assert total == 1_644_515_328
+    assert 6.56e9 < 4 * total < 6.59e9
+    spec = resolve_model("stabilityai/stablelm-2-1_6b-chat")
+    assert spec.params is not None and spec.params.total == total - qkv_bias - ln_bias
+    assert spec.max_model_len == 4096 and not _reconstructed("stabilityai/stablelm-2-1_6b-chat")
+    assert any("'stablelm' is not in vllm-plan's architecture table" in reason for reason in spec.approximate)
+    zephyr = resolve_model("stabilityai/stablelm-2-zephyr-1_6b")  # the other 1.6B tune, bundled
+    assert zephyr.params == spec.params
+
+
+def test_openhermes_2_5_is_mistral_7b_with_two_more_rows() -> None:
+    """OpenHermes-2.5-Mistral-7B (reconstructed from four re-saves that agree): Mistral-7B-v0.1's 32 layers of 4096
+    (q/o 4096^2, k/v 4096 x 1024, gated MLP 3 x 4096 x 14336) with a 32,002-row untied embedding and head:
+    7,241,748,480 parameters, 2 x 2 x 4096 more than Mistral-7B-v0.1's 7,241,732,096; window 4096 over 32,768."""
+    h, layers, vocab = 4096, 32, 32002
+    total = layers * (2 * h * h + 2 * h * 1024 + 3 * h * 14336 + 2 * h) + 2 * vocab * h + h
+    assert total == 7_241_748_480
+    spec, base = resolve_model("teknium/OpenHermes-2.5-Mistral-7B"), resolve_model("mistralai/Mistral-7B-v0.1")
+    assert spec.params is not None and base.params is not None and spec.params.total == total
+    assert spec.params.total - base.params.total == 2 * 2 * h
+    assert spec.sliding_window == 4096 and spec.max_model_len == 32768
+    assert _reconstructed("teknium/OpenHermes-2.5-Mistral-7B")
+
+
+def test_nemotron_nano_8b_v1_is_llama_3_1_8b() -> None:
+    """Llama-3.1-Nemotron-Nano-8B-v1 (reconstructed: Llama-3.1-8B-Instruct's config, which NVIDIA's converter uses for
+    it): 8,030,261,248 parameters; a Q8_0 GGUF (34 bytes per 32 weights) of that many is 8.53 GB, the published
+    file is 8.54 GB."""
+    spec, base = (
+        resolve_model("nvidia/Llama-3.1-Nemotron-Nano-8B-v1"),
+        resolve_model("meta-llama/Llama-3.1-8B-Instruct"),
+    )
+    assert spec.params is not None and spec.params == base.params and spec.params.total == 8_030_261_248
+    assert 8.52e9 < spec.params.total * 34 / 32 < 8.54e9
+    assert spec.max_model_len == 131072 and _reconstructed("nvidia/Llama-3.1-Nemotron-Nano-8B-v1")
