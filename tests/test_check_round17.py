@@ -217,3 +217,45 @@ def test_a_script_in_vllm_metals_venv_runs_on_apple_silicon(tmp_path: Path) -> N
     path.write_text(METAL)
     (r,) = json.loads(invoke(["check", str(path), "--gpu", "l4", "--format", "json"], exit_code=4).stdout)
     assert r["status"] == "not-evaluated"
+
+
+# Round 18 (benchmarks/data/check-heldout/round18): tobrun-vllm, benedixx-gemma3.
+
+
+def test_a_copy_me_example_of_a_script_is_read_as_the_script(tmp_path: Path) -> None:
+    script = (
+        "#!/bin/bash\nsource /opt/vllm-env/bin/activate\nvllm serve /models/Qwen3-8B \\\n  --tensor-parallel-size 4\n"
+    )
+    path = tmp_path / "start_model.sh.example"
+    path.write_text(script)
+    (found,) = load_inputs((str(path),)).found
+    assert found.argv[:3] == ("vllm", "serve", "/models/Qwen3-8B")
+    assert found.argv[found.argv.index("--tensor-parallel-size") + 1] == "4"
+
+
+LOCKED = """FROM python:3.10
+COPY --from=ghcr.io/astral-sh/uv:0.8.3 /uv /uvx /bin/
+WORKDIR /workspace
+COPY pyproject.toml uv.lock config.yaml ./
+RUN uv sync --frozen
+CMD ["uv", "run", "vllm", "serve", "--config", "config.yaml"]
+"""
+CONFIG = "model: Qwen/Qwen2.5-0.5B-Instruct\nmax-model-len: 8192\ngpu-memory-utilization: 0.8\nmax-seq-len-to-capture: 8192\n"
+UV_LOCK = 'version = 1\n\n[[package]]\nname = "vllm"\nversion = "0.10.1.1"\nsource = { registry = "https://pypi.org/simple" }\n'
+
+
+def test_a_dockerfile_command_with_a_config_takes_its_model_from_the_config(tmp_path: Path) -> None:
+    """`vllm serve --config FILE` names its model in FILE (vLLM refuses to start without one): not a `docker run`
+    argument; and `uv sync` installs the release uv.lock records (0.10.1.1 still has --max-seq-len-to-capture)."""
+    _write(tmp_path, {"Dockerfile": LOCKED, "config.yaml": CONFIG, "uv.lock": UV_LOCK, "pyproject.toml": ""})
+    (found,) = load_inputs((str(tmp_path / "Dockerfile"),)).found
+    assert '"$@"' not in found.argv and not found.unresolved
+    assert found.image_tag == "0.10.1.1"
+    assert _reading(found)["model"] == "Qwen/Qwen2.5-0.5B-Instruct"
+    (r,) = json.loads(invoke(["check", str(tmp_path / "Dockerfile"), "--gpu", "l4", "--format", "json"]).stdout)
+    assert r["status"] == "pass"
+    (tmp_path / "uv.lock").unlink()  # the release is not known: the target's parser refuses the removed flag
+    (r,) = json.loads(
+        invoke(["check", str(tmp_path / "Dockerfile"), "--gpu", "l4", "--format", "json"], exit_code=1).stdout
+    )
+    assert any("--max-seq-len-to-capture" in f for f in r["failures"])

@@ -183,8 +183,26 @@ def run_copied_script(stage: _Stage, words: list[str], read: ContextReader | Non
     return [h for h in find_in_script(text, stage.env, run[1]) if isinstance(h, Hit)]
 
 
+# `uv sync` installs the versions its lockfile records (docs.astral.sh/uv/concepts/projects/sync: "uv sync ... from
+# the lockfile"; --frozen / --locked use uv.lock as it is); a package's entry is `name = "vllm"` then its version
+_UV_SYNC = re.compile(r"^\s*RUN\b.*\buv\s+sync\b", re.M | re.I)
+_UV_LOCKED_VLLM = re.compile(r'^name = "vllm"\s*\nversion = "([0-9][^"]*)"', re.M)
+
+
+def locked_release(text: str, stage: _Stage, read: ContextReader | None) -> str | None:
+    """The vLLM release an image installs with `uv sync` from the uv.lock it COPYs from the build context."""
+    if read is None or not _UV_SYNC.search(re.sub(r"\\[ \t]*\r?\n", " ", text)):
+        return None
+    lock = next((src for dest, src in stage.copies.items() if posixpath.basename(dest) == "uv.lock"), None)
+    locked = read(lock) if lock else None
+    m = _UV_LOCKED_VLLM.search(locked or "")
+    return m.group(1) if m else None
+
+
 def _has_model(argv: tuple[str, ...], serve: bool) -> bool:
-    named = any(w == "--model" or w.startswith("--model=") for w in argv)
+    """A model the command names, or a `--config` file that may name it (vLLM reads `model` from it, and refuses
+    to start without one: FlexibleArgumentParser.load_config_file), not one `docker run` must add."""
+    named = any(w in ("--model", "--config") or w.startswith("--model=") for w in argv)
     return named or (serve and len(argv) > 2 and not argv[2].startswith("-"))
 
 
@@ -205,6 +223,7 @@ def read_dockerfile(text: str, source: str, context: ContextReader | None = None
     hits = find_in_words(words, stage.env, (), stage.base if inherited else None)
     if not hits:
         hits = run_copied_script(stage, words, context)
+    locked = locked_release(text, stage, context) if hits else None
     out = []
     for hit in hits:
         argv, unresolved = hit.argv, hit.unresolved
@@ -216,7 +235,7 @@ def read_dockerfile(text: str, source: str, context: ContextReader | None = None
                 source,
                 "CMD" if stage.entrypoint is None else "ENTRYPOINT",
                 argv,
-                image_tag=image_tag(stage.base) if is_vllm_image(stage.base) else None,
+                image_tag=locked or (image_tag(stage.base) if is_vllm_image(stage.base) else None),
                 serve_form=hit.serve,
                 unresolved=unresolved,
                 env=dict(hit.env),

@@ -73,6 +73,16 @@ def _read_file(path: Path, label: str) -> str:
         raise InputError(f"{label}: not UTF-8 text (byte {exc.start})") from None
 
 
+# a copy-me example of a file, the convention of shipping `start.sh.example` / `compose.yml.sample` / `app.conf.dist`
+# for the user to copy and edit: its content is the file it is an example of
+_EXAMPLE_SUFFIXES = (".example", ".sample", ".dist")
+
+
+def file_suffix(path: Path) -> str:
+    """The suffix that says what a file is: `start_model.sh.example` is a shell script (a copy-me example of one)."""
+    return Path(path.stem).suffix if path.suffix in _EXAMPLE_SUFFIXES else path.suffix
+
+
 def load_file(path: Path, label: str, problems: list[str], shared: Sequence[dict[str, Any]] = ()) -> list[Found]:
     """One file's servers (a `.env` beside a compose file is read for its interpolation; `shared`: KServe objects
     of the other files of the folder being checked)."""
@@ -80,7 +90,7 @@ def load_file(path: Path, label: str, problems: list[str], shared: Sequence[dict
     dotenv_path = path.parent / ".env"
     dotenv = read_dotenv(dotenv_path) if dotenv_path.is_file() else None
     render = partial(_render_release, origin=path.parent)
-    found = read_text(text, label, path.suffix, dotenv, problems, _reader_beside(path), render, shared)
+    found = read_text(text, label, file_suffix(path), dotenv, problems, _reader_beside(path), render, shared)
     pinned = pinned_release(text) if found else None
     # the vLLM the file installs (`pip install vllm==X`, run before the server) replaces the image's own
     return [replace(f, image_tag=pinned) if pinned else f for f in found]
