@@ -321,9 +321,20 @@ def unresolved_reason(r: dict[str, Any]) -> str | None:
         return "model not in the catalog"
     if record_gpu(r) is None and gpu_by_total(r) is None:
         return _gpu_miss(r)
+    if _total_unknown(r):
+        return "GPU's memory is a setting of the machine (BIOS carve-out + GTT), no device total printed"
     if record_version(r) is None:
         return _version_reason(r)
     return None
+
+
+def _total_unknown(r: dict[str, Any]) -> bool:
+    """An integrated GPU whose device total is the machine's BIOS / GTT setting (hardware.Gpu.total_is_a_setting),
+    named without a size and with no total printed: its name does not say its memory, so the catalog's one reading
+    would stand in for the machine's (field7 M016/M024 started models a 64 GiB share cannot hold)."""
+    gpu = record_gpu(r)
+    catalogued = gpu is not None and any(g.key == gpu.key for g in load_gpus())
+    return bool(catalogued and gpu is not None and gpu.total_is_a_setting and not r.get("gpu_total_gib"))
 
 
 def _gpu_miss(r: dict[str, Any]) -> str:
@@ -423,7 +434,7 @@ def compare(r: dict[str, Any]) -> Compared | None:
     model_id = record_model(r)
     version = record_version(r)
     gpu = _gpu(r)
-    if model_id is None or version is None or gpu is None:
+    if model_id is None or version is None or gpu is None or _total_unknown(r):
         return None
     free = r.get("free_memory_gib")
     try:

@@ -23,6 +23,7 @@ class Gpu:
     smi_total_mib: int | None = None  # what nvidia-smi prints as the card's memory (MiB), where known
     memory_type: str = ""
     unified_memory: bool = False
+    share_as_written: bool = False  # a total_is_a_setting card with the share the user wrote or a tool reported
     vgpu: bool = False  # an NVIDIA vGPU type (`A40-48Q`): a slice of a board's framebuffer handed to a VM
     bandwidth_gbps: float | None = None
     bf16_tflops: float | None = None
@@ -53,6 +54,12 @@ class Gpu:
         text = self.interconnect.lower().replace("nvlink-c2c", "c2c")
         nvlink = "nvlink" in text and "bridge" not in text and "no nvlink" not in text  # "PCIe Gen4 (no NVLink)"
         return nvlink or "infinity fabric" in text
+
+    @property
+    def total_is_a_setting(self) -> bool:
+        """True for an integrated GPU whose device total is the BIOS carve-out plus the GTT limit the machine is set
+        to (Strix Halo: 59.6 to 124 GiB seen on one 128 GB machine type), not a property of the chip."""
+        return self.unified_memory and "GTT" in self.memory_type and not self.share_as_written
 
     @property
     def cc_major_minor(self) -> tuple[int, int] | None:
@@ -347,6 +354,7 @@ def unified_share(apu: Gpu, memory_gb: float, memory_mib: int | None = None) -> 
         key=f"{apu.key}-{memory_gb:g}g",
         name=f"{apu.name} ({memory_gb:g} GB GPU share)",
         total_bytes=total,
+        share_as_written=True,
         aliases=(),
         gfd_product_label=None,
         sources={**apu.sources, "memory.cuda_total_mib": f"the GPU's share of the unified memory: {how}"},

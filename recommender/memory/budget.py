@@ -117,6 +117,8 @@ def request_memory(
     # an integrated GPU's host holds part of its memory at startup (memory/unified.py)
     free = unified.startup_free(gpu) if free_bytes is None else free_bytes
     requested = math.ceil(total * util)
+    if gpu.total_is_a_setting and free_bytes is None:
+        issues.append(si.gpu_memory_is_a_setting(gpu.name, total))
     if free < requested:
         issues.append(si.free_below_budget(free, total, util, requested))
     elif free_bytes is None and (refused := full_budget.snapshot_refusal(gpu, version, (util, requested), v0=v0)):

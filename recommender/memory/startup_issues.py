@@ -60,6 +60,9 @@ class IssueKind(StrEnum):
     APPROXIMATE_MODEL = "approximate-model"  # the architecture is estimated (ModelSpec.approximate says why)
     ARCHITECTURE_RELEASE_UNCERTAIN = "architecture-release-uncertain"  # version = a release known to have it
     SPECULATIVE_DRAFTER = "speculative-drafter"  # needed = the drafter's weights on one GPU (memory/spec_decode.py)
+    GPU_MEMORY_IS_A_SETTING = (
+        "gpu-memory-is-a-setting"  # an integrated GPU's total set by BIOS / GTT; available = assumed
+    )
 
     @property
     def fatal(self) -> bool:
@@ -92,6 +95,7 @@ _WARNING_KINDS = frozenset(
         IssueKind.APPROXIMATE_MODEL,
         IssueKind.ARCHITECTURE_RELEASE_UNCERTAIN,
         IssueKind.SPECULATIVE_DRAFTER,
+        IssueKind.GPU_MEMORY_IS_A_SETTING,
     }
 )
 _AT_RISK_KINDS = frozenset(
@@ -298,6 +302,18 @@ def padding_layers(pad: int, layers_of_kind: int) -> StartupIssue:
         IssueKind.PADDING_LAYERS,
         f"Add {pad} padding layers, may waste at most {pad / layers_of_kind * 100:.2f}% KV cache memory",
         count=pad,
+    )
+
+
+def gpu_memory_is_a_setting(name: str, total: int) -> StartupIssue:
+    """An integrated GPU whose device total is the machine's BIOS carve-out plus GTT limit (hardware.Gpu
+    .total_is_a_setting): the catalog's one reading stands in for the machine's."""
+    return StartupIssue(
+        IssueKind.GPU_MEMORY_IS_A_SETTING,
+        f"{name}'s memory is what the machine's BIOS carve-out and GTT limit give it, not a property of the chip: "
+        f"{format_gib(total):.2f} GiB assumed (the catalog's reading); write the share with the name ('{name} 96GB') "
+        "or pass --gpu-memory-gib",
+        available_bytes=total,
     )
 
 
