@@ -188,6 +188,19 @@ def test_the_flashinfer_trtllm_moe_path_has_its_own_fixed_cost_and_streaming_rat
     assert flashinfer.bandwidth == triton.bandwidth  # attention and dense weights keep the engine's rate
 
 
+def test_fp8_experts_keep_the_16_bit_roofline_share_on_the_gb10_only() -> None:
+    # the FP8 fused-MoE penalty (0.55 here) applies on an H100; the GB10's measured BF16/FP8 pair gives 1.0 there
+    # (costs.FP8_MOE_EFFICIENCY_MEASURED), so its FP8 experts stream at bandwidth x moe_efficiency alone
+    params = replace(PLAIN, moe_efficiency=0.5, fp8_moe_efficiency=0.55)
+    gb10 = _costs("Qwen/Qwen3-30B-A3B-FP8", "gb10", params, max_model_len=8192, gpu_memory_utilization=0.8)
+    h100 = _costs("Qwen/Qwen3-30B-A3B-FP8", "h100", params, max_model_len=8192)
+    bf16 = _costs("Qwen/Qwen3-30B-A3B", "gb10", params, max_model_len=8192, gpu_memory_utilization=0.8)
+    assert gb10.expert_bandwidth == pytest.approx(gb10.bandwidth * 0.5)
+    assert h100.expert_bandwidth == pytest.approx(h100.bandwidth * 0.5 * 0.55)
+    assert bf16.expert_bandwidth == gb10.expert_bandwidth  # the same share as the 16-bit experts on the GB10
+    assert gb10.expert_bytes == pytest.approx(bf16.expert_bytes / 2, rel=0.01)  # half the bytes: half the time
+
+
 def test_sliding_window_caps_the_kv_read() -> None:
     c = _costs("openai/gpt-oss-20b", "h100", max_model_len=8192)
     assert c.window == 128 and c.kv_window > 0 and c.kv_full > 0
