@@ -149,3 +149,42 @@ def test_nemotron_nano_8b_v1_is_llama_3_1_8b() -> None:
     assert spec.params is not None and spec.params == base.params and spec.params.total == 8_030_261_248
     assert 8.52e9 < spec.params.total * 34 / 32 < 8.54e9
     assert spec.max_model_len == 131072 and _reconstructed("nvidia/Llama-3.1-Nemotron-Nano-8B-v1")
+
+
+def test_devstral_small_is_mistral_small_3_1_text_only() -> None:
+    """Devstral Small 2505 and 2507 (reconstructed): Mistral-Small-3.1 fine-tuned with the vision encoder removed, so
+    3.1's text model as a MistralForCausalLM: 40 layers of 5120 (q/o 5120 x 4096, k/v 5120 x 1024, gated MLP
+    3 x 5120 x 32768), untied 131,072-row embedding and head: 23,572,403,200 parameters, no vision tower, 131,072
+    positions."""
+    h, layers, vocab = 5120, 40, 131072
+    total = layers * (2 * h * 4096 + 2 * h * 1024 + 3 * h * 32768 + 2 * h) + 2 * vocab * h + h
+    assert total == 23_572_403_200
+    small = resolve_model("mistralai/Mistral-Small-3.1-24B-Instruct-2503")
+    assert small.params is not None
+    for model_id in ("mistralai/Devstral-Small-2505", "mistralai/Devstral-Small-2507"):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total and spec.vision is None
+        assert spec.params.total == small.params.total - small.params.vision
+        assert spec.max_model_len == 131072 and _reconstructed(model_id)
+
+
+def test_deepseek_v3_2_exp_is_v3_2() -> None:
+    """DeepSeek-V3.2-Exp (reconstructed: V3.2's config): the indexer keys the V3.2-Exp transformers port lists (64 heads
+    of 128, top-2048) are V3.2's, and so are all 671,877,944,064 parameters: R1's 671,026,419,200 plus one lightning
+    indexer in each of the 61 layers (13,959,424 parameters each)."""
+    entry = load_model("deepseek-ai/DeepSeek-V3.2-Exp")
+    assert entry is not None
+    assert (entry.config["index_n_heads"], entry.config["index_head_dim"], entry.config["index_topk"]) == (
+        64,
+        128,
+        2048,
+    )
+    spec, v32 = resolve_model("deepseek-ai/DeepSeek-V3.2-Exp"), resolve_model("deepseek-ai/DeepSeek-V3.2")
+    r1 = resolve_model("deepseek-ai/DeepSeek-R1")
+    assert spec.params is not None and r1.params is not None
+    assert spec.params == v32.params and spec.params.total == 671_877_944_064
+    # per layer, the indexer: wq_b 1536 x (64 x 128), wk 7168 x 128, weights_proj 7168 x 64, k_norm LayerNorm(128)
+    assert spec.params.attention - r1.params.attention == 61 * (1536 * 64 * 128 + 7168 * 128 + 7168 * 64)
+    assert spec.params.norms - r1.params.norms == 61 * 2 * 128
+    assert spec.params.total - r1.params.total == 61 * (1536 * 64 * 128 + 7168 * 128 + 7168 * 64 + 2 * 128)
+    assert spec.quant == v32.quant and _reconstructed("deepseek-ai/DeepSeek-V3.2-Exp")
