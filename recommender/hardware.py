@@ -343,6 +343,40 @@ def _configurable_apu(same_model: list[Gpu], memory_gb: float) -> Gpu | None:
     return card if configurable and fits else None
 
 
+_MIG_PROFILE = re.compile(r"(?:^|[^\d])(\d)g\.(\d+)gb\b")
+
+
+def mig_slice(card: Gpu, profile: str) -> Gpu:
+    """One MIG instance of `card` ("3g.40gb": 3 compute slices, 40 GB), the device CUDA and vLLM see. A100 and
+    H100-class cards split their memory into 8 slices and a profile holds the share its name gives (NVIDIA
+    Multi-Instance GPU User Guide, "Supported MIG Profiles"; "Each of the memory slice will contain 1/8th of the total
+    vram", suraj.ind.in/posts), so the instance's total is the card's CUDA total x profile GB / marketed GB, an
+    estimate: the driver keeps a little of each instance. Instances have no NVLink or P2P between them."""
+    m = _MIG_PROFILE.search(profile)
+    if not m or not card.marketed_gb:
+        raise UnknownGpuError(
+            f"MIG profile {profile!r} on {card.name}: not a <compute>g.<memory>gb profile of a known size"
+        )
+    gb = int(m.group(2))
+    if gb > card.marketed_gb + 0.5:
+        raise UnknownGpuError(f"MIG profile {profile} is larger than {card.name}'s {card.marketed_gb:g} GB")
+    return replace(
+        card,
+        key=f"{card.key}-mig-{m.group(1)}g.{gb}gb",
+        name=f"{card.name} MIG {m.group(1)}g.{gb}gb",
+        total_bytes=int(card.total_bytes * gb / card.marketed_gb),
+        interconnect="MIG instance (no NVLink)",
+        aliases=(),
+        gfd_product_label=None,
+        estimated=(*card.estimated, "memory.cuda_total_mib"),
+        sources={
+            **card.sources,
+            "memory.cuda_total_mib": f"ESTIMATE: MIG {m.group(1)}g.{gb}gb of {card.name}: its CUDA total x "
+            f"{gb}/{card.marketed_gb:g} (the profile's share of the card's memory slices)",
+        },
+    )
+
+
 def unified_share(apu: Gpu, memory_gb: float, memory_mib: int | None = None) -> Gpu:
     """An integrated GPU with the device total its memory setting gives it: the total a tool reported, else the
     written size in GiB (hipMemGetInfo reports the carve-out plus GTT limit: 'Total VRAM: 98304 MiB' with a 96 GiB

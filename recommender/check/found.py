@@ -30,6 +30,7 @@ class Found:
     env: Mapping[str, str] = field(default_factory=dict)  # the container's literal environment
     free_bytes: int | None = None  # GPU memory free at startup, when a plan was made for less than the whole GPU
     files: Mapping[str, str] = field(default_factory=dict)  # mounted from the manifest's ConfigMaps: path -> text
+    mig_profile: str | None = None  # the MIG profile its GPUs are slices of ("3g.40gb"), each one device to CUDA
 
     @property
     def where(self) -> str:

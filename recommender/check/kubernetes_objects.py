@@ -21,6 +21,7 @@ from recommender.check.manifest_values import (
     gpu_count,
     k8s_env,
     k8s_substitute,
+    mig_profile,
     unresolved_gpu_count,
     words_of,
 )
@@ -321,6 +322,7 @@ def container_found(
             else hit.platform or not_evaluable(hit.argv, hit.env, image),
             env=dict(hit.env),
             files=mounted_files(pod_spec, container),
+            mig_profile=mig_profile(container.get("resources")),
         )
         for hit in hits
     ]

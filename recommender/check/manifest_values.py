@@ -54,6 +54,19 @@ def _mig_devices(section: Mapping[str, Any]) -> Any:
     return sum(int(c) for c in counts)
 
 
+def mig_profile(resources: Any) -> str | None:
+    """The MIG profile a container's GPUs are slices of (`nvidia.com/mig-3g.40gb: 1` -> "3g.40gb"), when it requests
+    one profile and no whole GPUs; None otherwise (several profiles are not one device size)."""
+    res = as_mapping(resources)
+    profiles: set[str] = set()
+    for part in ("limits", "requests"):
+        section = as_mapping(res.get(part))
+        if section.get(NVIDIA_GPU) is not None:
+            return None
+        profiles |= {str(k)[len(MIG_PREFIX) :] for k in section if str(k).startswith(MIG_PREFIX)}
+    return profiles.pop() if len(profiles) == 1 else None
+
+
 def gpu_count(resources: Any) -> tuple[int | None, str | None]:
     """(nvidia.com/gpu limit or request - or the MIG devices requested, `nvidia.com/mig-<profile>` -, another
     accelerator resource named). A count a template tool fills (`${GPU_COUNT}`) is not known: None

@@ -32,7 +32,7 @@ from recommender.cli.output import format_choice, table
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json, plan_annotations
 from recommender.errors import FlagError, InputError, NotEvaluatedError
-from recommender.hardware import Gpu, custom_gpu, resolve_gpu
+from recommender.hardware import Gpu, custom_gpu, mig_slice, resolve_gpu
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.node_gpu import gpu_from_node_labels
@@ -48,6 +48,11 @@ def _gpu_for(given: Gpu | None, cluster_product: str | None) -> Callable[[Found]
     catalog = load_gpus()
 
     def lookup(found: Found) -> Gpu | None:
+        card = card_of(found)
+        # a container given MIG devices runs on one instance of the card (hardware.mig_slice), not the whole card
+        return mig_slice(card, found.mig_profile) if card is not None and found.mig_profile else card
+
+    def card_of(found: Found) -> Gpu | None:
         if given is not None:
             return given
         if found.gpu_product:

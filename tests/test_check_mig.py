@@ -1,0 +1,69 @@
+"""A container given MIG devices runs on one instance of its card, not the whole card (hand-written manifests in the
+shape of round 17's `nvidia.com/mig-4g.96gb` Deployment)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from recommender.catalog import load_gpus
+from recommender.check.manifest_values import mig_profile
+from recommender.errors import UnknownGpuError
+from recommender.hardware import mig_slice, resolve_gpu
+
+from .conftest import invoke
+
+
+def test_an_instance_holds_its_profiles_share_of_the_card() -> None:
+    h100 = resolve_gpu("h100", load_gpus())
+    half = mig_slice(h100, "3g.40gb")
+    assert half.total_bytes == int(h100.total_bytes * 40 / 80)  # 4 of the 8 memory slices
+    assert half.name == "NVIDIA H100 80GB HBM3 MIG 3g.40gb" and not half.nvlink
+    assert "memory.cuda_total_mib" in half.estimated
+    eighth = mig_slice(h100, "1g.10gb")
+    assert eighth.total_bytes == h100.total_bytes // 8
+    with pytest.raises(UnknownGpuError, match="larger than"):
+        mig_slice(h100, "7g.141gb")
+    with pytest.raises(UnknownGpuError, match=r"not a <compute>g\.<memory>gb profile"):
+        mig_slice(h100, "whole")
+
+
+@pytest.mark.parametrize(
+    ("resources", "profile"),
+    [
+        ({"limits": {"nvidia.com/mig-3g.40gb": 1}}, "3g.40gb"),
+        ({"requests": {"nvidia.com/mig-1g.10gb": "2"}}, "1g.10gb"),
+        ({"limits": {"nvidia.com/gpu": 1, "nvidia.com/mig-1g.10gb": 1}}, None),  # whole GPUs as well: not one size
+        ({"limits": {"nvidia.com/mig-1g.10gb": 1, "nvidia.com/mig-2g.20gb": 1}}, None),  # two sizes
+        ({"limits": {"nvidia.com/gpu": 2}}, None),
+    ],
+)
+def test_the_profile_a_container_requests(resources: dict[str, dict[str, object]], profile: str | None) -> None:
+    assert mig_profile(resources) == profile
+
+
+def _deployment(tmp_path: Path, profile: str) -> Path:
+    container = {
+        "name": "vllm",
+        "image": "vllm/vllm-openai:v0.10.1",
+        "args": ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"],
+        "resources": {"limits": {f"nvidia.com/mig-{profile}": 1}},
+    }
+    spec = {"template": {"spec": {"containers": [container]}}}
+    path = tmp_path / f"{profile}.yaml"
+    path.write_text(
+        yaml.safe_dump({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "v"}, "spec": spec})
+    )
+    return path
+
+
+def test_check_judges_the_instance(tmp_path: Path) -> None:
+    # Qwen2.5-7B's 14.2 GiB of bf16 weights fit half an H100, not an eighth of it
+    half = invoke(["check", str(_deployment(tmp_path, "3g.40gb")), "--gpu", "h100"], exit_code=0)
+    assert "PASS" in half.stdout
+    eighth = invoke(["check", str(_deployment(tmp_path, "1g.10gb")), "--gpu", "h100"], exit_code=1)
+    assert "not enough GPU memory" in eighth.stdout
+    wrong = invoke(["check", str(_deployment(tmp_path, "7g.141gb")), "--gpu", "h100"], exit_code=4)
+    assert "larger than" in wrong.stdout and "Traceback" not in wrong.output
