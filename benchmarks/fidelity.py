@@ -10,6 +10,7 @@
     python benchmarks/fidelity.py --records field6     # round 6 (L*), threads and committed logs, measured blind
     python benchmarks/fidelity.py --records field7     # round 7 (M*), mostly vLLM issue threads, measured blind
     python benchmarks/fidelity.py --records field8     # round 8 (N*), issue threads, project reports, a blog, measured blind
+    python benchmarks/fidelity.py --records field9     # round 9 (P*), committed logs and issue threads, measured blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -61,6 +62,7 @@ FIELD5 = (DATA / "vllm_startup_logs_field5.jsonl",)
 FIELD6 = (DATA / "vllm_startup_logs_field6.jsonl",)
 FIELD7 = (DATA / "vllm_startup_logs_field7.jsonl",)
 FIELD8 = (DATA / "vllm_startup_logs_field8.jsonl",)
+FIELD9 = (DATA / "vllm_startup_logs_field9.jsonl",)
 RECORD_SETS = {
     "calibration": DEFAULT,
     "field": FIELD,
@@ -71,6 +73,7 @@ RECORD_SETS = {
     "field6": FIELD6,
     "field7": FIELD7,
     "field8": FIELD8,
+    "field9": FIELD9,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 
@@ -568,7 +571,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2' ... 'field8' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field9' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
