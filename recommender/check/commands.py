@@ -71,6 +71,32 @@ def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | No
             )
             if cli and words[i + 2 : i + 3] == ["serve"]:
                 return ["vllm", "serve", *words[i + 3 :]], True
+        script = _script_operand(words)
+        if (
+            script is not None
+            and words[script].rsplit("/", 1)[-1] == "vllm"
+            and words[script + 1 : script + 2] == ["serve"]
+        ):
+            return ["vllm", "serve", *words[script + 2 :]], True
+    return None
+
+
+def _script_operand(words: list[str]) -> int | None:
+    """Where the script an interpreter runs sits in `python [options] SCRIPT [args]` (python(1): options come before
+    the script; -c/-m end them, -W/-X take a value), or None. `/venv/bin/python3 /venv/bin/vllm serve ...` runs the
+    `vllm` console script (vLLM's pyproject.toml: vllm = "vllm.entrypoints.cli.main:main"): vLLM's CLI."""
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word in ("-c", "-m") or word == "-":
+            return None
+        if word in ("-W", "-X"):
+            i += 2
+            continue
+        if word.startswith("-") and len(word) > 1:
+            i += 1
+            continue
+        return i
     return None
 
 

@@ -46,7 +46,9 @@ class Loaded:
 
 def read_dotenv(path: Path) -> dict[str, str]:
     """A compose `.env` file: KEY=VALUE lines, `#` comments, optional quotes; `${OTHER}` in an unquoted or
-    double-quoted value is interpolated from the lines above, as Compose does (single quotes keep it literal)."""
+    double-quoted value is interpolated from the lines above, as Compose does (single quotes keep it literal).
+    An inline comment ends an unquoted value where ` #` starts it, and follows a quoted one (docs.docker.com,
+    Compose's env file syntax: `VAR=VAL # comment` is `VAL`, `VAR=VAL# not a comment` keeps the `#`)."""
     from recommender.check.compose_files import compose_interpolate
 
     env: dict[str, str] = {}
@@ -54,8 +56,8 @@ def read_dotenv(path: Path) -> dict[str, str]:
         m = re.match(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$", line)
         if m and not line.lstrip().startswith("#"):
             value = m.group(2)
-            quote = value[0] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else ""
-            value = value[1:-1] if quote else value
+            quote = value[0] if value[:1] in ("'", '"') and value.find(value[0], 1) > 0 else ""
+            value = value[1 : value.find(quote, 1)] if quote else re.split(r"\s#", value, maxsplit=1)[0].rstrip()
             env[m.group(1)] = value if quote == "'" else str(compose_interpolate(value, env, []))
     return env
 

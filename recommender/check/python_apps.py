@@ -20,6 +20,7 @@ release is the one the image installs (`.pip_install("vllm==X")` / `.uv_pip_inst
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shlex
 from collections.abc import Callable, Sequence
@@ -212,6 +213,8 @@ class _Reader:
         attr = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         owner = _name_of(func.value) if isinstance(func, ast.Attribute) else ""
         self._image_facts(attr, args)
+        if attr == "dumps" and owner == "json":
+            return _json_text(node)
         if attr in _RUNNERS and owner in ("subprocess", "os", "sp", "") and args:
             line = _shell_line(args[0])
             if line is not None and "vllm" in line:
@@ -321,6 +324,19 @@ def _text(v: Value) -> str:
     if v is None:
         return "None"
     return str(v)
+
+
+def _json_text(node: ast.Call) -> Value:
+    """`json.dumps({"image": 0})` of a literal (and literal keywords: indent=, separators=, sort_keys=): the text
+    Python's json.dumps gives it (`{"image": 0}`), as the argv the program builds holds it; else unknown."""
+    if len(node.args) != 1 or any(kw.arg is None for kw in node.keywords):
+        return Unknown("dumps")
+    try:
+        data = ast.literal_eval(node.args[0])
+        options = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg}
+        return _bounded(json.dumps(data, **options))
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return Unknown("dumps")
 
 
 def _name_of(node: ast.expr) -> str:
