@@ -1,7 +1,7 @@
 """Readers fixed after blind round 19 (benchmarks/data/check-heldout/round19): hand-written cases of the shapes those
 public files have (each names its file in the round's SOURCES): a compose command that runs vLLM's console script
 with the venv's Python under taskset (ggs134-vllm), a Modal app whose argv holds `json.dumps({...})`
-(mharoon-gemma4-modal)."""
+(mharoon-gemma4-modal), a Deployment whose `--config` a kustomize configMapGenerator beside it makes (penchev-vllm-k8s)."""
 
 from __future__ import annotations
 
@@ -119,3 +119,55 @@ def test_a_dotenv_inline_comment_is_not_part_of_the_value(tmp_path: Path) -> Non
         "E": "lit ${A}",
         "F": "0-63",
     }
+
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.30.0
+          args: ["--config", "/etc/vllm/config.yaml", "--port", "8000"]
+          env:
+            - name: TP
+              valueFrom: {configMapKeyRef: {name: vllm-env, key: TP}}
+          command: ["vllm", "serve", "--tensor-parallel-size", "$(TP)"]
+          resources: {limits: {nvidia.com/gpu: 2}}
+          volumeMounts: [{name: config, mountPath: /etc/vllm}]
+      volumes:
+        - name: config
+          configMap: {name: vllm-config}
+"""
+KUSTOMIZATION = """apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+resources:
+  - ./vllm-deployment.yaml
+configMapGenerator:
+  - name: vllm-config
+    files:
+      - config.yaml=vllm-config.yaml
+  - name: vllm-env
+    literals:
+      - TP=2
+"""
+
+
+def test_a_kustomize_config_map_generator_beside_the_deployment_is_what_it_mounts(tmp_path: Path) -> None:
+    (tmp_path / "vllm-deployment.yaml").write_text(DEPLOYMENT)
+    (tmp_path / "kustomization.yaml").write_text(KUSTOMIZATION)
+    (tmp_path / "vllm-config.yaml").write_text("model: /models/qwen3-4b\ngpu-memory-utilization: 0.92\n")
+    (found,) = load_inputs((str(tmp_path / "vllm-deployment.yaml"),)).found
+    assert found.files["/etc/vllm/config.yaml"].startswith("model: /models/qwen3-4b")
+    assert found.argv[found.argv.index("--tensor-parallel-size") + 1] == "2" and not found.unresolved
+    # a kustomization that does not list the file generates nothing for it; nor does a file outside its folder
+    (tmp_path / "kustomization.yaml").write_text(KUSTOMIZATION.replace("./vllm-deployment.yaml", "other.yaml"))
+    (found,) = load_inputs((str(tmp_path / "vllm-deployment.yaml"),)).found
+    assert found.files == {} and "$(TP)" in found.unresolved
+    (tmp_path / "kustomization.yaml").write_text(KUSTOMIZATION.replace("=vllm-config.yaml", "=../vllm-config.yaml"))
+    (tmp_path.parent / "vllm-config.yaml").write_text("model: elsewhere\n")
+    (found,) = load_inputs((str(tmp_path / "vllm-deployment.yaml"),)).found
+    assert found.files == {}
