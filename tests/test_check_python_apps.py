@@ -161,3 +161,12 @@ def test_python_that_starts_no_server_says_so_in_one_line(tmp_path: Path, text: 
 def test_a_command_doubled_past_the_bound_is_not_built() -> None:
     text = "import subprocess\ncmd = ['vllm', 'serve', 'm']\n" + "cmd = cmd + cmd\n" * 200 + "subprocess.run(cmd)\n"
     assert _read(text) == []  # the list past 10,000 words is left unknown, not built: no command to read
+
+
+def test_json_dumps_options_are_bounded() -> None:
+    # an untrusted file may ask json.dumps for an indent of a billion spaces: that text is not built
+    line = "import subprocess, json\nsubprocess.run(['vllm', 'serve', 'm', '--limit-mm-per-prompt', json.dumps({{'image': 0}}, {}) ])\n"
+    (huge,) = _read(line.format("indent=1000000000"))
+    assert huge.unresolved == ("$dumps",)
+    (compact,) = _read(line.format("separators=(',', ':')"))
+    assert compact.argv[-1] == '{"image":0}' and compact.unresolved == ()

@@ -334,9 +334,27 @@ def _json_text(node: ast.Call) -> Value:
     try:
         data = ast.literal_eval(node.args[0])
         options = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg}
+        if not all(_json_option_ok(k, v) for k, v in options.items()):
+            return Unknown("dumps")  # an option that is not json.dumps' own, or one that would blow the text up
         return _bounded(json.dumps(data, **options))
-    except (ValueError, TypeError, SyntaxError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return Unknown("dumps")
+
+
+def _json_option_ok(key: str, value: object) -> bool:
+    """json.dumps' formatting options, within bounds a command line can hold (an untrusted file could ask for
+    `indent=10**9`)."""
+    if key in ("sort_keys", "ensure_ascii"):
+        return isinstance(value, bool)
+    if key == "indent":
+        return (
+            value is None
+            or (isinstance(value, int) and 0 <= value <= 16)
+            or (isinstance(value, str) and len(value) <= 16)
+        )
+    if key == "separators":
+        return isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, str) and len(v) <= 8 for v in value)
+    return False
 
 
 def _name_of(node: ast.expr) -> str:
