@@ -286,6 +286,22 @@ def _memory_modified(same_model: list[Gpu], memory_gb: float) -> Gpu | None:
     return stock if memory_gb > (stock.marketed_gb or 0.0) + 0.5 else None
 
 
+def _variant(card: Gpu, suffix: str, name: str, total: int, source: str, *, estimated: bool, **more: object) -> Gpu:
+    """`card` with another device total (a memory-modified board, a unified-memory share, a MIG instance): its own
+    key and name, no catalog aliases or GFD label, and the total's source (marked estimated when it is one)."""
+    return replace(
+        card,
+        key=f"{card.key}-{suffix}",
+        name=name,
+        total_bytes=total,
+        aliases=(),
+        gfd_product_label=None,
+        estimated=(*card.estimated, "memory.cuda_total_mib") if estimated else card.estimated,
+        sources={**card.sources, "memory.cuda_total_mib": source},
+        **more,  # type: ignore[arg-type]
+    )
+
+
 def modified_card(stock: Gpu, memory_gb: float, memory_mib: int | None = None) -> Gpu:
     """A memory-modified board: the stock chip; the total a tool or log printed decides, and without one the
     written size at the stock board's ratio of CUDA total to marketed size (marked estimated: an RTX 4090 48 GB
@@ -300,16 +316,14 @@ def modified_card(stock: Gpu, memory_gb: float, memory_mib: int | None = None) -
             "(give --gpu-memory-gib or explain --log)"
         )
     )
-    return replace(
+    return _variant(
         stock,
-        key=f"{stock.key}-{memory_gb:g}g",
-        name=f"{stock.name} (modified, {memory_gb:g} GB)",
-        total_bytes=total,
+        f"{memory_gb:g}g",
+        f"{stock.name} (modified, {memory_gb:g} GB)",
+        total,
+        f"a memory-modified {stock.name}: {how}",
+        estimated=not memory_mib,
         marketed_gb=memory_gb,
-        aliases=(),
-        gfd_product_label=None,
-        estimated=(*stock.estimated, *(() if memory_mib else ("memory.cuda_total_mib",))),
-        sources={**stock.sources, "memory.cuda_total_mib": f"a memory-modified {stock.name}: {how}"},
     )
 
 
@@ -343,7 +357,7 @@ def _configurable_apu(same_model: list[Gpu], memory_gb: float) -> Gpu | None:
     return card if configurable and fits else None
 
 
-_MIG_PROFILE = re.compile(r"(?:^|[^\d])(\d)g\.(\d+)gb\b")
+_MIG_PROFILE = re.compile(r"(?:^|[^\d])(\d)g\.(\d{1,4})gb\b")
 
 
 def mig_slice(card: Gpu, profile: str) -> Gpu:
@@ -360,20 +374,15 @@ def mig_slice(card: Gpu, profile: str) -> Gpu:
     gb = int(m.group(2))
     if gb > card.marketed_gb + 0.5:
         raise UnknownGpuError(f"MIG profile {profile} is larger than {card.name}'s {card.marketed_gb:g} GB")
-    return replace(
+    return _variant(
         card,
-        key=f"{card.key}-mig-{m.group(1)}g.{gb}gb",
-        name=f"{card.name} MIG {m.group(1)}g.{gb}gb",
-        total_bytes=int(card.total_bytes * gb / card.marketed_gb),
+        f"mig-{m.group(1)}g.{gb}gb",
+        f"{card.name} MIG {m.group(1)}g.{gb}gb",
+        int(card.total_bytes * gb / card.marketed_gb),
+        f"ESTIMATE: MIG {m.group(1)}g.{gb}gb of {card.name}: its CUDA total x {gb}/{card.marketed_gb:g} (the "
+        "profile's share of the card's memory slices)",
+        estimated=True,
         interconnect="MIG instance (no NVLink)",
-        aliases=(),
-        gfd_product_label=None,
-        estimated=(*card.estimated, "memory.cuda_total_mib"),
-        sources={
-            **card.sources,
-            "memory.cuda_total_mib": f"ESTIMATE: MIG {m.group(1)}g.{gb}gb of {card.name}: its CUDA total x "
-            f"{gb}/{card.marketed_gb:g} (the profile's share of the card's memory slices)",
-        },
     )
 
 
@@ -383,15 +392,14 @@ def unified_share(apu: Gpu, memory_gb: float, memory_mib: int | None = None) -> 
     GTT, noamsto/nix-amd-ai#42)."""
     total = memory_mib * MiB if memory_mib else int(memory_gb * 1024) * MiB
     how = "as the tool reported it" if memory_mib else f"{memory_gb:g} GiB as written with the name"
-    return replace(
+    return _variant(
         apu,
-        key=f"{apu.key}-{memory_gb:g}g",
-        name=f"{apu.name} ({memory_gb:g} GB GPU share)",
-        total_bytes=total,
+        f"{memory_gb:g}g",
+        f"{apu.name} ({memory_gb:g} GB GPU share)",
+        total,
+        f"the GPU's share of the unified memory: {how}",
+        estimated=False,
         share_as_written=True,
-        aliases=(),
-        gfd_product_label=None,
-        sources={**apu.sources, "memory.cuda_total_mib": f"the GPU's share of the unified memory: {how}"},
     )
 
 

@@ -26,8 +26,9 @@ def test_an_instance_holds_its_profiles_share_of_the_card() -> None:
     assert eighth.total_bytes == h100.total_bytes // 8
     with pytest.raises(UnknownGpuError, match="larger than"):
         mig_slice(h100, "7g.141gb")
-    with pytest.raises(UnknownGpuError, match=r"not a <compute>g\.<memory>gb profile"):
-        mig_slice(h100, "whole")
+    for profile in ("whole", "1g." + "9" * 5000 + "gb"):  # a count int() refuses is no profile either
+        with pytest.raises(UnknownGpuError, match=r"not a <compute>g\.<memory>gb profile"):
+            mig_slice(h100, profile)
 
 
 @pytest.mark.parametrize(

@@ -97,6 +97,8 @@ def test_the_served_model_name_rule_starts_at_vllm_0_17() -> None:
         ("A100-80GB:4", "A100-80GB", 4),
         (["L40S", "A100-80GB"], "L40S", 1),  # a fallback chain: the first is preferred
         (None, None, None),
+        ("H100:\u00b2", "H100", 1),  # str.isdigit takes a superscript two; int() would not
+        ("H100:" + "9" * 5000, "H100", 1),  # int() refuses thousands of digits: not read as a count
     ],
 )
 def test_modal_gpu_strings(spec: str | list[str] | None, gpu: str | None, count: int | None) -> None:

@@ -113,7 +113,7 @@ def kustomize_config_maps(path: Path) -> list[dict[str, Any]]:
 
     folder = path.parent
     kustomization = next((folder / n for n in _KUSTOMIZATIONS if (folder / n).is_file()), None)
-    if kustomization is None:
+    if kustomization is None or kustomization.stat().st_size > MAX_BYTES:
         return []
     try:
         docs = load_yaml_all(kustomization.read_text(encoding="utf-8", errors="replace"))

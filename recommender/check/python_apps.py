@@ -92,7 +92,7 @@ def modal_gpu(spec: Value) -> tuple[str | None, int | None]:
     name = name.strip().rstrip("!+").upper()
     if name == "A100":
         name = "A100-40GB"  # modal.gpu.A100: size "Defaults to 40GB"
-    n = int(count) if count.strip().isdigit() else 1
+    n = int(count) if re.fullmatch(r"[0-9]{1,3}", count.strip()) else 1  # ASCII digits: str.isdigit takes "²"
     return (name or None), n
 
 
@@ -317,12 +317,7 @@ def _bounded(s: str) -> Value:
 
 
 def _text(v: Value) -> str:
-    if isinstance(v, bool):
-        return str(v)
-    if isinstance(v, (str, int, float)):
-        return str(v)
-    if v is None:
-        return "None"
+    """A value as Python's str() writes it (the text a command line built from it holds)."""
     return str(v)
 
 
