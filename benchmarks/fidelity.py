@@ -11,6 +11,7 @@
     python benchmarks/fidelity.py --records field7     # round 7 (M*), mostly vLLM issue threads, measured blind
     python benchmarks/fidelity.py --records field8     # round 8 (N*), issue threads, project reports, a blog, measured blind
     python benchmarks/fidelity.py --records field9     # round 9 (P*), committed logs and issue threads, measured blind
+    python benchmarks/fidelity.py --records field10    # round 10 (Q*), committed notes and reports, measured blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -63,6 +64,7 @@ FIELD6 = (DATA / "vllm_startup_logs_field6.jsonl",)
 FIELD7 = (DATA / "vllm_startup_logs_field7.jsonl",)
 FIELD8 = (DATA / "vllm_startup_logs_field8.jsonl",)
 FIELD9 = (DATA / "vllm_startup_logs_field9.jsonl",)
+FIELD10 = (DATA / "vllm_startup_logs_field10.jsonl",)
 RECORD_SETS = {
     "calibration": DEFAULT,
     "field": FIELD,
@@ -74,6 +76,7 @@ RECORD_SETS = {
     "field7": FIELD7,
     "field8": FIELD8,
     "field9": FIELD9,
+    "field10": FIELD10,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 
@@ -571,7 +574,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2' ... 'field9' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field10' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
