@@ -1019,9 +1019,10 @@ def test_exaone4_and_ministral3_are_read_by_their_vllm_families() -> None:
 
 def test_fbgemm_fp8_is_per_channel_fp8_with_layers_kept_in_16_bit() -> None:
     """Llama-3.1-405B-Instruct-FP8 (quant_method fbgemm_fp8): vLLM's FBGEMMFp8LinearMethod stores float8 weights and a
-    float32 [N, 1] scale per output channel; modules_to_not_convert (every linear of layer 0, the MLP of layer 125)
-    stay bf16. By hand (hidden 16384, 8 KV heads of 128, MLP 53248): attention n = 2*16384^2 + 2*16384*1024 weights
-    over 2*16384 + 2*1024 rows, MLP n = 3*16384*53248 over 2*53248 + 16384 rows; kept costs 2n bytes, else n + 4 rows."""
+    float32 [N, 1] scale per output channel; modules_to_not_convert (the MLP of layers 0 and 125 and every layer's
+    attention, transformers' quantize_fp8_llama.py rule) stay bf16. By hand (hidden 16384, 8 KV heads of 128, MLP
+    53248): attention n = 2*16384^2 + 2*16384*1024 weights over 2*16384 + 2*1024 rows, MLP n = 3*16384*53248 over
+    2*53248 + 16384 rows; kept costs 2n bytes, else n + 4 rows: 126 attentions and 2 MLPs kept."""
     from dataclasses import replace
 
     from recommender.memory.weights import Parallel, weight_bytes_per_gpu
@@ -1033,7 +1034,7 @@ def test_fbgemm_fp8_is_per_channel_fp8_with_layers_kept_in_16_bit() -> None:
     one = Parallel()
     kept = weight_bytes_per_gpu(spec, one, dtype_bytes=2, quant=spec.quant)
     none_kept = weight_bytes_per_gpu(spec, one, dtype_bytes=2, quant=replace(spec.quant, keep_unquantized=()))
-    assert kept - none_kept == (attn - 4 * attn_rows) + 2 * (mlp - 4 * mlp_rows)
+    assert kept - none_kept == 126 * (attn - 4 * attn_rows) + 2 * (mlp - 4 * mlp_rows)
 
 
 def _qwen35_fp8_keep_list(config: dict[str, object]) -> list[str]:
