@@ -546,9 +546,9 @@ def test_jamba_layers_interleave_mamba_attention_and_moe() -> None:
 @pytest.mark.parametrize(
     ("config", "words"),
     [
-        ({"architectures": ["BertModel"], "model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12,
-          "num_attention_heads": 12, "vocab_size": 30522, "intermediate_size": 3072}, "encoder-only"),
-        ({"architectures": ["XLMRobertaForSequenceClassification"], "model_type": "xlm-roberta"}, "encoder-only"),
+        ({"architectures": ["DistilBertModel"], "model_type": "distilbert", "dim": 768}, "encoder-only"),
+        ({"architectures": ["ModernBertModel"], "model_type": "modernbert"}, "encoder-only"),
+        ({"architectures": ["XLMRobertaForTokenClassification"], "model_type": "xlm-roberta"}, "TokenClassification"),
         ({"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "d_model": 512}, "encoder-decoder"),
     ],
 )  # fmt: skip

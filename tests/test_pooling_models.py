@@ -67,7 +67,7 @@ def test_gte_qwen2_keeps_the_checkpoint_head_but_does_not_load_it() -> None:
     as_pooling = weight_bytes_per_gpu(spec, par, dtype_bytes=2, quant=None)
     as_generator = weight_bytes_per_gpu(replace(spec, pooling=False), par, dtype_bytes=2, quant=None)
     assert as_generator - as_pooling == 151_680 * 3584 * 2 == 1_087_242_240
-    assert any("ENCODER_ONLY" in r for r in spec.approximate)  # is_causal false: no KV cache in vLLM
+    assert spec.encoder_only and not spec.approximate  # is_causal false: ENCODER_ONLY attention, no KV cache
     assert not resolve_model("Qwen/Qwen2-7B-Instruct").pooling
 
 

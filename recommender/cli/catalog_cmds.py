@@ -201,6 +201,7 @@ def read_as(s: ModelSpec) -> str:
         ("MoE", s.moe is not None),
         ("linear attention", s.linear_attention is not None),
         ("Mamba", s.mamba is not None),
+        ("encoder-only attention (no KV cache)", s.encoder_only),
     )
     extra = [name for name, present in features if present and name.lower() not in s.family.lower()]
     return " + ".join([s.family, *extra])

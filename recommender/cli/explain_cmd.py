@@ -50,7 +50,7 @@ def _bar(e: Explanation, width: int = 60) -> list[str]:
         ("N", "non-torch", st.non_torch),
         ("G", "CUDA graphs", st.cudagraph),
         ("K", "KV cache", max(0, st.available_kv)),
-    ]
+    ][: 4 if e.no_kv_cache else 5]
     # each part clamped to the bar's width: a fixed --kv-cache-memory-bytes may be many times the card
     bar = "".join(ch * min(width, max(0, round(width * b / total))) for ch, _, b in parts)
     bar = bar[:width].ljust(min(width, round(width * e.requested_bytes / total)), ".")[:width].ljust(width, " ")
@@ -83,20 +83,17 @@ def render_table(e: Explanation) -> str:
     out = [
         f"{e.model} on {e.gpu} — vLLM {e.vllm_version}",
         f"  TP={e.tp} PP={e.pp} DP={e.dp} ({e.gpus} GPU{'s' if e.gpus > 1 else ''}), weights {e.weight_dtype}"
-        f" / {e.quantization}, KV {e.kv_cache_dtype}, max_model_len {e.max_model_len:,}, "
+        f" / {e.quantization}, {'no KV cache' if e.no_kv_cache else f'KV {e.kv_cache_dtype}'}, "
+        f"max_model_len {e.max_model_len:,}, "
         f"max_num_seqs {e.max_num_seqs}, max_num_batched_tokens {e.max_num_batched_tokens:,}",
         "",
     ]
     out += ["Per-GPU budget" + (f" (pipeline stage {e.stage.stage}, the tightest)" if e.pp > 1 else "")]
     out += _bar(e)
-    out += [
-        "",
-        f"  Available KV cache memory: {e.stage.available_kv / GiB:.2f} GiB",
-        f"  KV bytes per token: {e.kv_bytes_per_token:,}  block size: {e.block_size}  blocks: {e.num_gpu_blocks:,}",
-        f"  GPU KV cache size: {e.kv_cache_tokens:,} tokens, Maximum concurrency for {e.max_model_len:,} tokens "
-        f"per request: {e.max_concurrency:.2f}x",
-        "",
-    ]
+    if e.no_kv_cache:
+        out += ["", *_no_kv_lines(e), ""]
+    else:
+        out += _kv_lines(e)
     out.append(
         "Verdict: vLLM FAILS at startup"
         if not e.fits
@@ -107,6 +104,31 @@ def render_table(e: Explanation) -> str:
     out += [f"  error: {m}" for m in e.errors]
     out += [f"  warning: {m}" for m in e.warnings]
     return "\n".join(out)
+
+
+def _no_kv_lines(e: Explanation) -> list[str]:
+    """Encoder-only attention (memory/no_kv.py): no KV cache lines; what one step holds instead."""
+    st = e.stage
+    need = st.weights + st.non_torch + st.activation_peak + st.cudagraph
+    per_step = int(min(e.max_num_seqs, e.max_concurrency))
+    return [
+        "  No KV cache: encoder-only attention (vLLM prints no 'GPU KV cache size' line)",
+        f"  Per step: {per_step:,} requests of {e.max_model_len:,} tokens (--max-num-seqs {e.max_num_seqs:,}, "
+        f"--max-num-batched-tokens {e.max_num_batched_tokens:,}, no chunked prefill)",
+        f"  Warm-up at {e.max_num_batched_tokens:,} tokens: {need / GiB:.2f} GiB of the {e.free_bytes / GiB:.2f} GiB "
+        "free (the utilization does not bound it)",
+    ]
+
+
+def _kv_lines(e: Explanation) -> list[str]:
+    return [
+        "",
+        f"  Available KV cache memory: {e.stage.available_kv / GiB:.2f} GiB",
+        f"  KV bytes per token: {e.kv_bytes_per_token:,}  block size: {e.block_size}  blocks: {e.num_gpu_blocks:,}",
+        f"  GPU KV cache size: {e.kv_cache_tokens:,} tokens, Maximum concurrency for {e.max_model_len:,} tokens "
+        f"per request: {e.max_concurrency:.2f}x",
+        "",
+    ]
 
 
 def _explain_document(e: Explanation, fixes: list[str]) -> dict[str, Any]:

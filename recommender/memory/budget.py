@@ -19,6 +19,7 @@ from recommender.memory import (
     full_budget,
     mamba_seqs,
     nccl_graphs,
+    no_kv,
     overheads,
     spec_decode,
     unified,
@@ -552,6 +553,67 @@ def pool_checks(
     issues += [issue for issue in found if issue is not None]
 
 
+def no_kv_explanation(
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    version: VllmVersion,
+    setup: tuple[Precision, SchedulerLimits, Budget],
+    stages: Sequence[StageBudget],
+    issues: list[StartupIssue],
+    *,
+    v0: bool,
+) -> Explanation:
+    """Steps 5-7 for encoder-only attention (memory/no_kv.py): no KV admission, no capacity line; the warm-up at
+    max_num_batched_tokens tokens, the CUDA-graph capture and the CUDA context against the free memory, on the GPU
+    that needs the most."""
+    precision, limits, budget = setup
+    if (version.major, version.minor, version.patch) < no_kv.NO_KV_FROM:
+        issues.append(no_kv.old_release_note(str(version)))
+    graphs, _ = engine_passes(model, gpu, flags, limits, version, v0=v0)
+    context = 0 if budget.context_in_free else context_after_kv(gpu, version, flags.tensor_parallel_size, v0=v0)
+
+    def pool(st: StageBudget) -> int:
+        return 0 if flags.enforce_eager else warmup.captured_pool_bytes(layers_on_gpu=st.layers, graphs=graphs)
+
+    def peak(st: StageBudget) -> no_kv.NoKvPeak:
+        return no_kv.NoKvPeak(st.weights, st.non_torch, st.activation_peak, st.cudagraph, context, budget.free)
+
+    # no KV memory and no blocks; the graphs are the pool the warm-up captures
+    stages = tuple(replace(st, available_kv=0, num_blocks=0, cudagraph=pool(st)) for st in stages)
+    worst = min(stages, key=lambda st: peak(st).margin)
+    if not any(issue.fatal for issue in issues):
+        no_kv.check_peak(peak(worst), limits.max_num_batched_tokens, issues)
+    issues.append(no_kv.no_kv_note(limits.max_num_seqs, limits.max_num_batched_tokens, limits.max_model_len))
+    return Explanation(
+        model=model.name,
+        gpu=gpu.name,
+        vllm_version=str(version),
+        gpu_total_bytes=budget.total,
+        free_bytes=budget.free,
+        utilization=budget.utilization,
+        requested_bytes=budget.requested,
+        kv_cache_memory_bytes=flags.kv_cache_memory_bytes,
+        weight_dtype=precision.dtype,
+        quantization=precision.quant.label if precision.quant else "none",
+        kv_cache_dtype=precision.kv_cache_dtype,
+        tp=flags.tensor_parallel_size,
+        pp=len(stages),
+        dp=flags.data_parallel_size,
+        max_model_len=limits.max_model_len,
+        max_num_seqs=limits.max_num_seqs,
+        max_num_batched_tokens=limits.max_num_batched_tokens,
+        stage=worst,
+        stages=tuple(stages),
+        num_gpu_blocks=0,
+        kv_cache_tokens=0,
+        max_concurrency=float(limits.max_num_batched_tokens // max(1, limits.max_model_len)),
+        blocks_per_request=0,
+        issues=tuple(issues),
+        no_kv_cache=True,
+    )
+
+
 def tightest(stages: Sequence[StageBudget]) -> StageBudget:
     """The stage with the fewest blocks: vLLM takes the minimum over workers."""
     return min(stages, key=lambda st: (st.num_blocks, st.available_kv))
@@ -585,6 +647,8 @@ def explain(
     budget = request_memory(gpu, flags, version, free_bytes, issues, estimate_cudagraphs, v0=v0)
     stages = stage_budgets(model, gpu, flags, version, (precision, limits, budget), issues, v0=v0, draft=draft)
     fixed_kv_allocation(stages, budget, flags, issues)
+    if model.encoder_only:  # no KV cache, no profiling run: the warm-up against free memory (memory/no_kv.py)
+        return no_kv_explanation(model, gpu, flags, version, (precision, limits, budget), stages, issues, v0=v0)
     worst = tightest(stages)
     in_flight, prefix_caching = request_shape(model, flags, limits, pp, version)
     max_len = kv_admission(stages, worst, version, limits, in_flight, prefix_caching, issues)

@@ -92,6 +92,9 @@ class Explanation:
     # --kv-cache-memory-bytes: the KV cache vLLM allocates without profiling (requested_bytes is then this size,
     # not ceil(total x utilization))
     kv_cache_memory_bytes: int | None = None
+    # encoder-only attention (memory/no_kv.py): no KV cache; a step prefills whole requests within max_num_seqs and
+    # max_num_batched_tokens, and max_concurrency is what one step holds of max_model_len tokens
+    no_kv_cache: bool = False
 
     @property
     def fits(self) -> bool:
@@ -127,16 +130,24 @@ class Explanation:
         return any(i.kind in kinds for i in self.issues)
 
     def concurrency_for(self, length: int) -> float:
-        """Requests of `length` tokens the predicted KV pool holds (vLLM's max-concurrency formula)."""
+        """Requests of `length` tokens the predicted KV pool holds (vLLM's max-concurrency formula); without a KV
+        cache, the requests of `length` tokens one step's token budget holds."""
+        if self.no_kv_cache:
+            return float(self.max_num_batched_tokens // length) if length > 0 else 0.0
         return self.stage.concurrency(length, self.in_flight_tokens, self.prefix_caching)
 
     def longest_len(self, need: int, limit: int | None = None) -> int:
         """The largest max_model_len (<= limit) at which one request fits and `need` requests are held; 0 if none."""
         upper = self.max_model_len if limit is None else limit
+        if self.no_kv_cache:
+            return min(upper, self.max_num_batched_tokens // max(1, need))
         return self.stage.longest_len(upper, self.in_flight_tokens, self.prefix_caching, requests=need)
 
     def fits_one_request(self, length: int) -> bool:
-        """vLLM's admission check for one request of `length` tokens (the null block excluded)."""
+        """vLLM's admission check for one request of `length` tokens (the null block excluded); without a KV cache,
+        whether the prompt fits one step (no chunked prefill)."""
+        if self.no_kv_cache:
+            return 0 < length <= self.max_num_batched_tokens
         return self.stage.admits(length, self.in_flight_tokens, self.prefix_caching)
 
     @property

@@ -87,7 +87,7 @@ def layer_kv(
     """The KV spec of layer i on one TP rank, or None for a layer without cache (`mla_as_mha`: an MLA model's cache
     as the per-head K and V of that head size, as vLLM kept it before MLA: see PRE_MLA_HEAD_SIZE)."""
     kind = s.layer_kinds[i]
-    if not s.has_kv_cache(i):  # KV sharing: the layer reads an earlier layer's cache
+    if not s.has_kv_cache(i) or s.encoder_only:  # KV sharing; ENCODER_ONLY attention keeps none (memory/no_kv.py)
         return None
     if s.compressed_attention is not None:
         return _compressed_kv(s, i, block_size)

@@ -3,9 +3,10 @@ engine of each release resolves them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from recommender.hardware import Gpu
+from recommender.memory import no_kv
 from recommender.memory import startup_issues as si
 from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults
 from recommender.memory.startup_issues import StartupIssue
@@ -38,6 +39,10 @@ def scheduler_limits(
         max_len = model.max_model_len
     elif max_len > model.max_model_len:
         issues.append(si.max_len_above_model(max_len, model.max_model_len, model.max_len_key))
+    if model.encoder_only and flags.enable_chunked_prefill is None:  # unsupported: off by default (memory/no_kv.py)
+        flags = replace(flags, enable_chunked_prefill=False)
+    elif model.encoder_only and flags.enable_chunked_prefill:
+        issues.append(no_kv.chunked_prefill_forced())
     if v0:
         tokens = v0_batched_tokens(model, flags, max_len, version)
         limits = SchedulerLimits(max_len, auto_fit, flags.max_num_seqs or 256, tokens)

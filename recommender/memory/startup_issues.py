@@ -42,8 +42,14 @@ class IssueKind(StrEnum):
     KV_ALLOCATION_OOM = "kv-cache-allocation-oom"  # needed = the fixed KV cache, available = free beside the weights
     WARMUP_OOM = "warmup-out-of-memory"  # needed = allocations after the KV cache, available = room for them
     MAMBA_BLOCKS = "max-num-seqs-above-mamba-blocks"  # count = max_num_seqs, requested = the pool's blocks
+    # no KV cache (encoder-only attention, memory/no_kv.py): needed = the warm-up's peak, available = free memory,
+    # requested = max_num_batched_tokens
+    NO_KV_WARMUP_OOM = "no-kv-warmup-out-of-memory"
     # Warnings: vLLM starts, with a caveat.
     WARMUP_HEADROOM = "warmup-headroom"  # needed = post-allocation warm-ups, available = room for them (too close)
+    NO_KV_WARMUP_MARGIN = "no-kv-warmup-margin"  # at risk: as NO_KV_WARMUP_OOM, inside the ~1 GiB uncertainty
+    NO_KV_CACHE = "no-kv-cache"  # encoder-only attention: no KV cache, concurrency bounded by the scheduler limits
+    NO_KV_CHUNKED_PREFILL = "no-kv-chunked-prefill"  # --enable-chunked-prefill on a model that does not support it
     MAMBA_BLOCKS_MARGIN = "mamba-blocks-margin"  # at risk: count = max_num_seqs, requested = the predicted blocks
     UNIFIED_MEMORY_HEADROOM = "unified-memory-headroom"  # at risk: needed = the budget, available = what it leaves
     DSV4_RELEASE_MARGIN = "dsv4-release-margin"  # at risk: needed = one request's KV, available = the KV memory
@@ -79,6 +85,9 @@ class IssueKind(StrEnum):
 _WARNING_KINDS = frozenset(
     {
         IssueKind.WARMUP_HEADROOM,
+        IssueKind.NO_KV_WARMUP_MARGIN,
+        IssueKind.NO_KV_CACHE,
+        IssueKind.NO_KV_CHUNKED_PREFILL,
         IssueKind.MAMBA_BLOCKS_MARGIN,
         IssueKind.UNIFIED_MEMORY_HEADROOM,
         IssueKind.DSV4_RELEASE_MARGIN,
@@ -100,6 +109,7 @@ _WARNING_KINDS = frozenset(
 )
 _AT_RISK_KINDS = frozenset(
     {
+        IssueKind.NO_KV_WARMUP_MARGIN,
         IssueKind.MAMBA_BLOCKS_MARGIN,
         IssueKind.UNIFIED_MEMORY_HEADROOM,
         IssueKind.DSV4_RELEASE_MARGIN,

@@ -86,6 +86,22 @@ _GPT2_ALIASES = (
 _BLOOM_ALIASES = (("hidden_size", "n_embed"), ("num_hidden_layers", "n_layer"), ("num_attention_heads", "n_head"))
 
 LLAMA = Family("Llama-style decoder", "vllm/model_executor/models/llama.py")
+# BERT-style encoders (vllm bert.py BertEmbedding/BertLayer, roberta.py RobertaEmbedding): post-LayerNorm layers
+# (attention output and MLP output), biases on every linear, a GELU fc MLP, learned absolute positions and token
+# types beside the word embeddings, a LayerNorm over the embeddings and none at the end. Served only for pooling.
+BERT = Family(
+    "BERT-style encoder",
+    "vllm/model_executor/models/bert.py, roberta.py",
+    gated_mlp=False,
+    norm="layer",
+    qkv_bias=True,
+    o_bias=True,
+    mlp_bias=True,
+    embedding_norm=True,
+    learned_positions=True,
+    final_norm=False,
+)
+BERT_TYPES = ("bert", "roberta", "xlm-roberta")
 _QWEN2 = Family("Qwen2", "vllm/model_executor/models/qwen2.py", qkv_bias=True)
 _QK_NORM = Family("Qwen3-style decoder (q/k norms)", "vllm/model_executor/models/qwen3.py", qk_norm=True)
 _GEMMA = Family("Gemma", "vllm/model_executor/models/gemma.py", tie_default=True)
@@ -267,6 +283,7 @@ FAMILIES: dict[str, Family] = {
     ),
     "nemotron_h": _NEMOTRON_H,
     "gpt2": _GPT2,
+    **dict.fromkeys(BERT_TYPES, BERT),
     "gpt_bigcode": _GPT_BIGCODE,
     "gptj": _GPTJ,
     "gpt_neox": _NEOX,
@@ -454,9 +471,6 @@ def family_for(arch: str, model_type: str) -> Family:
 
 _ENCODER_ONLY_TYPES = frozenset(
     {
-        "bert",
-        "roberta",
-        "xlm-roberta",
         "distilbert",
         "electra",
         "deberta",
@@ -472,7 +486,12 @@ _ENCODER_ONLY_TYPES = frozenset(
     }
 )
 _ENCODER_DECODER_TYPES = frozenset({"t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marian", "whisper", "m2m_100"})
-_TASK_HEADS = ("ForSequenceClassification", "ForTokenClassification", "ForMaskedLM", "ForQuestionAnswering")
+_TASK_HEADS = ("ForTokenClassification", "ForMaskedLM", "ForQuestionAnswering")
+
+
+def _task_head(arch: str) -> str:
+    return next(h for h in _TASK_HEADS if arch.endswith(h)).removeprefix("For")
+
 
 # vllm/model_executor/models/registry.py _PREVIOUSLY_SUPPORTED_MODELS (0.33.0): the last release that served them.
 SERVED_UNTIL: dict[str, str] = {
@@ -505,10 +524,15 @@ SERVED_UNTIL: dict[str, str] = {
 
 def refusal(arch: str, model_type: str) -> str | None:
     """Why vllm-plan does not plan this architecture (a decoder served for generation is planned), or None."""
-    if model_type in _ENCODER_ONLY_TYPES or arch.endswith(_TASK_HEADS) or arch in ("BertModel", "RobertaModel"):
+    if model_type in _ENCODER_ONLY_TYPES:
         return (
-            f"{arch} (model_type {model_type!r}) is an encoder-only model: vLLM serves it for embeddings or "
-            "classification with no KV cache, and vllm-plan plans decoder (text generation) serving"
+            f"{arch} (model_type {model_type!r}) is an encoder-only model vllm-plan does not lay out: it plans the "
+            f"BERT / RoBERTa / XLM-RoBERTa encoders ({', '.join(BERT_TYPES)}) and decoder-based embedders"
+        )
+    if arch.endswith(_TASK_HEADS):
+        return (
+            f"{arch} (model_type {model_type!r}) has a {_task_head(arch)} head vllm-plan does not lay out: it plans "
+            "the base models (*Model) and *ForSequenceClassification rerankers and classifiers"
         )
     if model_type in _ENCODER_DECODER_TYPES:
         return (

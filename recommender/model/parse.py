@@ -18,6 +18,7 @@ from recommender.model import encoder_features, features
 from recommender.model.compressed_attention import compressed_attention_spec
 from recommender.model.config_values import MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_VOCAB, ConfigValues
 from recommender.model.families import (
+    BERT_TYPES,
     LIGHTNING_TYPES,
     SERVED_UNTIL,
     TEXT_CONFIG_DEFAULTS,
@@ -36,7 +37,7 @@ from recommender.model.layer_plan import (
     mlp_kinds,
     nemotron_h_plan,
 )
-from recommender.model.pooling import bidirectional_reason, pooling_by_architecture
+from recommender.model.pooling import bidirectional_decoder, pooling_by_architecture
 from recommender.model.quant import expert_format, parse_quant
 from recommender.model.spec import LinearAttentionSpec, MambaSpec, MlaSpec, ModelSpec, MoeSpec
 from recommender.model.tensors import count_params
@@ -219,8 +220,6 @@ def _linear_spec(c: ConfigValues, key: str) -> LinearAttentionSpec:
 def _approximations(config: Mapping[str, Any], family: Family) -> tuple[str, ...]:
     """Why the figures are estimates: an architecture outside the table, or an encoder the config does not size."""
     reasons = [family.approximate] if family.approximate else []  # the adapter may add one (family.approximate)
-    if bidirectional := bidirectional_reason(config):
-        reasons.append(bidirectional)
     if isinstance(config.get("audio_config"), Mapping) and not encoder_features.audio_counted(config):
         reasons.append("the audio encoder (audio_config) is not counted in the weights")
     return tuple(reasons)
@@ -309,6 +308,9 @@ def _parse(
     positions = (
         c.get_int("max_position_embeddings", max_len) + family.position_offset if family.learned_positions else 0
     )
+    bert = r.key in BERT_TYPES
+    if bert:
+        max_len = _bert_max_len(c, r.key, max_len)
     return ModelSpec(
         name=name,
         architecture=r.ident.arch,
@@ -372,4 +374,30 @@ def _parse(
         served_until=SERVED_UNTIL.get(r.ident.arch),
         mtp_layers=c.first_int(("num_nextn_predict_layers", "mtp_num_hidden_layers"), 0, bound=MAX_MTP_LAYERS),
         pooling=pooling_by_architecture(r.ident.arch),
+        encoder_only=bert or bidirectional_decoder(config, r.key),
+        token_types=c.get_int("type_vocab_size", 2, bound=MAX_VOCAB) if bert else 0,
+        classifier_labels=_labels(c) if r.ident.arch.endswith("ForSequenceClassification") else 0,
     )
+
+
+# RoBERTa's position ids start after the padding index (roberta.py RobertaEmbedding: `positions + padding_idx + 1`),
+# so a table of max_position_embeddings rows serves max_position_embeddings - pad_token_id - 1 tokens (XLM-R: 514 ->
+# 512, bge-m3: 8194 -> 8192, the model_max_length these repositories' tokenizer_config.json states and vLLM takes for
+# a pooling model with absolute positions: config/model.py get_and_verify_max_len).
+def _bert_max_len(c: ConfigValues, key: str, max_len: int) -> int:
+    if key == "bert":
+        return max_len
+    return max(
+        1, min(max_len, c.get_int("max_position_embeddings", max_len) - c.get_int("pad_token_id", 1, zero_ok=True) - 1)
+    )
+
+
+MAX_LABELS = 1 << 20
+
+
+def _labels(c: ConfigValues) -> int:
+    """A classification head's outputs: num_labels, else the id2label entries, else transformers' default of 2."""
+    if c.has("num_labels"):
+        return c.get_int("num_labels", bound=MAX_LABELS)
+    id2label = c.raw("id2label")
+    return len(id2label) if isinstance(id2label, Mapping) and 0 < len(id2label) <= MAX_LABELS else 2

@@ -7,6 +7,12 @@ registry role; else the architecture name's suffix decides (`_SUFFIX_TO_DEFAULTS
 ForConditionalGeneration, ChatModel, LMHeadModel generate; EmbeddingModel, ForTextEncoding, ForRewardModeling,
 RewardModel and any other `*Model` pool). The `*Model` names the registry keeps for generation are listed below.
 
+Encoder-only models (BERT, RoBERTa, XLM-RoBERTa, and decoders whose config says is_causal false) run every
+attention layer as ENCODER_ONLY: vLLM keeps no KV cache for them, skips the profiling run (v1/engine/core.py
+_initialize_kv_caches: `has_kv_cache` false leaves determine_available_memory uncalled), and runs them without
+chunked prefill (config/model.py is_chunked_prefill_supported), so each request is prefilled whole in one step of at
+most max_num_batched_tokens tokens (memory/no_kv.py).
+
 A pooling model allocates no LM head: adapters.py `_create_pooling_model_cls` builds the model under
 `no_init_weights(..., targets=(LogitsProcessor, ParallelLMHead))` (earlier releases deleted `lm_head` and
 `logits_processor` after building), and its profiling pass runs the pooler over the hidden states instead of the
@@ -23,7 +29,15 @@ from typing import Any
 from recommender.model.spec import ModelSpec
 
 _GENERATE_SUFFIXES = ("ForCausalLM", "ForConditionalGeneration", "ChatModel", "LMHeadModel")
-_POOLING_SUFFIXES = ("EmbeddingModel", "ForTextEncoding", "ForRewardModeling", "RewardModel", "Model")
+_POOLING_SUFFIXES = (
+    "EmbeddingModel",
+    "ForTextEncoding",
+    "ForSequenceClassification",
+    "ClassificationModel",
+    "ForRewardModeling",
+    "RewardModel",
+    "Model",
+)
 # registry.py _TEXT_GENERATION_MODELS / _MULTIMODAL_MODELS entries (0.33) whose names end in "Model"
 REGISTERED_GENERATIVE_MODELS = frozenset(
     {"ChatGLMModel", "MiDashengLMModel", "MossAudioModel", "Qwen2_5OmniModel", "UltravoxModel"}
@@ -42,15 +56,18 @@ def headless_checkpoint(arch: str) -> bool:
     return pooling_by_architecture(arch)
 
 
-def bidirectional_reason(config: Mapping[str, Any]) -> str:
-    """is_causal false (gte-Qwen2-7B-instruct): vLLM's Llama / Qwen2 / Qwen3 files build ENCODER_ONLY attention,
-    which keeps no KV cache (Attention.get_kv_cache_spec returns None); the planner still sizes one."""
-    if config.get("is_causal") is False:
-        return (
-            "is_causal false: vLLM runs its attention bidirectionally (ENCODER_ONLY) and keeps no KV cache for it; "
-            "the KV-cache figures here are what a causal model of this shape would hold"
-        )
-    return ""
+# vLLM 0.33 files that build EncoderOnlyAttention when the config says is_causal false (llama.py, qwen2.py, qwen3.py,
+# gemma3.py, deepseek_v2.py: `if getattr(config, "is_causal", True)` ... else AttentionType.ENCODER_ONLY)
+IS_CAUSAL_READ_BY = frozenset(
+    {"llama", "mistral", "qwen2", "qwen3", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3"}
+)
+
+
+def bidirectional_decoder(config: Mapping[str, Any], model_type: str) -> bool:
+    """is_causal false (gte-Qwen2-*-instruct) in a family whose vLLM file reads it: every attention layer is
+    ENCODER_ONLY, which keeps no KV cache (Attention.get_kv_cache_spec skips it; gpu_model_runner.py
+    may_add_encoder_only_layers_to_kv_cache_config gives it a group the allocator does not size)."""
+    return config.get("is_causal") is False and model_type in IS_CAUSAL_READ_BY
 
 
 def as_pooling(spec: ModelSpec, why: str) -> ModelSpec:

@@ -312,6 +312,11 @@ class ModelSpec:
     mtp_layers: int = 0
     first_release: FirstRelease | None = None  # the first vLLM release that can load it (profiles/architectures.yaml)
     pooling: bool = False  # vLLM's pooling runner (embeddings): no LM head, no sampler (model/pooling.py)
+    # every attention layer bidirectional (vLLM's EncoderOnlyAttention, AttentionType.ENCODER_ONLY: BERT-style encoders,
+    # a decoder whose config says is_causal false): vLLM keeps no KV cache for it (model/pooling.py)
+    encoder_only: bool = False
+    token_types: int = 0  # BERT token_type_embeddings rows (type_vocab_size)
+    classifier_labels: int = 0  # a sequence-classification head's outputs (rerankers, classifiers); 0: none
 
     def kv_heads_at(self, layer: int) -> int:
         """KV heads of one layer's attention."""

@@ -361,6 +361,29 @@ def layer_tensors(s: ModelSpec, i: int) -> list[Tensor]:
     return out + _mlp(s, i)
 
 
+def _pooling_head(s: ModelSpec) -> list[Tensor]:
+    """A BERT-style checkpoint's pooler (dense + tanh: saved with BertModel / XLMRobertaModel, dropped on load by
+    bert.py BertModel.hf_to_vllm_mapper `pooler.` -> None), or a sequence-classification head: RoBERTa's
+    classifier.dense + classifier.out_proj (roberta.py RobertaClassificationHead), BERT's pooler + classifier
+    (bert.py BertForSequenceClassification), a decoder's score (no bias; adapters.py as_seq_cls_model)."""
+    h, labels = s.hidden_size, s.classifier_labels
+    dense = [
+        Tensor("pooler.dense", "mlp", h, h, "replicated", None, linear=False),
+        Tensor("pooler.dense.bias", "mlp", h, 1, "replicated", None, linear=False),
+    ]
+    if not labels:
+        return [replace(t, loaded=False) for t in dense] if s.token_types else []
+    out = [
+        Tensor("classifier.out_proj", "mlp", labels, h, "replicated", None, linear=False),
+        Tensor("classifier.out_proj.bias", "mlp", labels, 1, "replicated", None, linear=False),
+    ]
+    if s.model_type in ("roberta", "xlm-roberta"):
+        return [replace(t, module=t.module.replace("pooler", "classifier")) for t in dense] + out
+    if s.token_types:
+        return dense + out
+    return [Tensor("score", "mlp", labels, h, "replicated", None, linear=False)]
+
+
 def model_tensors(s: ModelSpec) -> list[Tensor]:
     """Every weight tensor of the model (vision encoder, embeddings, layers, final norm, lm_head)."""
     h = s.hidden_size
@@ -386,6 +409,13 @@ def model_tensors(s: ModelSpec) -> list[Tensor]:
         out.append(norm(s, "model.norm", h, None))
     if s.compressed_attention is not None:
         out += dsv4_tensors.head_tensors(s)
+    if s.token_types:  # BERT token_type_embeddings (VocabParallelEmbedding of type_vocab_size rows)
+        out.append(
+            Tensor(
+                "model.embeddings.token_type_embeddings", "embedding", s.token_types, h, "column", None, linear=False
+            )
+        )
+    out += _pooling_head(s)
     if s.pooling and headless_checkpoint(s.architecture):  # MistralModel, Qwen2Model...: the backbone alone
         return out
     head = (

@@ -16,7 +16,7 @@ from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion, runs_v0_engine
 from recommender.model.quant import resolve_quant
 from recommender.model.spec import ModelSpec
-from recommender.perf.costs import EngineCosts, EngineFacts, engine_costs, engine_facts
+from recommender.perf.costs import EngineCosts, EngineFacts, PerfUnavailableError, engine_costs, engine_facts
 from recommender.perf.load import Load, make_requests
 from recommender.perf.metrics import PerfResult, summarize
 from recommender.perf.params import PerfParams
@@ -42,9 +42,22 @@ class Sweep:
     points: tuple[SweepPoint, ...]
 
 
+def refuse_pooling(model: ModelSpec, flags: EngineFlags) -> None:
+    """The performance model replays text generation (prefill, then decode steps that sample); a model vLLM serves
+    with the pooling runner (embeddings, scores: model/pooling.py) runs one prefill per request and no decode, which
+    nothing here is fitted to."""
+    if model.pooling or flags.pooling_runner():
+        raise PerfUnavailableError(
+            f"{model.name} is served with vLLM's pooling runner (embeddings / scores), whose throughput the "
+            "performance model does not predict (it is fitted to text generation); `explain` and `recommend` "
+            "without --input-len / --output-len plan its memory"
+        )
+
+
 def startup(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -> Explanation:
     """The startup prediction; a configuration vLLM would not start cannot be benchmarked. Where it starts only with
     FlashInfer's sampler (`sampler_note` says so), that startup."""
+    refuse_pooling(model, flags)
     e = explain(model, gpu, flags, version)
     if e.fits:
         return e
@@ -149,6 +162,7 @@ def costs_for(
 ) -> EngineCosts:
     """The engine's cost coefficients for a configuration `explain` accepted (`chunked_prefill`: see
     `v0_prefill_first`; only the V0 engine reads it)."""
+    refuse_pooling(model, flags)
     version = VllmVersion.parse(e.vllm_version)
     overlap = async_default(version, e.pp) if async_scheduling is None else async_scheduling and e.pp == 1
     facts = facts_for(model, gpu, flags, e, chunked_prefill=chunked_prefill)

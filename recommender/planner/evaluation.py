@@ -231,6 +231,8 @@ def _failures(final: Explanation) -> tuple[str, ...]:
 
 def _seqs_note(final: Explanation) -> str:
     """When --max-num-seqs, not the KV cache, is the limit: say so and what the KV cache would hold."""
+    if final.no_kv_cache:
+        return f" (no KV cache: one step of {final.max_num_batched_tokens:,} tokens)"
     if final.max_num_seqs >= final.max_concurrency:
         return ""
     return f" (--max-num-seqs {final.max_num_seqs:,}; the KV cache would hold {final.max_concurrency:,.1f})"
@@ -263,8 +265,75 @@ def _mamba_seqs(
     return flags, explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
 
 
+def _no_kv_flags(flags: EngineFlags, length: int, seqs: int, tokens: int) -> EngineFlags:
+    """A no-KV engine's flags: the length, the requests a step runs and the tokens they take (at least the length:
+    without chunked prefill vLLM refuses a smaller budget)."""
+    return replace(flags, max_model_len=length, max_num_seqs=seqs, max_num_batched_tokens=max(tokens, length, seqs))
+
+
+def _no_kv_judged(ctx: _Context, length: int, replicas: int) -> Evaluation:
+    """One no-KV configuration: with N, each replica's share of N requests of `length` tokens prefilled in one step
+    (--max-num-seqs that share, --max-num-batched-tokens share x length); without N, the release's defaults."""
+    seqs_default, tokens_default = batch_defaults(ctx.hw.gpu, ctx.version)
+    need = ctx.target.concurrency
+    seqs = math.ceil(need / replicas) if need else seqs_default
+    tokens = seqs * length if need else max(tokens_default, length)
+    flags = _no_kv_flags(replace(ctx.flags, data_parallel_size=1), length, seqs, tokens)
+    return _judged(ctx.candidate, ctx.target, ctx.hw, ctx.version, flags, replicas)
+
+
+def evaluate_no_kv(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -> Verdict:
+    """A model vLLM keeps no KV cache for (memory/no_kv.py): concurrency is what one step prefills, so N requests of
+    S tokens need --max-num-seqs N and --max-num-batched-tokens N x S, bounded by the warm-up's forward pass of that
+    many tokens against the free memory. S given: the fewest replicas that hold N; N alone: the longest S (at least
+    `min_context`, at most the model's) that one replica serves, else the fewest replicas at that floor."""
+    flags = replace(probe_flags(c, target, hw, version), max_num_batched_tokens=None)  # the budget vLLM derives
+    try:
+        probe = explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)
+    except PlanError as exc:
+        return Unevaluable(c, flags, f"{c.describe()}: {exc}")
+    ctx = _Context(c, target, hw, version, flags, probe)
+    hard = [i for i in probe.issues if i.fatal and i.kind not in (*_LENGTH_ERRORS, IssueKind.NO_KV_WARMUP_OOM)]
+    if hard:
+        return ctx.reject(hard[0].message)
+    limit = c.weights.model.max_model_len
+    if target.context is not None and target.context > limit:
+        return ctx.reject(f"{target.context:,} tokens exceed the model's limit of {limit:,}")
+    if target.context is not None or not target.concurrency:
+        length = min(target.context or limit, limit)
+        first = e = _no_kv_judged(ctx, length, 1)
+        for r in range(2, ctx.max_replicas + 1 if target.concurrency else 1):
+            if e.feasible:
+                break
+            e = _no_kv_judged(ctx, length, r)
+        return e if e.feasible else first
+    return _no_kv_longest(ctx, limit)
+
+
+def _no_kv_longest(ctx: _Context, limit: int) -> Evaluation:
+    """N alone: the longest length one replica serves N at (binary search on the warm-up's fit), else replicas."""
+    floor = min(limit, ctx.target.min_context)
+    for r in range(1, ctx.max_replicas + 1):
+        top = _no_kv_judged(ctx, limit, r)
+        if top.feasible:
+            return top
+        low = _no_kv_judged(ctx, floor, r)
+        if not low.feasible:
+            continue
+        lo, hi, best = floor, limit, low
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            e = _no_kv_judged(ctx, mid, r)
+            lo, hi, best = (mid, hi, e) if e.feasible else (lo, mid, best)
+        rounded = _round_len(best.explanation.max_model_len)
+        return best if rounded == best.explanation.max_model_len else _no_kv_judged(ctx, max(floor, rounded), r)
+    return _no_kv_judged(ctx, floor, ctx.max_replicas)
+
+
 def evaluate_candidate(c: Candidate, target: Target, hw: Hardware, version: VllmVersion) -> Verdict:
     """Choose flags for one candidate and judge it against the target."""
+    if c.weights.model.encoder_only:
+        return evaluate_no_kv(c, target, hw, version)
     flags = probe_flags(c, target, hw, version)
     try:
         probe = explain(c.weights.model, hw.gpu, flags, version, free_bytes=hw.free_bytes)

@@ -70,6 +70,8 @@ def candidates(options: Sequence[WeightOption], model: ModelSpec, hw: Hardware, 
     for w in options:
         # Where `auto` already stores fp8 (DeepSeek-V4, a checkpoint's FP8 KV scheme), `fp8` is the same engine.
         kv_here = [k for k in kv if not (k == "fp8" and "auto" in kv and auto_kv_is_fp8(w.model, w.model.quant))]
+        if model.encoder_only:  # no KV cache to store in fp8 (memory/no_kv.py)
+            kv_here = kv_here[:1]
         for k in kv_here:
             for tp, pp in parallel_shapes(model, hw):
                 out.append(Candidate(w, k, tp, pp))
