@@ -43,6 +43,8 @@ HELDOUT_6 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_
 HELDOUT_7 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_7.jsonl"
 # Ids Y...: an eighth blind set (six 7B-14B models on an A40, five on a GB10 DGX Spark, ...), measured the same way.
 HELDOUT_8 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_8.jsonl"
+# Ids Z...: a ninth blind set (five more models on a GB10, Qwen3.5-122B-A10B-FP8 on an MI300X, ...), measured the same way.
+HELDOUT_9 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_9.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -303,7 +305,7 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
-    if row["id"][0] in "FNSTVWXY":  # field points and the second to eighth blind sets: never fitted on
+    if row["id"][0] in "FNSTVWXYZ":  # field points and the second to ninth blind sets: never fitted on
         return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 

@@ -13,6 +13,7 @@ from benchmarks.perf_points import (
     HELDOUT_6,
     HELDOUT_7,
     HELDOUT_8,
+    HELDOUT_9,
     HOLDOUT_GROUPS,
     _random_lengths,
     points,
@@ -330,3 +331,51 @@ def test_eighth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
     # kvcached's vanilla-vLLM baseline on a GB10: medians of 3 seeds, gpu-memory-utilization 0.5, 14.21 req/s x 128
     assert by["Y009"].flags.gpu_memory_utilization == 0.5
     assert by["Y009"].measured == pytest.approx({"ttft": 11575, "tpot": 119.3, "throughput": 1818.9})
+
+
+def test_ninth_blind_set_is_new_points_from_several_publishers() -> None:
+    blind = points((HELDOUT_9,))
+    assert len(blind) >= 14
+    fitted = {p.group for p in points()}
+    seen = {
+        p.group for p in points((FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_4, HELDOUT_5, HELDOUT_6, HELDOUT_7, HELDOUT_8))
+    }
+    sources = {p.source.split("/blob/")[0] for p in blind}
+    assert len(sources) >= 4  # several publishers, at most five points each
+    assert all(sum(p.source.startswith(s) for p in blind) <= 5 for s in sources)
+    for p in blind:
+        assert p.id.startswith("Z"), p.id
+        assert p.use == "field", (p.id, p.reason)
+        assert p.group not in fitted, (p.id, p.group)
+    # every combination but Kimi-K2.5 on H200 (the adithyaJRunpod rows) is new to every perf file
+    assert {p.group for p in blind} & seen == {("moonshotai/Kimi-K2.5", "h200")}
+    by = {p.id: p for p in blind}
+    # DGX Spark (GB10), vLLM 0.26.0: Nemotron-3-Nano FP8, 4000/500 random prompts (range ratio 0.9) at 1.5 Poisson
+    # req/s capped at 25 in flight
+    z001 = by["Z001"]
+    assert (z001.gpu, str(z001.version), z001.flags.kv_cache_dtype, z001.async_scheduling) == (
+        "gb10",
+        "0.26.0",
+        "fp8",
+        True,
+    )
+    assert (z001.load.max_concurrency, z001.load.request_rate, z001.load.jitter) == (25, 1.5, pytest.approx(0.9))
+    assert z001.load.input_len == pytest.approx(1202858 / 300)
+    assert z001.measured == pytest.approx({"ttft": 1078.37, "tpot": 127.93, "throughput": 188.16})
+    # RTX PRO 6000 Workstation, SGLang's client against vLLM: 1000 prompts, 512 in flight, lengths uniform in [1, L]
+    z006 = by["Z006"]
+    assert (z006.gpu, z006.load.max_concurrency, z006.load.request_rate, z006.load.jitter) == (
+        "rtx-pro-6000-ws",
+        512,
+        None,
+        pytest.approx(0.99),
+    )
+    assert z006.flags.max_model_len == 10000 and z006.flags.gpu_memory_utilization == 0.8
+    # MI300X, vLLM 0.18.0: the engine's /metrics give a per-user decode speed (TPOT = 1000 / 85.97) and a mean TTFT,
+    # no duration, so throughput is not compared
+    assert by["Z008"].measured == pytest.approx({"ttft": 138.0, "tpot": 1000 / 85.97}, rel=1e-3)
+    assert (by["Z010"].load.input_len, by["Z010"].load.max_concurrency) == (32768, 2)
+    # two RTX PRO 6000 at TP2: TTFT printed to 0.1 s only, so decode speed alone
+    assert by["Z011"].flags.tensor_parallel_size == 2 and set(by["Z011"].measured) == {"tpot"}
+    # Kimi-K2.5 on 8 x H200: the reasoning parser hides the first token from GuideLLM, so output throughput only
+    assert by["Z013"].measured == pytest.approx({"throughput": 1157.0})
