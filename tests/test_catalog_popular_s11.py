@@ -1,0 +1,81 @@
+"""Popular ids that exited 4 offline (issue #11), session 11: entries checked against their sources by hand."""
+
+from __future__ import annotations
+
+from recommender.catalog import load_gpus, load_model
+from recommender.hardware import resolve_gpu
+from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.sources.resolve import resolve_model
+
+V033 = VllmVersion.parse("0.33.0")
+H100 = resolve_gpu("h100", load_gpus())
+
+
+def _reconstructed(model_id: str) -> bool:
+    spec = resolve_model(model_id)
+    return any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate)
+
+
+def test_unsloth_llama_3_1_8b_bnb_4bit_is_the_base_model_in_nf4() -> None:
+    """unsloth/Meta-Llama-3.1-8B-bnb-4bit (reconstructed): the base model's 32 layers of 4096 (q/o 4096^2, k/v
+    4096 x 1024, gated MLP 3 x 4096 x 14336, two RMSNorms), untied 128,256-row embedding and head, final norm:
+    8,030,261,248 parameters (Meta's card), in bitsandbytes NF4."""
+    h, vocab = 4096, 128256
+    total = 32 * (2 * h * h + 2 * h * 1024 + 3 * h * 14336 + 2 * h) + 2 * vocab * h + h
+    assert total == 8_030_261_248
+    spec = resolve_model("unsloth/Meta-Llama-3.1-8B-bnb-4bit")
+    assert spec.params is not None and spec.params.total == total
+    assert spec.params == resolve_model("meta-llama/Meta-Llama-3.1-8B").params
+    assert spec.quant is not None and spec.quant.method == "bitsandbytes" and spec.quant.bits == 4
+    assert spec.max_model_len == 131072 and _reconstructed("unsloth/Meta-Llama-3.1-8B-bnb-4bit")
+
+
+def test_unsloth_qwen3_8b_bnb_4bit_is_qwen3_8b_in_nf4() -> None:
+    """unsloth/Qwen3-8B-bnb-4bit (reconstructed): Qwen3-8B's 8,190,735,360 parameters (36 layers of 4096, q/k norms
+    of 128, gated MLP 3 x 4096 x 12288, untied 151,936-row embedding and head) in bitsandbytes NF4."""
+    h, vocab = 4096, 151936
+    total = 36 * (2 * h * h + 2 * h * 1024 + 2 * 128 + 3 * h * 12288 + 2 * h) + 2 * vocab * h + h
+    assert total == 8_190_735_360
+    spec = resolve_model("unsloth/Qwen3-8B-bnb-4bit")
+    assert spec.params is not None and spec.params.total == total
+    assert spec.quant is not None and spec.quant.method == "bitsandbytes" and spec.quant.bits == 4
+    assert spec.max_model_len == 40960 and _reconstructed("unsloth/Qwen3-8B-bnb-4bit")
+
+
+def test_qwen3_next_instruct_fp8_is_block_fp8_of_the_instruct_release() -> None:
+    """Qwen3-Next-80B-A3B-Instruct-FP8 (reconstructed): the Instruct release's parameters in Qwen's 128 x 128 block
+    FP8; at TP=2 each GPU loads a bit over half of the 16-bit checkpoint (embedding, lm_head, routers and
+    shared-expert gates stay 16-bit). It is listed as a variant of the Instruct entry."""
+    fp8, bf16 = resolve_model("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8"), resolve_model("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert fp8.params is not None and fp8.params == bf16.params
+    assert fp8.quant is not None and fp8.quant.bits == 8 and fp8.quant.block == (128, 128)
+    flags = EngineFlags(max_model_len=8192, tensor_parallel_size=2)
+    w8, w16 = explain(fp8, H100, flags, V033).stage.weights, explain(bf16, H100, flags, V033).stage.weights
+    assert 0.5 < w8 / w16 < 0.53
+    base = load_model("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert base is not None and "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8" in base.variants
+    assert _reconstructed("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8")
+
+
+def test_glm_4_7_fp8_declares_the_publisher_s_compressed_tensors_fp8() -> None:
+    """GLM-4.7-FP8 is a compressed-tensors W8A8 FP8 checkpoint (its hub page's library tag), not GLM-5-FP8's block
+    FP8: per-channel FP8 Linear weights, 16-bit embedding, lm_head and router; at TP=8 a bit over half of GLM-4.7."""
+    fp8, bf16 = resolve_model("zai-org/GLM-4.7-FP8"), resolve_model("zai-org/GLM-4.7")
+    assert fp8.quant is not None and fp8.quant.checkpoint_format == "compressed-tensors" and fp8.quant.bits == 8
+    assert fp8.quant.block is None and not fp8.quant.lm_head_quantized
+    flags = EngineFlags(max_model_len=8192, tensor_parallel_size=8)
+    w8, w16 = explain(fp8, H100, flags, V033).stage.weights, explain(bf16, H100, flags, V033).stage.weights
+    assert 0.5 < w8 / w16 < 0.53
+
+
+def test_fp8_releases_are_variants_of_their_base_entries() -> None:
+    """recommend searches a base entry's variants: the bundled FP8 releases of Llama-3.3-70B and GLM-4.5-Air are
+    listed, each naming its base back."""
+    for base_id, variant in (
+        ("meta-llama/Llama-3.3-70B-Instruct", "nvidia/Llama-3.3-70B-Instruct-FP8"),
+        ("zai-org/GLM-4.5-Air", "zai-org/GLM-4.5-Air-FP8"),
+    ):
+        base, entry = load_model(base_id), load_model(variant)
+        assert base is not None and entry is not None
+        assert variant in base.variants and entry.base_model == base_id
