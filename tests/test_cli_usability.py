@@ -206,6 +206,7 @@ def test_models_and_gpus_take_a_pattern() -> None:
         "Qwen/Qwen3-8B-FP8",
         "RedHatAI/Qwen3-8B-FP8-dynamic",
         "unsloth/Qwen3-8B",
+        "unsloth/Qwen3-8B-bnb-4bit",
     ]
     keys = [g["key"] for g in json.loads(invoke(["gpus", "h100", "--format", "json"]).stdout)]
     assert set(keys) == {"h100-pcie", "h100-sxm", "h100-nvl"}
