@@ -578,7 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 9))),
+        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 11))),
         help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-from benchmarks.fidelity import FIELD10, RECORD_SETS, load_records
+import pytest
+
+from benchmarks.fidelity import FIELD10, RECORD_SETS, load_records, main
 
 ROUND10 = load_records(*FIELD10)
 
@@ -45,3 +47,11 @@ def test_round_ten_records_say_whether_vllm_started_and_on_what() -> None:
         assert r["gpu"] or r["gpu_total_gib"], r["id"]  # the card, or the total its log printed
         assert r["vllm_version"] or r["vllm_version_estimate"], r["id"]
     assert {r["status"].split()[0] for r in ROUND10} == {"ok", "failed"}
+
+
+def test_round_ten_split_is_selectable_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse refuses a split outside its choices (exit 2); round 9's and round 10's must be accepted
+    assert main(["--records", "field10", "--split", "held-out-10", "--quiet"]) == 0
+    assert "records: 19;" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--records", "field10", "--split", "held-out-11", "--quiet"])
