@@ -238,12 +238,36 @@ def _load(row: dict[str, Any]) -> tuple[Load, list[str]]:
             num_prompts=int(n),
             max_concurrency=int(cap) if cap else None,
             request_rate=None if rate in (None, "inf") or rate == float("inf") else float(rate),
+            burstiness=_burstiness(row),
             dataset=dataset,
             jitter=jitter,
             max_output=max_output,
+            rescaled_arrivals=_rescaled_arrivals(row),
         ),
         notes,
     )
+
+
+_BURSTINESS = re.compile(r"--burstiness[= ]([\d.]+)\b")
+
+
+def _burstiness(row: dict[str, Any]) -> float:
+    """The client's stated `--burstiness` (gamma shape of the inter-arrival times; 1.0, Poisson, by default)."""
+    m = _BURSTINESS.search(" ".join(str(row.get(k) or "") for k in ("raw", "notes", "benchmark_tool")))
+    value = float(m.group(1)) if m else 1.0
+    return value if value > 0 else 1.0
+
+
+def _rescaled_arrivals(row: dict[str, Any]) -> bool:
+    """vLLM's own client (`vllm bench serve`, benchmarks/benchmark_serving.py) of release 0.10.0 or later stretches
+    its gamma delays so the last request is sent at num_prompts / rate (vllm-project/vllm#21108); forks and copies
+    of the script (SGLang's, InferenceX's, dstack's, a user's) are of unknown vintage and keep the older sending.
+    The row's vLLM release stands for the client's."""
+    tool = str(row.get("benchmark_tool") or "").lower()
+    own = ("vllm bench serve" in tool or "benchmark_serving.py" in tool) and not any(
+        other in tool for other in ("sglang", "inferencex", "copy", "fork", "tt-inference")
+    )
+    return own and _version(row) >= VllmVersion(0, 10, 0)
 
 
 _RANGE_RATIO = re.compile(r"range[-_ ]ratio[\s=:|]+([\d.]+)")

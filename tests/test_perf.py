@@ -476,6 +476,21 @@ def test_poisson_arrivals_have_the_requested_rate() -> None:
     assert reqs.arrival[-1] / 1999 == pytest.approx(0.2, rel=0.06)
 
 
+def test_rescaled_arrivals_end_at_num_prompts_over_rate() -> None:
+    # vLLM 0.10.0+ (serve.py get_request): request i waits the sum of i + 1 gamma draws, all scaled so that the last
+    # is sent at num_prompts / rate = 40 / 4 = 10 s; the older client sends request 0 at once, then one draw apart
+    old = make_requests(Load(10, 10, num_prompts=40, request_rate=4.0, burstiness=0.7), 4096)
+    new = make_requests(Load(10, 10, num_prompts=40, request_rate=4.0, burstiness=0.7, rescaled_arrivals=True), 4096)
+    assert old.arrival[0] == 0.0 and new.arrival[0] > 0.0
+    assert new.arrival[-1] == pytest.approx(10.0)
+    assert all(b > a for a, b in zip(new.arrival, new.arrival[1:], strict=False))
+    # the same draws, one scale: the rescaled run's first delay is the older run's first gap times the factor
+    factor = new.arrival[0] / old.arrival[1]
+    assert 1e-3 < factor < 1e3
+    for i in (1, 2, 20, 38):
+        assert new.arrival[i] - new.arrival[i - 1] == pytest.approx(factor * (old.arrival[i + 1] - old.arrival[i]))
+
+
 def test_percentile_is_numpys_linear() -> None:
     assert percentile([1.0, 2.0, 3.0, 4.0], 99) == pytest.approx(3.97)
     assert percentile([5.0], 50) == 5.0

@@ -316,3 +316,17 @@ def test_flashinfer_sampler_window() -> None:
     flash = explain(model, gpus["h100-sxm"], EngineFlags(max_model_len=32768, flashinfer_sampler=True), v("0.10.2"))
     assert not sort.fits and flash.fits
     assert sort.stage.activation_peak - flash.stage.activation_peak == (36 - 13.5) * 1024 * 201_088
+
+
+def test_poisson_run_spans_the_prompts_over_the_rate_from_vllm_0_10() -> None:
+    # vllm bench serve of 0.10.0+ rescales its gamma delays so the 50th request goes out at 50 / 2 = 25 s; a run of
+    # ten-token outputs ends a fraction of a second later. 0.9's client sends one draw after another (about 25 s, not
+    # exactly: the draws of seed 0 sum to less here).
+    args = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "100", "--output-len", "10"]
+    args += ["--request-rate", "2", "--num-prompts", "50", "--format", "json"]
+    new = invoke(args)
+    old = invoke([*args, "--vllm-version", "0.9.2"])
+    assert new.exit_code == 0 and old.exit_code == 0, new.output + old.output
+    new_s, old_s = json.loads(new.output)["duration"], json.loads(old.output)["duration"]
+    assert 25.0 < new_s < 25.5
+    assert abs(old_s - new_s) > 1.0

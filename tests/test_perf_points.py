@@ -327,6 +327,12 @@ def test_eighth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
     )
     assert (y012.load.max_concurrency, y012.load.request_rate, y012.load.jitter) == (25, 1.5, pytest.approx(0.9))
     assert y012.load.input_len == pytest.approx(1216617 / 300)
+    # the client's gamma shape is read from its command (--burstiness 0.7 on the ShareGPT runs, 1.0 on the others),
+    # and vLLM 0.10+'s own client rescales its delays to span num_prompts / rate (vllm-project/vllm#21108)
+    assert (by["Y011"].load.burstiness, by["Y012"].load.burstiness) == (0.7, 1.0)
+    assert by["Y011"].load.rescaled_arrivals and by["Y012"].load.rescaled_arrivals
+    # databasemart's benchmark_serving.py, read as vLLM 0.8: one draw after another
+    assert not y001.load.rescaled_arrivals
     assert y012.measured == pytest.approx({"ttft": 903.65, "tpot": 82.56, "throughput": 283.44})
     # kvcached's vanilla-vLLM baseline on a GB10: medians of 3 seeds, gpu-memory-utilization 0.5, 14.21 req/s x 128
     assert by["Y009"].flags.gpu_memory_utilization == 0.5

@@ -311,7 +311,18 @@ def perf(
     if input_len is None or output_len is None:
         raise InputError("--input-len and --output-len are required (tokens per request)")
     rate = _rate(request_rate)
-    load = Load(input_len, output_len, num_prompts, max_concurrency, rate, burstiness, dataset=dataset_name, seed=seed)
+    rescaled = VllmVersion.parse(vllm_version) >= VllmVersion(0, 10, 0)  # the client of that release (#21108)
+    load = Load(
+        input_len,
+        output_len,
+        num_prompts,
+        max_concurrency,
+        rate,
+        burstiness,
+        dataset=dataset_name,
+        seed=seed,
+        rescaled_arrivals=rescaled,
+    )
     load.validate()
     report_wanted = fmt == "html" or plot is not None  # a report draws the curve around a single point too
     prediction = _predict(resolve_model(model_ref), engine, load, params, sweep_text, report_wanted)

@@ -1,7 +1,10 @@
 """The load, as `vllm bench serve` takes it, and the requests it sends (pure, seeded, deterministic).
 
 `--max-concurrency N` is a closed loop (a new request as soon as one finishes); `--request-rate R` sends Poisson
-arrivals (gamma with `burstiness`); `--request-rate inf` (the default) sends all `--num-prompts` at once.
+arrivals (gamma with `burstiness`); `--request-rate inf` (the default) sends all `--num-prompts` at once. Clients of
+vLLM 0.10.0 and later (`vllm bench serve`, benchmarks/benchmark_serving.py; vllm-project/vllm#21108) rescale the
+summed gamma delays so the last request is sent at exactly num_prompts / rate (`rescaled_arrivals`); earlier ones
+send each request one draw after the previous.
 Lengths: the random dataset sends fixed lengths (`--random-range-ratio 0`); unless the client is known, a small
 seeded jitter stands in for early end-of-sequence and timing noise so requests do not run in lockstep. When it is
 known (`jitter=0`, `max_output`: the requested max_tokens without --ignore-eos), prompts are exact and outputs reach
@@ -45,6 +48,7 @@ class Load:
     seed: int = 0
     warmup: int = 0  # first requests left out of the latency statistics (a steady-state view; the bench keeps all)
     max_output: float | None = None  # random dataset: the requested max_tokens when outputs may end earlier at EOS
+    rescaled_arrivals: bool = False  # the client stretches its gamma delays to span num_prompts / rate (0.10.0+)
 
     def validate(self) -> None:
         """One-line errors for values `vllm bench serve` would refuse."""
@@ -154,12 +158,29 @@ def make_requests(load: Load, max_model_len: int) -> Requests:
     """The run's requests, deterministic for a given seed; lengths clipped to fit `max_model_len`."""
     rng = random.Random(load.seed)
     prompts, outputs = _lengths(load, rng, max_model_len)
+    return Requests(tuple(prompts), tuple(outputs), _arrivals(load, rng))
+
+
+def _arrivals(load: Load, rng: random.Random) -> tuple[float, ...]:
+    """Send times (s). Before vLLM 0.10.0 the client sends request 0 at once and each next one a gamma draw later;
+    from 0.10.0 (vllm/benchmarks/serve.py get_request, #21108) request i waits the sum of i + 1 draws, all rescaled
+    so the last is sent at num_prompts / rate from the benchmark's start."""
+    n = load.num_prompts
+    if load.is_burst:
+        return (0.0,) * n
+    assert load.request_rate is not None
+    theta = 1.0 / (load.request_rate * load.burstiness)
+    if load.rescaled_arrivals:
+        sums: list[float] = []
+        t = 0.0
+        for _ in range(n):
+            t += rng.gammavariate(load.burstiness, theta)
+            sums.append(t)
+        factor = n / load.request_rate / t if t > 0 else 1.0
+        return tuple(x * factor for x in sums)
     arrivals: list[float] = []
     t = 0.0
-    for _ in range(load.num_prompts):
+    for _ in range(n):
         arrivals.append(t)
-        if not load.is_burst:
-            assert load.request_rate is not None
-            theta = 1.0 / (load.request_rate * load.burstiness)
-            t += rng.gammavariate(load.burstiness, theta)
-    return Requests(tuple(prompts), tuple(outputs), tuple(arrivals))
+        t += rng.gammavariate(load.burstiness, theta)
+    return tuple(arrivals)

@@ -168,7 +168,7 @@ def summarize(
     ttft = [tl.first_token[i] - tl.send[i] for i in order]
     e2el = [tl.finish[i] - tl.send[i] for i in order]
     tpot = [(tl.finish[i] - tl.first_token[i]) / (tl.output[i] - 1) for i in order if tl.output[i] > 1]
-    start = min(tl.send)
+    start = min(0.0, *tl.send)  # the client's clock starts before its first request (sent at 0 or a delay later)
     duration = max(tl.finish) - start
     out_tokens = sum(tl.output)
     in_tokens = sum(tl.prompt)
