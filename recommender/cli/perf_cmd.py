@@ -311,18 +311,8 @@ def perf(
     if input_len is None or output_len is None:
         raise InputError("--input-len and --output-len are required (tokens per request)")
     rate = _rate(request_rate)
-    rescaled = VllmVersion.parse(vllm_version) >= VllmVersion(0, 10, 0)  # the client of that release (#21108)
-    load = Load(
-        input_len,
-        output_len,
-        num_prompts,
-        max_concurrency,
-        rate,
-        burstiness,
-        dataset=dataset_name,
-        seed=seed,
-        rescaled_arrivals=rescaled,
-    )
+    arrivals = (rate, burstiness)
+    load = _client_load(input_len, output_len, num_prompts, max_concurrency, arrivals, dataset_name, seed, vllm_version)
     load.validate()
     report_wanted = fmt == "html" or plot is not None  # a report draws the curve around a single point too
     prediction = _predict(resolve_model(model_ref), engine, load, params, sweep_text, report_wanted)
@@ -481,3 +471,31 @@ def calibrate(
         click.echo(f"  wrote {doc['written_to']}" if "written_to" in doc else "  dry run: nothing written")
     else:
         emit(doc, fmt)
+
+
+def _client_load(
+    input_len: float,
+    output_len: float,
+    num_prompts: int,
+    max_concurrency: int | None,
+    arrivals: tuple[float | None, float],
+    dataset: str,
+    seed: int,
+    vllm_version: str,
+) -> Load:
+    """The load as `vllm bench serve` of `vllm_version` sends it; `arrivals` = (request rate, None for inf;
+    burstiness). From 0.10.0 the client rescales its gamma delays so the last request goes out at num_prompts / rate
+    (vllm/benchmarks/serve.py get_request, vllm-project/vllm#21108)."""
+    rate, burstiness = arrivals
+    rescaled = VllmVersion.parse(vllm_version) >= VllmVersion(0, 10, 0)
+    return Load(
+        input_len,
+        output_len,
+        num_prompts,
+        max_concurrency,
+        rate,
+        burstiness,
+        dataset=dataset,
+        seed=seed,
+        rescaled_arrivals=rescaled,
+    )
