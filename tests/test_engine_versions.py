@@ -150,6 +150,27 @@ def test_kv_cache_size_tokens_follow_the_release() -> None:
     assert new.kv_cache_tokens != new.num_gpu_blocks // groups * new.stage.layout.block_size
 
 
+def test_kv_cache_size_tokens_changed_in_0_20_1() -> None:
+    """The capacity line changed after 0.20.0: field4 J047 (cyankiwi/gemma-4-31B-it-AWQ-4bit on an A100 80GB at 0.9,
+    vLLM 0.20.0) printed "~55k tokens" and 0.21.0 "~525k" with the same ~50 GB of KV (J048). Gemma-4-31B keeps
+    six KV-cache groups (10 full-attention layers, 50 sliding-window ones in five groups), so the old
+    num_blocks // 6 * block_size is a sixth of the pool's blocks, far below what the concurrency formula counts:
+    the model gives 54,864 for 0.20.0 and 589,101 for 0.20.1 from the same blocks. field5 K009 (0.20.1) prints the
+    concurrency figure (619,479 logged; 603,370 by concurrency, 164,800 by the old formula)."""
+    from recommender.memory.budget import explain
+
+    model = resolve_model("cyankiwi/gemma-4-31B-it-AWQ-4bit")
+    flags = EngineFlags(gpu_memory_utilization=0.9)
+    old = explain(model, GPUS["a100-80gb"], flags, VllmVersion.parse("0.20.0"))
+    new = explain(model, GPUS["a100-80gb"], flags, VllmVersion.parse("0.20.1"))
+    groups = len(old.stage.layout.groups)
+    assert groups == 6
+    assert old.num_gpu_blocks == new.num_gpu_blocks
+    assert old.kv_cache_tokens == old.num_gpu_blocks // 6 * old.stage.layout.block_size == 54_864
+    assert new.kv_cache_tokens == int(new.max_concurrency * new.max_model_len) == 589_101
+    assert old.max_concurrency == new.max_concurrency
+
+
 @pytest.mark.parametrize(
     ("version", "says", "not_says"),
     [

@@ -79,11 +79,13 @@ class VllmVersion:
     @property
     def capacity_tokens_from_concurrency(self) -> bool:
         """ "GPU KV cache size: N tokens" is int(max_concurrency * max_model_len) (kv_cache_utils.py
-        get_kv_cache_capacity) from 0.20; up to 0.19 it was num_blocks // groups * min block size, which
+        get_kv_cache_capacity) from 0.20.1; up to 0.20.0 it was num_blocks // groups * min block size, which
         differs for hybrid models (vllm-project/vllm#40691, a 0.19.0 log; fixed by #38364/#40694). Seen in the
-        logs: G008 (0.19.2rc1, gemma-4-E4B) prints a block multiple, H006 (0.20.2, gemma-4-26B-A4B) 984,297 =
-        30.04x * 32,768."""
-        return self >= VllmVersion(0, 20)
+        logs: G008 (0.19.2rc1, gemma-4-E4B) prints a block multiple; field4 J047 (0.20.0, gemma-4-31B AWQ on an
+        A100, "~55k tokens" where 0.21.0 printed "~525k" from the same ~50 GB) is the old formula's 54,864
+        (concurrency: 589,101); field5 K009 (0.20.1, Qwen3.6-27B at TP 2) 619,479 against 603,370 by
+        concurrency and 164,800 by the old formula; H006 (0.20.2, gemma-4-26B-A4B) 984,297 = 30.04x * 32,768."""
+        return self >= VllmVersion(0, 20, 1)
 
     @property
     def hybrid_prefix_caching_by_default(self) -> bool:
