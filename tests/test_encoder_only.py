@@ -197,3 +197,29 @@ def test_check_reads_an_embedding_server(tmp_path: Path) -> None:
     assert "max_num_batched_tokens (4096) is smaller than max_model_len (8192)" in result.stdout
     script.write_text("#!/bin/sh\nvllm serve BAAI/bge-m3 --max-num-batched-tokens 131072 --max-num-seqs 16\n")
     assert "PASS" in invoke(["check", str(script), "--gpu", "l4"]).stdout
+
+
+def test_plan_render_and_check_round_trip(tmp_path: Path) -> None:
+    """A no-KV plan writes no KV-cache-tokens annotation (0 is no claim), and its artifacts pass check."""
+    plan = tmp_path / "plan.yaml"
+    invoke(["recommend", "--model", "BAAI/bge-m3", "--gpu", "l4", "--concurrency", "16", "-o", str(plan)])
+    out = tmp_path / "out"
+    invoke(["render", str(plan), "--emit", "command,k8s,compose", "-o", str(out)])
+    assert '"vllm-plan.io/kv-cache-tokens": ""' in (out / "kubernetes.yaml").read_text()
+    assert (
+        "# Predicted: no KV cache (encoder-only attention); a step of 131,072 tokens holds 16.0 requests of 8,192 "
+        "tokens; vLLM runs at most 16 at once (--max-num-seqs).\n"
+    ) in (out / "serve.sh").read_text()
+    result = invoke(["check", str(plan), *sorted(str(p) for p in out.iterdir())])
+    assert "FAIL" not in result.stdout and result.stdout.count("PASS") == 4
+
+
+def test_check_fixes_a_warm_up_oom_with_the_largest_budget_that_fits(tmp_path: Path) -> None:
+    """600,000 tokens a step do not fit an L4's 21.99 GiB; 52 x 8192 = 425,984 do with the ~1 GiB margin (53 x 8192
+    = 434,176 tokens: 20.41 GB of forward pass, 1.06 + 0.25 + 0.42 + 0.5 GiB beside it, leave 0.78 GiB)."""
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/bin/sh\nvllm serve BAAI/bge-m3 --max-num-batched-tokens 600000 --max-num-seqs 64\n")
+    out = invoke(["check", str(script), "--gpu", "l4"], exit_code=1).stdout
+    assert "CUDA out of memory while warming up the model with 600,000 tokens" in out
+    assert "fix: lower --max-num-batched-tokens to 425,984 (then 52 requests of 8,192 tokens a step)" in out
+    assert "--kv-cache-dtype" not in out

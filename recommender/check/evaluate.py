@@ -154,6 +154,33 @@ def _warmup_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str | No
     return None
 
 
+def _no_kv_budget_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str | None:
+    """No KV cache (memory/no_kv.py): the warm-up of --max-num-batched-tokens tokens does not fit the free memory.
+    The largest token budget (at least --max-model-len: no chunked prefill) whose warm-up clears its margin."""
+    if not e.has(IssueKind.NO_KV_WARMUP_OOM, IssueKind.NO_KV_WARMUP_MARGIN):
+        return None
+
+    def clears(tokens: int) -> Explanation | None:
+        seqs = min(e.max_num_seqs, tokens)
+        alt = engine.attempt(replace(flags, max_num_batched_tokens=tokens, max_num_seqs=seqs))
+        return alt if alt and alt.fits and not alt.at_risk else None
+
+    lo, hi = e.max_model_len, e.max_num_batched_tokens
+    best = clears(lo)
+    if best is None:
+        return None
+    while hi - lo > max(1, e.max_model_len // 2):
+        mid = (lo + hi) // 2
+        found = clears(mid // e.max_model_len * e.max_model_len or mid)
+        lo, hi, best = (mid, hi, found) if found else (lo, mid, best)
+    tokens = best.max_num_batched_tokens
+    seqs = f" and --max-num-seqs to {best.max_num_seqs:,}" if best.max_num_seqs < e.max_num_seqs else ""
+    return (
+        f"lower --max-num-batched-tokens to {tokens:,}{seqs} (then {int(best.max_concurrency):,} requests of "
+        f"{best.max_model_len:,} tokens a step)"
+    )
+
+
 def _free_memory_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str | None:
     """The --gpu-memory-utilization the free memory allows, when vLLM refuses to start for want of it (on an idle
     discrete card, the free memory vLLM's snapshot reads after its CUDA context: memory/full_budget.py)."""
@@ -212,7 +239,8 @@ def _seats_fix(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, l
     seqs = -(-need // e.dp)
     if e.max_num_seqs >= seqs:
         return None
-    tokens = max(e.max_num_batched_tokens, seqs)
+    # without a KV cache the requests a step runs also need their tokens in the step's budget (memory/no_kv.py)
+    tokens = max(e.max_num_batched_tokens, seqs * length if e.no_kv_cache else seqs)
     alt = engine.attempt(replace(flags, max_num_seqs=seqs, max_num_batched_tokens=tokens))
     if not (alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= seqs):
         return None
@@ -255,6 +283,7 @@ def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, leng
     same free memory). `need` is per replica; each data-parallel rank is an engine with its own KV cache."""
     first = (
         _free_memory_fix(engine, flags, e)
+        or _no_kv_budget_fix(engine, flags, e)
         or _warmup_fix(engine, flags, e)
         or _mamba_seqs_fix(engine, flags, e)
         or _host_share_fix(engine, flags, e)
@@ -269,7 +298,7 @@ def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, leng
     shorter = _shorter_fix(engine, e, need, length, seat)
     if shorter:
         out.append(shorter)
-    if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto":
+    if flags.kv_cache_dtype == "auto" and e.kv_cache_dtype == "auto" and not e.no_kv_cache:
         alt = engine.attempt(replace(flags, kv_cache_dtype="fp8"))
         if alt and alt.fits and alt.fits_one_request(length) and alt.concurrency_for(length) >= need:
             out.append(

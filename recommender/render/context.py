@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from recommender.documents import plan_annotations
-from recommender.documents.plan import MAX_REPLICAS, Plan
+from recommender.documents.plan import MAX_REPLICAS, Plan, Prediction
 from recommender.errors import InputError
 from recommender.render.escape import (
     SYSTEMD_EXECUTABLE_REFUSED,
@@ -237,6 +237,21 @@ class ScriptContext:
     command: Shell
 
 
+def _predicted(pred: Prediction) -> str:
+    """serve.sh's prediction line; a model vLLM keeps no KV cache for (0 KV-cache groups, memory/no_kv.py) is
+    bounded by what one step prefills."""
+    if pred.kv_cache_groups == 0 and pred.kv_cache_tokens == 0:
+        return (
+            f"no KV cache (encoder-only attention); a step of {pred.max_num_batched_tokens:,} tokens holds "
+            f"{pred.max_concurrency} requests of {pred.max_model_len:,} tokens; vLLM runs at most "
+            f"{pred.max_num_seqs:,} at once (--max-num-seqs)"
+        )
+    return (
+        f"{pred.kv_cache_tokens:,} KV-cache tokens, room for {pred.max_concurrency} requests of "
+        f"{pred.max_model_len:,} tokens; vLLM runs at most {pred.max_num_seqs:,} at once (--max-num-seqs)"
+    )
+
+
 def script_context(d: Deployment) -> ScriptContext:
     """The values of serve.sh."""
     model, version, tool = _header(d)
@@ -245,10 +260,7 @@ def script_context(d: Deployment) -> ScriptContext:
         model=model,
         vllm_version=version,
         tool_version=tool,
-        predicted=comment(
-            f"{pred.kv_cache_tokens:,} KV-cache tokens, room for {pred.max_concurrency} requests of "
-            f"{pred.max_model_len:,} tokens; vLLM runs at most {pred.max_num_seqs:,} at once (--max-num-seqs)"
-        ),
+        predicted=comment(_predicted(pred)),
         annotations=_comment_annotations(d),
         command=shell(["vllm", "serve", *d.plan.best.command[2:], "--host", "0.0.0.0", "--port", str(d.opts.port)]),
     )
