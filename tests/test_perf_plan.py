@@ -171,3 +171,18 @@ def test_a_plan_whose_users_queue_for_kv_blocks_says_so_in_recommend_and_check(t
     manifest = (tmp_path / "deploy" / "kubernetes.yaml").read_text()
     assert '"vllm-plan.io/target-users": "300"' in manifest and '"vllm-plan.io/target-concurrency": ""' in manifest
     assert "for the plan's 300 users" in invoke(["check", str(tmp_path / "deploy")]).stdout
+
+
+def test_equal_throughput_takes_the_publishers_checkpoint_over_online_fp8() -> None:
+    # Qwen3-32B on one H100: Qwen's own FP8 checkpoint (block 128x128) and `--quantization fp8` at load predict the
+    # same tokens/s (both FP8 W8A8, a few MiB apart in weights), well inside the model's resolution. The plan names
+    # the checkpoint a user downloads (calibrated by its publisher, half the bytes to fetch), not online FP8, and
+    # not aiconfigurator's Qwen3-32B-FP8-Static-PerTensor, which no hub page shows.
+    load = ["--concurrency", "60", "--input-len", "2000", "--output-len", "500", "--ttft-ms", "2000", "--tpot-ms", "50"]
+    doc = _plan(["recommend", "--model", "Qwen/Qwen3-32B", "--gpu", "h100", *load])
+    assert doc["model"] == "Qwen/Qwen3-32B-FP8" and "--quantization" not in doc["command"], doc["command"]
+    online = [a for a in doc["alternatives"] if a["weights"] == "FP8 (online)" and a["kv_cache_dtype"] == "fp8"]
+    assert online and online[0]["performance"]["output_throughput_per_gpu"] == pytest.approx(
+        doc["performance"]["output_throughput_per_gpu"], rel=0.02
+    )
+    assert all("Static-PerTensor" not in str(a) for a in doc["alternatives"])

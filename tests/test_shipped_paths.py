@@ -84,11 +84,11 @@ def test_recommend_within_free_memory() -> None:
         "TP=1 PP=1, bfloat16, KV auto: weights 14.2 GiB + overheads exceed the 10.3 GiB budget per GPU" in d["rejected"]
     )
     # The planned command starts with 12 GiB free; with 10.4 the warm-ups run out of memory, below 10.32 vLLM refuses.
-    flags = command[3:]
-    assert _json(["explain", QWEN_7B, "--gpu", "rtx4090", "--free-memory-gib", "12", *flags])["fits"]
-    tight = _json(["explain", QWEN_7B, "--gpu", "rtx4090", "--free-memory-gib", "10.4", *flags])
+    model, flags = command[2], command[3:]  # the planned checkpoint (an FP8 one), as the command names it
+    assert _json(["explain", model, "--gpu", "rtx4090", "--free-memory-gib", "12", *flags])["fits"]
+    tight = _json(["explain", model, "--gpu", "rtx4090", "--free-memory-gib", "10.4", *flags])
     assert tight["error_kinds"] == ["warmup-out-of-memory"]
-    short = _json(["explain", QWEN_7B, "--gpu", "rtx4090", "--free-memory-gib", "10.3", *flags])
+    short = _json(["explain", model, "--gpu", "rtx4090", "--free-memory-gib", "10.3", *flags])
     assert short["error_kinds"] == ["free-memory-below-budget"]
 
 

@@ -17,20 +17,22 @@ def _headroom(e: Evaluation, target: Target) -> float:
 
 
 def ranking_key(objective: Objective, target: Target) -> Callable[[Evaluation], tuple[float, ...]]:
-    """Sort key, smaller is better: the objective first, then GPUs, precision rank, context and headroom."""
+    """Sort key, smaller is better: the objective first, then GPUs, precision rank, context, where the weights
+    come from (a checkpoint before online quantization, WeightOption.provenance) and headroom."""
 
     def key(e: Evaluation) -> tuple[float, ...]:
         rank = e.candidate.precision_rank
+        origin = e.candidate.weights.provenance
         h = -_headroom(e, target)
         length = -e.max_model_len
         ep = 0 if e.candidate.expert_parallel else 1  # vLLM's recommendation for MoE across GPUs, on ties
         if objective == "quality":
-            return (rank, e.gpus, length, h, ep)
+            return (rank, e.gpus, length, origin, h, ep)
         if objective == "max-concurrency":
-            return (-e.concurrency, e.gpus, rank, ep)
+            return (-e.concurrency, e.gpus, rank, origin, ep)
         if objective == "max-context":
-            return (length, e.gpus, rank, h, ep)
-        return (e.gpus, rank, length, h, ep)
+            return (length, e.gpus, rank, origin, h, ep)
+        return (e.gpus, rank, length, origin, h, ep)
 
     return key
 

@@ -189,15 +189,28 @@ def precision_tier(o: ServiceOption) -> int:
     return 0 if o.evaluation.candidate.weights.precision_rank <= NEAR_LOSSLESS_RANK else 1
 
 
+# Throughputs per GPU closer than this ratio are ties: the model's resolution is far coarser (its expected error is
+# 10-20 %), so a 0.1 % difference from a few MiB more KV must not choose online FP8 over the publisher's checkpoint.
+THROUGHPUT_RESOLUTION = 1.02
+
+
+def throughput_step(per_gpu: float) -> int:
+    """`per_gpu` on a log scale in steps of THROUGHPUT_RESOLUTION (equal steps are ties)."""
+    return math.floor(math.log(max(per_gpu, 1e-9)) / math.log(THROUGHPUT_RESOLUTION))
+
+
 def ranking_key(objective: ServiceObjective) -> Callable[[ServiceOption], tuple[float, ...]]:
-    """Smaller is better: feasibility, then the objective, then GPUs, precision and TTFT. Throughput and cost
-    compare options of the same precision tier first (see NEAR_LOSSLESS_RANK)."""
+    """Smaller is better: feasibility, then the objective, then GPUs, precision, where the weights come from
+    (WeightOption.provenance) and TTFT. Throughput and cost compare options of the same precision tier first (see
+    NEAR_LOSSLESS_RANK), and throughputs within THROUGHPUT_RESOLUTION as equal."""
 
     def key(o: ServiceOption) -> tuple[float, ...]:
-        rank = o.evaluation.candidate.precision_rank
+        c = o.evaluation.candidate
+        rank, origin = c.precision_rank, c.weights.provenance
         if objective == "min-gpus":
-            return (len(o.misses), o.gpus, -o.per_gpu, rank, o.result.ttft.mean)
-        return (len(o.misses), precision_tier(o), -o.per_gpu, o.gpus, rank, o.result.ttft.mean)
+            return (len(o.misses), o.gpus, -throughput_step(o.per_gpu), rank, origin, o.result.ttft.mean)
+        step = -throughput_step(o.per_gpu)
+        return (len(o.misses), precision_tier(o), step, o.gpus, rank, origin, -o.per_gpu, o.result.ttft.mean)
 
     return key
 

@@ -46,8 +46,18 @@ def weight_options(
         rank, label = precision_of(model, flag)
         if only is not None and only not in (label.lower(), (flag or ""), (model.quant.method if model.quant else "")):
             continue
-        out.append(WeightOption(model, flag, label, rank))
+        out.append(WeightOption(model, flag, label, rank, provenance_of(base, model, flag)))
     return out
+
+
+def provenance_of(base: ModelSpec, model: ModelSpec, quantization_flag: str | None) -> int:
+    """0 for the model's own weights or a checkpoint of its publisher (the organisation of its id), 1 for another
+    publisher's checkpoint, 2 for weights quantized online at load."""
+    if quantization_flag is not None and model.quant is None:
+        return 2
+    if model is base or model.name.split("/", 1)[0].lower() == base.name.split("/", 1)[0].lower():
+        return 0
+    return 1
 
 
 def kv_dtypes(gpu: Gpu, *, allow_fp8: bool = True) -> tuple[str, ...]:

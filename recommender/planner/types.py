@@ -56,6 +56,9 @@ class WeightOption:
     quantization_flag: str | None
     label: str
     precision_rank: int  # lower is better: 0 = 16-bit, 1 = FP8, 2 = 8-bit integer, 3 = 4-bit
+    # On ties, lower is better: 0 the model's own weights or its publisher's checkpoint, 1 another publisher's
+    # checkpoint, 2 quantized online at load (`--quantization fp8`: per-tensor scales, no calibration).
+    provenance: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +86,9 @@ class Candidate:
 
     @property
     def precision_rank(self) -> int:
-        """Lower is better: weight precision first, then KV precision."""
-        return self.weights.precision_rank * 2 + (1 if self.kv_cache_dtype != "auto" else 0)
+        """Lower is better: weight precision first, then KV precision (an `auto` cache the checkpoint stores in fp8
+        counts as fp8, as it is)."""
+        return self.weights.precision_rank * 2 + (0 if self.kv_label == "auto" else 1)
 
 
 @dataclass(frozen=True, slots=True)
