@@ -56,6 +56,14 @@ class Gpu:
         return nvlink or "infinity fabric" in text
 
     @property
+    def nvswitch_multicast(self) -> bool:
+        """True where NCCL's NVLS algorithm runs (the device reports CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED): NVIDIA
+        NVLink boards of compute capability 9.0 and later, whose GPUs meet at NVSwitch (memory/overheads.py
+        NVLS_EAGER_UNTIL). PCIe cards with an NVLink bridge (H100 NVL) are not NVLink boards here."""
+        cc = self.cc_major_minor
+        return self.vendor == "nvidia" and self.nvlink and cc is not None and cc >= (9, 0)
+
+    @property
     def total_is_a_setting(self) -> bool:
         """True for an integrated GPU whose device total is the BIOS carve-out plus the GTT limit the machine is set
         to (Strix Halo: 59.6 to 124 GiB seen on one 128 GB machine type), not a property of the chip."""

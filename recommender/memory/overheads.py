@@ -191,8 +191,40 @@ NON_TORCH_TP_PCIE_OLD = int(0.21 * GiB)
 NON_TORCH_CHANGED_IN = (0, 19)
 
 
-def non_torch_bytes(*, tp: int, nvlink: bool, version: tuple[int, int] = (0, 33)) -> int:
-    """Memory vLLM reports as non-torch on one GPU."""
+# NCCL's NVLS buffers, set up at communicator init before NCCL 2.22. On Hopper over NVSwitch (the device reports
+# CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED) NCCL runs its NVLS algorithm for more than two GPUs (src/transport/nvls.cc
+# ncclNvlsInit returns without it when `gpuCount <= 2`) and ncclNvlsSetup binds, on every GPU of the communicator,
+# nChannels x 2 x (buffSize + NVLS_MEM_ALIGN_SIZE) x nHeads bytes: 16 channels (NVLS_NCHANNELS on SM90) x 2 x (4 MiB
+# SIMPLE buffer + 2 MiB) x 8 heads = 1.5 GiB for an 8-GPU node. Up to NCCL 2.21 a communicator connected every
+# algorithm at init; 2.22 connects lazily (NCCL_RUNTIME_CONNECT, "significantly reducing GPU memory overhead", NVIDIA's
+# 2.22 release blog). vLLM shipped NCCL 2.20-2.21 with torch 2.3.1-2.6.0 up to 0.8.x and 2.26 with torch 2.7.0 from
+# 0.9.0 (requirements/cuda.txt of v0.8.5 and v0.9.0). vLLM opens at least two communicators over the TP group
+# (PyNcclCommunicator, and torch's ProcessGroupNCCL for the group's device_group, which V0's broadcast_tensor_dict and
+# the eager all-reduces use): >= 3 GiB of NVLS buffers beside the ring/tree buffers and the CUDA context. Logged:
+# field F043 (Llama-3.1-70B, TP 8 on H200, V0 0.6.4.post1) prints non-torch 5.21-5.68 GiB on the seven worker ranks
+# and 7.71 on the driver rank (rank 0, in the engine's own process), whose smaller block count vLLM gives every rank
+# (executor determine_num_available_blocks: the min over workers). V0 takes the driver's figure; V1 (0.8.x) runs
+# every rank in a worker process and takes the largest worker's. Checked against: field9 P007 (V0 0.5.3, TP 8 on H100;
+# its 79,392 KV tokens imply 7.7 GiB with the logged weights) and field F051 (V1 0.8.4, TP 16 over two 8 x H800
+# nodes; its tokens imply 5.1 GiB).
+NVLS_EAGER_UNTIL = (0, 9)
+NON_TORCH_NVLS_EAGER_V0 = int(7.71 * GiB)
+NON_TORCH_NVLS_EAGER = int(5.68 * GiB)
+
+
+def nvls_eager(*, tp: int, multicast: bool, version: tuple[int, int]) -> bool:
+    """NCCL builds its NVLS buffers at init: a TP group of more than two GPUs over NVSwitch with multicast (Hopper
+    NVLink boards), on a release that ships NCCL <= 2.21 (vLLM < 0.9)."""
+    return multicast and tp > 2 and version < NVLS_EAGER_UNTIL
+
+
+def non_torch_bytes(
+    *, tp: int, nvlink: bool, version: tuple[int, int] = (0, 33), multicast: bool = False, v0: bool = False
+) -> int:
+    """Memory vLLM reports as non-torch on one GPU (`multicast`: NVLink over NVSwitch with NVLS, Hopper and later;
+    `v0`: the V0 engine, whose rank 0 runs in the engine's process)."""
+    if nvls_eager(tp=tp, multicast=multicast, version=version):
+        return NON_TORCH_NVLS_EAGER_V0 if v0 else NON_TORCH_NVLS_EAGER
     old = version < NON_TORCH_CHANGED_IN
     if tp <= 1:
         return NON_TORCH_SINGLE_GPU_OLD if old else NON_TORCH_SINGLE_GPU
