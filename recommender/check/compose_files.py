@@ -17,7 +17,7 @@ from recommender.check.commands import (
 )
 from recommender.check.dockerfile import final_stage, run_copied_script
 from recommender.check.found import Found
-from recommender.check.images import image_tag, is_vllm_image, pinned_release, visible_devices
+from recommender.check.images import devices_seen, image_tag, is_vllm_image, pinned_release
 from recommender.check.manifest_values import as_list, as_mapping, split_words
 from recommender.errors import InputError
 
@@ -291,7 +291,8 @@ def _compose_service(
     count = _compose_gpus(svc)
     out = []
     for hit in hits:
-        visible = visible_devices(hit.env)
+        # CUDA_VISIBLE_DEVICES, or for ROCm HIP_/ROCR_VISIBLE_DEVICES (rocm.docs.amd.com, GPU isolation techniques)
+        visible = devices_seen(hit.env)
         out.append(
             Found(
                 source,

@@ -14,7 +14,7 @@ from recommender.check.commands import (
     with_image_cmd,
 )
 from recommender.check.found import Found
-from recommender.check.images import image_tag, is_other_engine_image, is_vllm_image, visible_devices
+from recommender.check.images import devices_seen, image_tag, is_other_engine_image, is_vllm_image
 from recommender.check.manifest_values import (
     as_list,
     as_mapping,
@@ -305,7 +305,7 @@ def container_found(
             resource_name(doc, index),
             hit.argv,
             # no nvidia.com/gpu request (a privileged pod sees the host's GPUs): the ones its process is given
-            gpus_per_pod=gpus if gpus is not None or other else visible_devices(hit.env),
+            gpus_per_pod=gpus if gpus is not None or other else devices_seen(hit.env),
             pods_per_replica=size,
             # KubeRay adds a memory-backed /dev/shm to every Ray pod
             has_shm=has_shm(pod_spec, container) or "GroupSpec" in role,

@@ -12,7 +12,7 @@ from recommender.check.commands import (
     numbered,
 )
 from recommender.check.found import Found
-from recommender.check.images import env_platform, visible_devices
+from recommender.check.images import devices_seen, env_platform
 from recommender.check.manifest_values import split_words
 
 
@@ -42,7 +42,7 @@ def read_systemd(text: str, source: str) -> list[Found]:
                 source,
                 "ExecStart",
                 hit.argv,
-                gpus_per_pod=visible_devices(hit.env),
+                gpus_per_pod=devices_seen(hit.env),
                 annotations=comment_annotations(text),
                 serve_form=hit.serve,
                 unresolved=tuple(dict.fromkeys([*missing, *hit.unresolved])),
