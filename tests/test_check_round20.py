@@ -1,6 +1,6 @@
 """Readers fixed after blind round 20 (benchmarks/data/check-heldout/round20): hand-written cases of the shapes those
 public files have (each names its file in the round's SOURCES): ROCm services narrowed by HIP_VISIBLE_DEVICES
-(nowls-stack)."""
+(nowls-stack), a KAITO Workspace whose `inference.template` is the pod it runs (sebassem-aks)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 from recommender.check.found import Found
 from recommender.check.inputs import load_inputs
+from recommender.serve_args import parse_serve_argv
 
 
 def _found(path: Path) -> list[Found]:
@@ -48,3 +49,39 @@ def test_a_unit_and_a_pod_without_a_gpu_request_see_the_rocm_devices_listed(tmp_
     )
     (found,) = _found(pod)
     assert found.gpus_per_pod == 2
+
+
+KAITO = """apiVersion: kaito.sh/v1alpha1
+kind: Workspace
+metadata:
+  name: workspace-gpt-oss
+resource:
+  labelSelector:
+    matchLabels: {apps: llm-inference}
+inference:
+  template:
+    spec:
+      containers:
+        - name: vllm-openai
+          image: vllm/vllm-openai:v0.10.1
+          args: [--model, openai/gpt-oss-20b, --gpu-memory-utilization, "0.85"]
+          resources:
+            limits: {nvidia.com/gpu: 1}
+"""
+
+
+def test_a_kaito_workspace_runs_its_inference_template(tmp_path: Path) -> None:
+    path = tmp_path / "workspace.yaml"
+    path.write_text(KAITO)
+    (found,) = _found(path)
+    assert found.resource == "Workspace/default/workspace-gpt-oss" and found.container == "vllm-openai"
+    cmd = parse_serve_argv(list(found.argv))
+    assert cmd.model == "openai/gpt-oss-20b" and cmd.values["gpu_memory_utilization"] == 0.85
+    assert found.gpus_per_pod == 1
+
+
+def test_a_kaito_preset_workspace_names_no_command(tmp_path: Path) -> None:
+    path = tmp_path / "workspace.yaml"
+    path.write_text(KAITO.split("inference:")[0] + "inference:\n  preset:\n    name: phi-4-mini-instruct\n")
+    loaded = load_inputs((str(path),))
+    assert loaded.found == [] and "no vLLM server found" in " ".join(loaded.problems)

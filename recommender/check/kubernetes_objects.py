@@ -85,7 +85,13 @@ def _pods(doc: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any], Mapp
             for i, value in enumerate(node):
                 yield from walk(value, (*path, str(i)), meta)
 
-    yield from walk(doc.get("spec"), (), {})
+    yield from walk(doc["spec"] if "spec" in doc else _top_level_fields(doc), (), {})
+
+
+def _top_level_fields(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of an object that has no `spec` and keeps them at its top level: KAITO's Workspace (`resource`,
+    `inference.template`, the pod template KAITO runs: kaito-project/kaito api/v1beta1/workspace_types.go)."""
+    return {k: v for k, v in doc.items() if k not in ("apiVersion", "kind", "metadata", "status")}
 
 
 _SINGLE_CONTAINER = ("runner", "mainContainer")
