@@ -1,18 +1,96 @@
 """Readers fixed after blind round 20 (benchmarks/data/check-heldout/round20): hand-written cases of the shapes those
-public files have (each names its file in the round's SOURCES): ROCm services narrowed by HIP_VISIBLE_DEVICES
-(nowls-stack), a KAITO Workspace whose `inference.template` is the pod it runs (sebassem-aks)."""
+public files have (each names its file in the round's SOURCES): compose services that `extends:` a service of
+another compose file and reserve GPUs with the service-level `gpus:` list (sergey-compose), ROCm services narrowed by
+HIP_VISIBLE_DEVICES (nowls-stack), a KAITO Workspace whose `inference.template` is the pod it runs (sebassem-aks)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from recommender.check.found import Found
 from recommender.check.inputs import load_inputs
+from recommender.cli import cli
 from recommender.serve_args import parse_serve_argv
+
+BASE = """services:
+  engine:
+    image: vllm/vllm-openai:v0.17.0
+    environment:
+      HF_HOME: /hf
+      NCCL_IB_DISABLE: "1"
+    command: ["--model", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2", "--max-model-len", "8192"]
+"""
+
+EXTENDING = """services:
+  a:
+    extends:
+      file: ./base.yaml
+      service: engine
+    gpus:
+      - driver: nvidia
+        device_ids: ["0", "3"]
+        capabilities: [gpu]
+    environment:
+      - LMCACHE_INSTANCE_ID=a
+  b:
+    extends: {file: ./base.yaml, service: engine}
+    command: ["--model", "Qwen/Qwen3-4B"]
+    gpus: [{driver: nvidia, count: 1, capabilities: [gpu]}]
+  proxy:
+    image: nginx:1.29
+"""
 
 
 def _found(path: Path) -> list[Found]:
     return load_inputs((str(path),)).found
+
+
+def test_a_service_extending_another_files_service_runs_its_command_on_its_own_gpus(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text(BASE)
+    (tmp_path / "docker-compose.yaml").write_text(EXTENDING)
+    a, b = _found(tmp_path / "docker-compose.yaml")
+    assert (a.resource, b.resource) == ("service/a", "service/b")
+    cmd = parse_serve_argv(list(a.argv))
+    assert cmd.model == "Qwen/Qwen3-8B" and cmd.values["tensor_parallel_size"] == 2
+    assert cmd.values["max_model_len"] == 8192
+    assert a.gpus_per_pod == 2  # device_ids 0 and 3
+    # the base's environment mapping and the extending list are merged key by key (Compose's merge rules)
+    assert a.env.get("HF_HOME") == "/hf" and a.env.get("LMCACHE_INSTANCE_ID") == "a"
+    # `command` is replaced, not appended to: b serves its own model alone, on the one GPU it reserves
+    assert parse_serve_argv(list(b.argv)).model == "Qwen/Qwen3-4B"
+    assert "--tensor-parallel-size" not in b.argv and b.gpus_per_pod == 1
+
+
+def test_extends_within_the_file_and_in_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "base.yaml").write_text(BASE)
+    (tmp_path / "docker-compose.yaml").write_text(
+        "services:\n"
+        "  first:\n    extends: {file: common/base.yaml, service: engine}\n"
+        "  second:\n    extends: first\n    gpus: all\n"
+    )
+    first, second = _found(tmp_path / "docker-compose.yaml")
+    assert parse_serve_argv(list(first.argv)).model == parse_serve_argv(list(second.argv)).model == "Qwen/Qwen3-8B"
+    assert second.gpus_per_pod is None  # `gpus: all` is not a count
+
+
+def test_a_base_not_beside_the_file_leaves_the_service_as_written(tmp_path: Path) -> None:
+    (tmp_path / "docker-compose.yaml").write_text(
+        "services:\n  a:\n    extends: {file: ./missing.yaml, service: engine}\n"
+        "    image: vllm/vllm-openai:v0.17.0\n    command: [--model, m]\n"
+    )
+    (a,) = _found(tmp_path / "docker-compose.yaml")
+    assert parse_serve_argv(list(a.argv)).model == "m"
+
+
+def test_an_extends_cycle_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "docker-compose.yaml"
+    path.write_text("services:\n  a:\n    extends: b\n    command: [--model, m]\n  b:\n    extends: a\n")
+    result = CliRunner().invoke(cli, ["check", str(path)])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"Error: {path} (service/a): `extends` nested more than 8 deep"
 
 
 ROCM = """services:

@@ -3,6 +3,7 @@ does (pure: documents in, Found out)."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -20,6 +21,7 @@ from recommender.check.found import Found
 from recommender.check.images import devices_seen, image_tag, is_vllm_image, pinned_release
 from recommender.check.manifest_values import as_list, as_mapping, split_words
 from recommender.errors import InputError
+from recommender.safe_load import UntrustedDocumentError, load_yaml
 
 FileReader = Callable[[str], str | None]  # a file beside the compose file, by a path relative to its folder
 _SHELLS = ("sh", "bash", "dash", "ash", "zsh")
@@ -108,6 +110,7 @@ def read_compose(
         if not isinstance(raw, dict):
             raise InputError(f"{source} (service/{name}): a service must be a mapping")
         missing: list[str] = []
+        raw = _extended(str(name), raw, services, beside, f"{source} (service/{name})")
         svc = compose_interpolate(raw, dotenv or {}, missing)
         script = _mounted_entrypoint(svc, beside)
         built = _build_dockerfile(svc, beside)
@@ -115,6 +118,95 @@ def read_compose(
         in_context = None if beside is None or context is None else _context_reader(beside, context)
         found = _compose_service(doc, str(name), svc, source, missing, built, script, in_context)
         out += [replace(f, files=_mounted_configs(svc, f.argv, beside)) for f in found]
+    return out
+
+
+_MAX_EXTENDS = 8  # `extends` chains deeper than this are refused (Compose refuses cycles; a chain is rarely 2 deep)
+
+
+def _replaced(parent: str, key: str) -> bool:
+    """A sequence the extending service replaces rather than appends to (Compose's merge rules)."""
+    return (not parent and key in ("command", "entrypoint")) or (parent == "healthcheck" and key == "test")
+
+
+def _extended(
+    name: str, raw: dict[str, Any], services: Mapping[str, Any], read: FileReader | None, where: str, depth: int = 0
+) -> dict[str, Any]:
+    """The service as Compose makes it from `extends:` (docs.docker.com/reference/compose-file/services/#extends):
+    the base service, of this file or of the `file:` beside it, with this service's own keys merged over it as
+    Compose merges them (docs.docker.com/reference/compose-file/merge/: mappings key by key, `command` and
+    `entrypoint` replaced, other sequences appended, scalars replaced). A base not readable here leaves the service
+    as written."""
+    ext = raw.get("extends")
+    if ext is None:
+        return raw
+    if depth >= _MAX_EXTENDS:
+        raise InputError(f"{where}: `extends` nested more than {_MAX_EXTENDS} deep")
+    own = {k: v for k, v in raw.items() if k != "extends"}
+    if isinstance(ext, str):
+        file, base_name = None, ext
+    elif isinstance(ext, dict) and isinstance(ext.get("service"), str):
+        file, base_name = ext.get("file"), ext["service"]
+    else:
+        raise InputError(f"{where}: `extends` must name a service (a string, or a mapping with `service:`)")
+    base_services: Any = services
+    base_read = read
+    folder = ""
+    if file is not None:
+        text = read(str(file)) if read is not None else None
+        if text is None:
+            return own
+        try:
+            other = load_yaml(text)
+        except UntrustedDocumentError as exc:
+            raise InputError(f"{where}: extends {file}: {exc}") from exc
+        except Exception as exc:  # yaml's own errors: the file beside is not a compose file
+            raise InputError(f"{where}: extends {file}: not a YAML compose file") from exc
+        base_services = as_mapping(other).get("services") if isinstance(other, dict) else None
+        folder = posixpath.dirname(str(file))
+        base_read = _context_reader(read, folder) if read is not None and folder else read
+    base = as_mapping(base_services).get(base_name)
+    if not isinstance(base, dict) or (file is None and base_name == name):
+        return own
+    base = _extended(base_name, base, as_mapping(base_services), base_read, where, depth + 1)
+    if folder:  # the base's build context is relative to the file that defines it
+        base = _rebased_build(base, folder)
+    return _merged(base, own)
+
+
+def _rebased_build(svc: dict[str, Any], folder: str) -> dict[str, Any]:
+    build = svc.get("build")
+    if isinstance(build, str) and not posixpath.isabs(build):
+        return {**svc, "build": posixpath.normpath(posixpath.join(folder, build))}
+    if isinstance(build, dict):
+        context = str(build.get("context", "."))
+        if not posixpath.isabs(context) and "://" not in context:
+            return {**svc, "build": {**build, "context": posixpath.normpath(posixpath.join(folder, context))}}
+    return svc
+
+
+def _env_mapping(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return dict(value)
+    out: dict[str, Any] = {}
+    for item in as_list(value):
+        k, eq, v = str(item).partition("=")
+        out[k] = v if eq else None
+    return out
+
+
+def _merged(base: Mapping[str, Any], own: Mapping[str, Any], key: str = "") -> dict[str, Any]:
+    out = dict(base)
+    for k, v in own.items():
+        old = out.get(k)
+        if not key and k in ("environment", "labels") and (isinstance(old, list) or isinstance(v, list)):
+            out[k] = {**_env_mapping(old), **_env_mapping(v)}
+        elif isinstance(old, dict) and isinstance(v, dict):
+            out[k] = _merged(old, v, k)
+        elif isinstance(old, list) and isinstance(v, list) and not _replaced(key, k):
+            out[k] = [*old, *v]
+        else:
+            out[k] = v
     return out
 
 
@@ -348,9 +440,13 @@ def _mounts_dev_shm(svc: Mapping[str, Any]) -> bool:
 
 
 def _compose_gpus(svc: Mapping[str, Any]) -> int | None:
+    """GPUs a service reserves: `deploy.resources.reservations.devices`, or the service-level `gpus:` list of the
+    same device requests (docs.docker.com/reference/compose-file/services/#gpus; `gpus: all` is not a count)."""
     deploy = as_mapping(svc.get("deploy"))
     devices = as_list(as_mapping(as_mapping(deploy.get("resources")).get("reservations")).get("devices"))
-    for d in devices if isinstance(devices, list) else []:
+    gpus = svc.get("gpus")
+    requests = [*(devices if isinstance(devices, list) else []), *(gpus if isinstance(gpus, list) else [])]
+    for d in requests:
         if not isinstance(d, dict):
             continue
         if d.get("device_ids"):
