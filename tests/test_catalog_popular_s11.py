@@ -79,3 +79,29 @@ def test_fp8_releases_are_variants_of_their_base_entries() -> None:
         base, entry = load_model(base_id), load_model(variant)
         assert base is not None and entry is not None
         assert variant in base.variants and entry.base_model == base_id
+
+
+def test_granite_4_0_micro_by_hand() -> None:
+    """Granite 4.0 Micro (reconstructed): 40 attention layers of 2560 (q/o 2560^2, k/v 2560 x 8 x 64, the shared
+    MLP as a dense gated MLP 3 x 2560 x 8192, two RMSNorms), a tied 100,352-row embedding, final norm:
+    3,402,836,480 parameters, IBM's "3B"; no Mamba layer, so no Mamba state."""
+    h, layers, vocab = 2560, 40, 100352
+    total = layers * (2 * h * h + 2 * h * 512 + 3 * h * 8192 + 2 * h) + vocab * h + h
+    assert total == 3_402_836_480
+    spec = resolve_model("ibm-granite/granite-4.0-micro")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert spec.params.mixer == 0 and spec.mamba is None
+    assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 64, 131072)
+    assert _reconstructed("ibm-granite/granite-4.0-micro")
+
+
+def test_qwen3_coder_next_is_the_qwen3_next_80b_a3b_architecture() -> None:
+    """Qwen3-Coder-Next (reconstructed from its re-saves): every sizing key equals Qwen3-Next-80B-A3B-Instruct's
+    (48 layers of 2048, 36 Gated DeltaNet + 12 gated-attention layers, 512 experts of 512 with 10 active, a shared
+    expert of 512), only rope_theta differs: the same parameters, KV cache and Mamba-style state."""
+    coder, nxt = resolve_model("Qwen/Qwen3-Coder-Next"), resolve_model("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert coder.params is not None and coder.params == nxt.params
+    assert coder.moe == nxt.moe and coder.linear_attention == nxt.linear_attention
+    entry = load_model("Qwen/Qwen3-Coder-Next")
+    assert entry is not None and entry.config["rope_theta"] == 5_000_000
+    assert coder.max_model_len == 262144 and _reconstructed("Qwen/Qwen3-Coder-Next")
