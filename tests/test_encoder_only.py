@@ -223,3 +223,20 @@ def test_check_fixes_a_warm_up_oom_with_the_largest_budget_that_fits(tmp_path: P
     assert "CUDA out of memory while warming up the model with 600,000 tokens" in out
     assert "fix: lower --max-num-batched-tokens to 425,984 (then 52 requests of 8,192 tokens a step)" in out
     assert "--kv-cache-dtype" not in out
+
+
+@pytest.mark.parametrize(
+    ("model", "engine_note"),
+    [("BAAI/bge-m3", "on the V0 engine (SupportsV0Only)"), ("Alibaba-NLP/gte-Qwen2-7B-instruct", "causal attention")],
+)
+def test_before_0_10_1_these_models_kept_a_kv_cache(model: str, engine_note: str) -> None:
+    """bert.py / roberta.py were SupportsV0Only and qwen2.py ignored is_causal until 0.10.1: planned with a KV cache
+    (the V0 engine for the BERT-style classes); from 0.10.1 without."""
+    spec = resolve_model(model)
+    old = explain(spec, L4, EngineFlags(max_model_len=8192), VllmVersion.parse("0.10.0"))
+    assert not old.no_kv_cache and old.num_gpu_blocks > 0
+    note = old.issue(IssueKind.NO_KV_CACHE)
+    assert note is not None and engine_note in note.message
+    assert old.has(IssueKind.V0_ENGINE) is (spec.family == "BERT-style encoder")
+    new = explain(spec, L4, EngineFlags(max_model_len=8192), VllmVersion.parse("0.10.1"))
+    assert new.no_kv_cache and new.num_gpu_blocks == 0 and not new.has(IssueKind.V0_ENGINE)

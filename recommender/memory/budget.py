@@ -568,8 +568,6 @@ def no_kv_explanation(
     max_num_batched_tokens tokens, the CUDA-graph capture and the CUDA context against the free memory, on the GPU
     that needs the most."""
     precision, limits, budget = setup
-    if (version.major, version.minor, version.patch) < no_kv.NO_KV_FROM:
-        issues.append(no_kv.old_release_note(str(version)))
     graphs, _ = engine_passes(model, gpu, flags, limits, version, v0=v0)
     context = 0 if budget.context_in_free else context_after_kv(gpu, version, flags.tensor_parallel_size, v0=v0)
 
@@ -636,6 +634,9 @@ def explain(
     if flags.pooling_runner():  # --runner pooling / --convert embed: the pooling runner loads no LM head
         model = as_pooling(model, f"--runner {flags.runner} --convert {flags.convert}")
     issues: list[StartupIssue] = []
+    if model.encoder_only and (version.major, version.minor, version.patch) < no_kv.NO_KV_FROM:
+        issues.append(no_kv.old_release_note(str(version), model.architecture))
+        model = replace(model, encoder_only=False)  # a KV cache as the release kept one
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size
     gpu_checks(gpu, version, issues)
     precision = resolve_precision(model, flags, gpu, version, issues)

@@ -116,9 +116,21 @@ class VllmVersion:
 V1_OLDER_GPUS_FROM = VllmVersion(0, 10)
 V1_MIN_COMPUTE_CAPABILITY = (8, 0)
 ENCODER_DECODER_ARCHITECTURES = ("MllamaForConditionalGeneration",)
+# BERT-style encoders marked SupportsV0Only until 0.10.1 (bert.py, roberta.py of v0.9.2 / v0.10.0; memory/no_kv.py)
+V0_ONLY_ENCODERS = frozenset(
+    {
+        "BertModel",
+        "RobertaModel",
+        "XLMRobertaModel",
+        "BertForSequenceClassification",
+        "RobertaForSequenceClassification",
+        "XLMRobertaForSequenceClassification",
+    }
+)
 
 
 V0_REMOVED_IN = VllmVersion(0, 11)  # VLLM_USE_V1=0 is ignored from here (V1 only)
+V1_ENCODERS_FROM = VllmVersion(0, 10, 1)  # V0_ONLY_ENCODERS run on V1 from here
 V1_OPT_IN_FROM = VllmVersion(0, 7)
 
 
@@ -129,7 +141,7 @@ def runs_v0_engine(version: VllmVersion, gpu: Gpu, architecture: str, use_v1: bo
         return True
     if use_v1 is True and version >= V1_OPT_IN_FROM:
         return False
-    if version.v0_engine:
+    if version.v0_engine or (architecture in V0_ONLY_ENCODERS and version < V1_ENCODERS_FROM):
         return True
     if version >= V1_OLDER_GPUS_FROM:
         return False

@@ -27,10 +27,21 @@ from recommender.memory import warmup
 from recommender.memory.startup_issues import IssueKind, StartupIssue
 from recommender.units import format_gib
 
-# The first release whose V1 engine runs encoder-only attention without a KV cache (v0.10.0
-# v1/worker/gpu_model_runner.py get_kv_cache_spec: "encoder-only attention does not need KV cache"); earlier
-# releases served these models on the V0 engine, which vllm-plan does not model for them.
-NO_KV_FROM = (0, 10, 0)
+# The first release that runs these models without a KV cache: v0.10.1, where bert.py / roberta.py drop
+# SupportsV0Only (they ran on the V0 engine, which profiled and allocated a KV cache for every attention layer) and
+# qwen2.py / llama.py read is_causal (before, gte-Qwen2 ran causal, with Qwen2's KV cache).
+NO_KV_FROM = (0, 10, 1)
+# The BERT-style classes vLLM marked SupportsV0Only before NO_KV_FROM (bert.py, roberta.py of v0.9.2 and v0.10.0)
+V0_ONLY_ARCHITECTURES = frozenset(
+    {
+        "BertModel",
+        "RobertaModel",
+        "XLMRobertaModel",
+        "BertForSequenceClassification",
+        "RobertaForSequenceClassification",
+        "XLMRobertaForSequenceClassification",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +136,11 @@ def chunked_prefill_forced() -> StartupIssue:
     )
 
 
-def old_release_note(version: str) -> StartupIssue:
-    """Before 0.10 the V0 engine served encoder-only models; the figures follow the V1 engine."""
-    return si.note(
-        IssueKind.APPROXIMATE_MODEL,
-        f"vLLM {version} served encoder-only models on the V0 engine; these figures follow the V1 engine of 0.10 "
-        "and later (no KV cache, no profiling pass)",
+def old_release_note(version: str, architecture: str) -> StartupIssue:
+    """Before 0.10.1 vLLM kept a KV cache for these models (memory/no_kv.py NO_KV_FROM): planned that way."""
+    how = (
+        "on the V0 engine (SupportsV0Only), which profiles and allocates a KV cache for every attention layer"
+        if architecture in V0_ONLY_ARCHITECTURES
+        else "with causal attention and its KV cache (is_causal is read from 0.10.1)"
     )
+    return si.note(IssueKind.NO_KV_CACHE, f"vLLM {version} serves {architecture} {how}: planned with that KV cache")
