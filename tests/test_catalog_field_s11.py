@@ -1,0 +1,70 @@
+"""Models of field rounds 9 and 10 that did not resolve offline (issue #11), session 11: entries and aliases checked
+against their sources by hand."""
+
+from __future__ import annotations
+
+from recommender.catalog import load_gpus, load_model
+from recommender.hardware import resolve_gpu
+from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.sources.resolve import resolve_model
+
+V033 = VllmVersion.parse("0.33.0")
+H100 = resolve_gpu("h100", load_gpus())
+
+
+def _reconstructed(model_id: str) -> bool:
+    spec = resolve_model(model_id)
+    return any(reason.startswith("config.json reconstructed: ") for reason in spec.approximate)
+
+
+def _qwen3_vl_tower(depth: int, h: int, i: int, out: int) -> int:
+    """Qwen3-VL's vision tower: patch embedding (3 x 2 x 16 x 16 -> h, with bias), 2,304 learned positions, `depth`
+    blocks (biased qkv and proj, biased fc1/fc2 MLP, two LayerNorms), the merger (LayerNorm over h, 4h -> 4h -> out,
+    biased) and three deepstack mergers (the same, LayerNorm over 4h)."""
+    patch = 3 * 2 * 16 * 16 * h + h
+    block = (3 * h * h + 3 * h) + (h * h + h) + (i * h + i) + (h * i + h) + 4 * h
+    merger = 4 * h * 4 * h + 4 * h + 4 * h * out + out
+    return patch + 2304 * h + depth * block + (2 * h + merger) + 3 * (2 * 4 * h + merger)
+
+
+def test_qwen3_vl_4b_instruct_fp8_is_the_4b_in_qwen_block_fp8() -> None:
+    """Qwen3-VL-4B-Instruct-FP8 (reconstructed): the 4B's 4,437,815,808 parameters (a local load of
+    Qwen3-VL-4B-Instruct reports total_parameters 4437815808, read_file id 59607822170): 36 layers of 2560 (q 4096,
+    k/v 1024, o, q/k norms of 128, gated MLP 3 x 2560 x 9728, two RMSNorms), a tied 151,936-row embedding, the final
+    norm and a 24-block vision tower of 1024, in Qwen's 128 x 128 block FP8 with the tower and embedding in 16 bit."""
+    h, vocab = 2560, 151936
+    text = 36 * (h * 4096 + 2 * h * 1024 + 4096 * h + 2 * 128 + 3 * h * 9728 + 2 * h) + vocab * h + h
+    total = text + _qwen3_vl_tower(24, 1024, 4096, 2560)
+    assert total == 4_437_815_808
+    spec = resolve_model("Qwen/Qwen3-VL-4B-Instruct-FP8")
+    assert spec.params is not None and spec.params.total == total
+    assert spec.params == resolve_model("Qwen/Qwen3-VL-4B-Instruct").params
+    assert spec.quant is not None and spec.quant.bits == 8 and spec.quant.block == (128, 128)
+    assert _reconstructed("Qwen/Qwen3-VL-4B-Instruct-FP8")
+
+
+def test_qwen3_vl_30b_a3b_instruct_fp8_is_the_moe_in_qwen_block_fp8() -> None:
+    """Qwen3-VL-30B-A3B-Instruct-FP8 (reconstructed): 31,070,754,032 parameters (Fireworks' model list gives
+    paramCount 31070754032 for qwen3-vl-30b-a3b-instruct, read_file id 66729435508): 48 layers of 2048 (q 4096, k/v
+    512, o, q/k norms, router 2048 x 128, 128 experts of 3 x 2048 x 768, two RMSNorms), untied 151,936-row embedding
+    and head, final norm, and a 27-block vision tower of 1152. At TP=1 the FP8 checkpoint loads a bit over half of
+    the BF16 one (embedding, head, routers and tower stay 16-bit)."""
+    h, vocab = 2048, 151936
+    layer = h * 4096 + 2 * h * 512 + 4096 * h + 2 * 128 + h * 128 + 128 * 3 * h * 768 + 2 * h
+    total = 48 * layer + 2 * vocab * h + h + _qwen3_vl_tower(27, 1152, 4304, 2048)
+    assert total == 31_070_754_032
+    fp8, bf16 = resolve_model("Qwen/Qwen3-VL-30B-A3B-Instruct-FP8"), resolve_model("Qwen/Qwen3-VL-30B-A3B-Instruct")
+    assert fp8.params is not None and fp8.params.total == total and fp8.params == bf16.params
+    assert fp8.quant is not None and fp8.quant.block == (128, 128)
+    flags = EngineFlags(max_model_len=8192)
+    w8, w16 = explain(fp8, H100, flags, V033).stage.weights, explain(bf16, H100, flags, V033).stage.weights
+    assert 0.5 < w8 / w16 < 0.56
+    for base_id, variant in (
+        ("Qwen/Qwen3-VL-30B-A3B-Instruct", "Qwen/Qwen3-VL-30B-A3B-Instruct-FP8"),
+        ("Qwen/Qwen3-VL-4B-Instruct", "Qwen/Qwen3-VL-4B-Instruct-FP8"),
+    ):
+        base, entry = load_model(base_id), load_model(variant)
+        assert base is not None and entry is not None
+        assert variant in base.variants and entry.base_model == base_id
+    assert _reconstructed("Qwen/Qwen3-VL-30B-A3B-Instruct-FP8")
