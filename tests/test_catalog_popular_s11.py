@@ -105,3 +105,32 @@ def test_qwen3_coder_next_is_the_qwen3_next_80b_a3b_architecture() -> None:
     entry = load_model("Qwen/Qwen3-Coder-Next")
     assert entry is not None and entry.config["rope_theta"] == 5_000_000
     assert coder.max_model_len == 262144 and _reconstructed("Qwen/Qwen3-Coder-Next")
+
+
+def test_magistral_small_2509_is_mistral_small_3_2_with_its_vision_encoder() -> None:
+    """Magistral Small 1.2 (reconstructed: its card builds it on Mistral Small 3.2 and adds the vision encoder):
+    3.2's 40 layers of 5120 (q/o 5120 x 4096, k/v 5120 x 1024, gated MLP 3 x 5120 x 32768, two RMSNorms), untied
+    131,072-row embedding and head, final norm: 23,572,403,200 text parameters, plus the Pixtral tower."""
+    h, layers, vocab = 5120, 40, 131072
+    text = layers * (2 * h * 4096 + 2 * h * 1024 + 3 * h * 32768 + 2 * h) + 2 * vocab * h + h
+    assert text == 23_572_403_200
+    spec = resolve_model("mistralai/Magistral-Small-2509")
+    small = resolve_model("mistralai/Mistral-Small-3.2-24B-Instruct-2506")
+    assert spec.params is not None and spec.params.total - spec.params.vision == text
+    assert spec.params == small.params and spec.vision == small.vision and spec.vision is not None
+    assert spec.max_model_len == 131072 and _reconstructed("mistralai/Magistral-Small-2509")
+
+
+def test_qwen3_235b_awq_is_4_bit_qwen3_235b() -> None:
+    """cognitivecomputations/Qwen3-235B-A22B-AWQ (reconstructed): Qwen3-235B-A22B's parameters in 4-bit group-128
+    weights (embedding, lm_head and routers 16-bit): 233.8B weights at 0.5 byte plus a 2-byte scale and a 4-bit zero
+    point per 128 (0.52 byte), 2.5 GB in 16 bits: at TP=4 each GPU loads 0.26-0.27 of the 16-bit shard, 31 GB, more
+    than a 24 GB A10 holds (vLLM issue #18156's OOM on four A10s)."""
+    awq, bf16 = resolve_model("cognitivecomputations/Qwen3-235B-A22B-AWQ"), resolve_model("Qwen/Qwen3-235B-A22B")
+    assert awq.params is not None and awq.params == bf16.params
+    assert awq.quant is not None and awq.quant.bits == 4 and awq.quant.group_size == 128
+    assert awq.quant.has_zero_points and not awq.quant.lm_head_quantized
+    flags = EngineFlags(max_model_len=8192, tensor_parallel_size=4)
+    w4, w16 = explain(awq, H100, flags, V033).stage.weights, explain(bf16, H100, flags, V033).stage.weights
+    assert 0.26 < w4 / w16 < 0.27 and 30e9 < w4 < 32e9
+    assert _reconstructed("cognitivecomputations/Qwen3-235B-A22B-AWQ")
