@@ -476,6 +476,18 @@ def test_poisson_arrivals_have_the_requested_rate() -> None:
     assert reqs.arrival[-1] / 1999 == pytest.approx(0.2, rel=0.06)
 
 
+def test_a_short_run_that_keeps_up_is_bound_by_its_arrivals() -> None:
+    # 10 requests of 100 decode steps of 10 ms (~1 s each) at 4 req/s, the last sent at exactly 10 / 4 = 2.5 s: the
+    # run ends ~1 s later, so it delivers 10 / 3.5 s, below 90% of the offered rate, yet nothing ever queues
+    c = _synthetic(max_num_seqs=64)
+    load = Load(100, 100, num_prompts=10, request_rate=4.0, jitter=0, rescaled_arrivals=True)
+    r = predict_engine(c, load)
+    assert r.request_throughput < 0.9 * 4.0
+    assert r.bound == "arrival-rate"
+    # at 400 req/s the same engine cannot keep up: one 10 ms step serves ~64 at a time, the queue grows
+    assert predict_engine(c, replace(load, request_rate=400.0, num_prompts=400)).bound != "arrival-rate"
+
+
 def test_rescaled_arrivals_end_at_num_prompts_over_rate() -> None:
     # vLLM 0.10.0+ (serve.py get_request): request i waits the sum of i + 1 gamma draws, all scaled so that the last
     # is sent at num_prompts / rate = 40 / 4 = 10 s; the older client sends request 0 at once, then one draw apart

@@ -196,7 +196,7 @@ def _compare_rows(pred: PerfResult, measured: BenchResult) -> list[tuple[str, st
 def _compare(
     path: Path, model_opt: str | None, engine: EngineSetup, dataset: str, params: PerfParams
 ) -> tuple[PerfResult, BenchResult]:
-    result = read_result_file(path, dataset)[0]
+    result = read_result_file(path, dataset, engine.version)[0]
     model = result_model(model_opt, result)
     pred = predict(
         model,
@@ -223,8 +223,9 @@ def result_model(model_opt: str | None, result: BenchResult) -> ModelSpec:
         ) from None
 
 
-def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
-    """Every result in a saved file (one JSON object, or one per line as --append-result writes)."""
+def read_result_file(path: Path, dataset: str, version: VllmVersion) -> list[BenchResult]:
+    """Every result in a saved file (one JSON object, or one per line as --append-result writes). A saved file does
+    not name its client's release; the client is taken to be `version`'s (its arrivals: #21108 from 0.10.0)."""
     from recommender.safe_load import UntrustedDocumentError, load_json, read_text
 
     try:
@@ -238,7 +239,12 @@ def read_result_file(path: Path, dataset: str) -> list[BenchResult]:
     if not docs:
         raise InputError(f"{path}: empty")
     return [
-        read_bench_result(d, f"{path}" + (f"#{i + 1}" if len(docs) > 1 else ""), dataset=dataset)
+        read_bench_result(
+            d,
+            f"{path}" + (f"#{i + 1}" if len(docs) > 1 else ""),
+            dataset=dataset,
+            rescaled_arrivals=version >= VllmVersion(0, 10, 0),
+        )
         for i, d in enumerate(docs)
     ]
 
@@ -444,7 +450,7 @@ def calibrate(
     del no_local_calibration  # calibration always starts from the bundled constants
     engine = engine_setup(flag_values, gpu, gpu_memory_gib, vllm_version, async_scheduling)
     flags, hw = engine.flags, engine.gpu
-    runs = [r for path in results for r in read_result_file(path, dataset_name)]
+    runs = [r for path in results for r in read_result_file(path, dataset_name, engine.version)]
     models = {model_opt or r.model_id: result_model(model_opt, r) for r in runs}
     cases = [(models[model_opt or r.model_id], r) for r in runs]
     outcome = calibrate_gpu(

@@ -61,8 +61,11 @@ def _random_lengths(doc: Mapping[str, Any], dataset: str, mean_output: float) ->
     return {"jitter": 0.0, "max_output": requested if requested > mean_output + 0.5 else None}
 
 
-def read_bench_result(doc: Any, origin: str, *, dataset: str = "random") -> BenchResult:
-    """A BenchResult from one saved result object; one-line InputErrors for anything malformed."""
+def read_bench_result(
+    doc: Any, origin: str, *, dataset: str = "random", rescaled_arrivals: bool = False
+) -> BenchResult:
+    """A BenchResult from one saved result object; one-line InputErrors for anything malformed.
+    `rescaled_arrivals`: the client was vLLM 0.10.0 or later, whose gamma delays span num_prompts / rate (#21108)."""
     if not isinstance(doc, Mapping):
         raise InputError(f"{origin}: expected a JSON object as `vllm bench serve --save-result` writes")
     model = doc.get("model_id")
@@ -85,6 +88,7 @@ def read_bench_result(doc: Any, origin: str, *, dataset: str = "random") -> Benc
         request_rate=_rate(doc, origin),
         burstiness=burst,
         dataset=dataset,
+        rescaled_arrivals=rescaled_arrivals,
         **_random_lengths(doc, dataset, mean_output),
     )
     load.validate()
