@@ -319,8 +319,8 @@ def table_text(results: list[ServerResult], problems: list[str]) -> str:
                 r.found.source,
                 ", ".join(p for p in (r.found.resource, r.found.container) if p),
                 {PASS: "PASS", FAIL: "FAIL"}.get(r.status, "NOT EVALUATED"),
-                f"{e.kv_cache_tokens:,}" if e else "-",
-                f"{e.max_concurrency:.2f}" if e else "-",
+                f"{e.kv_cache_tokens:,}" if e and not e.no_kv_cache else "-",
+                f"{e.max_concurrency:.2f}" if e and not e.no_kv_cache else "-",
                 f"{e.max_num_seqs:,}" if e else "-",
                 f"{e.max_model_len:,}" if e else "-",
             )

@@ -86,7 +86,7 @@ def render_plan(result: PlanResult, plan: Plan, *, given_gpus: bool) -> str:
                 a.candidate.kv_label,
                 f"{a.max_model_len:,}",
                 f"{a.concurrency:,.1f}",
-                f"{a.explanation.max_concurrency * a.replicas:,.1f}",
+                "-" if a.explanation.no_kv_cache else f"{a.explanation.max_concurrency * a.replicas:,.1f}",
             )
             for a in result.alternatives
         ]

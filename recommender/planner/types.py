@@ -80,6 +80,8 @@ class Candidate:
     def kv_label(self) -> str:
         """The KV flag, with what `auto` stores where that is not the model dtype: 'auto (fp8)'."""
         model = self.weights.model
+        if model.encoder_only:  # vLLM keeps no KV cache for it (memory/no_kv.py)
+            return "none"
         if self.kv_cache_dtype == "auto" and auto_kv_is_fp8(model, model.quant):
             return "auto (fp8)"
         return self.kv_cache_dtype

@@ -44,8 +44,8 @@ def row(r: ServerResult) -> tuple[Cell, ...]:
         Cell(where(r)),
         Cell(r.model or "-"),
         Cell(r.gpu or "-"),
-        Cell(f"{e.kv_cache_tokens:,}" if e else "-", "num"),
-        Cell(f"{e.max_concurrency:.2f}" if e else "-", "num"),
+        Cell(f"{e.kv_cache_tokens:,}" if e and not e.no_kv_cache else "-", "num"),
+        Cell(f"{e.max_concurrency:.2f}" if e and not e.no_kv_cache else "-", "num"),
         Cell(f"{e.max_num_seqs:,}" if e else "-", "num"),
         Cell(f"{e.max_model_len:,}" if e else "-", "num"),
     )

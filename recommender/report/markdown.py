@@ -51,8 +51,8 @@ def check_markdown(results: Sequence[ServerResult], problems: Sequence[str] = ()
             md(where(r)),
             md(r.model or "-"),
             md(r.gpu or "-"),
-            f"{e.kv_cache_tokens:,}" if e else "-",
-            f"{e.max_concurrency:.2f}" if e else "-",
+            f"{e.kv_cache_tokens:,}" if e and not e.no_kv_cache else "-",
+            f"{e.max_concurrency:.2f}" if e and not e.no_kv_cache else "-",
             f"{e.max_num_seqs:,}" if e else "-",
             f"{e.max_model_len:,}" if e else "-",
         ]
