@@ -163,3 +163,20 @@ def test_a_kaito_preset_workspace_names_no_command(tmp_path: Path) -> None:
     path.write_text(KAITO.split("inference:")[0] + "inference:\n  preset:\n    name: phi-4-mini-instruct\n")
     loaded = load_inputs((str(path),))
     assert loaded.found == [] and "no vLLM server found" in " ".join(loaded.problems)
+
+
+def test_a_list_stands_for_its_items(tmp_path: Path) -> None:
+    """`kubectl get deploy -o yaml` writes a `kind: List`: its Deployment is read as if given alone (a List has no
+    `spec`: without this its items would be walked as one object's fields, under the List's name)."""
+    path = tmp_path / "list.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: vllm, namespace: ai}\n"
+        "  spec:\n    template:\n      spec:\n        containers:\n        - name: vllm\n"
+        "          image: vllm/vllm-openai:v0.30.0\n          args: [Qwen/Qwen3-8B, -tp, '2']\n"
+        "          resources: {limits: {nvidia.com/gpu: 2}}\n"
+        "- {apiVersion: v1, kind: Service, metadata: {name: vllm}, spec: {ports: [{port: 8000}]}}\n"
+    )
+    (found,) = _found(path)
+    assert found.resource == "Deployment/ai/vllm" and found.gpus_per_pod == 2
+    assert parse_serve_argv(list(found.argv)).values["tensor_parallel_size"] == 2

@@ -226,6 +226,7 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str, shared: Sequence[Ma
     from recommender.check import kserve_runtimes, serving_resources
 
     out: list[Found] = []
+    docs = [item for doc in docs for item in _listed(doc)]
     maps = _config_maps([*docs, *[d for d in shared if d.get("kind") == "ConfigMap"]])
     docs = [_with_config_maps(d, maps) for d in docs] if maps else docs
     used = kserve_runtimes.used_runtimes([*docs, *shared])
@@ -252,6 +253,15 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str, shared: Sequence[Ma
             continue
         out += read_pods(doc, source, index)
     return out
+
+
+def _listed(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """A list (`kind: List`, as `kubectl get -o yaml` writes, or a typed `DeploymentList`) stands for the objects in
+    its `items`, each applied as if given alone (kubernetes.io/docs/reference/using-api/api-concepts/#collections)."""
+    items = doc.get("items")
+    if str(doc.get("kind", "")).endswith("List") and isinstance(items, list):
+        return [i for i in items if isinstance(i, dict) and "kind" in i]
+    return [doc]
 
 
 def _no_worker_pods(doc: Mapping[str, Any], role: str) -> bool:
