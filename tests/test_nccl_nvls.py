@@ -30,6 +30,12 @@ def test_non_torch_with_eager_nvls_buffers() -> None:
     nvls = {"tp": 8, "nvlink": True, "multicast": True}
     assert overheads.non_torch_bytes(**nvls, version=(0, 5), v0=True) == int(7.71 * GiB)  # F043's driver rank
     assert overheads.non_torch_bytes(**nvls, version=(0, 8), v0=False) == int(5.68 * GiB)  # its largest worker
+    # Four GPUs: NVLS buffers for 4 heads, half of F043's excess over the 1.0 GiB NVLink figure (6.71 / 2 on V0).
+    assert (
+        overheads.non_torch_bytes(tp=4, nvlink=True, multicast=True, version=(0, 5), v0=True)
+        == int(1.0 * GiB) + (int(7.71 * GiB) - int(1.0 * GiB)) * 4 // 8
+    )
+    assert overheads.non_torch_bytes(tp=16, nvlink=True, multicast=True, version=(0, 8)) == int(5.68 * GiB)
     # NCCL 2.26 from vLLM 0.9 (torch 2.7) connects lazily; two GPUs never run NVLS; Ampere has no multicast.
     assert overheads.non_torch_bytes(**nvls, version=(0, 9), v0=True) == overheads.NON_TORCH_TP_NVLINK_OLD
     assert overheads.non_torch_bytes(tp=2, nvlink=True, multicast=True, version=(0, 5)) == int(1.0 * GiB)

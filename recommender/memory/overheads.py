@@ -205,11 +205,16 @@ NON_TORCH_CHANGED_IN = (0, 19)
 # and 7.71 on the driver rank (rank 0, in the engine's own process), whose smaller block count vLLM gives every rank
 # (executor determine_num_available_blocks: the min over workers). V0 takes the driver's figure; V1 (0.8.x) runs
 # every rank in a worker process and takes the largest worker's. Checked against: field9 P007 (V0 0.5.3, TP 8 on H100;
-# its 79,392 KV tokens imply 7.7 GiB with the logged weights) and field F051 (V1 0.8.4, TP 16 over two 8 x H800
-# nodes; its tokens imply 5.1 GiB).
+# its 79,392 KV tokens imply 7.7 GiB with the logged weights), field F051 (V1 0.8.4, TP 16 over two 8 x H800 nodes;
+# its tokens imply 5.1 GiB) and vllm-project/vllm#9699 (Llama-3.1-405B, TP 8 on H200, Oct 2024: 17,595 GPU blocks with
+# NVLS, 227xx with NCCL_NVLS_ENABLE=0, i.e. 4.9-5.0 GiB of 1,032,192-byte blocks). The NVLS buffers grow with nHeads,
+# the communicator's GPUs in the node (ncclNvlsSetup above; "nHeads 8 ... nvlsTotalSize 1610612736" in NCCL's own
+# log), so a group of fewer than 8 such GPUs takes the excess of these figures over the 1.0 GiB NVLink one in
+# proportion (no log of 3 to 7 of them before 0.9 has been read: that share is the assumption).
 NVLS_EAGER_UNTIL = (0, 9)
 NON_TORCH_NVLS_EAGER_V0 = int(7.71 * GiB)
 NON_TORCH_NVLS_EAGER = int(5.68 * GiB)
+NVLS_LOGGED_GPUS = 8
 
 
 def nvls_eager(*, tp: int, multicast: bool, version: tuple[int, int]) -> bool:
@@ -224,7 +229,9 @@ def non_torch_bytes(
     """Memory vLLM reports as non-torch on one GPU (`multicast`: NVLink over NVSwitch with NVLS, Hopper and later;
     `v0`: the V0 engine, whose rank 0 runs in the engine's process)."""
     if nvls_eager(tp=tp, multicast=multicast, version=version):
-        return NON_TORCH_NVLS_EAGER_V0 if v0 else NON_TORCH_NVLS_EAGER
+        logged = NON_TORCH_NVLS_EAGER_V0 if v0 else NON_TORCH_NVLS_EAGER
+        heads = min(tp, NVLS_LOGGED_GPUS)
+        return NON_TORCH_TP_NVLINK_OLD + (logged - NON_TORCH_TP_NVLINK_OLD) * heads // NVLS_LOGGED_GPUS
     old = version < NON_TORCH_CHANGED_IN
     if tp <= 1:
         return NON_TORCH_SINGLE_GPU_OLD if old else NON_TORCH_SINGLE_GPU
