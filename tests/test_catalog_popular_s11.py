@@ -134,3 +134,17 @@ def test_qwen3_235b_awq_is_4_bit_qwen3_235b() -> None:
     w4, w16 = explain(awq, H100, flags, V033).stage.weights, explain(bf16, H100, flags, V033).stage.weights
     assert 0.26 < w4 / w16 < 0.27 and 30e9 < w4 < 32e9
     assert _reconstructed("cognitivecomputations/Qwen3-235B-A22B-AWQ")
+
+
+def test_seed_oss_36b_by_hand() -> None:
+    """Seed-OSS-36B-Instruct (reconstructed): 64 layers of 5120 with 80 query heads of 128 (q 5120 x 10240, o 10240 x
+    5120), 8 KV heads (k/v 5120 x 1024), q/k/v biases but no o bias, gated MLP 3 x 5120 x 27648, two RMSNorms; an untied
+    155,136-row embedding and head, final norm: 36,151,104,512 parameters, the published 36B; 524,288 positions."""
+    h, layers, vocab, q = 5120, 64, 155136, 80 * 128
+    layer = 2 * h * q + 2 * h * 1024 + (q + 2 * 1024) + 3 * h * 27648 + 2 * h
+    total = layers * layer + 2 * vocab * h + h
+    assert total == 36_151_104_512
+    spec = resolve_model("ByteDance-Seed/Seed-OSS-36B-Instruct")
+    assert spec.params is not None and spec.params.total == total
+    assert (spec.num_heads, spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (80, 8, 128, 524288)
+    assert _reconstructed("ByteDance-Seed/Seed-OSS-36B-Instruct")
