@@ -240,3 +240,12 @@ def test_before_0_10_1_these_models_kept_a_kv_cache(model: str, engine_note: str
     assert old.has(IssueKind.V0_ENGINE) is (spec.family == "BERT-style encoder")
     new = explain(spec, L4, EngineFlags(max_model_len=8192), VllmVersion.parse("0.10.1"))
     assert new.no_kv_cache and new.num_gpu_blocks == 0 and not new.has(IssueKind.V0_ENGINE)
+
+
+def test_recommend_context_alone_fills_the_release_max_num_seqs_when_the_warm_up_allows() -> None:
+    """--context 512 on an L4: the 256 default sequences x 512 = 131,072 tokens a step fit (6.16 GB of forward pass);
+    at 8,192 tokens, 52 x 8,192 = 425,984 is inside the ~1 GiB margin and 51 x 8,192 = 417,792 is the most."""
+    short = invoke(["recommend", "--model", "BAAI/bge-m3", "--gpu", "l4", "--context", "512"]).stdout
+    assert "256 requests of 512 tokens per replica x 1" in short and "--max-num-batched-tokens 131072" in short
+    long = invoke(["recommend", "--model", "BAAI/bge-m3", "--gpu", "l4", "--context", "8192"]).stdout
+    assert "51.0 requests of 8,192 tokens per replica x 1" in long and "--max-num-batched-tokens 417792" in long

@@ -299,15 +299,38 @@ def evaluate_no_kv(c: Candidate, target: Target, hw: Hardware, version: VllmVers
     limit = c.weights.model.max_model_len
     if target.context is not None and target.context > limit:
         return ctx.reject(f"{target.context:,} tokens exceed the model's limit of {limit:,}")
-    if target.context is not None or not target.concurrency:
-        length = min(target.context or limit, limit)
+    if not target.concurrency:
+        return _no_kv_most(ctx, min(target.context or limit, limit))
+    if target.context is not None:
+        length = min(target.context, limit)
         first = e = _no_kv_judged(ctx, length, 1)
-        for r in range(2, ctx.max_replicas + 1 if target.concurrency else 1):
+        for r in range(2, ctx.max_replicas + 1):
             if e.feasible:
                 break
             e = _no_kv_judged(ctx, length, r)
         return e if e.feasible else first
     return _no_kv_longest(ctx, limit)
+
+
+def _no_kv_most(ctx: _Context, length: int) -> Evaluation:
+    """S alone: the most requests of S tokens one step runs, within the release's --max-num-seqs: the largest token
+    budget k x S (k <= that default) whose warm-up fits, with vLLM's own default budget as the floor."""
+    seqs, _ = batch_defaults(ctx.hw.gpu, ctx.version)
+    base = replace(ctx.flags, data_parallel_size=1)
+
+    def judged(k: int) -> Evaluation:
+        flags = _no_kv_flags(base, length, seqs, k * length)
+        return _judged(ctx.candidate, ctx.target, ctx.hw, ctx.version, flags, 1)
+
+    best = _no_kv_judged(ctx, length, 1)  # vLLM's defaults: max(S, the usage budget)
+    lo, hi = int(best.explanation.max_concurrency), seqs + 1
+    if not best.feasible or lo >= seqs:
+        return best
+    while hi - lo > 1:  # the warm-up grows with the budget: the largest k that fits
+        mid = (lo + hi) // 2
+        e = judged(mid)
+        lo, hi, best = (mid, hi, e) if e.feasible else (lo, mid, best)
+    return best
 
 
 def _no_kv_longest(ctx: _Context, limit: int) -> Evaluation:
