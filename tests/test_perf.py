@@ -476,6 +476,18 @@ def test_poisson_arrivals_have_the_requested_rate() -> None:
     assert reqs.arrival[-1] / 1999 == pytest.approx(0.2, rel=0.06)
 
 
+def test_gemma4_e_models_gather_their_per_layer_embeddings_and_share_kv_reads() -> None:
+    # gemma-4-E2B: the tied lm_head is embed_tokens alone (262,144 x 1,536 bf16); the per-layer input table
+    # (262,144 x 35 x 256) is a row lookup per token (gemma4.py get_per_layer_inputs), not read every step
+    c = _costs("google/gemma-4-E2B-it", "h100", max_model_len=8192)
+    assert c.lm_head_bytes == 262144 * 1536 * 2
+    # 35 layers, full attention at 4, 9, ..., 34 (512-wide heads), sliding elsewhere (256); one KV head; the last 20
+    # layers (15-34) store no cache but attend over their target's, so every layer reads: 7 full x (512 + 512) x 2 B
+    # and 28 sliding x (256 + 256) x 2 B a context token (only 3 and 12 of them before layer 15)
+    assert c.kv_full == 7 * 1024 * 2 == 14336
+    assert c.kv_window == 28 * 512 * 2 == 28672
+
+
 def test_a_short_run_that_keeps_up_is_bound_by_its_arrivals() -> None:
     # 10 requests of 100 decode steps of 10 ms (~1 s each) at 4 req/s, the last sent at exactly 10 / 4 = 2.5 s: the
     # run ends ~1 s later, so it delivers 10 / 3.5 s, below 90% of the offered rate, yet nothing ever queues

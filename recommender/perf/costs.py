@@ -226,9 +226,15 @@ def _shard_factor(t: Tensor, tp: int, ranks: int) -> float:
     return 1.0
 
 
+TOKEN_EMBEDDING = "model.embed_tokens"  # the table a tied lm_head reuses (ParallelLMHead.tie_weights)
+
+
 def _weights(model: ModelSpec, e: Explanation, quant: QuantSpec | None, ep: bool) -> dict[str, float]:
     """Bytes and parameters per GPU by role: the layers of the stage with the most layers, the lm_head of the last
-    stage (the tied embedding when there is no separate head; otherwise the embedding is a gather, not a stream)."""
+    stage (the tied token embedding when there is no separate head; otherwise the embedding is a gather, not a
+    stream). The other embedding tables are gathers too, one row per token: positions (GPT-2, OPT), token types
+    (BERT) and Gemma 3n / 4's per-layer inputs (gemma4.py get_per_layer_inputs looks up embed_tokens_per_layer; the
+    lm_head ties to embed_tokens alone)."""
     return dict(_weights_cached(model, Parallel(tp=e.tp, pp=e.pp, dp=e.dp, expert_parallel=ep), quant, e.weight_dtype))
 
 
@@ -242,7 +248,11 @@ def _weights_cached(
     out = dict.fromkeys(("dense_b", "dense_p", "expert_b", "expert_p", "head_b", "head_p"), 0.0)
     head_group = "embedding" if model.tie_word_embeddings else "lm_head"
     tensors = [t for t in stage_tensors(model, par, stage) if t.layer is not None and t.group != "vision"]
-    tensors += [t for t in stage_tensors(model, par, par.pp - 1) if t.layer is None and t.group == head_group]
+    tensors += [
+        t
+        for t in stage_tensors(model, par, par.pp - 1)
+        if t.layer is None and t.group == head_group and (head_group == "lm_head" or t.module == TOKEN_EMBEDDING)
+    ]
     for t in tensors:
         role = "head" if t.layer is None else "expert" if t.group == "experts" else "dense"
         out[f"{role}_b"] += tensor_bytes(model, t, par, dtype_bytes, quant)
@@ -268,7 +278,7 @@ def _attention(model: ModelSpec, e: Explanation, layers: range, fp8_ratio: float
     heads = max(1, model.num_heads // e.tp)
     indexer = model.mla.indexer if model.mla is not None else None
     for i in layers:
-        spec = layer_kv(model, i, tp=e.tp, block_size=16, kv_bytes=kv_bytes, model_bytes=dtype_bytes)
+        spec = layer_kv(model, _kv_source(model, i), tp=e.tp, block_size=16, kv_bytes=kv_bytes, model_bytes=dtype_bytes)
         if spec is None:
             continue
         if spec.kind == "mamba":
@@ -295,6 +305,17 @@ def _attention(model: ModelSpec, e: Explanation, layers: range, fp8_ratio: float
         if key == "full":
             out["fl_prefill"] += 2.0 * heads * prefill_width
     return out
+
+
+def _kv_source(model: ModelSpec, i: int) -> int:
+    """The layer whose KV cache layer i attends over: itself, or for a KV-sharing layer (Gemma 3n / 4 E models'
+    last num_kv_shared_layers) the last non-shared layer of the same attention type (gemma4.py Gemma4Attention
+    kv_sharing_target_layer_name). A sharing layer stores nothing but reads its target's cache every step."""
+    first = model.kv_shared_from
+    if first is None or i < first or model.encoder_only:
+        return i
+    kind = model.layer_kinds[i]
+    return next((j for j in range(first - 1, -1, -1) if model.layer_kinds[j] == kind), i)
 
 
 def _pool(e: Explanation) -> KvPool:
