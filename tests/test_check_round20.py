@@ -180,3 +180,41 @@ def test_a_list_stands_for_its_items(tmp_path: Path) -> None:
     (found,) = _found(path)
     assert found.resource == "Deployment/ai/vllm" and found.gpus_per_pod == 2
     assert parse_serve_argv(list(found.argv)).values["tensor_parallel_size"] == 2
+
+
+TEMPLATE = """apiVersion: template.openshift.io/v1
+kind: Template
+metadata:
+  name: vllm-template
+objects:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: "${APP}"}
+  spec:
+    template:
+      spec:
+        containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.30.0
+          args: ["${MODEL}", "--max-model-len", "${MAX_LEN}", "-tp", "${{GPUS}}", "--served-model-name", "${NAME}"]
+          resources:
+            limits: {nvidia.com/gpu: "${{GPUS}}"}
+parameters:
+- {name: APP, value: vllm}
+- {name: MODEL, value: Qwen/Qwen3-8B}
+- {name: MAX_LEN, value: "4096"}
+- {name: GPUS, value: "2"}
+- {name: NAME, generate: expression, from: "[a-z]{8}"}
+"""
+
+
+def test_an_openshift_template_stands_for_its_objects_with_the_parameters_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "template.yaml"
+    path.write_text(TEMPLATE)
+    (found,) = _found(path)
+    assert found.resource == "Deployment/default/vllm"  # ${APP} filled in
+    cmd = parse_serve_argv(list(found.argv))
+    assert cmd.model == "Qwen/Qwen3-8B" and cmd.values["max_model_len"] == 4096
+    assert cmd.values["tensor_parallel_size"] == 2 and found.gpus_per_pod == 2  # ${{GPUS}}: the JSON value 2
+    # a generated parameter has no default: it stays as written
+    assert found.argv[-2:] == ("--served-model-name", "${NAME}")

@@ -5,6 +5,8 @@ to serving_resources (pure: documents in, Found out)."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -257,11 +259,44 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str, shared: Sequence[Ma
 
 def _listed(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """A list (`kind: List`, as `kubectl get -o yaml` writes, or a typed `DeploymentList`) stands for the objects in
-    its `items`, each applied as if given alone (kubernetes.io/docs/reference/using-api/api-concepts/#collections)."""
+    its `items`, each applied as if given alone (kubernetes.io/docs/reference/using-api/api-concepts/#collections);
+    an OpenShift Template for its `objects` as `oc process` makes them, each parameter's default `value` in place of
+    `${NAME}` in a string and of a whole `${{NAME}}` field as the JSON value it spells (OpenShift's "Writing template
+    parameters"); a parameter with no default (generated, or given with -p) stays as written."""
+    kind = str(doc.get("kind", ""))
     items = doc.get("items")
-    if str(doc.get("kind", "")).endswith("List") and isinstance(items, list):
+    if kind.endswith("List") and isinstance(items, list):
         return [i for i in items if isinstance(i, dict) and "kind" in i]
+    objects = doc.get("objects")
+    api = str(doc.get("apiVersion", ""))
+    if kind == "Template" and (api == "v1" or api.startswith("template.openshift.io/")) and isinstance(objects, list):
+        values = {
+            str(p["name"]): "" if p["value"] is None else str(p["value"])
+            for p in as_list(doc.get("parameters"))
+            if isinstance(p, dict) and "name" in p and "value" in p
+        }
+        return [_processed(o, values) for o in objects if isinstance(o, dict) and "kind" in o]
     return [doc]
+
+
+_TEMPLATE_FIELD = re.compile(r"\$\{\{(\w+)\}\}")
+_TEMPLATE_PARAMETER = re.compile(r"\$\{(\w+)\}")
+
+
+def _processed(node: Any, values: Mapping[str, str]) -> Any:
+    if isinstance(node, dict):
+        return {k: _processed(v, values) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_processed(v, values) for v in node]
+    if not isinstance(node, str):
+        return node
+    whole = _TEMPLATE_FIELD.fullmatch(node)
+    if whole and whole.group(1) in values:
+        try:
+            return json.loads(values[whole.group(1)])
+        except ValueError:  # not a JSON value: the string itself
+            return values[whole.group(1)]
+    return _TEMPLATE_PARAMETER.sub(lambda m: values.get(m.group(1), m.group(0)), node)
 
 
 def _no_worker_pods(doc: Mapping[str, Any], role: str) -> bool:
