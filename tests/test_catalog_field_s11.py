@@ -3,7 +3,7 @@ against their sources by hand."""
 
 from __future__ import annotations
 
-from recommender.catalog import load_gpus, load_model
+from recommender.catalog import find_model, load_gpus, load_model
 from recommender.hardware import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
@@ -68,3 +68,31 @@ def test_qwen3_vl_30b_a3b_instruct_fp8_is_the_moe_in_qwen_block_fp8() -> None:
         assert base is not None and entry is not None
         assert variant in base.variants and entry.base_model == base_id
     assert _reconstructed("Qwen/Qwen3-VL-30B-A3B-Instruct-FP8")
+
+
+def test_redhat_qwen3_6_35b_a3b_nvfp4_is_the_llm_compressor_recipe() -> None:
+    """RedHatAI/Qwen3.6-35B-A3B-NVFP4 (reconstructed): Qwen3.6-35B-A3B's 35,107,181,936 parameters (Fireworks'
+    model list: paramCount 35107181936 for qwen3p6-35b-a3b, read_file id 66729435508), of which the 40 layers' 256
+    routed experts are 40 x 256 x 3 x 2048 x 512 = 32,212,254,720, in compressed-tensors NVFP4 (groups of 16) as
+    llm-compressor's qwen3_6_example.py writes it: embedding, lm_head, vision tower, routers, shared-expert gates and
+    the linear-attention (DeltaNet) layers stay 16-bit. Field10 Q017 logs 21.86 GiB loaded at TP=1."""
+    spec, base = resolve_model("RedHatAI/Qwen3.6-35B-A3B-NVFP4"), resolve_model("Qwen/Qwen3.6-35B-A3B")
+    assert spec.params is not None and spec.params == base.params
+    assert spec.params.total == 35_107_181_936 and spec.params.experts == 40 * 256 * 3 * 2048 * 512
+    assert spec.quant is not None and spec.quant.method == "nvfp4" and spec.quant.group_size == 16
+    flags = EngineFlags(max_model_len=8192)
+    weights = explain(spec, H100, flags, V033).stage.weights / 2**30
+    assert 21.5 < weights < 22.0  # 21.77 GiB: the 16-bit DeltaNet, embedding and head are ~4.7 GiB of it
+    assert _reconstructed("RedHatAI/Qwen3.6-35B-A3B-NVFP4")
+
+
+def test_club_3090_nvfp4_directory_stays_nvidia_s_build() -> None:
+    """With RedHatAI's build bundled, the bare name Qwen3.6-35B-A3B-NVFP4 names two entries; club-3090's registry
+    downloads nvidia/Qwen3.6-35B-A3B-NVFP4 into `qwen3.6-35b-a3b-nvfp4` (calibration C061/C062 show that directory),
+    so the directory (bare or as its cache path) resolves to NVIDIA's checkpoint, by the local-dir alias."""
+    for written in ("qwen3.6-35b-a3b-nvfp4", "~/.cache/huggingface/qwen3.6-35b-a3b-nvfp4"):
+        match = find_model(written)
+        assert match is not None and match.entry.id == "nvidia/Qwen3.6-35B-A3B-NVFP4"
+        assert match.via is not None and "(local-dir)" in match.via
+    match = find_model("RedHatAI/Qwen3.6-35B-A3B-NVFP4")
+    assert match is not None and match.entry.id == "RedHatAI/Qwen3.6-35B-A3B-NVFP4" and match.via is None
