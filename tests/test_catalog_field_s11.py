@@ -96,3 +96,27 @@ def test_club_3090_nvfp4_directory_stays_nvidia_s_build() -> None:
         assert match.via is not None and "(local-dir)" in match.via
     match = find_model("RedHatAI/Qwen3.6-35B-A3B-NVFP4")
     assert match is not None and match.entry.id == "RedHatAI/Qwen3.6-35B-A3B-NVFP4" and match.via is None
+
+
+def test_north_mini_code_w4a16_is_cohere2_moe_with_nvfp4_experts() -> None:
+    """CohereLabs/North-Mini-Code-1.0-w4a16 (reconstructed): 49 layers of 2048 (q 4096, k/v 512, o; one norm before
+    the parallel attention and MLP), layer 0 a dense MLP of 3 x 2048 x 3072, the other 48 a router 2048 x 128 and
+    128 experts of 3 x 2048 x 768, a 262,144-row embedding that is also the head (cohere2_moe.py has no lm_head),
+    the final norm: 30,484,303,872 parameters ("~30.5B" on the cards, 30.5 in the hub's listing). Its KV layout
+    is 13 full-attention layers and 36 with a 4,096-token window: one 65,536-token request needs 2.24 GiB, what
+    field10 Q005's report quotes vLLM 0.30 asking for ("64K needs 2.24 GiB")."""
+    h = 2048
+    attention = h * 4096 + 2 * h * 512 + 4096 * h
+    total = 49 * (attention + h) + 3 * h * 3072 + 48 * (h * 128 + 128 * 3 * h * 768) + 262144 * h + h
+    assert total == 30_484_303_872
+    spec = resolve_model("CohereLabs/North-Mini-Code-1.0-w4a16")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert spec.params.mlp == 3 * h * 3072 and not any("architecture table" in a for a in spec.approximate)
+    assert spec.quant is not None and spec.quant.method == "nvfp4"
+    rtx3090 = resolve_gpu("rtx 3090", load_gpus())
+    e = explain(spec, rtx3090, EngineFlags(max_model_len=65536, enforce_eager=True), VllmVersion.parse("0.30.0"))
+    need = e.blocks_per_request * e.stage.layout.bytes_per_block
+    assert round(need / 2**30, 2) == 2.24
+    # experts in NVFP4, attention, the dense layer and the embedding in 16 bit: 19.42 GB, the listed 19.3-19.4 GB
+    assert 19.3e9 < e.stage.weights < 19.5e9
+    assert _reconstructed("CohereLabs/North-Mini-Code-1.0-w4a16")

@@ -17,6 +17,7 @@ from recommender.model.family_keys import (
     Adapted,
     bloom_keys,
     chatglm_keys,
+    cohere2_moe_keys,
     cohere_keys,
     dbrx_keys,
     deepseek_v4_keys,
@@ -327,6 +328,17 @@ FAMILIES: dict[str, Family] = {
             qk_norm_over_heads=True,
             adapt=cohere_keys,
         ),
+    ),
+    # Cohere2-MoE (North Mini Code): one norm before parallel attention and MoE, RMSNorm when rms_norm_eps is set
+    # (make_norm), sliding-window layers per layer_types, a dense MLP prefix (mlp_layer_types / first_k_dense_replace)
+    "cohere2_moe": Family(
+        "Cohere2-MoE (North Mini Code)",
+        "vllm/model_executor/models/cohere2_moe.py",
+        norms_per_layer=1,
+        parallel_block=True,
+        tie_default=True,
+        qk_norm_over_heads=True,
+        adapt=cohere2_moe_keys,
     ),
     # OLMoE: a Llama-style MoE whose q_norm / k_norm are RMSNorms over all heads' q (and k) at once
     "olmoe": Family("OLMoE", "vllm/model_executor/models/olmoe.py", qk_norm=True, qk_norm_over_heads=True),

@@ -243,6 +243,14 @@ def cohere_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted({"tie_word_embeddings": True}, {"qk_norm": c.get("use_qk_norm") is True})
 
 
+def cohere2_moe_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/cohere2_moe.py (North Mini Code, BLS-Mini-Code): no lm_head (the logits come from
+    embed_tokens), the dense prefix layers' MLP is prefix_dense_intermediate_size wide (the experts' width is
+    intermediate_size), use_qk_norm as Command-R has it."""
+    keys = {"tie_word_embeddings": True, "intermediate_size_mlp": c.get("prefix_dense_intermediate_size")}
+    return Adapted(keys, {"qk_norm": c.get("use_qk_norm") is True})
+
+
 def _mamba2_keys(c: Mapping[str, Any]) -> dict[str, Any]:
     """The Mamba2 mixer's mamba_* config keys (granite-4.0-h, Falcon-H1) under the names the mixer reader takes."""
     return {
