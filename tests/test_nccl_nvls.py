@@ -62,3 +62,16 @@ def test_llama_405b_fp8_on_8_h100_at_0_5_3_does_not_hold_its_context() -> None:
     assert e.stage.available_kv == available
     assert e.kv_cache_tokens == available // (16 * 64512) * 16 == 94_768  # the log: 79,392
     assert not e.fits and "131072" in e.errors[0]
+
+
+def test_field9_p007_and_field_f043_through_the_harness() -> None:
+    """The records themselves (benchmarks/fidelity.py's reading of their flags and version estimate): P007 is a FAIL
+    again, and F043's tokens come within 1 % of its log (2,814,144) where the 1.0 GiB figure gave +6.4 %."""
+    from benchmarks.fidelity import FIELD, FIELD9, compare, load_records, rel
+
+    p007 = compare(next(r for r in load_records(*FIELD9) if r["id"] == "P007"))
+    assert p007 is not None and p007.predicted == "FAIL" and p007.agrees
+    f043 = compare(next(r for r in load_records(*FIELD) if r["id"] == "F043"))
+    assert f043 is not None and f043.explanation.stage.non_torch == int(7.71 * GiB)
+    error = rel(f043.explanation.kv_cache_tokens, 2_814_144)
+    assert error is not None and error <= 0.01
