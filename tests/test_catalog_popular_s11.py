@@ -148,3 +148,12 @@ def test_seed_oss_36b_by_hand() -> None:
     assert spec.params is not None and spec.params.total == total
     assert (spec.num_heads, spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (80, 8, 128, 524288)
     assert _reconstructed("ByteDance-Seed/Seed-OSS-36B-Instruct")
+
+
+def test_gemma_3_27b_qat_unquantized_is_gemma_3_27b_in_bfloat16() -> None:
+    """google/gemma-3-27b-it-qat-q4_0-unquantized (reconstructed): the QAT-trained Gemma 3 27B stored in 16 bits,
+    gemma-3-27b-it's architecture and parameter count, no quantization block (vLLM loads it as bfloat16)."""
+    qat, it = resolve_model("google/gemma-3-27b-it-qat-q4_0-unquantized"), resolve_model("google/gemma-3-27b-it")
+    assert qat.params is not None and qat.params == it.params and qat.vision == it.vision
+    assert qat.quant is None and qat.dtype == "bfloat16" and qat.max_model_len == it.max_model_len == 131072
+    assert _reconstructed("google/gemma-3-27b-it-qat-q4_0-unquantized")
