@@ -249,3 +249,10 @@ def test_recommend_context_alone_fills_the_release_max_num_seqs_when_the_warm_up
     assert "256 requests of 512 tokens per replica x 1" in short and "--max-num-batched-tokens 131072" in short
     long = invoke(["recommend", "--model", "BAAI/bge-m3", "--gpu", "l4", "--context", "8192"]).stdout
     assert "51.0 requests of 8,192 tokens per replica x 1" in long and "--max-num-batched-tokens 417792" in long
+
+
+def test_html_report_names_no_kv_cache(tmp_path: Path) -> None:
+    page = tmp_path / "r.html"
+    invoke(["explain", "BAAI/bge-m3", "--gpu", "l4", "--format", "html", "-o", str(page)])
+    text = page.read_text()
+    assert "none (encoder-only attention)" in text and "Available KV cache memory" not in text

@@ -47,8 +47,14 @@ def figures_table(e: Explanation) -> Table:
         ("activation peak", f"{st.activation_peak / GiB:.2f} GiB"),
         ("non-torch memory", f"{st.non_torch / GiB:.2f} GiB"),
         ("Estimated CUDA graph memory", f"{st.cudagraph / GiB:.2f} GiB"),
-        ("Available KV cache memory", f"{st.available_kv / GiB:.2f} GiB"),
     ]
+    if e.no_kv_cache:  # encoder-only attention: no KV lines (memory/no_kv.py)
+        rows += [
+            ("KV cache", "none (encoder-only attention)"),
+            (f"requests of {e.max_model_len:,} tokens a step", f"{min(e.max_num_seqs, int(e.max_concurrency)):,}"),
+        ]
+        return Table(("figure", "value"), tuple((Cell(k), Cell(v, "num")) for k, v in rows))
+    rows.append(("Available KV cache memory", f"{st.available_kv / GiB:.2f} GiB"))
     rows += [
         ("KV bytes per token", f"{e.kv_bytes_per_token:,}"),
         ("block size / blocks", f"{e.block_size} / {e.num_gpu_blocks:,}"),
