@@ -120,3 +120,17 @@ def test_north_mini_code_w4a16_is_cohere2_moe_with_nvfp4_experts() -> None:
     # experts in NVFP4, attention, the dense layer and the embedding in 16 bit: 19.42 GB, the listed 19.3-19.4 GB
     assert 19.3e9 < e.stage.weights < 19.5e9
     assert _reconstructed("CohereLabs/North-Mini-Code-1.0-w4a16")
+
+
+def test_cohere2_moe_is_pinned_to_vllm_0_21() -> None:
+    """Cohere2MoeForCausalLM shipped in vLLM 0.21.0 (the enablement pull 44707, per vllm-project/recipes' North Mini
+    Code recipe): a plan for 0.20 is refused for the architecture, 0.30 (field10 Q003's build) carries no such issue
+    nor the "release not pinned" warning."""
+    spec = resolve_model("CohereLabs/North-Mini-Code-1.0-w4a16")
+    rtx3090 = resolve_gpu("rtx 3090", load_gpus())
+    flags = EngineFlags(max_model_len=8192)
+    old = explain(spec, rtx3090, flags, VllmVersion.parse("0.20.0"))
+    assert "architecture-not-in-release" in [k.value for k in old.error_kinds]
+    new = explain(spec, rtx3090, flags, VllmVersion.parse("0.30.0"))
+    assert "architecture-not-in-release" not in [k.value for k in new.error_kinds]
+    assert not any("may not load Cohere2MoeForCausalLM" in str(w) for w in new.warnings)
