@@ -157,3 +157,15 @@ def test_gemma_3_27b_qat_unquantized_is_gemma_3_27b_in_bfloat16() -> None:
     assert qat.params is not None and qat.params == it.params and qat.vision == it.vision
     assert qat.quant is None and qat.dtype == "bfloat16" and qat.max_model_len == it.max_model_len == 131072
     assert _reconstructed("google/gemma-3-27b-it-qat-q4_0-unquantized")
+
+
+def test_nemotron_super_49b_v1_5_is_v1_s_nas_layout() -> None:
+    """Llama-3.3-Nemotron-Super-49B-v1.5 (reconstructed: its card calls it an upgraded v1, the same NAS 49B): v1's 80
+    blocks, 49 with attention and 31 without, the same 49,867,145,216 parameters and 131,072 positions."""
+    v15, v1 = (
+        resolve_model("nvidia/Llama-3_3-Nemotron-Super-49B-v1_5"),
+        resolve_model("nvidia/Llama-3_3-Nemotron-Super-49B-v1"),
+    )
+    assert v15.params is not None and v15.params == v1.params and v15.params.total == 49_867_145_216
+    assert v15.layer_kinds == v1.layer_kinds and v15.layer_kinds.count("full") == 49
+    assert v15.max_model_len == 131072 and _reconstructed("nvidia/Llama-3_3-Nemotron-Super-49B-v1_5")
