@@ -256,3 +256,13 @@ def test_html_report_names_no_kv_cache(tmp_path: Path) -> None:
     invoke(["explain", "BAAI/bge-m3", "--gpu", "l4", "--format", "html", "-o", str(page)])
     text = page.read_text()
     assert "none (encoder-only attention)" in text and "Available KV cache memory" not in text
+
+
+def test_float32_pooling_checkpoint_is_served_in_float16_from_0_9_1() -> None:
+    """config/model.py _resolve_auto_dtype (vllm#18751, 0.9.1): a pooling model's float32 weights go to float16, a
+    generator's to the platform's first dtype (bfloat16 here); the bytes are the same."""
+    spec = resolve_model("BAAI/bge-m3")
+    assert spec.dtype == "float32"
+    assert explain(spec, L4, EngineFlags(), V033).weight_dtype == "float16"
+    assert explain(spec, L4, EngineFlags(), VllmVersion.parse("0.9.0")).weight_dtype == "bfloat16"
+    assert explain(spec, L4, EngineFlags(dtype="bfloat16"), V033).weight_dtype == "bfloat16"

@@ -64,12 +64,20 @@ def gpu_checks(gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]) -> No
     issues += [refusal] if refusal else []
 
 
-def _weight_dtype(model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[StartupIssue]) -> str:
+# config/model.py _resolve_auto_dtype (vllm#18751, first in 0.9.1): a float32 checkpoint served with --dtype auto
+# is downcast to float16 for a pooling model (where the platform has it), else to the platform's first 16-bit dtype
+POOLING_FP16_FROM = VllmVersion(0, 9, 1)
+
+
+def _weight_dtype(
+    model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[StartupIssue], version: VllmVersion
+) -> str:
     d = {"half": "float16", "float": "float32"}.get(flags.dtype, flags.dtype)
     if d == "auto":
         d = model.dtype
         if d == "float32":
-            d = "bfloat16" if gpu.supports_bf16 else "float16"
+            pooling_fp16 = model.pooling and version >= POOLING_FP16_FROM
+            d = "bfloat16" if gpu.supports_bf16 and not pooling_fp16 else "float16"
         if d == "bfloat16" and not gpu.supports_bf16:
             d = "float16"
     elif d == "bfloat16" and not gpu.supports_bf16:
@@ -108,7 +116,7 @@ def resolve_precision(
     model: ModelSpec, flags: EngineFlags, gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]
 ) -> Precision:
     """ModelConfig's dtype, the quantization config (and its MoE backend's layout) and CacheConfig's KV dtype."""
-    dtype = _weight_dtype(model, flags, gpu, issues)
+    dtype = _weight_dtype(model, flags, gpu, issues, version)
     dtype_bytes = DTYPE_BYTES[dtype]
     quant = resolve_quant(model, flags.quantization)
     if quant is not None and quant.method == "bitsandbytes" and version >= BITSANDBYTES_REMOVED_IN:
