@@ -169,3 +169,22 @@ def test_nemotron_super_49b_v1_5_is_v1_s_nas_layout() -> None:
     assert v15.params is not None and v15.params == v1.params and v15.params.total == 49_867_145_216
     assert v15.layer_kinds == v1.layer_kinds and v15.layer_kinds.count("full") == 49
     assert v15.max_model_len == 131072 and _reconstructed("nvidia/Llama-3_3-Nemotron-Super-49B-v1_5")
+
+
+def test_nemotron_nano_9b_v2_by_hand() -> None:
+    """NVIDIA-Nemotron-Nano-9B-v2 (reconstructed from NVIDIA's Megatron-Bridge provider): 56 blocks of 4480, each with
+    one RMSNorm. 27 Mamba-2 mixers of 128 heads x 80 (d_inner 10240, 8 groups of state 128): in_proj 4480 x (2 x 10240
+    + 2 x 8 x 128 + 128), a 4-wide conv over 12288 channels with biases, A/D/dt of 128, a gated norm of 10240, out_proj
+    10240 x 4480; 25 squared-ReLU MLPs 2 x 4480 x 15680; 4 attention blocks (40 heads, 8 KV heads, of 128); untied
+    131,072-row embedding and head, final norm: 8,888,227,328 parameters, the '9B'. Only the 4 attention layers
+    cache K/V; the 27 Mamba layers hold a fixed state per sequence."""
+    h, d_inner, conv = 4480, 128 * 80, 128 * 80 + 2 * 8 * 128
+    mamba = h * (2 * d_inner + 2 * 8 * 128 + 128) + conv * 4 + conv + 3 * 128 + d_inner + d_inner * h
+    attention = h * 5120 + 2 * h * 1024 + 5120 * h
+    total = 27 * mamba + 25 * 2 * h * 15680 + 4 * attention + 56 * h + 2 * 131072 * h + h
+    assert total == 8_888_227_328
+    spec = resolve_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
+    assert spec.params is not None and spec.params.total == total
+    assert spec.layer_kinds.count("full") == 4 and spec.layer_kinds.count("mamba") == 27
+    assert spec.mamba is not None and (spec.mamba.num_heads, spec.mamba.head_dim, spec.mamba.n_groups) == (128, 80, 8)
+    assert spec.max_model_len == 131072 and _reconstructed("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
