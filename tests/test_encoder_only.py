@@ -64,6 +64,8 @@ def test_bge_reranker_classification_head_by_hand() -> None:
         ("sentence-transformers/all-MiniLM-L6-v2", 11_918_592 + 6 * 1_774_464 + 147_840),
         # BERT-large: 30,522 x 1024 + 512 x 1024 + 2 x 1024 + 2,048 = 31,782,912; 24 x 12,596,224; pooler 1,049,600
         ("BAAI/bge-large-en-v1.5", 31_782_912 + 24 * XLMR_LAYER + POOLER_1024),
+        # 12 layers of 384: the MiniLM embeddings and layer, twice as many layers: 33,360,000
+        ("BAAI/bge-small-en-v1.5", 11_918_592 + 12 * 1_774_464 + 147_840),
     ],
 )
 def test_bert_parameters_by_hand(model: str, total: int) -> None:
