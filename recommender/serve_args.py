@@ -55,6 +55,16 @@ TOWER_FIELDS: dict[str, str] = {
 }
 # The runner vLLM builds the model for (--runner pooling / --convert embed: no LM head, model/pooling.py).
 RUNNER_FIELDS: dict[str, str] = {"runner": "str", "convert": "str"}
+# --task (0.6.4 to 0.12; deprecated from 0.10.1, which maps it onto --runner / --convert: config/model.py of v0.10.1
+# `_task_to_convert`): the pooling tasks load the model for the pooling runner, as --runner pooling --convert does
+TASK_TO_RUNNER: dict[str, tuple[str, str]] = {
+    "embed": ("pooling", "embed"),
+    "embedding": ("pooling", "embed"),
+    "reward": ("pooling", "embed"),
+    "classify": ("pooling", "classify"),
+    "score": ("pooling", "classify"),
+    "generate": ("generate", "none"),
+}
 # The speculative decoder: --speculative-config as written, and the flags vLLM folds into it (engine/arg_utils.py
 # create_speculative_config: --spec-method / --spec-model / --spec-tokens in 0.33, exclusive with the JSON's own key;
 # --speculative-model / --num-speculative-tokens / --speculative-draft-tensor-parallel-size before 0.8.3)
@@ -370,6 +380,9 @@ def _engine_values(given: Sequence[GivenFlag], errors: list[str]) -> dict[str, A
     if speculative is not None:
         values["speculative_config"] = speculative
     for g in given:  # in order: the last occurrence wins, as in argparse
+        if g.spec.dest == "task" and str(g.value) in TASK_TO_RUNNER:
+            values["runner"], values["convert"] = TASK_TO_RUNNER[str(g.value)]
+            continue
         kind = ENGINE_FIELDS.get(g.spec.dest) or TOWER_FIELDS.get(g.spec.dest) or RUNNER_FIELDS.get(g.spec.dest)
         if kind is None:
             continue

@@ -268,3 +268,22 @@ def test_float32_pooling_checkpoint_is_served_in_float16_from_0_9_1() -> None:
     assert explain(spec, L4, EngineFlags(), V033).weight_dtype == "float16"
     assert explain(spec, L4, EngineFlags(), VllmVersion.parse("0.9.0")).weight_dtype == "bfloat16"
     assert explain(spec, L4, EngineFlags(dtype="bfloat16"), V033).weight_dtype == "bfloat16"
+
+
+def test_task_embed_loads_the_pooling_runner_before_0_13() -> None:
+    """--task embed (0.6.4 to 0.12): the pooling runner, no LM head: Qwen2.5-7B-Instruct's untied 152,064 x 3,584
+    head in 16 bits, 1,089,994,752 bytes, is not loaded; --task generate keeps it; 0.33's parser has no --task."""
+    from recommender.serve_args import parse_serve_argv
+
+    spec = resolve_model("Qwen/Qwen2.5-7B-Instruct")
+    v092 = VllmVersion.parse("0.9.2")
+
+    def weights(extra: list[str]) -> int:
+        cmd = parse_serve_argv(["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096", *extra])
+        return explain(spec, H100, cmd.engine_flags(), v092).stage.weights
+
+    assert weights([]) - weights(["--task", "embed"]) == 152_064 * 3_584 * 2 == 1_089_994_752
+    assert weights(["--task", "generate"]) == weights([])
+    out = invoke(["explain", "--gpu", "h100", "--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--task", "embed"],
+                 exit_code=2)  # fmt: skip
+    assert "--task" in out.stderr

@@ -224,6 +224,9 @@ HISTORY: dict[str, dict[str, object]] = {
     "--max-seq-len-to-capture": {"dest": "max_seq_len_to_capture", "takes": "value", "removed": "0.11.0"},
     "--num-scheduler-steps": {"dest": "num_scheduler_steps", "takes": "value", "removed": "0.11.0"},
     "--use-v2-block-manager": {"dest": "use_v2_block_manager", "takes": "flag", "removed": "0.11.0"},
+    # --task: the v0.6.4 tag's arg_utils.py first has it, v0.13.0's no longer (deprecated from v0.10.1 for --runner /
+    # --convert, config/__init__.py `_task_to_convert`: "will be removed in v0.13.0")
+    "--task": {"dest": "task", "takes": "value", "since": "0.6.4", "removed": "0.13.0"},
     "--speculative-config": {"since": "0.8.2"},
     "--speculative-model": {"dest": "speculative_model", "takes": "value", "since": "0.4.1", "removed": "0.8.3"},
     "--num-speculative-tokens": {
