@@ -162,7 +162,9 @@ def test_labels_from_num_labels_or_id2label() -> None:
 def test_explain_cli_prints_no_kv_lines() -> None:
     out = invoke(["explain", "BAAI/bge-m3", "--gpu", "l4"]).stdout
     assert "no KV cache, max_model_len 8,192" in out and "GPU KV cache size:" not in out
-    assert "Per step: 1 requests of 8,192 tokens (--max-num-seqs 256, --max-num-batched-tokens 8,192" in out
+    assert "Per step: 1 request of 8,192 tokens (--max-num-seqs 256, --max-num-batched-tokens 8,192" in out
+    models = invoke(["models", "bge-m3"]).stdout
+    assert "XLMRobertaModel" in models and "encoder-only" in models
     assert "Verdict: vLLM starts" in out
 
 

@@ -144,7 +144,7 @@ def models(pattern: str | None, fmt: str) -> None:
             s.architecture,
             f"{(s.params.total if s.params else 0) / 1e9:.2f}B" + ("~" if s.approximate else ""),
             f"{s.max_model_len:,}",  # as every other command prints token counts
-            "+".join(s.attention_kinds),
+            "encoder-only" if s.encoder_only else "+".join(s.attention_kinds),  # no KV cache (memory/no_kv.py)
             s.quant.label if s.quant else "",
         )
         for m, s in specs

@@ -113,7 +113,8 @@ def _no_kv_lines(e: Explanation) -> list[str]:
     per_step = int(min(e.max_num_seqs, e.max_concurrency))
     return [
         "  No KV cache: encoder-only attention (vLLM prints no 'GPU KV cache size' line)",
-        f"  Per step: {per_step:,} requests of {e.max_model_len:,} tokens (--max-num-seqs {e.max_num_seqs:,}, "
+        f"  Per step: {per_step:,} request{'' if per_step == 1 else 's'} of {e.max_model_len:,} tokens "
+        f"(--max-num-seqs {e.max_num_seqs:,}, "
         f"--max-num-batched-tokens {e.max_num_batched_tokens:,}, no chunked prefill)",
         f"  Warm-up at {e.max_num_batched_tokens:,} tokens: {need / GiB:.2f} GiB of the {e.free_bytes / GiB:.2f} GiB "
         "free (the utilization does not bound it)",
