@@ -69,3 +69,16 @@ def test_a_predictor_naming_no_runtime_gets_the_one_that_auto_selects_its_format
 def test_check_on_the_folder_reports_the_combined_server() -> None:
     result = invoke(["check", str(_PAIR), "--gpu", "L4"], exit_code=4)
     assert "InferenceService/default/granite" in result.stdout and "ServingRuntime/default/vllm" not in result.stdout
+
+
+def test_the_inference_service_alone_names_the_runtime_it_needs(tmp_path: Path) -> None:
+    # Checked without its ServingRuntime (the vLLM command is in the runtime's container): one line naming the
+    # runtime and what to pass, the exit code of an input that holds no server (2), not a bare "nothing found".
+    isvc = tmp_path / "inference-service.yaml"
+    isvc.write_text(_ISVC)
+    r = invoke(["check", "--gpu", "a100", str(isvc)], 2)
+    assert "no vLLM server found: InferenceService/" in r.output
+    assert (
+        "runs ServingRuntime 'vllm', which is not in this file; check it together with the runtime's file" in r.output
+    )
+    assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1

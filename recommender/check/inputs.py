@@ -190,6 +190,13 @@ def _reader_beside(path: Path) -> compose_files.FileReader:
 
 def _nothing_found(path: Path) -> str:
     text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix in (".yaml", ".yml", ".json"):
+        away = kserve_runtimes.missing_runtimes(_objects_of_kinds(text, str(path), _KSERVE_KINDS))
+        if away:  # the vLLM command is in the runtime's container, in a file not given
+            return (
+                f"no vLLM server found: {away[0]}, which is not in this file; check it together with the runtime's "
+                "file (or the folder holding both), as KServe combines them"
+            )
     if MENTIONS_VLLM.search(text):
         return (
             "no vLLM server found: vLLM's server is named only where nothing runs it (a comment, a grep or pkill "

@@ -54,6 +54,25 @@ def find_runtime(
     return None
 
 
+def missing_runtimes(docs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """'InferenceService/NAME runs ServingRuntime RUNTIME' (or '... a runtime auto-selected for model format F') for
+    each InferenceService among `docs` whose predictor.model names a runtime that is not among them: its container,
+    and so its vLLM command, is in another file."""
+    out = []
+    for d in docs:
+        if d.get("kind") != "InferenceService" or not str(d.get("apiVersion", "")).startswith("serving.kserve.io/"):
+            continue
+        model = as_mapping(as_mapping(as_mapping(d.get("spec")).get("predictor")).get("model"))
+        if not model:
+            continue
+        name, fmt = str(model.get("runtime") or ""), str(as_mapping(model.get("modelFormat")).get("name", ""))
+        if find_runtime(docs, name, fmt, str(as_mapping(d.get("metadata")).get("namespace", ""))) is not None:
+            continue
+        runs = f"ServingRuntime {name!r}" if name else f"a runtime auto-selected for model format {fmt!r}"
+        out.append(f"InferenceService/{name_of(d)} runs {runs}")
+    return out
+
+
 def used_runtimes(docs: Sequence[Mapping[str, Any]]) -> set[str]:
     """Names of the runtimes the InferenceServices among `docs` run on (by name or by auto-selection)."""
     out: set[str] = set()
