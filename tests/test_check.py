@@ -427,6 +427,9 @@ def _docker_run(
         ("latest", "--dtype fp16", "argument --dtype: invalid choice: 'fp16' (choose from 'auto', 'bfloat16'"),
         ("v0.33.0", "--enable-chunked-prefill False", "unrecognized arguments: False"),
         ("v0.5.4", "--limit-mm-per-prompt image=2", "--limit-mm-per-prompt arrived in vLLM 0.5.5 (target 0.5.4)"),
+        # v0.10.1's arg_utils.py is the first tag whose parser adds "--runner" / "--convert" (v0.10.0's has neither)
+        ("v0.10.0", "--runner pooling", "--runner arrived in vLLM 0.10.1 (target 0.10.0)"),
+        ("v0.9.2", "--convert embed", "--convert arrived in vLLM 0.10.1 (target 0.9.2)"),
         (
             "v0.10.2",
             "--kv-cache-dtype bfloat16",

@@ -227,6 +227,11 @@ HISTORY: dict[str, dict[str, object]] = {
     # --task: the v0.6.4 tag's arg_utils.py first has it, v0.13.0's no longer (deprecated from v0.10.1 for --runner /
     # --convert, config/__init__.py `_task_to_convert`: "will be removed in v0.13.0")
     "--task": {"dest": "task", "takes": "value", "since": "0.6.4", "removed": "0.13.0"},
+    # --runner / --convert: the v0.10.1 tag's arg_utils.py is the first to add them (model_group.add_argument);
+    # v0.10.0's has neither (the generated first mention of --runner, 0.6.5, is its destination in config.py's
+    # runner_type, not the option)
+    "--runner": {"since": "0.10.1"},
+    "--convert": {"since": "0.10.1"},
     "--speculative-config": {"since": "0.8.2"},
     "--speculative-model": {"dest": "speculative_model", "takes": "value", "since": "0.4.1", "removed": "0.8.3"},
     "--num-speculative-tokens": {
