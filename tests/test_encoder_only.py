@@ -289,3 +289,11 @@ def test_task_embed_loads_the_pooling_runner_before_0_13() -> None:
     out = invoke(["explain", "--gpu", "h100", "--", "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--task", "embed"],
                  exit_code=2)  # fmt: skip
     assert "--task" in out.stderr
+
+
+def test_the_plan_names_a_float32_checkpoint_as_served_in_16_bits() -> None:
+    # `--dtype auto` never serves float32 weights: the plan's weights say what runs, and what the checkpoint holds.
+    doc = json.loads(
+        invoke(["recommend", "--model", "BAAI/bge-m3", "--gpu", "l4", "--concurrency", "8", "--format", "json"]).stdout
+    )
+    assert doc["weights"] == "16-bit (float32 checkpoint)"

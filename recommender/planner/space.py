@@ -17,6 +17,8 @@ def precision_of(model: ModelSpec, quantization_flag: str | None) -> tuple[int, 
     q = model.quant
     if q is None and quantization_flag:
         return 1, f"{quantization_flag.upper()} (online)"
+    if q is None and model.dtype == "float32":  # --dtype auto serves a float32 checkpoint in 16 bits (explain's dtype)
+        return 0, "16-bit (float32 checkpoint)"
     if q is None:
         return 0, model.dtype
     if q.method == "fp8":
