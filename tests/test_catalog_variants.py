@@ -1,0 +1,86 @@
+"""The catalog's `variants:` lists: recommend searches them as the base model's own weights in another precision, so
+each must be a bundled quantized checkpoint with the base model's architecture."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from recommender.catalog import load_gpus, load_model, load_models
+from recommender.hardware import resolve_gpu
+from recommender.planner.space import weight_options
+from recommender.sources.resolve import resolve_model
+
+# The keys that size weights and KV cache. intermediate_size is left out: Qwen's own 72B AWQ/GPTQ releases pad the
+# MLP from 29,568 to 29,696 so that it splits into 128-groups at TP 8 (their config.json files, bundled here).
+_EXPERT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts")
+
+
+def architecture(config: dict[str, Any]) -> dict[str, Any]:
+    """Hidden size, layers, heads, KV heads, head size, vocabulary and routed experts of a config (the language
+    model's, for a multimodal config with a text_config)."""
+    c = config.get("text_config") or config
+    hidden, heads = c.get("hidden_size"), c.get("num_attention_heads")
+    return {
+        "hidden_size": hidden,
+        "num_hidden_layers": c.get("num_hidden_layers"),
+        "num_attention_heads": heads,
+        "num_key_value_heads": c.get("num_key_value_heads", heads),
+        "head_dim": c.get("head_dim") or (hidden // heads if hidden and heads else None),
+        "vocab_size": c.get("vocab_size"),
+        "experts": next((c[k] for k in _EXPERT_KEYS if c.get(k) is not None), None),
+    }
+
+
+def architecture_differences(base: dict[str, Any], variant: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    a, b = architecture(base), architecture(variant)
+    return {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+
+
+def test_every_variant_is_its_base_in_another_precision() -> None:
+    listed = 0
+    for m in load_models().values():
+        assert len(set(m.variants)) == len(m.variants), f"{m.id}: a variant listed twice"
+        for v in m.variants:
+            entry = load_model(v)
+            assert entry is not None, f"{m.id} lists {v}, which is not bundled"
+            # another precision of the same weights: a quantized checkpoint, or (amd/MiniMax-M2.7-BF16) the BF16
+            # release of a model published in FP8
+            other_precision = resolve_model(v).quant is not None or resolve_model(m.id).quant is not None
+            assert entry.id != m.id and other_precision, f"{m.id}: {v} is not its weights in another precision"
+            diff = architecture_differences(m.config, entry.config)
+            assert diff == {}, f"{m.id} -> {v}: architecture differs {diff}"
+            listed += 1
+    assert listed >= 110
+
+
+def test_the_architecture_check_catches_a_different_model() -> None:
+    base = load_model("meta-llama/Llama-3.1-70B-Instruct")
+    other = load_model("meta-llama/Llama-3.1-8B-Instruct")
+    assert base is not None and other is not None
+    diff = architecture_differences(base.config, other.config)
+    assert diff["hidden_size"] == (8192, 4096) and diff["num_hidden_layers"] == (80, 32)
+    # a head_dim written out equals the one vLLM derives from hidden_size / heads (8192 / 64 = 128)
+    assert architecture_differences(base.config, {**base.config, "head_dim": 128}) == {}
+    assert architecture_differences(base.config, {**base.config, "num_key_value_heads": 16}) == {
+        "num_key_value_heads": (8, 16)
+    }
+
+
+@pytest.mark.parametrize(
+    ("base", "variant", "provenance"),
+    [
+        ("zai-org/GLM-5", "zai-org/GLM-5-FP8", 0),  # the publisher's own FP8 release
+        ("zai-org/GLM-5", "nvidia/GLM-5-NVFP4", 1),  # another publisher's checkpoint
+        ("meta-llama/Llama-3.1-70B-Instruct", "RedHatAI/Meta-Llama-3.1-70B-Instruct-quantized.w8a8", 1),
+        ("deepseek-ai/DeepSeek-V3.1", "nvidia/DeepSeek-V3.1-NVFP4", 1),
+    ],
+)
+def test_recommend_searches_the_added_variants(base: str, variant: str, provenance: int) -> None:
+    entry = load_model(base)
+    assert entry is not None and variant in entry.variants
+    gpu = resolve_gpu("b200", load_gpus())
+    options = weight_options(resolve_model(base), [resolve_model(v) for v in entry.variants], gpu)
+    found = [o for o in options if o.model.name == variant]
+    assert len(found) == 1 and found[0].provenance == provenance
