@@ -3,6 +3,7 @@ each must be a bundled quantized checkpoint with the base model's architecture."
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -52,7 +53,29 @@ def test_every_variant_is_its_base_in_another_precision() -> None:
             diff = architecture_differences(m.config, entry.config)
             assert diff == {}, f"{m.id} -> {v}: architecture differs {diff}"
             listed += 1
-    assert listed >= 170
+    assert listed >= 160
+
+
+# A release name's fine-tune marker: an instruction/chat model's checkpoint is another model than its pretrained base.
+TUNED = re.compile(r"(?i)(?:^|[-_.])(instruct|chat|it)(?:$|[-_.])")
+
+
+def tuned_of_base(base_id: str, variant_id: str) -> bool:
+    """A pretrained base's variant that is the quantization of its instruction/chat release."""
+    return bool(TUNED.search(variant_id.split("/", 1)[1])) and not TUNED.search(base_id.split("/", 1)[1])
+
+
+def test_a_base_model_lists_no_instruct_checkpoint() -> None:
+    """recommend --model Qwen/Qwen2.5-7B must not answer `vllm serve Qwen/Qwen2.5-7B-Instruct-AWQ`: the same
+    architecture, other weights. (Qwen2.5-7B, Qwen2.5-32B and Meta-Llama-3.1-8B listed their Instruct releases'
+    quantizations, which their Instruct entries list.)"""
+    wrong = [(m.id, v) for m in load_models().values() for v in m.variants if tuned_of_base(m.id, v)]
+    assert wrong == []
+    assert tuned_of_base("Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-7B-Instruct-AWQ")
+    assert tuned_of_base("meta-llama/Llama-2-7b-hf", "TheBloke/Llama-2-7B-Chat-AWQ")
+    assert not tuned_of_base("meta-llama/Llama-3.1-8B-Instruct", "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8")
+    assert not tuned_of_base("google/gemma-3-27b-it", "gaunernst/gemma-3-27b-it-int4-awq")
+    assert not tuned_of_base("zai-org/GLM-5", "nvidia/GLM-5-NVFP4")
 
 
 def test_the_architecture_check_catches_a_different_model() -> None:
