@@ -50,6 +50,10 @@ def test_every_variant_is_its_base_in_another_precision() -> None:
             # release of a model published in FP8
             other_precision = resolve_model(v).quant is not None or resolve_model(m.id).quant is not None
             assert entry.id != m.id and other_precision, f"{m.id}: {v} is not its weights in another precision"
+            # the same model class and config type: nvidia/MiniMax-M3-NVFP4 is MiniMaxM3SparseForConditionalGeneration
+            # (minimax_m3_vl, a vision tower), the catalog's MiniMax-M3 the text-only MiniMaxM3ForCausalLM
+            same = ("architectures", "model_type")
+            assert [m.config.get(k) for k in same] == [entry.config.get(k) for k in same], f"{m.id} -> {v}: {same}"
             diff = architecture_differences(m.config, entry.config)
             assert diff == {}, f"{m.id} -> {v}: architecture differs {diff}"
             listed += 1
