@@ -195,3 +195,33 @@ def test_calibrate_on_a_full_disk_leaves_nothing_behind(monkeypatch: pytest.Monk
     err = invoke(["calibrate", str(result), "--gpu", "l40s", "-dp", "4"], 2).stderr
     assert err == f"Error: cannot write the local calibration {local}: No space left on device\n", err
     assert list(local.parent.iterdir()) == []  # no .perf-local.*.yaml left half-written
+
+
+_TEMPLATE_POD = (
+    "apiVersion: template.openshift.io/v1\nkind: Template\nmetadata: {name: t}\nparameters:\n"
+    "- {name: GPUS, value: 'GPU_COUNT'}\nobjects:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec:\n"
+    "    containers:\n    - name: c\n      image: vllm/vllm-openai\n      args: [--model, Qwen/Qwen3-8B]\n"
+    "      resources: {limits: {nvidia.com/gpu: '${{GPUS}}'}}\n"
+)
+_COMPOSE_COUNT = (
+    "services:\n  a:\n    image: vllm/vllm-openai\n    command: [--model, Qwen/Qwen3-8B]\n"
+    "    gpus: [{driver: nvidia, count: 'GPU_COUNT'}]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "count", "said"),
+    [
+        # was exit 70: int() refuses a string of more than 4,300 digits, which str.isdigit() let through
+        ("t.yaml", _TEMPLATE_POD, "9" * 5000, "nvidia.com/gpu (or MIG devices): 5,000 digits is not a number of GPUs"),
+        ("compose.yaml", _COMPOSE_COUNT, "9" * 5000, "reservations.devices count: 5,000 digits"),
+        # was exit 70: '²' is a digit to str.isdigit() and not to int()
+        ("compose.yaml", _COMPOSE_COUNT, "²", "deploy.resources.reservations.devices count '²' is not a whole number"),
+        ("t.yaml", _TEMPLATE_POD, "²", "nvidia.com/gpu (or MIG devices): '²' is not a whole number of GPUs"),
+    ],
+)
+def test_a_gpu_count_int_cannot_read_is_one_line(tmp_path: Path, name: str, text: str, count: str, said: str) -> None:
+    path = tmp_path / name
+    path.write_text(text.replace("GPU_COUNT", count), encoding="utf-8")
+    err = invoke(["check", str(path), "--gpu", "h100"], 2).stderr
+    assert err.startswith(f"Error: {path}") and said in err and err.count("\n") == 1, err[:500]

@@ -19,7 +19,7 @@ from recommender.check.commands import (
 from recommender.check.dockerfile import final_stage, run_copied_script
 from recommender.check.found import Found
 from recommender.check.images import devices_seen, image_tag, is_vllm_image, pinned_release
-from recommender.check.manifest_values import as_list, as_mapping, split_words
+from recommender.check.manifest_values import as_list, as_mapping, is_count, split_words
 from recommender.errors import InputError
 from recommender.safe_load import UntrustedDocumentError, load_yaml
 
@@ -454,7 +454,9 @@ def _compose_gpus(svc: Mapping[str, Any]) -> int | None:
             return sum(len(str(i).split(",")) for i in ids) if isinstance(ids, list) else None
         count = d.get("count")
         if count not in (None, "all"):
-            if not str(count).isdigit():
+            if not is_count(str(count)):
+                if str(count).isascii() and str(count).isdigit():
+                    raise InputError(f"deploy.resources.reservations.devices count: {len(str(count)):,} digits")
                 raise InputError(f"deploy.resources.reservations.devices count {count!r} is not a whole number")
             return int(str(count))
     return None

@@ -12,7 +12,7 @@ from recommender.check.commands import (
 )
 from recommender.check.found import Found
 from recommender.check.images import image_tag, is_vllm_image
-from recommender.check.manifest_values import as_list, as_mapping, gpu_count, k8s_env, words_of
+from recommender.check.manifest_values import as_list, as_mapping, gpu_count, is_count, k8s_env, words_of
 from recommender.check.serving_resources import read_kubeai
 from recommender.errors import InputError
 
@@ -55,13 +55,13 @@ def read_helm(values: dict[str, Any], source: str) -> list[Found]:
             raise InputError(f"{source} (modelSpec/{spec.get('name', '?')}): vllmConfig.extraArgs must be a list")
         argv += [str(a) for a in extra or []]
         gpus = spec.get("requestGPU")
-        if gpus is not None and not str(gpus).isdigit():
+        if gpus is not None and not is_count(str(gpus)):
             raise InputError(f"{source} (modelSpec/{spec.get('name', '?')}): requestGPU {gpus!r} is not a whole number")
         total = None
         if ray:
             head = as_mapping(spec["raySpec"].get("headNode")).get("requestGPU")
             pp = str(cfg.get("pipelineParallelSize") or 1)
-            if not str(head or 0).isdigit() or not pp.isdigit():
+            if not is_count(str(head or 0)) or not is_count(pp):
                 raise InputError(
                     f"{source} (modelSpec/{spec.get('name', '?')}): raySpec.headNode.requestGPU and "
                     "vllmConfig.pipelineParallelSize must be whole numbers"

@@ -21,6 +21,7 @@ from recommender.check.manifest_values import (
     as_list,
     as_mapping,
     gpu_count,
+    is_count,
     k8s_env,
     k8s_substitute,
     mig_profile,
@@ -122,7 +123,7 @@ def group_gpus(doc: Mapping[str, Any], role: str) -> tuple[int | None, bool, int
     pods = list(_pods(doc))
     if "leaderTemplate" in role or "workerTemplate" in role:  # LeaderWorkerSet: leader + (size - 1) workers
         lwt = as_mapping(as_mapping(doc.get("spec")).get("leaderWorkerTemplate"))
-        size = int(str(lwt.get("size") or 1)) if str(lwt.get("size") or 1).isdigit() else 1
+        size = int(str(lwt.get("size") or 1)) if is_count(str(lwt.get("size") or 1)) else 1
         leader = next((p for r, p, _ in pods if "leaderTemplate" in r), None)
         worker = next((p for r, p, _ in pods if "workerTemplate" in r), None)
         total = _pod_gpus(leader or worker or {}) + (size - 1) * _pod_gpus(worker or leader or {})

@@ -43,14 +43,24 @@ def words_of(value: Any) -> list[str] | None:
     return None
 
 
+# a count of GPUs, nodes or replicas longer than this is no machine's (and int() refuses 4,301 digits)
+_COUNT_DIGITS = 9
+
+
+def is_count(text: str) -> bool:
+    """A whole number as a manifest writes a count: ASCII digits (str.isdigit also takes '²', which int() refuses),
+    at most 9 of them."""
+    return text.isascii() and text.isdigit() and len(text) <= _COUNT_DIGITS
+
+
 def _mig_devices(section: Mapping[str, Any]) -> Any:
     """The MIG devices a container requests under the GPU Operator's `mixed` strategy (`nvidia.com/mig-1g.10gb: 2`,
     each one GPU to CUDA and so to vLLM: NVIDIA GPU Operator, "MIG Support in Kubernetes"), summed; None if none."""
     counts = [str(v).strip() for k, v in section.items() if str(k).startswith(MIG_PREFIX)]
     if not counts:
         return None
-    if not all(c.isdigit() for c in counts):
-        return next(c for c in counts if not c.isdigit())
+    if not all(is_count(c) for c in counts):
+        return next(c for c in counts if not is_count(c))
     return sum(int(c) for c in counts)
 
 
@@ -85,7 +95,9 @@ def gpu_count(resources: Any) -> tuple[int | None, str | None]:
             text = str(value).strip()
             if TEMPLATE_WORD.match(text):
                 return None, other
-            if not text.isdigit():
+            if not is_count(text):
+                if text.isascii() and text.isdigit():
+                    raise InputError(f"{NVIDIA_GPU} (or MIG devices): {len(text):,} digits is not a number of GPUs")
                 raise InputError(f"{NVIDIA_GPU} (or MIG devices): {text!r} is not a whole number of GPUs")
             return int(text), other
     return None, other

@@ -28,6 +28,7 @@ from recommender.check.manifest_values import (
     as_list,
     as_mapping,
     gpu_count,
+    is_count,
     k8s_env,
     k8s_substitute,
     words_of,
@@ -47,9 +48,9 @@ def read_dynamo(doc: dict[str, Any], source: str, index: int) -> list[Found]:
             continue
         res = as_mapping(as_mapping(service).get("resources"))
         count = as_mapping(res.get("limits")).get("gpu", as_mapping(res.get("requests")).get("gpu"))
-        gpus = int(str(count)) if str(count).isdigit() else None
+        gpus = int(str(count)) if is_count(str(count)) else None
         nodes = as_mapping(as_mapping(service).get("multinode")).get("nodeCount", 1)
-        nodes = int(str(nodes)) if str(nodes).isdigit() else 1
+        nodes = int(str(nodes)) if is_count(str(nodes)) else 1
         container = {**main, "name": main.get("name") or str(name)}
         if gpus is not None:
             container["resources"] = {"limits": {NVIDIA_GPU: gpus}}
@@ -169,7 +170,7 @@ def read_kubeai(doc: dict[str, Any], source: str, index: int) -> list[Found]:
             resource_name(doc, index),
             ("vllm", "serve", model, *args),
             gpu_product=product,
-            gpus_per_pod=int(count) if count.isdigit() else None,
+            gpus_per_pod=int(count) if is_count(count) else None,
             has_shm=True,  # KubeAI mounts a memory-backed /dev/shm in every vLLM pod
             container="vllm",
             not_evaluable=f"resourceProfile {profile} is not an NVIDIA GPU" if other else None,
@@ -225,7 +226,7 @@ def read_inference_service(
             resource_name(doc, index),
             argv,
             gpus_per_pod=None if multinode else gpus,
-            gpus_total=int(tp) * int(pp) if multinode and tp.isdigit() and pp.isdigit() else None,
+            gpus_total=int(tp) * int(pp) if multinode and is_count(tp) and is_count(pp) else None,
             not_evaluable=f"the model is {uri}, which KServe copies to /mnt/models: name its hub id or config"
             if argv[2] == "/mnt/models" and uri
             else None,
