@@ -90,7 +90,8 @@ def test_an_extends_cycle_is_one_line_naming_the_file(tmp_path: Path) -> None:
     path.write_text("services:\n  a:\n    extends: b\n    command: [--model, m]\n  b:\n    extends: a\n")
     result = CliRunner().invoke(cli, ["check", str(path)])
     assert result.exit_code == 2
-    assert result.output.strip() == f"Error: {path} (service/a): `extends` nested more than 8 deep"
+    said = "`extends` comes back to service 'a': a circular reference Compose refuses"
+    assert result.output.strip() == f"Error: {path} (service/a): {said}"
 
 
 ROCM = """services:

@@ -225,3 +225,56 @@ def test_a_gpu_count_int_cannot_read_is_one_line(tmp_path: Path, name: str, text
     path.write_text(text.replace("GPU_COUNT", count), encoding="utf-8")
     err = invoke(["check", str(path), "--gpu", "h100"], 2).stderr
     assert err.startswith(f"Error: {path}") and said in err and err.count("\n") == 1, err[:500]
+
+
+_EXTENDS_SERVE = "    image: vllm/vllm-openai\n    command: [--model, Qwen/Qwen3-8B]\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        (  # was: "nested more than 8 deep"
+            {
+                "compose.yaml": f"services:\n  a:\n    extends: {{file: b.yaml, service: b}}\n{_EXTENDS_SERVE}",
+                "b.yaml": "services:\n  b:\n    extends: {file: compose.yaml, service: a}\n",
+            },
+            "`extends` comes back to service 'b': a circular reference Compose refuses",
+        ),
+        (
+            {"compose.yaml": f"services:\n  a:\n    extends: a\n{_EXTENDS_SERVE}"},
+            "`extends` comes back to service 'a': a circular reference Compose refuses",
+        ),
+        (  # was: the service as written, silently
+            {"compose.yaml": f"services:\n  a:\n    extends: zzz\n{_EXTENDS_SERVE}"},
+            "`extends` names service 'zzz', which this file does not define",
+        ),
+        (
+            {
+                "compose.yaml": f"services:\n  a:\n    extends: {{file: b.yaml, service: zzz}}\n{_EXTENDS_SERVE}",
+                "b.yaml": "- not a compose file\n",
+            },
+            "`extends` names service 'zzz', which b.yaml does not define",
+        ),
+        (  # was: str(['x']) looked up as a path
+            {"compose.yaml": f"services:\n  a:\n    extends: {{file: [x], service: b}}\n{_EXTENDS_SERVE}"},
+            "`extends` file must be a path, not list",
+        ),
+    ],
+)
+def test_an_extends_compose_refuses_is_one_line(tmp_path: Path, files: dict[str, str], said: str) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    err = invoke(["check", str(tmp_path / "compose.yaml"), "--gpu", "h100"], 2).stderr
+    assert err == f"Error: {tmp_path / 'compose.yaml'} (service/a): {said}\n", err
+
+
+@pytest.mark.parametrize(("base", "read"), [("../outside.yaml", False), ("inside.yaml", True)])
+def test_extends_reads_no_file_outside_the_checked_folder(tmp_path: Path, base: str, read: bool) -> None:
+    (tmp_path / "in").mkdir()
+    base_text = "services:\n  c:\n    image: vllm/vllm-openai\n    command: [--model, Qwen/Qwen3-8B]\n"
+    (tmp_path / "outside.yaml").write_text(base_text)
+    (tmp_path / "in" / "inside.yaml").write_text(base_text)
+    compose = tmp_path / "in" / "compose.yaml"
+    compose.write_text(f"services:\n  a:\n    extends: {{file: {base}, service: c}}\n    image: vllm/vllm-openai\n")
+    out = invoke(["check", str(compose), "--gpu", "h100"]).stdout
+    assert ("no model in the command" not in out) is read, out

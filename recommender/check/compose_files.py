@@ -130,13 +130,20 @@ def _replaced(parent: str, key: str) -> bool:
 
 
 def _extended(
-    name: str, raw: dict[str, Any], services: Mapping[str, Any], read: FileReader | None, where: str, depth: int = 0
+    name: str,
+    raw: dict[str, Any],
+    services: Mapping[str, Any],
+    read: FileReader | None,
+    where: str,
+    depth: int = 0,
+    chain: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
     """The service as Compose makes it from `extends:` (docs.docker.com/reference/compose-file/services/#extends):
     the base service, of this file or of the `file:` beside it, with this service's own keys merged over it as
     Compose merges them (docs.docker.com/reference/compose-file/merge/: mappings key by key, `command` and
     `entrypoint` replaced, other sequences appended, scalars replaced). A base not readable here leaves the service
-    as written."""
+    as written; a base service missing from a file read, or a chain that comes back to a service, is refused as
+    Compose refuses it."""
     ext = raw.get("extends")
     if ext is None:
         return raw
@@ -149,29 +156,45 @@ def _extended(
         file, base_name = ext.get("file"), ext["service"]
     else:
         raise InputError(f"{where}: `extends` must name a service (a string, or a mapping with `service:`)")
+    if file is not None and not isinstance(file, str):
+        raise InputError(f"{where}: `extends` file must be a path, not {type(file).__name__}")
+    here = chain[-1][0] if chain else ""
+    chain = chain or ((here, name),)
     base_services: Any = services
     base_read = read
     folder = ""
+    at = here if file is None else posixpath.normpath(posixpath.join(posixpath.dirname(here), file))
+    if (at, base_name) in chain:
+        raise InputError(
+            f"{where}: `extends` comes back to service {base_name!r}: a circular reference Compose refuses"
+        )
     if file is not None:
-        text = read(str(file)) if read is not None else None
+        text = read(file) if read is not None else None
         if text is None:
             return own
-        try:
-            other = load_yaml(text)
-        except UntrustedDocumentError as exc:
-            raise InputError(f"{where}: extends {file}: {exc}") from exc
-        except Exception as exc:  # yaml's own errors: the file beside is not a compose file
-            raise InputError(f"{where}: extends {file}: not a YAML compose file") from exc
-        base_services = as_mapping(other).get("services") if isinstance(other, dict) else None
-        folder = posixpath.dirname(str(file))
+        base_services = _services_of(text, f"{where}: extends {file}")
+        folder = posixpath.dirname(file)
         base_read = _context_reader(read, folder) if read is not None and folder else read
     base = as_mapping(base_services).get(base_name)
-    if not isinstance(base, dict) or (file is None and base_name == name):
+    if base is None:
+        in_file = "this file" if file is None else file
+        raise InputError(f"{where}: `extends` names service {base_name!r}, which {in_file} does not define")
+    if not isinstance(base, dict):
         return own
-    base = _extended(base_name, base, as_mapping(base_services), base_read, where, depth + 1)
+    base = _extended(base_name, base, as_mapping(base_services), base_read, where, depth + 1, (*chain, (at, base_name)))
     if folder:  # the base's build context is relative to the file that defines it
         base = _rebased_build(base, folder)
     return _merged(base, own)
+
+
+def _services_of(text: str, where: str) -> Any:
+    try:
+        other = load_yaml(text)
+    except UntrustedDocumentError as exc:
+        raise InputError(f"{where}: {exc}") from exc
+    except Exception as exc:  # yaml's own errors: the file beside is not a compose file
+        raise InputError(f"{where}: not a YAML compose file") from exc
+    return as_mapping(other).get("services") if isinstance(other, dict) else None
 
 
 def _rebased_build(svc: dict[str, Any], folder: str) -> dict[str, Any]:
