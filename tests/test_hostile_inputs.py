@@ -278,3 +278,22 @@ def test_extends_reads_no_file_outside_the_checked_folder(tmp_path: Path, base: 
     compose.write_text(f"services:\n  a:\n    extends: {{file: {base}, service: c}}\n    image: vllm/vllm-openai\n")
     out = invoke(["check", str(compose), "--gpu", "h100"]).stdout
     assert ("no model in the command" not in out) is read, out
+
+
+@pytest.mark.parametrize(
+    ("parameters", "said"),
+    [
+        ("  parameters: {GPUS: '1'}\n", "`parameters` must be a list of {name, value} mappings"),  # was: ignored
+        ("  parameters: [7]\n", "parameters[0] needs a `name` of letters, digits and _"),
+        ("  parameters: [{name: 'GP US$', value: '1'}]\n", "parameters[0] needs a `name` of letters, digits and _"),
+        ("  parameters: [{name: 5, value: '1'}]\n", "parameters[0] needs a `name` of letters, digits and _"),
+        # was: Python's str() of the mapping, "{'a': 1}", put in place of ${GPUS}
+        ("  parameters: [{name: GPUS, value: {a: 1}}]\n", "parameter GPUS: `value` must be a string, not dict"),
+    ],
+)
+def test_template_parameters_oc_refuses_are_one_line(tmp_path: Path, parameters: str, said: str) -> None:
+    path = tmp_path / "t.yaml"
+    head, _, objects = _TEMPLATE_POD.partition("parameters:\n- {name: GPUS, value: 'GPU_COUNT'}\n")
+    path.write_text(head + parameters.removeprefix("  ") + objects)
+    err = invoke(["check", str(path), "--gpu", "h100"], 2).stderr
+    assert err == f"Error: {path} (Template/t): {said}\n", err

@@ -229,7 +229,7 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str, shared: Sequence[Ma
     from recommender.check import kserve_runtimes, serving_resources
 
     out: list[Found] = []
-    docs = [item for doc in docs for item in _listed(doc)]
+    docs = [item for doc in docs for item in _listed(doc, source)]
     maps = _config_maps([*docs, *[d for d in shared if d.get("kind") == "ConfigMap"]])
     docs = [_with_config_maps(d, maps) for d in docs] if maps else docs
     used = kserve_runtimes.used_runtimes([*docs, *shared])
@@ -258,7 +258,7 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str, shared: Sequence[Ma
     return out
 
 
-def _listed(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def _listed(doc: dict[str, Any], source: str) -> list[dict[str, Any]]:
     """A list (`kind: List`, as `kubectl get -o yaml` writes, or a typed `DeploymentList`) stands for the objects in
     its `items`, each applied as if given alone (kubernetes.io/docs/reference/using-api/api-concepts/#collections);
     an OpenShift Template for its `objects` as `oc process` makes them, each parameter's default `value` in place of
@@ -271,13 +271,34 @@ def _listed(doc: dict[str, Any]) -> list[dict[str, Any]]:
     objects = doc.get("objects")
     api = str(doc.get("apiVersion", ""))
     if kind == "Template" and (api == "v1" or api.startswith("template.openshift.io/")) and isinstance(objects, list):
-        values = {
-            str(p["name"]): "" if p["value"] is None else str(p["value"])
-            for p in as_list(doc.get("parameters"))
-            if isinstance(p, dict) and "name" in p and "value" in p
-        }
+        values = _template_values(
+            doc.get("parameters"), f"{source} (Template/{as_mapping(doc.get('metadata')).get('name') or '?'})"
+        )
         return [_processed(o, values) for o in objects if isinstance(o, dict) and "kind" in o]
     return [doc]
+
+
+_PARAMETER_NAME = re.compile(r"[A-Za-z0-9_]+")  # OpenShift's template validation: ParameterNameRegExp
+
+
+def _template_values(parameters: Any, where: str) -> dict[str, str]:
+    """Each parameter's default `value` by its name; what `oc process` refuses (a parameter that is not a mapping,
+    a name not of letters, digits and `_`, a value that is a mapping or a list, not the string the API takes) is
+    refused here too."""
+    if parameters is None:
+        return {}
+    if not isinstance(parameters, list):
+        raise InputError(f"{where}: `parameters` must be a list of {{name, value}} mappings")
+    out = {}
+    for i, p in enumerate(parameters):
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not _PARAMETER_NAME.fullmatch(p["name"]):
+            raise InputError(f"{where}: parameters[{i}] needs a `name` of letters, digits and _")
+        value = p.get("value")
+        if isinstance(value, (dict, list)):
+            raise InputError(f"{where}: parameter {p['name']}: `value` must be a string, not {type(value).__name__}")
+        if "value" in p:
+            out[p["name"]] = "" if value is None else str(value)
+    return out
 
 
 _TEMPLATE_FIELD = re.compile(r"\$\{\{(\w+)\}\}")
