@@ -297,3 +297,29 @@ def test_template_parameters_oc_refuses_are_one_line(tmp_path: Path, parameters:
     path.write_text(head + parameters.removeprefix("  ") + objects)
     err = invoke(["check", str(path), "--gpu", "h100"], 2).stderr
     assert err == f"Error: {path} (Template/t): {said}\n", err
+
+
+_KAITO = "apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata: {name: w}\nresource: {instanceType: Standard_NC24ads_A100_v4}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [  # each was "no vLLM server found", which blamed the file's content rather than its shape
+        ("apiVersion: v1\nkind: List\nitems: [1, {kind: Pod}]\n", "(List): items[0] (int) is not a Kubernetes object"),
+        (
+            "apiVersion: template.openshift.io/v1\nkind: Template\nmetadata: {name: t}\nobjects: [x]\n",
+            "(Template/t): objects[0] (str) is not a Kubernetes object",
+        ),
+        (_KAITO + "inference: {template: [1]}\n", "(Workspace/w): inference.template must be a pod template"),
+        (_KAITO + "inference: {template: {spec: 5}}\n", "(Workspace/w): inference.template must be a pod template"),
+        (
+            _KAITO + "inference: {template: {spec: {containers: {a: 1}}}}\n",
+            "(Workspace/w): inference.template must be a pod template (a mapping with a spec.containers list)",
+        ),
+    ],
+)
+def test_a_list_template_or_workspace_of_the_wrong_shape_is_one_line(tmp_path: Path, text: str, said: str) -> None:
+    path = tmp_path / "objects.yaml"
+    path.write_text(text)
+    err = invoke(["check", str(path), "--gpu", "h100"], 2).stderr
+    assert err.startswith(f"Error: {path} {said}") and err.count("\n") == 1, err

@@ -254,6 +254,8 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str, shared: Sequence[Ma
         if kind == "DynamoGraphDeployment":
             out += serving_resources.read_dynamo(doc, source, index)
             continue
+        if kind == "Workspace" and str(doc.get("apiVersion", "")).startswith("kaito.sh/"):
+            _kaito_template(doc, f"{source} (Workspace/{as_mapping(doc.get('metadata')).get('name') or '?'})")
         out += read_pods(doc, source, index)
     return out
 
@@ -267,6 +269,7 @@ def _listed(doc: dict[str, Any], source: str) -> list[dict[str, Any]]:
     kind = str(doc.get("kind", ""))
     items = doc.get("items")
     if kind.endswith("List") and isinstance(items, list):
+        _all_mappings(items, f"{source} ({kind}): items")
         return [i for i in items if isinstance(i, dict) and "kind" in i]
     objects = doc.get("objects")
     api = str(doc.get("apiVersion", ""))
@@ -274,8 +277,28 @@ def _listed(doc: dict[str, Any], source: str) -> list[dict[str, Any]]:
         values = _template_values(
             doc.get("parameters"), f"{source} (Template/{as_mapping(doc.get('metadata')).get('name') or '?'})"
         )
+        _all_mappings(objects, f"{source} (Template/{as_mapping(doc.get('metadata')).get('name') or '?'}): objects")
         return [_processed(o, values) for o in objects if isinstance(o, dict) and "kind" in o]
     return [doc]
+
+
+def _all_mappings(objects: list[Any], where: str) -> None:
+    """The objects of a list or a Template are Kubernetes objects: the API refuses a number, string or list there."""
+    for i, o in enumerate(objects):
+        if not isinstance(o, dict):
+            raise InputError(f"{where}[{i}] ({type(o).__name__}) is not a Kubernetes object (a mapping)")
+
+
+def _kaito_template(doc: Mapping[str, Any], where: str) -> None:
+    """KAITO's `inference.template` is a pod template (corev1.PodTemplateSpec: kaito-project/kaito
+    api/v1beta1/workspace_types.go): a mapping whose `spec.containers` is a list."""
+    inference = doc.get("inference")
+    template = inference.get("template") if isinstance(inference, dict) else None
+    if inference is None or template is None:
+        return
+    spec = template.get("spec") if isinstance(template, dict) else None
+    if not isinstance(spec, dict) or not isinstance(spec.get("containers"), list):
+        raise InputError(f"{where}: inference.template must be a pod template (a mapping with a spec.containers list)")
 
 
 _PARAMETER_NAME = re.compile(r"[A-Za-z0-9_]+")  # OpenShift's template validation: ParameterNameRegExp
