@@ -323,3 +323,18 @@ def test_a_list_template_or_workspace_of_the_wrong_shape_is_one_line(tmp_path: P
     path.write_text(text)
     err = invoke(["check", str(path), "--gpu", "h100"], 2).stderr
     assert err.startswith(f"Error: {path} {said}") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    ("release", "task", "choices"),
+    [  # v0.6.4 / v0.7.2 / v0.10.0 tags: arg_utils.py's --task takes choices=get_args(TaskOption), config.py's Literal
+        ("0.10.0", "frobnicate", "'auto', 'generate', 'embedding', 'embed', 'classify', 'score', 'reward', "),
+        ("0.6.4", "embed", "'auto', 'generate', 'embedding')"),  # 'embed' arrived in 0.6.5
+        ("0.7.2", "transcription", "'classify', 'score', 'reward')"),  # 'transcription' arrived in 0.7.3
+    ],
+)
+def test_a_task_the_release_does_not_know_is_refused_as_its_parser_does(release: str, task: str, choices: str) -> None:
+    cmd = ["vllm", "serve", "Qwen/Qwen3-8B", "--task", task]
+    out = invoke(["check", "--vllm-version", release, "--gpu", "h100", "--", *cmd], 1).stdout
+    said = f"vLLM {release} refuses the command line: argument --task: invalid choice: '{task}' (choose from "
+    assert said in out and choices in out, out

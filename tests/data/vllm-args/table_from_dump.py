@@ -226,7 +226,30 @@ HISTORY: dict[str, dict[str, object]] = {
     "--use-v2-block-manager": {"dest": "use_v2_block_manager", "takes": "flag", "removed": "0.11.0"},
     # --task: the v0.6.4 tag's arg_utils.py first has it, v0.13.0's no longer (deprecated from v0.10.1 for --runner /
     # --convert, config/__init__.py `_task_to_convert`: "will be removed in v0.13.0")
-    "--task": {"dest": "task", "takes": "value", "since": "0.6.4", "removed": "0.13.0"},
+    # its choices are get_args(TaskOption) (arg_utils.py `choices=`, config.py's Literal) at the v0.6.4, v0.6.5, v0.7.3
+    # and v0.10.0 tags
+    "--task": {
+        "dest": "task",
+        "takes": "value",
+        "since": "0.6.4",
+        "removed": "0.13.0",
+        "choices": {
+            "0.6.4": ["auto", "generate", "embedding"],
+            "0.6.5": ["auto", "generate", "embedding", "embed", "classify", "score", "reward"],
+            "0.7.3": ["auto", "generate", "embedding", "embed", "classify", "score", "reward", "transcription"],
+            "0.10.0": [
+                "auto",
+                "generate",
+                "embedding",
+                "embed",
+                "classify",
+                "score",
+                "reward",
+                "transcription",
+                "draft",
+            ],
+        },
+    },
     # --runner / --convert: the v0.10.1 tag's arg_utils.py is the first to add them (model_group.add_argument);
     # v0.10.0's has neither (the generated first mention of --runner, 0.6.5, is its destination in config.py's
     # runner_type, not the option)
