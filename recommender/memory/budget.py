@@ -634,7 +634,7 @@ def explain(
     if flags.pooling_runner():  # --runner pooling / --convert embed: the pooling runner loads no LM head
         model = as_pooling(model, f"--runner {flags.runner} --convert {flags.convert}")
     issues: list[StartupIssue] = []
-    if model.encoder_only and (version.major, version.minor, version.patch) < no_kv.NO_KV_FROM:
+    if model.encoder_only and version < no_kv.NO_KV_FROM:
         issues.append(no_kv.old_release_note(str(version), model.architecture))
         model = replace(model, encoder_only=False)  # a KV cache as the release kept one
     tp, pp, dp = flags.tensor_parallel_size, flags.pipeline_parallel_size, flags.data_parallel_size

@@ -24,24 +24,15 @@ from dataclasses import dataclass
 
 from recommender.memory import startup_issues as si
 from recommender.memory import warmup
+from recommender.memory.engine import V0_ONLY_ENCODERS, V1_ENCODERS_FROM
 from recommender.memory.startup_issues import IssueKind, StartupIssue
 from recommender.units import format_gib
 
 # The first release that runs these models without a KV cache: v0.10.1, where bert.py / roberta.py drop
 # SupportsV0Only (they ran on the V0 engine, which profiled and allocated a KV cache for every attention layer) and
-# qwen2.py / llama.py read is_causal (before, gte-Qwen2 ran causal, with Qwen2's KV cache).
-NO_KV_FROM = (0, 10, 1)
-# The BERT-style classes vLLM marked SupportsV0Only before NO_KV_FROM (bert.py, roberta.py of v0.9.2 and v0.10.0)
-V0_ONLY_ARCHITECTURES = frozenset(
-    {
-        "BertModel",
-        "RobertaModel",
-        "XLMRobertaModel",
-        "BertForSequenceClassification",
-        "RobertaForSequenceClassification",
-        "XLMRobertaForSequenceClassification",
-    }
-)
+# qwen2.py / llama.py read is_causal (before, gte-Qwen2 ran causal, with Qwen2's KV cache). The engine choice and
+# the set of those BERT-style classes are memory/engine.py's (V1_ENCODERS_FROM, V0_ONLY_ENCODERS).
+NO_KV_FROM = V1_ENCODERS_FROM
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +131,7 @@ def old_release_note(version: str, architecture: str) -> StartupIssue:
     """Before 0.10.1 vLLM kept a KV cache for these models (memory/no_kv.py NO_KV_FROM): planned that way."""
     how = (
         "on the V0 engine (SupportsV0Only), which profiles and allocates a KV cache for every attention layer"
-        if architecture in V0_ONLY_ARCHITECTURES
+        if architecture in V0_ONLY_ENCODERS
         else "with causal attention and its KV cache (is_causal is read from 0.10.1)"
     )
     return si.note(IssueKind.NO_KV_CACHE, f"vLLM {version} serves {architecture} {how}: planned with that KV cache")
