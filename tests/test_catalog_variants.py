@@ -111,3 +111,15 @@ def test_recommend_searches_the_added_variants(base: str, variant: str, provenan
     options = weight_options(resolve_model(base), [resolve_model(v) for v in entry.variants], gpu)
     found = [o for o in options if o.model.name == variant]
     assert len(found) == 1 and found[0].provenance == provenance
+
+
+def test_fp8_releases_are_variants_of_their_base_entries() -> None:
+    """recommend searches a base entry's variants: the bundled FP8 releases of Llama-3.3-70B and GLM-4.5-Air are
+    listed, each naming its base back."""
+    for base_id, variant in (
+        ("meta-llama/Llama-3.3-70B-Instruct", "nvidia/Llama-3.3-70B-Instruct-FP8"),
+        ("zai-org/GLM-4.5-Air", "zai-org/GLM-4.5-Air-FP8"),
+    ):
+        base, entry = load_model(base_id), load_model(variant)
+        assert base is not None and entry is not None
+        assert variant in base.variants and entry.base_model == base_id

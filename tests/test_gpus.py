@@ -620,3 +620,16 @@ def test_strix_halo_total_is_the_gpu_share_of_the_machine() -> None:
         resolve_gpu("AMD Radeon RX 7900 XTX 12GB", catalog)
     with pytest.raises(UnknownGpuError, match=r"offload architecture gfx1151 of several cards"):
         resolve_gpu("gfx1151", catalog)
+
+
+def test_quadro_rtx_6000_is_a_24_gb_turing_board() -> None:
+    """nvidia-smi prints 'Quadro RTX 6000, 24576 MiB' (compute capability 7.5); the board is the TITAN RTX's TU102
+    with 24 GB, so the memory model reads the same figures for both, and the RTX 6000 Ada is a different card."""
+    from recommender.catalog import load_gpus
+    from recommender.hardware import resolve_gpu
+
+    cards = load_gpus()
+    quadro, titan = resolve_gpu("Quadro RTX 6000", cards), resolve_gpu("NVIDIA TITAN RTX", cards)
+    assert quadro.key == "quadro-rtx6000" and quadro.compute_capability == "7.5" and not quadro.fp8
+    assert quadro.smi_total_mib == 24576 and quadro.total_bytes == titan.total_bytes == 24331 * 2**20
+    assert resolve_gpu("NVIDIA RTX 6000 Ada Generation", cards).key == "rtx6000-ada"

@@ -1143,3 +1143,20 @@ def test_deepseek_v4_compress_ratios_as_vllm_reads_them() -> None:
     assert compressed_attention_spec(legacy, "deepseek_v3", 3) is None
     with pytest.raises(ModelConfigError, match="compress_ratios holds 8"):
         compressed_attention_spec(ConfigValues({**base, "compress_ratios": [0, 8, 4]}), "deepseek_v4", 3)
+
+
+def test_a_local_dir_alias_with_an_organisation_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local-dir row names a directory, not a hub id: one written `org/name` stops with the file and the reason."""
+    import recommender.catalog as catalog
+
+    (tmp_path / "aliases.yaml").write_text(
+        "aliases:\n  - {alias: someone/some-dir, target: Qwen/Qwen3-8B, kind: local-dir, reason: r}\n"
+    )
+    monkeypatch.setattr(catalog, "profiles_dir", lambda: tmp_path)
+    catalog.load_aliases.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"aliases.yaml: local-dir alias 'someone/some-dir' is a directory name"):
+            catalog.load_aliases()
+    finally:
+        monkeypatch.undo()
+        catalog.load_aliases.cache_clear()

@@ -114,3 +114,14 @@ def test_a_local_sentence_transformers_directory_is_a_pooling_model(tmp_path: Pa
     (embed / "modules.json").write_text('[{"idx": 0, "name": "0", "path": "", "type": "x"}]')
     assert resolve_model(str(embed)).pooling and not resolve_model(str(plain)).pooling
     assert _bf16_weights(str(plain)) - _bf16_weights(str(embed)) == 152_064 * 3584 * 2
+
+
+def test_catalog_round_7_embedding_models_by_hand() -> None:
+    """gte-Qwen2-7B-instruct is Qwen2-7B with a 151,646-row vocabulary: 7,615,616,512 less 2 x 418 x 3584 rows of
+    embedding and head = 7,612,620,288; e5-mistral-7b-instruct keeps Mistral-7B-v0.1's widths (the bundled base's
+    count) without its head: a MistralModel checkpoint is the backbone alone (tests/test_pooling_models.py)."""
+    gte = resolve_model("Alibaba-NLP/gte-Qwen2-7B-instruct")
+    assert gte.params is not None and gte.params.total == 7_615_616_512 - 2 * 418 * 3584 == 7_612_620_288
+    e5, base = resolve_model("intfloat/e5-mistral-7b-instruct"), resolve_model("mistralai/Mistral-7B-v0.1")
+    assert e5.params is not None and base.params is not None and base.params.lm_head == 32000 * 4096
+    assert e5.params == replace(base.params, lm_head=0)
