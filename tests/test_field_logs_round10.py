@@ -54,4 +54,4 @@ def test_round_ten_split_is_selectable_from_the_command_line(capsys: pytest.Capt
     assert main(["--records", "field10", "--split", "held-out-10", "--quiet"]) == 0
     assert "records: 19;" in capsys.readouterr().out
     with pytest.raises(SystemExit):
-        main(["--records", "field10", "--split", "held-out-11", "--quiet"])
+        main(["--records", "field10", "--split", "held-out-0", "--quiet"])
