@@ -31,7 +31,18 @@ from recommender.serve_args import parse_serve_argv, strict_errors
 from .conftest import invoke
 
 SCENARIOS = {
-    "one-gpu": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency", "60", "--context", "8192"],
+    "one-gpu": [
+        "--model",
+        "Qwen/Qwen2.5-7B-Instruct",
+        "--gpu",
+        "rtx4090",
+        "--gpus-per-node",
+        "1",
+        "--concurrency",
+        "60",
+        "--context",
+        "8192",
+    ],
     "tp4": [
         "--model",
         "meta-llama/Llama-3.1-70B-Instruct",

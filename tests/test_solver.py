@@ -16,7 +16,7 @@ from recommender.hardware import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind
-from recommender.planner import Hardware, PlanResult, SearchPolicy, Target, plan
+from recommender.planner import Hardware, PlanResult, SearchPolicy, Target, plan, plan_fewest_gpus
 from recommender.serve_args import parse_serve_argv
 from recommender.sources.resolve import resolve_model
 
@@ -227,3 +227,43 @@ def test_alternatives_table_marks_expert_parallel_rows() -> None:
     assert "TP (EP: experts split)" in table
     assert any(line.startswith("4 EP ") for line in table.splitlines())
     assert any(line.startswith("4  ") for line in table.splitlines())
+
+
+def _plan_growing(model: str, target: Target, gpu: str, **policy: object) -> PlanResult:
+    spec = resolve_model(model)
+    entry = load_model(model)
+    variants = [resolve_model(v) for v in entry.variants] if entry else []
+    hw = Hardware(resolve_gpu(gpu, load_gpus()))
+    return plan_fewest_gpus(spec, variants, hw, target, version=V033, policy=SearchPolicy(**policy))  # type: ignore[arg-type]
+
+
+def test_fewest_gpus_keeps_near_lossless_weights_and_names_the_4bit_saving() -> None:
+    """Llama-3.3-70B, 32 requests on H100s: 4-bit weights (W4A16) fit one GPU, but FP8 (a near-lossless tier) needs
+    two (at TP 1 its weights leave 3.5 GiB of KV, 6 requests of 4,096 tokens with an fp8 cache); the plan is the FP8 one on two GPUs and
+    names the one-GPU 4-bit option, which `recommend` prints with the way to plan it."""
+    r = _plan_growing("meta-llama/Llama-3.3-70B-Instruct", Target(concurrency=32), "h100")
+    assert r.best.gpus == 2 and r.best.candidate.weights.tier == 0
+    assert r.best.candidate.weights.precision_rank == 1  # FP8
+    assert r.fewer_gpus is not None and r.fewer_gpus.gpus == 1 and r.fewer_gpus.candidate.weights.tier == 1
+    assert plan_of(r, requested_model="meta-llama/Llama-3.3-70B-Instruct").fewer_gpus is not None
+    out = invoke(["recommend", "--model", "meta-llama/Llama-3.3-70B-Instruct", "--gpu", "h100", "--concurrency", "32"])
+    assert out.stdout.startswith("Plan for 32 concurrent requests on 2 x NVIDIA H100 80GB HBM3\n")
+    assert "With lower-precision weights it fits 1 GPU: TP=1 PP=1, W4A16" in out.stdout
+    assert "(plan it with --model RedHatAI/Llama-3.3-70B-Instruct-quantized.w4a16)" in out.stdout
+
+
+def test_fewest_gpus_takes_4bit_when_nothing_near_lossless_fits_a_node() -> None:
+    """With only 4-bit options (a 4-bit checkpoint as the model) the first budget that serves the target is the
+    plan, with nothing to name; and the objective 'quality' grows to 16-bit weights (four H100s for 70B)."""
+    r = _plan_growing("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", Target(concurrency=60, context=8192), "rtx4090")
+    assert r.best.gpus == 1 and r.fewer_gpus is None
+    q = _plan_growing("meta-llama/Llama-3.3-70B-Instruct", Target(concurrency=32), "h100", objective="quality")
+    assert q.best.candidate.weights.precision_rank == 0 and q.best.gpus == 4
+    assert q.fewer_gpus is not None and q.fewer_gpus.gpus < 4
+
+
+def test_fixed_gpus_rank_near_lossless_before_fewer_gpus() -> None:
+    """On two H100s given, FP8 at TP 2 ranks before 4-bit on one of them (which stays an alternative)."""
+    r = _plan("meta-llama/Llama-3.3-70B-Instruct", Target(concurrency=32), gpu="h100", gpus=2)
+    assert r.best.gpus == 2 and r.best.candidate.weights.tier == 0
+    assert r.fewer_gpus is not None and r.fewer_gpus.gpus == 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,9 +25,18 @@ from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.perf.load import DATASETS
 from recommender.perf_profile import load_params
-from recommender.planner import OBJECTIVES, Hardware, PlanResult, SearchPolicy, Target, plan
-from recommender.planner.service import gpu_budgets, plan_service
+from recommender.planner import (
+    OBJECTIVES,
+    Hardware,
+    PlanResult,
+    SearchPolicy,
+    Target,
+    plan,
+    plan_fewest_gpus,
+)
+from recommender.planner.service import plan_service
 from recommender.planner.service_types import PERCENTILES, SERVICE_OBJECTIVES, ServicePlan, ServiceTarget
+from recommender.planner.space import gpu_budgets
 from recommender.project import merge_settings, require
 from recommender.sources.resolve import resolve_model
 
@@ -73,6 +82,10 @@ def render_plan(result: PlanResult, plan: Plan, *, given_gpus: bool) -> str:
     if best.replicas > 1:
         engine = per_engine(best.candidate.tp * best.candidate.pp)
         lines.insert(3, f"  {best.replicas} replicas of this engine ({engine}), behind a load balancer")
+    if plan.fewer_gpus is not None:
+        from recommender.report.plan import fewer_gpus_note
+
+        lines.insert(2, f"  {fewer_gpus_note(plan.fewer_gpus)}")
     lines.append(render_table(best.explanation))
     if result.alternatives:
         with_ep = any(a.candidate.expert_parallel for a in result.alternatives)
@@ -186,7 +199,7 @@ def _predicted(sp: ServicePlan, doc: Plan) -> list[str]:
 @click.option(
     "--objective",
     type=click.Choice(OBJECTIVES + SERVICE_OBJECTIVES),
-    help="Ranking (default min-gpus; max-throughput when latency targets are given).",
+    help="Ranking (default min-gpus: 8/16-bit weights on the fewest GPUs; max-throughput when latency targets are given).",
 )
 @click.option("--input-len", type=params.TOKENS, help="Prompt tokens per request: plan by latency and throughput.")
 @click.option("--output-len", type=params.TOKENS, help="Output tokens per request.")
@@ -351,7 +364,10 @@ def planning_request(
 
 def memory_plan(r: PlanningRequest) -> PlanOutcome:
     """The plan for a memory target (concurrency x context), on the fewest GPUs unless their count is fixed."""
-    result = plan_growing(r.model, list(r.variants), r.hardware, r.memory, r.version, r.policy, r.fixed_gpus)
+    if r.fixed_gpus:
+        result = plan(r.model, r.variants, r.hardware, r.memory, version=r.version, policy=r.policy)
+    else:
+        result = plan_fewest_gpus(r.model, r.variants, r.hardware, r.memory, version=r.version, policy=r.policy)
     doc = plan_of(result, requested_model=r.model_ref)
 
     def report() -> Report:
@@ -449,26 +465,3 @@ def service_target(s: dict[str, Any], dataset: str) -> ServiceTarget | None:
     )
     target.validate()
     return target
-
-
-def plan_growing(
-    model: ModelSpec,
-    variants: list[ModelSpec],
-    hw: Hardware,
-    target: Target,
-    version: VllmVersion,
-    policy: SearchPolicy,
-    fixed: bool,
-) -> PlanResult:
-    """The plan on the given GPUs; without a GPU count, on the fewest of 1, 2, 4, 8 (one node) that serve it (one GPU
-    for a single-GPU system such as a DGX Spark: a second is another node, --nodes)."""
-    if fixed:
-        return plan(model, variants, hw, target, version=version, policy=policy)
-    last: InfeasibleError | None = None
-    for n in gpu_budgets(hw.gpu):
-        try:
-            return plan(model, variants, replace(hw, gpus_per_node=n), target, version=version, policy=policy)
-        except InfeasibleError as exc:
-            last = exc
-    assert last is not None
-    raise last

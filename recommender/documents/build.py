@@ -116,4 +116,5 @@ def plan_of(result: PlanResult, *, requested_model: str) -> Plan:
         alternatives=tuple(option_of(a) for a in result.alternatives),
         rejected=tuple(e.reason for e in result.rejected),
         searched=result.searched,
+        fewer_gpus=option_of(result.fewer_gpus) if result.fewer_gpus else None,
     )

@@ -230,3 +230,6 @@ class Plan:
     alternatives: tuple[PlanOption, ...] = items(MAX_OPTIONS)
     rejected: tuple[str, ...] = items(MAX_REASONS, max_len=4 * MAX_TEXT)
     searched: int = count(0, MAX_COUNT)
+    # The option on fewer GPUs that lower-precision (4-bit) weights allow, when the plan keeps 8/16-bit weights
+    # (planner/types.py NEAR_LOSSLESS_RANK). Absent otherwise and in older plans.
+    fewer_gpus: PlanOption | None = nested(default=None, omit_none=True)

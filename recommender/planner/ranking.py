@@ -18,7 +18,9 @@ def _headroom(e: Evaluation, target: Target) -> float:
 
 def ranking_key(objective: Objective, target: Target) -> Callable[[Evaluation], tuple[float, ...]]:
     """Sort key, smaller is better: the objective first, then GPUs, precision rank, context, where the weights
-    come from (a checkpoint before online quantization, WeightOption.provenance) and headroom."""
+    come from (a checkpoint before online quantization, WeightOption.provenance) and headroom. The fewest GPUs
+    (the default) compares options of the same precision tier first: 4-bit weights only when no near-lossless
+    option serves the target (types.py NEAR_LOSSLESS_RANK), as the latency planner does."""
 
     def key(e: Evaluation) -> tuple[float, ...]:
         rank = e.candidate.precision_rank
@@ -32,7 +34,7 @@ def ranking_key(objective: Objective, target: Target) -> Callable[[Evaluation], 
             return (-e.concurrency, e.gpus, rank, origin, ep)
         if objective == "max-context":
             return (length, e.gpus, rank, origin, h, ep)
-        return (e.gpus, rank, length, origin, h, ep)
+        return (e.candidate.weights.tier, e.gpus, rank, length, origin, h, ep)
 
     return key
 

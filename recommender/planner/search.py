@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from recommender.errors import InfeasibleError, InputError
 from recommender.memory.engine import VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.planner.evaluation import evaluate_candidate, filled
 from recommender.planner.ranking import nearest, ranking_key
-from recommender.planner.space import candidates, kv_dtypes, weight_options
-from recommender.planner.types import Evaluation, Hardware, PlanResult, SearchPolicy, Target
+from recommender.planner.space import candidates, gpu_budgets, kv_dtypes, weight_options
+from recommender.planner.types import NEAR_LOSSLESS_RANK, Evaluation, Hardware, PlanResult, SearchPolicy, Target
 
 DEFAULT_POLICY = SearchPolicy()
 
@@ -57,6 +58,64 @@ def plan(
     rejected = tuple(e for e in results if not e.feasible)
     if not feasible:
         raise InfeasibleError(nearest(results, target, hw, version))
+    best = feasible[0]
+    fewer = next((e for e in feasible if e.gpus < best.gpus), None)
     return PlanResult(
-        target, hw, version, policy, feasible[0], tuple(feasible[1 : 1 + policy.alternatives]), rejected, len(space)
+        target,
+        hw,
+        version,
+        policy,
+        best,
+        tuple(feasible[1 : 1 + policy.alternatives]),
+        rejected,
+        len(space),
+        fewer if policy.objective in TIERED else None,
     )
+
+
+TIERED = ("min-gpus", "quality")  # objectives that put precision before GPUs (min-gpus by tier, quality by rank)
+
+
+def _settled(result: PlanResult, ranks: set[int]) -> bool:
+    """More GPUs cannot give this objective a better plan: the best is of the best precision the search holds
+    (min-gpus: a near-lossless tier when one was searched; quality: the best rank), or precision does not lead."""
+    weights = result.best.candidate.weights
+    if result.policy.objective == "min-gpus":
+        return weights.tier == 0 or min(ranks) > NEAR_LOSSLESS_RANK
+    if result.policy.objective == "quality":
+        return weights.precision_rank == min(ranks)
+    return True
+
+
+def plan_fewest_gpus(
+    model: ModelSpec,
+    variants: Sequence[ModelSpec],
+    hw: Hardware,
+    target: Target,
+    *,
+    version: VllmVersion,
+    policy: SearchPolicy = DEFAULT_POLICY,
+) -> PlanResult:
+    """Without a GPU count: the plan on the fewest of 1, 2, 4, 8 GPUs (one node; one GPU on a single-GPU system such
+    as a DGX Spark, where a second is another node, --nodes) that serve the target at the objective's precision.
+    When only 4-bit weights serve it on fewer GPUs, the plan names them (PlanResult.fewer_gpus); when no budget
+    serves it at that precision, the plan is the fewest-GPU one found."""
+    options = weight_options(
+        model, variants, hw.gpu, allow_quantization=policy.allow_quantization, only=policy.only_quantization
+    )
+    ranks = {o.precision_rank for o in options} or {0}
+    first: PlanResult | None = None
+    last: InfeasibleError | None = None
+    for n in gpu_budgets(hw.gpu):
+        try:
+            result = plan(model, variants, replace(hw, gpus_per_node=n), target, version=version, policy=policy)
+        except InfeasibleError as exc:
+            last = exc
+            continue
+        if _settled(result, ranks):
+            return result if first is None or result.fewer_gpus else replace(result, fewer_gpus=first.best)
+        first = first or result
+    if first is not None:
+        return first
+    assert last is not None
+    raise last

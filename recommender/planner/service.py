@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from recommender.errors import InfeasibleError, InputError
-from recommender.hardware import Gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import VllmVersion
 from recommender.memory.precision import gpu_refusal
@@ -31,18 +30,10 @@ from recommender.perf.predict import costs_for, predict_engine
 from recommender.planner.evaluation import evaluate_candidate
 from recommender.planner.ranking import weights_too_big
 from recommender.planner.service_types import SEATS, Miss, ServiceObjective, ServiceOption, ServicePlan, ServiceTarget
-from recommender.planner.space import candidates, kv_dtypes, weight_options
+from recommender.planner.space import candidates, gpu_budgets, kv_dtypes, weight_options
 from recommender.planner.types import Evaluation, Hardware, SearchPolicy, Target, Verdict
 
 DEFAULT_POLICY = SearchPolicy()
-GPU_BUDGETS = (1, 2, 4, 8)  # without a GPU count: one node, smallest first
-
-
-def gpu_budgets(gpu: Gpu) -> tuple[int, ...]:
-    """The GPU counts searched without a count given: one node of up to 8, or the one GPU a single-GPU system has."""
-    return tuple(n for n in GPU_BUDGETS if n <= (gpu.max_per_node or GPU_BUDGETS[-1]))
-
-
 BATCHED_TOKENS = (2048, 8192, 16384)  # --max-num-batched-tokens tried besides vLLM's default
 REFINE = 5  # options the replay checks per GPU budget
 
@@ -177,16 +168,9 @@ class _Judge:
         return self.with_load(e, costs, budget) if self.target.has_load else self.capacity(e, costs, budget)
 
 
-# Weight precision ranks (planner/space.py precision_of) at or below this are near-lossless: 16-bit, FP8 and 8-bit
-# integer weights. 4-bit weights (AWQ/GPTQ int4, NVFP4, W4A16) cost quality the user did not ask to trade, so a
-# throughput or cost objective takes them only when no 8/16-bit option meets the targets (`--quantization awq`
-# or a 4-bit checkpoint as the model still plans them directly).
-NEAR_LOSSLESS_RANK = 2
-
-
 def precision_tier(o: ServiceOption) -> int:
-    """0 for 16-bit / FP8 / 8-bit weights, 1 for 4-bit weights."""
-    return 0 if o.evaluation.candidate.weights.precision_rank <= NEAR_LOSSLESS_RANK else 1
+    """0 for 16-bit / FP8 / 8-bit weights, 1 for 4-bit weights (planner/types.py NEAR_LOSSLESS_RANK)."""
+    return o.evaluation.candidate.weights.tier
 
 
 # Throughputs per GPU closer than this ratio are ties: the model's resolution is far coarser (its expected error is
@@ -202,7 +186,7 @@ def throughput_step(per_gpu: float) -> int:
 def ranking_key(objective: ServiceObjective) -> Callable[[ServiceOption], tuple[float, ...]]:
     """Smaller is better: feasibility, then the objective, then GPUs, precision, where the weights come from
     (WeightOption.provenance) and TTFT. Throughput and cost compare options of the same precision tier first (see
-    NEAR_LOSSLESS_RANK), and throughputs within THROUGHPUT_RESOLUTION as equal."""
+    planner/types.py NEAR_LOSSLESS_RANK), and throughputs within THROUGHPUT_RESOLUTION as equal."""
 
     def key(o: ServiceOption) -> tuple[float, ...]:
         c = o.evaluation.candidate

@@ -10,6 +10,12 @@ from recommender.model.spec import ModelSpec
 from recommender.planner.types import Candidate, Hardware, WeightOption
 
 TP_SIZES = (1, 2, 4, 8)
+GPU_BUDGETS = (1, 2, 4, 8)  # without a GPU count: one node, smallest first
+
+
+def gpu_budgets(gpu: Gpu) -> tuple[int, ...]:
+    """The GPU counts searched without a count given: one node of up to 8, or the one GPU a single-GPU system has."""
+    return tuple(n for n in GPU_BUDGETS if n <= (gpu.max_per_node or GPU_BUDGETS[-1]))
 
 
 def precision_of(model: ModelSpec, quantization_flag: str | None) -> tuple[int, str]:

@@ -48,6 +48,14 @@ class Hardware:
         return self.gpus_per_node * self.nodes
 
 
+# Weight precision ranks (planner/space.py precision_of) at or below this are near-lossless: 16-bit, FP8 and 8-bit
+# integer weights. 4-bit weights (AWQ/GPTQ int4, NVFP4, W4A16) cost quality the user did not ask to trade, so the
+# planner takes them only when no 8/16-bit option serves the target on the GPUs searched, and otherwise names them
+# as the way to fewer GPUs (PlanResult.fewer_gpus). `--quantization awq` or a 4-bit checkpoint as the model still
+# plans them directly.
+NEAR_LOSSLESS_RANK = 2
+
+
 @dataclass(frozen=True, slots=True)
 class WeightOption:
     """One way to load the weights: a checkpoint, plus `--quantization` for online methods."""
@@ -59,6 +67,11 @@ class WeightOption:
     # On ties, lower is better: 0 the model's own weights or its publisher's checkpoint, 1 another publisher's
     # checkpoint, 2 quantized online at load (`--quantization fp8`: per-tensor scales, no calibration).
     provenance: int = 0
+
+    @property
+    def tier(self) -> int:
+        """0 for near-lossless weights (16-bit, FP8, 8-bit integer; NEAR_LOSSLESS_RANK), 1 for 4-bit."""
+        return 0 if self.precision_rank <= NEAR_LOSSLESS_RANK else 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,3 +167,6 @@ class PlanResult:
     alternatives: tuple[Evaluation, ...]
     rejected: tuple[Verdict, ...]
     searched: int
+    # The best feasible option on fewer GPUs than `best` when the ranking put a near-lossless `best` before it
+    # (4-bit weights, see NEAR_LOSSLESS_RANK): what trading precision would save.
+    fewer_gpus: Evaluation | None = None

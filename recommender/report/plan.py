@@ -26,6 +26,15 @@ def option_label(o: PlanOption) -> str:
     return label + (f" x {o.replicas} replicas" if o.replicas > 1 else "")
 
 
+def fewer_gpus_note(o: PlanOption) -> str:
+    """What trading precision saves (Plan.fewer_gpus): the option on fewer GPUs and how to plan it."""
+    argv = list(o.command)
+    flag = argv[argv.index("--quantization") + 1] if "--quantization" in argv[:-1] else None
+    how = f"--quantization {flag}" if flag else f"--model {o.model}"
+    gpus = "1 GPU" if o.gpus == 1 else f"{o.gpus} GPUs"
+    return f"With lower-precision weights it fits {gpus}: {option_label(o)}, max len {o.max_model_len:,} (plan it with {how})"
+
+
 def _perf_cells(o: PlanOption) -> tuple[Cell, ...]:
     p = o.performance
     if p is None:
@@ -97,6 +106,8 @@ def plan_report(result: PlanResult, plan: Plan) -> Report:
     if best.replicas > 1:
         per = best.tensor_parallel_size * best.pipeline_parallel_size
         note = f"{best.replicas} replicas of this engine (one per {f'{per} GPUs' if per > 1 else 'GPU'}), behind a load balancer."
+    if plan.fewer_gpus is not None:
+        note = f"{note} {fewer_gpus_note(plan.fewer_gpus)}.".strip()
     options = (best, *plan.alternatives)
     evaluations = (result.best, *result.alternatives)
     cap = capacity_figure(
