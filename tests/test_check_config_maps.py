@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from recommender.check import helm_charts
+from recommender.check.inputs import load_inputs
 from recommender.check.load import read_text
 from recommender.check.run import config_beside, engine_summary
 from recommender.cli import cli
@@ -83,3 +84,97 @@ def test_a_chart_whose_config_map_template_writes_the_config_is_read_whole() -> 
     assert read["model"] == "cyankiwi/Qwen3.5-9B-AWQ-4bit"
     assert read["max_model_len"] == 8192 and read["gpu_memory_utilization"] == 0.95
     assert not any("--config" in r for r in server["not_evaluated_because"])
+
+
+def test_env_from_a_configmap_of_the_same_manifest() -> None:
+    manifest = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: vllm-config}
+data: {MODEL_NAME: /models/Qwen2.5-72B-Instruct-AWQ, MAX_LEN: "8192", UTIL: "0.40"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          envFrom: [{configMapRef: {name: vllm-config}}]
+          env:
+            - {name: UTIL, value: "0.5"}
+            - name: MODEL
+              valueFrom: {configMapKeyRef: {name: vllm-config, key: MODEL_NAME}}
+            - name: TP
+              valueFrom: {configMapKeyRef: {name: elsewhere, key: TP}}
+          args: ["--model", "$(MODEL)", "--max-model-len", "$(MAX_LEN)", "--gpu-memory-utilization", "$(UTIL)",
+                 "-tp", "$(TP)"]
+"""
+    (found,) = read_text(manifest, "m.yaml", ".yaml")
+    # env wins over envFrom; a ConfigMap the file does not hold stays unresolved
+    assert found.argv[2:] == (
+        "--model",
+        "/models/Qwen2.5-72B-Instruct-AWQ",
+        "--max-model-len",
+        "8192",
+        "--gpu-memory-utilization",
+        "0.5",
+        "-tp",
+        "$(TP)",
+    )
+    assert found.unresolved == ("$(TP)",)
+
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.30.0
+          args: ["--config", "/etc/vllm/config.yaml", "--port", "8000"]
+          env:
+            - name: TP
+              valueFrom: {configMapKeyRef: {name: vllm-env, key: TP}}
+          command: ["vllm", "serve", "--tensor-parallel-size", "$(TP)"]
+          resources: {limits: {nvidia.com/gpu: 2}}
+          volumeMounts: [{name: config, mountPath: /etc/vllm}]
+      volumes:
+        - name: config
+          configMap: {name: vllm-config}
+"""
+
+
+KUSTOMIZATION = """apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+resources:
+  - ./vllm-deployment.yaml
+configMapGenerator:
+  - name: vllm-config
+    files:
+      - config.yaml=vllm-config.yaml
+  - name: vllm-env
+    literals:
+      - TP=2
+"""
+
+
+def test_a_kustomize_config_map_generator_beside_the_deployment_is_what_it_mounts(tmp_path: Path) -> None:
+    (tmp_path / "vllm-deployment.yaml").write_text(DEPLOYMENT)
+    (tmp_path / "kustomization.yaml").write_text(KUSTOMIZATION)
+    (tmp_path / "vllm-config.yaml").write_text("model: /models/qwen3-4b\ngpu-memory-utilization: 0.92\n")
+    (found,) = load_inputs((str(tmp_path / "vllm-deployment.yaml"),)).found
+    assert found.files["/etc/vllm/config.yaml"].startswith("model: /models/qwen3-4b")
+    assert found.argv[found.argv.index("--tensor-parallel-size") + 1] == "2" and not found.unresolved
+    # a kustomization that does not list the file generates nothing for it; nor does a file outside its folder
+    (tmp_path / "kustomization.yaml").write_text(KUSTOMIZATION.replace("./vllm-deployment.yaml", "other.yaml"))
+    (found,) = load_inputs((str(tmp_path / "vllm-deployment.yaml"),)).found
+    assert found.files == {} and "$(TP)" in found.unresolved
+    (tmp_path / "kustomization.yaml").write_text(KUSTOMIZATION.replace("=vllm-config.yaml", "=../vllm-config.yaml"))
+    (tmp_path.parent / "vllm-config.yaml").write_text("model: elsewhere\n")
+    (found,) = load_inputs((str(tmp_path / "vllm-deployment.yaml"),)).found
+    assert found.files == {}

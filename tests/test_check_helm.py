@@ -19,6 +19,8 @@ from click.testing import CliRunner
 from recommender.check import helm_charts
 from recommender.cli import cli
 
+from .conftest import invoke
+
 CHART_YAML = "apiVersion: v2\nname: servers\nversion: 0.1.0\n"
 VALUES = """\
 enabled: true
@@ -379,3 +381,13 @@ def test_an_application_s_value_files_stay_inside_the_repository(tmp_path: Path)
     result = CliRunner().invoke(cli, ["check", "--gpu", "h100", str(repo / "argocd" / "llm.yaml")])
     assert result.exit_code == 2
     assert "value file(s) ../../../outside.yaml outside the repository" in result.output
+
+
+def test_the_values_of_a_chart_check_does_not_know_are_named_as_such(tmp_path: Path) -> None:
+    values = tmp_path / "values.yaml"
+    values.write_text("image: {repository: vllm/vllm-openai, tag: v0.11.0}\nmodel: {name: Qwen/Qwen3-4B-AWQ}\n")
+    result = invoke(["check", str(values)], exit_code=2)
+    assert "the values of a chart check does not know (image vllm/vllm-openai, model Qwen/Qwen3-4B-AWQ)" in (
+        result.stderr
+    )
+    assert "helm template" in result.stderr

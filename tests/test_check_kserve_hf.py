@@ -175,3 +175,20 @@ def test_a_bad_gpu_count_names_the_inference_service(tmp_path: Path) -> None:
     result = invoke(["check", str(isvc), "--gpu", "l4"], exit_code=2)
     assert "InferenceService/default/qwen" in result.output and "two" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_kserve_inferenceservice_on_a_runtime_of_its_own_is_not_read_as_the_huggingface_server() -> None:
+    isvc = """apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: gpt2}
+spec:
+  predictor:
+    model:
+      modelFormat: {name: huggingface}
+      runtime: huggingface-cpu-runtime
+      storageUri: pvc://model-pvc/gpt2
+"""
+    assert read_text(isvc, "isvc.yaml", ".yaml") == []
+    default = isvc.replace("huggingface-cpu-runtime", "kserve-huggingfaceserver")
+    (found,) = read_text(default, "isvc.yaml", ".yaml")
+    assert found.argv[2] == "/mnt/models"

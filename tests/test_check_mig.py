@@ -3,12 +3,14 @@ shape of round 17's `nvidia.com/mig-4g.96gb` Deployment)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import yaml
 
 from recommender.catalog import load_gpus
+from recommender.check.inputs import load_inputs
 from recommender.check.manifest_values import mig_profile
 from recommender.errors import UnknownGpuError
 from recommender.hardware import mig_slice, resolve_gpu
@@ -68,3 +70,33 @@ def test_check_judges_the_instance(tmp_path: Path) -> None:
     assert "not enough GPU memory" in eighth.stdout
     wrong = invoke(["check", str(_deployment(tmp_path, "7g.141gb")), "--gpu", "h100"], exit_code=4)
     assert "larger than" in wrong.stdout and "Traceback" not in wrong.output
+
+
+def test_mig_devices_are_the_gpus_the_container_gets(tmp_path: Path) -> None:
+    manifest = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm, namespace: vllm}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: ["--model", "google/gemma-3-27b-it", "--tensor-parallel-size", "2"]
+        resources:
+          limits:
+            nvidia.com/mig-4g.96gb: "2"
+        volumeMounts: [{name: shm, mountPath: /dev/shm}]
+      volumes: [{name: shm, emptyDir: {medium: Memory}}]
+"""
+    path = tmp_path / "vllm.yaml"
+    path.write_text(manifest)
+    (found,) = load_inputs((str(path),)).found
+    assert found.gpus_per_pod == 2
+    path.write_text(manifest.replace('4g.96gb: "2"', '4g.96gb: "two"'))
+    result = invoke(["check", str(path), "--format", "json"], exit_code=2)
+    assert str(path) in result.stderr and "not a whole number of GPUs" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    path.write_text(manifest)
+    (r,) = json.loads(invoke(["check", str(path), "--format", "json"], exit_code=4).stdout)
+    assert r["status"] == "not-evaluated"  # the GPU type is not named: a MIG profile is a slice, not a card

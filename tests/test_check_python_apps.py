@@ -172,3 +172,39 @@ def test_json_dumps_options_are_bounded() -> None:
     assert huge.unresolved == ("$dumps",)
     (compact,) = _read(line.format("separators=(',', ':')"))
     assert compact.argv[-1] == '{"image":0}' and compact.unresolved == ()
+
+
+JSON_DUMPS_APP = """\
+import json
+import subprocess
+
+import modal
+
+app = modal.App("gemma")
+
+
+@app.function(gpu="H100")
+@modal.web_server(port=8000)
+def serve() -> None:
+    cmd = [
+        "vllm",
+        "serve",
+        "google/gemma-3-4b-it",
+        "--limit-mm-per-prompt",
+        json.dumps({"image": 0, "video": 0}),
+        "--hf-overrides",
+        json.dumps({"a": [1, 2]}, separators=(",", ":")),
+        "--override-generation-config",
+        json.dumps(GENERATION),
+    ]
+    subprocess.Popen(cmd)
+"""
+
+
+def test_json_dumps_of_a_literal_is_the_text_python_gives() -> None:
+    (found,) = read_python_app(JSON_DUMPS_APP, "app.py", read_command) or []
+    argv = list(found.argv)
+    assert argv[argv.index("--limit-mm-per-prompt") + 1] == '{"image": 0, "video": 0}'
+    assert argv[argv.index("--hf-overrides") + 1] == '{"a":[1,2]}'
+    assert "--override-generation-config" in argv
+    assert found.unresolved  # json.dumps of a name the file does not set is not guessed

@@ -1,0 +1,129 @@
+"""How many GPUs, and of which type, a server gets when no plain nvidia.com/gpu limit says it: Slurm's --gres
+(sbatch(1)'s name[[:type]:count]), the devices a privileged pod's script makes visible, ROCm's HIP_VISIBLE_DEVICES
+and ROCR_VISIBLE_DEVICES. The cases are hand-written in the shapes of the public files of the held-out rounds
+(benchmarks/data/check-heldout/roundN, the file named in the round's SOURCES): rounds 15, 16 and 20 (nowls-stack)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recommender.catalog import load_gpus
+from recommender.check import jobs
+from recommender.check.inputs import load_inputs
+from recommender.check.slurm_options import gpu_request
+from recommender.errors import UnknownGpuError
+from recommender.hardware import resolve_gpu
+
+from .check_support import found_in, write_file
+from .conftest import invoke
+
+# deepaksatna/Agentic-AI-Reasoning-and-Benchmarking-Framework k8s/vllm-privileged.yaml: a privileged Pod requesting
+# no nvidia.com/gpu, whose `bash -c` script exports CUDA_VISIBLE_DEVICES=0,1,2,3 and runs the api_server with TP 4
+PRIVILEGED = """apiVersion: v1
+kind: Pod
+metadata: {name: vllm-arbm}
+spec:
+  containers:
+  - name: vllm
+    image: nvcr.io/nvidia/pytorch:24.01-py3
+    command: ["/bin/bash", "-c"]
+    args:
+    - |
+      export HF_HOME=/mnt/fss/models/hub
+      export CUDA_VISIBLE_DEVICES=0,1,2,3
+      pip install vllm==0.6.6 --quiet
+      python3 -m vllm.entrypoints.openai.api_server \\
+        --model nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 \\
+        --tensor-parallel-size 4 \\
+        --max-model-len 8192
+    securityContext: {privileged: true}
+    env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]
+"""
+
+
+def test_a_privileged_pod_without_a_gpu_request_uses_the_gpus_its_script_makes_visible(tmp_path: Path) -> None:
+    (found,) = load_inputs((str(write_file(tmp_path, "pod.yaml", PRIVILEGED)),)).found
+    assert found.gpus_per_pod == 4
+    assert found.argv[found.argv.index("--tensor-parallel-size") + 1] == "4"
+
+
+# claireg808/NLP_knowledge_graph run.sh: a Slurm job asking for one GPU of the site's gres.conf type `80g`
+SBATCH = """#!/bin/bash
+#SBATCH --gres=gpu:80g:1
+#SBATCH --mem=100G
+#SBATCH --qos=short
+
+module load cuda/12.8
+source ds_kg_venv/bin/activate
+
+vllm serve deepseek-ai/DeepSeek-R1-Distill-Qwen-32B --max-model-len 35904
+"""
+
+
+@pytest.mark.parametrize(
+    ("gres", "want"),
+    [
+        ("gpu:80g:1", ("80g", 1)),  # a type that starts with a digit (sbatch(1): `name[[:type]:count]`)
+        ("gpu:h100:4", ("h100", 4)),
+        ("gpu:2", (None, 2)),
+        ("gpu", (None, 1)),  # no count: one
+        ("gpu:a100", ("a100", 1)),
+        ("mps:100,gpu:l40s:2", ("l40s", 2)),
+        ("gpu:a100:2(S:0-1)", ("a100", 2)),  # the sockets, not the request
+        ("tmpfs:10G", (None, None)),
+    ],
+)
+def test_slurm_gres_is_read_as_sbatch_documents_it(gres: str, want: tuple[str | None, int | None]) -> None:
+    kind, per_node, nodes = gpu_request({"--gres": gres})
+    assert (kind, per_node, nodes) == (*want, 1)
+
+
+def test_a_slurm_gpu_type_named_by_the_site_counts_one_gpu_and_is_named_as_not_a_gpu(tmp_path: Path) -> None:
+    assert jobs.sbatch_gpus(SBATCH) == jobs.Gpus(1, 1, "80g")
+    path = write_file(tmp_path, "run.sh", SBATCH)
+    (found,) = load_inputs((str(path),)).found
+    assert (found.gpus_per_pod or found.gpus_total) == 1 and found.gpu_product == "80g"
+    (r,) = json.loads(invoke(["check", str(path), "--format", "json"], exit_code=4).stdout)
+    assert r["status"] == "not-evaluated"
+    assert "'80g' names no GPU model" in " ".join(r["not_evaluated_because"])
+    with pytest.raises(UnknownGpuError, match="'80g' names no GPU model"):
+        resolve_gpu("80g", load_gpus())
+
+
+ROCM = """services:
+  vllm:
+    image: vllm/vllm-openai-rocm:v0.26.0
+    devices: [/dev/kfd, /dev/dri]
+    environment:
+      {var}: "{value}"
+    command: [--model, Qwen/Qwen3-8B, --tensor-parallel-size, "2"]
+"""
+
+
+def test_hip_and_rocr_visible_devices_give_the_gpus_of_a_rocm_service(tmp_path: Path) -> None:
+    path = tmp_path / "docker-compose.yml"
+    for var, value, gpus in [("HIP_VISIBLE_DEVICES", "0,1", 2), ("ROCR_VISIBLE_DEVICES", "3", 1), ("HSA_X", "1", None)]:
+        path.write_text(ROCM.replace("{var}", var).replace("{value}", value))
+        (found,) = found_in(path)
+        assert found.gpus_per_pod == gpus, var
+        assert found.not_evaluable  # AMD GPUs either way
+
+
+def test_a_unit_and_a_pod_without_a_gpu_request_see_the_rocm_devices_listed(tmp_path: Path) -> None:
+    unit = tmp_path / "vllm.service"
+    unit.write_text(
+        "[Service]\nEnvironment=HIP_VISIBLE_DEVICES=0,1,2,3\nExecStart=/opt/venv/bin/vllm serve m --tensor-parallel-size 4\n"
+    )
+    (found,) = found_in(unit)
+    assert found.gpus_per_pod == 4
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: vllm\n"
+        "    image: rocm/vllm:latest\n    command: [vllm, serve, m]\n"
+        "    env: [{name: ROCR_VISIBLE_DEVICES, value: '0,1'}]\n"
+    )
+    (found,) = found_in(pod)
+    assert found.gpus_per_pod == 2

@@ -1,0 +1,160 @@
+"""The mini shell `check` runs scripts with, each expectation what bash does with the text: `set --`, vLLM named
+through a variable, commented-out continuation lines, parameter expansion, command substitution inside double
+quotes, a shell started by apptainer, Python running vLLM's console script, a copy-me `.example` script. The cases
+are hand-written in the shapes of the public files of the held-out rounds (benchmarks/data/check-heldout/roundN, the
+file named in the round's SOURCES): rounds 6-7, 12, 15, 18 and 19."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recommender.check import shell
+from recommender.check.commands import vllm_argv
+from recommender.check.inputs import load_inputs
+from recommender.check.load import read_text
+from recommender.serve_args import parse_serve_argv
+
+from .check_support import write_file
+from .conftest import invoke
+
+
+def test_set_builds_the_positional_parameters_a_script_execs() -> None:
+    script = """set -eu
+set -- serve "$MODEL_ID" --max-model-len 4096
+if [ "${TRUST:-}" = "1" ]; then
+  set -- "$@" --trust-remote-code
+fi
+set -- "$@" --gpu-memory-utilization 0.8
+exec vllm "$@"
+"""
+    ((words, _),) = [(c.words, c.unresolved) for c in shell.run_script(script) if c.words[:1] == ("vllm",)]
+    assert words == ("vllm", "serve", "$MODEL_ID", "--max-model-len", "4096", "--gpu-memory-utilization", "0.8")
+
+
+def test_vllm_named_through_a_variable_around_an_unknown_folder() -> None:
+    script = """DIR="$(cd "$(dirname "$0")" && pwd)"
+VLLM="$DIR/.venv/bin/vllm"
+N="${N:-3}"
+ARGS=("$DIR/models/m" --max-model-len 8192)
+if (( N > 0 )); then
+  ARGS+=(--speculative-config '{"num_speculative_tokens": 3}')
+fi
+exec "$VLLM" serve "${ARGS[@]}"
+"""
+    (cmd,) = [c for c in shell.run_script(script) if "serve" in c.words]
+    assert cmd.words[0] == "$DIR/.venv/bin/vllm" and cmd.words[3:5] == ("--max-model-len", "8192")
+    assert cmd.words[-2] == "--speculative-config"  # (( 3 > 0 )) is true
+    command = parse_serve_argv(["vllm", *cmd.words[1:]])
+    assert command.model == "$DIR/models/m"  # the folder stays unknown, named by its variable
+
+
+def test_a_commented_out_line_ending_in_a_backslash_does_not_continue() -> None:
+    # bash: the backslash is part of the comment, so the comment ends at its line and the next command runs
+    script = """# vllm serve old/model \\
+# vllm serve other/model \\
+vllm serve new/model \\
+    --max-model-len 8K \\
+    -tp 4
+"""
+    ((words, _),) = _serves(script)
+    assert words == ("vllm", "serve", "new/model", "--max-model-len", "8K", "-tp", "4")
+    command = parse_serve_argv(list(words))
+    assert command.values["max_model_len"] == 8192  # vLLM's human-readable ints: K is 1024
+
+
+def test_a_python_named_by_a_variable_running_the_api_server() -> None:
+    script = "$PY -m vllm.entrypoints.openai.api_server --model /models/Qwen3-32B --max-model-len 8192\n"
+    (found,) = read_text(script, "job.sbatch", ".sbatch")
+    assert found.argv == ("vllm", "serve", "--model", "/models/Qwen3-32B", "--max-model-len", "8192")
+    assert not found.serve_form
+
+
+def _serves(script: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    return [(c.words, c.unresolved) for c in shell.run_script(script) if c.words[:2] == ("vllm", "serve")]
+
+
+def test_parameter_expansion_removes_a_pattern_from_the_front_or_the_back() -> None:
+    script = """REPO="${REPO:-Inferact/Qwen3.8-27B-NVFP4}"
+F=model.tar.gz
+vllm serve "/models/${REPO##*/}" --served-model-name "${F%%.*}" --x "${F%.*}" --y "${REPO#*/}" --z "${UNSET##*/}"
+"""
+    ((words, unresolved),) = _serves(script)
+    assert words[2:9] == ("/models/Qwen3.8-27B-NVFP4", "--served-model-name", "model", "--x", "model.tar", "--y",
+                          "Qwen3.8-27B-NVFP4")  # fmt: skip
+    assert unresolved == ("${UNSET##*/}",)
+
+
+def test_a_shell_started_by_apptainer_in_a_batch_script_runs_its_server() -> None:
+    script = """#!/bin/bash
+#SBATCH --gres=gpu:2
+export TP="${SLURM_SOMETHING:-2}"
+apptainer exec --nv --bind "$HOME":/h "$HOME/vllm.sif" \\
+  bash -lc "
+    export X=1
+    python3 -m vllm.entrypoints.openai.api_server \\\\
+      --model openai/gpt-oss-20b --tensor-parallel-size \\"$TP\\" --max-model-len 8192
+  "
+"""
+    (found,) = read_text(script, "job.sbatch", ".sbatch")
+    assert "openai/gpt-oss-20b" in found.argv and "2" in found.argv and "8192" in found.argv
+
+
+# zacharyzusin/atp-budget-study slurm/vllm_server.sh: a default that is a command's output, whose Python code holds
+# double quotes and a `;` inside the double-quoted assignment
+NESTED = """#!/bin/bash
+MAX_MODEL_LEN="${ATP_MAX_MODEL_LEN:-$(python -c "from atp.config import load_config, B; print(load_config(B).model.max_model_len)" 2>/dev/null)}"
+exec python -m vllm.entrypoints.openai.api_server \\
+    --model Qwen/Qwen3-8B \\
+    --max-model-len "$MAX_MODEL_LEN" \\
+    --port 8000
+"""
+
+
+def test_a_command_substitution_opens_its_own_quotes_inside_double_quotes(tmp_path: Path) -> None:
+    path = write_file(tmp_path, "vllm_server.sh", NESTED)
+    (found,) = load_inputs((str(path),)).found
+    assert found.argv[found.argv.index("--max-model-len") + 1] == "$MAX_MODEL_LEN"
+    assert found.unresolved == ("$MAX_MODEL_LEN",)
+    (r,) = json.loads(invoke(["check", str(path), "--gpu", "h100", "--format", "json"], exit_code=4).stdout)
+    assert r["status"] == "not-evaluated" and r["failures"] == []
+    assert r["not_evaluated_because"] == ["unresolved $MAX_MODEL_LEN"]
+
+
+# Round 18 (benchmarks/data/check-heldout/round18): tobrun-vllm, benedixx-gemma3.
+def test_a_copy_me_example_of_a_script_is_read_as_the_script(tmp_path: Path) -> None:
+    script = (
+        "#!/bin/bash\nsource /opt/vllm-env/bin/activate\nvllm serve /models/Qwen3-8B \\\n  --tensor-parallel-size 4\n"
+    )
+    path = tmp_path / "start_model.sh.example"
+    path.write_text(script)
+    (found,) = load_inputs((str(path),)).found
+    assert found.argv[:3] == ("vllm", "serve", "/models/Qwen3-8B")
+    assert found.argv[found.argv.index("--tensor-parallel-size") + 1] == "4"
+
+
+@pytest.mark.parametrize(
+    ("words", "argv"),
+    [
+        (["/venv/bin/python3", "/venv/bin/vllm", "serve", "m", "-tp", "2"], ["vllm", "serve", "m", "-tp", "2"]),
+        (["python", "-u", "-X", "dev", "vllm", "serve", "m"], ["vllm", "serve", "m"]),
+        (["python3.12", "-W", "ignore", "./bin/vllm", "serve"], ["vllm", "serve"]),
+    ],
+)
+def test_python_running_the_vllm_console_script_is_vllms_cli(words: list[str], argv: list[str]) -> None:
+    assert vllm_argv(words) == (argv, True)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["python3", "/venv/bin/vllm", "bench", "serve"],  # another subcommand
+        ["python3", "serve.py", "vllm", "serve"],  # the script is serve.py; the rest is its argv
+        ["python3", "-c", "print(1)", "vllm", "serve"],  # -c ends the options: no script
+        ["python3", "-m", "vllm_router", "vllm", "serve"],
+    ],
+)
+def test_other_python_programs_are_not_vllm(words: list[str]) -> None:
+    assert vllm_argv(words) is None
