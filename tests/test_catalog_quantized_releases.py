@@ -1,0 +1,101 @@
+"""Publishers' quantized releases that vLLM deployments serve (benchmarks/data/deployed_models.txt): each is its
+bundled base model's architecture with the publisher's quantization block (reconstructed: the repositories' own
+config.json files were not found), listed as a variant of that base so `recommend` searches it."""
+
+from __future__ import annotations
+
+import pytest
+
+from recommender.catalog import load_model
+from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags
+from recommender.sources.resolve import resolve_model
+
+from .catalog_support import H100, V033, reconstructed
+
+# (release, base, quantization method as parsed, weight bits)
+RELEASES = (
+    ("RedHatAI/Llama-3.2-1B-Instruct-quantized.w8a8", "meta-llama/Llama-3.2-1B-Instruct", "int8", 8),
+    ("RedHatAI/Llama-3.2-3B-Instruct-quantized.w8a8", "meta-llama/Llama-3.2-3B-Instruct", "int8", 8),
+    ("RedHatAI/Meta-Llama-3.1-8B-quantized.w8a8", "meta-llama/Meta-Llama-3.1-8B", "int8", 8),
+    ("RedHatAI/Llama-3.2-1B-FP8", "meta-llama/Llama-3.2-1B", "fp8", 8),
+    ("RedHatAI/gemma-2-9b-it-FP8", "google/gemma-2-9b-it", "fp8", 8),
+    ("RedHatAI/gemma-2-9b-it-quantized.w8a8", "google/gemma-2-9b-it", "int8", 8),
+    ("nvidia/Llama-3.1-8B-Instruct-FP8", "meta-llama/Llama-3.1-8B-Instruct", "fp8", 8),
+    ("nvidia/Llama-3.1-8B-Instruct-NVFP4", "meta-llama/Llama-3.1-8B-Instruct", "nvfp4", 4),
+    ("zai-org/GLM-4.5-FP8", "zai-org/GLM-4.5", "fp8", 8),
+    ("zai-org/GLM-4.6-FP8", "zai-org/GLM-4.6", "fp8", 8),
+    ("Qwen/Qwen1.5-32B-Chat-AWQ", "Qwen/Qwen1.5-32B-Chat", "awq", 4),
+    ("Qwen/Qwen3-VL-235B-A22B-Instruct-FP8", "Qwen/Qwen3-VL-235B-A22B-Instruct", "fp8", 8),
+)
+
+
+@pytest.mark.parametrize(("release", "base", "method", "bits"), RELEASES)
+def test_release_is_its_base_in_the_publishers_precision(release: str, base: str, method: str, bits: int) -> None:
+    spec, base_spec = resolve_model(release), resolve_model(base)
+    assert spec.params is not None and spec.params == base_spec.params
+    assert spec.quant is not None and (spec.quant.method, spec.quant.bits) == (method, bits)
+    entry, base_entry = load_model(release), load_model(base)
+    assert entry is not None and base_entry is not None
+    assert entry.base_model == base and release in base_entry.variants
+    assert reconstructed(release)
+
+
+def test_the_old_neuralmagic_ids_resolve_to_the_redhatai_entries() -> None:
+    """KubeAI's model catalog serves neuralmagic/gemma-2-9b-it-FP8: the organisation's old name (aliases.yaml
+    renames) finds the RedHatAI entry."""
+    assert resolve_model("neuralmagic/gemma-2-9b-it-FP8").params == resolve_model("RedHatAI/gemma-2-9b-it-FP8").params
+
+
+def test_llama_3_2_and_gemma_2_counts_by_hand() -> None:
+    """The bases' published sizes, by hand. Llama 3.2 1B: 16 layers of 2048 (q/o 2048^2, k/v 2048 x 512, gated MLP
+    3 x 2048 x 8192, two RMSNorms), tied 128,256-row embedding, final norm: 1,235,814,400 (Meta's 1.23B). Llama 3.2
+    3B: 28 layers of 3072 (k/v 3072 x 1024, MLP 8192): 3,212,749,824 (3.21B). Gemma 2 9B: 42 layers of 3584 (q 3584
+    x 16 x 256, o back, k/v 3584 x 8 x 256, gated MLP 3 x 3584 x 14336, four RMSNorms), tied 256,000-row embedding:
+    9,241,705,984 (Google's 9.24B)."""
+
+    def llama(h: int, layers: int, kv: int, mlp: int, vocab: int) -> int:
+        return layers * (2 * h * h + 2 * h * kv + 3 * h * mlp + 2 * h) + vocab * h + h
+
+    assert llama(2048, 16, 512, 8192, 128256) == 1_235_814_400
+    assert llama(3072, 28, 1024, 8192, 128256) == 3_212_749_824
+    h = 3584
+    gemma = 42 * (2 * h * 4096 + 2 * h * 2048 + 3 * h * 14336 + 4 * h) + 256000 * h + h
+    assert gemma == 9_241_705_984
+    for model_id, total in (
+        ("RedHatAI/Llama-3.2-1B-FP8", 1_235_814_400),
+        ("RedHatAI/Llama-3.2-1B-Instruct-quantized.w8a8", 1_235_814_400),
+        ("RedHatAI/Llama-3.2-3B-Instruct-quantized.w8a8", 3_212_749_824),
+        ("RedHatAI/gemma-2-9b-it-FP8", gemma),
+    ):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total, model_id
+
+
+def test_qwen1_5_32b_chat_awq_by_hand() -> None:
+    """Qwen1.5-32B-Chat: 64 layers of 5120 (q/o 5120^2 with a q bias, k/v 5120 x 8 x 128 with biases, gated MLP
+    3 x 5120 x 27392, two RMSNorms), untied 152,064-row embedding and head, final norm: 32,512,218,112 (Qwen's
+    32.5B); in AWQ 4-bit (group 128) the weights at TP=1 are under a third of the 16-bit checkpoint's (embedding and
+    head stay 16-bit)."""
+    h, kv, vocab = 5120, 1024, 152064
+    total = 64 * (2 * h * h + h + 2 * (h * kv + kv) + 3 * h * 27392 + 2 * h) + 2 * vocab * h + h
+    assert total == 32_512_218_112
+    awq, bf16 = resolve_model("Qwen/Qwen1.5-32B-Chat-AWQ"), resolve_model("Qwen/Qwen1.5-32B-Chat")
+    assert awq.params is not None and awq.params.total == total
+    flags = EngineFlags(max_model_len=4096)
+    w4, w16 = explain(awq, H100, flags, V033).stage.weights, explain(bf16, H100, flags, V033).stage.weights
+    assert 0.28 < w4 / w16 < 0.31
+
+
+def test_8_bit_moe_releases_load_about_half_at_tp8() -> None:
+    """GLM-4.5/4.6 FP8 (compressed-tensors, routers and lm_head 16-bit) and Qwen3-VL-235B-A22B FP8 (128 x 128
+    blocks, vision tower and routers 16-bit): a bit over half of the 16-bit checkpoint per GPU at TP=8."""
+    flags = EngineFlags(max_model_len=8192, tensor_parallel_size=8)
+    for release, base in (
+        ("zai-org/GLM-4.5-FP8", "zai-org/GLM-4.5"),
+        ("zai-org/GLM-4.6-FP8", "zai-org/GLM-4.6"),
+        ("Qwen/Qwen3-VL-235B-A22B-Instruct-FP8", "Qwen/Qwen3-VL-235B-A22B-Instruct"),
+    ):
+        w8 = explain(resolve_model(release), H100, flags, V033).stage.weights
+        w16 = explain(resolve_model(base), H100, flags, V033).stage.weights
+        assert 0.5 < w8 / w16 < 0.52, release
