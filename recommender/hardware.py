@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from recommender.errors import InputError, UnknownGpuError
+from recommender.quoting import quoted
 from recommender.units import GiB, MiB
 
 
@@ -184,7 +185,7 @@ def _unique(gpus: list[Gpu]) -> list[Gpu]:
 
 def _ambiguous(query: str, gpus: list[Gpu]) -> UnknownGpuError:
     choices = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" if g.marketed_gb else g.key for g in gpus)
-    return UnknownGpuError(f"GPU {query!r} is ambiguous: one of {choices}")
+    return UnknownGpuError(f"GPU {quoted(query)} is ambiguous: one of {choices}")
 
 
 def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = None) -> Gpu:
@@ -212,11 +213,11 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
         return shared
     wanted = GpuName.parse(query)
     if not wanted.model:  # '' or only a memory size ('80g', a Slurm site's GPU type)
-        named = f"{query.strip()!r} names no GPU model" if query.strip() else "empty GPU name"
+        named = f"{quoted(query.strip())} names no GPU model" if query.strip() else "empty GPU name"
         raise UnknownGpuError(f"{named}; run `vllm-plan gpus` to list the known GPUs")
     if wanted.mig:
         raise UnknownGpuError(
-            f"{query!r} is a MIG slice: its memory is a fraction of the card's; give --gpu-memory-gib"
+            f"{quoted(query)} is a MIG slice: its memory is a fraction of the card's; give --gpu-memory-gib"
         )
     exact = _unique([g for g in catalog if wanted in _names(g)])
     same_model = _unique([g for g in catalog if any(n.model == wanted.model for n in _names(g))])
@@ -248,7 +249,7 @@ def _by_written_size(query: str, memory_gb: float, same_model: list[Gpu], memory
         return unified_share(apu, memory_gb, memory_mib)
     known = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" for g in same_model)
     raise UnknownGpuError(
-        f"no {memory_gb:g} GB card named {query!r} in the catalog (known: {known}); "
+        f"no {memory_gb:g} GB card named {quoted(query)} in the catalog (known: {known}); "
         "run `vllm-plan gpus` for the full names, or give --gpu-memory-gib"
     )
 
@@ -377,7 +378,7 @@ def mig_slice(card: Gpu, profile: str) -> Gpu:
     m = _MIG_PROFILE.search(profile)
     if not m or not card.marketed_gb:
         raise UnknownGpuError(
-            f"MIG profile {profile!r} on {card.name}: not a <compute>g.<memory>gb profile of a known size"
+            f"MIG profile {quoted(profile)} on {card.name}: not a <compute>g.<memory>gb profile of a known size"
         )
     gb = int(m.group(2))
     if gb > card.marketed_gb + 0.5:
@@ -434,12 +435,12 @@ def _by_offload_arch(query: str, arch: str, catalog: Sequence[Gpu], memory_mib: 
         return cards[0]
     if not cards:
         raise UnknownGpuError(
-            f"no catalog card has the offload architecture {arch!r} ({query!r}); "
+            f"no catalog card has the offload architecture {quoted(arch)} ({quoted(query)}); "
             "run `vllm-plan gpus` for the list, or give --gpu-memory-gib"
         )
     choices = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" if g.marketed_gb else g.key for g in cards)
     raise UnknownGpuError(
-        f"GPU {query!r} is the offload architecture {arch} of several cards: one of {choices}; "
+        f"GPU {quoted(query)} is the offload architecture {arch} of several cards: one of {choices}; "
         "name the card (rocm-smi --showproductname prints it)"
     )
 
@@ -450,5 +451,5 @@ def _unknown(query: str, wanted: GpuName, catalog: Sequence[Gpu]) -> UnknownGpuE
     hint = ", ".join(dict.fromkeys(choices[c] for c in close))
     suffix = f"; closest: {hint}" if hint else ""
     return UnknownGpuError(
-        f"unknown GPU {query!r}{suffix} (run `vllm-plan gpus` for the list, or give --gpu-memory-gib)"
+        f"unknown GPU {quoted(query)}{suffix} (run `vllm-plan gpus` for the list, or give --gpu-memory-gib)"
     )

@@ -23,6 +23,7 @@ from typing import Any
 
 from recommender.errors import FlagError
 from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.quoting import clipped, quoted
 from recommender.units import parse_human_int
 from recommender.vllm_flags import FlagSpec, FlagTable, default_flag_table
 
@@ -149,7 +150,7 @@ def convert(flag: str, kind: str, raw: str) -> Any:
             return -1 if raw.strip().lower() in ("-1", "auto") else parse_human_int(raw)
     except ValueError:
         name = {"hint": "human_readable_int", "len": "human_readable_int_or_auto"}.get(kind, kind)
-        raise FlagError(f"argument {flag}: invalid {name} value: {raw!r}") from None
+        raise FlagError(f"argument {flag}: invalid {name} value: {quoted(raw)}") from None
     return raw
 
 
@@ -282,7 +283,7 @@ def _switch(
     if spec.takes == "bool" and positive and spec.takes_bool_value(version):
         return _bool_value(spec, name, explicit, args, i, st)
     if explicit is not None:
-        st.errors.append(f"argument {spec.label()}: ignored explicit argument {explicit!r}")
+        st.errors.append(f"argument {spec.label()}: ignored explicit argument {quoted(explicit)}")
     st.given.append(GivenFlag(name, spec, positive))
     return i + 1
 
@@ -467,7 +468,7 @@ def strict_errors(cmd: ServeCommand, version: VllmVersion | None = None) -> list
             stray += g.value
     stray += cmd.extras
     if stray:
-        out.append(f"unrecognized arguments: {' '.join(stray)}")
+        out.append(f"unrecognized arguments: {clipped(' '.join(stray))}")
     return out
 
 
@@ -489,7 +490,7 @@ def choice_errors(cmd: ServeCommand, version: VllmVersion) -> list[str]:
             continue
         if value not in allowed and str(value) not in allowed:
             shown = ", ".join(repr(c) for c in allowed)
-            out.append(f"argument {g.spec.label()}: invalid choice: {value!r} (choose from {shown})")
+            out.append(f"argument {g.spec.label()}: invalid choice: {quoted(value)} (choose from {shown})")
     return out
 
 

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from huggingface_hub import constants
 
 from recommender import perf_profile
+from recommender.cli import cli
 
 from .conftest import ROOT, invoke
 
@@ -338,3 +340,30 @@ def test_a_task_the_release_does_not_know_is_refused_as_its_parser_does(release:
     out = invoke(["check", "--vllm-version", release, "--gpu", "h100", "--", *cmd], 1).stdout
     said = f"vLLM {release} refuses the command line: argument --task: invalid choice: '{task}' (choose from "
     assert said in out and choices in out, out
+
+
+def test_quoted_and_clipped_name_a_long_value_by_its_start_and_length() -> None:
+    from recommender.quoting import clipped, quoted
+
+    assert quoted("abc") == "'abc'" and clipped("abc") == "abc"  # short: as written
+    assert quoted("x" * 81) == "'" + "x" * 80 + "...' (81 characters)"  # 80 shown, then how long it is
+    assert clipped("y" * 1_000_000, 4) == "yyyy... (1,000,000 characters)"
+    assert quoted(12345, 3) == "123... (5 characters)"  # not a string: its repr, clipped
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [  # a value of a million characters: its start and its length, found in well under a second (was: quadratic
+        # string building in the shell reader, 100 s for 2 MB, then the whole value echoed)
+        ("vllm serve Qwen/Qwen3-8B --max-model-len " + "x" * 1_000_000, "value: 'xxxx"),
+        # a model id longer than any hub id: no closest-id search (difflib is quadratic; was 24 s for 20,000)
+        ("vllm serve " + "Q" * 1_000_000 + " --tensor-parallel-size 1", "model 'QQQQ"),
+    ],
+)
+def test_a_huge_value_in_a_script_is_one_short_line(tmp_path: Path, line: str, said: str) -> None:
+    path = tmp_path / "serve.sh"
+    path.write_text(line + "\n")
+    result = CliRunner().invoke(cli, ["check", str(path), "--gpu", "h100"])
+    assert result.exit_code in (1, 4), result.output[:500]
+    assert said in result.output and "(1,000,000 characters)" in result.output, result.output[:500]
+    assert max(len(x) for x in result.output.splitlines()) < 600

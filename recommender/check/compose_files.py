@@ -21,6 +21,7 @@ from recommender.check.found import Found
 from recommender.check.images import devices_seen, image_tag, is_vllm_image, pinned_release
 from recommender.check.manifest_values import as_list, as_mapping, is_count, split_words
 from recommender.errors import InputError
+from recommender.quoting import quoted
 from recommender.safe_load import UntrustedDocumentError, load_yaml
 
 FileReader = Callable[[str], str | None]  # a file beside the compose file, by a path relative to its folder
@@ -166,7 +167,7 @@ def _extended(
     at = here if file is None else posixpath.normpath(posixpath.join(posixpath.dirname(here), file))
     if (at, base_name) in chain:
         raise InputError(
-            f"{where}: `extends` comes back to service {base_name!r}: a circular reference Compose refuses"
+            f"{where}: `extends` comes back to service {quoted(base_name)}: a circular reference Compose refuses"
         )
     if file is not None:
         text = read(file) if read is not None else None
@@ -178,7 +179,7 @@ def _extended(
     base = as_mapping(base_services).get(base_name)
     if base is None:
         in_file = "this file" if file is None else file
-        raise InputError(f"{where}: `extends` names service {base_name!r}, which {in_file} does not define")
+        raise InputError(f"{where}: `extends` names service {quoted(base_name)}, which {in_file} does not define")
     if not isinstance(base, dict):
         return own
     base = _extended(base_name, base, as_mapping(base_services), base_read, where, depth + 1, (*chain, (at, base_name)))
@@ -480,6 +481,6 @@ def _compose_gpus(svc: Mapping[str, Any]) -> int | None:
             if not is_count(str(count)):
                 if str(count).isascii() and str(count).isdigit():
                     raise InputError(f"deploy.resources.reservations.devices count: {len(str(count)):,} digits")
-                raise InputError(f"deploy.resources.reservations.devices count {count!r} is not a whole number")
+                raise InputError(f"deploy.resources.reservations.devices count {quoted(count)} is not a whole number")
             return int(str(count))
     return None

@@ -16,6 +16,7 @@ from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import V0_REMOVED_IN, EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
+from recommender.quoting import quoted
 from recommender.serve_args import parse_serve_argv
 from recommender.units import GiB
 
@@ -91,7 +92,7 @@ class VllmEnv:
                 estimate = bool(int(raw))
             else:
                 notes.append(
-                    f"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS={raw!r} is not an integer: vLLM fails reading it"
+                    f"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS={quoted(raw)} is not an integer: vLLM fails reading it"
                 )
         use_v1, note = _use_v1(env.get("VLLM_USE_V1"), version)
         notes += [note] if note else []
@@ -103,9 +104,9 @@ def _use_v1(raw: str | None, version: VllmVersion) -> tuple[bool | None, str | N
     if raw is None:
         return None, None
     if version >= V0_REMOVED_IN:
-        return None, f"VLLM_USE_V1={raw!r} is ignored by vLLM {version} (the V1 engine only)"
+        return None, f"VLLM_USE_V1={quoted(raw)} is ignored by vLLM {version} (the V1 engine only)"
     if not re.fullmatch(r"\s*[+-]?\d+\s*", raw):
-        return None, f"VLLM_USE_V1={raw!r} is not an integer: vLLM fails reading it"
+        return None, f"VLLM_USE_V1={quoted(raw)} is not an integer: vLLM fails reading it"
     use_v1 = bool(int(raw))
     return use_v1, None if use_v1 else f"VLLM_USE_V1=0: vLLM {version} runs the V0 engine, judged with its accounting"
 

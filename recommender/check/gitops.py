@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recommender.errors import InputError
+from recommender.quoting import quoted
 from recommender.safe_load import UntrustedDocumentError, load_yaml_all
 
 _ARGO_KINDS = ("Application", "ApplicationSet")
@@ -221,11 +222,11 @@ def _set_path(values: dict[str, Any], path: str, value: Any, where: str) -> None
         m.group(1) if m.group(1) is not None else int(m.group(2)) for m in _PATH_PART.finditer(path)
     ]
     if not parts or isinstance(parts[0], int) or any(isinstance(p, int) and p > MAX_INDEX for p in parts):
-        raise InputError(f"{where}: helm parameter {path!r} is not a values path Helm accepts")
+        raise InputError(f"{where}: helm parameter {quoted(path)} is not a values path Helm accepts")
     node: Any = values
     for part, after in zip(parts, [*parts[1:], None], strict=True):
         if isinstance(part, int) != isinstance(node, list):
-            raise InputError(f"{where}: helm parameter {path!r} does not match the values' shape")
+            raise InputError(f"{where}: helm parameter {quoted(path)} does not match the values' shape")
         if isinstance(part, int):
             node.extend([None] * (part + 1 - len(node)))
         elif part not in node:

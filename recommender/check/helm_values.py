@@ -15,6 +15,7 @@ from recommender.check.images import image_tag, is_vllm_image
 from recommender.check.manifest_values import as_list, as_mapping, gpu_count, is_count, k8s_env, words_of
 from recommender.check.serving_resources import read_kubeai
 from recommender.errors import InputError
+from recommender.quoting import quoted
 
 
 def _helm_gpu_product(spec: dict[str, Any]) -> str | None:
@@ -56,7 +57,9 @@ def read_helm(values: dict[str, Any], source: str) -> list[Found]:
         argv += [str(a) for a in extra or []]
         gpus = spec.get("requestGPU")
         if gpus is not None and not is_count(str(gpus)):
-            raise InputError(f"{source} (modelSpec/{spec.get('name', '?')}): requestGPU {gpus!r} is not a whole number")
+            raise InputError(
+                f"{source} (modelSpec/{spec.get('name', '?')}): requestGPU {quoted(gpus)} is not a whole number"
+            )
         total = None
         if ray:
             head = as_mapping(spec["raySpec"].get("headNode")).get("requestGPU")

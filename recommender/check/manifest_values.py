@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from recommender.errors import InputError
+from recommender.quoting import quoted
 
 NVIDIA_GPU = "nvidia.com/gpu"
 MIG_PREFIX = "nvidia.com/mig-"
@@ -98,7 +99,7 @@ def gpu_count(resources: Any) -> tuple[int | None, str | None]:
             if not is_count(text):
                 if text.isascii() and text.isdigit():
                     raise InputError(f"{NVIDIA_GPU} (or MIG devices): {len(text):,} digits is not a number of GPUs")
-                raise InputError(f"{NVIDIA_GPU} (or MIG devices): {text!r} is not a whole number of GPUs")
+                raise InputError(f"{NVIDIA_GPU} (or MIG devices): {quoted(text)} is not a whole number of GPUs")
             return int(text), other
     return None, other
 

@@ -20,6 +20,7 @@ from recommender.memory.engine import KV_CACHE_DTYPES_NOT_MODELLED, VllmVersion
 from recommender.memory.explanation import Explanation
 from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
+from recommender.quoting import clipped, quoted
 from recommender.serve_args import (
     DEFAULT_MODEL,
     ENGINE_FIELDS,
@@ -199,7 +200,7 @@ def _release_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
     versioned = [g.written for g in cmd.given if g.spec.removed is not None or g.spec.since is not None]
     if ctx.unknown_release is not None and versioned:
         warnings.append(
-            f"{', '.join(versioned)}: present in some vLLM releases only, and the image tag {ctx.unknown_release!r} "
+            f"{', '.join(versioned)}: present in some vLLM releases only, and the image tag {quoted(ctx.unknown_release)} "
             "does not say which release it carries: not judged (give --vllm-version)"
         )
     return findings, warnings
@@ -223,7 +224,7 @@ def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
     warnings += doubts
     if cmd.ignored is not None:
         warnings.append(
-            f"{cmd.ignored!r} is a positional argument, which python -m vllm.entrypoints.openai.api_server parses as "
+            f"{quoted(cmd.ignored)} is a positional argument, which python -m vllm.entrypoints.openai.api_server parses as "
             "model_tag and ignores (only `vllm serve` takes the model that way): --model or the default is served"
         )
     stray = [w for w in cmd.extras if w not in cmd.unknown]
@@ -231,21 +232,25 @@ def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
         findings.append(
             Finding(
                 "argument",
-                f"vLLM {v} refuses the command line: unrecognized arguments: {' '.join(cmd.extras)}",
-                f"remove {', '.join(cmd.unknown)}",
+                f"vLLM {v} refuses the command line: unrecognized arguments: {clipped(' '.join(cmd.extras))}",
+                f"remove {clipped(', '.join(cmd.unknown))}",
             )
         )
     elif cmd.unknown and not strict:  # an older release may have had them (and their values): not judged
         warnings.append(
-            f"not vLLM {ctx.table.newest} options: {', '.join(cmd.unknown)} (not known for {v}: not judged)"
+            f"not vLLM {ctx.table.newest} options: {clipped(', '.join(cmd.unknown))} (not known for {v}: not judged)"
         )
     elif cmd.unknown:
-        warnings.append(f"not vLLM {ctx.table.newest} options (vLLM would refuse them): {', '.join(cmd.unknown)}")
+        warnings.append(
+            f"not vLLM {ctx.table.newest} options (vLLM would refuse them): {clipped(', '.join(cmd.unknown))}"
+        )
         if stray:  # the words vLLM's parser prints: the unknown options with the stray words, in order
-            findings.append(Finding("argument", f"unrecognized arguments: {' '.join(cmd.extras)}"))
+            findings.append(Finding("argument", f"unrecognized arguments: {clipped(' '.join(cmd.extras))}"))
     elif stray:
         findings.append(
-            Finding("argument", f"vLLM {v} refuses the command line: unrecognized arguments: {' '.join(stray)}")
+            Finding(
+                "argument", f"vLLM {v} refuses the command line: unrecognized arguments: {clipped(' '.join(stray))}"
+            )
         )
     return findings, warnings
 
@@ -418,9 +423,9 @@ def _memory_verdict(base: ServerResult, cmd: ServeCommand, ctx: Context) -> Serv
     try:
         model = ctx.resolve_model(model_ref)
     except FetchError as exc:
-        return _not_evaluated(base, f"model {model_ref} cannot be fetched: {exc}")
+        return _not_evaluated(base, f"model {clipped(model_ref)} cannot be fetched: {exc}")
     except PlanError as exc:
-        return _not_evaluated(base, f"model {model_ref}: {exc}")
+        return _not_evaluated(base, f"model {clipped(model_ref)}: {exc}")
     canonical = replace(
         found,
         argv=tuple(build_serve_argv(model_ref, flags)),

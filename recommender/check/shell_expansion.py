@@ -21,6 +21,10 @@ _MAX_NESTING = 8  # ${A:-${B:-...}} levels read (scripts nest two or three)
 # "$@", "${@}", "${ARR[@]}": one word per item
 _LIST = re.compile(rf'"(?:\$@|\$\{{@\}}|\$\{{({VARIABLE_NAME})\[@\]\}})"')
 # what an expansion leaves as written when it cannot know it: $NAME, ${...}, $(...), `...`, a <placeholder>
+# runs of characters `scan` and `_double_quoted` take as they are: taken whole (one at a time is quadratic)
+_PLAIN_SPLIT = re.compile(r"[^<\\`'\"$\s]+")
+_PLAIN_WHOLE = re.compile(r"[^<\\`$]+")
+_PLAIN_QUOTED = re.compile(r'[^"<\\$]+')
 UNKNOWN_PART = re.compile(r"\$[A-Za-z_{(]|`|<[A-Za-z_][^<>]*>")
 _UNKNOWN_WHOLE = re.compile(r"^(\$\(.*\)|`[^`]*`|\$\{[^}]*\}|\$[A-Za-z_]\w*|<[^<>]+>)$", re.S)  # nothing known
 
@@ -230,9 +234,10 @@ class Expander:
             else:
                 if not words[-1].started:
                     words[-1].bare = True
-                words[-1].text += c
+                m = (_PLAIN_SPLIT if split else _PLAIN_WHOLE).match(text, i)
+                words[-1].text += m.group(0) if m else c
                 words[-1].started = True
-                i += 1
+                i = m.end() if m else i + 1
 
     def _list(self, text: str, i: int, words: list[Word]) -> int | None:
         """A whole quoted "$@" / "${ARR[@]}" word with known items: one word per item (the index after it)."""
@@ -265,7 +270,8 @@ class Expander:
                 word.empty_from += self.empty_from[empty:]
                 buf += value
             else:
-                buf, j = buf + text[j], j + 1
+                m = _PLAIN_QUOTED.match(text, j)
+                buf, j = (buf + m.group(0), m.end()) if m else (buf + text[j], j + 1)
         word.text += buf
         word.started = True
         return j + 1

@@ -12,6 +12,9 @@ from recommender.check.shell_expansion import VARIABLE_NAME, closing_paren
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 _ARRAY_OPEN = re.compile(rf"(?:^|\s){VARIABLE_NAME}\+?=$")
 _COMMENT = re.compile(r"(?:^|\s)#[^'\"]*$")  # a comment line or trailing comment inside an array's parentheses
+# a run of characters none of the rules below looks at: taken whole (one at a time is quadratic in a long value)
+_PLAIN = re.compile(r"[^'\"`#$(<&;\n|]+")
+_QUOTED_PLAIN = {"'": re.compile(r"[^']+"), '"': re.compile(r'[^"\\$]+'), "`": re.compile(r"[^`]+")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +66,9 @@ def split_commands(script: str) -> list[Segment]:
                 i = _read_heredocs(text, i + 1, pending, out) - 1
                 pending = []
         else:
-            cur += c
+            m = _PLAIN.match(text, i)
+            cur += m.group(0) if m else c
+            i = m.end() - 1 if m else i
         i += 1
     out.append(Segment(cur.strip(), op))
     return [s for s in out if s.text]
@@ -79,7 +84,8 @@ def _quoted(text: str, i: int, quote: str) -> tuple[str, str, int]:
         return "", text[i], i
     if text[i] == "\\" and quote == '"' and i + 1 < len(text):
         return quote, text[i : i + 2], i + 1
-    return quote, text[i], i
+    m = _QUOTED_PLAIN[quote].match(text, i)
+    return quote, m.group(0) if m else text[i], m.end() - 1 if m else i
 
 
 def _join_continuations(script: str) -> str:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from recommender.errors import ModelConfigError, UnknownModelError
+from recommender.quoting import clipped
 from recommender.safe_load import path_kind
 from recommender.sources.safetensors import CheckpointSummary, summarize
 
@@ -29,9 +30,11 @@ def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, Check
     elif kind == "dir":
         config_path, folder = path / "config.json", path
         if path_kind(config_path) == "missing":
-            raise UnknownModelError(f"{path} has no config.json; give a model directory or a config.json file")
+            raise UnknownModelError(
+                f"{clipped(str(path))} has no config.json; give a model directory or a config.json file"
+            )
     else:
-        raise UnknownModelError(f"{path} does not exist")
+        raise UnknownModelError(f"{clipped(str(path))} does not exist")
     config = _read_json(config_path, "config.json")
     if not isinstance(config, dict):
         raise ModelConfigError(f"{config_path} must hold a JSON object")

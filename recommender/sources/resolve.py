@@ -14,6 +14,7 @@ from recommender.model.checkpoint_map import CheckpointInventory, inventory_of
 from recommender.model.parse import parse_config
 from recommender.model.pooling import as_pooling
 from recommender.model.spec import ModelSpec
+from recommender.quoting import quoted
 from recommender.safe_load import path_kind
 from recommender.sources.hub import HubFetcher, ModelFetcher
 from recommender.sources.local import read_local
@@ -150,14 +151,14 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
         spec = as_pooling(spec, entry.pooling)
     if match.via is None:
         return spec
-    return replace(spec, notes=(*spec.notes, f"{ref!r} resolved through the catalog: {match.via}"))
+    return replace(spec, notes=(*spec.notes, f"{quoted(ref)} resolved through the catalog: {match.via}"))
 
 
 def _check_revision(revision: str | None) -> None:
     """A revision the hub could hold, or one line naming the rule it breaks (before it reaches a cache path)."""
     if revision is not None and (not revision or len(revision) > 255 or _BAD_REVISION.search(revision)):
         raise InputError(
-            f"revision {revision!r} is not a branch, tag or commit name (git's rules: no '..', '@{{', '//', spaces, "
+            f"revision {quoted(revision)} is not a branch, tag or commit name (git's rules: no '..', '@{{', '//', spaces, "
             "control characters or any of ~^:?*[\\, no leading '/', '-' or '.', no trailing '/', '.' or '.lock')"
         )
 
@@ -167,7 +168,7 @@ def _split_revision(ref: str, revision: str | None) -> tuple[str, str | None]:
     name, _, rev = ref.rpartition("@")
     if not name or not rev or (revision is not None and revision != rev):
         said = f" and --revision {revision}" if revision is not None and rev else ""
-        raise UnknownModelError(f"model {ref!r}{said}: give one revision, as org/name@REV or --revision REV")
+        raise UnknownModelError(f"model {quoted(ref)}{said}: give one revision, as org/name@REV or --revision REV")
     return name, rev
 
 
@@ -183,19 +184,24 @@ def _not_found(ref: str) -> str:
     """The one-line error for a reference that is no path, catalog entry, alias or hub id."""
     several = bare_name_matches(ref) if "/" not in ref else []
     if len(several) > 1:
-        return f"model {ref!r} names several catalog entries ({', '.join(several)}); give the organisation too"
+        return f"model {quoted(ref)} names several catalog entries ({', '.join(several)}); give the organisation too"
     return (
-        f"model {ref!r} is not a local directory, a catalog entry or a hub id (org/name){_close_hint(ref)} "
+        f"model {quoted(ref)} is not a local directory, a catalog entry or a hub id (org/name){_close_hint(ref)} "
         "(run `vllm-plan models`, or give a directory holding its config.json)"
     )
+
+
+_HUB_NAME_MAX = 96  # huggingface_hub's validate_repo_id: a repository name is 1 to 96 characters
 
 
 def _close_hint(ref: str) -> str:
     """`; closest in the catalog: ...` naming up to three bundled ids close to `ref` as the catalog spells them
     (difflib's ratio of at least 0.6, case-insensitive), or nothing. Only a hint: nothing is resolved by it."""
-    files = model_files()
     low = ref.lower()
     name = low.rsplit("/", 1)[-1]
+    if len(name) > _HUB_NAME_MAX:  # no hub id (nor catalog id) is that long: nothing is close (difflib is quadratic)
+        return ""
+    files = model_files()
     scored = sorted(((_similarity(low, name, key), key) for key in files), key=lambda pair: (-pair[0], pair[1]))
     close = [key for score, key in scored[:3] if score >= 0.6]
     return f"; closest in the catalog: {', '.join(spelled_id(files[key]) for key in close)}" if close else ""
