@@ -45,6 +45,9 @@ HELDOUT_7 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_
 HELDOUT_8 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_8.jsonl"
 # Ids Z...: a ninth blind set (five more models on a GB10, Qwen3.5-122B-A10B-FP8 on an MI300X, ...), measured the same way.
 HELDOUT_9 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_9.jsonl"
+# Ids Q...: a tenth blind set (Lambda's vLLM 0.5.4 ShareGPT bursts of Mistral/Mixtral on H100 and A100, Qwen3-30B-A3B
+# on an H200, MiniMax-M2 on 4 x H100, DeepSeek-V3.1 on 8 x H200), measured the same way.
+HELDOUT_10 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_10.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -70,6 +73,7 @@ SAME_ARCHITECTURE = {
     "Qwen/Qwen2-7B-Instruct": "Qwen/Qwen2.5-7B-Instruct",
     "Qwen/Qwen3-235B-A22B-Instruct-2507": "Qwen/Qwen3-235B-A22B",
     "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "Qwen/Qwen3-235B-A22B-FP8",
+    "Qwen/Qwen3-30B-A3B-Instruct-2507": "Qwen/Qwen3-30B-A3B-Thinking-2507",
     # profiles/aliases.yaml: the Llama 3.1 Instruct configs equal their base configs except eos_token_id.
     "meta-llama/Llama-3.1-405B-Instruct": "meta-llama/Meta-Llama-3.1-405B",
 }
@@ -329,7 +333,7 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
-    if row["id"][0] in "FNSTVWXYZ":  # field points and the second to ninth blind sets: never fitted on
+    if row["id"][0] in "FNQSTVWXYZ":  # field points and the second to tenth blind sets: never fitted on
         return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 

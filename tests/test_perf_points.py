@@ -14,6 +14,7 @@ from benchmarks.perf_points import (
     HELDOUT_7,
     HELDOUT_8,
     HELDOUT_9,
+    HELDOUT_10,
     HOLDOUT_GROUPS,
     _random_lengths,
     points,
@@ -385,3 +386,37 @@ def test_ninth_blind_set_is_new_points_from_several_publishers() -> None:
     assert by["Z011"].flags.tensor_parallel_size == 2 and set(by["Z011"].measured) == {"tpot"}
     # Kimi-K2.5 on 8 x H200: the reasoning parser hides the first token from GuideLLM, so output throughput only
     assert by["Z013"].measured == pytest.approx({"throughput": 1157.0})
+
+
+def test_tenth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
+    blind = points((HELDOUT_10,))
+    assert len(blind) >= 11
+    fitted = {p.group for p in points()}
+    seen = {
+        p.group
+        for p in points((FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_4, HELDOUT_5, HELDOUT_6, HELDOUT_7, HELDOUT_8, HELDOUT_9))
+    }
+    for p in blind:
+        assert p.id.startswith("Q"), p.id
+        assert p.use == "field", (p.id, p.reason)
+        assert p.group not in fitted and p.group not in seen, (p.id, p.group)
+    by = {p.id: p for p in blind}
+    # Lambda's vLLM 0.5.4 bursts: 320 ShareGPT prompts at once; a third return no text, whose zero TTFTs the client
+    # averages in, so TTFT is not compared; the mean lengths are the file's token totals over 320
+    q001 = by["Q001"]
+    assert (q001.gpu, str(q001.version), q001.load.max_concurrency, q001.load.request_rate) == (
+        "h100-sxm",
+        "0.5.4",
+        None,
+        None,
+    )
+    assert q001.load.output_len == pytest.approx(71810 / 320)
+    assert q001.flags.max_model_len == 2000
+    assert q001.measured == pytest.approx({"tpot": 64.42, "throughput": 3281.19})
+    assert by["Q007"].flags.tensor_parallel_size == 8
+    # the Instruct-2507 checkpoint is read through the catalog's Thinking-2507 (same config.json)
+    assert by["Q009"].catalog_model == "Qwen/Qwen3-30B-A3B-Thinking-2507"
+    assert by["Q009"].flags.max_num_batched_tokens == 4096
+    # MiniMax-M2 without --ignore-eos: ~942 of the 1,024 requested tokens
+    assert by["Q010"].load.output_len == pytest.approx(94221 / 100)
+    assert by["Q011"].measured == pytest.approx({"throughput": 684.35})
