@@ -28,6 +28,7 @@ from recommender.check.shell_expansion import (
     VARIABLE_NAME,
     Expander,
     Word,
+    closing_paren,
 )
 from recommender.check.shell_split import Segment, split_commands
 
@@ -61,6 +62,8 @@ class _Frame:
     undecided: bool = False  # some branch could not be decided: its assignments make a value uncertain
     branches: list[dict[str, str]] = field(default_factory=list)  # what each read branch assigned
     before: dict[str, str | None] = field(default_factory=dict)  # the values before the `if`
+    arrays: set[str] = field(default_factory=set)  # which of them are bash arrays (their items joined by NUL)
+    unknown_before: set[str] = field(default_factory=set)  # which of them were not known before the `if`
     has_else: bool = False
     # The same `if` decided with the defaults that stand for the script's arguments (`${1:-nvfp4}`), as the shell
     # runs it without arguments: which read branch that takes (None: none), unless some condition stays unknown.
@@ -103,6 +106,7 @@ class _Case:
     default: str | None = None  # the subject as the script runs without arguments (a default standing for one)
     expecting: bool = True
     patterns: list[str] = field(default_factory=list)
+    on_argument: bool = False  # the subject is a positional parameter not known here (`case "$1" in` of an option loop)
 
 
 class _Runner:
@@ -141,6 +145,11 @@ class _Runner:
         expander.scan(text, words, unresolved, split=True)
         for w in words:
             w.soft = expander.used_soft
+        if self.active:
+            for name, (value, known) in expander.assigned.items():  # `: "${X:=default}"` set X
+                self._record(name, value)
+                self.scope[name] = value
+                (self.unknown.discard if known else self.unknown.add)(name)
         return [w for w in words if w.started], unresolved
 
     def _condition(self, text: str, *, defaults: bool = False) -> bool | None:
@@ -163,12 +172,15 @@ class _Runner:
         if self.cases and (self.cases[-1].expecting or seg.op == ";;" or re.match(r"esac\b", seg.text)):
             self._case_arm(seg, previous)
             return
+        if self._keyword_then_array(seg, previous):
+            return
         guard = self._guard(seg, previous)
         array = _ARRAY.match(seg.text)
         if guard is None and (array or ASSIGNMENT.match(seg.text)):  # a value: as the script runs without arguments
             guard = self._guard(seg, previous, defaults=True)
         if guard is False:
             return
+        self._substitutions(seg.text)
         if array:
             self._assign_array(array.group(1), array.group(3), append=bool(array.group(2)), sure=guard is True)
             return
@@ -195,6 +207,27 @@ class _Runner:
         local.update(more)
         stdin = self._stdin(seg, previous, unresolved)
         self.out.append(Command(tuple(argv), {**self.scope, **local}, tuple(dict.fromkeys(unresolved)), stdin))
+
+    def _keyword_then_array(self, seg: Segment, previous: Segment | None) -> bool:
+        """`then ARR+=(x)` on one line: the keyword, then the array assignment (True when read so)."""
+        keyword = re.match(r"(then|else|do)\s+(?=\S)", seg.text)
+        if not keyword or not _ARRAY.match(seg.text[keyword.end() :]):
+            return False
+        self._segment(Segment(keyword.group(1), seg.op), previous)
+        self._segment(Segment(seg.text[keyword.end() :], ""), None)
+        return True
+
+    def _substitutions(self, text: str) -> None:
+        """Run the commands of each `$(...)` in the command (`ID="$("${docker_cmd[@]}" 2>err.log)"`): bash runs them
+        in a subshell (bash(1), Command Substitution), so what they set does not reach the script. Not in a condition
+        (`if [ -n "$(docker ps -q)" ]`) nor in a branch not taken."""
+        if not self.active or (self.frames and self.frames[-1].in_condition):
+            return
+        for inner in command_substitutions(text):
+            sub = _Runner(dict(self.scope))
+            sub.unknown, sub.soft, sub.options = set(self.unknown), set(self.soft), set(self.options)
+            sub.arrays, sub.outside = {k: list(v) for k, v in self.arrays.items()}, set(self.outside)
+            self.out += sub.run(split_commands(inner))
 
     def _builtin(self, words: list[Word]) -> bool:
         """Run a builtin that sets variables (export X=1, declare, `set -- A B` for "$@"); False for other commands."""
@@ -238,12 +271,15 @@ class _Runner:
         may not run (`[ "$X" -gt 1 ] && NAME+=(...)` with $X unknown) leaves the array unknown."""
         if not self.active:
             return
+        if append and self.cases and self.cases[-1].on_argument and name in self.arrays and name not in self.unknown:
+            self.soft.add(name)  # `--arg) EXTRA+=("$2")` in `case "$1"`: only when the script is given that option
+            return
         words, unresolved = self._words(body)
         items = [*(self.arrays.get(name, []) if append else []), *(w.text for w in words)]
         uncertain = append and (name in self.unknown or not sure)
         if uncertain:
             unresolved.append(f"${{{name}[@]}}")
-        self._record(name, "\0".join(items))
+        self._record(name, "\0".join(items), array=True)
         self.arrays[name] = items
         self.scope[name] = items[0] if items else ""
         # items that only hold an unknown part (`"${MODEL_DIR}/m"`) keep it as written: the array is still known
@@ -256,7 +292,10 @@ class _Runner:
         known = not (subject.unresolved or subject.soft) and self.active
         self.frames.append(_Frame(in_condition=False, state=None if self.active else False))
         default = subject.text if not subject.unresolved and self.active else None
-        self.cases.append(_Case(subject.text if known else None, self.frames[-1], default=default))
+        on_argument = not known and bool(re.fullmatch(r"\$\{?[1-9]\}?", subject.text))
+        self.cases.append(
+            _Case(subject.text if known else None, self.frames[-1], default=default, on_argument=on_argument)
+        )
         rest = seg.text.split(" in ", 1)[1].strip() if " in " in seg.text else ""
         if rest:
             self._case_arm(Segment(rest, ""), None)
@@ -301,8 +340,10 @@ class _Runner:
         if not m:
             return
         name = m.group(1)
-        if self.case_depth and word.unresolved and name in self.scope and name not in self.unknown:
-            self.soft.add(name)  # `-m) MODEL="$OPTARG"`: only when the script is given that option
+        option = word.unresolved or (self.cases and self.cases[-1].on_argument)
+        if self.case_depth and option and name in self.scope and name not in self.unknown:
+            # `-m) MODEL="$OPTARG"`, `--fast) FAST=true` in `case "$1"`: only when the script is given that option
+            self.soft.add(name)
             return
         if global_ or into is None:
             self._record(name, m.group(2))
@@ -318,11 +359,18 @@ class _Runner:
             else:
                 names.discard(name)
 
-    def _record(self, name: str, value: str) -> None:
-        """Note an assignment in the branch of an `if` being read (see _close_if)."""
+    def _record(self, name: str, value: str, *, array: bool = False) -> None:
+        """Note an assignment in the branch of an `if` being read (see _close_if); an array's value is its items
+        joined by NUL."""
         frame = self.frames[-1] if self.frames else None
         if frame is not None and frame.branches:
-            frame.before.setdefault(name, self.scope.get(name))
+            if name not in frame.before and name in self.unknown:
+                frame.unknown_before.add(name)
+            if array:
+                frame.arrays.add(name)
+                frame.before.setdefault(name, "\0".join(self.arrays[name]) if name in self.arrays else None)
+            else:
+                frame.before.setdefault(name, self.scope.get(name))
             frame.branches[-1][name] = value
 
     def _structure(self, words: list[Word], seg: Segment) -> list[Word] | None:
@@ -385,10 +433,16 @@ class _Runner:
             return False
         branch = frame.branches[frame.default_branch] if frame.default_branch is not None else {}
         value = branch.get(name, before)
-        if value is not None and "$" in value:
+        if name not in branch and name in frame.unknown_before:
+            return False
+        if value is not None and "$" in value and name not in frame.arrays:  # an array's items keep unknown parts
             return False
         if value is None:
             self.scope.pop(name, None)
+            self.arrays.pop(name, None)
+        elif name in frame.arrays:
+            self.arrays[name] = value.split("\0") if value else []
+            self.scope[name] = self.arrays[name][0] if self.arrays[name] else ""
         else:
             self.scope[name] = value
         self.unknown.discard(name)
@@ -465,6 +519,27 @@ def _outside_words(words: list[Word]) -> list[str]:
             w.text = f"${w.empty_from[0]}"
             names.append(w.text)
     return names
+
+
+def command_substitutions(text: str) -> list[str]:
+    """The scripts of the outermost `$(...)` of a command, outside single quotes (not `$((arithmetic))`)."""
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and text.count('"', 0, i) % 2 == 0:
+            end = text.find("'", i + 1)
+            i = len(text) if end < 0 else end + 1
+            continue
+        if text.startswith("$(", i) and not text.startswith("$((", i):
+            end = closing_paren(text, i + 1)
+            out.append(text[i + 2 : end])
+            i = end + 1
+            continue
+        i += 1
+    return out
 
 
 def _drop_redirections(words: list[Word]) -> list[Word]:

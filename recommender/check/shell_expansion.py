@@ -65,6 +65,9 @@ class Expander:
         self.soft = soft if soft is not None else set()
         self.used_soft = False
         self.unset_empty = unset_empty  # a condition: an unset variable is empty, as when the script runs
+        # `${NAME:=word}` / `${NAME=word}` with NAME unset (or empty, with the colon) assigns word to NAME as well
+        # (bash(1), Parameter Expansion; `: "${PORT:=8000}"` is the idiom): NAME -> (value, whether it is known)
+        self.assigned: dict[str, tuple[str, bool]] = {}
 
     def value(self, body: str, unresolved: list[str]) -> str:
         """The value of a ${...} body: `NAME`, `NAME:-default`, `NAME-default`, `NAME:=default`, `NAME:+alt`."""
@@ -77,21 +80,31 @@ class Expander:
         finally:
             self.depth -= 1
 
-    def _value(self, body: str, unresolved: list[str]) -> str:
+    def _special(self, body: str, unresolved: list[str]) -> str | None:
+        """An array's items, a length or a trimmed value; None for other bodies."""
         item = re.fullmatch(rf"({VARIABLE_NAME})\[([@*]|\d+)\]", body)
         if item and item.group(1) in self.arrays and item.group(1) not in self.unknown:
             items = self.arrays[item.group(1)]
             index = item.group(2)
             return " ".join(items) if not index.isdigit() else (items[int(index)] if int(index) < len(items) else "")
+        length = re.fullmatch(rf"#({VARIABLE_NAME})(\[[@*]\])?", body)
+        if length:  # ${#ARR[@]}: how many items; ${#NAME}: how many characters (bash(1), Parameter Expansion)
+            return self._length(length.group(1), listed=bool(length.group(2)), unresolved=unresolved)
         trim = re.fullmatch(rf"({VARIABLE_NAME})(##?|%%?)(.+)", body, re.S)
         if trim:  # ${NAME##*/}, ${NAME%.*}: a pattern removed from the front or the back
             return self._trimmed(trim.group(1), trim.group(2), trim.group(3), unresolved)
+        return None
+
+    def _value(self, body: str, unresolved: list[str]) -> str:
+        special = self._special(body, unresolved)
+        if special is not None:
+            return special
         m = re.fullmatch(rf"({VARIABLE_NAME}|\d+|[@*#?])(?:(:?)([-=+?])(.*))?", body, re.S)
         if not m:
             unresolved.append("${" + body + "}")
             return "${" + body + "}"
         name, colon, op, arg = m.group(1), m.group(2), m.group(3), m.group(4)
-        value = self.scope.get(name)
+        value = self.assigned[name][0] if name in self.assigned else self.scope.get(name)
         if name in ("@", "*", "#") and "@" in self.arrays:
             value = str(len(self.arrays["@"])) if name == "#" else " ".join(self.arrays["@"])
         unset = value is None or (colon == ":" and value == "")
@@ -100,6 +113,11 @@ class Expander:
         if op in ("-", "=") and unset and not arg and name.isidentifier():
             self.empty_from.append(name)  # `${NAME:-}`: NAME is meant to come from outside the file
             return ""
+        if op == "=" and unset and name.isidentifier():
+            before = len(unresolved)
+            word = self._word(arg or "", unresolved)
+            self.assigned[name] = (word, len(unresolved) == before)
+            return word
         if op in ("-", "="):
             return self._word(arg or "", unresolved) if unset else self._known(name, str(value), unresolved)
         if op == "+":
@@ -112,6 +130,15 @@ class Expander:
         if value == "" and name in self.outside:
             self.empty_from.append(name)
         return self._known(name, value, unresolved)
+
+    def _length(self, name: str, *, listed: bool, unresolved: list[str]) -> str:
+        value = self.items(name) if listed else self.scope.get(name)
+        if value is None or name in self.unknown:
+            written = "${#" + name + ("[@]" if listed else "") + "}"
+            unresolved.append(written)
+            return written
+        self.used_soft = self.used_soft or name in self.soft
+        return str(len(value))
 
     def _trimmed(self, name: str, op: str, pattern: str, unresolved: list[str]) -> str:
         """`${NAME#P}` / `${NAME##P}` remove the shortest / longest front match of the glob P, `%` / `%%` the back."""

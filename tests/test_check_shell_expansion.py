@@ -1,0 +1,103 @@
+"""The shell reader on the bash idioms launch scripts build their `vllm serve` line with: default assignment with
+`: "${X:=d}"`, the length of an array, commands run inside `$(...)`, and option loops over `case "$1"` that set flags
+and append to arrays (bash(1): Parameter Expansion, Command Substitution). Hand-written minimal scripts; the shapes
+come from public launch scripts (benchmarks/data/check-heldout/round21/SOURCES: anchor-rerank, tennsoku)."""
+
+from __future__ import annotations
+
+import pytest
+
+from recommender.check import shell
+from recommender.check.shell import command_substitutions
+
+
+def _serve(script: str) -> list[tuple[str, ...]]:
+    return [c.words for c in shell.run_script(script) if c.words[:2] == ("vllm", "serve")]
+
+
+def test_colon_equals_default_assigns_the_variable() -> None:
+    script = (
+        ': "${MODEL:=org/m}"\n: ${TP:=2}\nvllm serve "$MODEL" -tp "$TP" --max-model-len "${LEN:=4096}" --port $LEN\n'
+    )
+    assert _serve(script) == [("vllm", "serve", "org/m", "-tp", "2", "--max-model-len", "4096", "--port", "4096")]
+
+
+def test_colon_equals_keeps_a_value_already_set() -> None:
+    script = 'MODEL=a/b\n: "${MODEL:=org/m}"\nE=\n: "${E=x}" "${F=y}"\nvllm serve "$MODEL" --e "$E" --f "$F"\n'
+    # `${E=x}` without the colon assigns only when E is unset, not when it is empty
+    assert _serve(script) == [("vllm", "serve", "a/b", "--e", "", "--f", "y")]
+
+
+def test_colon_equals_of_an_unknown_default_leaves_the_variable_unknown() -> None:
+    (cmd,) = [
+        c for c in shell.run_script(': "${MODEL:=$(cat model.txt)}"\nvllm serve "$MODEL"\n') if c.words[:1] == ("vllm",)
+    ]
+    assert cmd.words[2] == "$MODEL" and "$MODEL" in cmd.unresolved
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [("A=(x 'y z' w)\necho ${#A[@]}", "3"), ("A=()\necho ${#A[*]}", "0"), ("N=abcd\necho ${#N}", "4")],
+)
+def test_length_of_an_array_or_a_value(line: str, value: str) -> None:
+    assert shell.run_script(line)[-1].words == ("echo", value)
+
+
+def test_length_of_an_unknown_array_is_unresolved() -> None:
+    (cmd,) = shell.run_script("echo ${#NOPE[@]}")
+    assert cmd.unresolved == ("${#NOPE[@]}",)
+
+
+def test_a_command_inside_command_substitution_runs() -> None:
+    script = (
+        'cmd=(docker run --gpus all vllm/vllm-openai:v0.10.0 --model m -tp 2)\nID="$("${cmd[@]}" 2>"$OUT/err.log")"\n'
+    )
+    runs = [c.words for c in shell.run_script(script) if c.words[:2] == ("docker", "run")]
+    assert runs == [("docker", "run", "--gpus", "all", "vllm/vllm-openai:v0.10.0", "--model", "m", "-tp", "2")]
+
+
+def test_command_substitution_is_a_subshell_and_quotes_hide_it() -> None:
+    script = "X=$(M=b/c; echo hi)\necho '$(vllm serve q)'\nvllm serve ${M:-a/b}\n"
+    assert _serve(script) == [("vllm", "serve", "a/b")]  # M set inside $(...) does not reach the script
+    assert command_substitutions("echo '$(a)' \"$(b)\" $((1+2)) $(c $(d))") == ["b", "c $(d)"]
+
+
+OPTION_LOOP = """MODEL=org/m
+FAST=false
+EXTRA=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --model) MODEL="$2"; shift 2 ;;
+    --fast) FAST=true; shift ;;
+    --arg) EXTRA+=("$2"); shift 2 ;;
+    *) exit 2 ;;
+  esac
+done
+cmd=(vllm serve "$MODEL")
+if [[ "$FAST" == true ]]; then
+  cmd+=(--enforce-eager)
+fi
+if (( ${#EXTRA[@]} > 0 )); then
+  cmd+=("${EXTRA[@]}")
+fi
+exec "${cmd[@]}"
+"""
+
+
+def test_option_loop_flags_and_appends_keep_the_values_the_script_runs_with_without_arguments() -> None:
+    (cmd,) = [c for c in shell.run_script(OPTION_LOOP) if c.words[:1] == ("vllm",)]
+    assert cmd.words == ("vllm", "serve", "org/m") and not cmd.unresolved
+
+
+def test_an_array_unknown_before_an_if_decided_by_default_stays_unknown() -> None:
+    script = (
+        'A=(a)\nif [ -f /etc/site.conf ]; then A+=(b); fi\nFAST=false\ncase "$1" in --fast) FAST=true ;; esac\n'
+        'if [[ "$FAST" == true ]]; then A+=(c); fi\nvllm serve m "${A[@]}"\n'
+    )
+    (cmd,) = [c for c in shell.run_script(script) if c.words[:1] == ("vllm",)]
+    assert "${A[@]}" in cmd.unresolved  # whether the first `if` appended b is not known
+
+
+def test_an_array_append_after_then_on_the_same_line() -> None:
+    script = 'A=(vllm serve m)\nX=1\nif [ "$X" = 1 ]; then A+=(-tp 2); else A+=(-tp 4); fi\n"${A[@]}"\n'
+    assert _serve(script) == [("vllm", "serve", "m", "-tp", "2")]
