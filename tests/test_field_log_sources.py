@@ -1,8 +1,11 @@
-"""The field-log record sets read from public startup logs (benchmarks/data/calibration/vllm_startup_logs_field11.jsonl,
-R001-R020, split held-out-11): every record quotes what it was read from, comes from a source no other set used, says
-whether vLLM started and names its card (or the device total its log printed) and its release. The figures each
-record's `raw` excerpt prints are checked against the record by tests/test_startup_log.py; the blind measurement of
-the set is benchmarks/data/calibration/FIELD11-FINDINGS.md."""
+"""The field-log record sets read from public startup logs (benchmarks/data/calibration/vllm_startup_logs_fieldN.jsonl)
+hold to the rules every round follows: every record quotes what it was read from, comes from a source no other set
+used, belongs to its round's one split, says whether vLLM started and (from round 9) names its card (or the device
+total its log printed) and its release. The sets: round 8 (N001-N025, held-out-8: vLLM issue threads, projects that
+run vLLM, one annotated blog log), round 9 (P001-P015, held-out-9: logs committed to GitHub and issue threads),
+round 10 (Q001-Q019, held-out-10: notes, reports and guides committed to GitHub, most cited by the code index's
+read_file id), round 11 (R001-R020, held-out-11). The figures each record's `raw` excerpt prints are checked against
+the record by tests/test_startup_log.py; each set's blind measurement is benchmarks/data/calibration/FIELDN-FINDINGS.md."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import re
 
 import pytest
 
-from benchmarks.fidelity import FIELD11, RECORD_SETS, load_records, main
+from benchmarks.fidelity import FIELD8, FIELD9, FIELD10, FIELD11, RECORD_SETS, load_records, main
 
 HELD_OUT_11 = load_records(*FIELD11)
 
@@ -51,3 +54,91 @@ def test_held_out_11_records_say_whether_vllm_started_and_on_what() -> None:
 def test_held_out_11_is_selectable_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--records", "field11", "--split", "held-out-11", "--quiet"]) == 0
     assert f"records: {len(HELD_OUT_11)};" in capsys.readouterr().out
+
+
+ROUND8 = load_records(*FIELD8)
+
+
+def test_round_eight_is_new_material() -> None:
+    earlier = {r["source"] for name, files in RECORD_SETS.items() if name != "field8" for r in load_records(*files)}
+    ids = [r["id"] for r in ROUND8]
+    assert ids == [f"N{i:03d}" for i in range(1, len(ids) + 1)] and len(ids) >= 20
+    for r in ROUND8:
+        assert r["source"].startswith("https://") and r["source"] not in earlier, r["id"]
+        assert r["split"] == "held-out-8" and r["raw"] and r["source_type"], r["id"]
+
+
+def test_round_eight_records_say_whether_vllm_started() -> None:
+    # a failure names what failed (the error text, or the reporter's words when the excerpt has no error line)
+    for r in ROUND8:
+        assert re.match(r"(ok|failed)\b", r["status"]), r["id"]
+        assert r["status"].startswith("ok") or r["error"], r["id"]
+    assert {r["status"].split()[0] for r in ROUND8} == {"ok", "failed"}
+
+
+ROUND9 = load_records(*FIELD9)
+
+
+def test_round_nine_is_new_material() -> None:
+    earlier = {r["source"] for name, files in RECORD_SETS.items() if name != "field9" for r in load_records(*files)}
+    ids = [r["id"] for r in ROUND9]
+    assert ids == [f"P{i:03d}" for i in range(1, len(ids) + 1)] and len(ids) >= 15
+    for r in ROUND9:
+        assert r["source"].startswith("https://github.com/") and r["source"] not in earlier, r["id"]
+        assert r["split"] == "held-out-9" and r["raw"] and r["source_type"], r["id"]
+
+
+def test_round_nine_records_say_whether_vllm_started_and_on_what() -> None:
+    # a failure names what failed; a start quotes at least one figure vLLM prints about its memory
+    for r in ROUND9:
+        assert re.match(r"(ok|failed)\b", r["status"]), r["id"]
+        assert r["status"].startswith("ok") or r["error"], r["id"]
+        figures = ("weights_gib", "kv_available_gib", "kv_cache_tokens", "num_gpu_blocks", "max_concurrency")
+        assert r["status"].startswith("failed") or any(r[f] is not None for f in figures), r["id"]
+        assert r["gpu"] or r["gpu_total_gib"], r["id"]  # the card, or the total its log printed
+        assert r["vllm_version"] or r["vllm_version_estimate"], r["id"]
+    assert {r["status"].split()[0] for r in ROUND9} == {"ok", "failed"}
+
+
+ROUND10 = load_records(*FIELD10)
+
+
+def _address_or_id(source: str) -> str:
+    """A source's identity: the read_file id when the index did not resolve its repository, else its address."""
+    found = re.search(r"read_file id (\d+)", source)
+    return found.group(1) if found else source
+
+
+def test_round_ten_is_new_material() -> None:
+    earlier = {
+        _address_or_id(r["source"])
+        for name, files in RECORD_SETS.items()
+        if name != "field10"
+        for r in load_records(*files)
+    }
+    ids = [r["id"] for r in ROUND10]
+    assert ids == [f"Q{i:03d}" for i in range(1, len(ids) + 1)] and len(ids) >= 15
+    for r in ROUND10:
+        assert r["source"].startswith(("https://github.com/", "GitHub-hosted ")), r["id"]
+        assert _address_or_id(r["source"]) not in earlier, r["id"]
+        assert r["split"] == "held-out-10" and r["raw"] and r["source_type"], r["id"]
+
+
+def test_round_ten_records_say_whether_vllm_started_and_on_what() -> None:
+    # a failure names what failed; a start quotes at least one figure vLLM prints about its memory
+    for r in ROUND10:
+        assert re.match(r"(ok|failed)\b", r["status"]), r["id"]
+        assert r["status"].startswith("ok") or r["error"], r["id"]
+        figures = ("weights_gib", "kv_available_gib", "kv_cache_tokens", "num_gpu_blocks", "max_concurrency")
+        assert r["status"].startswith("failed") or any(r[f] is not None for f in figures), r["id"]
+        assert r["gpu"] or r["gpu_total_gib"], r["id"]  # the card, or the total its log printed
+        assert r["vllm_version"] or r["vllm_version_estimate"], r["id"]
+    assert {r["status"].split()[0] for r in ROUND10} == {"ok", "failed"}
+
+
+def test_round_ten_split_is_selectable_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse refuses a split outside its choices (exit 2); round 9's and round 10's must be accepted
+    assert main(["--records", "field10", "--split", "held-out-10", "--quiet"]) == 0
+    assert "records: 19;" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--records", "field10", "--split", "held-out-0", "--quiet"])
