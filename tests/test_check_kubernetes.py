@@ -233,6 +233,36 @@ def test_a_list_stands_for_its_items(tmp_path: Path) -> None:
     assert parse_serve_argv(list(found.argv)).values["tensor_parallel_size"] == 2
 
 
+def test_the_items_of_a_typed_list_take_its_kind(tmp_path: Path) -> None:
+    """A DeploymentList's items carry no kind of their own (the API server writes none): apimachinery's
+    unstructuredJSONScheme.decodeToList gives an item with neither kind nor apiVersion the list's kind without
+    `List` and the list's apiVersion (was: the item dropped, "no vLLM server found")."""
+    path = tmp_path / "list.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: DeploymentList\nitems:\n- metadata: {name: vllm, namespace: ai}\n"
+        "  spec:\n    template:\n      spec:\n        containers:\n        - name: vllm\n"
+        "          image: vllm/vllm-openai:v0.30.0\n          args: [Qwen/Qwen3-8B, -tp, '2']\n"
+        "          resources: {limits: {nvidia.com/gpu: 2}}\n"
+    )
+    (found,) = found_in(path)
+    assert found.resource == "Deployment/ai/vllm" and found.gpus_per_pod == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [  # a `kind: List` names no item kind; an item with an apiVersion but no kind is not given one
+        "apiVersion: v1\nkind: List\nitems: [{metadata: {name: a}}]\n",
+        "apiVersion: apps/v1\nkind: DeploymentList\nitems: [{apiVersion: apps/v1, metadata: {name: a}}]\n",
+    ],
+)
+def test_a_list_item_without_a_kind_is_one_line(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "list.yaml"
+    path.write_text(text)
+    err = invoke(["check", str(path), "--gpu", "h100"], 2).stderr
+    assert err.endswith("items[0]: no `kind` (kubectl refuses an object whose kind is missing)\n"), err
+    assert err.count("\n") == 1
+
+
 TEMPLATE = """apiVersion: template.openshift.io/v1
 kind: Template
 metadata:

@@ -270,7 +270,7 @@ def _listed(doc: dict[str, Any], source: str) -> list[dict[str, Any]]:
     items = doc.get("items")
     if kind.endswith("List") and isinstance(items, list):
         _all_mappings(items, f"{source} ({kind}): items")
-        return [i for i in items if isinstance(i, dict) and "kind" in i]
+        return [_typed_item(i, doc, f"{source} ({kind}): items[{n}]") for n, i in enumerate(items)]
     objects = doc.get("objects")
     api = str(doc.get("apiVersion", ""))
     if kind == "Template" and (api == "v1" or api.startswith("template.openshift.io/")) and isinstance(objects, list):
@@ -280,6 +280,17 @@ def _listed(doc: dict[str, Any], source: str) -> list[dict[str, Any]]:
         _all_mappings(objects, f"{source} (Template/{as_mapping(doc.get('metadata')).get('name') or '?'}): objects")
         return [_processed(o, values) for o in objects if isinstance(o, dict) and "kind" in o]
     return [doc]
+
+
+def _typed_item(item: dict[str, Any], listed: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """An item of a list as the API machinery decodes it: one with neither `kind` nor `apiVersion` takes them from
+    a typed list (a DeploymentList's item is a Deployment of the list's apiVersion: apimachinery's
+    unstructuredJSONScheme.decodeToList); an item still without a kind is refused as kubectl refuses it."""
+    if "kind" not in item and "apiVersion" not in item and str(listed.get("kind")) != "List":
+        item = {"kind": str(listed.get("kind"))[: -len("List")], "apiVersion": listed.get("apiVersion"), **item}
+    if "kind" not in item:
+        raise InputError(f"{where}: no `kind` (kubectl refuses an object whose kind is missing)")
+    return item
 
 
 def _all_mappings(objects: list[Any], where: str) -> None:
