@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from recommender.check.inputs import load_inputs
@@ -300,13 +301,100 @@ def test_extends_within_the_file_and_in_a_folder(tmp_path: Path) -> None:
     assert second.gpus_per_pod is None  # `gpus: all` is not a count
 
 
-def test_a_base_not_beside_the_file_leaves_the_service_as_written(tmp_path: Path) -> None:
-    (tmp_path / "docker-compose.yaml").write_text(
-        "services:\n  a:\n    extends: {file: ./missing.yaml, service: engine}\n"
+@pytest.mark.parametrize(
+    ("base", "said"),
+    [  # was: the service as written, silently; Compose (compose-go loader/extends.go) cannot read the file either
+        ("./missing.yaml", "`extends` file ./missing.yaml: no such file (Compose refuses it)"),
+        ("./folder", "`extends` file ./folder: not a file (Compose refuses it)"),
+    ],
+)
+def test_a_base_file_compose_cannot_read_is_one_line(tmp_path: Path, base: str, said: str) -> None:
+    (tmp_path / "folder").mkdir()
+    path = tmp_path / "docker-compose.yaml"
+    path.write_text(
+        f"services:\n  a:\n    extends: {{file: {base}, service: engine}}\n"
         "    image: vllm/vllm-openai:v0.17.0\n    command: [--model, m]\n"
     )
-    (a,) = found_in(tmp_path / "docker-compose.yaml")
-    assert parse_serve_argv(list(a.argv)).model == "m"
+    result = CliRunner().invoke(cli, ["check", str(path), "--gpu", "h100"])
+    assert result.exit_code == 2 and result.output == f"Error: {path} (service/a): {said}\n", result.output
+
+
+def test_a_remote_base_is_not_evaluated(tmp_path: Path) -> None:
+    """Compose fetches a base from a git URL or an OCI registry; check does not: the service is not judged."""
+    path = tmp_path / "docker-compose.yaml"
+    path.write_text(
+        "services:\n  a:\n    extends: {file: 'oci://docker.io/org/base:1', service: engine}\n"
+        "    image: vllm/vllm-openai:v0.17.0\n    command: [--model, Qwen/Qwen3-8B]\n"
+    )
+    (a,) = found_in(path)
+    assert a.not_evaluable == (
+        "it extends service engine of oci://docker.io/org/base:1, a remote file Compose fetches (check does not)"
+    )
+
+
+_INCLUDED = (
+    "services:\n  vllm:\n    image: vllm/vllm-openai:${TAG}\n    command: [--model, Qwen/Qwen3-8B, -tp, '${TP}']\n"
+)
+
+
+def test_include_reads_the_services_of_the_files_it_names(tmp_path: Path) -> None:
+    """`include:` (Compose 2.20+, docs.docker.com/reference/compose-file/include/): each file is read from its own
+    folder and interpolated from the .env of its project directory, the including project's variables first
+    (compose-go loader/include.go); a service the including file defines too is its definition merged over the
+    included one (compose-go importResource). A folder run reads the included file once, as part of the whole."""
+    write_files(
+        tmp_path,
+        {
+            "compose.yaml": "include:\n  - sub/compose.yaml\n  - path: [other/a.yaml, other/b.yaml]\n"
+            "    env_file: other/vars.env\n"
+            "services:\n  web: {image: nginx}\n  second: {command: [--model, Qwen/Qwen3-4B]}\n",
+            ".env": "TP=2\n",
+            "sub/compose.yaml": _INCLUDED,
+            "sub/.env": "TAG=v0.17.0\nTP=4\n",
+            "other/a.yaml": "services:\n  second: {image: 'vllm/vllm-openai:${TAG}', command: [--model, x]}\n",
+            "other/b.yaml": "services:\n  second: {gpus: [{driver: nvidia, count: 2}]}\n",
+            "other/vars.env": "TAG=v0.20.0\n",
+        },
+    )
+    first, second = found_in(tmp_path / "compose.yaml")
+    assert (first.source, first.image_tag) == (f"{tmp_path / 'compose.yaml'} [include sub/compose.yaml]", "v0.17.0")
+    assert parse_serve_argv(list(first.argv)).values["tensor_parallel_size"] == 2  # the including project's TP=2
+    # the including file's `command` over the included one; b.yaml merged over a.yaml; TAG from env_file
+    assert parse_serve_argv(list(second.argv)).model == "Qwen/Qwen3-4B"
+    assert (second.image_tag, second.gpus_per_pod) == ("v0.20.0", 2)
+    loaded = load_inputs((str(tmp_path),))
+    assert len(loaded.found) == 2
+    assert f"{tmp_path / 'sub' / 'compose.yaml'}: read as included by {tmp_path / 'compose.yaml'}" in loaded.notes
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ({"compose.yaml": "include: [gone.yaml]\n"}, "include gone.yaml: no such file (Compose refuses it)"),
+        (
+            {"compose.yaml": "include: [b.yaml]\nservices: {}\n", "b.yaml": "include: [compose.yaml]\n"},
+            "include compose.yaml: comes back to compose.yaml: an include cycle Compose refuses",
+        ),
+        (
+            {"compose.yaml": "include: [{path: b.yaml, env_file: gone.env}]\n", "b.yaml": _INCLUDED},
+            "include env_file gone.env: no such file (Compose refuses it)",
+        ),
+        ({"compose.yaml": "include: [{path: 7}]\nservices: {}\n"}, "include[0] must be a path, or a mapping"),
+        (
+            {"compose.yaml": "include: [oci://docker.io/org/app:1]\nservices: {}\n"},
+            "include oci://docker.io/org/app:1: a remote file Compose fetches (check does not): the services it "
+            "defines are not evaluated",
+        ),
+    ],
+)
+def test_an_include_compose_refuses_or_check_cannot_read_is_one_line(
+    tmp_path: Path, files: dict[str, str], said: str
+) -> None:
+    write_files(tmp_path, files)
+    path = tmp_path / "compose.yaml"
+    result = CliRunner().invoke(cli, ["check", str(path), "--gpu", "h100"])
+    assert result.exit_code == 2 and result.output.startswith(f"Error: {path}"), result.output
+    assert said in result.output and result.output.count("\n") == 1, result.output
 
 
 def test_an_extends_cycle_is_one_line_naming_the_file(tmp_path: Path) -> None:

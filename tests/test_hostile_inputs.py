@@ -272,14 +272,18 @@ def test_an_extends_compose_refuses_is_one_line(tmp_path: Path, files: dict[str,
 
 @pytest.mark.parametrize(("base", "read"), [("../outside.yaml", False), ("inside.yaml", True)])
 def test_extends_reads_no_file_outside_the_checked_folder(tmp_path: Path, base: str, read: bool) -> None:
+    """A base outside the folder checked is not read: the service is not evaluated, and says why (was: judged as
+    written, "no model in the command")."""
     (tmp_path / "in").mkdir()
     base_text = "services:\n  c:\n    image: vllm/vllm-openai\n    command: [--model, Qwen/Qwen3-8B]\n"
     (tmp_path / "outside.yaml").write_text(base_text)
     (tmp_path / "in" / "inside.yaml").write_text(base_text)
     compose = tmp_path / "in" / "compose.yaml"
     compose.write_text(f"services:\n  a:\n    extends: {{file: {base}, service: c}}\n    image: vllm/vllm-openai\n")
-    out = invoke(["check", str(compose), "--gpu", "h100"]).stdout
-    assert ("no model in the command" not in out) is read, out
+    out = invoke(["check", str(compose), "--gpu", "h100"], 0 if read else 4).stdout
+    assert "no model in the command" not in out, out
+    said = "it extends service c of ../outside.yaml, outside the folder of the file checked: not read"
+    assert (said not in out) is read, out
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,8 @@ from recommender.quoting import quoted
 from recommender.safe_load import UntrustedDocumentError, load_yaml
 
 FileReader = Callable[[str], str | None]  # a file beside the compose file, by a path relative to its folder
+# why a FileReader gave no text for a path: (Compose, too, fails on it, the reason in a few words)
+UnreadReason = Callable[[str], tuple[bool, str]]
 _SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 
 
@@ -87,6 +89,22 @@ def _compose_variable(body: str, env: Mapping[str, str], missing: list[str], dep
     return value
 
 
+def dotenv_values(text: str) -> dict[str, str]:
+    """A compose `.env` file: KEY=VALUE lines, `#` comments, optional quotes; `${OTHER}` in an unquoted or
+    double-quoted value is interpolated from the lines above, as Compose does (single quotes keep it literal).
+    An inline comment ends an unquoted value where ` #` starts it, and follows a quoted one (docs.docker.com,
+    Compose's env file syntax: `VAR=VAL # comment` is `VAL`, `VAR=VAL# not a comment` keeps the `#`)."""
+    env: dict[str, str] = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$", line)
+        if m and not line.lstrip().startswith("#"):
+            value = m.group(2)
+            quote = value[0] if value[:1] in ("'", '"') and value.find(value[0], 1) > 0 else ""
+            value = value[1 : value.find(quote, 1)] if quote else re.split(r"\s#", value, maxsplit=1)[0].rstrip()
+            env[m.group(1)] = value if quote == "'" else str(compose_interpolate(value, env, []))
+    return env
+
+
 def _compose_words(value: Any) -> list[str] | None:
     if value is None:
         return None
@@ -98,27 +116,174 @@ def _compose_words(value: Any) -> list[str] | None:
 
 
 def read_compose(
-    doc: dict[str, Any], source: str, dotenv: Mapping[str, str] | None = None, beside: FileReader | None = None
+    doc: dict[str, Any],
+    source: str,
+    dotenv: Mapping[str, str] | None = None,
+    beside: FileReader | None = None,
+    unread: UnreadReason | None = None,
+    chain: tuple[str, ...] = (),
 ) -> list[Found]:
-    """docker compose services running vLLM: interpolation from `.env`, entrypoint + command as Compose combines
-    them (an entrypoint replaces the image's and its command), the image's own entrypoint otherwise - read from the
-    Dockerfile a service builds when `beside` can read it (or `build.dockerfile_inline`)."""
-    services = doc.get("services")
+    """docker compose services running vLLM: the files `include:` names first, interpolation from `.env`,
+    entrypoint + command as Compose combines them (an entrypoint replaces the image's and its command), the image's
+    own entrypoint otherwise - read from the Dockerfile a service builds when `beside` can read it (or
+    `build.dockerfile_inline`). `chain`: the files included so far, by their path from the first one's folder."""
+    services = doc.get("services", {})
     if not isinstance(services, dict):
         raise InputError(f"{source}: `services` must be a mapping of service names to services")
-    out = []
+    services, out = dict(services), []
+    chain = chain or (posixpath.basename(source),)
+    for path, sub, env, under in _includes(doc, source, dotenv, beside, unread, chain):
+        sub_services = sub.get("services", {})
+        if not isinstance(sub_services, dict):
+            raise InputError(f"{source}: include {path}: `services` must be a mapping of service names to services")
+        for name, svc in sub_services.items():  # the including file's own definition is merged over it
+            if name in services and isinstance(svc, dict) and isinstance(services[name], dict):
+                services[name] = _merged(svc, services[name])
+        rest = {k: v for k, v in sub_services.items() if k not in services}
+        out += read_compose({**sub, "services": rest}, f"{source} [include {path}]", env, *under, (*chain, path))
     for name, raw in services.items():
         if not isinstance(raw, dict):
             raise InputError(f"{source} (service/{name}): a service must be a mapping")
         missing: list[str] = []
-        raw = _extended(str(name), raw, services, beside, f"{source} (service/{name})")
+        raw, not_read = _extended(str(name), raw, services, (beside, unread), f"{source} (service/{name})")
         svc = compose_interpolate(raw, dotenv or {}, missing)
         script = _mounted_entrypoint(svc, beside)
         built = _build_dockerfile(svc, beside)
         context = _build_context(svc)
         in_context = None if beside is None or context is None else _context_reader(beside, context)
         found = _compose_service(doc, str(name), svc, source, missing, built, script, in_context)
-        out += [replace(f, files=_mounted_configs(svc, f.argv, beside)) for f in found]
+        out += [
+            replace(f, files=_mounted_configs(svc, f.argv, beside), not_evaluable=f.not_evaluable or not_read)
+            for f in found
+        ]
+    return out
+
+
+def is_compose_include(value: Any) -> bool:
+    """A top-level `include:` as Compose writes it (a list of paths or of mappings with `path:`), not another tool's
+    `include:` (GitLab CI's `- local: ...`)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, str) or (isinstance(v, dict) and "path" in v) for v in value)
+    )
+
+
+_REMOTE = re.compile(r"^[a-z][a-z0-9+.-]*://|^git@")  # a Compose file Compose fetches (oci://, a git URL)
+_Folder = tuple[FileReader | None, UnreadReason | None]
+
+
+def _under(folder: _Folder, sub: str) -> _Folder:
+    """The readers of `folder` for the files of its subfolder `sub`, by paths relative to `sub`."""
+    read, unread = folder
+    if not sub or sub == ".":
+        return folder
+    return (
+        None if read is None else _context_reader(read, sub),
+        None if unread is None else (lambda rel: unread(f"{sub.rstrip('/')}/{rel}")),
+    )
+
+
+def _beside_text(folder: _Folder, path: str, where: str) -> str | None:
+    """The text of a file a compose file names; a file Compose cannot read either is refused as Compose refuses it;
+    None for one that is not read here (fetched by Compose, outside the folder checked, too large)."""
+    read, unread = folder
+    text = read(path) if read is not None and not _REMOTE.match(path) else None
+    if text is None and unread is not None and not _REMOTE.match(path):
+        refused, why = unread(path)
+        if refused:
+            raise InputError(f"{where} {path}: {why} (Compose refuses it)")
+    return text
+
+
+def _not_read_why(folder: _Folder, path: str) -> str:
+    _, unread = folder
+    if _REMOTE.match(path):
+        return "a remote file Compose fetches (check does not)"
+    return unread(path)[1] if unread is not None else "not read"
+
+
+_MAX_INCLUDES = 8  # `include` nested deeper than this is refused (Compose refuses cycles; nesting is rarely 2 deep)
+
+
+def _includes(
+    doc: Mapping[str, Any],
+    source: str,
+    dotenv: Mapping[str, str] | None,
+    beside: FileReader | None,
+    unread: UnreadReason | None,
+    chain: tuple[str, ...],
+) -> list[tuple[str, dict[str, Any], dict[str, str], _Folder]]:
+    """The Compose files `include:` names (docs.docker.com/reference/compose-file/include/; compose-go
+    loader/include.go): a path, or {path (one or a list: the first, then files merged over it), project_directory,
+    env_file}; each is read from its own folder, interpolated from its env_file (or the .env of its project
+    directory), the including project's variables first. Each as (its path from the first file's folder, the
+    document, its variables, the readers of its folder). A file missing, a cycle, or a file not read here (remote,
+    outside the folder checked) is one line naming it."""
+    items = doc.get("include")
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise InputError(f"{source}: `include` must be a list")
+    here = (beside, unread)
+    out = []
+    for n, item in enumerate(items):
+        entry = {"path": item} if isinstance(item, str) else item
+        paths = entry.get("path") if isinstance(entry, dict) else None
+        paths = [paths] if isinstance(paths, str) else paths
+        if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+            raise InputError(f"{source}: include[{n}] must be a path, or a mapping whose `path` is one or a list")
+        where = f"{source}: include"
+        texts = []
+        for p in paths:
+            at = posixpath.normpath(posixpath.join(posixpath.dirname(chain[-1]), p))
+            if at in chain or len(chain) > _MAX_INCLUDES:
+                raise InputError(f"{where} {p}: comes back to {at}: an include cycle Compose refuses")
+            text = _beside_text(here, p, where)
+            if text is None:
+                raise InputError(f"{where} {p}: {_not_read_why(here, p)}: the services it defines are not evaluated")
+            texts.append((p, text))
+        project = entry.get("project_directory")
+        folder = str(project) if isinstance(project, str) else posixpath.dirname(paths[0])
+        env = {**_include_env(entry.get("env_file"), here, folder, where), **(dotenv or {})}
+        sub = compose_interpolate(_include_doc(texts, where), env, [])  # each file with its own variables
+        out.append(
+            (posixpath.normpath(posixpath.join(posixpath.dirname(chain[-1]), paths[0])), sub, env, _under(here, folder))
+        )
+    return out
+
+
+def _include_env(env_file: Any, here: _Folder, folder: str, where: str) -> dict[str, str]:
+    """The variables an included file is interpolated with: its `env_file` (one or a list, relative to the including
+    file's folder; `/dev/null` for none), else the `.env` of its project directory when there is one."""
+    if env_file is None:
+        text = here[0](posixpath.join(folder, ".env")) if here[0] is not None else None
+        return dotenv_values(text) if text is not None else {}
+    files = [env_file] if isinstance(env_file, str) else env_file
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise InputError(f"{where}: env_file must be a path or a list of paths")
+    env: dict[str, str] = {}
+    for f in files:
+        if f == "/dev/null":
+            continue
+        text = _beside_text(here, f, f"{where} env_file")
+        env.update(dotenv_values(text) if text is not None else {})
+    return env
+
+
+def _include_doc(texts: list[tuple[str, str]], where: str) -> dict[str, Any]:
+    """An included Compose file, with the files listed after it merged over it service by service."""
+    out: dict[str, Any] = {}
+    for path, text in texts:
+        doc = _yaml_mapping(text, f"{where} {path}")
+        services = doc.get("services", {})
+        if not isinstance(services, dict):
+            raise InputError(f"{where} {path}: `services` must be a mapping of service names to services")
+        merged = dict(as_mapping(out.get("services")))
+        for name, svc in services.items():
+            old = merged.get(name)
+            merged[name] = _merged(old, svc) if isinstance(old, dict) and isinstance(svc, dict) else svc
+        out = {**out, **doc, "services": merged}
     return out
 
 
@@ -134,20 +299,21 @@ def _extended(
     name: str,
     raw: dict[str, Any],
     services: Mapping[str, Any],
-    read: FileReader | None,
+    folder: _Folder,
     where: str,
     depth: int = 0,
     chain: tuple[tuple[str, str], ...] = (),
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str | None]:
     """The service as Compose makes it from `extends:` (docs.docker.com/reference/compose-file/services/#extends):
     the base service, of this file or of the `file:` beside it, with this service's own keys merged over it as
     Compose merges them (docs.docker.com/reference/compose-file/merge/: mappings key by key, `command` and
-    `entrypoint` replaced, other sequences appended, scalars replaced). A base not readable here leaves the service
-    as written; a base service missing from a file read, or a chain that comes back to a service, is refused as
-    Compose refuses it."""
+    `entrypoint` replaced, other sequences appended, scalars replaced); and why it cannot be evaluated, when its base
+    is in a file not read here (remote, outside the folder checked: the service as written, not judged). A base
+    file Compose cannot read either (missing), a base service missing from a file read, or a chain that comes back
+    to a service, is refused as Compose refuses it (compose-go loader/extends.go)."""
     ext = raw.get("extends")
     if ext is None:
-        return raw
+        return raw, None
     if depth >= _MAX_EXTENDS:
         raise InputError(f"{where}: `extends` nested more than {_MAX_EXTENDS} deep")
     own = {k: v for k, v in raw.items() if k != "extends"}
@@ -162,40 +328,43 @@ def _extended(
     here = chain[-1][0] if chain else ""
     chain = chain or ((here, name),)
     base_services: Any = services
-    base_read = read
-    folder = ""
+    base_folder = folder
+    sub = ""
     at = here if file is None else posixpath.normpath(posixpath.join(posixpath.dirname(here), file))
     if (at, base_name) in chain:
         raise InputError(
             f"{where}: `extends` comes back to service {quoted(base_name)}: a circular reference Compose refuses"
         )
     if file is not None:
-        text = read(file) if read is not None else None
+        text = _beside_text(folder, file, f"{where}: `extends` file")
         if text is None:
-            return own
-        base_services = _services_of(text, f"{where}: extends {file}")
-        folder = posixpath.dirname(file)
-        base_read = _context_reader(read, folder) if read is not None and folder else read
+            return own, f"it extends service {base_name} of {file}, {_not_read_why(folder, file)}"
+        base_services = as_mapping(_yaml_mapping(text, f"{where}: extends {file}")).get("services")
+        sub = posixpath.dirname(file)
+        base_folder = _under(folder, sub)
     base = as_mapping(base_services).get(base_name)
     if base is None:
         in_file = "this file" if file is None else file
         raise InputError(f"{where}: `extends` names service {quoted(base_name)}, which {in_file} does not define")
     if not isinstance(base, dict):
-        return own
-    base = _extended(base_name, base, as_mapping(base_services), base_read, where, depth + 1, (*chain, (at, base_name)))
-    if folder:  # the base's build context is relative to the file that defines it
-        base = _rebased_build(base, folder)
-    return _merged(base, own)
+        return own, None
+    base, not_read = _extended(
+        base_name, base, as_mapping(base_services), base_folder, where, depth + 1, (*chain, (at, base_name))
+    )
+    if sub:  # the base's build context is relative to the file that defines it
+        base = _rebased_build(base, sub)
+    return _merged(base, own), not_read
 
 
-def _services_of(text: str, where: str) -> Any:
+def _yaml_mapping(text: str, where: str) -> dict[str, Any]:
+    """A Compose file named by another (extends, include): a YAML mapping, or one line naming it."""
     try:
-        other = load_yaml(text)
+        doc = load_yaml(text)
     except UntrustedDocumentError as exc:
         raise InputError(f"{where}: {exc}") from exc
     except Exception as exc:  # yaml's own errors: the file beside is not a compose file
         raise InputError(f"{where}: not a YAML compose file") from exc
-    return as_mapping(other).get("services") if isinstance(other, dict) else None
+    return doc if isinstance(doc, dict) else {}
 
 
 def _rebased_build(svc: dict[str, Any], folder: str) -> dict[str, Any]:

@@ -45,21 +45,8 @@ class Loaded:
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
-    """A compose `.env` file: KEY=VALUE lines, `#` comments, optional quotes; `${OTHER}` in an unquoted or
-    double-quoted value is interpolated from the lines above, as Compose does (single quotes keep it literal).
-    An inline comment ends an unquoted value where ` #` starts it, and follows a quoted one (docs.docker.com,
-    Compose's env file syntax: `VAR=VAL # comment` is `VAL`, `VAR=VAL# not a comment` keeps the `#`)."""
-    from recommender.check.compose_files import compose_interpolate
-
-    env: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        m = re.match(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$", line)
-        if m and not line.lstrip().startswith("#"):
-            value = m.group(2)
-            quote = value[0] if value[:1] in ("'", '"') and value.find(value[0], 1) > 0 else ""
-            value = value[1 : value.find(quote, 1)] if quote else re.split(r"\s#", value, maxsplit=1)[0].rstrip()
-            env[m.group(1)] = value if quote == "'" else str(compose_interpolate(value, env, []))
-    return env
+    """A compose `.env` file's variables (compose_files.dotenv_values)."""
+    return compose_files.dotenv_values(path.read_text(encoding="utf-8", errors="replace"))
 
 
 def _read_file(path: Path, label: str) -> str:
@@ -94,7 +81,8 @@ def load_file(path: Path, label: str, problems: list[str], shared: Sequence[dict
     dotenv_path = path.parent / ".env"
     dotenv = read_dotenv(dotenv_path) if dotenv_path.is_file() else None
     render = partial(_render_release, origin=path.parent)
-    found = read_text(text, label, file_suffix(path), dotenv, problems, _reader_beside(path), render, shared)
+    beside, unread = _reader_beside(path), _unread_beside(path)
+    found = read_text(text, label, file_suffix(path), dotenv, problems, beside, render, shared, unread)
     pinned = pinned_release(text) if found else None
     # the vLLM the file installs (`pip install vllm==X`, run before the server) replaces the image's own
     return [replace(f, image_tag=pinned) if pinned else f for f in found]
@@ -186,6 +174,30 @@ def _reader_beside(path: Path) -> compose_files.FileReader:
             return None
 
     return read
+
+
+def _unread_beside(path: Path) -> compose_files.UnreadReason:
+    """Why `_reader_beside(path)` gives no text for a file: (Compose, too, fails on it, the reason)."""
+    root = path.parent.resolve()
+
+    def why(relative: str) -> tuple[bool, str]:
+        try:
+            target = (root / relative).resolve()
+            if not target.exists():
+                return True, "no such file"
+            if not target.is_file():
+                return True, "not a file"
+            if not target.is_relative_to(root):
+                return False, "outside the folder of the file checked: not read"
+            if target.stat().st_size > MAX_BYTES:
+                return False, f"larger than {MAX_BYTES >> 20} MiB: not read"
+        except OSError as exc:
+            return True, f"cannot be read ({exc.strerror})"
+        except ValueError:  # a NUL byte
+            return True, "not a path"
+        return True, "not UTF-8 text"
+
+    return why
 
 
 def _nothing_found(path: Path) -> str:
@@ -377,6 +389,9 @@ def _load_dir(path: Path, out: Loaded) -> None:
     released = _helmfile_values(files)
     files = [f for f in files if f.resolve() not in released]
     out.notes += [f"{f}: read as the values of {where}" for f, where in sorted(released.items())]
+    included = _compose_included(files)
+    files = [f for f in files if f.resolve() not in included]
+    out.notes += [f"{f}: read as included by {where}" for f, where in sorted(included.items())]
     notes, before = len(out.notes), len(out.found)
     for chart in charts if helm else ():  # each chart with its own values, then each values file in its folder
         for values in [None, *helm_charts.overlays(chart)]:
@@ -430,6 +445,30 @@ def _helmfile_values(files: list[Path]) -> dict[Path, str]:
             releases = gitops.helm_releases(doc) if isinstance(doc, dict) and gitops.is_helmfile(doc) else []
             for release in releases:
                 out.update({(f.parent / v).resolve(): release.where for v in release.values_elsewhere})
+    return out
+
+
+def _compose_included(files: list[Path]) -> dict[Path, str]:
+    """The Compose files that compose files among these `include:` (resolved path -> the including file): read as
+    part of the application that includes them, not a second time alone."""
+    out: dict[Path, str] = {}
+    for f in files:
+        if f.suffix not in (".yaml", ".yml") or f.stat().st_size > MAX_BYTES:
+            continue
+        text = f.read_text(encoding="utf-8", errors="replace")
+        if "include" not in text:
+            continue
+        try:
+            docs = yaml_docs(text, str(f), [])
+        except InputError:
+            continue
+        for doc in docs:
+            items = doc.get("include") if isinstance(doc, dict) else None
+            for item in items if isinstance(items, list) and compose_files.is_compose_include(items) else []:
+                paths = item if isinstance(item, str) else item.get("path")
+                for p in [paths] if isinstance(paths, str) else paths if isinstance(paths, list) else []:
+                    if isinstance(p, str) and (f.parent / p).resolve() != f.resolve():
+                        out.setdefault((f.parent / p).resolve(), str(f))
     return out
 
 

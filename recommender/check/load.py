@@ -138,11 +138,12 @@ def read_text(
     beside: compose_files.FileReader | None = None,
     render_release: ReleaseRenderer | None = None,
     shared: Sequence[dict[str, Any]] = (),
+    unread: compose_files.UnreadReason | None = None,
 ) -> list[Found]:
     """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
     added to `problems` while the others are read; `beside` reads the files a compose service builds from;
     `render_release` renders a GitOps release whose chart is at hand (None: not rendered); `shared`, KServe objects of the
-    other files of a checked folder)."""
+    other files of a checked folder; `unread` says why `beside` gave no text for a file a compose file names)."""
     not_yaml = _read_not_yaml(text, source, suffix, beside)
     if not_yaml is not None:
         return not_yaml
@@ -170,7 +171,7 @@ def read_text(
                 raise InputError(f"{source}: document {index} ({doc.get('kind')}): metadata and spec must be mappings")
             k8s.append(doc)
         else:
-            found += _read_mapping(doc, source, index, dotenv, beside)
+            found += _read_mapping(doc, source, index, dotenv, beside, unread)
     found += kubernetes_objects.read_kubernetes(k8s, source, shared) if k8s else []
     if not found:
         _nothing_read(k8s, shared, source)
@@ -239,6 +240,7 @@ def _read_mapping(
     index: int,
     dotenv: dict[str, str] | None,
     beside: compose_files.FileReader | None = None,
+    unread: compose_files.UnreadReason | None = None,
 ) -> list[Found]:
     """A YAML document that is not a Kubernetes object: plan, Helm values, compose, dstack, SkyPilot."""
     if doc.get("kind") == "Plan" and str(doc.get("apiVersion", "")).startswith("vllm-plan/"):
@@ -250,8 +252,8 @@ def _read_mapping(
         known = _known_chart_values(sub, source) if isinstance(sub, dict) else None
         if known is not None:
             return known
-    if "services" in doc:
-        return compose_files.read_compose(doc, source, dotenv, beside)
+    if "services" in doc or compose_files.is_compose_include(doc.get("include")):
+        return compose_files.read_compose(doc, source, dotenv, beside, unread)
     task = _read_task(doc, source)
     if task is not None:
         return task
