@@ -227,7 +227,10 @@ def read_dockerfile(text: str, source: str, context: ContextReader | None = None
     out = []
     for hit in hits:
         argv, unresolved = hit.argv, hit.unresolved
-        if not _has_model(argv, hit.serve):  # the model comes with `docker run IMAGE ...`
+        # the model comes with `docker run IMAGE ...` when its arguments follow the server: an ENTRYPOINT (the
+        # image's own or vLLM's `vllm serve`) and no CMD; they replace a CMD (docs.docker.com, "Understand how CMD and
+        # ENTRYPOINT interact"), so a CMD that names no model runs as written, on vLLM's default model
+        if not _has_model(argv, hit.serve) and not stage.cmd:
             argv = (*argv[:2], RUN_ARGS, *argv[2:]) if hit.serve else (*argv, "--model", RUN_ARGS)
             unresolved = (*unresolved, RUN_ARGS)
         out.append(

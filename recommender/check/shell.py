@@ -118,6 +118,7 @@ class _Runner:
         self.frames: list[_Frame] = []
         self.cases: list[_Case] = []
         self.arrays: dict[str, list[str]] = {}
+        self.files: dict[str, str] = {}  # the text of the files the script writes from a here-document
         self.outside: set[str] = set()  # names holding the empty default of a variable set outside (`X="${X:-}"`)
         self.out: list[Command] = []
 
@@ -206,7 +207,23 @@ class _Runner:
         argv, more = strip_prefixes([w.text for w in words])
         local.update(more)
         stdin = self._stdin(seg, previous, unresolved)
+        argv, stdin = self._files(argv, stdin, _written_to(scanned))
         self.out.append(Command(tuple(argv), {**self.scope, **local}, tuple(dict.fromkeys(unresolved)), stdin))
+
+    def _files(self, argv: list[str], stdin: str | None, target: str | None) -> tuple[list[str], str | None]:
+        """A here-document the script writes to a file (`cat > F <<EOF`, `tee F <<EOF`) is that file's text when a
+        later `kubectl apply -f F` reads it: the command is then read as `kubectl apply -f -` of that text."""
+        head = argv[0].rsplit("/", 1)[-1] if argv else ""
+        if head in ("cat", "tee") and stdin is not None:
+            written = target if head == "cat" else next((a for a in reversed(argv[1:]) if not a.startswith("-")), None)
+            if written:
+                self.files[written] = stdin
+            return argv, stdin
+        if head in ("kubectl", "oc") and any(w in ("apply", "create") for w in argv[1:3]):
+            for k, word in enumerate(argv[:-1]):
+                if word in ("-f", "--filename") and argv[k + 1] in self.files:
+                    return [*argv[: k + 1], "-", *argv[k + 2 :]], self.files[argv[k + 1]]
+        return argv, stdin
 
     def _keyword_then_array(self, seg: Segment, previous: Segment | None) -> bool:
         """`then ARR+=(x)` on one line: the keyword, then the array assignment (True when read so)."""
@@ -540,6 +557,15 @@ def command_substitutions(text: str) -> list[str]:
             continue
         i += 1
     return out
+
+
+def _written_to(words: list[Word]) -> str | None:
+    """The file a command's output goes to (`> F`, `>F`, `>> F`), when one does."""
+    for k, word in enumerate(words):
+        m = _REDIRECT.match(word.text) if word.bare else None
+        if m and m.group(1) in ("", "1") and m.group(2) in (">", ">>"):
+            return m.group(3) or (words[k + 1].text if k + 1 < len(words) else None)
+    return None
 
 
 def _drop_redirections(words: list[Word]) -> list[Word]:
