@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
+from recommender.cli import cli
 from recommender.documents import plan_from_text
 from recommender.perf.metrics import BOUNDS
 from tests.conftest import invoke
@@ -186,3 +188,41 @@ def test_equal_throughput_takes_the_publishers_checkpoint_over_online_fp8() -> N
         doc["performance"]["output_throughput_per_gpu"], rel=0.02
     )
     assert all("Static-PerTensor" not in str(a) for a in doc["alternatives"])
+
+
+def test_a_dgx_spark_is_planned_as_one_gpu_a_node() -> None:
+    # DeepSeek-V4-Flash's 146 GiB of weights do not fit one GB10: the plan was `-tp 2` on "2 x NVIDIA GB10" in one
+    # node, a command no DGX Spark can run (it has one GPU); now the search stops at the one GPU and names --nodes.
+    args = ["recommend", "--model", "deepseek-ai/DeepSeek-V4-Flash", "--gpu", "NVIDIA GB10", "--concurrency", "8"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 3, result.output
+    assert "on 1 x NVIDIA GB10" in result.stderr and "try --gpus-per-node 1 --nodes 2" in result.stderr
+    two = CliRunner().invoke(cli, [*args, "--gpus-per-node", "1", "--nodes", "2", "--format", "json"])
+    assert two.exit_code == 0, two.output
+    doc = json.loads(two.stdout)
+    assert (doc["gpus"], doc["tensor_parallel_size"], doc["pipeline_parallel_size"]) == (2, 1, 2)
+
+
+def test_a_latency_plan_on_a_dgx_spark_searches_one_gpu() -> None:
+    args = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "gb10", "--input-len", "1000", "--output-len", "200"]
+    result = CliRunner().invoke(cli, [*args, "--concurrency", "4"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Plan for 4 users, 1,000 in / 200 out on 1 x NVIDIA GB10 (a single-GPU system")
+
+
+def test_min_cost_without_a_price_is_one_line_not_a_throughput_plan() -> None:
+    # It ranked by throughput per GPU and printed no cost: the user asked for a cost and got no word of it.
+    args = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "1000", "--output-len", "200"]
+    result = CliRunner().invoke(cli, [*args, "--concurrency", "8", "--objective", "min-cost"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == "Error: --objective min-cost needs --gpu-hour-cost (the price of one GPU-hour, e.g. 2.5)\n"
+    priced = CliRunner().invoke(cli, [*args, "--concurrency", "8", "--objective", "min-cost", "--gpu-hour-cost", "2.5"])
+    assert priced.exit_code == 0 and "per million output tokens at $2.5 per GPU-hour" in priced.stdout
+
+
+def test_a_fractional_latency_target_is_printed_as_given() -> None:
+    # --tpot-ms 0.5 was echoed as "TPOT p90 <= 0 ms" and the miss as "> 0 ms": a target nobody gave.
+    args = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "200", "--output-len", "50"]
+    result = CliRunner().invoke(cli, [*args, "--concurrency", "4", "--tpot-ms", "0.5", "--gpus-per-node", "1"])
+    assert result.exit_code == 3
+    assert "TPOT p90 <= 0.5 ms on 1 x" in result.stderr and "ms > 0.5 ms (+" in result.stderr, result.stderr
