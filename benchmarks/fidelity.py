@@ -82,6 +82,9 @@ RECORD_SETS = {
     "field11": FIELD11,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
+# the --quantization methods a record passes through: those vLLM can also apply to a 16-bit checkpoint at load
+# (model/quant.py online_quant); a pre-quantized checkpoint's own method is read from its config
+ONLINE_METHODS = ("fp8", "bitsandbytes")
 
 
 @dataclass(frozen=True)
@@ -392,7 +395,7 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         tensor_parallel_size=r.get("tp") or 1,
         pipeline_parallel_size=r.get("pp") or 1,
         data_parallel_size=r.get("dp") or 1,
-        quantization="fp8" if quant == "fp8" else None,
+        quantization=quant if quant in ONLINE_METHODS else None,
         dtype=r["dtype"] if r.get("dtype") in ("bfloat16", "float16", "float32") else "auto",
         kv_cache_dtype="fp8" if kv_dtype in KV_FP8 else "auto",
         gpu_memory_utilization=r.get("gpu_memory_utilization"),

@@ -231,6 +231,27 @@ def test_bitsandbytes_8bit(tmp_path: Path) -> None:
     assert _per_module(spec, 0) == {k: 2 * PACKED[k] + 4 * r for k, r in rows.items()}
 
 
+def test_online_bitsandbytes_is_nf4_with_double_quant(tmp_path: Path) -> None:
+    """`--quantization bitsandbytes` on a 16-bit checkpoint: BitsAndBytesModelLoader._unquantized_generator
+    (v0.7.3 model_loader/loader.py) runs every linear weight through quantize_4bit(quant_type="nf4",
+    compress_statistics=True), so the layers hold what a pre-quantized nf4 double-quant checkpoint holds and the LM
+    head stays 16-bit. By hand for the tiny model's 2 layers at 0.7.3: 16-bit linears 2 x 1,179,648 bytes; online
+    2 x (294,912 packed + 9,216 uint8 absmax + 4 x 36 nested float32: qkv 4 + 2 + 2, o 4, gate_up 16, down 8
+    groups of 256 blocks) = 2 x 304,272, so 1,750,752 bytes less."""
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "bnb").mkdir()
+    plain, prequantized = (
+        _model(tmp_path / "plain"),
+        _model(tmp_path / "bnb", BNB | {"bnb_4bit_use_double_quant": True}),
+    )
+    gpu, v = resolve_gpu("l4", load_gpus()), VllmVersion.parse("0.7.3")
+    sixteen = explain(plain, gpu, EngineFlags(max_model_len=128), v)
+    online = explain(plain, gpu, EngineFlags(max_model_len=128, quantization="bitsandbytes"), v)
+    checkpoint = explain(prequantized, gpu, EngineFlags(max_model_len=128), v)
+    assert online.stage.weights == checkpoint.stage.weights
+    assert sixteen.stage.weights - online.stage.weights == 2 * (2 * LINEAR_ELEMENTS - 304_272) == 1_750_752
+
+
 @pytest.mark.parametrize(("version", "starts"), [("0.32.0", True), ("0.33.0", False)])
 def test_bitsandbytes_is_unknown_to_vllm_0_33(tmp_path: Path, version: str, starts: bool) -> None:
     spec = _model(tmp_path, BNB)

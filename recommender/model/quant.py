@@ -35,9 +35,21 @@ def online_quant(method: str) -> QuantSpec:
         return QuantSpec(
             method="experts_int8", bits=8, group_size=-1, expert_method="int8", label="INT8 experts (online)"
         )
+    if method == "bitsandbytes":
+        # BitsAndBytesModelLoader._unquantized_generator (v0.5.4-v0.32, model_loader/bitsandbytes_loader.py from
+        # 0.8): every LinearBase weight goes through bitsandbytes' quantize_4bit(quant_type="nf4",
+        # compress_statistics=True), 4-bit codes with 8-bit absmax per 64 weights and a float32 absmax per 256
+        # blocks (double quant); embeddings and the LM head (not LinearBase) stay 16-bit.
+        return QuantSpec(
+            method="bitsandbytes",
+            bits=4,
+            group_size=64,
+            double_quant=True,
+            label="bitsandbytes 4-bit (online nf4, removed in vLLM 0.33)",
+        )
     raise UnsupportedArchitectureError(
-        f"online quantization {method!r} is not modelled; use a pre-quantized checkpoint, --quantization fp8 or "
-        "experts_int8"
+        f"online quantization {method!r} is not modelled; use a pre-quantized checkpoint, --quantization fp8, "
+        "experts_int8 or bitsandbytes"
     )
 
 
