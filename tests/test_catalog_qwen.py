@@ -291,3 +291,30 @@ def test_club_3090_nvfp4_directory_stays_nvidia_s_build() -> None:
         assert match.via is not None and "(local-dir)" in match.via
     match = find_model("RedHatAI/Qwen3.6-35B-A3B-NVFP4")
     assert match is not None and match.entry.id == "RedHatAI/Qwen3.6-35B-A3B-NVFP4" and match.via is None
+
+
+def test_unsloth_qwen2_5_0_5b_dynamic_bnb_4bit() -> None:
+    """unsloth's dynamic NF4 upload of Qwen2.5-0.5B-Instruct (reconstructed: the base layout with the quantization
+    block vLLM 0.8.5 printed when it loaded it, field11 R019). The layout by hand: 24 layers of 896 (q, o 896^2; k, v
+    896 x 128; q/k/v biases 1,152; MLP 3 x 896 x 4864; two norms), the tied 151,936 x 896 embedding and the final
+    norm: 494,032,768 parameters, Qwen's 0.49B. Layer 0's attention and the MLPs of layers 0, 2, 3 and 21 stay
+    16-bit; vLLM 0.8.5 loaded 0.5153 GiB on an RTX 4090 D (with LoRA enabled, whose buffers are not counted here)."""
+    h, layers, kv, ffn, vocab = 896, 24, 128, 4864, 151936
+    total = layers * (2 * h * h + 2 * h * kv + h + 2 * kv + 3 * h * ffn + 2 * h) + vocab * h + h
+    assert total == 494_032_768
+    spec = resolve_model("unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit")
+    assert (
+        spec.params is not None
+        and spec.params.total == total == resolve_model("Qwen/Qwen2.5-0.5B-Instruct").params.total
+    )
+    assert spec.quant is not None and (spec.quant.method, spec.quant.bits, spec.quant.double_quant) == (
+        "bitsandbytes",
+        4,
+        True,
+    )
+    assert "model.layers.21.mlp" in spec.quant.keep_unquantized and "lm_head" in spec.quant.keep_unquantized
+    entry = load_model("unsloth/Qwen2.5-0.5B-Instruct-unsloth-bnb-4bit")
+    assert entry is not None and entry.base_model == "Qwen/Qwen2.5-0.5B-Instruct"
+    assert reconstructed("unsloth/Qwen2.5-0.5B-Instruct-unsloth-bnb-4bit")
+    e = explain(spec, H100, EngineFlags(max_model_len=4096), VllmVersion.parse("0.8.5"))
+    assert abs(e.stage.weights / 2**30 - 0.5153) / 0.5153 < 0.035
