@@ -27,6 +27,22 @@ RELEASES = (
     ("zai-org/GLM-4.6-FP8", "zai-org/GLM-4.6", "fp8", 8),
     ("Qwen/Qwen1.5-32B-Chat-AWQ", "Qwen/Qwen1.5-32B-Chat", "awq", 4),
     ("Qwen/Qwen3-VL-235B-A22B-Instruct-FP8", "Qwen/Qwen3-VL-235B-A22B-Instruct", "fp8", 8),
+    ("nvidia/Qwen3-Coder-480B-A35B-Instruct-NVFP4", "Qwen/Qwen3-Coder-480B-A35B-Instruct", "nvfp4", 4),
+    ("nvidia/Qwen3-VL-235B-A22B-Instruct-NVFP4", "Qwen/Qwen3-VL-235B-A22B-Instruct", "nvfp4", 4),
+    ("nvidia/Qwen3-Next-80B-A3B-Instruct-NVFP4", "Qwen/Qwen3-Next-80B-A3B-Instruct", "nvfp4", 4),
+    ("nvidia/DeepSeek-R1-0528-NVFP4-v2", "deepseek-ai/DeepSeek-R1-0528", "nvfp4", 4),
+    ("nvidia/DeepSeek-V3-FP4", "deepseek-ai/DeepSeek-V3", "nvfp4", 4),
+    ("nvidia/GLM-4.7-NVFP4", "zai-org/GLM-4.7", "nvfp4", 4),
+    ("nvidia/Kimi-K2-Thinking-NVFP4", "moonshotai/Kimi-K2-Thinking", "nvfp4", 4),
+    ("nvidia/Llama-3.3-70B-Instruct-NVFP4", "meta-llama/Llama-3.3-70B-Instruct", "nvfp4", 4),
+    ("nvidia/Llama-4-Scout-17B-16E-Instruct-FP8", "meta-llama/Llama-4-Scout-17B-16E-Instruct", "fp8", 8),
+    ("nvidia/Llama-4-Scout-17B-16E-Instruct-NVFP4", "meta-llama/Llama-4-Scout-17B-16E-Instruct", "nvfp4", 4),
+    ("nvidia/Llama-4-Scout-17B-16E-Instruct-FP4", "meta-llama/Llama-4-Scout-17B-16E-Instruct", "nvfp4", 4),
+    ("nvidia/NVIDIA-Nemotron-Nano-9B-v2-FP8", "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "fp8", 8),
+    ("nvidia/NVIDIA-Nemotron-Nano-9B-v2-NVFP4", "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nvfp4", 4),
+    ("RedHatAI/gemma-4-31B-it-FP8-dynamic", "google/gemma-4-31B-it", "fp8", 8),
+    ("RedHatAI/gemma-4-E2B-it-FP8-dynamic", "google/gemma-4-E2B-it", "fp8", 8),
+    ("RedHatAI/gemma-4-E4B-it-FP8-dynamic", "google/gemma-4-E4B-it", "fp8", 8),
 )
 
 
@@ -99,3 +115,69 @@ def test_8_bit_moe_releases_load_about_half_at_tp8() -> None:
         w8 = explain(resolve_model(release), H100, flags, V033).stage.weights
         w16 = explain(resolve_model(base), H100, flags, V033).stage.weights
         assert 0.5 < w8 / w16 < 0.52, release
+
+
+def test_releases_whose_base_resolves_through_an_alias() -> None:
+    """Qwen3-235B-A22B-Instruct-2507 and gemma-4-26B-A4B-it are aliases (aliases.yaml), not entries, so their
+    quantized releases name no base_model; each is its alias's architecture in the publisher's precision."""
+    for release, base, method in (
+        ("nvidia/Qwen3-235B-A22B-Instruct-2507-NVFP4", "Qwen/Qwen3-235B-A22B-Instruct-2507", "nvfp4"),
+        ("RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "google/gemma-4-26B-A4B-it", "fp8"),
+    ):
+        spec, base_spec = resolve_model(release), resolve_model(base)
+        assert spec.params is not None and spec.params == base_spec.params, release
+        assert spec.quant is not None and spec.quant.method == method, release
+        assert reconstructed(release)
+
+
+def test_bf16_and_native_releases_are_the_bases_of_the_bundled_quantizations() -> None:
+    """NVIDIA's BF16 Nemotron checkpoints and Moonshot's own INT4 Kimi releases: the architecture of the bundled
+    quantization (its real config.json) in the publisher's precision, listed with it as a variant."""
+    for base, quantized, method in (
+        ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", None),
+        (
+            "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16",
+            "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4",
+            None,
+        ),
+        ("moonshotai/Kimi-K2.6", "nvidia/Kimi-K2.6-NVFP4", "gptq"),
+        ("moonshotai/Kimi-K2.7-Code", "nvidia/Kimi-K2.7-Code-NVFP4", "gptq"),
+    ):
+        spec, q_spec = resolve_model(base), resolve_model(quantized)
+        assert spec.params is not None and spec.params == q_spec.params, base
+        assert (spec.quant.method if spec.quant else None) == method, base
+        entry, q_entry = load_model(base), load_model(quantized)
+        assert entry is not None and q_entry is not None
+        assert quantized in entry.variants and q_entry.base_model == base
+        assert reconstructed(base)
+
+
+def test_qwen3_coder_480b_count_by_hand() -> None:
+    """Qwen3-Coder-480B-A35B: 62 layers of 6144 (q 6144 x 96 x 128 and o back, k/v 6144 x 8 x 128, q/k RMSNorms of
+    128, two RMSNorms of 6144), 160 experts of gated 3 x 6144 x 2560 and a 6144 x 160 router per layer, untied
+    151,936-row embedding and head, final norm: 480,154,875,392 (Qwen's 480B); NVIDIA's NVFP4 release at TP=8 holds
+    a bit under 0.29 of the 16-bit checkpoint per GPU (routers, embedding and lm_head stay 16-bit)."""
+    h, q, kv = 6144, 96 * 128, 8 * 128
+    layer = 2 * h * q + 2 * h * kv + 2 * 128 + 160 * 3 * h * 2560 + h * 160 + 2 * h
+    total = 62 * layer + 2 * 151936 * h + h
+    assert total == 480_154_875_392
+    spec = resolve_model("nvidia/Qwen3-Coder-480B-A35B-Instruct-NVFP4")
+    assert spec.params is not None and spec.params.total == total
+    flags = EngineFlags(max_model_len=8192, tensor_parallel_size=8)
+    w4 = explain(spec, H100, flags, V033).stage.weights
+    w16 = explain(resolve_model("Qwen/Qwen3-Coder-480B-A35B-Instruct"), H100, flags, V033).stage.weights
+    assert 0.27 < w4 / w16 < 0.29
+
+
+def test_nemotron_nano_9b_v2_nvfp4_keeps_the_layers_its_sibling_keeps() -> None:
+    """nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4 keeps lm_head, every attention layer, the Mamba layer before each
+    attention layer and every conv1d 16-bit; the same rule over Nemotron-Nano-9B-v2's pattern keeps its 4 attention
+    layers and 4 Mamba layers, so the 4-bit checkpoint is well over a quarter of the 16-bit one."""
+    entry = load_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2-NVFP4")
+    assert entry is not None and entry.hf_quant_config is not None
+    kept = entry.hf_quant_config["quantization"]["exclude_modules"]
+    assert sum(k.endswith(".o_proj") for k in kept) == 4 and sum(k.endswith(".in_proj") for k in kept) == 4
+    flags = EngineFlags(max_model_len=4096)
+    w4 = explain(resolve_model(entry.id), H100, flags, V033).stage.weights
+    w16 = explain(resolve_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2"), H100, flags, V033).stage.weights
+    assert 0.35 < w4 / w16 < 0.5
