@@ -16,6 +16,7 @@ from recommender.check.images import (
     calls_a_server,
     devices_seen,
     env_platform,
+    has_vllms_entrypoint,
     image_cmd_placeholder,
     image_tag,
     is_vllm_image,
@@ -130,6 +131,10 @@ def find_in_words(
     entrypoint runs vLLM when the image is a vLLM one, or when the caller knows it does). `platform` names the
     variables the platform sets in the pod at run time (LeaderWorkerSet's LWS_WORKER_INDEX): a branch on one of
     them is read as one of the pod's roles."""
+    if image is not None and vllm_entrypoint is None and has_vllms_entrypoint(image):
+        # arguments of vLLM's own image's entrypoint, whatever they hold: `command: /bin/sh -c "..."` on it is
+        # `vllm serve /bin/sh -c ...`, which vLLM refuses
+        return [Hit(("vllm", "serve", *words), True, dict(env), unresolved)]
     words, more = strip_prefixes(list(words))
     env = {**env, **more}
     hit = vllm_argv(words)

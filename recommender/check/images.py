@@ -67,6 +67,14 @@ def image_cmd_placeholder(image: str) -> str | None:
     return None if path.startswith("vllm/") else f"<the CMD of image {image}>"
 
 
+def has_vllms_entrypoint(image: str) -> bool:
+    """vLLM's own server image (vllm/vllm-openai): its ENTRYPOINT is vLLM's server (`vllm serve` since vLLM's
+    docker/Dockerfile moved to it, `python3 -m vllm.entrypoints.openai.api_server` before), so a container's
+    arguments (Kubernetes `args`, Compose `command`, `docker run IMAGE ARGS`) are that server's arguments."""
+    path = re.sub(r"^(docker\.io/)?(library/)?", "", image.split("@", 1)[0].rsplit(":", 1)[0].lower())
+    return path == "vllm/vllm-openai"
+
+
 def other_platform(image: str) -> str | None:
     """Why a vLLM image does not run on NVIDIA GPUs (vllm-tpu, opea/vllm-gaudi, vllm-cpu, rocm/vllm), or None."""
     name = image.split("@", 1)[0].lower()

@@ -227,6 +227,16 @@ def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
             f"{quoted(cmd.ignored)} is a positional argument, which python -m vllm.entrypoints.openai.api_server parses as "
             "model_tag and ignores (only `vllm serve` takes the model that way): --model or the default is served"
         )
+    unrecognized, doubts = _unrecognized(cmd, ctx, strict=strict)
+    return [*findings, *unrecognized], [*warnings, *doubts]
+
+
+def _unrecognized(cmd: ServeCommand, ctx: Context, *, strict: bool) -> tuple[list[Finding], list[str]]:
+    """Options vLLM's parser does not have, and the stray words it cannot place (failures, or doubts when the
+    target release's parser is not the one the flag table describes)."""
+    v = ctx.version
+    findings: list[Finding] = []
+    warnings: list[str] = []
     stray = [w for w in cmd.extras if w not in cmd.unknown]
     if cmd.unknown and strict and ctx.version_explicit:
         findings.append(
@@ -253,6 +263,15 @@ def argument_findings(cmd: ServeCommand, ctx: Context) -> tuple[list[Finding], l
             )
         )
     return findings, warnings
+
+
+def _certain_refusals(cmd: ServeCommand, ctx: Context) -> list[Finding]:
+    """What vLLM refuses whatever the unresolved words hold: an option its parser does not have, written out (no
+    variable in its name; `vllm serve /bin/sh -c "$SCRIPT"` is refused at `-c`, whatever the script)."""
+    if not cmd.unknown or any(_VARIABLE.search(u) for u in cmd.unknown):
+        return []
+    strict = ctx.version >= ctx.table.newest and ctx.unknown_release is None
+    return _unrecognized(cmd, ctx, strict=strict)[0]
 
 
 def _engine_gpus(cmd: ServeCommand) -> tuple[int, str]:
@@ -382,6 +401,7 @@ def check_server(found: Found, ctx: Context) -> ServerResult:
         summary = engine_summary(cmd)
     structure = [Finding("structure", p) for p in found.problems]  # fails whatever the unresolved values are
     if reasons:
+        structure += _certain_refusals(cmd, ctx)
         status = FAIL if structure else NOT_EVALUATED
         return ServerResult(
             found, status, cmd.model or "", None, version, tuple(structure), tuple(reasons), tuple(notes), None, summary
