@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from recommender.check import shell
 from recommender.check.found import Found
 from recommender.check.inputs import load_inputs
 from recommender.check.run import config_beside, engine_summary
@@ -34,3 +35,8 @@ def engine_settings(found: Found) -> dict[str, object]:
     read = config_beside(_read_config, found.source, found.files)
     cmd = parse_serve_argv(list(found.argv), read_config=read, serve=found.serve_form)
     return dict(engine_summary(cmd))
+
+
+def serves(script: str, env: dict[str, str] | None = None) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The words and unresolved words of each `vllm serve` command the mini shell runs in a script."""
+    return [(c.words, c.unresolved) for c in shell.run_script(script, env) if c.words[:2] == ("vllm", "serve")]

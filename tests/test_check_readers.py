@@ -20,11 +20,8 @@ from recommender.check.shell_conditions import arithmetic, evaluate_test
 from recommender.errors import InputError
 from recommender.serve_args import parse_serve_argv
 
+from .check_support import serves
 from .conftest import invoke
-
-
-def _serves(script: str, env: dict[str, str] | None = None) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    return [(c.words, c.unresolved) for c in shell.run_script(script, env) if c.words[:2] == ("vllm", "serve")]
 
 
 def test_conditions_decided_from_the_scripts_own_values() -> None:
@@ -41,7 +38,7 @@ OFFLOAD=0
 if [ "$OFFLOAD" -gt 0 ] 2>/dev/null; then EXTRA="--cpu-offload-gb $OFFLOAD"; fi
 vllm serve $MODEL --max-model-len $LEN $EXTRA
 """
-    ((words, unresolved),) = _serves(script)
+    ((words, unresolved),) = serves(script)
     # 7B is neither 70B nor 72B; an unset variable is empty when the script runs; 0 is not > 0 (EXTRA stays unset)
     assert words[:5] == ("vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192")
     assert unresolved == ("$EXTRA",)
@@ -55,7 +52,7 @@ SAME=1
 if [ "$CC" = "9.0" ]; then SAME=1; fi
 vllm serve org/model-$DTYPE -tp $SAME
 """
-    ((words, unresolved),) = _serves(script)
+    ((words, unresolved),) = serves(script)
     assert words[2] == "org/model-$DTYPE" and "$DTYPE" in unresolved
     assert words[3:] == ("-tp", "1")  # both outcomes give 1: known
 
@@ -66,7 +63,7 @@ hw=${1:-gpu}
 model=${2:-meta-llama/Llama-3.1-8B-Instruct}
 if [ "$hw" = "cpu" ]; then vllm serve $model --device cpu; else vllm serve $model -tp 2; fi
 """
-    served = _serves(script)
+    served = serves(script)
     assert [w[3:] for w, _ in served] == [("--device", "cpu"), ("-tp", "2")]  # both branches are candidates
     assert all(w[2] == "meta-llama/Llama-3.1-8B-Instruct" for w, _ in served)
 
@@ -82,7 +79,7 @@ while getopts "m:h" opt; do
 done
 vllm serve "$MODEL_PATH" -tp 8
 """
-    ((words, _),) = _serves(script)
+    ((words, _),) = serves(script)
     assert words[2] == "deepseek-ai/DeepSeek-R1"
 
 
@@ -90,7 +87,7 @@ def test_command_output_stays_one_unknown_word() -> None:
     script = """tps=$(nvidia-smi -L | wc -l | awk '{print int($1/2)}')
 N=`hostname`
 vllm serve m --tensor-parallel-size=$tps --host $N"""
-    ((words, unresolved),) = _serves(script)
+    ((words, unresolved),) = serves(script)
     assert words == ("vllm", "serve", "m", "--tensor-parallel-size=$tps", "--host", "$N")
     assert set(unresolved) >= {"$tps", "$N"}
 
@@ -117,9 +114,9 @@ def test_test_command(words: list[str], result: bool | None) -> None:
 
 
 def test_placeholders_of_readmes_are_unresolved_not_redirections() -> None:
-    ((words, unresolved),) = _serves("MODEL_DIR=<model storage path>\nvllm serve $MODEL_DIR --port 8000 > log 2>&1")
+    ((words, unresolved),) = serves("MODEL_DIR=<model storage path>\nvllm serve $MODEL_DIR --port 8000 > log 2>&1")
     assert words == ("vllm", "serve", "$MODEL_DIR", "--port", "8000") and "$MODEL_DIR" in unresolved
-    ((words, unresolved),) = _serves("vllm serve <your-model> -tp 2")
+    ((words, unresolved),) = serves("vllm serve <your-model> -tp 2")
     assert words[2] == "<your-model>" and unresolved == ("<your-model>",)
 
 
@@ -403,9 +400,9 @@ exec vllm serve ${ENFORCE:+--enforce-eager} "$@" "${SPEC_ARGS[@]}"
     assert off.words[-1] == "a b"  # SPEC=off: the arm sets 0, no drafter
     # without known arguments (a script file) "$@" stays unresolved; an arm that cannot be decided makes what it
     # assigns unknown
-    assert _serves('vllm serve "$@"') == [(("vllm", "serve", "$@"), ("$@",))]
+    assert serves('vllm serve "$@"') == [(("vllm", "serve", "$@"), ("$@",))]
     loop = 'case "$1" in --dry-run) TP=2 ;; esac\nvllm serve m -tp ${TP:-1}'
-    assert _serves(loop) == [(("vllm", "serve", "m", "-tp", "$TP"), ("$TP",))]
+    assert serves(loop) == [(("vllm", "serve", "m", "-tp", "$TP"), ("$TP",))]
 
 
 def test_compose_entrypoint_script_with_command_arguments() -> None:
@@ -630,18 +627,18 @@ case "$VARIANTE" in
 esac
 exec vllm serve "$MODELL" --max-model-len 8192
 """
-    assert _serves(script) == [(("vllm", "serve", "org/m-NVFP4", "--max-model-len", "8192"), ())]
+    assert serves(script) == [(("vllm", "serve", "org/m-NVFP4", "--max-model-len", "8192"), ())]
     modes = """MODE="${1:-head}"
 if [ "$MODE" = head ]; then TP=8; else TP=4; vllm serve m --headless -tp $TP; fi
 vllm serve m -tp $TP
 """
-    assert _serves(modes) == [
+    assert serves(modes) == [
         (("vllm", "serve", "m", "--headless", "-tp", "4"), ()),
         (("vllm", "serve", "m", "-tp", "8"), ()),
     ]
     # a later branch on a value taken that way is read the same way: the script run without arguments
     later = modes + 'if [ "$TP" = 8 ]; then LEN=1; else LEN=2; fi\nvllm serve m --max-model-len $LEN\n'
-    assert _serves(later)[-1] == (("vllm", "serve", "m", "--max-model-len", "1"), ())
+    assert serves(later)[-1] == (("vllm", "serve", "m", "--max-model-len", "1"), ())
 
 
 def test_a_variable_an_option_loop_sets_makes_each_branch_on_it_a_mode() -> None:
@@ -667,7 +664,7 @@ while (( "$#" )); do
 done
 launch
 """
-    assert _serves(script) == [
+    assert serves(script) == [
         (("vllm", "serve", "m", "--port", "8000"), ()),
         (("vllm", "serve", "m", "--headless"), ()),
     ]
@@ -730,7 +727,7 @@ exec python -m vllm.entrypoints.openai.api_server --model "${VLLM_MODEL}" --port
     ((words, unresolved),) = [(c.words, c.unresolved) for c in shell.run_script(script) if "--model" in c.words]
     assert words[words.index("--model") + 1] == "$VLLM_MODEL" and "$VLLM_MODEL" in unresolved
     assert "$EXTRA" not in unresolved  # an unquoted empty expansion is no argument at all
-    ((words, unresolved),) = _serves('M="${M:-Qwen/Qwen3-8B}"\nvllm serve "$M" --max-model-len "${LEN:-}"\n')
+    ((words, unresolved),) = serves('M="${M:-Qwen/Qwen3-8B}"\nvllm serve "$M" --max-model-len "${LEN:-}"\n')
     assert "Qwen/Qwen3-8B" in words and "$LEN" in unresolved
 
 
@@ -769,7 +766,7 @@ def test_quotes_in_a_default_word_are_removed_as_bash_does() -> None:
 vllm serve "$VLLM_MODEL" --max-model-len ${LEN:-'20976'} --served-model-name "${NAME:-"an ton"}" \\
   --gpu-memory-utilization ${U:-${V:-"0.88"}}
 """
-    ((words, unresolved),) = _serves(script)
+    ((words, unresolved),) = serves(script)
     assert words == ("vllm", "serve", "models/qwen3-coder-30b-a3b-instruct-q4_k_m.gguf", "--max-model-len", "20976",
                      "--served-model-name", "an ton", "--gpu-memory-utilization", "0.88")  # fmt: skip
     assert unresolved == ()

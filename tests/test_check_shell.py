@@ -17,7 +17,7 @@ from recommender.check.inputs import load_inputs
 from recommender.check.load import read_text
 from recommender.serve_args import parse_serve_argv
 
-from .check_support import write_file
+from .check_support import serves, write_file
 from .conftest import invoke
 
 
@@ -59,7 +59,7 @@ vllm serve new/model \\
     --max-model-len 8K \\
     -tp 4
 """
-    ((words, _),) = _serves(script)
+    ((words, _),) = serves(script)
     assert words == ("vllm", "serve", "new/model", "--max-model-len", "8K", "-tp", "4")
     command = parse_serve_argv(list(words))
     assert command.values["max_model_len"] == 8192  # vLLM's human-readable ints: K is 1024
@@ -72,16 +72,12 @@ def test_a_python_named_by_a_variable_running_the_api_server() -> None:
     assert not found.serve_form
 
 
-def _serves(script: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    return [(c.words, c.unresolved) for c in shell.run_script(script) if c.words[:2] == ("vllm", "serve")]
-
-
 def test_parameter_expansion_removes_a_pattern_from_the_front_or_the_back() -> None:
     script = """REPO="${REPO:-Inferact/Qwen3.8-27B-NVFP4}"
 F=model.tar.gz
 vllm serve "/models/${REPO##*/}" --served-model-name "${F%%.*}" --x "${F%.*}" --y "${REPO#*/}" --z "${UNSET##*/}"
 """
-    ((words, unresolved),) = _serves(script)
+    ((words, unresolved),) = serves(script)
     assert words[2:9] == ("/models/Qwen3.8-27B-NVFP4", "--served-model-name", "model", "--x", "model.tar", "--y",
                           "Qwen3.8-27B-NVFP4")  # fmt: skip
     assert unresolved == ("${UNSET##*/}",)
