@@ -318,3 +318,18 @@ def test_unsloth_qwen2_5_0_5b_dynamic_bnb_4bit() -> None:
     assert reconstructed("unsloth/Qwen2.5-0.5B-Instruct-unsloth-bnb-4bit")
     e = explain(spec, H100, EngineFlags(max_model_len=4096), VllmVersion.parse("0.8.5"))
     assert abs(e.stage.weights / 2**30 - 0.5153) / 0.5153 < 0.035
+
+
+def test_cyankiwi_qwen3_5_9b_int8_keeps_attention_and_deltanet_16_bit() -> None:
+    """cyankiwi's W8A16 build of Qwen3.5-9B (reconstructed): a serving report measured 12.19 GiB for its language
+    model at vLLM 0.30.0 (--language-model-only) against 16.80 for the bf16 release; INT8 MLPs alone (groups of 32)
+    give 12.49 by the formula, INT8 attention and DeltaNet as well about 10.7, so the entry keeps those 16-bit (the
+    'BF16' of the name). Same layout as the base; field11 R010 loaded 13.04 GiB with the vision tower at 0.16.1."""
+    spec, base = resolve_model("cyankiwi/Qwen3.5-9B-AWQ-BF16-INT8"), resolve_model("Qwen/Qwen3.5-9B")
+    assert spec.params is not None and base.params is not None and spec.params.total == base.params.total
+    assert spec.quant is not None and (spec.quant.bits, spec.quant.group_size) == (8, 32)
+    assert reconstructed("cyankiwi/Qwen3.5-9B-AWQ-BF16-INT8")
+    v030 = VllmVersion.parse("0.30.0")
+    lm_only = EngineFlags(max_model_len=4096, language_model_only=True)
+    int8, bf16 = (explain(s, H100, lm_only, v030).stage.weights / 2**30 for s in (spec, base))
+    assert abs(int8 - 12.19) / 12.19 < 0.03 and abs(bf16 - 16.80) / 16.80 < 0.01
