@@ -102,6 +102,10 @@ def test_the_architecture_check_catches_a_different_model() -> None:
         ("zai-org/GLM-5", "nvidia/GLM-5-NVFP4", 1),  # another publisher's checkpoint
         ("meta-llama/Llama-3.1-70B-Instruct", "RedHatAI/Meta-Llama-3.1-70B-Instruct-quantized.w8a8", 1),
         ("deepseek-ai/DeepSeek-V3.1", "nvidia/DeepSeek-V3.1-NVFP4", 1),
+        # left out until 4-bit no longer ranked before fewer GPUs (planner/types.py NEAR_LOSSLESS_RANK)
+        ("meta-llama/Llama-3.1-70B-Instruct", "RedHatAI/Meta-Llama-3.1-70B-Instruct-quantized.w4a16", 1),
+        ("meta-llama/Llama-3.1-70B-Instruct", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", 1),
+        ("deepseek-ai/DeepSeek-R1", "nvidia/DeepSeek-R1-FP4", 1),
     ],
 )
 def test_recommend_searches_the_added_variants(base: str, variant: str, provenance: int) -> None:
