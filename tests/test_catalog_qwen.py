@@ -4,6 +4,8 @@ docstring names them (and the field set or issue that brought the model in)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from recommender.catalog import find_model, load_model
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
@@ -333,3 +335,36 @@ def test_cyankiwi_qwen3_5_9b_int8_keeps_attention_and_deltanet_16_bit() -> None:
     lm_only = EngineFlags(max_model_len=4096, language_model_only=True)
     int8, bf16 = (explain(s, H100, lm_only, v030).stage.weights / 2**30 for s in (spec, base))
     assert abs(int8 - 12.19) / 12.19 < 0.03 and abs(bf16 - 16.80) / 16.80 < 0.01
+
+
+def test_qwen3_5_small_and_base_releases_share_their_post_trained_architecture() -> None:
+    """Qwen3.5-0.8B/2B/4B/9B and their -Base checkpoints (config.json from KinChow/model-structure-viewer): each
+    Base counts what its post-trained release counts, the 9B-Base what the bundled Qwen3.5-9B (tt-metal's copy of
+    the same file) counts, and the sizes round to the names (0.85B, 2.21B, 4.54B, 9.41B)."""
+    sizes = {"0.8B": 0.85, "2B": 2.21, "9B": 9.41}
+    for name, billions in sizes.items():
+        post, base = resolve_model(f"Qwen/Qwen3.5-{name}"), resolve_model(f"Qwen/Qwen3.5-{name}-Base")
+        assert post.params is not None and post.params == base.params
+        assert round(post.params.total / 1e9, 2) == billions
+    base4 = resolve_model("Qwen/Qwen3.5-4B-Base")
+    assert base4.params is not None and round(base4.params.total / 1e9, 2) == 4.54
+
+
+def test_qwen3_5_gptq_int4_keeps_what_its_dynamic_rules_name() -> None:
+    """Qwen's Qwen3.5 GPTQ-Int4 configs keep modules out of GPTQ with GPTQModel `dynamic` keys `-:.*attn.*`,
+    `-:.*shared_expert.*`, `-:.*mtp.*`, `-:.*visual.*` (vLLM's gptq_utils.get_dynamic_override: a negative match is
+    UnquantizedLinearMethod). The dense 27B keeps its attention 16-bit: its weights are over half the BF16
+    checkpoint's (the MLP alone in 4-bit), against about a third if every linear were 4-bit."""
+    entry = load_model("Qwen/Qwen3.5-27B-GPTQ-Int4")
+    assert entry is not None and entry.base_model == "Qwen/Qwen3.5-27B"
+    spec = resolve_model(entry.id)
+    assert spec.quant is not None and "re:.*attn.*" in spec.quant.keep_unquantized
+    flags = EngineFlags(max_model_len=4096)
+    w4 = explain(spec, H100, flags, V033).stage.weights
+    w16 = explain(resolve_model("Qwen/Qwen3.5-27B"), H100, flags, V033).stage.weights
+    all_4bit = replace(spec, quant=replace(spec.quant, keep_unquantized=()))
+    w4_all = explain(all_4bit, H100, flags, V033).stage.weights
+    assert 0.5 < w4 / w16 < 0.56 and w4_all / w16 < 0.36
+    for size in ("35B-A3B", "122B-A10B", "397B-A17B"):
+        q, b = resolve_model(f"Qwen/Qwen3.5-{size}-GPTQ-Int4"), resolve_model(f"Qwen/Qwen3.5-{size}")
+        assert q.params == b.params and q.quant is not None and q.quant.method == "gptq"

@@ -163,7 +163,7 @@ def _awq_gptq(qc: Mapping[str, Any]) -> QuantSpec:
     if bits not in (2, 3, 4, 8):
         raise ModelConfigError(f"{method} with {bits} bits is not a vLLM-supported width")
     zero = (method == "awq" and bool(qc.get("zero_point", True))) or (method == "gptq" and qc.get("sym") is False)
-    keep = _str_tuple(qc.get("modules_to_not_convert"))
+    keep = _str_tuple(qc.get("modules_to_not_convert")) + _gptq_dynamic_skips(qc.get("dynamic"))
     g = "per-channel" if group == -1 else f"g{group}"
     return QuantSpec(
         method,
@@ -174,6 +174,16 @@ def _awq_gptq(qc: Mapping[str, Any]) -> QuantSpec:
         keep_unquantized=keep,
         label=f"{method.upper()} {bits}-bit {g}",
     )
+
+
+def _gptq_dynamic_skips(dynamic: Any) -> tuple[str, ...]:
+    """GPTQModel's per-module `dynamic` rules: a `-:REGEX` key keeps every linear whose vLLM prefix the regex
+    matches from its start unquantized (gptq_utils.py get_dynamic_override returns False, get_linear_quant_method
+    then UnquantizedLinearMethod; 0.33). Positive keys only override bits or group size and are not read here.
+    Written as compressed-tensors' `re:` entries, which are matched the same way."""
+    if not isinstance(dynamic, Mapping):
+        return ()
+    return tuple(f"re:{str(k)[2:]}" for k in dynamic if str(k).startswith("-:"))
 
 
 def _mxfp4(qc: Mapping[str, Any]) -> QuantSpec:
