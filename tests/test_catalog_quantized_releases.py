@@ -43,6 +43,9 @@ RELEASES = (
     ("RedHatAI/gemma-4-31B-it-FP8-dynamic", "google/gemma-4-31B-it", "fp8", 8),
     ("RedHatAI/gemma-4-E2B-it-FP8-dynamic", "google/gemma-4-E2B-it", "fp8", 8),
     ("RedHatAI/gemma-4-E4B-it-FP8-dynamic", "google/gemma-4-E4B-it", "fp8", 8),
+    ("RedHatAI/MiniMax-M2-NVFP4", "MiniMaxAI/MiniMax-M2", "nvfp4", 4),
+    ("Qwen/Qwen3.6-27B-GPTQ-Int4", "Qwen/Qwen3.6-27B", "gptq", 4),
+    ("unsloth/phi-4-bnb-4bit", "microsoft/phi-4", "bitsandbytes", 4),
 )
 
 
@@ -123,6 +126,7 @@ def test_releases_whose_base_resolves_through_an_alias() -> None:
     for release, base, method in (
         ("nvidia/Qwen3-235B-A22B-Instruct-2507-NVFP4", "Qwen/Qwen3-235B-A22B-Instruct-2507", "nvfp4"),
         ("RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic", "google/gemma-4-26B-A4B-it", "fp8"),
+        ("RedHatAI/gemma-4-26B-A4B-it-NVFP4", "google/gemma-4-26B-A4B-it", "nvfp4"),
     ):
         spec, base_spec = resolve_model(release), resolve_model(base)
         assert spec.params is not None and spec.params == base_spec.params, release
