@@ -13,7 +13,14 @@ import yaml
 from recommender.catalog import load_flag_table
 from recommender.errors import FlagError
 from recommender.memory.engine import VllmVersion
-from recommender.serve_args import ENGINE_FIELDS, choice_errors, config_args, parse_serve_argv, strict_errors
+from recommender.serve_args import (
+    ENGINE_FIELDS,
+    choice_errors,
+    config_args,
+    not_accepted,
+    parse_serve_argv,
+    strict_errors,
+)
 
 from .conftest import ROOT
 
@@ -154,3 +161,36 @@ def test_the_flag_table_is_what_its_generator_writes() -> None:
     script = ARGS / "table_from_dump.py"
     written = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
     assert written == (ROOT / "profiles" / "vllm-flags.yaml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("release", "refused"),
+    [  # each option's first tag naming it and the first tag after the last one that does (v0.4.0 ... v0.14.0rc0
+        # tags' engine/arg_utils.py: --engine-use-ray last in v0.6.1, --worker-use-ray in v0.6.6, --preemption-mode
+        # and --scheduler-delay-factor in v0.10.2, --guided-decoding-backend in v0.11.2)
+        ("0.6.1", set()),
+        ("0.6.3", {"--engine-use-ray"}),
+        ("0.7.0", {"--engine-use-ray", "--worker-use-ray"}),
+        ("0.10.2", {"--engine-use-ray", "--worker-use-ray"}),
+        ("0.11.0", {"--engine-use-ray", "--worker-use-ray", "--preemption-mode", "--scheduler-delay-factor"}),
+        (
+            "0.12.0",
+            {
+                "--engine-use-ray",
+                "--worker-use-ray",
+                "--preemption-mode",
+                "--scheduler-delay-factor",
+                "--guided-decoding-backend",
+            },
+        ),
+    ],
+)
+def test_options_older_releases_had_are_known_for_them(release: str, refused: set[str]) -> None:
+    """Options 0.33 no longer has are in the table for the releases that had them (was: unknown to every release,
+    'not vLLM 0.33.0 options' even for an image that has them), with the value each takes."""
+    cmd = parse_serve_argv(
+        "vllm serve M --engine-use-ray --worker-use-ray --preemption-mode swap --scheduler-delay-factor 0.5 "
+        "--guided-decoding-backend outlines --max-model-len 4096"
+    )
+    assert not cmd.unknown and not cmd.extras and cmd.values["max_model_len"] == 4096
+    assert {g.written for g in not_accepted(cmd, VllmVersion.parse(release))} == refused

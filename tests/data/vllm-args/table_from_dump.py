@@ -31,7 +31,11 @@ HEADER = """\
 #   --speculative-model / --num-speculative-tokens (0.4.1) and --speculative-draft-tensor-parallel-size (0.5.1) until
 #   0.8.3 (the v0.4.0-v0.8.3 tags' engine/arg_utils.py); --kv-cache-memory-bytes
 #   added in 0.10.2; the data-parallel options, --enable-expert-parallel, --headless and --api-server-count: the
-#   first tagged source (v0.4.0 ... v0.14.0rc0, vllm/engine/arg_utils.py and entrypoints/) whose parser has them.
+#   first tagged source (v0.4.0 ... v0.14.0rc0, vllm/engine/arg_utils.py and entrypoints/) whose parser has them;
+#   the other options releases 0.4-0.13 had and 0.33 has not (--worker-use-ray, --engine-use-ray, --preemption-mode,
+#   --guided-decoding-backend, ...): the first tag naming each and the first tag after the last one that does
+#   (REMOVED_FROM_TAGS in tests/data/vllm-args/table_from_dump.py, read from those tags' engine/arg_utils.py and
+#   entrypoints/openai/cli_args.py).
 # - `choices`: a list is vLLM 0.33.0's argparse choices (from the dump; not where a type function rewrites the word);
 #   a mapping gives each list from the release it starts at (--block-size, --kv-cache-dtype: each tag's arg_utils.py
 #   `choices`, then config's BlockSize / CacheDType Literal; null where no list applies or is known). Outside them a
@@ -201,6 +205,258 @@ SINCE_FROM_TAGS: dict[str, str] = {  # generated: see the comment above
     "--worker-cls": "0.6.5",
     "--worker-extension-cls": "0.8.0",
 }
+# Options that releases v0.4.0 ... v0.13.0 had and 0.33 no longer has, each with the first tag whose
+# engine/arg_utils.py or entrypoints/openai/cli_args.py names it (`since`, none when v0.4.0 already does) and the
+# first tag after the last one that does (`removed`); the kind from its add_argument at that last tag (store_true: a
+# flag; BooleanOptionalAction or a bool dataclass field: a bool with --no-; nargs as written, a list field '+').
+# Generated from the v0.4.0 ... v0.14.0rc0 tags (a GitHub mirror of vllm-project/vllm): the option strings of those
+# two files, plus EngineArgs / FrontendArgs fields where the parser is built from them (get_kwargs). Options still
+# named at v0.14.0rc0 and gone in 0.33 (--calculate-kv-scales, --disable-frontend-multiprocessing,
+# --logits-processor-pattern, --max-num-partial-prefills, --max-long-partial-prefills, --override-attention-dtype) are
+# left out: the release that dropped them is not read here.
+REMOVED_FROM_TAGS: dict[str, dict[str, object]] = {
+    "--chat-template-text-format": {
+        "dest": "chat_template_text_format",
+        "takes": "value",
+        "since": "0.6.4",
+        "removed": "0.6.5",
+    },
+    "--cuda-graph-sizes": {
+        "dest": "cuda_graph_sizes",
+        "takes": "value",
+        "nargs": "+",
+        "since": "0.9.0",
+        "removed": "0.13.0",
+    },
+    "--device": {"dest": "device", "takes": "value", "removed": "0.10.0"},
+    "--disable-async-output-proc": {
+        "dest": "disable_async_output_proc",
+        "takes": "flag",
+        "since": "0.6.0",
+        "removed": "0.11.0",
+    },
+    "--disable-image-processor": {
+        "dest": "disable_image_processor",
+        "takes": "flag",
+        "since": "0.5.0",
+        "removed": "0.5.1",
+    },
+    "--disable-logprobs-during-spec-decoding": {
+        "dest": "disable_logprobs_during_spec_decoding",
+        "takes": "value",
+        "nargs": "?",
+        "since": "0.5.3",
+        "removed": "0.8.3",
+    },
+    "--disable-mm-preprocessor-cache": {
+        "dest": "disable_mm_preprocessor_cache",
+        "takes": "flag",
+        "since": "0.6.6",
+        "removed": "0.13.0",
+    },
+    "--enable-lora-bias": {
+        "dest": "enable_lora_bias",
+        "takes": "bool",
+        "negated": ["--no-enable-lora-bias"],
+        "since": "0.6.4",
+        "removed": "0.11.1",
+    },
+    "--enable-multimodal-encoder-data-parallel": {
+        "dest": "enable_multimodal_encoder_data_parallel",
+        "takes": "flag",
+        "since": "0.9.1",
+        "removed": "0.13.0",
+    },
+    "--enable-prompt-adapter": {
+        "dest": "enable_prompt_adapter",
+        "takes": "flag",
+        "since": "0.5.2",
+        "removed": "0.10.2",
+    },
+    "--enable-reasoning": {
+        "dest": "enable_reasoning",
+        "takes": "bool",
+        "negated": ["--no-enable-reasoning"],
+        "since": "0.7.1",
+        "removed": "0.10.0",
+    },
+    "--engine-use-ray": {"dest": "engine_use_ray", "takes": "flag", "removed": "0.6.2"},
+    "--eplb-log-balancedness": {
+        "dest": "eplb_log_balancedness",
+        "takes": "bool",
+        "negated": ["--no-eplb-log-balancedness"],
+        "since": "0.9.2",
+        "removed": "0.12.0",
+    },
+    "--eplb-step-interval": {"dest": "eplb_step_interval", "takes": "value", "since": "0.9.2", "removed": "0.12.0"},
+    "--eplb-window-size": {"dest": "eplb_window_size", "takes": "value", "since": "0.9.2", "removed": "0.12.0"},
+    "--expand-tools-even-if-tool-choice-none": {
+        "dest": "expand_tools_even_if_tool_choice_none",
+        "takes": "flag",
+        "since": "0.9.2",
+        "removed": "0.10.0",
+    },
+    "--forced-num-gpu-blocks": {"dest": "forced_num_gpu_blocks", "takes": "value", "removed": "0.4.1"},
+    "--guided-decoding-backend": {
+        "dest": "guided_decoding_backend",
+        "takes": "value",
+        "since": "0.4.1",
+        "removed": "0.12.0",
+    },
+    "--guided-decoding-disable-additional-properties": {
+        "dest": "guided_decoding_disable_additional_properties",
+        "takes": "value",
+        "since": "0.9.0",
+        "removed": "0.12.0",
+    },
+    "--guided-decoding-disable-any-whitespace": {
+        "dest": "guided_decoding_disable_any_whitespace",
+        "takes": "value",
+        "since": "0.9.0",
+        "removed": "0.12.0",
+    },
+    "--guided-decoding-disable-fallback": {
+        "dest": "guided_decoding_disable_fallback",
+        "takes": "value",
+        "since": "0.9.0",
+        "removed": "0.12.0",
+    },
+    "--image-feature-size": {"dest": "image_feature_size", "takes": "value", "removed": "0.5.1"},
+    "--image-input-shape": {"dest": "image_input_shape", "takes": "value", "removed": "0.5.1"},
+    "--image-input-type": {"dest": "image_input_type", "takes": "value", "removed": "0.5.1"},
+    "--image-processor": {"dest": "image_processor", "takes": "value", "since": "0.5.0", "removed": "0.5.1"},
+    "--image-processor-revision": {
+        "dest": "image_processor_revision",
+        "takes": "value",
+        "since": "0.5.0",
+        "removed": "0.5.1",
+    },
+    "--image-token-id": {"dest": "image_token_id", "takes": "value", "removed": "0.5.1"},
+    "--long-lora-scaling-factors": {
+        "dest": "long_lora_scaling_factors",
+        "takes": "value",
+        "nargs": "+",
+        "since": "0.4.3",
+        "removed": "0.10.0",
+    },
+    "--lora-extra-vocab-size": {"dest": "lora_extra_vocab_size", "takes": "value", "removed": "0.12.0"},
+    "--max-context-len-to-capture": {"dest": "max_context_len_to_capture", "takes": "value", "removed": "0.6.4"},
+    "--max-prompt-adapter-token": {
+        "dest": "max_prompt_adapter_token",
+        "takes": "value",
+        "since": "0.5.2",
+        "removed": "0.10.0",
+    },
+    "--max-prompt-adapters": {"dest": "max_prompt_adapters", "takes": "value", "since": "0.5.2", "removed": "0.10.0"},
+    "--mm-cache-preprocessor": {"dest": "mm_cache_preprocessor", "takes": "flag", "since": "0.6.5", "removed": "0.6.6"},
+    "--multi-step-stream-outputs": {
+        "dest": "multi_step_stream_outputs",
+        "takes": "bool",
+        "negated": ["--no-multi-step-stream-outputs"],
+        "since": "0.6.2",
+        "removed": "0.10.1",
+    },
+    "--ngram-prompt-lookup-max": {
+        "dest": "ngram_prompt_lookup_max",
+        "takes": "value",
+        "since": "0.4.2",
+        "removed": "0.8.3",
+    },
+    "--ngram-prompt-lookup-min": {
+        "dest": "ngram_prompt_lookup_min",
+        "takes": "value",
+        "since": "0.4.2",
+        "removed": "0.8.3",
+    },
+    "--num-lookahead-slots": {"dest": "num_lookahead_slots", "takes": "value", "since": "0.4.1", "removed": "0.12.0"},
+    "--num-redundant-experts": {
+        "dest": "num_redundant_experts",
+        "takes": "value",
+        "since": "0.9.2",
+        "removed": "0.12.0",
+    },
+    "--override-neuron-config": {
+        "dest": "override_neuron_config",
+        "takes": "value",
+        "since": "0.6.0",
+        "removed": "0.10.2",
+    },
+    "--override-pooler-config": {
+        "dest": "override_pooler_config",
+        "takes": "value",
+        "since": "0.6.4",
+        "removed": "0.12.0",
+    },
+    "--preemption-mode": {"dest": "preemption_mode", "takes": "value", "since": "0.5.1", "removed": "0.11.0"},
+    "--prompt-adapters": {
+        "dest": "prompt_adapters",
+        "takes": "value",
+        "nargs": "+",
+        "since": "0.5.2",
+        "removed": "0.10.0",
+    },
+    "--qlora-adapter-name-or-path": {
+        "dest": "qlora_adapter_name_or_path",
+        "takes": "value",
+        "since": "0.5.0",
+        "removed": "0.10.0",
+    },
+    "--quantization-param-path": {
+        "dest": "quantization_param_path",
+        "takes": "value",
+        "since": "0.4.1",
+        "removed": "0.7.0",
+    },
+    "--rope-scaling": {"dest": "rope_scaling", "takes": "value", "since": "0.4.3", "removed": "0.11.1"},
+    "--rope-theta": {"dest": "rope_theta", "takes": "value", "since": "0.5.0", "removed": "0.11.1"},
+    "--scheduler-delay-factor": {"dest": "scheduler_delay_factor", "takes": "value", "removed": "0.11.0"},
+    "--spec-decoding-acceptance-method": {
+        "dest": "spec_decoding_acceptance_method",
+        "takes": "value",
+        "since": "0.5.1",
+        "removed": "0.8.3",
+    },
+    "--speculative-disable-by-batch-size": {
+        "dest": "speculative_disable_by_batch_size",
+        "takes": "value",
+        "since": "0.4.3",
+        "removed": "0.8.3",
+    },
+    "--speculative-disable-mqa-scorer": {
+        "dest": "speculative_disable_mqa_scorer",
+        "takes": "flag",
+        "since": "0.6.3",
+        "removed": "0.8.3",
+    },
+    "--speculative-max-model-len": {
+        "dest": "speculative_max_model_len",
+        "takes": "value",
+        "since": "0.4.1",
+        "removed": "0.8.3",
+    },
+    "--speculative-model-quantization": {
+        "dest": "speculative_model_quantization",
+        "takes": "value",
+        "since": "0.5.5",
+        "removed": "0.8.3",
+    },
+    "--tokenizer-pool-extra-config": {"dest": "tokenizer_pool_extra_config", "takes": "value", "removed": "0.10.0"},
+    "--tokenizer-pool-size": {"dest": "tokenizer_pool_size", "takes": "value", "removed": "0.10.0"},
+    "--tokenizer-pool-type": {"dest": "tokenizer_pool_type", "takes": "value", "removed": "0.10.0"},
+    "--typical-acceptance-sampler-posterior-alpha": {
+        "dest": "typical_acceptance_sampler_posterior_alpha",
+        "takes": "value",
+        "since": "0.5.1",
+        "removed": "0.8.3",
+    },
+    "--typical-acceptance-sampler-posterior-threshold": {
+        "dest": "typical_acceptance_sampler_posterior_threshold",
+        "takes": "value",
+        "since": "0.5.1",
+        "removed": "0.8.3",
+    },
+    "--worker-use-ray": {"dest": "worker_use_ray", "takes": "flag", "removed": "0.7.0"},
+}
 # options whose short form meant another option before they arrived: `-O3` / `-O.key=value` was --compilation-config
 # until --optimization-level took -O in 0.12: a release before it reads those words, so no `since` is given
 SHORT_FORM_MOVED = ("--optimization-level",)
@@ -311,7 +567,7 @@ def entries(dump: dict[str, object]) -> dict[str, dict[str, object]]:
     for name, first in SINCE_FROM_TAGS.items():
         if name in out and name not in HISTORY and name not in SHORT_FORM_MOVED:
             out[name]["since"] = first
-    for name, extra in HISTORY.items():
+    for name, extra in {**REMOVED_FROM_TAGS, **HISTORY}.items():
         out.setdefault(name, {}).update(extra)
     return out
 
