@@ -19,14 +19,23 @@ from .conftest import invoke
 
 def test_an_old_images_option_is_a_warning_not_a_failure(tmp_path: Path) -> None:
     script = tmp_path / "run.sh"
+    # --tokenizer-pool-size is in the flag table with the release that dropped it (0.10.0): 0.8.5 has it
     script.write_text("docker run --gpus all vllm/vllm-openai:v0.8.5 --model Qwen/Qwen3-8B --tokenizer-pool-size 56\n")
     (out,) = json.loads(invoke(["check", str(script), "--gpu", "h100", "--format", "json"]).stdout)
     assert out["status"] == "pass"
-    assert any("--tokenizer-pool-size" in w and "not judged" in w for w in out["warnings"])
-    # the same flag without an image to date it is judged against the newest release, which refuses it
+    assert not any("--tokenizer-pool-size" in w for w in out["warnings"])
+    # an option 0.33 lacks whose removal release is not in the table is a warning on an old image, not a failure
+    script.write_text(
+        "docker run --gpus all vllm/vllm-openai:v0.8.5 --model Qwen/Qwen3-8B --disable-frontend-multiprocessing\n"
+    )
+    (out,) = json.loads(invoke(["check", str(script), "--gpu", "h100", "--format", "json"]).stdout)
+    assert out["status"] == "pass"
+    assert any("--disable-frontend-multiprocessing" in w and "not judged" in w for w in out["warnings"])
+    # without an image to date it, a flag is judged against the newest release, which refuses it, naming the removal
     script.write_text("vllm serve Qwen/Qwen3-8B --tokenizer-pool-size 56\n")
     (out,) = json.loads(invoke(["check", str(script), "--gpu", "h100", "--format", "json"], exit_code=1).stdout)
     assert out["status"] == "fail"
+    assert any("removed in vLLM 0.10.0" in f for f in out["failures"])
 
 
 # brianlmerritt/vllm_docker docker-compose.yaml: services whose whole configuration is a JSON --config mounted from
