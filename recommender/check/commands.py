@@ -246,24 +246,36 @@ def read_command(
         if isinstance(item, shell.Command):
             out += read_manifest(item.stdin or "", source) if read_manifest else []
             continue
-        run = item.docker
-        out.append(
-            Found(
-                source,
-                "docker run" if run else "command",
-                item.argv,
-                gpus_per_pod=run.gpus if run else devices_seen(item.env),
-                has_shm=run.has_shm if run else None,
-                annotations=annotations,
-                image_tag=image_tag(run.image) if run else None,
-                serve_form=item.serve,
-                unresolved=item.unresolved,
-                env=dict(item.env),
-                container=run.image if run else "",
-                not_evaluable=item.platform or not_evaluable(item.argv, item.env, run.image if run else None),
-            )
-        )
+        out.append(found_of(source, "docker run" if item.docker else "command", item, annotations))
     return numbered(out)
+
+
+def command_hits(words: list[str], env: Mapping[str, str], unresolved: tuple[str, ...]) -> list[Hit]:
+    """Servers one command line starts: `docker run [options] IMAGE [args]` (podman alike) with its options read
+    as a script's `docker run` is, else as find_in_words reads the words (a unit's ExecStart= is such a line)."""
+    if is_docker_run(words):
+        return _docker_hits(shell.Command(tuple(words), env, unresolved))
+    return find_in_words(words, env, unresolved, None)
+
+
+def found_of(source: str, resource: str, hit: Hit, annotations: Mapping[str, str]) -> Found:
+    """The server a command line starts: a `docker run`'s GPUs, /dev/shm, image and platform, else the GPUs its
+    environment makes visible."""
+    run = hit.docker
+    return Found(
+        source,
+        resource,
+        hit.argv,
+        gpus_per_pod=run.gpus if run else devices_seen(hit.env),
+        has_shm=run.has_shm if run else None,
+        annotations=dict(annotations),
+        image_tag=image_tag(run.image) if run else None,
+        serve_form=hit.serve,
+        unresolved=hit.unresolved,
+        env=dict(hit.env),
+        container=run.image if run else "",
+        not_evaluable=hit.platform or not_evaluable(hit.argv, hit.env, run.image if run else None),
+    )
 
 
 def numbered(found: list[Found]) -> list[Found]:

@@ -1,18 +1,14 @@
 """Find vLLM servers in systemd units: ExecStart with Environment= and `$X`/`${X}` expansion as
-systemd.service(5) does them (pure: text in, Found out)."""
+systemd.service(5) does them, a `docker run` there read as a script's is (pure: text in, Found out)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
-from recommender.check.commands import (
-    comment_annotations,
-    find_in_words,
-    numbered,
-)
+from recommender.check.commands import command_hits, comment_annotations, found_of, numbered
 from recommender.check.found import Found
-from recommender.check.images import devices_seen, env_platform
 from recommender.check.manifest_values import split_words
 
 
@@ -38,19 +34,8 @@ def read_systemd(text: str, source: str) -> list[Found]:
             words += _systemd_expand(word, env, missing)
         words = [w.replace("\x00", "$") for w in words]
         out += [
-            Found(
-                source,
-                "ExecStart",
-                hit.argv,
-                gpus_per_pod=devices_seen(hit.env),
-                annotations=comment_annotations(text),
-                serve_form=hit.serve,
-                unresolved=tuple(dict.fromkeys([*missing, *hit.unresolved])),
-                env=dict(hit.env),
-                problems=problems,
-                not_evaluable=env_platform(hit.env),
-            )
-            for hit in find_in_words(words, env, tuple(missing), None)
+            replace(found_of(source, "ExecStart", hit, comment_annotations(text)), problems=problems)
+            for hit in command_hits(words, env, tuple(missing))
         ]
     return numbered(out)
 
