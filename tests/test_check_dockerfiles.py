@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from recommender.check.inputs import load_inputs
 
 from .check_support import engine_settings, write_files
@@ -94,3 +96,26 @@ def test_a_dockerfile_command_with_a_config_takes_its_model_from_the_config(tmp_
         invoke(["check", str(tmp_path / "Dockerfile"), "--gpu", "l4", "--format", "json"], exit_code=1).stdout
     )
     assert any("--max-seq-len-to-capture" in f for f in r["failures"])
+
+
+SUBFOLDER_DOCKERFILE = """FROM vllm/vllm-openai:v0.10.0
+COPY scripts/start.sh /usr/local/bin/start.sh
+ENTRYPOINT ["/usr/local/bin/start.sh"]
+"""
+
+
+def test_a_dockerfile_in_a_subfolder_takes_its_copies_from_the_folder_docker_build_runs_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `docker build -f docker/Dockerfile .` (round 22's veritogen: docker/Dockerfile.pod COPYs scripts/start-vllm.sh
+    # from the repository root): the script is not beside the Dockerfile, so the context is the folder checked, or
+    # the current directory for the file given alone under it
+    write_files(tmp_path, {"docker/Dockerfile": SUBFOLDER_DOCKERFILE, "scripts/start.sh": START})
+    checked = load_inputs((str(tmp_path),)).found  # the folder checked: the script is a server of its own too
+    (found,) = [f for f in checked if f.source.endswith("Dockerfile")]
+    assert found.argv[:3] == ("vllm", "serve", "/data/models/Qwen2.5-7B-Instruct")
+    monkeypatch.chdir(tmp_path)
+    (alone,) = load_inputs(("docker/Dockerfile",)).found  # given alone, run from the repository's root
+    assert alone.argv == found.argv
+    monkeypatch.chdir(tmp_path / "docker")  # run beside it: `docker build .` has no scripts/ to COPY from
+    assert load_inputs(("Dockerfile",)).found == []

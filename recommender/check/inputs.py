@@ -27,6 +27,7 @@ from recommender.check.load import (
     MENTIONS_VLLM,
     SUFFIXES,
     NotADeployment,
+    is_dockerfile,
     python_kind,
     read_text,
     yaml_docs,
@@ -72,9 +73,11 @@ def file_suffix(path: Path) -> str:
     return Path(path.stem).suffix if path.suffix in _EXAMPLE_SUFFIXES else path.suffix
 
 
-def load_file(path: Path, label: str, problems: list[str], shared: Sequence[dict[str, Any]] = ()) -> list[Found]:
+def load_file(
+    path: Path, label: str, problems: list[str], shared: Sequence[dict[str, Any]] = (), root: Path | None = None
+) -> list[Found]:
     """One file's servers (a `.env` beside a compose file is read for its interpolation; `shared`: KServe objects
-    of the other files of the folder being checked)."""
+    of the other files of the folder being checked; `root`: that folder, else None for a file given alone)."""
     text = _read_file(path, label)
     if path.suffix in (".yaml", ".yml"):
         shared = [*shared, *kustomize_config_maps(path)]
@@ -82,6 +85,8 @@ def load_file(path: Path, label: str, problems: list[str], shared: Sequence[dict
     dotenv = read_dotenv(dotenv_path) if dotenv_path.is_file() else None
     render = partial(_render_release, origin=path.parent)
     beside, unread = _reader_beside(path), _unread_beside(path)
+    if is_dockerfile(path.name, file_suffix(path), text):
+        beside = _build_context(path, root)
     found = read_text(text, label, file_suffix(path), dotenv, problems, beside, render, shared, unread)
     pinned = pinned_release(text) if found else None
     # the vLLM the file installs (`pip install vllm==X`, run before the server) replaces the image's own
@@ -172,6 +177,24 @@ def _reader_beside(path: Path) -> compose_files.FileReader:
             return target.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError, ValueError):
             return None
+
+    return read
+
+
+def _build_context(dockerfile: Path, root: Path | None) -> compose_files.FileReader:
+    """A Dockerfile's build context as `docker build` is given one: the Dockerfile's folder (`docker build DIR`),
+    else, for a file its folder lacks, the folder the command runs in with `-f DIR/Dockerfile .`
+    (docs.docker.com/build/concepts/context): the folder checked, or the current directory for a file given alone
+    under it. A folder above neither is not read."""
+    own = _reader_beside(dockerfile)
+    base = (root or Path.cwd()).resolve()
+    if base == dockerfile.parent.resolve() or not dockerfile.resolve().is_relative_to(base):
+        return own
+    above = _reader_beside(base / "Dockerfile")
+
+    def read(relative: str) -> str | None:
+        text = own(relative)
+        return text if text is not None else above(relative)
 
     return read
 
@@ -405,14 +428,14 @@ def _load_dir(path: Path, out: Loaded) -> None:
         text = f.read_text(encoding="utf-8", errors="replace") if f.is_file() and f.stat().st_size <= MAX_BYTES else ""
         if MENTIONS_VLLM.search(text):
             try:
-                out.found += load_file(f, str(f), out.problems)
+                out.found += load_file(f, str(f), out.problems, root=path)
             except InputError:
                 out.notes.append(f"skipped {f}: {python_kind(text)}: not read")
     kserve = kserve_objects(files)
     for f in files:
         shared = [d for other, docs in kserve.items() if other != f for d in docs]
         try:
-            got = load_file(f, str(f), out.problems, shared)
+            got = load_file(f, str(f), out.problems, shared, root=path)
         except InputError as exc:
             if f.suffix in (".yaml", ".yml", ".json", ".service") and not isinstance(exc, NotADeployment):
                 out.problems.append(_naming(str(f), exc))

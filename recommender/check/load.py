@@ -84,6 +84,11 @@ def _read_yaml_block(text: str, source: str) -> list[Found]:
     return read_text(text, source, ".yaml")
 
 
+def is_dockerfile(name: str, suffix: str, text: str) -> bool:
+    """A Dockerfile / Containerfile, by its name (`Dockerfile.pod`, `app.dockerfile`) or, unnamed, by its content."""
+    return bool(DOCKERFILE_NAME.search(name)) or (suffix in ("", ".txt") and looks_like_dockerfile(text))
+
+
 def _read_not_yaml(
     text: str, source: str, suffix: str, beside: compose_files.FileReader | None = None
 ) -> list[Found] | None:
@@ -107,7 +112,7 @@ def _read_not_yaml(
         return systemd_units.read_systemd(text, source)
     if suffix in (".md", ".markdown"):
         return read_markdown(text, source, _read_yaml_block)
-    if DOCKERFILE_NAME.search(name) or (suffix in ("", ".txt") and looks_like_dockerfile(text)):
+    if is_dockerfile(name, suffix, text):
         return read_dockerfile(text, source, beside)
     if suffix in _SCRIPT_SUFFIXES or (suffix == "" and (_SCRIPT_START.match(text.lstrip()) or jobs.is_sbatch(text))):
         if jobs.is_sbatch(text):
