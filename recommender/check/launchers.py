@@ -1,7 +1,7 @@
 """The launchers around a command in a script (pure): `exec`, `nohup`, `env A=1`, `timeout`, `sudo`, `srun`,
-`uv run`, `conda run`, `apptainer exec`, `ray job submit --`, ... are stripped so the command itself (`vllm serve
-...`) is what is read, keeping the variables they set for it (`env`, `sudo VAR=value`, and the
-CUDA_VISIBLE_DEVICES Slurm gives a job step that asks for GPUs)."""
+`uv run`, `conda run`, `apptainer exec`, `ray job submit --`, `docker exec CONTAINER`, ... are stripped so the
+command itself (`vllm serve ...`) is what is read, keeping the variables they set for it (`env`, `sudo VAR=value`,
+`docker exec -e VAR=value`, and the CUDA_VISIBLE_DEVICES Slurm gives a job step that asks for GPUs)."""
 
 from __future__ import annotations
 
@@ -61,6 +61,9 @@ def strip_prefixes(argv: list[str]) -> tuple[list[str], dict[str, str]]:
                 argv = argv[1:]
         elif head == "ray" and argv[1:3] == ["job", "submit"] and "--" in argv:
             argv = argv[argv.index("--") + 1 :]  # `ray job submit [options] -- vllm serve ...`
+        elif head in _CONTAINER_ENGINES and argv[1:2] == ["exec"]:
+            argv, set_there = _container_exec(argv[2:])
+            env |= set_there
         elif head in _PREFIXES and (head not in _SUBCOMMANDS or argv[1:2] == [_SUBCOMMANDS[head]]):
             if head == "srun":
                 env |= _srun_visible(argv[1:])
@@ -73,6 +76,27 @@ def strip_prefixes(argv: list[str]) -> tuple[list[str], dict[str, str]]:
         else:
             break
     return argv, env
+
+
+# `docker exec [OPTIONS] CONTAINER COMMAND [ARG...]` runs COMMAND in a running container (docs.docker.com/reference/
+# cli/docker/container/exec: -e/--env, --env-file, -u/--user, -w/--workdir, --detach-keys take a value; podman and
+# nerdctl take the same form)
+_CONTAINER_ENGINES = ("docker", "podman", "nerdctl")
+_EXEC_VALUE_OPTIONS = frozenset({"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"})
+
+
+def _container_exec(argv: list[str]) -> tuple[list[str], dict[str, str]]:
+    """(COMMAND [ARG...], the variables `-e NAME=value` sets for it) of `docker exec`'s options and arguments."""
+    env: dict[str, str] = {}
+    while argv and argv[0].startswith("-") and argv[0] != "-":
+        name, eq, value = argv[0].partition("=")
+        if not eq and name in _EXEC_VALUE_OPTIONS:
+            value, argv = (argv[1] if len(argv) > 1 else ""), argv[1:]
+        m = _ASSIGN.match(value) if name in ("-e", "--env") else None
+        if m:
+            env[m.group(1)] = m.group(2)
+        argv = argv[1:]
+    return argv[1:], env  # the container's name, then the command
 
 
 def _srun_visible(argv: list[str]) -> dict[str, str]:
