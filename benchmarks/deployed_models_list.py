@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import re
 import subprocess
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 # (repository, the mirror holding it, revision, path prefixes read; empty: every file). vLLM's own history is read
@@ -74,7 +74,10 @@ def served_ids(text: str, path: str) -> set[str]:
 
 
 def collect(mirrors: Path) -> dict[str, list[str]]:
-    """id -> one `github:REPO@COMMIT:PATH` per repository naming it."""
+    """id -> one `github:REPO@COMMIT:PATH` per repository naming it. The hub resolves ids case-insensitively
+    (`qwen/Qwen1.5-0.5B-Chat` is `Qwen/Qwen1.5-0.5B-Chat`): spellings that differ only in case are one id, written
+    as most files spell it."""
+    spellings: dict[str, Counter[str]] = defaultdict(Counter)
     where: dict[str, list[str]] = defaultdict(list)
     for repo, mirror_name, rev, prefixes in SOURCES:
         mirror = mirrors / mirror_name / "repo"
@@ -86,11 +89,12 @@ def collect(mirrors: Path) -> dict[str, list[str]]:
             text = subprocess.run(
                 ["git", "-C", str(mirror), "show", f"{commit}:{path}"], capture_output=True, text=True, errors="replace"
             ).stdout
-            for i in served_ids(text, path):
-                first.setdefault(i, path)
-        for i, path in first.items():
-            where[i].append(f"github:{repo}@{commit}:{path}")
-    return where
+            for i in sorted(served_ids(text, path)):
+                spellings[i.lower()][i] += 1
+                first.setdefault(i.lower(), path)
+        for key, path in first.items():
+            where[key].append(f"github:{repo}@{commit}:{path}")
+    return {spellings[key].most_common(1)[0][0]: sources for key, sources in where.items()}
 
 
 def main() -> None:
