@@ -48,3 +48,86 @@ def test_ministral_3_3b_reasoning_by_hand() -> None:
     assert spec.params is not None and spec.params.total - spec.params.vision == text
     assert 0.3e9 < spec.params.vision < 0.45e9
     assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 262144)
+
+
+def test_bert_and_xlm_roberta_embedders_by_hand() -> None:
+    """BERT-style embedders the list names, each a pooling model by its architecture. A BERT of hidden h, L layers,
+    MLP m, vocabulary v, 512 positions and 2 token types: embeddings (v + 512 + 2) x h and a LayerNorm, per layer
+    q/k/v/o h^2 + h each, MLP 2 h m + m + h, two LayerNorms, and the pooler h^2 + h. e5-small (384, 12, 1536):
+    33,360,000, as bge-small-en-v1.5; bge-base-en-v1.5 (BERT-base): 109,482,240 (the BERT paper's 110M).
+    multilingual-e5-large is XLM-RoBERTa-large (1024, 24, 4096, 250,002 tokens, 514 positions, 1 token type):
+    559,890,432 (Conneau et al.'s 550M-class large model, 560M on the hub)."""
+
+    def bert(h: int, layers: int, mlp: int, vocab: int, positions: int, types: int) -> int:
+        embeddings = (vocab + positions + types) * h + 2 * h
+        layer = 4 * (h * h + h) + 2 * h + (2 * h * mlp + mlp + h) + 2 * h
+        return embeddings + layers * layer + h * h + h
+
+    for model_id, total in (
+        ("intfloat/e5-small", bert(384, 12, 1536, 30522, 512, 2)),
+        ("BAAI/bge-base-en-v1.5", bert(768, 12, 3072, 30522, 512, 2)),
+        ("intfloat/multilingual-e5-large", bert(1024, 24, 4096, 250002, 514, 1)),
+    ):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total, model_id
+        assert spec.pooling is not None and spec.max_model_len == 512, model_id
+    assert bert(384, 12, 1536, 30522, 512, 2) == 33_360_000
+    assert bert(768, 12, 3072, 30522, 512, 2) == 109_482_240
+    assert bert(1024, 24, 4096, 250002, 514, 1) == 559_890_432
+
+
+def test_bge_reranker_base_by_hand() -> None:
+    """bge-reranker-base: XLM-RoBERTa-base (768, 12 layers, MLP 3072, 250,002 tokens, 514 positions, one token
+    type) without a pooler, plus the classification head (dense 768^2 + 768, out_proj 768 + 1): 278,044,417
+    parameters, served by the pooling runner's classify task."""
+    h, vocab = 768, 250002
+    encoder = (vocab + 514 + 1) * h + 2 * h + 12 * (4 * (h * h + h) + 2 * h + (2 * h * 3072 + 3072 + h) + 2 * h)
+    total = encoder + h * h + h + h + 1
+    assert total == 278_044_417
+    spec = resolve_model("BAAI/bge-reranker-base")
+    assert spec.params is not None and spec.params.total == total and spec.pooling is not None
+
+
+def test_llama_3_1_8b_fine_tunes_by_hand() -> None:
+    """Tulu 3 8B (its own config.json) and SuperNova-Lite (reconstructed) keep Llama 3.1 8B's 32 layers of 4096
+    (q/o 4096^2, k/v 4096 x 1024, gated MLP 3 x 4096 x 14336, two RMSNorms) and untied embedding and head: 8,030,261,248
+    parameters at 128,256 rows; Tulu's 8 added tokens make 8,030,326,784 (Ai2's "8B")."""
+    h = 4096
+    layers = 32 * (2 * h * h + 2 * h * 1024 + 3 * h * 14336 + 2 * h) + h
+    assert layers + 2 * 128256 * h == 8_030_261_248
+    assert layers + 2 * 128264 * h == 8_030_326_784
+    for model_id, total in (
+        ("allenai/Llama-3.1-Tulu-3-8B", 8_030_326_784),
+        ("arcee-ai/Llama-3.1-SuperNova-Lite", 8_030_261_248),
+    ):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total and spec.max_model_len == 131072, model_id
+
+
+def test_orca_2_7b_by_hand() -> None:
+    """Orca-2-7b (its own config.json): Llama-2-7B's 32 layers of 4096 with full multi-head attention (4 x 4096^2),
+    gated MLP 3 x 4096 x 11008, two RMSNorms, untied embedding and head of 32,003 rows, final norm: 6,738,440,192
+    parameters (Llama-2-7B's 6,738,415,616 plus 3 added tokens)."""
+    h = 4096
+    total = 32 * (4 * h * h + 3 * h * 11008 + 2 * h) + 2 * 32003 * h + h
+    assert total == 6_738_440_192 and total - 2 * 3 * h == 6_738_415_616
+    spec = resolve_model("microsoft/Orca-2-7b")
+    assert spec.params is not None and spec.params.total == total and spec.max_model_len == 4096
+
+
+def test_tinyllama_chat_v0_3_and_thebloke_quantizations_by_hand() -> None:
+    """TinyLlama-1.1B-Chat-v0.3: 22 layers of 2048 (q/o 2048^2, k/v 2048 x 4 x 64, gated MLP 3 x 2048 x 5632, two
+    RMSNorms), untied 32,003-row embedding and head, final norm: 1,100,060,672 parameters ("1.1B"). TheBloke's AWQ and
+    GPTQ releases of it (reconstructed) are its variants, 4-bit with the same parameters."""
+    h = 2048
+    total = 22 * (2 * h * h + 2 * h * 256 + 3 * h * 5632 + 2 * h) + 2 * 32003 * h + h
+    assert total == 1_100_060_672
+    base = resolve_model("TinyLlama/TinyLlama-1.1B-Chat-v0.3")
+    assert base.params is not None and base.params.total == total and base.max_model_len == 2048
+    for method in ("awq", "gptq"):
+        spec = resolve_model(f"TheBloke/TinyLlama-1.1B-Chat-v0.3-{method.upper()}")
+        assert (
+            spec.params == base.params
+            and spec.quant is not None
+            and (spec.quant.method, spec.quant.bits) == (method, 4)
+        )
