@@ -131,3 +131,52 @@ def test_tinyllama_chat_v0_3_and_thebloke_quantizations_by_hand() -> None:
             and spec.quant is not None
             and (spec.quant.method, spec.quant.bits) == (method, 4)
         )
+
+
+def test_all_roberta_large_v1_by_hand() -> None:
+    """all-roberta-large-v1: RoBERTa-large (1024, 24 layers, MLP 4096, 50,265 tokens, 514 positions, one token type)
+    with its pooler: 355,359,744 parameters (RoBERTa-large's 355M), a pooling model of 512 positions."""
+    h = 1024
+    total = (
+        (50265 + 514 + 1) * h + 2 * h + 24 * (4 * (h * h + h) + 2 * h + (2 * h * 4096 + 4096 + h) + 2 * h) + h * h + h
+    )
+    assert total == 355_359_744
+    spec = resolve_model("sentence-transformers/all-roberta-large-v1")
+    assert (
+        spec.params is not None
+        and spec.params.total == total
+        and spec.pooling is not None
+        and spec.max_model_len == 512
+    )
+
+
+def test_distilgpt2_by_hand() -> None:
+    """DistilGPT2: 6 GPT-2 blocks of 768 (c_attn 768 x 2304 and c_proj 768^2 with biases, MLP 768 x 3072 and back
+    with biases, two LayerNorms with biases), token and position embeddings (50,257 + 1,024 rows, the head tied),
+    final LayerNorm: 81,912,576 parameters (82M, the model card's)."""
+    h = 768
+    block = 2 * 2 * h + (h * 3 * h + 3 * h) + (h * h + h) + (h * 4 * h + 4 * h) + (4 * h * h + h)
+    total = (50257 + 1024) * h + 6 * block + 2 * h
+    assert total == 81_912_576
+    spec = resolve_model("distilbert/distilgpt2")
+    assert spec.params is not None and spec.params.total == total and spec.max_model_len == 1024
+
+
+def test_opt_13b_by_hand() -> None:
+    """OPT-13B: a tied 50,272-row embedding and 2,050 learned positions (2,048 plus OPT's offset of 2) of 5120, 40
+    layers (q/k/v/o 5120^2 with biases, two LayerNorms with biases, ReLU MLP 5120 x 20480 and back with biases),
+    final LayerNorm: 12,853,473,280 parameters (Meta's "13B")."""
+    h = 5120
+    total = (50272 + 2050) * h + 40 * (4 * (h * h + h) + 4 * h + h * 20480 + 20480 + 20480 * h + h) + 2 * h
+    assert total == 12_853_473_280
+    spec = resolve_model("facebook/opt-13b")
+    assert spec.params is not None and spec.params.total == total and spec.max_model_len == 2048
+
+
+def test_opt_66b_by_hand() -> None:
+    """OPT-66B: the OPT-13B formula at 9216 wide, 64 layers, MLP 36864: 65,719,701,504 parameters (Meta's "66B")."""
+    h = 9216
+    total = (50272 + 2050) * h + 64 * (4 * (h * h + h) + 4 * h + h * 36864 + 36864 + 36864 * h + h) + 2 * h
+    assert total == 65_719_701_504
+    spec = resolve_model("facebook/opt-66b")
+    assert spec.params is not None and spec.params.total == total
