@@ -7,7 +7,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from recommender.catalog import load_model
+from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags
 from recommender.sources.resolve import resolve_model
+
+from .catalog_support import H100, V033, reconstructed
 
 LIST = Path(__file__).parent.parent / "benchmarks" / "data" / "deployed_models.txt"
 # `ID  github:OWNER/NAME@COMMIT:PATH`
@@ -180,3 +185,20 @@ def test_opt_66b_by_hand() -> None:
     assert total == 65_719_701_504
     spec = resolve_model("facebook/opt-66b")
     assert spec.params is not None and spec.params.total == total
+
+
+def test_laguna_bf16_bases_read_their_fp8_releases_at_16_bits() -> None:
+    """Laguna XS.2 and S-2.1 (reconstructed): Poolside's BF16 checkpoints, the recipes' default variants, from the
+    config.json of their bundled llm-compressor FP8 releases without the quantization_config. They count what the
+    FP8 releases count (33,186,103,296, the recipe's "33B"; 116,872,888,320 against the recipe's "118B", the entry
+    approximate for the laguna architecture) and hold 16-bit weights: 61.9 and 217.8 GiB at TP1, the FP8 releases
+    a little over half of that (attention, routers and shared experts kept 16-bit)."""
+    flags = EngineFlags(max_model_len=4096)
+    for name, total in (("Laguna-XS.2", 33_186_103_296), ("Laguna-S-2.1", 116_872_888_320)):
+        base, fp8 = resolve_model(f"poolside/{name}"), resolve_model(f"poolside/{name}-FP8")
+        entry = load_model(f"poolside/{name}-FP8")
+        assert entry is not None and entry.base_model == f"poolside/{name}"
+        assert reconstructed(f"poolside/{name}") and base.quant is None and fp8.quant is not None
+        assert base.params is not None and base.params.total == total and fp8.params == base.params
+        w16, w8 = (explain(s, H100, flags, V033).stage.weights for s in (base, fp8))
+        assert abs(w16 - 2 * total) / (2 * total) < 0.01 and 0.5 < w8 / w16 < 0.55
