@@ -202,3 +202,15 @@ def test_laguna_bf16_bases_read_their_fp8_releases_at_16_bits() -> None:
         assert base.params is not None and base.params.total == total and fp8.params == base.params
         w16, w8 = (explain(s, H100, flags, V033).stage.weights for s in (base, fp8))
         assert abs(w16 - 2 * total) / (2 * total) < 0.01 and 0.5 < w8 / w16 < 0.55
+
+
+def test_granite_3_0_3b_a800m_instruct_by_hand() -> None:
+    """granite-3.0-3b-a800m-instruct (reconstructed from a bitsandbytes re-quantization's keys): a tied 49,155 x 1536
+    embedding, 32 layers of q/o 1536^2 and k/v 1536 x 512, 40 experts of 3 x 1536 x 512 each with a 1536 x 40
+    router, two RMSNorms a layer and a final one: 3,298,793,472 parameters (IBM's "3B", 800M active)."""
+    h, layers = 1536, 32
+    total = 49155 * h + layers * (2 * h * h + 2 * h * 512 + 40 * 3 * h * 512 + h * 40 + 2 * h) + h
+    assert total == 3_298_793_472
+    spec = resolve_model("ibm-granite/granite-3.0-3b-a800m-instruct")
+    assert spec.params is not None and spec.params.total == total and spec.max_model_len == 4096
+    assert reconstructed("ibm-granite/granite-3.0-3b-a800m-instruct")
