@@ -31,7 +31,9 @@ SOURCES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("substratusai/kubeai", "substratusai+kubeai", "HEAD", ()),
     ("llm-d/llm-d-benchmark", "llm-d+llm-d-benchmark", "HEAD", ()),
 )
-_ID = r"([A-Za-z0-9][A-Za-z0-9_.-]{1,40}/[A-Za-z0-9][A-Za-z0-9_.-]{0,96}[A-Za-z0-9])"
+# An id the text goes on to complete with a template or shell variable (`nvidia/Llama-3.3-70B-Instruct-$DTYPE`,
+# `org/model-{{ size }}`) is no id: the name before the variable is not a repository.
+_ID = r"([A-Za-z0-9][A-Za-z0-9_.-]{1,40}/[A-Za-z0-9][A-Za-z0-9_.-]{0,96}[A-Za-z0-9])(?![A-Za-z0-9_.-]*[$%{])"
 _SERVED = re.compile(
     r"(?:vllm\s+serve\s+|--model[= ]+|--model-name[= ]+|model_id:\s*|model:\s*|modelURL:\s*|hf://|\"model\":\s*"
     r"|'model':\s*|model=|MODEL(?:_NAME|_ID)?[=:]\s*|huggingface\.co/|--tokenizer[= ]+|\bmodel_name[:=]\s*"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from benchmarks.deployed_models_list import served_ids
 from recommender.catalog import load_model
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags
@@ -25,6 +26,13 @@ def test_every_listed_id_names_the_repository_commit_and_file_it_comes_from() ->
     assert bad == [] and len(lines) >= 800
     pairs = [(line.split()[0].lower(), line.split()[1].split("@")[0]) for line in lines]
     assert len(pairs) == len(set(pairs)), "an id is listed twice for one repository"
+
+
+def test_an_id_completed_by_a_variable_is_not_listed() -> None:
+    """vLLM's recipes serve `nvidia/Llama-3.3-70B-Instruct-$DTYPE` (FP8 or FP4): the name before the variable is not
+    a repository, and the ids the same page spells out are listed."""
+    text = "vllm serve nvidia/Llama-3.3-70B-Instruct-$DTYPE \\\n--model org/m-{{ size }}\nvllm serve nvidia/Llama-3.3-70B-Instruct-FP8"
+    assert served_ids(text, "Llama/Llama3.3-70B.md") == {"nvidia/Llama-3.3-70B-Instruct-FP8"}
 
 
 def test_orion_14b_chat_by_hand() -> None:
