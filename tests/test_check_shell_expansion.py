@@ -1,7 +1,8 @@
 """The shell reader on the bash idioms launch scripts build their `vllm serve` line with: default assignment with
 `: "${X:=d}"`, the length of an array, commands run inside `$(...)`, and option loops over `case "$1"` that set flags
 and append to arrays (bash(1): Parameter Expansion, Command Substitution). Hand-written minimal scripts; the shapes
-come from public launch scripts (benchmarks/data/check-heldout/round21/SOURCES: anchor-rerank, tennsoku)."""
+come from public launch scripts (benchmarks/data/check-heldout/round21/SOURCES: anchor-rerank, tennsoku), and the
+`set -u`-safe array expansion and comments inside an array's parentheses from jessedc/vllm-docker-gb10's run-*.sh."""
 
 from __future__ import annotations
 
@@ -101,3 +102,33 @@ def test_an_array_unknown_before_an_if_decided_by_default_stays_unknown() -> Non
 def test_an_array_append_after_then_on_the_same_line() -> None:
     script = 'A=(vllm serve m)\nX=1\nif [ "$X" = 1 ]; then A+=(-tp 2); else A+=(-tp 4); fi\n"${A[@]}"\n'
     assert _serve(script) == [("vllm", "serve", "m", "-tp", "2")]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ("", ()),  # an empty array: no word at all, quoted or not
+        ("--max-num-seqs 8", ("--max-num-seqs", "8")),  # one word per item, as "${ARR[@]}" gives
+    ],
+)
+def test_the_set_u_safe_array_expansion_gives_the_items_or_nothing(extra: str, words: tuple[str, ...]) -> None:
+    # `"${ARR[@]+"${ARR[@]}"}"` (bash(1), Parameter Expansion: ${parameter:+word}; an array with no items is unset)
+    # is how a `set -u` script passes a maybe-empty array (jessedc/vllm-docker-gb10's run-*.sh, no held-out round)
+    script = f'set -u\npass=({extra})\nvllm serve org/m "${{pass[@]+"${{pass[@]}}"}}" ${{pass[@]+"${{pass[@]}}"}}\n'
+    assert _serve(script) == [("vllm", "serve", "org/m", *words, *words)]
+
+
+def test_an_arrays_minus_default_stands_in_for_an_empty_array() -> None:
+    assert _serve("a=()\nb=(x)\nvllm serve org/m ${a[@]-8} ${b[@]-y}\n") == [("vllm", "serve", "org/m", "8", "x")]
+
+
+def test_a_comment_inside_an_array_assignment_is_dropped_whatever_it_holds() -> None:
+    # a `#` starting a word inside `( ... )` comments out the rest of its line; an apostrophe there (`can't`) opens
+    # no quote and a parenthesis closes nothing, while a `#` inside quotes is text (bash(1), Comments)
+    script = """flags=(--max-model-len 4096
+       # keep it small: it can't fit (the KV cache
+       -e "TAG=#1"   # a trailing comment
+       --port 8000)
+vllm serve org/m "${flags[@]}"
+"""
+    assert _serve(script) == [("vllm", "serve", "org/m", "--max-model-len", "4096", "-e", "TAG=#1", "--port", "8000")]

@@ -18,8 +18,10 @@ VARIABLE_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 ASSIGNMENT = re.compile(rf"^({VARIABLE_NAME})=(.*)$", re.S)
 PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*[^\s<>]>|<[A-Za-z_]>")
 _MAX_NESTING = 8  # ${A:-${B:-...}} levels read (scripts nest two or three)
-# "$@", "${@}", "${ARR[@]}": one word per item
-_LIST = re.compile(rf'"(?:\$@|\$\{{@\}}|\$\{{({VARIABLE_NAME})\[@\]\}})"')
+# "$@", "${@}", "${ARR[@]}": one word per item; so is the `set -u`-safe "${ARR[@]+"${ARR[@]}"}" (none when empty)
+_LIST = re.compile(
+    rf'"(?:\$@|\$\{{@\}}|\$\{{({VARIABLE_NAME})\[@\]\}}|\$\{{({VARIABLE_NAME})\[@\]:?\+"\$\{{\2\[@\]\}}"\}})"'
+)
 # what an expansion leaves as written when it cannot know it: $NAME, ${...}, $(...), `...`, a <placeholder>
 # runs of characters `scan` and `_double_quoted` take as they are: taken whole (one at a time is quadratic)
 _PLAIN_SPLIT = re.compile(r"[^<\\`'\"$\s]+")
@@ -81,7 +83,7 @@ class Expander:
             self.depth -= 1
 
     def _special(self, body: str, unresolved: list[str]) -> str | None:
-        """An array's items, a length or a trimmed value; None for other bodies."""
+        """An array's items (or its `+`/`-` operator's word), a length or a trimmed value; None for other bodies."""
         item = re.fullmatch(rf"({VARIABLE_NAME})\[([@*]|\d+)\]", body)
         if item and item.group(1) in self.arrays and item.group(1) not in self.unknown:
             items = self.arrays[item.group(1)]
@@ -90,6 +92,9 @@ class Expander:
         length = re.fullmatch(rf"#({VARIABLE_NAME})(\[[@*]\])?", body)
         if length:  # ${#ARR[@]}: how many items; ${#NAME}: how many characters (bash(1), Parameter Expansion)
             return self._length(length.group(1), listed=bool(length.group(2)), unresolved=unresolved)
+        listed = re.fullmatch(rf"({VARIABLE_NAME})\[[@*]\]:?([-+])(.*)", body, re.S)
+        if listed:  # ${ARR[@]+alt} / ${ARR[@]-default}: an array with no items is unset (bash(1), Parameter Expansion)
+            return self._listed(listed.group(1), listed.group(2), listed.group(3), unresolved)
         trim = re.fullmatch(rf"({VARIABLE_NAME})(##?|%%?)(.+)", body, re.S)
         if trim:  # ${NAME##*/}, ${NAME%.*}: a pattern removed from the front or the back
             return self._trimmed(trim.group(1), trim.group(2), trim.group(3), unresolved)
@@ -130,6 +135,15 @@ class Expander:
         if value == "" and name in self.outside:
             self.empty_from.append(name)
         return self._known(name, value, unresolved)
+
+    def _listed(self, name: str, op: str, arg: str, unresolved: list[str]) -> str:
+        items = self.items(name)
+        if items is None:
+            unresolved.append("${" + name + "[@]" + op + arg + "}")
+            return "${" + name + "[@]" + op + arg + "}"
+        if op == "+":
+            return self._word(arg, unresolved) if items else ""
+        return " ".join(items) if items else self._word(arg, unresolved)
 
     def _length(self, name: str, *, listed: bool, unresolved: list[str]) -> str:
         value = self.items(name) if listed else self.scope.get(name)
@@ -271,7 +285,7 @@ class Expander:
         m = _LIST.match(text, i)
         if not m or words[-1].started or (m.end() < len(text) and not text[m.end()].isspace()):
             return None
-        items = self.items(m.group(1) or "@")
+        items = self.items(m.group(1) or m.group(2) or "@")
         if items is None:
             return None
         for item in items:

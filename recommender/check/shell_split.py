@@ -11,9 +11,10 @@ from recommender.check.shell_expansion import VARIABLE_NAME, closing_paren
 
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 _ARRAY_OPEN = re.compile(rf"(?:^|\s){VARIABLE_NAME}\+?=$")
-_COMMENT = re.compile(r"(?:^|\s)#[^'\"]*$")  # a comment line or trailing comment inside an array's parentheses
 # a run of characters none of the rules below looks at: taken whole (one at a time is quadratic in a long value)
 _PLAIN = re.compile(r"[^'\"`#$(<&;\n|]+")
+# inside an array's parentheses: runs without quotes, escapes, comments, parentheses (by the quote that is open)
+_ARRAY_PLAIN = {"": re.compile(r"[^'\"\\\\#()\s]+"), "'": re.compile(r"[^']+"), '"': re.compile(r'[^"\\\\]+')}
 _QUOTED_PLAIN = {"'": re.compile(r"[^']+"), '"': re.compile(r'[^"\\$]+'), "`": re.compile(r"[^`]+")}
 
 
@@ -45,11 +46,12 @@ def split_commands(script: str) -> list[Segment]:
             end = text.find("\n", i)  # a comment runs to the end of its line
             i = len(text) if end < 0 else end
             continue
-        elif (j := _group_end(text, i, cur)) is not None:
-            cur += (
-                text[i : j + 1] if c == "$" else " ".join(_COMMENT.sub("", ln) for ln in text[i : j + 1].splitlines())
-            )
-            i = j
+        elif c == "(" and _ARRAY_OPEN.search(cur):
+            i, words = _array_words(text, i)
+            cur += words
+        elif (group := _group_end(text, i)) is not None:
+            cur += text[i : group + 1]
+            i = group
         elif c == "<" and _HEREDOC.match(text, i):
             m = _HEREDOC.match(text, i)
             assert m is not None
@@ -99,14 +101,46 @@ def _join_continuations(script: str) -> str:
     return "".join(out)
 
 
-def _group_end(text: str, i: int, cur: str) -> int | None:
-    """Where a `$(...)`, or an array's `(...)` (`ARGS=(` then one flag a line), opening at text[i] ends: it stays
-    part of the command, newlines included."""
+def _group_end(text: str, i: int) -> int | None:
+    """Where a `$(...)` opening at text[i] ends: it stays part of the command, newlines included."""
     if text.startswith("$(", i):
         return closing_paren(text, i + 1)
-    if text[i] == "(" and _ARRAY_OPEN.search(cur):
-        return closing_paren(text, i)
     return None
+
+
+def _array_words(text: str, i: int) -> tuple[int, str]:
+    """An array assignment's `( ... )` opening at text[i] (`ARGS=(` then one flag a line): the index of its closing
+    parenthesis and its text on one line. Words are read as bash reads them there: quotes span lines and hide `#`
+    and parentheses; a `#` starting a word outside quotes is a comment to the end of its line (bash(1), Arrays and
+    Comments: a comment's apostrophe, `# can't`, opens no quote)."""
+    parts: list[str] = []
+    depth, quote, j, last = 0, "", i, ""
+    while j < len(text):
+        c = text[j]
+        plain = _ARRAY_PLAIN[quote].match(text, j)
+        if plain:  # a run of characters none of the rules below looks at, taken whole
+            parts.append(plain.group(0).replace("\n", " ") if not quote else plain.group(0))
+            last, j = plain.group(0)[-1], plain.end()
+            continue
+        if c == "\\" and quote != "'" and j + 1 < len(text):  # an escaped character, in or out of double quotes
+            parts.append(text[j : j + 2])
+            last, j = text[j + 1], j + 2
+            continue
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and last in ("(", " ", "\t", "\n"):
+            end = text.find("\n", j)
+            j, last = (len(text), "\n") if end < 0 else (end, " ")
+            continue
+        elif c in "()":
+            depth += 1 if c == "(" else -1
+            if depth == 0:
+                return j, "".join(parts) + c
+        parts.append(" " if c == "\n" and not quote else c)
+        last, j = c, j + 1
+    return len(text) - 1, "".join(parts)
 
 
 def _operator(text: str, i: int, before: str) -> tuple[str, int]:
