@@ -15,6 +15,7 @@ from benchmarks.perf_points import (
     HELDOUT_8,
     HELDOUT_9,
     HELDOUT_10,
+    HELDOUT_11,
     HOLDOUT_GROUPS,
     _random_lengths,
     points,
@@ -420,3 +421,38 @@ def test_tenth_blind_set_is_new_points_of_combinations_nobody_fitted() -> None:
     # MiniMax-M2 without --ignore-eos: ~942 of the 1,024 requested tokens
     assert by["Q010"].load.output_len == pytest.approx(94221 / 100)
     assert by["Q011"].measured == pytest.approx({"throughput": 684.35})
+
+
+def test_eleventh_blind_set_is_new_points_of_combinations_the_fit_never_saw() -> None:
+    blind = points((HELDOUT_11,))
+    assert len(blind) >= 9
+    fitted = {p.group for p in points()}
+    for p in blind:
+        assert p.id.startswith("K"), p.id
+        assert p.use == "field", (p.id, p.reason)
+        assert p.group not in fitted, (p.id, p.group)
+    by = {p.id: p for p in blind}
+    # PR 28200 prints throughputs, not token totals: 2,048 in per prompt, the duration from input over (total minus
+    # output throughput), ~941 generated per request (no --ignore-eos) from output throughput x duration
+    k001 = by["K001"]
+    assert (k001.gpu, k001.flags.tensor_parallel_size, k001.load.max_concurrency) == ("h100-sxm", 4, 10)
+    assert k001.load.output_len == pytest.approx(94090 / 100)
+    assert k001.measured == pytest.approx({"ttft": 304.97, "tpot": 16.94, "throughput": 554.22})
+    # the excerpts read stop before the latency lines: output throughput alone
+    assert by["K002"].measured == pytest.approx({"throughput": 896.22})
+    k003 = by["K003"]
+    assert (k003.gpu, k003.flags.kv_cache_dtype, k003.flags.max_num_seqs, k003.load.max_concurrency) == (
+        "h200",
+        "fp8_e4m3",
+        16,
+        1,
+    )
+    assert k003.load.output_len == pytest.approx(300)
+    # AUGMXNT/speed-benchmarking's saved results: the default random 1,024 / 128 (max_tokens 128, no --ignore-eos);
+    # the loop re-sends the same seeded prompts to one prefix-caching server, so TTFT only for its first run
+    k004, k006 = by["K004"], by["K006"]
+    assert (k004.gpu, k004.load.max_concurrency, k004.load.max_output) == ("rtx-pro-6000-ws", 1, 128)
+    assert k004.measured == pytest.approx({"ttft": 34.94, "tpot": 10.337, "throughput": 94.90})
+    assert k004.load.input_len == pytest.approx(130632 / 128)
+    assert k006.measured == pytest.approx({"tpot": 12.377, "throughput": 2466.74})
+    assert by["K009"].catalog_model == "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16"
