@@ -13,6 +13,7 @@
     python benchmarks/fidelity.py --records field9     # round 9 (P*), committed logs and issue threads, measured blind
     python benchmarks/fidelity.py --records field10    # round 10 (Q*), committed notes and reports, measured blind
     python benchmarks/fidelity.py --records field11    # round 11 (R*), committed notes, logs and tutorials, measured blind
+    python benchmarks/fidelity.py --records field12    # round 12 (S*), committed notes, logs and an issue, measured blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -67,6 +68,7 @@ FIELD8 = (DATA / "vllm_startup_logs_field8.jsonl",)
 FIELD9 = (DATA / "vllm_startup_logs_field9.jsonl",)
 FIELD10 = (DATA / "vllm_startup_logs_field10.jsonl",)
 FIELD11 = (DATA / "vllm_startup_logs_field11.jsonl",)
+FIELD12 = (DATA / "vllm_startup_logs_field12.jsonl",)
 RECORD_SETS = {
     "calibration": DEFAULT,
     "field": FIELD,
@@ -80,6 +82,7 @@ RECORD_SETS = {
     "field9": FIELD9,
     "field10": FIELD10,
     "field11": FIELD11,
+    "field12": FIELD12,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 # the --quantization methods a record passes through: those vLLM can also apply to a 16-bit checkpoint at load
@@ -580,11 +583,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2' ... 'field11' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field12' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 12))),
+        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 13))),
         help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")

@@ -4,8 +4,8 @@ used, belongs to its round's one split, says whether vLLM started and (from roun
 total its log printed) and its release. The sets: round 8 (N001-N025, held-out-8: vLLM issue threads, projects that
 run vLLM, one annotated blog log), round 9 (P001-P015, held-out-9: logs committed to GitHub and issue threads),
 round 10 (Q001-Q019, held-out-10: notes, reports and guides committed to GitHub, most cited by the code index's
-read_file id), round 11 (R001-R020, held-out-11). The figures each record's `raw` excerpt prints are checked against
-the record by tests/test_startup_log.py; each set's blind measurement is benchmarks/data/calibration/FIELDN-FINDINGS.md."""
+read_file id), round 11 (R001-R020, held-out-11), round 12 (S001-S020, held-out-12). The figures each record's `raw`
+excerpt prints are checked against the record by tests/test_startup_log.py; each set's blind measurement is benchmarks/data/calibration/FIELDN-FINDINGS.md."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ import re
 
 import pytest
 
-from benchmarks.fidelity import FIELD8, FIELD9, FIELD10, FIELD11, RECORD_SETS, load_records, main
+from benchmarks.fidelity import FIELD8, FIELD9, FIELD10, FIELD11, FIELD12, RECORD_SETS, load_records, main
 
 HELD_OUT_11 = load_records(*FIELD11)
+HELD_OUT_12 = load_records(*FIELD12)
 
 
 def _source_key(source: str) -> str:
@@ -28,7 +29,7 @@ def test_held_out_11_sources_are_new_and_quoted() -> None:
     earlier = {
         _source_key(r["source"])
         for name, files in RECORD_SETS.items()
-        if name != "field11"
+        if name not in ("field11", "field12")
         for r in load_records(*files)
     }
     ids = [r["id"] for r in HELD_OUT_11]
@@ -142,3 +143,35 @@ def test_round_ten_split_is_selectable_from_the_command_line(capsys: pytest.Capt
     assert "records: 19;" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["--records", "field10", "--split", "held-out-0", "--quiet"])
+
+
+def test_held_out_12_sources_are_new_and_quoted() -> None:
+    # round 12 (benchmarks/data/calibration/vllm_startup_logs_field12.jsonl, S001-S020): no source any other set used
+    earlier = {
+        _source_key(r["source"])
+        for name, files in RECORD_SETS.items()
+        if name != "field12"
+        for r in load_records(*files)
+    }
+    ids = [r["id"] for r in HELD_OUT_12]
+    assert ids == [f"S{i:03d}" for i in range(1, len(ids) + 1)] and len(ids) >= 20
+    for r in HELD_OUT_12:
+        assert r["source"].startswith(("https://github.com/", "GitHub-hosted ")), r["id"]
+        assert _source_key(r["source"]) not in earlier, r["id"]
+        assert r["split"] == "held-out-12" and r["raw"] and r["source_type"], r["id"]
+
+
+def test_held_out_12_records_say_whether_vllm_started_and_on_what() -> None:
+    figures = ("weights_gib", "kv_available_gib", "kv_cache_tokens", "num_gpu_blocks", "max_concurrency")
+    for r in HELD_OUT_12:
+        assert re.match(r"(ok|failed)\b", r["status"]), r["id"]
+        assert r["status"].startswith("ok") or r["error"], r["id"]
+        assert r["status"].startswith("failed") or any(r[f] is not None for f in figures), r["id"]
+        assert r["gpu"] or r["gpu_total_gib"], r["id"]
+        assert r["vllm_version"] or r["vllm_version_estimate"], r["id"]
+    assert {r["status"].split()[0] for r in HELD_OUT_12} == {"ok", "failed"}
+
+
+def test_held_out_12_is_selectable_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--records", "field12", "--split", "held-out-12", "--quiet"]) == 0
+    assert f"records: {len(HELD_OUT_12)};" in capsys.readouterr().out
