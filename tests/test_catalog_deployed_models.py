@@ -222,3 +222,21 @@ def test_granite_3_0_3b_a800m_instruct_by_hand() -> None:
     spec = resolve_model("ibm-granite/granite-3.0-3b-a800m-instruct")
     assert spec.params is not None and spec.params.total == total and spec.max_model_len == 4096
     assert reconstructed("ibm-granite/granite-3.0-3b-a800m-instruct")
+
+
+def test_amead10_llama_3_2_awq_keep_the_embedding_16_bit() -> None:
+    """AMead10's AutoAWQ releases of Llama-3.2-1B/3B-Instruct (reconstructed: the bundled bases with the AWQ block of
+    the same publisher's Llama-3.1-SuperNova-Lite-AWQ): the bases' parameters, 4-bit in groups of 128. AWQ quantizes
+    the decoder linears only, so the tied 128,256-row embedding stays 16-bit: 1B: 262,668,288 x 2 bytes plus
+    973,078,528 linear weights at half a byte (0.942 GiB) and their group scales and zeros; 3B: 394,002,432 x 2
+    plus 2,818,572,288 / 2 (2.046 GiB)."""
+    flags = EngineFlags(max_model_len=4096)
+    for size, embedding, linear in (("1B", 262_668_288, 973_078_528), ("3B", 394_002_432, 2_818_572_288)):
+        base = resolve_model(f"meta-llama/Llama-3.2-{size}-Instruct")
+        spec = resolve_model(f"AMead10/Llama-3.2-{size}-Instruct-AWQ")
+        assert base.params is not None and base.params.total == embedding + linear + base.params.norms
+        assert spec.params == base.params and spec.quant is not None
+        assert (spec.quant.method, spec.quant.bits, spec.quant.group_size) == ("awq", 4, 128)
+        assert reconstructed(f"AMead10/Llama-3.2-{size}-Instruct-AWQ")
+        floor = 2 * embedding + linear / 2
+        assert floor <= explain(spec, H100, flags, V033).stage.weights <= 1.05 * floor
