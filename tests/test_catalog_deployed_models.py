@@ -240,3 +240,24 @@ def test_amead10_llama_3_2_awq_keep_the_embedding_16_bit() -> None:
         assert reconstructed(f"AMead10/Llama-3.2-{size}-Instruct-AWQ")
         floor = 2 * embedding + linear / 2
         assert floor <= explain(spec, H100, flags, V033).stage.weights <= 1.05 * floor
+
+
+def test_gemma_1_1_2b_it_and_gemma_2_9b_it_w8a16_by_hand() -> None:
+    """gemma-1.1-2b-it (reconstructed from two derivatives' keys) is Gemma 1 2B's architecture: 18 layers of 2048,
+    q/o 2048 x 2048, one KV head of 256 (2 x 2048 x 256), gated MLP 3 x 2048 x 16384, two RMSNorms, a tied 256,000-row
+    embedding and the final norm: 2,506,172,416 parameters, as the bundled gemma-2b-it. Neural Magic's W8A16 of
+    gemma-2-9b-it (reconstructed from its model card's scheme) holds INT8 decoder linears and the 16-bit tied
+    embedding, as much as its W8A8 sibling."""
+    h = 2048
+    total = 18 * (2 * h * h + 2 * h * 256 + 3 * h * 16384 + 2 * h) + 256000 * h + h
+    assert total == 2_506_172_416
+    spec = resolve_model("google/gemma-1.1-2b-it")
+    assert spec.params is not None and spec.params.total == total and spec.max_model_len == 8192
+    assert spec.params == resolve_model("google/gemma-2b-it").params and reconstructed("google/gemma-1.1-2b-it")
+    w8a16, w8a8 = (
+        resolve_model("neuralmagic/gemma-2-9b-it-quantized.w8a16"),
+        resolve_model("RedHatAI/gemma-2-9b-it-quantized.w8a8"),
+    )
+    assert w8a16.quant is not None and (w8a16.quant.bits, w8a16.quant.group_size) == (8, -1)  # -1: per channel
+    flags = EngineFlags(max_model_len=4096)
+    assert explain(w8a16, H100, flags, V033).stage.weights == explain(w8a8, H100, flags, V033).stage.weights
