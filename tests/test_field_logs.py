@@ -277,10 +277,10 @@ ROUND4_VERDICT_MISSES = {
 # J022/J023 resolve since the card the reporter names is in their records (V100 16GB, gpus3); J033 since a GeForce
 # name with a larger size is a memory-modified board (its 2080 Ti 22G, recommender/hardware.py modified_card)
 # J018 (0.9.0: V1's profiler counted the CUDA context inside the budget) and J040 (5 graphs take a small pool) right
-# since memory/budget.py V1_PROFILER_COUNTS_DEVICE_UNTIL and memory/warmup.py captured_pool_bytes; J029 (Qwen3.5 at
+# since memory/request.py V1_PROFILER_COUNTS_DEVICE_UNTIL and memory/warmup.py captured_pool_bytes; J029 (Qwen3.5 at
 # PP 4) since the Qwen3.5 tower's profiling pass is counted on the first stage (memory/encoder_profile.py)
 # J016 (Llama-4-Maverick FP8 over 4 x H100 96GB) compared since its reconstructed catalog entry: ~95 GiB of weights per GPU
-# J023 (0.6.5, TP 2 over NVLink) since NCCL's buffers count inside the budget before 0.11 (budget.context_after_kv)
+# J023 (0.6.5, TP 2 over NVLink) since NCCL's buffers count inside the budget before 0.11 (request.context_after_kv)
 # J021 (DeepSeek-Coder-V2 on 0.5.4) since releases before 0.7.1 cache per-head K/V of 256 (budget.pre_mla_head_size)
 # J047/J048 (cyankiwi's Gemma 4 31B AWQ on an A100, 0.20/0.21) compared since its reconstructed catalog entry (catfield)
 ROUND4_VERDICTS_RIGHT = (

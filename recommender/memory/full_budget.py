@@ -18,7 +18,7 @@ allocation larger than it has no other room: field5 K001 (MiniCPM-V-2_6 at 1.0 o
 with 3.47 GiB free after the KV cache where the model leaves a 0.03 GiB margin. At utilization below 1.0 the room
 also holds the share outside the budget, which the model knows exactly (field3 H029 started at 0.90 with a 0.02
 GiB margin), so only a budget that leaves nothing outside is called "at risk" when its margin is within the warm-up
-uncertainty. Where the release's profiler leaves the CUDA context outside its accounting (memory/budget.py
+uncertainty. Where the release's profiler leaves the CUDA context outside its accounting (memory/request.py
 context_after_kv), the context sits in that share: a share no larger than the context leaves the same nothing, and
 the same rule applies (field8 N003: gemma-3-27b AWQ on V0 0.8.3 at 0.98 of a 21.99 GiB card, 0.44 GiB outside for a
 ~0.5 GiB context, ran out of memory in capture_end with a 0.92 GiB margin predicted).

@@ -23,7 +23,7 @@ top of the range reported safe, which failed on the MiaAI machines) is "at risk"
 user states (--free-memory-gib) replaces both. Other integrated devices (Jetson) have no reserve measured here.
 The records' figures are vLLM's own startup check ("Free memory on cuda:0 ...", field6 L009/L010), read after the
 process's CUDA context (and NCCL) existed, so the reserve holds the context: it is not allocated again after the KV
-cache (memory/budget.py Budget.context_in_free).
+cache (memory/request.py Budget.context_in_free).
 """
 
 from __future__ import annotations

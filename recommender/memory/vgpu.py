@@ -1,7 +1,7 @@
 """A vGPU type's framebuffer: memory the VM's guest holds before vLLM starts (pure).
 
 Where vLLM's profiler counts the whole device's used memory as its own non-torch memory (V0 0.6.4; V1 up to 0.9.0:
-memory/budget.py profiler_counts_whole_device), whatever is in use on the GPU when vLLM starts comes off the KV
+memory/request.py profiler_counts_whole_device), whatever is in use on the GPU when vLLM starts comes off the KV
 cache. On a bare card that is the CUDA context (0.44 GiB on an RTX A6000 at 0.6.4, field4 J008); on an NVIDIA vGPU
 type the one log read (field4 J007: an A40-48Q, vLLM 0.6.4.post1, vllm-project/vllm#11230) printed 4.09 GiB of
 non-torch memory, about 3.6 GiB more, which NVIDIA documents only as the type's framebuffer reservation
