@@ -27,19 +27,14 @@ from recommender.memory import (
 from recommender.memory import startup_issues as si
 from recommender.memory.admission import capacity, kv_admission
 from recommender.memory.architecture_support import architecture_issues
-from recommender.memory.encoder_profile import (
-    EncoderPass,
-    V0Batch,
-    encoder_pass,
-    towers_data_parallel,
-    v0_profile_batch,
-)
+from recommender.memory.encoder_profile import towers_data_parallel
 from recommender.memory.engine import EngineFlags, VllmVersion, runs_v0_engine
 from recommender.memory.explanation import Explanation as Explanation  # re-exported: callers import it from here
 from recommender.memory.explanation import StageBudget as StageBudget
 from recommender.memory.kv_cache import KvLayout, LayerKv, build_layout
 from recommender.memory.kv_dsv4 import dsv4_layout
 from recommender.memory.precision import Precision, gpu_checks, resolve_precision, tower_modalities
+from recommender.memory.profile_run import activation_bytes, engine_passes
 from recommender.memory.request import Budget, context_after_kv, profiler_counts_whole_device, request_memory
 from recommender.memory.scheduler import SchedulerLimits, scheduler_limits
 from recommender.memory.startup_issues import IssueKind, StartupIssue
@@ -124,89 +119,6 @@ def stage_layout(
         extra=drafter[0],
     )
     return replace(layout, speculative_blocks=drafter[1]) if drafter[1] else layout
-
-
-def engine_passes(
-    model: ModelSpec, gpu: Gpu, flags: EngineFlags, limits: SchedulerLimits, version: VllmVersion, *, v0: bool = False
-) -> tuple[int, EncoderPass]:
-    """What every stage shares: the number of CUDA graphs captured and the multimodal encoder's profiling pass."""
-    v = (version.major, version.minor)
-    release = (version.major, version.minor, version.patch)  # the capture list changed in a patch release (0.11.1)
-    graphs = overheads.cudagraph_capture_count(
-        overheads.cudagraph_max_capture(model, gpu.cc_major_minor, release, limits.max_num_seqs),
-        max_num_batched_tokens=limits.max_num_batched_tokens,
-        version=release,
-    )
-    if v0:
-        graphs = overheads.v0_cudagraph_capture_count(limits.max_num_seqs)
-    if flags.towers_skipped(version, tower_modalities(model)):
-        return graphs, EncoderPass(0, 0)
-    encoder = encoder_pass(
-        model,
-        max_num_batched_tokens=limits.max_num_batched_tokens,
-        max_num_seqs=limits.max_num_seqs,
-        max_model_len=limits.max_model_len,
-        tp=flags.tensor_parallel_size,
-        version=v,
-        video=flags.modality_limit("video") != 0,
-        data_parallel=towers_data_parallel(model, flags),
-        compiled=not flags.enforce_eager,
-    )
-    return graphs, encoder
-
-
-def activation_bytes(
-    model: ModelSpec,
-    gpu: Gpu,
-    flags: EngineFlags,
-    setup: tuple[Precision, SchedulerLimits],
-    version: VllmVersion,
-    encoder: EncoderPass | None,
-    *,
-    stage: tuple[int, int],
-    v0: bool,
-) -> int:
-    """The profiling run's transient peak on one GPU of pipeline stage `stage` = (k, pp): the generic forward,
-    sampler and MoE terms (memory/overheads.py) and DeepSeek-V4's sparse-attention workspace (memory/dsv4_profile.py)."""
-    precision, limits = setup
-    k, pp = stage
-    v = (version.major, version.minor)
-    rocm = gpu.vendor.lower() == "amd"
-    batch = V0Batch(limits.max_num_batched_tokens, limits.max_num_seqs)
-    if v0:  # V0's dummy sequences carry the multimodal items whole (memory/encoder_profile.py)
-        batch = v0_profile_batch(
-            model,
-            max_num_batched_tokens=batch.tokens,
-            max_num_seqs=batch.seqs,
-            max_model_len=limits.max_model_len,
-            items=(flags.modality_limit("image"), flags.modality_limit("video")),
-            version=(version.major, version.minor, version.patch),
-        )
-    return (
-        batch.pixel_bytes
-        + overheads.activation_peak_bytes(
-            model,
-            max_num_batched_tokens=batch.tokens,
-            max_num_seqs=batch.seqs,
-            tp=flags.tensor_parallel_size,
-            last_stage=k == pp - 1,
-            version=v,
-            moe_kernel_without_workspace=precision.mxfp4_triton,
-            expert_parallel=flags.enable_expert_parallel,
-            v0=v0,
-            encoder=None if v0 or k else encoder,
-            flashinfer_sampler=bool(flags.flashinfer_sampler) and not v0,
-            dp=flags.data_parallel_size,
-        )
-        + dsv4_profile.workspace_bytes(
-            model,
-            max_model_len=limits.max_model_len,
-            max_num_batched_tokens=limits.max_num_batched_tokens,
-            max_num_seqs=limits.max_num_seqs,
-            rocm=rocm,
-            decode_rows_bounded=not rocm or version >= dsv4_profile.ROCM_DECODE_ROWS_BOUNDED_FROM,
-        )
-    )
 
 
 def speculative_drafter(
