@@ -1,0 +1,167 @@
+"""The per-stage budget (pure): load_model and determine_available_memory on one GPU of every pipeline stage, i.e.
+weights (with a speculative drafter's on the last stage), the profiling run's peak, non-torch memory and CUDA
+graphs against the request, the KV memory left and the KV-cache layout of the stage's layers; and the check of a
+fixed --kv-cache-memory-bytes allocation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from recommender.hardware import Gpu
+from recommender.memory import overheads, spec_decode
+from recommender.memory import startup_issues as si
+from recommender.memory.encoder_profile import towers_data_parallel
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.explanation import StageBudget
+from recommender.memory.kv_cache import KvLayout, LayerKv, build_layout
+from recommender.memory.kv_dsv4 import dsv4_layout
+from recommender.memory.precision import Precision, tower_modalities
+from recommender.memory.profile_run import activation_bytes, engine_passes
+from recommender.memory.request import Budget, profiler_counts_whole_device
+from recommender.memory.scheduler import SchedulerLimits
+from recommender.memory.startup_issues import IssueKind, StartupIssue
+from recommender.memory.weights import Parallel, pp_layer_ranges, rotary_caches_on_stage, weight_bytes_per_gpu
+from recommender.model.spec import ModelSpec
+from recommender.units import GiB
+
+# Before vLLM 0.7.1 (config.py ModelConfig.use_mla, vllm#12601) DeepSeek-V2/V3 kept no latent cache: their attention
+# was Attention(num_local_heads, 256, num_kv_heads=num_local_heads), q/k/v padded to 256 (deepseek_v2.py and
+# deepseek_v3.py of v0.4.3-v0.7.0, "TODO, support head_size 192"), i.e. per-head K and V of 256 on each TP rank.
+MLA_CACHE_FROM = VllmVersion(0, 7, 1)
+PRE_MLA_HEAD_SIZE = 256
+_PRE_MLA_ARCHITECTURES = ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM")
+
+
+def pre_mla_head_size(model: ModelSpec, version: VllmVersion) -> int:
+    """The padded head size of the per-head cache an MLA model kept before vLLM cached the latent, else 0."""
+    old = model.mla is not None and version < MLA_CACHE_FROM and model.architecture in _PRE_MLA_ARCHITECTURES
+    return PRE_MLA_HEAD_SIZE if old else 0
+
+
+def stage_layout(
+    model: ModelSpec,
+    layers: range,
+    flags: EngineFlags,
+    precision: Precision,
+    *,
+    v0: bool,
+    mla_as_mha: int = 0,
+    drafter: tuple[tuple[LayerKv, ...], int] = ((), 0),
+) -> KvLayout:
+    """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block);
+    `drafter`: a speculative drafter's layers on this stage and its extra Mamba blocks (memory/spec_decode.py)."""
+    if model.compressed_attention is not None:  # DeepSeek-V4: its own cache layers, packed (memory/kv_dsv4.py)
+        return dsv4_layout(model.compressed_attention, layers, mtp=len(drafter[0]))
+    tp = flags.tensor_parallel_size
+    kv, dtype = precision.kv_bytes, precision.dtype_bytes
+    layout = build_layout(
+        model,
+        layers,
+        tp=tp,
+        block_size=flags.block_size,
+        kv_bytes=kv,
+        model_bytes=dtype,
+        hybrid_manager=not v0,
+        mla_as_mha=mla_as_mha,
+        extra=drafter[0],
+    )
+    return replace(layout, speculative_blocks=drafter[1]) if drafter[1] else layout
+
+
+def speculative_drafter(
+    model: ModelSpec,
+    flags: EngineFlags,
+    precision: Precision,
+    version: VllmVersion,
+    issues: list[StartupIssue],
+    *,
+    draft: ModelSpec | None,
+    v0: bool,
+) -> tuple[spec_decode.Drafter, int]:
+    """The speculative drafter on the last stage's GPUs and the extra Mamba blocks per request it makes vLLM keep
+    (memory/spec_decode.py); an empty drafter without --speculative-config."""
+    tp = flags.tensor_parallel_size
+    par = Parallel(tp=tp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
+    shape = spec_decode.KvShape(tp, flags.block_size or 16, precision.kv_bytes, precision.dtype_bytes)
+    drafter = spec_decode.drafter_of(model, flags.speculative(), par, shape, precision.quant, draft)
+    if drafter is None:
+        return spec_decode.Drafter("", 0), 0
+    if drafter.missing:
+        issues.append(si.note(IssueKind.APPROXIMATE_MODEL, f"speculative decoding: {drafter.missing}"))
+    blocks = spec_decode.mamba_speculative_blocks(drafter, (version.major, version.minor, version.patch), v0=v0)
+    if summary := spec_decode.drafter_summary(drafter, blocks):
+        issues.append(StartupIssue(IssueKind.SPECULATIVE_DRAFTER, summary, needed_bytes=drafter.weight_bytes))
+    return drafter, blocks
+
+
+def stage_budgets(
+    model: ModelSpec,
+    gpu: Gpu,
+    flags: EngineFlags,
+    version: VllmVersion,
+    setup: tuple[Precision, SchedulerLimits, Budget],
+    issues: list[StartupIssue],
+    *,
+    v0: bool = False,
+    draft: ModelSpec | None = None,
+) -> tuple[StageBudget, ...]:
+    """load_model + determine_available_memory for every pipeline stage; the KV layout of its layers (`draft`: the
+    speculative draft model's spec when --speculative-config names one the catalog holds)."""
+    precision, limits, budget = setup
+    tp, pp = flags.tensor_parallel_size, min(flags.pipeline_parallel_size, model.num_layers)
+    par = Parallel(tp=tp, pp=pp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
+    v = (version.major, version.minor)
+    graphs, encoder = engine_passes(model, gpu, flags, limits, version, v0=v0)
+    drafter = speculative_drafter(model, flags, precision, version, issues, draft=draft, v0=v0)
+    stages: list[StageBudget] = []
+    for k, layers in enumerate(pp_layer_ranges(model.num_layers, pp)):
+        w = weight_bytes_per_gpu(
+            model,
+            par,
+            dtype_bytes=precision.dtype_bytes,
+            quant=precision.quant,
+            stage=k,
+            cpu_offload_bytes=int(flags.cpu_offload_gb * GiB),
+            mxfp4=precision.mxfp4,
+            skip_towers=flags.towers_skipped(version, tower_modalities(model)),
+            rotary_caches=rotary_caches_on_stage(model, (version.major, version.minor, version.patch), len(layers)),
+            towers_replicated=towers_data_parallel(model, flags),
+        )
+        on_stage = drafter[0] if k == pp - 1 else spec_decode.Drafter("", 0)  # the drafter runs beside the last
+        w += on_stage.weight_bytes
+        act = activation_bytes(model, gpu, flags, (precision, limits), version, encoder, stage=(k, pp), v0=v0)
+        if not v0:  # the V1 proposer's per-token buffers, allocated before the profiling run
+            act += spec_decode.proposer_buffer_bytes(on_stage, limits.max_num_batched_tokens, precision.dtype_bytes)
+        nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v, multicast=gpu.nvswitch_multicast, v0=v0)
+        if profiler_counts_whole_device(version, v0=v0):
+            nt += budget.total - budget.free  # other processes' memory (the context: see PROFILER_COUNTS_DEVICE_UNTIL)
+        cg = overheads.cudagraph_bytes(layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs)
+        reserved = w + act + nt + (cg if budget.estimate_cudagraphs else 0)  # graphs where profiled (0.21+)
+        avail = budget.requested - reserved if flags.kv_cache_memory_bytes is None else flags.kv_cache_memory_bytes
+        mla_as_mha = pre_mla_head_size(model, version)
+        extra = (on_stage.kv_layers, drafter[1])
+        kv_model = spec_decode.with_draft_state(model, drafter[1])  # conv states hold the draft tokens too
+        layout = stage_layout(kv_model, layers, flags, precision, v0=v0, mla_as_mha=mla_as_mha, drafter=extra)
+        blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
+        stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
+        if w > budget.free:
+            issues.append(si.weights_do_not_fit(w, budget.free))
+    return tuple(stages)
+
+
+def fixed_kv_allocation(
+    stages: Sequence[StageBudget], budget: Budget, flags: EngineFlags, issues: list[StartupIssue]
+) -> None:
+    """--kv-cache-memory-bytes: vLLM skips profiling and allocates that KV cache as one tensor after loading the
+    weights; on a GPU where it does not fit beside the weights and the non-torch memory, torch raises CUDA OOM
+    (the profiling pass's activations are cached blocks torch frees before it gives up). Nothing without the flag."""
+    if flags.kv_cache_memory_bytes is None or any(i.kind is IssueKind.WEIGHTS_DO_NOT_FIT for i in issues):
+        return
+    for st in stages:
+        kv = st.num_blocks * st.layout.bytes_per_block
+        room = budget.free - st.weights - st.non_torch
+        if kv > room:
+            issues.append(si.kv_allocation_oom(kv, budget.total, room))
+            return
