@@ -1,10 +1,12 @@
 """Put the terms together exactly as vLLM's startup does, and say whether it starts.
 
 `explain(model, gpu, flags, version)` follows vLLM's startup order, one named step each: precision (dtype,
-quantization, KV dtype), scheduler limits (max_model_len, max_num_seqs, max_num_batched_tokens), the parallel
-checks, the per-stage budget (Worker.init_device's request_memory, load_model, determine_available_memory),
-KV admission (get_kv_cache_configs, min over workers, and _check_enough_kv_cache_memory) and the capacity line
-(update_kv_cache_capacity), both in memory/admission.py, and the warm-up headroom left after the KV cache is allocated. Pure: no I/O.
+quantization, KV dtype; memory/precision.py), scheduler limits (max_model_len, max_num_seqs, max_num_batched_tokens;
+memory/scheduler.py), the parallel checks, the memory request (Worker.init_device's request_memory; memory/request.py),
+the per-stage budget (load_model, determine_available_memory; memory/stage_budgets.py, its profiling run in
+memory/profile_run.py), KV admission (get_kv_cache_configs, min over workers, and _check_enough_kv_cache_memory) and
+the capacity line (update_kv_cache_capacity), both in memory/admission.py, and the warm-up headroom left after the KV
+cache is allocated (memory/post_allocation.py). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -59,9 +61,6 @@ def parallel_checks(model: ModelSpec, tp: int, pp: int, issues: list[StartupIssu
             issues.append(si.tp_kv_heads(model.num_kv_heads, tp))
         else:
             issues.append(si.kv_heads_replicated(model.num_kv_heads, tp))
-
-
-# --- step 4: the per-stage budget -----------------------------------------------------------------------------
 
 
 # --- explain: the steps in order --------------------------------------------------------------------------------
