@@ -23,7 +23,7 @@ from typing import Any
 
 from recommender.errors import FlagError
 from recommender.memory.engine import EngineFlags, VllmVersion
-from recommender.quoting import clipped, quoted
+from recommender.quoting import quoted
 from recommender.units import parse_human_int
 from recommender.vllm_flags import FlagSpec, FlagTable, default_flag_table
 
@@ -107,7 +107,7 @@ class ServeCommand:
 
     `values` holds the memory-relevant settings as EngineFlags fields (converted as vLLM converts them);
     `errors` are what vLLM's parser would print before exiting (with its wording), apart from unrecognized
-    arguments, which are in `extras` (whether they are errors depends on the release: see strict_errors);
+    arguments, which are in `extras` (whether they are errors depends on the release: see serve_release_errors.strict_errors);
     `config_file` is a `--config` file that could not be read here.
     """
 
@@ -447,85 +447,3 @@ def parse_serve_argv(
     return ServeCommand(
         model, values, tuple(st.given), tuple(st.unknown), tuple(st.extras), tuple(errors), config_file, other, ignored
     )
-
-
-def not_accepted(cmd: ServeCommand, version: VllmVersion) -> list[GivenFlag]:
-    """The options given that this release does not have (introduced later or removed by then)."""
-    return [g for g in cmd.given if not g.spec.accepted_in(version)]
-
-
-def strict_errors(cmd: ServeCommand, version: VllmVersion | None = None) -> list[str]:
-    """What vLLM's parser (of `version`, default the newest in the table) prints for this command, unrecognized
-    arguments included."""
-    version = version or default_flag_table().newest
-    out = [*cmd.errors, *choice_errors(cmd, version)]
-    stray: list[str] = []
-    for g in not_accepted(cmd, version):
-        stray.append(g.written)
-        if isinstance(g.value, str):
-            stray.append(g.value)
-        elif isinstance(g.value, tuple):
-            stray += g.value
-    stray += cmd.extras
-    if stray:
-        out.append(f"unrecognized arguments: {clipped(' '.join(stray))}")
-    return out
-
-
-def choice_errors(cmd: ServeCommand, version: VllmVersion) -> list[str]:
-    """argparse's "invalid choice" for each value outside what this release's parser accepts (Python's wording)."""
-    out = []
-    for g in cmd.given:
-        allowed = g.spec.choices_in(version)
-        if allowed is None or not isinstance(g.value, str):
-            continue
-        numeric = all(isinstance(c, int) for c in allowed)
-        value: int | str = g.value
-        if numeric:
-            try:
-                value = int(g.value)
-            except ValueError:
-                continue  # the int conversion's own error is reported by the parse
-        if value == "" and "None" in allowed:  # vLLM's optional_type reads '' as None too
-            continue
-        if value not in allowed and str(value) not in allowed:
-            shown = ", ".join(repr(c) for c in allowed)
-            out.append(f"argument {g.spec.label()}: invalid choice: {quoted(value)} (choose from {shown})")
-    return out
-
-
-def build_serve_argv(model: str, flags: EngineFlags) -> list[str]:
-    """`vllm serve MODEL ...` as an argv list: every memory-relevant flag the plan sets, pinned explicitly (every
-    flag emitted here exists from 0.8 to 0.33; see profiles/vllm-flags.yaml)."""
-    argv = ["vllm", "serve", model]
-    valued: list[tuple[str, object, bool]] = [
-        ("--tensor-parallel-size", flags.tensor_parallel_size, flags.tensor_parallel_size > 1),
-        ("--pipeline-parallel-size", flags.pipeline_parallel_size, flags.pipeline_parallel_size > 1),
-        ("--data-parallel-size", flags.data_parallel_size, flags.data_parallel_size > 1),
-        ("--enable-expert-parallel", None, flags.enable_expert_parallel),
-        ("--quantization", flags.quantization, flags.quantization is not None),
-        ("--dtype", flags.dtype, flags.dtype != "auto"),
-        ("--kv-cache-dtype", flags.kv_cache_dtype, flags.kv_cache_dtype != "auto"),
-        ("--kv-cache-memory-bytes", flags.kv_cache_memory_bytes, flags.kv_cache_memory_bytes is not None),
-        (
-            "--gpu-memory-utilization",
-            flags.gpu_memory_utilization,
-            flags.kv_cache_memory_bytes is None and flags.gpu_memory_utilization is not None,
-        ),
-        ("--max-model-len", flags.max_model_len, flags.max_model_len is not None),
-        ("--max-num-seqs", flags.max_num_seqs, flags.max_num_seqs is not None),
-        ("--max-num-batched-tokens", flags.max_num_batched_tokens, flags.max_num_batched_tokens is not None),
-        ("--enable-chunked-prefill", None, flags.enable_chunked_prefill is True),
-        ("--no-enable-chunked-prefill", None, flags.enable_chunked_prefill is False),
-        ("--block-size", flags.block_size, flags.block_size is not None),
-        ("--enforce-eager", None, flags.enforce_eager),
-        ("--cpu-offload-gb", flags.cpu_offload_gb, bool(flags.cpu_offload_gb)),
-        # what a deployment wrote about its multimodal towers (plans never set these; --language-model-only is 0.15+)
-        ("--language-model-only", None, flags.language_model_only),
-        ("--limit-mm-per-prompt", flags.limit_mm_per_prompt, flags.limit_mm_per_prompt is not None),
-        ("--mm-encoder-tp-mode", flags.mm_encoder_tp_mode, flags.mm_encoder_tp_mode is not None),
-    ]
-    for flag, value, wanted in valued:
-        if wanted:
-            argv.extend([flag] if value is None else [flag, str(value)])
-    return argv

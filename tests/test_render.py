@@ -26,7 +26,8 @@ from recommender.memory.engine import VllmVersion
 from recommender.render.context import RenderOptions
 from recommender.render.engine import expand, render
 from recommender.render.output import LocalDisk, write_files
-from recommender.serve_args import parse_serve_argv, strict_errors
+from recommender.serve_args import parse_serve_argv
+from recommender.serve_release_errors import strict_errors
 
 from .conftest import invoke
 

@@ -27,12 +27,12 @@ from recommender.serve_args import (
     ConfigReader,
     GivenFlag,
     ServeCommand,
-    build_serve_argv,
-    choice_errors,
     config_args,
     default_model,
     parse_serve_argv,
 )
+from recommender.serve_argv_builder import build_serve_argv
+from recommender.serve_release_errors import choice_errors
 from recommender.vllm_flags import FlagTable
 
 PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not-evaluated"

@@ -34,7 +34,8 @@ from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
 from recommender.memory.spec_decode import NO_MODEL_METHODS
 from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
-from recommender.serve_args import parse_serve_argv, strict_errors
+from recommender.serve_args import parse_serve_argv
+from recommender.serve_release_errors import strict_errors
 from recommender.sources.resolve import resolve_model
 from recommender.startup_log import LoggedStartup
 from recommender.units import GiB

@@ -25,7 +25,7 @@ from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams
 from recommender.perf.predict import Sweep, predict, sampler_note, startup, sweep
 from recommender.perf_profile import load_params, local_profile_path, save_local
-from recommender.serve_args import build_serve_argv
+from recommender.serve_argv_builder import build_serve_argv
 from recommender.sources.resolve import resolve_model
 from recommender.values import RATE, REQUESTS
 

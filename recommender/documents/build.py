@@ -8,7 +8,7 @@ from recommender.documents.plan import StagePrediction as Stage
 from recommender.memory.budget import Explanation
 from recommender.memory.startup_issues import IssueKind
 from recommender.planner import Evaluation, PlanResult
-from recommender.serve_args import build_serve_argv
+from recommender.serve_argv_builder import build_serve_argv
 from recommender.units import GiB
 
 

@@ -11,7 +11,7 @@ from recommender.memory.engine import EngineFlags
 from recommender.report.figures import BudgetFigure, budget_bars, capacity_figure, capacity_series
 from recommender.report.structure import Cell, Report, Section, Table
 from recommender.report.svg import budget_chart, capacity_chart
-from recommender.serve_args import build_serve_argv
+from recommender.serve_argv_builder import build_serve_argv
 from recommender.units import GiB
 
 
