@@ -40,6 +40,7 @@ _GLOBAL_KEYS = (
     "pcie_link_efficiency",
     "eager_layer_overhead_us",
     "trtllm_moe_layer_overhead_us",
+    "triton_moe_layer_overhead_us",
     "trtllm_moe_bandwidth_efficiency",
 )
 _EFFICIENCY_KEYS = ("bandwidth", "compute", "overhead")

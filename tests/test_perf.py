@@ -36,6 +36,7 @@ PLAIN = PerfParams(
     step_overhead_ms=0.0,
     layer_overhead_us=0.0,
     moe_layer_overhead_us=0.0,
+    triton_moe_layer_overhead_us=0.0,
     seq_overhead_us=0.0,
     request_overhead_ms=0.0,
     request_latency_ms=0.0,
@@ -169,6 +170,7 @@ def test_the_flashinfer_trtllm_moe_path_has_its_own_fixed_cost_and_streaming_rat
         PLAIN,
         moe_efficiency=0.5,
         moe_layer_overhead_us=100.0,
+        triton_moe_layer_overhead_us=25.0,
         trtllm_moe_layer_overhead_us=40.0,
         trtllm_moe_bandwidth_efficiency=0.93,
     )
@@ -179,13 +181,26 @@ def test_the_flashinfer_trtllm_moe_path_has_its_own_fixed_cost_and_streaming_rat
         return engine_costs(facts_for(m, g, flags, startup(m, g, flags, version)), g, params)
 
     flashinfer, triton = costs("b200", V33), costs("b200", VllmVersion(0, 11))
-    # 48 MoE layers: 40 us each on the FlashInfer path, 100 us on the Triton one (PLAIN has no per-layer cost else)
+    # 48 MoE layers: 40 us each on the FlashInfer path, 25 us on the Triton one (PLAIN has no per-layer cost else)
     assert flashinfer.layer_overhead == pytest.approx(48 * 40e-6)
-    assert triton.layer_overhead == pytest.approx(48 * 100e-6)
+    assert triton.layer_overhead == pytest.approx(48 * 25e-6)
     # experts stream at 0.93 of the B200's catalogued 7,700 GB/s, against 1.0 x 0.5 (moe_efficiency) with Triton
     assert flashinfer.expert_bandwidth == pytest.approx(7700e9 * 0.93)
     assert triton.expert_bandwidth == pytest.approx(7700e9 * 0.5)
     assert flashinfer.bandwidth == triton.bandwidth  # attention and dense weights keep the engine's rate
+
+
+def test_only_moe_kernels_without_a_benchmark_take_the_fitted_moe_layer_overhead() -> None:
+    # Triton fused-MoE (NVIDIA, 16-bit or FP8 experts) costs triton_moe_layer_overhead_us a layer (kernel benchmarks,
+    # params.py); Marlin's weight-only experts and AMD GPUs keep moe_layer_overhead_us, times the family's overhead
+    # multiplier (1.0 here: PLAIN has no families). Qwen3-30B-A3B: 48 MoE layers of 48; PLAIN adds no other cost.
+    params = replace(PLAIN, moe_layer_overhead_us=100.0, triton_moe_layer_overhead_us=25.0)
+    triton = _costs("Qwen/Qwen3-30B-A3B", "h100", params, max_model_len=8192)
+    fp8 = _costs("Qwen/Qwen3-30B-A3B-FP8", "h100", params, max_model_len=8192)
+    amd = _costs("Qwen/Qwen3-30B-A3B", "mi300x", params, max_model_len=8192)
+    marlin = _costs("Qwen/Qwen3-30B-A3B-FP8", "a100", params, max_model_len=8192)  # FP8 without FP8 cores: Marlin
+    assert triton.layer_overhead == pytest.approx(48 * 25e-6) and fp8.layer_overhead == triton.layer_overhead
+    assert amd.layer_overhead == pytest.approx(48 * 100e-6) and marlin.layer_overhead == amd.layer_overhead
 
 
 def test_fp8_experts_keep_the_16_bit_roofline_share_on_the_gb10_only() -> None:

@@ -495,6 +495,22 @@ def fp8_moe_efficiency(params: PerfParams, gpu: Gpu) -> float:
     return FP8_MOE_EFFICIENCY_MEASURED.get(gpu.key, params.fp8_moe_efficiency)
 
 
+def triton_moe_path(f: EngineFacts, gpu: Gpu) -> bool:
+    """Whether the routed experts run vLLM's Triton fused-MoE kernels (model_executor/layers/fused_moe/fused_moe.py,
+    fused_experts): NVIDIA GPUs with 16-bit or W8A8 FP8 experts off the TRT-LLM path. Weight-only experts (GPTQ, AWQ,
+    MXFP4 or FP8 without FP8 tensor cores) run Marlin's MoE kernels, AMD GPUs ROCm's: no kernel benchmark here."""
+    return f.num_experts > 0 and gpu.vendor.lower() == "nvidia" and not f.trtllm_moe and not f.expert_weight_only
+
+
+def _moe_layer_overhead_us(f: EngineFacts, gpu: Gpu, params: PerfParams, family_overhead: float) -> float:
+    """The fixed cost of one MoE layer a step: measured per kernel where a benchmark prices it, else fitted."""
+    if f.trtllm_moe:
+        return params.trtllm_moe_layer_overhead_us
+    if triton_moe_path(f, gpu):
+        return params.triton_moe_layer_overhead_us
+    return params.moe_layer_overhead_us * family_overhead
+
+
 _SHARED = tuple(f.name for f in fields(EngineFacts) if f.name in {g.name for g in fields(EngineCosts)})
 
 
@@ -511,7 +527,7 @@ def engine_costs(f: EngineFacts, gpu: Gpu, params: PerfParams, *, async_scheduli
     # FlashInfer's TRT-LLM MoE kernels (trtllm_moe_path): their own streaming rate and fixed cost, measured on
     # Blackwell (params.py), in place of the Triton figures the fit set's rows imply
     expert_bw = f.hbm_bandwidth * params.trtllm_moe_bandwidth_efficiency if f.trtllm_moe else bw * moe
-    moe_fixed = params.trtllm_moe_layer_overhead_us if f.trtllm_moe else params.moe_layer_overhead_us * eff.overhead
+    moe_fixed = _moe_layer_overhead_us(f, gpu, params, eff.overhead)
     attention = params.triton_attention_efficiency if f.triton_attention else params.attention_efficiency
     latency = params.allreduce_latency_us if f.nvlink else pcie_allreduce_latency_us(params, f.tp)
     link = params.link_efficiency if f.nvlink else params.pcie_link_efficiency

@@ -65,6 +65,17 @@ class PerfParams:
     step_overhead_ms: per engine step: scheduler, input preparation, launch, sampler (CUDA graphs hide the rest).
     layer_overhead_us: per decoder layer and step: kernel latencies a graph replay still pays.
     moe_layer_overhead_us: per MoE layer and step on top: routing, token sorting, the grouped GEMMs' start-up.
+        Fitted (it kept its start value, 100), and used only where no kernel benchmark prices the MoE layer: the
+        Marlin MoE kernels of weight-only experts and AMD GPUs. NVIDIA's other paths take the figures below.
+    triton_moe_layer_overhead_us: the same for vLLM's Triton fused-MoE kernels (topk, token alignment, the two
+        grouped GEMMs, activation, sum; `triton_moe_path` in costs.py: NVIDIA GPUs, 16-bit or FP8 experts, not the
+        TRT-LLM path). Not fitted: 26, the fixed part of published batch-1 timings of that kernel under a CUDA graph
+        (benchmark_moe.py / sglang's tuning script), each minus its touched experts' bytes at the kernel's own
+        streaming rate (from its batch 1 -> 4 or 8 slope): Qwen3-235B FP8 TP8 on H200 31.70 us at batch 1, 66.87 at 8,
+        fixed 25.2 us, streaming at 0.61 of 4.8 TB/s (sgl-project/sglang#11730); Qwen3-Omni-30B-A3B BF16 on B200
+        39.61 / 73.18 us at 1 / 4, fixed 26.9 us at 0.74 of 8 TB/s (vllm-project/vllm#31448); Qwen3-Next-80B FP8 TP4
+        on H100 29.45 us at 1 (10 experts, 7.9 MB), fixed 25.6-26.2 us at 0.61-0.74 (vllm-project/vllm#44830).
+        Not scaled by the family's overhead multiplier (a GPU kernel's time, measured on each family).
     seq_overhead_us: per scheduled sequence and step: input/output processing, detokenization, streaming.
         Fitted (rows of vLLM 0.10+ only) as a cost in series with the step. V1 before 0.10 measures none in series:
         1.5B-14B models at 30-60 running sequences decode 26-54% faster than that (set 5, vLLM 0.8.5 on H100 PCIe and
@@ -126,6 +137,7 @@ class PerfParams:
     step_overhead_ms: float = 3.4
     layer_overhead_us: float = 0.85
     moe_layer_overhead_us: float = 100.0
+    triton_moe_layer_overhead_us: float = 26.0
     seq_overhead_us: float = 65.0
     request_overhead_ms: float = 3.5
     request_latency_ms: float = 38.0
