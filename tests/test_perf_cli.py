@@ -148,6 +148,23 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None
 def test_flags_that_do_not_start_exit_3() -> None:
     args = ["perf", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "l4", "--input-len", "10", "--output-len", "10"]
     assert "would not start" in invoke(args, exit_code=3).stderr
+    # 140 GB of bf16 weights on one 24 GB L4 start at no context: no --max-model-len hint
+    assert "--max-model-len" not in invoke(args, exit_code=3).stderr
+
+
+def test_a_default_context_that_does_not_start_names_the_one_the_load_needs() -> None:
+    # Qwen3-32B (bf16, 61 GiB) on one H100: its default 40,960-token context needs 10.0 GiB of KV where 7.91 GiB are
+    # left (vLLM's own estimate: 32,384 tokens fit), so vLLM refuses to start; a benchmark of 2,000 + 500 tokens needs
+    # a --max-model-len of 2,500, which starts
+    load = ["--input-len", "2000", "--output-len", "500", "--max-concurrency", "8", "--num-prompts", "16"]
+    args = ["perf", "Qwen/Qwen3-32B", "--gpu", "h100", *load]
+    err = invoke(args, exit_code=3).stderr
+    assert "estimated maximum model length is 32384" in err
+    assert err.strip().endswith("(the benchmark's requests need 2,500 tokens: add --max-model-len 2500 and it starts)")
+    assert len(err.strip().splitlines()) == 1
+    invoke([*args, "--max-model-len", "2500"], exit_code=0)
+    # a context the user chose is theirs: the refusal says why, with no hint
+    assert "add --max-model-len" not in invoke([*args, "--max-model-len", "40960"], exit_code=3).stderr
 
 
 def test_malformed_result_files(tmp_path: Path) -> None:

@@ -54,17 +54,35 @@ def refuse_pooling(model: ModelSpec, flags: EngineFlags) -> None:
         )
 
 
-def startup(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion) -> Explanation:
+def startup(
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, load: Load | None = None
+) -> Explanation:
     """The startup prediction; a configuration vLLM would not start cannot be benchmarked. Where it starts only with
-    FlashInfer's sampler (`sampler_note` says so), that startup."""
+    FlashInfer's sampler (`sampler_note` says so), that startup. With the `load`, the refusal says whether a
+    --max-model-len that holds the load's requests would start."""
     refuse_pooling(model, flags)
     e = explain(model, gpu, flags, version)
     if e.fits:
         return e
     alternative = flashinfer_startup(model, gpu, flags, version)
     if alternative is None:
-        raise InfeasibleError(f"vLLM would not start with these flags, so nothing can be measured: {e.errors[0]}")
+        hint = _context_hint(model, gpu, flags, version, load)
+        raise InfeasibleError(f"vLLM would not start with these flags, so nothing can be measured: {e.errors[0]}{hint}")
     return alternative
+
+
+def _context_hint(model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, load: Load | None) -> str:
+    """When --max-model-len was left to the model's default and the benchmark's requests (input + output tokens, the
+    length `recommend` plans for) would start at a --max-model-len that holds them, that flag; else ""."""
+    if load is None or flags.max_model_len is not None:
+        return ""
+    needed = math.ceil(load.input_len + load.output_len)
+    if needed >= explain(model, gpu, flags, version).max_model_len:
+        return ""
+    shorter = replace(flags, max_model_len=needed)
+    if not explain(model, gpu, shorter, version).fits and flashinfer_startup(model, gpu, shorter, version) is None:
+        return ""
+    return f" (the benchmark's requests need {needed:,} tokens: add --max-model-len {needed} and it starts)"
 
 
 # v1/sample/ops/topk_topp_sampler.py from v0.7.0 (vllm-project/vllm#11394) to v0.11.0: on CUDA with flashinfer >= 0.2.3
@@ -219,7 +237,7 @@ def predict(
 ) -> PerfResult:
     """What `vllm bench serve` would report for `load` against `vllm serve` with `flags` on `gpu`."""
     v = version or VllmVersion.parse(DEFAULT_VERSION)
-    e = startup(model, gpu, flags, v)
+    e = startup(model, gpu, flags, v, load)
     check_context(load, e.max_model_len)
     costs = costs_for(model, gpu, flags, e, params, async_scheduling=async_scheduling, chunked_prefill=chunked_prefill)
     return predict_engine(costs, load)
@@ -239,7 +257,7 @@ def sweep(
 ) -> Sweep:
     """The same load at each `--max-concurrency` of `concurrencies` (one startup prediction for all)."""
     v = version or VllmVersion.parse(DEFAULT_VERSION)
-    e = startup(model, gpu, flags, v)
+    e = startup(model, gpu, flags, v, load)
     check_context(load, e.max_model_len)
     costs = costs_for(model, gpu, flags, e, params, async_scheduling=async_scheduling, chunked_prefill=chunked_prefill)
     points = tuple(SweepPoint(c, predict_engine(costs, replace(load, max_concurrency=c))) for c in concurrencies)
