@@ -404,3 +404,35 @@ def test_an_extends_cycle_is_one_line_naming_the_file(tmp_path: Path) -> None:
     assert result.exit_code == 2
     said = "`extends` comes back to service 'a': a circular reference Compose refuses"
     assert result.output.strip() == f"Error: {path} (service/a): {said}"
+
+
+ENV_FILE_COMPOSE = """services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    env_file: [vllm.env, {path: ./local.env, required: false}]
+    environment: {MAX_LEN: "16384"}
+    entrypoint: ["/bin/bash", "-c"]
+    command: ["vllm serve $$MODEL_ID --tensor-parallel-size $$TP --max-model-len $$MAX_LEN"]
+"""
+
+
+def test_a_service_env_file_sets_its_container_variables(tmp_path: Path) -> None:
+    # Compose's env_file (docs.docker.com/reference/compose-file/services/#env_file): the container's variables,
+    # later files over earlier ones, `environment` over both; the service's shell reads them ($$ is a literal $)
+    write_files(
+        tmp_path,
+        {
+            "compose.yaml": ENV_FILE_COMPOSE,
+            "vllm.env": "MODEL_ID=Qwen/Qwen3-8B\nTP=1\nMAX_LEN=4096\nCUDA_VISIBLE_DEVICES=0,1\n",
+            "local.env": "TP=2  # two cards\n",
+        },
+    )
+    (found,) = found_in(tmp_path / "compose.yaml")
+    assert found.argv == (
+        "vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2", "--max-model-len", "16384"
+    )  # fmt: skip
+    assert found.unresolved == () and found.gpus_per_pod == 2
+    # an env_file not in the repository (a git-ignored .env) sets nothing: its variables stay unresolved
+    (tmp_path / "vllm.env").unlink()
+    (found,) = found_in(tmp_path / "compose.yaml")
+    assert "Qwen/Qwen3-8B" not in found.argv and "$MODEL_ID" in found.unresolved

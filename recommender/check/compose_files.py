@@ -151,7 +151,8 @@ def read_compose(
         built = _build_dockerfile(svc, beside)
         context = _build_context(svc)
         in_context = None if beside is None or context is None else _context_reader(beside, context)
-        found = _compose_service(doc, str(name), svc, source, missing, built, script, in_context)
+        file_env = _service_env_files(svc.get("env_file"), beside, f"{source} (service/{name})")
+        found = _compose_service(doc, str(name), svc, source, missing, built, script, in_context, file_env)
         out += [
             replace(f, files=_mounted_configs(svc, f.argv, beside), not_evaluable=f.not_evaluable or not_read)
             for f in found
@@ -267,6 +268,24 @@ def _include_env(env_file: Any, here: _Folder, folder: str, where: str) -> dict[
         if f == "/dev/null":
             continue
         text = _beside_text(here, f, f"{where} env_file")
+        env.update(dotenv_values(text) if text is not None else {})
+    return env
+
+
+def _service_env_files(env_file: Any, read: FileReader | None, where: str) -> dict[str, str]:
+    """The container variables a service's `env_file` sets (docs.docker.com/reference/compose-file/services/#env_file:
+    a path or a list, each a path or {path, required, format}, relative to the compose file's folder, later files
+    over earlier ones; `environment` then overrides them). A file not read here (not in the repository, as a
+    git-ignored `.env` made from an example is not) sets nothing: the variables it would set stay unresolved."""
+    if env_file is None:
+        return {}
+    entries = env_file if isinstance(env_file, list) else [env_file]
+    env: dict[str, str] = {}
+    for entry in entries:
+        path = entry.get("path") if isinstance(entry, dict) else entry
+        if not isinstance(path, str):
+            raise InputError(f"{where}: env_file must be a path, a list of paths or of {{path: ...}} mappings")
+        text = read(path) if read is not None and not _REMOTE.match(path) else None
         env.update(dotenv_values(text) if text is not None else {})
     return env
 
@@ -550,6 +569,7 @@ def _compose_service(
     built: str | None,
     script: tuple[str, int] | None = None,
     in_context: FileReader | None = None,
+    file_env: Mapping[str, str] | None = None,
 ) -> list[Found]:
     image = str(svc.get("image", ""))
     try:
@@ -558,7 +578,7 @@ def _compose_service(
         stage = final_stage(built, _build_args(svc)) if built is not None else None
     except InputError as exc:
         raise InputError(f"{source} (service/{name}): {exc}") from exc
-    env = _compose_env(svc)
+    env = {**(file_env or {}), **_compose_env(svc)}
     if stage is not None:  # the image is built here: its Dockerfile says what runs
         hits, words, runs, env = _built_hits(stage, entry, command, env, missing, in_context)
         image = runs or image
