@@ -809,3 +809,19 @@ def test_values_whose_strings_hold_template_actions_are_values_not_a_template() 
     template = "{{- if .Values.enabled }}\napiVersion: apps/v1\nkind: Deployment\n{{- end }}\n"
     with pytest.raises(InputError, match="a Helm template"):
         read_text(template, "deployment.yaml", ".yaml")
+
+
+def test_an_extensionless_shell_script_is_read_in_a_folder_by_its_shebang(tmp_path: Path) -> None:
+    # the kernel runs a file by its `#!` line whatever its name (execve(2)): `bin/serve`, `entrypoint`
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "serve").write_text("#!/usr/bin/env bash\nset -e\nexec vllm serve Qwen/Qwen3-8B -tp 2\n")
+    (tmp_path / "entrypoint").write_text("#!/bin/sh\nvllm serve Qwen/Qwen3-0.6B\n")
+    (tmp_path / "NOTES").write_text("vllm serve Qwen/Qwen3-32B\n")  # no shebang: not a script
+    (tmp_path / "run").write_text("#!/usr/bin/env python3\nprint('vllm serve Qwen/Qwen3-32B')\n")  # not a shell
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / ".git" / "hooks" / "pre-push").write_text("#!/bin/sh\nvllm serve Qwen/Qwen3-32B\n")
+    loaded = load_inputs((str(tmp_path),))
+    assert sorted(f.argv for f in loaded.found) == [
+        ("vllm", "serve", "Qwen/Qwen3-0.6B"),
+        ("vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"),
+    ]

@@ -406,7 +406,7 @@ def _load_dir(path: Path, out: Loaded) -> None:
         p
         for p in path.rglob("*")
         if p.is_file()
-        and (p.suffix in SUFFIXES or DOCKERFILE_NAME.search(p.name))
+        and (p.suffix in SUFFIXES or DOCKERFILE_NAME.search(p.name) or _extensionless_script(p, path))
         and not (helm and any(p.is_relative_to(c) for c in charts))
     )
     released = _helmfile_values(files)
@@ -451,6 +451,23 @@ def _load_dir(path: Path, out: Loaded) -> None:
         more = f" ({'; '.join(unread)})" if unread else ""
         charts_too = f" and {len(charts)} chart(s)" if charts and helm else ""
         out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s){charts_too}{more}")
+
+
+# a shell script's first line: `#!/bin/bash`, `#!/usr/bin/env -S bash -e`, `#!/bin/sh` (its interpreter by name)
+_SHELL_SHEBANG = re.compile(rb"^#![ \t]*\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|z|da|k|a)?sh\b")
+
+
+def _extensionless_script(p: Path, folder: Path) -> bool:
+    """A file without a suffix whose first line names a shell (`#!/bin/bash`): an executable script (`bin/serve`,
+    `entrypoint`) the kernel runs by its shebang line (execve(2)) whatever its name; not in hidden folders
+    (.git/hooks holds such files too)."""
+    if p.suffix or p.name.startswith(".") or any(part.startswith(".") for part in p.relative_to(folder).parts[:-1]):
+        return False
+    try:
+        with p.open("rb") as f:
+            return bool(_SHELL_SHEBANG.match(f.read(128)))
+    except OSError:
+        return False
 
 
 def _helmfile_values(files: list[Path]) -> dict[Path, str]:
