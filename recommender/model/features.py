@@ -251,6 +251,9 @@ def mamba1_spec(c: ConfigValues, hidden: int, *, jamba: bool) -> MambaSpec:
         else ("", "state_size", "conv_kernel", "time_step_rank")
     )
     expand = c.get_int(f"{prefix}expand", 2)
+    # vLLM's MambaMixer takes config.intermediate_size; MambaConfig derives it from expand x hidden, but a saved
+    # intermediate_size wins (Falcon-Mamba-7B: expand 16 written, intermediate_size 8192 = the real d_inner)
+    width = expand * hidden if jamba or not c.has("intermediate_size") else c.get_int("intermediate_size")
     rank_raw = c.raw(rank_key, "auto")
     dt_rank = math.ceil(hidden / MAMBA1_DT_RANK_DIVISOR) if rank_raw == "auto" else c.get_int(rank_key)
     return MambaSpec(
@@ -259,7 +262,7 @@ def mamba1_spec(c: ConfigValues, hidden: int, *, jamba: bool) -> MambaSpec:
         state_size=c.get_int(state_key, 16),
         n_groups=1,
         conv_kernel=c.get_int(conv_key, DEFAULT_CONV_KERNEL),
-        intermediate=checked_int(expand * hidden, "mamba expand x hidden_size", bound=MAX_HIDDEN * 4),
+        intermediate=checked_int(width, "mamba intermediate_size (expand x hidden_size)", bound=MAX_HIDDEN * 4),
         ssm_state_dtype=c.text("mamba_ssm_cache_dtype") or None,
         version=1,
         dt_rank=dt_rank,

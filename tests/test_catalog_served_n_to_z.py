@@ -1,0 +1,52 @@
+"""Catalog entries added because benchmarks/data/deployed_models.txt names them (publishers N-Z, issue 11): each
+checked by hand against its config.json and the publisher's parameter count (the docstring says which)."""
+
+from __future__ import annotations
+
+from recommender.catalog import load_model
+from recommender.sources.resolve import resolve_model
+
+from .catalog_support import page_bytes
+
+
+def test_hermes_2_pro_llama_3_8b_by_hand() -> None:
+    """Hermes-2-Pro-Llama-3-8B (the publisher's config.json, 700 bytes as its blame page prints): Llama-3-8B, 32
+    layers of 4096 (q/o 4096^2, k/v 4096 x 1024, gated MLP 3 x 4096 x 14336, two RMSNorms), with 32 tokens added
+    to the 128,256-row vocabulary: untied 128,288-row embedding and head, final norm: 8,030,523,392 parameters
+    (Llama-3-8B's 8,030,261,248 plus 2 x 32 x 4096)."""
+    h = 4096
+    total = 32 * (2 * h * h + 2 * h * 1024 + 3 * h * 14336 + 2 * h) + 2 * 128288 * h + h
+    assert total == 8_030_261_248 + 2 * 32 * h == 8_030_523_392
+    spec = resolve_model("NousResearch/Hermes-2-Pro-Llama-3-8B")
+    assert spec.params is not None and spec.params.total == total and spec.approximate == ()
+    assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 8192)
+    assert page_bytes("NousResearch/Hermes-2-Pro-Llama-3-8B") == 700
+
+
+def test_falcon_mamba_7b_by_hand() -> None:
+    """Falcon-Mamba-7B (TII's pre-decay checkpoint's config.json, 865 bytes as the page prints): 64 attention-free
+    Mamba-1 blocks of 4096 with d_inner 8192 (the saved intermediate_size: vLLM's MambaMixer reads
+    config.intermediate_size, not the written expand 16 x hidden = 65,536), state 16, dt rank 256. Per block:
+    in_proj 4096 x 2 x 8192, a 4-wide conv over 8192 channels with biases, x_proj 8192 x (256 + 2 x 16), dt_proj
+    256 x 8192 with a bias, A 8192 x 16, D 8192, out_proj 8192 x 4096, one RMSNorm; untied 65,024-row embedding and
+    head, final norm: 7,272,665,088 parameters (TII's 7.27B). No layer caches K/V."""
+    h, d = 4096, 8192
+    block = h * 2 * d + d * 4 + d + d * (256 + 2 * 16) + 256 * d + d + d * 16 + d + d * h + h
+    total = 64 * block + 2 * 65024 * h + h
+    assert total == 7_272_665_088
+    spec = resolve_model("tiiuae/falcon-mamba-7b")
+    assert spec.params is not None and spec.params.total == total and spec.approximate == ()
+    assert spec.mamba is not None and (spec.mamba.intermediate, spec.mamba.state_size, spec.mamba.dt_rank) == (
+        d,
+        16,
+        256,
+    )
+    assert set(spec.layer_kinds) == {"mamba"} and len(spec.layer_kinds) == 64
+    assert page_bytes("tiiuae/falcon-mamba-7b") == 865
+
+
+def test_entries_name_their_source_and_are_not_reconstructed() -> None:
+    for model_id in ("NousResearch/Hermes-2-Pro-Llama-3-8B", "tiiuae/falcon-mamba-7b"):
+        entry = load_model(model_id)
+        assert entry is not None and "config.json" in entry.source and "huggingface.co/" in entry.source
+        assert entry.reconstructed is None
