@@ -14,6 +14,7 @@
     python benchmarks/fidelity.py --records field10    # round 10 (Q*), committed notes and reports, measured blind
     python benchmarks/fidelity.py --records field11    # round 11 (R*), committed notes, logs and tutorials, measured blind
     python benchmarks/fidelity.py --records field12    # round 12 (S*), committed notes, logs and an issue, measured blind
+    python benchmarks/fidelity.py --records field13    # round 13 (T*), notes, logs and issues, data-centre cards, blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -69,6 +70,7 @@ FIELD9 = (DATA / "vllm_startup_logs_field9.jsonl",)
 FIELD10 = (DATA / "vllm_startup_logs_field10.jsonl",)
 FIELD11 = (DATA / "vllm_startup_logs_field11.jsonl",)
 FIELD12 = (DATA / "vllm_startup_logs_field12.jsonl",)
+FIELD13 = (DATA / "vllm_startup_logs_field13.jsonl",)
 RECORD_SETS = {
     "calibration": DEFAULT,
     "field": FIELD,
@@ -83,6 +85,7 @@ RECORD_SETS = {
     "field10": FIELD10,
     "field11": FIELD11,
     "field12": FIELD12,
+    "field13": FIELD13,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 # the --quantization methods a record passes through: those vLLM can also apply to a 16-bit checkpoint at load
@@ -583,11 +586,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2' ... 'field12' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field13' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 13))),
+        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 14))),
         help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")
