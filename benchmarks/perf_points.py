@@ -106,6 +106,19 @@ EXCLUDED = {
     # token with the TTFTs included, below the 13.6 ms one H200 needs to read 65.5 GB of BF16 weights once.
     "X010": "tensor parallel size not stated: the measured speed is above what one GPU's bandwidth allows",
 }
+# Runs whose source states that every prompt was one an earlier run had sent to the same server with prefix caching
+# on: their prompts are read as cached (Load.cached_prompts; each computes only its last block). Other rows that
+# may have re-sent prompts (P040-P120: dennislee22 repeated each configuration; S039, T009-T016: later rows "can"
+# re-send) do not say which run did, and A002's 900 prompts include A001's 300 only: they are read as sent fresh.
+CACHED_PROMPTS = {
+    **dict.fromkeys(
+        ("K005", "K006", "K008", "K009"),
+        "the same default seed in every run against one server with prefix caching on: after the first run (K004, "
+        "K007) the prompts are cached",
+    ),
+    **dict.fromkeys(("X002", "X003", "X004"), "re-sends the 200 seed-0 prompts the earlier qps runs already served"),
+    "Y007": "the 4 req/s run re-sent cached prompts",
+}
 # Held out of the fit, by model x GPU: the fidelity report's honest errors are measured on these. One of each
 # kind the fit also sees (a dense and an MoE model on Ampere and on Hopper, FP8, a PCIe card, a closed loop), so
 # the held-out errors say how the constants carry to combinations they were not fitted on.
@@ -250,8 +263,9 @@ def _load(row: dict[str, Any]) -> tuple[Load, list[str]]:
             jitter=jitter,
             max_output=max_output,
             rescaled_arrivals=_rescaled_arrivals(row),
+            cached_prompts=row["id"] in CACHED_PROMPTS,
         ),
-        notes,
+        notes + ([f"prompts read as cached: {CACHED_PROMPTS[row['id']]}"] if row["id"] in CACHED_PROMPTS else []),
     )
 
 

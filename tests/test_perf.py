@@ -305,6 +305,24 @@ def test_chunked_prefill_spreads_a_long_prompt_over_steps() -> None:
     assert r.ttft.mean == pytest.approx(40.0)  # ceil(8,000 / 2,048) = 4 steps of 10 ms
 
 
+def test_a_cached_prompt_computes_only_its_last_block() -> None:
+    """With every prompt in the prefix cache a request computes only the tokens past its last full cached block, and
+    at least one (vLLM recomputes the last prompt token for its logits)."""
+    c = _synthetic(max_num_batched_tokens=2048)
+    fresh = predict_engine(c, Load(8000, 2, num_prompts=1, jitter=0))
+    cached = predict_engine(c, Load(8000, 2, num_prompts=1, jitter=0, cached_prompts=True))
+    assert (fresh.ttft.mean, cached.ttft.mean) == pytest.approx((40.0, 10.0))  # 4 chunks of 2,048 against 1 step
+    assert make_requests(Load(8000, 2, cached_prompts=True), 8192).cached
+    # a compute-bound engine: the step is priced by the tokens computed, 16 of a 4,096-token prompt (4,080 cached),
+    # while the cached prefix's KV is still read
+    real = _costs("meta-llama/Llama-3.1-8B-Instruct", "h100", max_model_len=8192)
+    full = predict_engine(real, Load(4096, 2, num_prompts=1, jitter=0)).ttft.mean
+    tail = predict_engine(real, Load(4096, 2, num_prompts=1, jitter=0, cached_prompts=True)).ttft.mean
+    one = predict_engine(real, Load(16, 2, num_prompts=1, jitter=0)).ttft.mean
+    assert tail < full / 10
+    assert tail > one  # the 4,080 cached tokens' KV is read by the 16 computed
+
+
 def test_chunk_stretches_sum_the_steps_they_replace(monkeypatch: pytest.MonkeyPatch) -> None:
     """Long prompts chunked by a small token budget beside running decodes: the closed-form chunk stretches give the
     figures of the step-by-step replay: within 1% (a stretch's step times are taken as linear in the prefix, while

@@ -456,3 +456,15 @@ def test_eleventh_blind_set_is_new_points_of_combinations_the_fit_never_saw() ->
     assert k004.load.input_len == pytest.approx(130632 / 128)
     assert k006.measured == pytest.approx({"tpot": 12.377, "throughput": 2466.74})
     assert by["K009"].catalog_model == "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16"
+    # ... and so their later runs' prompts are read as cached (each computes only its last block)
+    assert not k004.load.cached_prompts and not by["K007"].load.cached_prompts
+    assert all(by[i].load.cached_prompts for i in ("K005", "K006", "K008", "K009"))
+
+
+def test_only_runs_stated_to_re_send_every_prompt_are_read_as_cached() -> None:
+    rows = {p.id: p for p in points()}
+    rows |= {p.id: p for p in points((HELDOUT_7, HELDOUT_8))}
+    assert all(rows[i].load.cached_prompts for i in ("X002", "X003", "X004", "Y007"))
+    # the first run of a loop, a run re-sending only some of its prompts (A002: 900 prompts, 300 sent before), and
+    # repeats the source does not single out are read as sent fresh
+    assert not any(rows[i].load.cached_prompts for i in ("X001", "Y008", "A001", "A002", "P040"))

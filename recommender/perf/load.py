@@ -49,6 +49,9 @@ class Load:
     warmup: int = 0  # first requests left out of the latency statistics (a steady-state view; the bench keeps all)
     max_output: float | None = None  # random dataset: the requested max_tokens when outputs may end earlier at EOS
     rescaled_arrivals: bool = False  # the client stretches its gamma delays to span num_prompts / rate (0.10.0+)
+    # every prompt is already in the server's prefix cache (a run re-sending an earlier run's seeded prompts to a
+    # server with prefix caching on): each computes only the tokens past its last full cached block (replay.py)
+    cached_prompts: bool = False
 
     def validate(self) -> None:
         """One-line errors for values `vllm bench serve` would refuse."""
@@ -98,6 +101,7 @@ class Requests:
     prompt: tuple[int, ...]
     output: tuple[int, ...]
     arrival: tuple[float, ...]
+    cached: bool = False  # every prompt is in the prefix cache (Load.cached_prompts)
 
 
 def _fit_lognormal(zs: list[float], mean: float, lo: int, hi: int) -> list[int]:
@@ -158,7 +162,7 @@ def make_requests(load: Load, max_model_len: int) -> Requests:
     """The run's requests, deterministic for a given seed; lengths clipped to fit `max_model_len`."""
     rng = random.Random(load.seed)
     prompts, outputs = _lengths(load, rng, max_model_len)
-    return Requests(tuple(prompts), tuple(outputs), _arrivals(load, rng))
+    return Requests(tuple(prompts), tuple(outputs), _arrivals(load, rng), load.cached_prompts)
 
 
 def _arrivals(load: Load, rng: random.Random) -> tuple[float, ...]:

@@ -4,7 +4,9 @@ Follows vllm/v1/core/sched/scheduler.py (0.33) `schedule()`: every step first se
 order (a decode takes one token of the `--max-num-batched-tokens` budget, an unfinished prompt the rest as a
 chunk), then admits WAITING requests first-come-first-served while budget, `--max-num-seqs` and free KV blocks
 allow (the whole prompt must fit: `scheduler_reserve_full_isl`). When a decode needs a block and none is free,
-the last running request is preempted (its blocks freed, recomputed later from the front of the queue).
+the last running request is preempted (its blocks freed, recomputed later from the front of the queue). A run
+whose prompts are all in the prefix cache (`Requests.cached`: an earlier run sent them to the same server) admits
+each with its cached whole blocks computed, as KVCacheManager.get_computed_blocks does.
 
 The V0 engine (vLLM before 0.8, or VLLM_USE_V1=0) without chunked prefill follows vllm/core/scheduler.py (0.6)
 `_schedule_default` instead (`EngineCosts.v0_prefill_first`): while a waiting prompt can be admitted whole (token
@@ -227,12 +229,24 @@ class _Engine:
             self.waiting.popleft()
             self.running[i] = None
             self.partial[i] = None
-            self.computed[i] = 0
-            take = min(self.need[i], budget)
+            hit = self.cache_hit(i)
+            self.computed[i] = hit
+            self.used += self.blocks(hit)
+            take = min(self.need[i] - hit, budget)
             chunks.append((i, take))
             budget -= take
-            free -= self.blocks(take)
+            free -= self.blocks(hit + take)
         return chunks
+
+    def cache_hit(self, i: int) -> int:
+        """Prompt tokens a newly admitted request finds in the prefix cache (`Requests.cached`): whole blocks, at
+        most the prompt less one token (KVCacheManager.get_computed_blocks sets max_cache_hit_length to
+        request.num_tokens - 1: the last token is recomputed for its logits; v1/core/kv_cache_manager.py). A
+        preempted request re-admitted later computes everything again."""
+        if not self.r.cached or self.generated[i]:
+            return 0
+        bs = self.c.pool.full_bs
+        return (self.need[i] - 1) // bs * bs
 
     def prefill_step(self, n_dec: int, chunks: list[tuple[int, int]]) -> None:
         """One step with prompt chunks (and every decode); its end samples the prompts it completes."""
