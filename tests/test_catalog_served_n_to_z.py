@@ -6,7 +6,7 @@ from __future__ import annotations
 from recommender.catalog import load_model
 from recommender.sources.resolve import resolve_model
 
-from .catalog_support import page_bytes
+from .catalog_support import page_bytes, reconstructed
 
 
 def test_hermes_2_pro_llama_3_8b_by_hand() -> None:
@@ -50,3 +50,19 @@ def test_entries_name_their_source_and_are_not_reconstructed() -> None:
         entry = load_model(model_id)
         assert entry is not None and "config.json" in entry.source and "huggingface.co/" in entry.source
         assert entry.reconstructed is None
+
+
+def test_qwen2_vl_72b_instruct_by_hand() -> None:
+    """Qwen2-VL-72B-Instruct (reconstructed: a re-save of the release by OPEA's AutoRound quantization, whose
+    quantization block is dropped, with the tail its page cuts off taken from Qwen's own 72B GPTQ build): 80
+    layers of 8192 (q/o 8192^2 with a q bias, k/v 8192 x 1024 with biases, gated MLP 3 x 8192 x 29568, two
+    RMSNorms), untied 152,064-row embedding and head, final norm: 72,706,203,648 language-model parameters, plus the
+    675M ViT and merger counted as vision: Qwen's 73.4B."""
+    h, kv, vocab = 8192, 1024, 152064
+    text = 80 * (2 * h * h + h + 2 * (h * kv + kv) + 3 * h * 29568 + 2 * h) + 2 * vocab * h + h
+    assert text == 72_706_203_648
+    spec = resolve_model("Qwen/Qwen2-VL-72B-Instruct")
+    assert spec.params is not None and spec.params.total - spec.params.vision == text
+    assert 73.35e9 < spec.params.total < 73.45e9
+    assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 32768)
+    assert reconstructed("Qwen/Qwen2-VL-72B-Instruct")
