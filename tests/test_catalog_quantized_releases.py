@@ -8,7 +8,7 @@ import pytest
 
 from recommender.catalog import load_model
 from recommender.memory.budget import explain
-from recommender.memory.engine import EngineFlags
+from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.sources.resolve import resolve_model
 
 from .catalog_support import H100, V033, reconstructed
@@ -46,6 +46,12 @@ RELEASES = (
     ("RedHatAI/MiniMax-M2-NVFP4", "MiniMaxAI/MiniMax-M2", "nvfp4", 4),
     ("Qwen/Qwen3.6-27B-GPTQ-Int4", "Qwen/Qwen3.6-27B", "gptq", 4),
     ("unsloth/phi-4-bnb-4bit", "microsoft/phi-4", "bitsandbytes", 4),
+    ("unsloth/Llama-3.3-70B-Instruct-bnb-4bit", "meta-llama/Llama-3.3-70B-Instruct", "bitsandbytes", 4),
+    ("unsloth/Llama-3.2-3B-Instruct-bnb-4bit", "meta-llama/Llama-3.2-3B-Instruct", "bitsandbytes", 4),
+    ("unsloth/Llama-3.2-1B-Instruct-bnb-4bit", "meta-llama/Llama-3.2-1B-Instruct", "bitsandbytes", 4),
+    ("unsloth/Qwen3-14B-bnb-4bit", "Qwen/Qwen3-14B", "bitsandbytes", 4),
+    ("unsloth/Qwen3-32B-bnb-4bit", "Qwen/Qwen3-32B", "bitsandbytes", 4),
+    ("casperhansen/llama-3.3-70b-instruct-awq", "meta-llama/Llama-3.3-70B-Instruct", "awq", 4),
 )
 
 
@@ -58,6 +64,19 @@ def test_release_is_its_base_in_the_publishers_precision(release: str, base: str
     assert entry is not None and base_entry is not None
     assert entry.base_model == base and release in base_entry.variants
     assert reconstructed(release)
+
+
+def test_unsloth_llama_3_1_70b_bnb_4bit_is_not_a_listed_variant() -> None:
+    """unsloth/Meta-Llama-3.1-70B-Instruct-bnb-4bit (issue 11; reconstructed) resolves as Llama-3.1-70B-Instruct in
+    NF4, but is not listed among that base's variants: vLLM 0.33 (the default release) no longer loads bitsandbytes,
+    so `recommend` for the base (examples/llama-3.1-70b-on-4xh100) would only gain six rejected rows."""
+    release, base = "unsloth/Meta-Llama-3.1-70B-Instruct-bnb-4bit", "meta-llama/Llama-3.1-70B-Instruct"
+    spec, base_spec = resolve_model(release), resolve_model(base)
+    assert spec.params is not None and spec.params == base_spec.params
+    assert spec.quant is not None and (spec.quant.method, spec.quant.bits) == ("bitsandbytes", 4)
+    entry, base_entry = load_model(release), load_model(base)
+    assert entry is not None and base_entry is not None and entry.base_model == base
+    assert release not in base_entry.variants and reconstructed(release)
 
 
 def test_the_old_neuralmagic_ids_resolve_to_the_redhatai_entries() -> None:
@@ -187,3 +206,33 @@ def test_nemotron_nano_9b_v2_nvfp4_keeps_the_layers_its_sibling_keeps() -> None:
     w4 = explain(resolve_model(entry.id), H100, flags, V033).stage.weights
     w16 = explain(resolve_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2"), H100, flags, V033).stage.weights
     assert 0.35 < w4 / w16 < 0.5
+
+
+def test_unsloth_llama_3_3_70b_bnb_4bit_loads_its_published_shards() -> None:
+    """unsloth/Llama-3.3-70B-Instruct-bnb-4bit (issue 11; reconstructed): its eight safetensors shards are 39.53 GB
+    (the repository's file list: 4.95 + 4.98 + 4.98 + 4.93 + 4.98 + 4.98 + 4.98 + 4.75). vLLM 0.9.1 loads them as
+    stored (NF4 nibbles, uint8 absmax with nested float32 absmax, embedding and lm_head 16-bit): within 0.2 % of
+    that; from 0.9.2 the absmax is dequantized to float32 at load, so the weights grow by 3 bytes per 64-element
+    block, about 3.2 GB for 68.4B linear weights."""
+    spec = resolve_model("unsloth/Llama-3.3-70B-Instruct-bnb-4bit")
+    flags = EngineFlags(max_model_len=4096)
+    old = explain(spec, H100, flags, VllmVersion.parse("0.9.1")).stage.weights
+    assert abs(old / 39.53e9 - 1) < 0.002
+    new = explain(spec, H100, flags, VllmVersion.parse("0.10.0")).stage.weights
+    assert 3.0e9 < new - old < 3.4e9
+    assert spec.max_model_len == 131072
+
+
+def test_casperhansen_llama_3_3_70b_awq_weighs_what_its_llama_3_sibling_does() -> None:
+    """casperhansen/llama-3.3-70b-instruct-awq (issue 11; reconstructed): the same 80 layers of 8192 and 128,256-row
+    vocabulary as the publisher's bundled llama-3-70b-instruct-awq (whose nine shards, 4.97 + 6 x 4.89 + 3.36 + 2.1 =
+    39.77 GB, its weights match), and the 3.3 repository lists the same first seven shard sizes: the two load within
+    0.2 % of each other, while the context is Llama 3.3's 131,072 positions, not Llama 3's 8,192."""
+    new, old = (
+        resolve_model("casperhansen/llama-3.3-70b-instruct-awq"),
+        resolve_model("casperhansen/llama-3-70b-instruct-awq"),
+    )
+    flags = EngineFlags(max_model_len=4096)
+    w_new, w_old = (explain(s, H100, flags, V033).stage.weights for s in (new, old))
+    assert abs(w_old / 39.77e9 - 1) < 0.002 and abs(w_new / w_old - 1) < 0.002
+    assert (new.max_model_len, old.max_model_len) == (131072, 8192)
