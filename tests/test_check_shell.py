@@ -154,3 +154,69 @@ def test_python_running_the_vllm_console_script_is_vllms_cli(words: list[str], a
 )
 def test_other_python_programs_are_not_vllm(words: list[str]) -> None:
     assert vllm_argv(words) is None
+
+
+COMMON_SETUP = """#!/usr/bin/env bash
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
+ENV_FILE="$REPO_ROOT/env.sh"
+if [[ -f "$ENV_FILE" ]]; then
+  source "$ENV_FILE"
+fi
+: "${TENSOR_PARALLEL_SIZE:=1}"
+: "${MODEL_DIR:=/mnt/shared/$MODEL_NAME}"
+"""
+
+LAUNCH_RAY = """#!/usr/bin/env bash
+set -euo pipefail
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
+COMMON_SETUP="$REPO_ROOT/scripts/00_setup_common.sh"
+if [[ -f "$COMMON_SETUP" ]]; then
+  source "$COMMON_SETUP"
+else
+  echo "missing $COMMON_SETUP" >&2; exit 1
+fi
+uv run python -m vllm.entrypoints.openai.api_server --model "$MODEL_DIR" \\
+  --tensor-parallel-size "$TENSOR_PARALLEL_SIZE" &
+"""
+
+
+def test_a_script_sources_the_files_of_its_repository_by_its_own_path(tmp_path: Path) -> None:
+    # round 23's abdshomad/scripts/07_launch_vllm_ray.sh: its folder from ${BASH_SOURCE[0]} (dirname(1), cd && pwd),
+    # `source` of a file of the repository (run in the same shell, ${BASH_SOURCE[0]} the sourced file), `-f` on it
+    (tmp_path / ".git").mkdir()
+    files = {"scripts/00_setup_common.sh": COMMON_SETUP, "scripts/07_launch.sh": LAUNCH_RAY}
+    for name, text in {**files, "env.sh": "export MODEL_NAME=TinyLlama\nexport TENSOR_PARALLEL_SIZE=2\n"}.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (found,) = load_inputs((str(tmp_path / "scripts" / "07_launch.sh"),)).found
+    assert found.argv == (
+        "vllm", "serve", "--model", "/mnt/shared/TinyLlama", "--tensor-parallel-size", "2"
+    )  # fmt: skip
+    assert found.unresolved == ()
+    # without the env file its defaults apply; a file outside the repository (above .git) is never read
+    (tmp_path / "env.sh").unlink()
+    (found,) = load_inputs((str(tmp_path / "scripts" / "07_launch.sh"),)).found
+    assert found.argv[3:] == ("/mnt/shared/$MODEL_NAME", "--tensor-parallel-size", "1")
+    # a path of the repository that reaches the command is the deployment host's checkout: not known here
+    (tmp_path / "scripts" / "07_launch.sh").write_text(LAUNCH_RAY.replace('"$MODEL_DIR"', '"$REPO_ROOT/models/q"'))
+    (found,) = load_inputs((str(tmp_path / "scripts" / "07_launch.sh"),)).found
+    assert found.argv[3] == "<repository>/models/q" and found.unresolved == ("<repository>",)
+    (tmp_path / "scripts" / "07_launch.sh").write_text(LAUNCH_RAY.replace("$REPO_ROOT/scripts", "$REPO_ROOT/.."))
+    (tmp_path.parent / "00_setup_common.sh").write_text("MODEL_DIR=/etc/secret\nTENSOR_PARALLEL_SIZE=8\n")
+    (found,) = load_inputs((str(tmp_path / "scripts" / "07_launch.sh"),)).found
+    assert "/etc/secret" not in found.argv and "$MODEL_DIR" in found.unresolved
+
+
+def test_sourced_arguments_and_case_modification() -> None:
+    # round 23's kyr0-omni start.sh: `source config.sh "${1:-}"` (the file's $1 while it runs), `${X,,}` lower case
+    config = 'if [[ -n "${1:-}" ]]; then V="$1"; else V=INSTRUCT; fi\ncase "${V,,}" in instruct) S=Instruct;; esac\n'
+    script = 'source "$(dirname "$0")/config.sh" "${1:-}"\nvllm serve "Qwen/Qwen3-Omni-30B-A3B-$S" -tp 1\necho "$1"\n'
+    origin = shell.Origin("/r/start.sh", "/r", {"/r/config.sh": config}.get)
+    (cmd,) = [c for c in shell.run_script(script, origin=origin) if c.words[0] == "vllm"]
+    assert cmd.words == ("vllm", "serve", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "-tp", "1") and cmd.unresolved == ()
+    assert shell.run_script('echo "${X^^}" "${X,}" "${Y,,}"', {"X": "Ab"})[0].words == ("echo", "AB", "ab", "${Y,,}")
+    # without an origin nothing is sourced and the script's own path stays unknown
+    (cmd,) = [c for c in shell.run_script(script) if c.words[0] == "vllm"]
+    assert "$S" in cmd.words[2]

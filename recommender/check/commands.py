@@ -157,13 +157,17 @@ def find_in_words(
 
 
 def find_in_script(
-    script: str, env: Mapping[str, str], args: list[str] | None = None, platform: tuple[str, ...] = ()
+    script: str,
+    env: Mapping[str, str],
+    args: list[str] | None = None,
+    platform: tuple[str, ...] = (),
+    origin: shell.Origin | None = None,
 ) -> list[Hit | shell.Command]:
     """Servers a script starts (and the `kubectl apply -f -` commands that read a here-document, for the caller);
-    `args` are its $0 $1 ... when known; `platform` as in find_in_words."""
+    `args` are its $0 $1 ... when known; `platform` as in find_in_words; `origin` as in shell.run_script."""
     out: list[Hit | shell.Command] = []
     metal: str | None = None
-    for cmd in shell.run_script(script, env, args, platform):
+    for cmd in shell.run_script(script, env, args, platform, origin):
         metal = metal or metal_venv(cmd.words, cmd.env)
         hit = vllm_argv(cmd.words)
         if hit:
@@ -235,14 +239,18 @@ def not_evaluable(argv: tuple[str, ...], env: Mapping[str, str], image: str | No
 
 
 def read_command(
-    text: str, source: str, env: Mapping[str, str] | None = None, read_manifest: ManifestReader | None = None
+    text: str,
+    source: str,
+    env: Mapping[str, str] | None = None,
+    read_manifest: ManifestReader | None = None,
+    origin: shell.Origin | None = None,
 ) -> list[Found]:
     """A shell line or script running `vllm serve ...`, `python -m vllm...api_server`, `docker run` of a vLLM
     image, or `kubectl apply -f -` of a manifest (variables, continuations, `exec`, `nohup ... &`, `if`
-    branches; other commands are ignored)."""
+    branches; other commands are ignored); `origin`: the script file, for the files it sources."""
     annotations = comment_annotations(text)
     out: list[Found] = []
-    for item in find_in_script(text, env or {}):
+    for item in find_in_script(text, env or {}, origin=origin):
         if isinstance(item, shell.Command):
             out += read_manifest(item.stdin or "", source) if read_manifest else []
             continue

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from recommender.check import commands, compose_files, gitops, helm_charts, kserve_runtimes
+from recommender.check import commands, compose_files, gitops, helm_charts, kserve_runtimes, shell
 from recommender.check.found import Found
 from recommender.check.images import pinned_release
 from recommender.check.load import (
@@ -87,7 +87,8 @@ def load_file(
     beside, unread = _reader_beside(path), _unread_beside(path)
     if is_dockerfile(path.name, file_suffix(path), text):
         beside = _build_context(path, root)
-    found = read_text(text, label, file_suffix(path), dotenv, problems, beside, render, shared, unread)
+    origin = _script_origin(path, root)
+    found = read_text(text, label, file_suffix(path), dotenv, problems, beside, render, shared, unread, origin)
     pinned = pinned_release(text) if found else None
     # the vLLM the file installs (`pip install vllm==X`, run before the server) replaces the image's own
     return [replace(f, image_tag=pinned) if pinned else f for f in found]
@@ -179,6 +180,27 @@ def _reader_beside(path: Path) -> compose_files.FileReader:
             return None
 
     return read
+
+
+def _script_origin(path: Path, root: Path | None) -> shell.Origin:
+    """A script's own path and a reader of the files it sources (`source "$SCRIPT_DIR/../env.sh"`): files of its
+    repository only - under the nearest folder above it holding .git, else the folder checked, else the folder
+    above the script's own - never the checking machine's other files (/etc/profile, ~/.bashrc: the deployment
+    host's, not this one's)."""
+    here = path.resolve()
+    top = next((p for p in here.parents if (p / ".git").exists()), None) or (root.resolve() if root else None)
+    top = top or here.parent.parent
+
+    def read(target: str) -> str | None:
+        try:
+            file = Path(target).resolve()
+            if not file.is_relative_to(top) or not file.is_file() or file.stat().st_size > MAX_BYTES:
+                return None
+            return file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+
+    return shell.Origin(str(here), str(top), read)
 
 
 def _build_context(dockerfile: Path, root: Path | None) -> compose_files.FileReader:

@@ -21,6 +21,7 @@ from recommender.check import (
     plan_documents,
     python_apps,
     serving_resources,
+    shell,
     systemd_units,
 )
 from recommender.check.dockerfile import looks_like_dockerfile, read_dockerfile
@@ -90,10 +91,15 @@ def is_dockerfile(name: str, suffix: str, text: str) -> bool:
 
 
 def _read_not_yaml(
-    text: str, source: str, suffix: str, beside: compose_files.FileReader | None = None
+    text: str,
+    source: str,
+    suffix: str,
+    beside: compose_files.FileReader | None = None,
+    origin: shell.Origin | None = None,
 ) -> list[Found] | None:
     """A systemd unit, a Markdown page, a Dockerfile (its build context the folder `beside` reads) or a shell /
-    Slurm script, by name or content (None: none of them, read it as YAML)."""
+    Slurm script, by name or content (None: none of them, read it as YAML); `origin`: a script file, for the files
+    it sources."""
     name = source.replace("\\", "/").rsplit("/", 1)[-1]
     if suffix == ".py":
         servers = python_apps.read_python_app(text, source, _read_command_line)
@@ -117,7 +123,7 @@ def _read_not_yaml(
     if suffix in _SCRIPT_SUFFIXES or (suffix == "" and (_SCRIPT_START.match(text.lstrip()) or jobs.is_sbatch(text))):
         if jobs.is_sbatch(text):
             return jobs.read_sbatch(text, source, _read_yaml_block)
-        return commands.read_command(text, source, read_manifest=_read_yaml_block)
+        return commands.read_command(text, source, read_manifest=_read_yaml_block, origin=origin)
     return None
 
 
@@ -144,12 +150,13 @@ def read_text(
     render_release: ReleaseRenderer | None = None,
     shared: Sequence[dict[str, Any]] = (),
     unread: compose_files.UnreadReason | None = None,
+    origin: shell.Origin | None = None,
 ) -> list[Found]:
     """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
     added to `problems` while the others are read; `beside` reads the files a compose service builds from;
     `render_release` renders a GitOps release whose chart is at hand (None: not rendered); `shared`, KServe objects of the
     other files of a checked folder; `unread` says why `beside` gave no text for a file a compose file names)."""
-    not_yaml = _read_not_yaml(text, source, suffix, beside)
+    not_yaml = _read_not_yaml(text, source, suffix, beside, origin)
     if not_yaml is not None:
         return not_yaml
     template = _HELM_TEMPLATE.search(_YAML_COMMENT_LINE.sub("", text))  # `# ... {{ .Release.Name }}` is a comment

@@ -14,8 +14,9 @@ variable assigned from such a value stays unknown.
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
@@ -79,21 +80,54 @@ class _Frame:
 _FROM_ARGUMENT = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]*)=[\"']?\$\{?(?:[1-9]|OPTARG)\b")
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """A script file: its absolute path here (its $0 and ${BASH_SOURCE[0]}), the folder of its repository, and a
+    reader of the files it may `source`, by absolute path (None: not read here). A path under `root` that reaches
+    a command is where the repository is checked out on the deployment host: unknown, written `<repository>`."""
+
+    path: str
+    root: str
+    read: Callable[[str], str | None]
+
+
+REPOSITORY = "<repository>"
+_MAX_SOURCED = 4  # `source` nested deeper than this is not followed (a file sourcing itself, a long chain)
+
+
 def run_script(
     script: str,
     env: Mapping[str, str] | None = None,
     args: list[str] | None = None,
     platform: tuple[str, ...] = (),
+    origin: Origin | None = None,
 ) -> list[Command]:
     """The simple commands a script runs, each with the variables in force (assignments apply in order). `args`
     are $0 $1 ... when they are known (`sh -c SCRIPT NAME ARG...`); otherwise "$@" stays unresolved. `platform`
-    names variables set at run time by what starts the script (a pod's role): read like the script's options."""
+    names variables set at run time by what starts the script (a pod's role): read like the script's options.
+    `origin`: the script file's path (its $0 and ${BASH_SOURCE[0]}) and a reader of the files it sources."""
     runner = _Runner(dict(env or {}))
     runner.options = (set(_FROM_ARGUMENT.findall(script)) | set(platform)) - set(env or {})
     if args:
         runner.arrays["@"] = list(args[1:])
         runner.scope.update({str(k): a for k, a in enumerate(args)})
-    return runner.run(split_commands(script))
+    if origin is None:
+        return runner.run(split_commands(script))
+    runner.read_file = origin.read
+    runner.arrays["BASH_SOURCE"] = [origin.path]
+    runner.scope["BASH_SOURCE"] = origin.path
+    runner.scope.setdefault("0", origin.path)
+    return [_checkout_unknown(cmd, origin.root) for cmd in runner.run(split_commands(script))]
+
+
+def _checkout_unknown(cmd: Command, root: str) -> Command:
+    """A command's words with the repository's folder here (reached through the script's own path) written as
+    `<repository>`, unresolved: the deployment host's checkout is elsewhere."""
+    under = re.compile(re.escape(root.rstrip("/")) + r"(?=/|$)")
+    if not any(under.search(w) for w in cmd.words):
+        return cmd
+    words = tuple(under.sub(REPOSITORY, w) for w in cmd.words)
+    return Command(words, cmd.env, (*cmd.unresolved, REPOSITORY), cmd.stdin)
 
 
 @dataclass
@@ -119,6 +153,8 @@ class _Runner:
         self.cases: list[_Case] = []
         self.arrays: dict[str, list[str]] = {}
         self.files: dict[str, str] = {}  # the text of the files the script writes from a here-document
+        self.read_file: Callable[[str], str | None] | None = None  # the files `source` reads (run_script's origin)
+        self.sourcing = 0  # how deep in sourced files
         self.outside: set[str] = set()  # names holding the empty default of a variable set outside (`X="${X:-}"`)
         self.out: list[Command] = []
 
@@ -167,7 +203,22 @@ class _Runner:
         while scanned and scanned[0].text in ("if", "elif", "then", "else", "while", "until", "do"):
             scanned = scanned[1:]
         soft = expander.used_soft and not defaults
-        return evaluate_test([(w.text, not (w.unresolved or soft)) for w in scanned])
+        return evaluate_test(self._files_present([(w.text, not (w.unresolved or soft)) for w in scanned]))
+
+    def _files_present(self, words: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+        """`-f FILE` / `-e` / `-r` / `-s` on a file of the script's repository that `source` would read is true
+        (`[[ -f "$COMMON_SETUP" ]] && source "$COMMON_SETUP"`): written as the test `-n 1`."""
+        sources = self.arrays.get("BASH_SOURCE") or []
+        if self.read_file is None or not sources:
+            return words
+        out = list(words)
+        for k in range(len(out) - 1):
+            (op, _), (path, known) = out[k], out[k + 1]
+            if op in ("-f", "-e", "-r", "-s") and known and path:
+                target = posixpath.normpath(posixpath.join(posixpath.dirname(sources[0]), path))
+                if self.read_file(target) is not None:
+                    out[k], out[k + 1] = ("-n", True), ("1", True)
+        return out
 
     def _segment(self, seg: Segment, previous: Segment | None) -> None:
         if self.cases and (self.cases[-1].expecting or seg.op == ";;" or re.match(r"esac\b", seg.text)):
@@ -249,6 +300,8 @@ class _Runner:
     def _builtin(self, words: list[Word]) -> bool:
         """Run a builtin that sets variables (export X=1, declare, `set -- A B` for "$@"); False for other commands."""
         argv = [w.text for w in words]
+        if argv[0] in ("source", ".") and len(argv) > 1 and not words[1].unresolved:
+            return self._source(argv[1], argv[2:])
         if argv[0] == "set" and "--" in argv:  # `set -- serve "$MODEL" ...`: the positional parameters, for "$@"
             self._set_positional(argv[argv.index("--") + 1 :])
             return True
@@ -257,6 +310,42 @@ class _Runner:
                 self._assign(w, global_=True)
             return True
         return False
+
+    def _source(self, path: str, args: list[str]) -> bool:
+        """`source FILE [ARG...]` / `. FILE`: run the file's commands in this shell, with the arguments as its
+        positional parameters while it runs (bash(1), SHELL BUILTIN COMMANDS), ${BASH_SOURCE[0]} being the file; a
+        relative path from the folder of the file sourcing it. False (an ordinary command) when it is not read
+        here: outside the files run_script's origin reads, a venv's activate script, too deep."""
+        sources = self.arrays.get("BASH_SOURCE") or []
+        if self.read_file is None or not sources or self.sourcing >= _MAX_SOURCED:
+            return False
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(sources[0]), path))
+        text = None if target.endswith("/bin/activate") else self.read_file(target)
+        if text is None:
+            return False
+        saved = (dict(self.scope), list(self.arrays.get("@", [])), "@" in self.arrays, "@" in self.unknown)
+        if args:
+            self._set_positional(args)
+        self.arrays["BASH_SOURCE"] = [target, *sources]
+        self.scope["BASH_SOURCE"] = target
+        self.sourcing += 1
+        try:
+            self.run(split_commands(text))
+        finally:
+            self.sourcing -= 1
+            self.arrays["BASH_SOURCE"] = sources
+            self.scope["BASH_SOURCE"] = sources[0]
+            if args:  # the caller's positional parameters come back
+                for k in [k for k in self.scope if k.isdigit() and k != "0"]:
+                    del self.scope[k]
+                self.scope.update({k: v for k, v in saved[0].items() if k.isdigit() and k != "0"})
+                if saved[2]:
+                    self.arrays["@"] = saved[1]
+                else:
+                    self.arrays.pop("@", None)
+                if saved[3]:
+                    self.unknown.add("@")
+        return True
 
     def _set_positional(self, items: list[str]) -> None:
         """`set -- WORD...` makes the words $1 $2 ... and "$@" (a word left unknown is kept as written)."""

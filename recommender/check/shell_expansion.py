@@ -7,6 +7,7 @@ Command splitting, here-documents and running a script's commands are shell.py's
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,16 @@ _PLAIN_SPLIT = re.compile(r"[^<\\`'\"$\s]+")
 _PLAIN_WHOLE = re.compile(r"[^<\\`$]+")
 _PLAIN_QUOTED = re.compile(r'[^"<\\$]+')
 UNKNOWN_PART = re.compile(r"\$[A-Za-z_{(]|`|<[A-Za-z_][^<>]*>")
+# commands of a `$(...)` that compute a path from a known one (Expander._path_of), and the redirections they carry
+_PATH_COMMANDS = (
+    (
+        "cd",
+        re.compile(r"(?:builtin\s+)?cd\s+(?:-P\s+|--\s+)*(\S.*?)\s*(?:&&|;)\s*(?:builtin\s+)?pwd(?:\s+-[PL])?", re.S),
+    ),
+    ("dirname", re.compile(r"dirname\s+(?:--\s+)?(\S.*)", re.S)),
+    ("real", re.compile(r"(?:realpath(?:\s+-[es])?|readlink\s+-[fem]+)\s+(?:--\s+)?(\S.*)", re.S)),
+)
+_QUIET = re.compile(r"\s*(?:[12]?>\s*/dev/null|2>&1|&>\s*/dev/null)")
 _UNKNOWN_WHOLE = re.compile(r"^(\$\(.*\)|`[^`]*`|\$\{[^}]*\}|\$[A-Za-z_]\w*|<[^<>]+>)$", re.S)  # nothing known
 
 
@@ -95,6 +106,16 @@ class Expander:
         listed = re.fullmatch(rf"({VARIABLE_NAME})\[[@*]\]:?([-+])(.*)", body, re.S)
         if listed:  # ${ARR[@]+alt} / ${ARR[@]-default}: an array with no items is unset (bash(1), Parameter Expansion)
             return self._listed(listed.group(1), listed.group(2), listed.group(3), unresolved)
+        case = re.fullmatch(rf"({VARIABLE_NAME})(,,|\^\^|,|\^)", body)
+        if case:  # ${NAME,,} / ${NAME^^}: lower / upper case, ${NAME,} / ${NAME^} the first letter (bash(1))
+            probe: list[str] = []
+            value = self._value(case.group(1), probe)
+            if not probe and UNKNOWN_PART.search(value) is None:
+                op = case.group(2)
+                turn = str.lower if op[0] == "," else str.upper
+                return turn(value) if len(op) == 2 else turn(value[:1]) + value[1:]
+            unresolved.append("${" + body + "}")
+            return "${" + body + "}"
         trim = re.fullmatch(rf"({VARIABLE_NAME})(##?|%%?)(.+)", body, re.S)
         if trim:  # ${NAME##*/}, ${NAME%.*}: a pattern removed from the front or the back
             return self._trimmed(trim.group(1), trim.group(2), trim.group(3), unresolved)
@@ -221,6 +242,9 @@ class Expander:
             return str(got), end
         if text.startswith("$(", i):
             j = closing_paren(text, i + 1)
+            path = self._path_of(text[i + 2 : j])
+            if path is not None:
+                return path, j + 1
             unresolved.append(text[i : j + 1])
             return text[i : j + 1], j + 1
         if text.startswith("${", i):
@@ -232,6 +256,25 @@ class Expander:
         if not m:
             return "$", i + 1
         return self.value(m.group(0), unresolved), m.end()
+
+    def _path_of(self, body: str) -> str | None:
+        """The output of a command substitution that only computes a path from a known absolute one - the idioms
+        scripts find their own folder with (`$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`, `$(dirname "$0")`,
+        `$(realpath "$0")`, `$(cd "$DIR/.." && pwd)`): dirname(1), cd then pwd, realpath(1) / readlink -f, on
+        the expanded word. None for any other command, or a word not known here or not absolute."""
+        body = _QUIET.sub("", body).strip()
+        for kind, form in _PATH_COMMANDS:
+            m = form.fullmatch(body)
+            if not m:
+                continue
+            got: list[str] = []
+            word = [Word()]
+            self.scan(m.group(1).strip(), word, got, split=True)
+            if got or len(word) != 1 or not word[0].started or not word[0].text.startswith("/"):
+                return None
+            path = posixpath.normpath(word[0].text)
+            return posixpath.dirname(path) if kind == "dirname" else path
+        return None
 
     def scan(self, text: str, words: list[Word], unresolved: list[str], *, split: bool) -> None:
         """Append the words of `text` (quotes removed, variables expanded) to `words`."""
