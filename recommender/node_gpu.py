@@ -16,8 +16,9 @@ from recommender.errors import UnknownGpuError
 from recommender.hardware import Gpu, resolve_gpu
 
 # How a label's value names the GPU: a GPU name as nvidia-smi/rocm-smi print it ("name"), a cloud instance type
-# ("instance-type"), or one of a provider's fixed values listed in the table ("table").
-LABEL_KINDS = ("name", "instance-type", "table")
+# ("instance-type"), an instance family whose types all carry one GPU model ("instance-family": `g4dn`, the
+# types `g4dn.*`), or one of a provider's fixed values listed in the table ("table").
+LABEL_KINDS = ("name", "instance-type", "instance-family", "table")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +110,8 @@ def _from_label(
     evidence = f"{label.key}={value}"
     if label.kind == "instance-type":
         return gpu_from_instance_type(value, tables, catalog)
+    if label.kind == "instance-family":
+        return _gpu_of_family(value, tables, catalog, evidence)
     if label.kind == "name":
         return NodeGpu(resolve_gpu(value, catalog, memory_mib=memory_mib), None, evidence)
     keys = label.values.get(value.lower())
@@ -121,6 +124,16 @@ def _from_label(
             raise UnknownGpuError(f"{value!r} may be {names}, and no memory label tells which")
         candidates = [min(candidates, key=lambda g: abs((g.marketed_gb or 0) - memory_mib / 1024))]
     return NodeGpu(candidates[0], None, evidence)
+
+
+def _gpu_of_family(family: str, tables: NodeGpuTables, catalog: Sequence[Gpu], evidence: str) -> NodeGpu | None:
+    """The GPU every instance type of a family (`g4dn`: g4dn.xlarge ... g4dn.metal) carries, the count left open
+    (it differs by size); None for a family the table has no GPU type of (CPU families) or whose types differ."""
+    rows = [r for r in tables.instance_types.values() if r.name.lower().split(".")[0] == family.strip().lower()]
+    keys = {r.gpu_key for r in rows}
+    if len(keys) != 1 or "." not in rows[0].name:
+        return None
+    return NodeGpu(_by_key(keys.pop(), catalog), None, evidence)
 
 
 def _instance_type_of(labels: Mapping[str, str], tables: NodeGpuTables, catalog: Sequence[Gpu]) -> NodeGpu | None:

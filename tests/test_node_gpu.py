@@ -122,6 +122,12 @@ def test_cpu_fractional_and_unknown_instance_types_give_nothing(name: str) -> No
         ),
         ({"eks.amazonaws.com/instance-gpu-name": "h200", "eks.amazonaws.com/instance-gpu-count": "8"}, ("h200", 8)),
         ({"k8s.amazonaws.com/accelerator": "nvidia-a10g"}, ("a10g", None)),
+        # an instance family whose every type carries one GPU model (round 23's tchangkiat: g4dn); a CPU family none
+        ({"karpenter.k8s.aws/instance-family": "g4dn"}, ("t4", None)),
+        ({"eks.amazonaws.com/instance-family": "g6e"}, ("l40s", None)),
+        ({"karpenter.k8s.aws/instance-family": "g4dn", "karpenter.k8s.aws/instance-gpu-count": "4"}, ("t4", 4)),
+        ({"karpenter.k8s.aws/instance-family": "m8g"}, None),
+        ({"karpenter.k8s.aws/instance-family": "g5g"}, None),  # Graviton + T4G: no row, no GPU named
         # AKS: only the vendor in kubernetes.azure.com/accelerator; the instance type names the card
         (
             {
