@@ -299,3 +299,66 @@ def test_an_openshift_template_stands_for_its_objects_with_the_parameters_defaul
     assert cmd.values["tensor_parallel_size"] == 2 and found.gpus_per_pod == 2  # ${{GPUS}}: the JSON value 2
     # a generated parameter has no default: it stays as written
     assert found.argv[-2:] == ("--served-model-name", "${NAME}")
+
+
+RBG_V1ALPHA2 = """apiVersion: workloads.x-k8s.io/v1alpha2
+kind: RoleBasedGroup
+metadata: {name: vllm-pd}
+spec:
+  roleTemplates:
+    - name: vllm-base
+      template:
+        spec:
+          containers:
+            - name: vllm
+              image: vllm/vllm-openai:latest
+              env: [{name: POD_IP, value: x}]
+  roles:
+    - name: router
+      replicas: 1
+      standalonePattern:
+        template:
+          spec:
+            containers: [{name: router, image: lmsysorg/sglang-router:v0.2.4, command: [python3, -m, sglang_router]}]
+    - name: prefill
+      replicas: 1
+      standalonePattern:
+        templateRef:
+          name: vllm-base
+          patch:
+            spec:
+              containers:
+                - name: vllm
+                  command: [vllm, serve]
+                  args: [Qwen/Qwen3-0.6B, --tensor-parallel-size, "1"]
+                  resources: {limits: {nvidia.com/gpu: "1"}}
+    - name: decode
+      replicas: 1
+      leaderWorkerPattern:
+        size: 2
+        templateRef:
+          name: vllm-base
+          patch:
+            spec:
+              containers: [{name: vllm, args: [Qwen/Qwen3-8B, -tp, "2"], resources: {limits: {nvidia.com/gpu: "1"}}}]
+        leaderTemplatePatch:
+          spec:
+            containers: [{name: vllm, env: [{name: ROLE, value: leader}]}]
+"""
+
+
+def test_a_role_based_group_runs_its_role_templates_with_each_roles_patch(tmp_path: Path) -> None:
+    # round 23's rbg vllm-pd-disagg-with-mooncake-te.yaml: the roleTemplate alone runs nothing; each role runs it
+    # with its patch merged as a strategic merge patch (containers by name); the leader gets its own patch too
+    prefill, decode = found_in(write_file(tmp_path, "rbg.yaml", RBG_V1ALPHA2))
+    assert prefill.argv == ("vllm", "serve", "Qwen/Qwen3-0.6B", "--tensor-parallel-size", "1")
+    assert prefill.gpus_per_pod == 1 and prefill.env.get("POD_IP") == "x"
+    assert decode.argv == ("vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2")  # vLLM's image entrypoint, the args
+    assert decode.env.get("ROLE") == "leader" and decode.env.get("POD_IP") == "x"
+    # v1alpha1: templateRef and templatePatch on the role itself
+    v1 = RBG_V1ALPHA2.replace("v1alpha2", "v1alpha1").split("  roles:")[0] + (
+        "  roles:\n    - name: engine\n      templateRef: {name: vllm-base}\n      templatePatch:\n"
+        "        spec: {containers: [{name: vllm, args: [Qwen/Qwen3-4B], resources: {limits: {nvidia.com/gpu: 2}}}]}\n"
+    )
+    (engine,) = found_in(write_file(tmp_path, "rbg1.yaml", v1))
+    assert engine.argv == ("vllm", "serve", "Qwen/Qwen3-4B") and engine.gpus_per_pod == 2

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from recommender.check import role_based_groups
 from recommender.check.commands import (
     find_in_words,
     not_evaluable,
@@ -254,6 +255,8 @@ def read_kubernetes(docs: list[dict[str, Any]], source: str, shared: Sequence[Ma
         if kind == "DynamoGraphDeployment":
             out += serving_resources.read_dynamo(doc, source, index)
             continue
+        if role_based_groups.is_role_based_group(doc):
+            doc = role_based_groups.with_templates_resolved(doc)
         if kind == "Workspace" and str(doc.get("apiVersion", "")).startswith("kaito.sh/"):
             _kaito_template(doc, f"{source} (Workspace/{as_mapping(doc.get('metadata')).get('name') or '?'})")
         out += read_pods(doc, source, index)
