@@ -132,3 +132,21 @@ def test_a_comment_inside_an_array_assignment_is_dropped_whatever_it_holds() -> 
 vllm serve org/m "${flags[@]}"
 """
     assert _serve(script) == [("vllm", "serve", "org/m", "--max-model-len", "4096", "-e", "TAG=#1", "--port", "8000")]
+
+
+@pytest.mark.parametrize(
+    ("script", "words"),
+    [
+        # bash(1): the word of ${X-word} keeps its own quotes, so an unquoted ${X-"a b"} is one word, not two
+        ('vllm serve m ${EXTRA-"--max-model-len 4096"}', ("vllm", "serve", "m", "--max-model-len 4096")),
+        ('vllm serve m ${EXTRA:-"a b"} c', ("vllm", "serve", "m", "a b", "c")),
+        ("vllm serve m ${EXTRA:-'a b'}", ("vllm", "serve", "m", "a b")),
+        ('X=1; vllm serve m ${X:+"-tp 2"}', ("vllm", "serve", "m", "-tp 2")),
+        ('vllm serve m ${EXTRA-""} z', ("vllm", "serve", "m", "", "z")),
+        # an unquoted word still splits, and so does a set value
+        ("vllm serve m ${EXTRA:-a b}", ("vllm", "serve", "m", "a", "b")),
+        ('EXTRA="-tp 2"; vllm serve m ${EXTRA-"a b"}', ("vllm", "serve", "m", "-tp", "2")),
+    ],
+)
+def test_a_quoted_default_word_is_not_split(script: str, words: tuple[str, ...]) -> None:
+    assert [c.words for c in shell.run_script(script)] == [words]

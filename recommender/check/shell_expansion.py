@@ -39,6 +39,7 @@ _PATH_COMMANDS = (
     ("real", re.compile(r"(?:realpath(?:\s+-[es])?|readlink\s+-[fem]+)\s+(?:--\s+)?(\S.*)", re.S)),
 )
 _QUIET = re.compile(r"\s*(?:[12]?>\s*/dev/null|2>&1|&>\s*/dev/null)")
+_WHOLE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', re.S)  # a word that is one quoted string
 _UNKNOWN_WHOLE = re.compile(r"^(\$\(.*\)|`[^`]*`|\$\{[^}]*\}|\$[A-Za-z_]\w*|<[^<>]+>)$", re.S)  # nothing known
 
 
@@ -81,6 +82,7 @@ class Expander:
         # `${NAME:=word}` / `${NAME=word}` with NAME unset (or empty, with the colon) assigns word to NAME as well
         # (bash(1), Parameter Expansion; `: "${PORT:=8000}"` is the idiom): NAME -> (value, whether it is known)
         self.assigned: dict[str, tuple[str, bool]] = {}
+        self.quoted_word = False  # the last expansion was a default/alternative word quoted whole: not split
 
     def value(self, body: str, unresolved: list[str]) -> str:
         """The value of a ${...} body: `NAME`, `NAME:-default`, `NAME-default`, `NAME:=default`, `NAME:+alt`."""
@@ -139,6 +141,7 @@ class Expander:
         if op in ("-", "=") and unset and not arg and name.isidentifier():
             self.empty_from.append(name)  # `${NAME:-}`: NAME is meant to come from outside the file
             return ""
+        self._note_quoted_word(op, unset, arg)
         if op == "=" and unset and name.isidentifier():
             before = len(unresolved)
             word = self._word(arg or "", unresolved)
@@ -156,6 +159,11 @@ class Expander:
         if value == "" and name in self.outside:
             self.empty_from.append(name)
         return self._known(name, value, unresolved)
+
+    def _note_quoted_word(self, op: str | None, unset: bool, arg: str | None) -> None:
+        """`${X-"a b"}` taking its word: the word's quotes hold, its expansion is one word (bash(1))."""
+        if op in ("-", "=", "+") and (unset if op != "+" else not unset) and _WHOLE_QUOTED.fullmatch(arg or ""):
+            self.quoted_word = True
 
     def _listed(self, name: str, op: str, arg: str, unresolved: list[str]) -> str:
         items = self.items(name)
@@ -362,9 +370,14 @@ class Expander:
 
     def _unquoted_dollar(self, text: str, i: int, words: list[Word], unresolved: list[str], *, split: bool) -> int:
         before, empty = len(unresolved), len(self.empty_from)
+        self.quoted_word = False
         value, i = self.dollar(text, i, unresolved)
         missing = unresolved[before:]
         words[-1].empty_from += self.empty_from[empty:]
+        if self.quoted_word:  # `${X-"a b"}` unquoted: the quoted default is one word, not split
+            words[-1].text += value
+            words[-1].started = True
+            return i
         if not split or missing or ASSIGNMENT.match(words[-1].text):
             # no word splitting in an assignment's value; an unknown value (a `$(...)` output, a placeholder, an
             # unset variable) stays one unknown word
