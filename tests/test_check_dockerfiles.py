@@ -109,7 +109,7 @@ def test_a_dockerfile_in_a_subfolder_takes_its_copies_from_the_folder_docker_bui
 ) -> None:
     # `docker build -f docker/Dockerfile .` (round 22's veritogen: docker/Dockerfile.pod COPYs scripts/start-vllm.sh
     # from the repository root): the script is not beside the Dockerfile, so the context is the folder checked, or
-    # the current directory for the file given alone under it
+    # the current directory for the file given alone under it, or the nearest folder above holding it
     write_files(tmp_path, {"docker/Dockerfile": SUBFOLDER_DOCKERFILE, "scripts/start.sh": START})
     checked = load_inputs((str(tmp_path),)).found  # the folder checked: the script is a server of its own too
     (found,) = [f for f in checked if f.source.endswith("Dockerfile")]
@@ -117,5 +117,11 @@ def test_a_dockerfile_in_a_subfolder_takes_its_copies_from_the_folder_docker_bui
     monkeypatch.chdir(tmp_path)
     (alone,) = load_inputs(("docker/Dockerfile",)).found  # given alone, run from the repository's root
     assert alone.argv == found.argv
-    monkeypatch.chdir(tmp_path / "docker")  # run beside it: `docker build .` has no scripts/ to COPY from
-    assert load_inputs(("Dockerfile",)).found == []
+    # given alone from elsewhere (check_corpus.py's staged copies): `docker build .` beside it has no scripts/ to
+    # COPY (the build fails), so the image was built from the folder above that has them
+    monkeypatch.chdir(tmp_path / "docker")
+    assert load_inputs(("Dockerfile",)).found[0].argv == found.argv
+    # never above the repository: with .git in docker/ itself, the script outside it is not read
+    (tmp_path / "docker" / ".git").mkdir()
+    monkeypatch.chdir(tmp_path.parent)
+    assert load_inputs((str(tmp_path / "docker" / "Dockerfile"),)).found == []

@@ -207,16 +207,22 @@ def _build_context(dockerfile: Path, root: Path | None) -> compose_files.FileRea
     """A Dockerfile's build context as `docker build` is given one: the Dockerfile's folder (`docker build DIR`),
     else, for a file its folder lacks, the folder the command runs in with `-f DIR/Dockerfile .`
     (docs.docker.com/build/concepts/context): the folder checked, or the current directory for a file given alone
-    under it. A folder above neither is not read."""
-    own = _reader_beside(dockerfile)
+    under it; else, for a file given alone, the nearest folder above it that holds the file - a build from a
+    context without it fails ("COPY failed: file not found"), so the image deployed was built from one that has
+    it (`docker build -f docker/Dockerfile .` at the repository's root). Never above the repository (the folder
+    holding .git) or, without one, more than two folders up; never outside the folder checked."""
+    here = dockerfile.resolve().parent
     base = (root or Path.cwd()).resolve()
-    if base == dockerfile.parent.resolve() or not dockerfile.resolve().is_relative_to(base):
-        return own
-    above = _reader_beside(base / "Dockerfile")
+    readers = [_reader_beside(dockerfile)]
+    if base != here and here.is_relative_to(base):
+        readers.append(_reader_beside(base / "Dockerfile"))
+    if root is None:
+        top = next((p for p in [here, *here.parents] if (p / ".git").exists()), None)
+        limit = [here.parent, here.parent.parent] if top is None else [p for p in here.parents if p.is_relative_to(top)]
+        readers += [_reader_beside(folder / "Dockerfile") for folder in limit if folder != base]
 
     def read(relative: str) -> str | None:
-        text = own(relative)
-        return text if text is not None else above(relative)
+        return next((text for r in readers if (text := r(relative)) is not None), None)
 
     return read
 
