@@ -46,7 +46,12 @@ def test_falcon_mamba_7b_by_hand() -> None:
 
 
 def test_entries_name_their_source_and_are_not_reconstructed() -> None:
-    for model_id in ("NousResearch/Hermes-2-Pro-Llama-3-8B", "tiiuae/falcon-mamba-7b"):
+    for model_id in (
+        "NousResearch/Hermes-2-Pro-Llama-3-8B",
+        "tiiuae/falcon-mamba-7b",
+        "stabilityai/stablelm-3b-4e1t",
+        "OpenAssistant/oasst-sft-4-pythia-12b-epoch-3.5",
+    ):
         entry = load_model(model_id)
         assert entry is not None and "config.json" in entry.source and "huggingface.co/" in entry.source
         assert entry.reconstructed is None
@@ -66,3 +71,31 @@ def test_qwen2_vl_72b_instruct_by_hand() -> None:
     assert 73.35e9 < spec.params.total < 73.45e9
     assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 32768)
     assert reconstructed("Qwen/Qwen2-VL-72B-Instruct")
+
+
+def test_stablelm_3b_4e1t_by_hand() -> None:
+    """StableLM-3B-4E1T (mlc-llm's copy of the publisher's transformers-native config.json, 599 bytes at indent 2
+    as the hub lists it): 32 layers of 2560 with 32 full KV heads (q/k/v/o 4 x 2560^2, no QKV bias), gated MLP
+    3 x 2560 x 6912, two LayerNorms with biases; untied 50,304-row embedding and head, final LayerNorm:
+    2,795,443,200 parameters (Stability's model card). stablelm is outside the architecture table: read as a
+    Llama-style decoder, whose RMSNorms have no bias (the 65 LayerNorm biases, 166,400, are not counted), said so."""
+    h, vocab = 2560, 50304
+    ln_bias = (2 * 32 + 1) * h
+    total = 32 * (4 * h * h + 3 * h * 6912 + 2 * h) + 2 * vocab * h + h + ln_bias
+    assert total == 2_795_443_200
+    spec = resolve_model("stabilityai/stablelm-3b-4e1t")
+    assert spec.params is not None and spec.params.total == total - ln_bias
+    assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (32, 80, 4096)
+    assert any("'stablelm' is not in vllm-plan's architecture table" in reason for reason in spec.approximate)
+    assert page_bytes("stabilityai/stablelm-3b-4e1t") == 599
+
+
+def test_oasst_sft_4_pythia_12b_by_hand() -> None:
+    """Open-Assistant SFT-4 Pythia-12B (the config.json of the RL tune trained from it, 644 bytes): EleutherAI's
+    Pythia-12B (36 layers of 5120, 40 heads, MLP 20480, parallel residual, untied) with a 50,288-row vocabulary
+    instead of 50,688: the bundled pythia-12b's 11,846,072,320 parameters less 2 x 400 x 5120 = 11,841,976,320."""
+    oa, pythia = resolve_model("OpenAssistant/oasst-sft-4-pythia-12b-epoch-3.5"), resolve_model("EleutherAI/pythia-12b")
+    assert pythia.params is not None and pythia.params.total == 11_846_072_320
+    assert oa.params is not None and oa.params.total == 11_846_072_320 - 2 * 400 * 5120 == 11_841_976_320
+    assert oa.approximate == () and (oa.num_kv_heads, oa.head_dim, oa.max_model_len) == (40, 128, 2048)
+    assert page_bytes("OpenAssistant/oasst-sft-4-pythia-12b-epoch-3.5") == 644
