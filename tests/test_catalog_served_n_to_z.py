@@ -99,3 +99,13 @@ def test_oasst_sft_4_pythia_12b_by_hand() -> None:
     assert oa.params is not None and oa.params.total == 11_846_072_320 - 2 * 400 * 5120 == 11_841_976_320
     assert oa.approximate == () and (oa.num_kv_heads, oa.head_dim, oa.max_model_len) == (40, 128, 2048)
     assert page_bytes("OpenAssistant/oasst-sft-4-pythia-12b-epoch-3.5") == 644
+
+
+def test_orion_14b_base_is_the_chat_models_network() -> None:
+    """Orion-14B-Base (a DPO fine-tune's re-save of its config.json): the widths of the bundled Orion-14B-Chat, so
+    the same 14,498,288,640 parameters counted with RMSNorm-sized norms and the same approximation (orion is outside
+    the architecture table)."""
+    base, chat = resolve_model("OrionStarAI/Orion-14B-Base"), resolve_model("OrionStarAI/Orion-14B-Chat")
+    assert base.params is not None and base.params == chat.params and base.params.total == 14_498_288_640
+    assert (base.num_kv_heads, base.head_dim, base.max_model_len) == (40, 128, 4096)
+    assert any("'orion' is not in vllm-plan's architecture table" in reason for reason in base.approximate)
