@@ -109,3 +109,43 @@ def test_orion_14b_base_is_the_chat_models_network() -> None:
     assert base.params is not None and base.params == chat.params and base.params.total == 14_498_288_640
     assert (base.num_kv_heads, base.head_dim, base.max_model_len) == (40, 128, 4096)
     assert any("'orion' is not in vllm-plan's architecture table" in reason for reason in base.approximate)
+
+
+def _nemotron_h(h: int, heads: int, mamba_heads: int, state: int, ffn: int, pattern: str) -> int:
+    """A Nemotron-H base model by hand: Mamba-2 mixers of mamba_heads x 64 (d_inner 2 h, 8 groups of `state`:
+    in_proj h x (2 d_inner + 2 x 8 x state + heads), a 4-wide conv with biases over d_inner + 2 x 8 x state
+    channels, A/D/dt per head, a gated norm of d_inner, out_proj), squared-ReLU MLPs 2 x h x ffn, GQA attention of
+    `heads` x 128 with 8 KV heads; one RMSNorm a block, untied 131,072-row embedding and head, final norm."""
+    d_inner, groups = mamba_heads * 64, 8
+    conv = d_inner + 2 * groups * state
+    mamba = h * (2 * d_inner + 2 * groups * state + mamba_heads) + conv * 4 + conv + 3 * mamba_heads
+    mamba += d_inner + d_inner * h
+    attention = h * heads * 128 + 2 * h * 8 * 128 + heads * 128 * h
+    counts = {kind: pattern.count(kind) for kind in "M-*"}
+    blocks = counts["M"] * mamba + counts["-"] * 2 * h * ffn + counts["*"] * attention
+    return blocks + len(pattern) * h + 2 * 131072 * h + h
+
+
+def test_nemotron_h_8b_and_47b_base_by_hand() -> None:
+    """Nemotron-H-8B/47B-Base-8K (reconstructed from NVIDIA's Megatron-Bridge providers in the keys of the bundled
+    56B's real config.json, whose values that file's 56B provider reproduces): 8B, 52 blocks of 4096 (24 Mamba of
+    128 heads with state 128, 24 MLPs of 21504, 4 attention of 32 heads): 8,100,852,736 parameters; 47B, 98 blocks of
+    8192 (45 Mamba of 256 heads with state 256, 48 MLPs of 30720, 5 attention of 64 heads): 46,791,554,816
+    (NVIDIA's "8B" and "47B"). Only the attention blocks cache K/V."""
+    p8 = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"
+    p47 = "M-M-M-M-M-M-M-M-M*-M-M-M-M-M-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-M-M---MM---M-M*-M-M-M-M-M-"
+    for model_id, total, pattern, attention_layers in (
+        ("nvidia/Nemotron-H-8B-Base-8K", _nemotron_h(4096, 32, 128, 128, 21504, p8), p8, 4),
+        ("nvidia/Nemotron-H-47B-Base-8K", _nemotron_h(8192, 64, 256, 256, 30720, p47), p47, 5),
+    ):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total, model_id
+        assert spec.layer_kinds.count("full") == attention_layers == pattern.count("*"), model_id
+        assert spec.max_model_len == 8192 and reconstructed(model_id)
+    assert _nemotron_h(4096, 32, 128, 128, 21504, p8) == 8_100_852_736
+    assert _nemotron_h(8192, 64, 256, 256, 30720, p47) == 46_791_554_816
+    # the same formula on the bundled 56B's real config.json: the providers' translation is checked on it
+    p56 = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*"
+    p56 += "-M-M-M-M-M-"
+    real = resolve_model("nvidia/Nemotron-H-56B-Base-8K")
+    assert real.params is not None and real.params.total == _nemotron_h(8192, 64, 256, 256, 32768, p56)
