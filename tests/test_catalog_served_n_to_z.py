@@ -149,3 +149,14 @@ def test_nemotron_h_8b_and_47b_base_by_hand() -> None:
     p56 += "-M-M-M-M-M-"
     real = resolve_model("nvidia/Nemotron-H-56B-Base-8K")
     assert real.params is not None and real.params.total == _nemotron_h(8192, 64, 256, 256, 32768, p56)
+
+
+def test_nemotron_nano_9b_v2_base_and_japanese_are_the_9b_v2_network() -> None:
+    """vLLM's Nemotron-Nano-9B-v2 recipe lists the pre-RL Base checkpoint and the Japanese fine-tune as variants of
+    the model at the same precision and memory floor: reconstructed as the bundled 9B-v2 architecture (8,888,227,328
+    parameters, 4 attention layers), approximate."""
+    nano = resolve_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
+    for model_id in ("nvidia/NVIDIA-Nemotron-Nano-9B-v2-Base", "nvidia/NVIDIA-Nemotron-Nano-9B-v2-Japanese"):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params == nano.params and spec.params.total == 8_888_227_328
+        assert spec.layer_kinds == nano.layer_kinds and reconstructed(model_id)
