@@ -160,3 +160,13 @@ def test_nemotron_nano_9b_v2_base_and_japanese_are_the_9b_v2_network() -> None:
         spec = resolve_model(model_id)
         assert spec.params is not None and spec.params == nano.params and spec.params.total == 8_888_227_328
         assert spec.layer_kinds == nano.layer_kinds and reconstructed(model_id)
+
+
+def test_qvq_72b_preview_is_qwen2_vl_72b_with_128000_positions() -> None:
+    """QVQ-72B-Preview (reconstructed: unsloth's re-save of its config.json up to rms_norm_eps, the rest as the
+    bundled Qwen2-VL-72B-Instruct): the Qwen2-VL-72B network, 72,706,203,648 language-model parameters (the GGUF
+    conversion's 72.7B), and 128,000 positions where Qwen2-VL-72B-Instruct has 32,768."""
+    qvq, vl = resolve_model("Qwen/QVQ-72B-Preview"), resolve_model("Qwen/Qwen2-VL-72B-Instruct")
+    assert qvq.params is not None and qvq.params == vl.params
+    assert qvq.params.total - qvq.params.vision == 72_706_203_648
+    assert (qvq.max_model_len, vl.max_model_len) == (128000, 32768) and reconstructed("Qwen/QVQ-72B-Preview")
