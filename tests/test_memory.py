@@ -475,3 +475,28 @@ def test_cudagraph_estimate_keeps_the_first_capture_and_scales_the_per_graph_par
     assert overheads.cudagraph_capture_count(4, max_num_batched_tokens=8192) == 3
     assert overheads.cudagraph_bytes(layers_on_gpu=64, enforce_eager=False, graphs=3) == 765_438_731
     assert overheads.cudagraph_bytes(layers_on_gpu=64, enforce_eager=False, graphs=51) == 300_647_710 + 1_140_850_688
+
+
+def test_cudagraph_estimate_counts_the_full_decode_graphs() -> None:
+    """From 0.11.0 (FULL_AND_PIECEWISE by default, vllm-project/vllm#25444) vLLM captures, beside the PIECEWISE list,
+    one FULL graph per capture size <= max_num_seqs (capture_model's decode_cudagraph_batch_sizes), and
+    profile_cudagraph_memory returns max(first captures) + per_graph x (len(descs) - 1) summed over both modes.
+    At the default 256 sequences: [1, 2, 4] + range(8, 256, 8) + [256] = 3 + 31 + 1 = 35 FULL graphs beside the 51
+    PIECEWISE ones; the v0.19 sweep (1,024 sequences, the fit) had 51 of each. At 16 sequences: 1, 2, 4, 8, 16 = 5.
+    A 40-layer model at 256 sequences: per-graph share (50 + 34) / (50 + 50) = 0.84, so the per-layer part is
+    40 x 17 MiB x (186 + 0.84 x 300) / 486 = 713,031,680 x 438 / 486 = 642,608,798 bytes beside the 0.28 GiB base
+    (300,647,710): 943,256,508 bytes (0.88 GiB; the PIECEWISE list alone gave 0.94 GiB). Before 0.11 (PIECEWISE only)
+    there is no FULL list and the estimate is as before."""
+    from recommender.memory import overheads
+
+    assert overheads.cudagraph_decode_count(512, max_num_seqs=256, max_num_batched_tokens=2048) == 35
+    assert overheads.cudagraph_decode_count(512, max_num_seqs=1024, max_num_batched_tokens=8192) == 51
+    assert overheads.cudagraph_decode_count(32, max_num_seqs=16, max_num_batched_tokens=2048) == 5
+    assert (
+        overheads.cudagraph_decode_count(512, max_num_seqs=256, max_num_batched_tokens=2048, version=(0, 10, 2)) is None
+    )
+    assert overheads.cudagraph_bytes(layers_on_gpu=40, enforce_eager=False, graphs=51, full_graphs=35) == 943_256_508
+    whole = overheads.cudagraph_bytes(layers_on_gpu=40, enforce_eager=False, graphs=51)
+    assert whole == 300_647_710 + 713_031_680
+    assert overheads.cudagraph_bytes(layers_on_gpu=40, enforce_eager=False, graphs=51, full_graphs=51) == whole
+    assert overheads.cudagraph_bytes(layers_on_gpu=40, enforce_eager=False, graphs=51, full_graphs=None) == whole

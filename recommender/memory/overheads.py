@@ -304,6 +304,27 @@ def cudagraph_capture_count(
     return len(found | {top})
 
 
+# From 0.11.0 the V1 default cudagraph_mode is FULL_AND_PIECEWISE (vllm-project/vllm#25444): beside the PIECEWISE list
+# above, one FULL graph per capture size that a uniform decode batch fills, uniform_decode_query_len <= size <=
+# max_num_seqs x uniform_decode_query_len (gpu_model_runner capture_model `decode_cudagraph_batch_sizes`; 1 without
+# speculative decoding). profile_cudagraph_memory (v1/worker/gpu_model_runner.py, 0.19-0.33) measures, per mode,
+# the first capture and the second, and returns max(first captures) + sum over modes of per_graph x (len(descs) - 1):
+# the FULL list's graphs count as the PIECEWISE list's do. 35 FULL graphs at the default 256 sequences, 51 at the
+# sweep's 1,024 (the fit below saw 50 + 50 graphs after the first ones).
+FULL_DECODE_GRAPHS_FROM = (0, 11, 0)
+
+
+def cudagraph_decode_count(
+    max_capture_size: int, *, max_num_seqs: int, max_num_batched_tokens: int, version: tuple[int, ...] = (0, 33)
+) -> int | None:
+    """Number of FULL uniform-decode graphs: the capture sizes (the release's list, as cudagraph_capture_count
+    builds it) of at most max_num_seqs tokens; None before FULL_AND_PIECEWISE became the default (no FULL list)."""
+    if version < FULL_DECODE_GRAPHS_FROM:
+        return None
+    decode_top = min(max_num_seqs, max_capture_size)
+    return cudagraph_capture_count(decode_top, max_num_batched_tokens=max_num_batched_tokens, version=version)
+
+
 # The V0 engine (worker/model_runner.py capture_model up to 0.6.x, config.py _set_cudagraph_sizes with VLLM_USE_V1=0
 # from 0.7 on) captured decode graphs only, over [1, 2, 4] + [8 * i for i in range(1, 1025)] up to the smallest of
 # those sizes >= max_num_seqs: 35 graphs at the default 256 (largest batch 256), whatever max_num_batched_tokens.
@@ -316,12 +337,20 @@ def v0_cudagraph_capture_count(max_num_seqs: int) -> int:
     return sum(1 for n in V0_CAPTURE_SIZES if n <= top)
 
 
-def cudagraph_bytes(*, layers_on_gpu: int, enforce_eager: bool, graphs: int = CUDAGRAPH_FIT_GRAPHS) -> int:
+def cudagraph_bytes(
+    *, layers_on_gpu: int, enforce_eager: bool, graphs: int = CUDAGRAPH_FIT_GRAPHS, full_graphs: int | None = None
+) -> int:
     """vLLM's CUDA-graph memory estimate for one GPU (0 with --enforce-eager): the fitted base plus the per-layer
     part, whose first-capture share stays and whose per-graph share follows the number of graphs (above the 51
-    graphs of the fit the whole part scales, the larger figure)."""
+    graphs of the fit the whole part scales, the larger figure). `full_graphs`: the FULL decode graphs beside the
+    `graphs` PIECEWISE ones (cudagraph_decode_count; the fit saw 51 of each, so the per-graph share follows the
+    graphs after the first of both lists); None: a list alone, the per-graph share follows `graphs`."""
     if enforce_eager:
         return 0
-    per_graph = max(0, graphs - 1) / (CUDAGRAPH_FIT_GRAPHS - 1)
+    if full_graphs is None:
+        per_graph = max(0, graphs - 1) / (CUDAGRAPH_FIT_GRAPHS - 1)
+    else:
+        after_first = max(0, graphs - 1) + max(0, full_graphs - 1)
+        per_graph = after_first / (2 * (CUDAGRAPH_FIT_GRAPHS - 1))
     scale = max(per_graph, CUDAGRAPH_FIRST_SHARE + (1 - CUDAGRAPH_FIRST_SHARE) * per_graph)  # above 51: as fitted
     return CUDAGRAPH_BASE + int(CUDAGRAPH_PER_LAYER * layers_on_gpu * scale)

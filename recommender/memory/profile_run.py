@@ -49,6 +49,22 @@ def engine_passes(
     return graphs, encoder
 
 
+def decode_graphs(
+    model: ModelSpec, gpu: Gpu, limits: SchedulerLimits, version: VllmVersion, *, v0: bool = False
+) -> int | None:
+    """The FULL uniform-decode graphs the V1 engine captures beside the PIECEWISE list (overheads.
+    cudagraph_decode_count); None on V0 and before FULL_AND_PIECEWISE was the default."""
+    if v0:
+        return None
+    release = (version.major, version.minor, version.patch)
+    return overheads.cudagraph_decode_count(
+        overheads.cudagraph_max_capture(model, gpu.cc_major_minor, release, limits.max_num_seqs),
+        max_num_seqs=limits.max_num_seqs,
+        max_num_batched_tokens=limits.max_num_batched_tokens,
+        version=release,
+    )
+
+
 def activation_bytes(
     model: ModelSpec,
     gpu: Gpu,
