@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from recommender.hardware import Gpu
-from recommender.memory import overheads, spec_decode
+from recommender.memory import mla_absorption, overheads, spec_decode
 from recommender.memory import startup_issues as si
 from recommender.memory.encoder_profile import towers_data_parallel
 from recommender.memory.engine import EngineFlags, VllmVersion
@@ -116,6 +116,9 @@ def stage_budgets(
     graphs, encoder = engine_passes(model, gpu, flags, limits, version, v0=v0)
     full_graphs = decode_graphs(model, gpu, limits, version, v0=v0)
     drafter = speculative_drafter(model, flags, precision, version, issues, draft=draft, v0=v0)
+    absorbed = mla_absorption.absorbed_bytes_per_layer(
+        model, precision.quant, tp=tp, version=version, dtype_bytes=precision.dtype_bytes, v0=v0
+    )
     stages: list[StageBudget] = []
     for k, layers in enumerate(pp_layer_ranges(model.num_layers, pp)):
         w = weight_bytes_per_gpu(
@@ -129,6 +132,7 @@ def stage_budgets(
             skip_towers=flags.towers_skipped(version, tower_modalities(model)),
             rotary_caches=rotary_caches_on_stage(model, (version.major, version.minor, version.patch), len(layers)),
             towers_replicated=towers_data_parallel(model, flags),
+            layer_extra=absorbed,
         )
         on_stage = drafter[0] if k == pp - 1 else spec_decode.Drafter("", 0)  # the drafter runs beside the last
         w += on_stage.weight_bytes

@@ -310,6 +310,7 @@ def weight_bytes_per_gpu(
     skip_towers: bool = False,
     rotary_caches: int = 1,
     towers_replicated: bool = False,
+    layer_extra: tuple[int, ...] = (),
 ) -> int:
     """Bytes of weights one GPU of pipeline stage `stage` holds ("Model loading took").
 
@@ -318,10 +319,13 @@ def weight_bytes_per_gpu(
     so the last tensor can overshoot the limit. `mxfp4`: how this GPU's MXFP4 MoE backend stores the experts
     (None: the checkpoint's own packing). `skip_towers`: --language-model-only or every modality limited to 0.
     `rotary_caches`: the cos/sin caches the GPU holds (rotary_caches_on_stage). `towers_replicated`:
-    --mm-encoder-tp-mode data, the towers' linears built with disable_tp (whole on every rank).
+    --mm-encoder-tp-mode data, the towers' linears built with disable_tp (whole on every rank). `layer_extra`: bytes
+    process_weights_after_loading adds beside decoder layer i (indexed by layer; memory/mla_absorption.py), built on
+    the GPU only for a layer none of whose tensors was offloaded.
     """
     total = 0
     offloaded = 0
+    on_cpu: set[int] = set()
     whole = replace(par, tp=1, dp=1, expert_parallel=False)
     for t in stage_tensors(s, par, stage, skip_towers=skip_towers):
         size = tensor_bytes(
@@ -329,6 +333,9 @@ def weight_bytes_per_gpu(
         )
         if t.layer is not None and offloaded < cpu_offload_bytes:
             offloaded += size
+            on_cpu.add(t.layer)
             continue
         total += size
+    layers = pp_layer_ranges(s.num_layers, par.pp)[stage]
+    total += sum(layer_extra[i] for i in layers if i < len(layer_extra) and i not in on_cpu)
     return total + rotary_caches * rotary_cache_bytes(s, dtype_bytes)
