@@ -356,13 +356,18 @@ def _find_id(ref: str) -> CatalogMatch | None:
 
 
 def _bare_alias(ref: str, aliases: dict[str, Alias]) -> CatalogMatch | None:
-    """A name without organisation that is the repository name of exactly one alias (and of no catalog entry)."""
+    """A name without organisation that is the repository name of exactly one alias, or of several aliases that all
+    name one target (google/gemma-4-26B-A4B-it and unsloth's re-upload of it), and of no catalog entry."""
     named = [a for key, a in aliases.items() if key.split("/", 1)[-1] == ref.lower()]
-    if len(named) != 1 or (entry := load_model(named[0].target)) is None:
+    if not named or len({a.target.lower() for a in named}) != 1 or (entry := load_model(named[0].target)) is None:
         return None
     alias = named[0]
-    via = f"no organisation given; {alias.alias} is the only id of that name, an alias of {entry.id} ({alias.kind})"
-    return CatalogMatch(entry, f"{via}: {alias.reason}", alias.same_model)
+    if len(named) == 1:
+        via = f"no organisation given; {alias.alias} is the only id of that name, an alias of {entry.id} ({alias.kind})"
+        return CatalogMatch(entry, f"{via}: {alias.reason}", alias.same_model)
+    ids = ", ".join(f"{a.alias} ({a.kind})" for a in named)
+    via = f"no organisation given; every id of that name is an alias of {entry.id}: {ids}"
+    return CatalogMatch(entry, f"{via}: {alias.reason}", all(a.same_model for a in named))
 
 
 def _model_from_profile(d: dict[str, Any]) -> CatalogModel:

@@ -1,0 +1,145 @@
+"""Catalog entries the blind field sets needed ("model not in the catalog" in benchmarks/fidelity.py): checkpoints
+whose own config.json was not found, rebuilt from a bundled base config and the quantization their users document
+(each entry's 'source' names the documents). Each test checks what the documents state: the base's parameter
+count, the quantization as parsed, and the on-disk or logged sizes and architecture facts the sources give."""
+
+from __future__ import annotations
+
+import pytest
+
+from recommender.catalog import find_model, load_model
+from recommender.memory.budget import explain
+from recommender.memory.engine import EngineFlags
+from recommender.sources.resolve import resolve_model
+
+from .catalog_support import H100, V033, reconstructed
+
+GB, GiB = 1e9, 2**30
+
+# (release, base, quantization method as parsed (compressed-tensors W4A16 runs as GPTQ-style int4), weight bits, group size)
+RELEASES = (
+    ("google/gemma-4-E2B-it-qat-w4a16-ct", "google/gemma-4-E2B-it", "gptq", 4, 32),
+    ("google/gemma-4-E4B-it-qat-w4a16-ct", "google/gemma-4-E4B-it", "gptq", 4, 32),
+    ("cyankiwi/Qwen3.5-4B-AWQ-4bit", "Qwen/Qwen3.5-4B", "gptq", 4, 32),
+    ("cyankiwi/Qwen3.6-35B-A3B-AWQ-4bit", "Qwen/Qwen3.6-35B-A3B", "gptq", 4, 32),
+    ("cyankiwi/Qwen3.8-27B-AWQ-INT4", "Qwen/Qwen3.8-27B", "gptq", 4, 32),
+    ("cpatonn/Qwen3-30B-A3B-Thinking-2507-AWQ-4bit", "Qwen/Qwen3-30B-A3B-Thinking-2507", "gptq", 4, 32),
+    ("Salyut1/GLM-4.7-NVFP4", "zai-org/GLM-4.7", "nvfp4", 4, 16),
+    ("lukealonso/GLM-5.1-NVFP4-MTP", "zai-org/GLM-5.1", "nvfp4", 4, 16),
+)
+
+
+@pytest.mark.parametrize(("release", "base", "method", "bits", "group"), RELEASES)
+def test_field_release_is_its_base_in_the_documented_precision(
+    release: str, base: str, method: str, bits: int, group: int
+) -> None:
+    spec, base_spec = resolve_model(release), resolve_model(base)
+    assert spec.params is not None and spec.params == base_spec.params
+    assert spec.quant is not None and (spec.quant.method, spec.quant.bits, spec.quant.group_size) == (
+        method,
+        bits,
+        group,
+    )
+    entry = load_model(release)
+    assert entry is not None and entry.base_model == base
+    assert reconstructed(release)
+
+
+def test_google_qat_w4a16_releases_are_variants_of_their_bases() -> None:
+    """Google publishes the QAT W4A16 builds beside the 16-bit releases: `recommend` searches them with the base.
+    The 31B sibling's config.json as read (find_string id 70430902425): symmetric int4 in groups of 32, lm_head and
+    the vision tower 16-bit."""
+    for size in ("E2B", "E4B"):
+        base = load_model(f"google/gemma-4-{size}-it")
+        assert base is not None and f"google/gemma-4-{size}-it-qat-w4a16-ct" in base.variants
+        quant = resolve_model(f"google/gemma-4-{size}-it-qat-w4a16-ct").quant
+        assert quant is not None and not quant.has_zero_points and not quant.lm_head_quantized
+
+
+def test_google_qat_w4a16_weights_are_under_the_16_bit_release() -> None:
+    """The int4 body leaves the E models' per-layer embeddings (16-bit, 2.35B of E2B's 5.1B) and towers: E2B's
+    weights are well under its 16-bit release's but far above a quarter of it (field11 R009 logged 8.02 GiB on a T4,
+    the 16-bit E2B about 9.5 GiB)."""
+    flags = EngineFlags(max_model_len=8192)
+    for size in ("E2B", "E4B"):
+        w4 = explain(resolve_model(f"google/gemma-4-{size}-it-qat-w4a16-ct"), H100, flags, V033).stage.weights
+        w16 = explain(resolve_model(f"google/gemma-4-{size}-it"), H100, flags, V033).stage.weights
+        assert 0.5 < w4 / w16 < 0.85, size
+
+
+def test_deepseek_v4_flash_0731_is_v4_flash_as_its_checkpoint_reader_states() -> None:
+    """The architecture a reader of the 0731 checkpoint (revision 7872f01b) lists in
+    github.com/anthony-chaudhary/fak/issues/12635: every stated value is the bundled V4-Flash config's; the field
+    records' TP=2 weights (Q012: 74.34 GiB a GPU) are V4-Flash's FP8 attention and FP4 experts."""
+    entry = load_model("deepseek-ai/DeepSeek-V4-Flash-0731")
+    assert entry is not None
+    stated = {
+        "num_hidden_layers": 43,
+        "hidden_size": 4096,
+        "num_attention_heads": 64,
+        "head_dim": 512,
+        "qk_rope_head_dim": 64,
+        "o_groups": 8,
+        "o_lora_rank": 1024,
+        "sliding_window": 128,
+        "index_topk": 512,
+        "n_routed_experts": 256,
+        "n_shared_experts": 1,
+        "num_experts_per_tok": 6,
+        "moe_intermediate_size": 2048,
+        "scoring_func": "sqrtsoftplus",
+        "num_hash_layers": 3,
+        "expert_dtype": "fp4",
+    }
+    assert {k: entry.config[k] for k in stated} == stated
+    ratios = entry.config["compress_ratios"]
+    assert ratios[:2] == [0, 0] and ratios[2:43] == [4, 128] * 20 + [4]
+    spec, flash = resolve_model("deepseek-ai/DeepSeek-V4-Flash-0731"), resolve_model("deepseek-ai/DeepSeek-V4-Flash")
+    assert (
+        spec.params == flash.params
+        and spec.quant == flash.quant
+        and reconstructed("deepseek-ai/DeepSeek-V4-Flash-0731")
+    )
+    w = explain(spec, H100, EngineFlags(max_model_len=8192, tensor_parallel_size=2), V033).stage.weights / GiB
+    assert abs(w - 74.34) / 74.34 < 0.02
+
+
+def test_community_nvfp4_glm_builds_by_their_logged_weights() -> None:
+    """Salyut1's GLM-4.7 NVFP4 ships fused k/v quantization scales (its attention is 4-bit, unlike NVIDIA's build
+    which keeps attention 16-bit): field6 L001 logged 47.11 GiB a GPU at TP=4 ('177B' on disk). lukealonso's GLM-5.1
+    NVFP4 with MTP: L004 logged 55.67 GiB a GPU at TP=8."""
+    for model, tp, logged in (("Salyut1/GLM-4.7-NVFP4", 4, 47.11), ("lukealonso/GLM-5.1-NVFP4-MTP", 8, 55.67)):
+        spec = resolve_model(model)
+        w = explain(spec, H100, EngineFlags(max_model_len=8192, tensor_parallel_size=tp), V033).stage.weights / GiB
+        assert abs(w - logged) / logged < 0.02, model
+    salyut, nvidia = resolve_model("Salyut1/GLM-4.7-NVFP4"), resolve_model("nvidia/GLM-4.7-NVFP4")
+    assert salyut.quant is not None and nvidia.quant is not None
+    assert not any("self_attn" in p for p in salyut.quant.keep_unquantized)
+    assert any("self_attn" in p for p in nvidia.quant.keep_unquantized)
+
+
+def test_cyankiwi_int4_sizes_as_documented() -> None:
+    """cyankiwi/Qwen3.6-35B-A3B-AWQ-4bit: '24 GB, compressed-tensors pack-quantized 4-bit' (deployment survey),
+    '~11.4 GB/card' at TP=2; cyankiwi/Qwen3.5-4B-AWQ-4bit: field11 R011 logged 3.85 GiB."""
+    moe = resolve_model("cyankiwi/Qwen3.6-35B-A3B-AWQ-4bit")
+    w1 = explain(moe, H100, EngineFlags(max_model_len=8192), V033).stage.weights
+    assert 20 * GB < w1 < 25 * GB
+    small = explain(resolve_model("cyankiwi/Qwen3.5-4B-AWQ-4bit"), H100, EngineFlags(max_model_len=8192), V033)
+    assert abs(small.stage.weights / GiB - 3.85) / 3.85 < 0.05
+
+
+def test_unsloth_gemma_4_26b_a4b_it_is_the_instruct_release() -> None:
+    """unsloth's re-upload of gemma-4-26B-A4B-it resolves to the bundled 26B-A4B config, as Google's own -it id does,
+    in the case the field10 Q006 report typed it."""
+    match = find_model("unsloth/gemma-4-26b-a4b-it")
+    assert match is not None and match.entry.id == "google/gemma-4-26B-A4B"
+    assert resolve_model("unsloth/gemma-4-26b-a4b-it").params == resolve_model("google/gemma-4-26B-A4B-it").params
+
+
+def test_a_bare_name_shared_by_aliases_of_one_target_resolves() -> None:
+    """'gemma-4-26B-A4B-it FP8' (field8 N013) names no organisation; google/gemma-4-26B-A4B-it and unsloth's copy are
+    both aliases of the bundled 26B-A4B config, so the bare name still means that config (and says both ids)."""
+    match = find_model("gemma-4-26b-a4b-it")
+    assert match is not None and match.entry.id == "google/gemma-4-26B-A4B"
+    assert match.via is not None and "google/gemma-4-26B-A4B-it" in match.via and "unsloth/" in match.via
+    assert not match.same_model
