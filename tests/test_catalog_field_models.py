@@ -143,3 +143,37 @@ def test_a_bare_name_shared_by_aliases_of_one_target_resolves() -> None:
     assert match is not None and match.entry.id == "google/gemma-4-26B-A4B"
     assert match.via is not None and "google/gemma-4-26B-A4B-it" in match.via and "unsloth/" in match.via
     assert not match.same_model
+
+
+def test_kimi_vl_a3b_instruct_by_hand() -> None:
+    """Kimi-VL-A3B-Instruct's real config.json (revision 398eede0): a DeepSeek-V3 text decoder of 27 layers of 2048
+    with MLA (no q LoRA: q 2048 x 16 x 192, kv_a 2048 x 576, kv_b 512 x 16 x 256, o 2048 x 2048), layer 0 dense
+    (3 x 2048 x 11264), layers 1-26 with 64 routed and 2 shared experts of 3 x 2048 x 1408 and a 64-way router with
+    its bias; untied 163,840-row embedding and head: 15,960,110,208; with MoonViT and the projector ~16.4B (the
+    card's 16B). Calibration C036/C037 logged 30.74 / 15.53 GiB of weights at TP 1 / 2."""
+    h, layers, vocab, expert = 2048, 27, 163840, 3 * 2048 * 1408
+    attention = layers * (h * 16 * 192 + h * 576 + 512 * 16 * 256 + 16 * 128 * h)
+    text = attention + 3 * h * 11264 + 26 * (66 * expert + 64 * h + 64) + 2 * vocab * h
+    text += layers * (2 * h + 512) + h
+    assert text == 15_960_110_208
+    spec = resolve_model("moonshotai/Kimi-VL-A3B-Instruct")
+    assert spec.params is not None and spec.params.total - spec.params.vision == text
+    assert 0.38e9 < spec.params.vision < 0.45e9 and not spec.approximate
+    assert spec.params.experts == 26 * 64 * expert and spec.max_model_len == 131072
+    for tp, logged in ((1, 30.74), (2, 15.53)):
+        w = explain(spec, H100, EngineFlags(max_model_len=8192, tensor_parallel_size=tp), V033).stage.weights / GiB
+        assert abs(w - logged) / logged < 0.02, tp
+
+
+def test_redhatai_qwen3_5_4b_fp8_dynamic_keeps_the_quoted_modules() -> None:
+    """The checkpoint's ignore list as a reader of its config.json quotes it: lm_head, embeddings, MTP, the vision
+    tower and the linear-attention layers stay 16-bit; a boot log of it: 'Model loading took 5.67 GiB' (the vision
+    tower is retained)."""
+    spec = resolve_model("RedHatAI/Qwen3.5-4B-FP8-dynamic")
+    assert spec.params == resolve_model("Qwen/Qwen3.5-4B").params and reconstructed("RedHatAI/Qwen3.5-4B-FP8-dynamic")
+    assert spec.quant is not None and spec.quant.method == "fp8" and spec.quant.bits == 8
+    assert any("linear_attn" in p for p in spec.quant.keep_unquantized)
+    w = explain(spec, H100, EngineFlags(max_model_len=8192), V033).stage.weights / GiB
+    assert abs(w - 5.67) / 5.67 < 0.1
+    base = load_model("Qwen/Qwen3.5-4B")
+    assert base is not None and "RedHatAI/Qwen3.5-4B-FP8-dynamic" in base.variants

@@ -241,6 +241,7 @@ FAMILIES: dict[str, Family] = {
             "deepseek_v3",
             "kimi_k2",
             "kimi_k25",
+            "kimi_vl",  # KimiVLForConditionalGeneration: a DeepSeek-V3 text_config (MLA, MoE) beside MoonViT (kimi_vl.py)
             "llama4",
             "llama4_text",
             "internlm3",
