@@ -24,15 +24,13 @@ COMPARED = [c for c in (compare(r) for r in RECORDS) if c is not None]
 # Records the model is run on: a catalog model, a GPU (named in the catalog, or the total the log printed) and a
 # vLLM version (printed or estimated by the collector).
 COMPARED_IDS = frozenset(
-    {f"C{n:03d}" for n in (0, 1, 2, *range(4, 36), *range(38, 60), *range(61, 68), 70, 73)} | {"A001", "A002", "A003"}
+    {f"C{n:03d}" for n in (0, 1, 2, *range(4, 60), *range(61, 68), 70, 73)} | {"A001", "A002", "A003"}
 )
 _NO_CATALOG_MODEL = "its model is not in the bundled catalog"
 _NO_GPU = "the log names no GPU and prints no GPU total"
 _NO_VERSION = "the vLLM version is not stated"
 NOT_COMPARED = {
     "C003": _NO_GPU,
-    "C036": f"Kimi-VL-A3B-Instruct: {_NO_CATALOG_MODEL}",
-    "C037": f"Kimi-VL-A3B-Instruct: {_NO_CATALOG_MODEL}",
     "C060": f"'Qwen3.8-27B-FP8' (no such repository): {_NO_CATALOG_MODEL}, {_NO_VERSION}",
     "C068": f"a local Chinese-LLaMA-Alpaca-2 of unstated size: {_NO_CATALOG_MODEL}, {_NO_GPU}",
     "C069": f"Kimi-Linear-48B-A3B AWQ: {_NO_CATALOG_MODEL}",
@@ -45,6 +43,9 @@ NOT_COMPARED = {
 WEIGHT_DEVIATIONS = {
     "C016": "gemma-3-4b-it: SigLIP tower estimated from vision_config and one rotary cache counted; vLLM logs "
     "0.5 GiB more (two fp32 rotary caches and the projector are not modelled exactly)",
+    "C037": "Kimi-VL-A3B-Instruct at TP 2 on vLLM 0.19: 15.31 GiB predicted, 15.53 logged (1.4%); the TP 1 load of the "
+    "same record pair (C036) is within 0.7%, so vLLM keeps about 0.16 GiB a rank beyond half of it whole (which MoonViT "
+    "or projector pieces it replicates is not identified)",
     "C063": "DeepSeek-R1-Distill-Qwen-14B at TP 2 on vLLM 0.7: 13.79 GiB predicted, 13.9476 logged (1.1%); Qwen2-family "
     "loads log 0.02-0.16 GiB above the parameter bytes (C004 14.25 vs 14.19), a term not identified",
 }
