@@ -23,7 +23,7 @@ RELEASES = (
     ("cyankiwi/Qwen3.5-4B-AWQ-4bit", "Qwen/Qwen3.5-4B", "gptq", 4, 32),
     ("cyankiwi/Qwen3.6-35B-A3B-AWQ-4bit", "Qwen/Qwen3.6-35B-A3B", "gptq", 4, 32),
     ("cyankiwi/Qwen3.8-27B-AWQ-INT4", "Qwen/Qwen3.8-27B", "gptq", 4, 32),
-    ("cpatonn/Qwen3-30B-A3B-Thinking-2507-AWQ-4bit", "Qwen/Qwen3-30B-A3B-Thinking-2507", "gptq", 4, 32),
+    ("cpatonn/Qwen3-30B-A3B-Thinking-2507-AWQ-4bit", "Qwen/Qwen3-30B-A3B-Thinking-2507", "gptq", 4, 128),
     ("Salyut1/GLM-4.7-NVFP4", "zai-org/GLM-4.7", "nvfp4", 4, 16),
     ("lukealonso/GLM-5.1-NVFP4-MTP", "zai-org/GLM-5.1", "nvfp4", 4, 16),
 )
