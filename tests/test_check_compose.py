@@ -436,3 +436,38 @@ def test_a_service_env_file_sets_its_container_variables(tmp_path: Path) -> None
     (tmp_path / "vllm.env").unlink()
     (found,) = found_in(tmp_path / "compose.yaml")
     assert "Qwen/Qwen3-8B" not in found.argv and "$MODEL_ID" in found.unresolved
+
+
+COMPOSE_RUN_FILE = """services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    environment: {HF_HOME: /cache}
+    command: [--model, Qwen/Qwen3-8B, --max-model-len, "8192"]
+    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 2, capabilities: [gpu]}]}}}
+"""
+
+
+def test_a_script_runs_a_compose_service_with_its_command(tmp_path: Path) -> None:
+    # `docker compose run [options] SERVICE [COMMAND...]` (docs.docker.com/reference/cli/docker/compose/run):
+    # the service of the compose file beside the script, COMMAND replacing its command, -e added to its environment
+    write_files(
+        tmp_path,
+        {
+            ".git/HEAD": "ref: refs/heads/main\n",
+            "docker-compose.yml": COMPOSE_RUN_FILE,
+            "serve.sh": "#!/bin/bash\nTP=2\ndocker compose run --rm -e CUDA_VISIBLE_DEVICES=0,1 -p 8000:8000 vllm \\\n"
+            '  --model Qwen/Qwen3-32B --tensor-parallel-size "$TP"\n',
+        },
+    )
+    (found,) = load_inputs((str(tmp_path / "serve.sh"),)).found
+    assert found.argv == ("vllm", "serve", "--model", "Qwen/Qwen3-32B", "--tensor-parallel-size", "2")
+    assert found.gpus_per_pod == 2 and found.image_tag == "v0.11.0" and found.env["HF_HOME"] == "/cache"
+    # without COMMAND the service's own command runs; `docker-compose -f FILE run` names the file
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "vllm.yaml").write_text(COMPOSE_RUN_FILE)
+    (tmp_path / "serve.sh").write_text("docker-compose -f deploy/vllm.yaml run --rm vllm\n")
+    (found,) = load_inputs((str(tmp_path / "serve.sh"),)).found
+    assert found.argv == ("vllm", "serve", "--model", "Qwen/Qwen3-8B", "--max-model-len", "8192")
+    # a compose file not in the repository: nothing is claimed
+    (tmp_path / "serve.sh").write_text("docker compose -f /etc/compose.yaml run vllm\n")
+    assert load_inputs((str(tmp_path / "serve.sh"),)).found == []

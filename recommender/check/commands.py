@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from recommender.check import shell
+from recommender.check import compose_run, shell
 from recommender.check.docker import DockerRun, docker_run, is_docker_run
 from recommender.check.found import Found
 from recommender.check.images import (
@@ -174,8 +174,8 @@ def find_in_script(
             out.append(Hit(tuple(hit[0]), hit[1], dict(cmd.env), cmd.unresolved, platform=metal))
         elif is_docker_run(cmd.words):
             out += _docker_hits(cmd)
-        elif cmd.stdin is not None and _is_kubectl_apply(cmd.words):
-            out.append(cmd)
+        elif (cmd.stdin is not None and _is_kubectl_apply(cmd.words)) or compose_run.is_compose_run(cmd.words):
+            out.append(cmd)  # read by the caller: a manifest it applies, a compose service it runs
         elif cmd.words and cmd.words[0].rsplit("/", 1)[-1] in _SHELLS:  # `apptainer exec IMG bash -lc "..."`
             out += find_in_words(cmd.words, cmd.env, cmd.unresolved, None, platform=platform)
     return out
@@ -251,6 +251,9 @@ def read_command(
     annotations = comment_annotations(text)
     out: list[Found] = []
     for item in find_in_script(text, env or {}, origin=origin):
+        if isinstance(item, shell.Command) and compose_run.is_compose_run(item.words):
+            out += compose_run.read_compose_run(item, source, origin)
+            continue
         if isinstance(item, shell.Command):
             out += read_manifest(item.stdin or "", source) if read_manifest else []
             continue

@@ -530,7 +530,8 @@ def _build_args(svc: Mapping[str, Any]) -> dict[str, str]:
     return dict(str(a).partition("=")[::2] for a in as_list(args))
 
 
-def _compose_env(svc: Mapping[str, Any]) -> dict[str, str]:
+def service_environment(svc: Mapping[str, Any]) -> dict[str, str]:
+    """A service's `environment` (a mapping or a list of NAME=value) as a mapping."""
     environment = svc.get("environment")
     if isinstance(environment, dict):
         return {str(k): "" if v is None else str(v) for k, v in environment.items()}
@@ -578,7 +579,7 @@ def _compose_service(
         stage = final_stage(built, _build_args(svc)) if built is not None else None
     except InputError as exc:
         raise InputError(f"{source} (service/{name}): {exc}") from exc
-    env = {**(file_env or {}), **_compose_env(svc)}
+    env = {**(file_env or {}), **service_environment(svc)}
     if stage is not None:  # the image is built here: its Dockerfile says what runs
         hits, words, runs, env = _built_hits(stage, entry, command, env, missing, in_context)
         image = runs or image

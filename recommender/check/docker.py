@@ -42,10 +42,11 @@ class DockerRun:
 
 
 def is_docker_run(words: tuple[str, ...] | list[str]) -> bool:
-    """`docker run ...` (podman, nerdctl alike), or `"$ENGINE" run ...` with the engine chosen at run time."""
+    """`docker run ...` (podman, nerdctl alike), or `"$ENGINE" run ...` with the engine chosen at run time; not
+    `docker compose run SERVICE` (a compose service, compose_run.py)."""
     head = words[0].rsplit("/", 1)[-1] if words else ""
     engine = head in ("docker", "podman", "nvidia-docker", "nerdctl") or re.fullmatch(r"\$\{?\w+\}?", head)
-    return bool(engine) and "run" in words[1:3]
+    return bool(engine) and "run" in words[1:3] and "compose" not in words[1:2]
 
 
 def docker_run(words: list[str], host_env: Mapping[str, str]) -> DockerRun | None:
