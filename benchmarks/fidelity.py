@@ -51,6 +51,7 @@ from recommender.gpu_totals import memory_figures, resolve_total
 from recommender.hardware import Gpu, resolve_gpu
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.explanation import StageBudget
 from recommender.memory.precision import gpu_refusal
 from recommender.memory.startup_issues import IssueKind
 from recommender.sources.resolve import resolve_model
@@ -122,12 +123,21 @@ class Compared:
         return (self.record.get("quantization") or "none") != "none" or "quantized" in self.model
 
     @property
+    def figures_stage(self) -> StageBudget:
+        """The stage the record's memory lines were printed by: `figures_stage` when the record names one (a PP
+        run's lines are one worker's, e.g. the driver's on the first stage), else the tightest stage, whose blocks
+        vLLM gives every worker (the executor's min over workers) and which the plan reports."""
+        k = self.record.get("figures_stage")
+        stages = self.explanation.stages
+        return stages[k] if isinstance(k, int) and 0 <= k < len(stages) else self.explanation.stage
+
+    @property
     def weights_gib(self) -> float:
-        return self.explanation.stage.weights / GiB
+        return self.figures_stage.weights / GiB
 
     @property
     def kv_gib(self) -> float:
-        return self.explanation.stage.available_kv / GiB
+        return self.figures_stage.available_kv / GiB
 
 
 def _version(text: str | None) -> VllmVersion | None:

@@ -3,7 +3,7 @@ record's command chooses with VLLM_USE_V1, and a drafter's whole --speculative-c
 
 from __future__ import annotations
 
-from benchmarks.fidelity import FIELD8, load_records, record_engine_is_v1, record_speculative
+from benchmarks.fidelity import FIELD8, FIELD13, compare, load_records, record_engine_is_v1, record_speculative
 from recommender.memory import spec_decode as sd
 
 ROUND8 = {r["id"]: r for r in load_records(*FIELD8)}
@@ -38,3 +38,18 @@ def test_the_collectors_speculative_config_is_read_whole() -> None:
     assert sd.parse_speculative_config(record_speculative({"other_flags": flags})) == sd.SpeculativeConfig("mtp", 2)
     cut = "speculative_config {'method': 'mtp', ...}, num_speculative_tokens 3"
     assert sd.parse_speculative_config(record_speculative({"other_flags": cut})) == sd.SpeculativeConfig("mtp", 3)
+
+
+def test_a_pipeline_records_figures_are_compared_with_the_stage_that_printed_them() -> None:
+    """field13 T006 (DeepSeek-V2.5, TP 8 x PP 2, V0 0.8.3) quotes the driver's lines (rank 0, first stage): its
+    weights are set against stage 0's (29 MoE layers and the dense first one), not the tightest stage's (30 MoE
+    layers), whose blocks the engine gives every worker and the plan keeps reporting."""
+    t006 = next(r for r in load_records(*FIELD13) if r["id"] == "T006")
+    c = compare(t006)
+    assert c is not None and len(c.explanation.stages) == 2
+    first, second = c.explanation.stages
+    assert c.figures_stage is first and c.explanation.stage is second  # stage 1 has fewer blocks
+    assert round(c.weights_gib, 2) == round(first.weights / 2**30, 2) == 27.61  # logged 27.63
+    assert second.weights > first.weights
+    c_tightest = compare({k: v for k, v in t006.items() if k != "figures_stage"})
+    assert c_tightest is not None and c_tightest.figures_stage is c_tightest.explanation.stage
