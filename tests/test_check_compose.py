@@ -468,6 +468,13 @@ def test_a_script_runs_a_compose_service_with_its_command(tmp_path: Path) -> Non
     (tmp_path / "serve.sh").write_text("docker-compose -f deploy/vllm.yaml run --rm vllm\n")
     (found,) = load_inputs((str(tmp_path / "serve.sh"),)).found
     assert found.argv == ("vllm", "serve", "--model", "Qwen/Qwen3-8B", "--max-model-len", "8192")
+    # the words after the service are the shell's, not interpolated again by Compose: an unknown $FLAGS stays one
+    # unknown word (was: replaced by a value the script's scope held, spaces and all)
+    (tmp_path / "serve.sh").write_text(
+        'if [[ "$1" =~ x ]]; then FLAGS="-tp 2"; fi\ndocker compose -f deploy/vllm.yaml run vllm --model m $FLAGS\n'
+    )
+    (found,) = load_inputs((str(tmp_path / "serve.sh"),)).found
+    assert found.argv[-1] == "$FLAGS" and "$FLAGS" in found.unresolved
     # a compose file not in the repository: nothing is claimed
     (tmp_path / "serve.sh").write_text("docker compose -f /etc/compose.yaml run vllm\n")
     assert load_inputs((str(tmp_path / "serve.sh"),)).found == []

@@ -7,6 +7,7 @@ script runs in (taken to be its own), read through the script's origin (its repo
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 from typing import Any
 
 from recommender.check import shell
@@ -92,7 +93,15 @@ def read_compose_run(cmd: shell.Command, source: str, origin: shell.Origin | Non
         return origin.read(posixpath.normpath(posixpath.join(posixpath.dirname(path), relative)))
 
     label = f"{source} [docker compose run {service}]"
-    return compose_files.read_compose({**doc, "services": {service: svc}}, label, env, beside)
+    found = compose_files.read_compose({**doc, "services": {service: svc}}, label, env, beside)
+    # the words the shell left unknown stay unknown (a $FLAGS the script sets in a branch not decided here)
+    return [replace(f, unresolved=tuple(dict.fromkeys((*f.unresolved, *cmd.unresolved)))) for f in found]
+
+
+def _literal(word: str) -> str:
+    """A word of the command line, kept as the shell gave it: Compose interpolates its file, not the words after
+    the service (`$` written `$$`, which the compose reader turns back into `$`)."""
+    return word.replace("$", "$$")
 
 
 def _run_overrides(run: list[str]) -> tuple[str, dict[str, Any]]:
@@ -105,10 +114,10 @@ def _run_overrides(run: list[str]) -> tuple[str, dict[str, Any]]:
         if name in ("-e", "--env"):
             environment.append(value)
         elif name == "--entrypoint":
-            overrides["entrypoint"] = [value]
+            overrides["entrypoint"] = [_literal(value)]
         i += 1
     service = run[i] if i < len(run) else ""
-    command = run[i + 1 :]
+    command = [_literal(w) for w in run[i + 1 :]]
     if command:
         overrides["command"] = command
     if environment:
