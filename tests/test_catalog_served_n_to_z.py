@@ -170,3 +170,32 @@ def test_qvq_72b_preview_is_qwen2_vl_72b_with_128000_positions() -> None:
     assert qvq.params is not None and qvq.params == vl.params
     assert qvq.params.total - qvq.params.vision == 72_706_203_648
     assert (qvq.max_model_len, vl.max_model_len) == (128000, 32768) and reconstructed("Qwen/QVQ-72B-Preview")
+
+
+def test_xverse_13b_and_65b_chat_by_hand() -> None:
+    """XVERSE-13B/65B-Chat (the publisher's config.json files; the 65B's is 684 bytes as its page prints): Llama-
+    style decoders with full KV heads, q/k/v/o 4 x h^2, gated MLP, two RMSNorms, untied embedding and head, final
+    norm. 13B: 40 layers of 5120, MLP 13824, 100,278 rows: 13,715,031,040; 65B: 80 layers of 8192, MLP 22016,
+    100,534 rows: 66,408,521,728 (XVERSE's "13B" and "65B"). xverse is outside the architecture table, said so."""
+
+    def xverse(h: int, layers: int, mlp: int, vocab: int) -> int:
+        return layers * (4 * h * h + 3 * h * mlp + 2 * h) + 2 * vocab * h + h
+
+    for model_id, total, positions in (
+        ("xverse/XVERSE-13B-Chat", xverse(5120, 40, 13824, 100278), 8192),
+        ("xverse/XVERSE-65B-Chat", xverse(8192, 80, 22016, 100534), 16384),
+    ):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total and spec.max_model_len == positions
+        assert any("'xverse' is not in vllm-plan's architecture table" in reason for reason in spec.approximate)
+    assert xverse(5120, 40, 13824, 100278) == 13_715_031_040
+    assert xverse(8192, 80, 22016, 100534) == 66_408_521_728
+    assert page_bytes("xverse/XVERSE-65B-Chat") == 684
+
+
+def test_falcon_mamba_7b_instruct_is_the_base_network() -> None:
+    """Falcon-Mamba-7B-Instruct (reconstructed: TII's own 4-bit re-save shows the widths, the rest is the bundled
+    base's): the base's 7,272,665,088 parameters and Mamba-1 mixers of d_inner 8192, approximate."""
+    inst, base = resolve_model("tiiuae/falcon-mamba-7b-instruct"), resolve_model("tiiuae/falcon-mamba-7b")
+    assert inst.params is not None and inst.params == base.params and inst.params.total == 7_272_665_088
+    assert inst.mamba == base.mamba and reconstructed("tiiuae/falcon-mamba-7b-instruct")
