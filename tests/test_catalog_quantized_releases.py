@@ -52,6 +52,12 @@ RELEASES = (
     ("unsloth/Qwen3-14B-bnb-4bit", "Qwen/Qwen3-14B", "bitsandbytes", 4),
     ("unsloth/Qwen3-32B-bnb-4bit", "Qwen/Qwen3-32B", "bitsandbytes", 4),
     ("casperhansen/llama-3.3-70b-instruct-awq", "meta-llama/Llama-3.3-70B-Instruct", "awq", 4),
+    (
+        "unsloth/Mistral-Small-24B-Instruct-2501-bnb-4bit",
+        "mistralai/Mistral-Small-24B-Instruct-2501",
+        "bitsandbytes",
+        4,
+    ),
 )
 
 
