@@ -500,3 +500,30 @@ def test_cudagraph_estimate_counts_the_full_decode_graphs() -> None:
     assert whole == 300_647_710 + 713_031_680
     assert overheads.cudagraph_bytes(layers_on_gpu=40, enforce_eager=False, graphs=51, full_graphs=51) == whole
     assert overheads.cudagraph_bytes(layers_on_gpu=40, enforce_eager=False, graphs=51, full_graphs=None) == whole
+
+
+def test_v1_profiling_forward_and_sampler_peaks_do_not_add() -> None:
+    """V1's profile_run runs the dummy forward over max_num_batched_tokens, then the sampler over max_num_seqs rows,
+    so the peak is the larger of the two. The forward's dense gated MLP holds the gate-up output [T, 2 I / TP] and
+    SiluAndMul's [T, I / TP] (6 bytes per token and sharded channel in 16 bit) beside hidden states and residual
+    [T, H] (4 bytes per hidden channel). Qwen3-14B (I 17,408, H 5,120, vocab 151,936), field12 S003's 8 sequences
+    and 8,192 tokens: forward 8,192 x (6 x 17,408 + 4 x 5,120) = 8,192 x 124,928 = 1,023,410,176 B; the fitted side
+    8,192 x 47,000 + 13.5 x 8 x 151,936 = 385,024,000 + 16,409,088 = 401,433,088 B, so the forward sets the peak. At
+    TP 2: 8,192 x (6 x 8,704 + 20,480) = 595,591,168 B. At vLLM's default 256 sequences and 2,048 tokens the sampler
+    side (96,256,000 + 525,090,816 = 621,346,816 B) is above the forward's 2,048 x 124,928 = 255,852,544 B. An MoE
+    model keeps the fit (its experts' cache is the MoE term)."""
+    from recommender.memory import overheads
+
+    qwen = resolve_model("Qwen/Qwen3-14B")
+    assert (qwen.intermediate_size, qwen.hidden_size, qwen.vocab_size) == (17_408, 5_120, 151_936)
+    assert overheads.v1_forward_bytes(qwen, 8192, 1) == 1_023_410_176
+    assert overheads.v1_forward_bytes(qwen, 8192, 2) == 595_591_168
+
+    def peak(seqs: int, tokens: int) -> int:
+        return overheads.activation_peak_bytes(
+            qwen, max_num_batched_tokens=tokens, max_num_seqs=seqs, tp=1, last_stage=True, version=(0, 28)
+        )
+
+    assert peak(8, 8192) == 1_023_410_176
+    assert peak(256, 2048) == 621_346_816
+    assert overheads.v1_forward_bytes(resolve_model("Qwen/Qwen3-30B-A3B"), 8192, 1) == 0

@@ -74,21 +74,21 @@ def test_objective_max_concurrency_takes_the_most_requests() -> None:
 def test_recommend_within_free_memory() -> None:
     # A card shared with 12 GiB free: vLLM refuses a budget above free memory, and the sampler warm-up, the graphs
     # captured after the KV cache and the CUDA context need free memory beyond the budget (~0.9 GiB here, plus the
-    # 1 GiB margin), so the plan asks for 0.43 x 23.99 = 10.3 GiB; bf16 weights (14.2 GiB) no longer fit: it quantizes.
+    # 1 GiB margin), so the plan asks for 0.44 x 23.99 = 10.6 GiB; bf16 weights (14.2 GiB) no longer fit: it quantizes.
     args = ["recommend", "--model", QWEN_7B, "--gpu", "rtx4090", "--concurrency", "8", "--free-memory-gib", "12"]
     d = _json(args)
     command = d["command"]
     util = float(command[command.index("--gpu-memory-utilization") + 1])
-    assert util == 0.43 and d["prediction"]["requested_gib"] <= 12 - 1 and d["weights"] != "bfloat16"
+    assert util == 0.44 and d["prediction"]["requested_gib"] <= 12 - 1 and d["weights"] != "bfloat16"
     assert (
-        "TP=1 PP=1, bfloat16, KV auto: weights 14.2 GiB + overheads exceed the 10.3 GiB budget per GPU" in d["rejected"]
+        "TP=1 PP=1, bfloat16, KV auto: weights 14.2 GiB + overheads exceed the 10.6 GiB budget per GPU" in d["rejected"]
     )
-    # The planned command starts with 12 GiB free; with 10.4 the warm-ups run out of memory, below 10.32 vLLM refuses.
+    # The planned command starts with 12 GiB free; with 10.6 the warm-ups run out of memory, below 10.56 vLLM refuses.
     model, flags = command[2], command[3:]  # the planned checkpoint (an FP8 one), as the command names it
     assert _json(["explain", model, "--gpu", "rtx4090", "--free-memory-gib", "12", *flags])["fits"]
-    tight = _json(["explain", model, "--gpu", "rtx4090", "--free-memory-gib", "10.4", *flags])
+    tight = _json(["explain", model, "--gpu", "rtx4090", "--free-memory-gib", "10.6", *flags])
     assert tight["error_kinds"] == ["warmup-out-of-memory"]
-    short = _json(["explain", model, "--gpu", "rtx4090", "--free-memory-gib", "10.3", *flags])
+    short = _json(["explain", model, "--gpu", "rtx4090", "--free-memory-gib", "10.5", *flags])
     assert short["error_kinds"] == ["free-memory-below-budget"]
 
 

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4 served by vLLM 0.33.0: planned by vllm-plan 0.1.0.
-# Predicted: 595,664 KV-cache tokens, room for 72.71 requests of 8,192 tokens; vLLM runs at most 60 at once (--max-num-seqs).
+# Predicted: 594,176 KV-cache tokens, room for 72.53 requests of 8,192 tokens; vLLM runs at most 60 at once (--max-num-seqs).
 # vllm-plan.io/tool-version: 0.1.0
 # vllm-plan.io/vllm-version: 0.33.0
 # vllm-plan.io/gpu: rtx4090
-# vllm-plan.io/kv-cache-tokens: 595664
-# vllm-plan.io/max-concurrency: 72.71
+# vllm-plan.io/kv-cache-tokens: 594176
+# vllm-plan.io/max-concurrency: 72.53
 # vllm-plan.io/max-model-len: 8192
 # vllm-plan.io/target-concurrency: 60
 # vllm-plan.io/target-context: 8192

@@ -136,6 +136,29 @@ def v0_forward_bytes(s: ModelSpec, tokens: int, tp: int) -> int:
     return tokens * ((V0_FORWARD_BYTES_PER_CHANNEL - sharded) * width + sharded * width // tp)
 
 
+# V1's profile_run runs the dummy forward over max_num_batched_tokens first and the sampler over max_num_seqs rows
+# after it (v1/worker/gpu_model_runner.py profile_run: _dummy_run, then _dummy_sampler_run on the last hidden states),
+# so the forward's own transients and the sampler's do not add up. The fit above (per token + per logit) is the
+# sampler's side, where it dominates; with few sequences and many tokens the forward's MLP peak is the larger: a dense
+# gated MLP (Qwen2MLP/LlamaMLP forward) keeps the gate-up output [T, 2 I / TP] alive while SiluAndMul writes [T, I / TP]
+# (2 bytes each in 16 bit: 6 bytes per token and sharded channel), beside the layer's hidden states and residual
+# [T, H] (4 bytes per token and hidden channel). field12 S003 (Qwen3-14B-AWQ on an L40S at 0.28, 8 sequences, 8,192
+# tokens): 8,192 x (6 x 17,408 + 4 x 5,120) B = 0.95 GiB against the fit's 0.37. MoE models keep the fit (their
+# experts' cache is the MoE term).
+V1_FORWARD_BYTES_PER_SHARDED_CHANNEL = 6
+V1_FORWARD_BYTES_PER_HIDDEN_CHANNEL = 4
+
+
+def v1_forward_bytes(s: ModelSpec, tokens: int, tp: int) -> int:
+    """The V1 profiling forward's dense-MLP peak on one GPU (0 for MoE models: their term is the MoE workspace)."""
+    if s.moe is not None:
+        return 0
+    width = max(s.layer_intermediate or (s.intermediate_size,))
+    return tokens * (
+        V1_FORWARD_BYTES_PER_SHARDED_CHANNEL * width // tp + V1_FORWARD_BYTES_PER_HIDDEN_CHANNEL * s.hidden_size
+    )
+
+
 def activation_peak_bytes(
     s: ModelSpec,
     *,
@@ -169,7 +192,7 @@ def activation_peak_bytes(
     if (version < V1_ENGINE_FROM) if v0 is None else v0:
         forward = v0_forward_bytes(s, t, tp) + moe + mllama_v0_encoder_bytes(s, max_num_seqs)
         return int(max(forward, sampler))
-    lm = int(t * ACT_BYTES_PER_TOKEN + moe + sampler)
+    lm = int(max(t * ACT_BYTES_PER_TOKEN + moe + sampler, v1_forward_bytes(s, t, tp)))
     if encoder is None:
         return lm
     return max(lm + encoder.cached_outputs, encoder.peak)
