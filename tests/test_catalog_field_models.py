@@ -177,3 +177,52 @@ def test_redhatai_qwen3_5_4b_fp8_dynamic_keeps_the_quoted_modules() -> None:
     assert abs(w - 5.67) / 5.67 < 0.1
     base = load_model("Qwen/Qwen3.5-4B")
     assert base is not None and "RedHatAI/Qwen3.5-4B-FP8-dynamic" in base.variants
+
+
+def test_google_gemma_4_31b_qat_w4a16_between_its_file_and_its_file_less_one_table() -> None:
+    """A reader of google/gemma-4-31b-it-qat-w4a16-ct's config.json and model.safetensors (find_string id 70430902425):
+    int4 symmetric groups of 32, vision tower and the tied 262,144 x 5,376 embedding 16-bit, one file of
+    23,265,352,448 bytes. What vLLM loads at TP 1 lies under the file and above the file less one 16-bit embedding
+    table (the file may store the tied head beside the embedding); about a third of the 16-bit release."""
+    spec = resolve_model("google/gemma-4-31B-it-qat-w4a16-ct")
+    assert spec.params == resolve_model("google/gemma-4-31B-it").params
+    assert spec.quant is not None and (spec.quant.bits, spec.quant.group_size, spec.quant.has_zero_points) == (
+        4,
+        32,
+        False,
+    )
+    flags = EngineFlags(max_model_len=8192)
+    w4 = explain(spec, H100, flags, V033).stage.weights
+    file_bytes, table = 23_265_352_448, 262144 * 5376 * 2
+    assert file_bytes - table < w4 < file_bytes
+    w16 = explain(resolve_model("google/gemma-4-31B-it"), H100, flags, V033).stage.weights
+    assert 0.3 < w4 / w16 < 0.4
+    base = load_model("google/gemma-4-31B-it")
+    assert base is not None and "google/gemma-4-31B-it-qat-w4a16-ct" in base.variants
+
+
+def test_huihui_gpt_oss_20b_abliterated_is_gpt_oss_20b() -> None:
+    """The repository at 79f64a52 holds 13,789,257,124 bytes outside GGUF/ (a pinned mirror manifest): gpt-oss-20b's
+    MXFP4 checkpoint, within 1 % of what the planner loads at TP 1 (field2 G015 logged 13.72 GiB on a GB10)."""
+    spec, base = resolve_model("huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2"), resolve_model("openai/gpt-oss-20b")
+    assert spec.params == base.params and spec.quant == base.quant
+    assert reconstructed("huihui-ai/Huihui-gpt-oss-20b-mxfp4-abliterated-v2")
+    w = explain(spec, H100, EngineFlags(max_model_len=8192), V033).stage.weights
+    assert abs(w - 13_789_257_124) / 13_789_257_124 < 0.01
+
+
+def test_community_4_bit_builds_of_bundled_bases() -> None:
+    """cognitivecomputations/DeepSeek-V3-0324-AWQ ('AWQ 4-bit, group 128', '~360GB'): field7 M013 logged 21.21 GiB a
+    GPU at TP 16. TechxGenus/Mistral-Large-Instruct-2407-GPTQ: the 'GPTQ Int4' build of Mistral Large 2, '~67 GB'."""
+    dsv3 = resolve_model("cognitivecomputations/DeepSeek-V3-0324-AWQ")
+    assert dsv3.params == resolve_model("deepseek-ai/DeepSeek-V3-0324").params
+    assert dsv3.quant is not None and (dsv3.quant.method, dsv3.quant.bits, dsv3.quant.group_size) == ("awq", 4, 128)
+    w = explain(dsv3, H100, EngineFlags(max_model_len=8192, tensor_parallel_size=16), V033).stage.weights / GiB
+    assert abs(w - 21.21) / 21.21 < 0.02
+    large = resolve_model("TechxGenus/Mistral-Large-Instruct-2407-GPTQ")
+    assert large.params == resolve_model("mistralai/Mistral-Large-Instruct-2407").params
+    assert large.quant is not None and (large.quant.method, large.quant.bits) == ("gptq", 4)
+    w = explain(large, H100, EngineFlags(max_model_len=8192), V033).stage.weights
+    assert 60 * GB < w < 70 * GB
+    for model in ("cognitivecomputations/DeepSeek-V3-0324-AWQ", "TechxGenus/Mistral-Large-Instruct-2407-GPTQ"):
+        assert reconstructed(model)
