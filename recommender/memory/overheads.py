@@ -57,6 +57,11 @@ MOE_WORKSPACE_BYTES = 2
 # expert parallelism the experts are sharded over DP x TP ranks (FusedMoEParallelConfig's flattened TP).
 MOE_CHUNK_TOKENS = 32_768
 MOE_CHUNKED_UNTIL = (0, 14)
+# Before 0.8.0 fused_experts_impl allocated the gate-up output intermediate_cache1 [M, top_k, N] and the down output
+# intermediate_cache3 [M, top_k, H] as two tensors (fused_moe.py of v0.7.0-v0.7.3: three torch.empty calls); 0.8.0
+# carves both out of one cache13 of M x top_k x max(N, H) (v0.8.0 fused_moe.py), the shape the fit above holds. So the
+# earlier releases hold both widths at once: N + H where 0.8 holds the wider.
+MOE_SHARED_CACHE_FROM = (0, 8)
 # V0 (before 0.8) ran the profiling forward eagerly (no torch.compile): its transient peak follows the dense MLP
 # width, about 8 bytes per scheduled token and intermediate channel on one GPU (the gate-up output, 4 bytes a
 # channel, the activated half, 2, and copies around them): Qwen2.5-7B prefilling 32,768 tokens in one step on
@@ -114,7 +119,8 @@ def moe_workspace_bytes(
     if s.moe is None or not s.is_moe:
         return 0
     shard = 1 if expert_parallel else tp * dp
-    width = max(2 * s.moe.expert_intermediate // shard, s.hidden_size)
+    up = 2 * s.moe.expert_intermediate // shard
+    width = max(up, s.hidden_size) if version >= MOE_SHARED_CACHE_FROM else up + s.hidden_size
     gathered = tokens * dp
     experts_tokens = min(gathered, MOE_CHUNK_TOKENS) if version <= MOE_CHUNKED_UNTIL else gathered
     dispatch = gathered * s.hidden_size * 2 if dp > 1 else 0
