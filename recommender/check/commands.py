@@ -53,7 +53,16 @@ class Hit:
 
 
 def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | None:
-    """(`vllm serve ...` argv, serve form?) when these words run vLLM's OpenAI server, else None."""
+    """(`vllm serve ...` argv, serve form?) when these words run vLLM's OpenAI server, else None: not with
+    `--help` / `-h` / `--help=GROUP`, which prints the options and exits (argparse; vLLM's FlexibleArgumentParser),
+    as an image's default `CMD ["serve", "--help"]` does."""
+    found = _vllm_argv(words)
+    if found is not None and any(w in ("--help", "-h") or w.startswith("--help=") for w in found[0][2:]):
+        return None
+    return found
+
+
+def _vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | None:
     words = list(words)
     if not words:
         return None
