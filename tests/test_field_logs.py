@@ -289,7 +289,7 @@ ROUND4_VERDICT_MISSES = {
 # PP 4) since the Qwen3.5 tower's profiling pass is counted on the first stage (memory/encoder_profile.py)
 # J016 (Llama-4-Maverick FP8 over 4 x H100 96GB) compared since its reconstructed catalog entry: ~95 GiB of weights per GPU
 # J023 (0.6.5, TP 2 over NVLink) since NCCL's buffers count inside the budget before 0.11 (request.context_after_kv)
-# J021 (DeepSeek-Coder-V2 on 0.5.4) since releases before 0.7.1 cache per-head K/V of 256 (stage_budgets.pre_mla_head_size)
+# J021 (DeepSeek-Coder-V2 on 0.5.4) since releases before 0.7.0 cache per-head K/V of 256 (stage_budgets.pre_mla_head_size)
 # J047/J048 (cyankiwi's Gemma 4 31B AWQ on an A100, 0.20/0.21) compared since its reconstructed catalog entry (catfield)
 ROUND4_VERDICTS_RIGHT = (
     "J003 J006 J008 J009 J011 J012 J013 J014 J015 J016 J017 J018 J019 J021 J022 J023 J027 J028 J029 J033 "

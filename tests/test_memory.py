@@ -415,10 +415,11 @@ def test_deepseek_v4_groups_are_global_under_pipeline_parallelism() -> None:
 @pytest.mark.parametrize(
     ("version", "bytes_per_token", "starts"),
     [
-        # before MLA caching (v0.4.3-v0.7.0 deepseek_v2.py: Attention(num_local_heads, 256, num_kv_heads=
+        # before MLA caching (v0.4.3-v0.6.6 deepseek_v2.py: Attention(num_local_heads, 256, num_kv_heads=
         # num_local_heads), q/k/v padded to 256): 2 x (128 / 8) x 256 x 2 bytes x 60 layers = 983,040 per token
         ("0.5.4", 983_040, False),
-        ("0.7.0", 983_040, False),
+        # v0.7.0 deepseek_v2.py: Attention(num_local_heads, qk_head_dim, ...), v padded to 192: 737,280 per token
+        ("0.7.0", 737_280, False),
         # from 0.7.1 (ModelConfig.use_mla): one latent per token, (512 + 64) x 2 bytes x 60 layers = 69,120
         ("0.7.1", 69_120, True),
     ],

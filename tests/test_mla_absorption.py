@@ -56,7 +56,10 @@ def test_only_the_first_mla_backend_on_v0() -> None:
         assert absorbed_layer_bytes(R1, R1.quant, tp=8, version=version, dtype_bytes=2, v0=v0) == 0
     assert R1.quant is not None
     awq = replace(R1.quant, method="awq", bits=4, block=None, group_size=128)
-    assert absorbed_layer_bytes(R1, awq, tp=8, version=V073, dtype_bytes=2, v0=True) == 0
+    assert absorbed_layer_bytes(R1, awq, tp=8, version=V072, dtype_bytes=2, v0=True) == 0  # use_mla off
+    # 0.7.3 keeps MLA for AWQ and dequantizes through quant_method.apply(eye): everything in the model dtype
+    bf16 = (1536 * 1024 + 1536 * 8192 + 8192 * 7168) * 2 + 512 * 16 * 256 * 2
+    assert absorbed_layer_bytes(R1, awq, tp=8, version=V073, dtype_bytes=2, v0=True) == bf16
     dense = resolve_model("Qwen/Qwen2.5-7B-Instruct")
     assert absorbed_bytes_per_layer(dense, None, tp=1, version=V073, dtype_bytes=2, v0=True) == ()
 
@@ -75,3 +78,18 @@ def test_weights_include_the_absorbed_matrices_except_on_offloaded_layers() -> N
         explain(LITE, l40s, offload, V072).stage.weights
         == explain(LITE, l40s, offload, VllmVersion(0, 7, 0)).stage.weights
     )
+
+
+def test_per_head_cache_where_vllm_kept_no_latent() -> None:
+    """Up to 0.6.6 DeepSeek's Attention cached per-head K/V padded to 256; 0.7.0 to qk_head_dim (128 + 64); 0.7.1-0.7.2
+    keep that path when use_mla refuses the checkpoint's quantization; from 0.7.3, and for FP8 or 16 bit from 0.7.1,
+    the latent (stage_budgets.pre_mla_head_size)."""
+    from recommender.memory.stage_budgets import pre_mla_head_size
+
+    assert R1.quant is not None
+    awq = replace(R1.quant, method="awq", bits=4, block=None, group_size=128)
+    assert pre_mla_head_size(R1, VllmVersion(0, 6, 6), R1.quant) == 256
+    assert pre_mla_head_size(R1, VllmVersion(0, 7, 0), R1.quant) == 192
+    assert pre_mla_head_size(R1, V071, R1.quant) == 0 and pre_mla_head_size(LITE, V072, None) == 0
+    assert pre_mla_head_size(R1, V072, awq) == 192
+    assert pre_mla_head_size(R1, V073, awq) == 0

@@ -23,9 +23,10 @@ weights --cpu-offload-gb moved to the CPU builds them there (vLLM issue #15196's
 the offloaded model's 0.80 GiB exactly).
 
 Only DeepSeek-V2/V3 (ModelConfig.is_deepseek_mla: model_type deepseek_v2/deepseek_v3 with kv_lora_rank) take the
-backend, on the V0 engine (0.7.x's V1 had no MLA backend). 0.7.1-0.7.2's use_mla also turns MLA off for a checkpoint
-quantized other than fp8 / compressed-tensors, and 0.7.1-0.7.3 raise for any method but FP8 and unquantized
-(0.7.3 dequantizes others through quant_method.apply): only FP8 and 16-bit weights are modelled here.
+backend, on the V0 engine (0.7.x's V1 had no MLA backend). 0.7.1-0.7.2's use_mla turns MLA off for a checkpoint
+quantized other than fp8 / compressed-tensors (no absorbed copies; the per-head cache of stage_budgets.
+pre_mla_head_size); 0.7.3 keeps MLA for any method and dequantizes the others through quant_method.apply(eye), so
+their absorbed matrices and the kv_b_proj copy are in the model dtype (is_fp8 is false for packed integer weights).
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ def absorbed_layer_bytes(
     if not ABSORPTION_FROM <= version < ABSORPTION_UNTIL:
         return 0
     fp8 = quant is not None and quant.method == "fp8"
-    if quant is not None and not fp8:
-        return 0  # MLA off (0.7.1-0.7.2) or a NotImplementedError (0.7.3): not modelled
+    if quant is not None and not fp8 and version < DEQUANT_IN_MODEL_DTYPE_FROM:
+        return 0  # use_mla off for this quantization (0.7.1-0.7.2)
     heads = max(1, model.num_heads // tp)
     lq = m.q_lora_rank or model.hidden_size
     lat = m.kv_lora_rank
@@ -73,7 +74,8 @@ def absorbed_layer_bytes(
     else:
         q_uk = lq * heads * lat * dtype_bytes
         uv_o = heads * lat * model.hidden_size * dtype_bytes
-        kv_b = 0  # W_UK / W_UV are views of kv_b_proj.weight
+        # W_UK / W_UV: views of kv_b_proj.weight for 16-bit weights, of its dequantized copy otherwise (0.7.3)
+        kv_b = 0 if quant is None else lat * heads * (m.qk_nope_head_dim + m.v_head_dim) * dtype_bytes
     return w_qr + q_uk + uv_o + kv_b
 
 

@@ -23,21 +23,32 @@ from recommender.memory.request import Budget, profiler_counts_whole_device
 from recommender.memory.scheduler import SchedulerLimits
 from recommender.memory.startup_issues import IssueKind, StartupIssue
 from recommender.memory.weights import Parallel, pp_layer_ranges, rotary_caches_on_stage, weight_bytes_per_gpu
-from recommender.model.spec import ModelSpec
+from recommender.model.spec import ModelSpec, QuantSpec
 from recommender.units import GiB
 
 # Before vLLM 0.7.1 (config.py ModelConfig.use_mla, vllm#12601) DeepSeek-V2/V3 kept no latent cache: their attention
-# was Attention(num_local_heads, 256, num_kv_heads=num_local_heads), q/k/v padded to 256 (deepseek_v2.py and
-# deepseek_v3.py of v0.4.3-v0.7.0, "TODO, support head_size 192"), i.e. per-head K and V of 256 on each TP rank.
+# was Attention(num_local_heads, head_size, num_kv_heads=num_local_heads), i.e. per-head K and V on each TP rank, of
+# 256 up to 0.6.6 (q/k/v padded, deepseek_v2.py and deepseek_v3.py of v0.4.3-v0.6.6, "TODO, support head_size 192") and
+# of qk_head_dim = nope + rope (192) in 0.7.0 (v padded to it). 0.7.1 and 0.7.2 keep that path for a checkpoint
+# quantized other than fp8 / compressed-tensors (use_mla: "MLA is not supported with %s quantization. Disabling
+# MLA."); from 0.7.3 use_mla is is_deepseek_mla alone.
 MLA_CACHE_FROM = VllmVersion(0, 7, 1)
 PRE_MLA_HEAD_SIZE = 256
+UNPADDED_HEAD_FROM = VllmVersion(0, 7, 0)
+MLA_FOR_ANY_QUANT_FROM = VllmVersion(0, 7, 3)
 _PRE_MLA_ARCHITECTURES = ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM")
 
 
-def pre_mla_head_size(model: ModelSpec, version: VllmVersion) -> int:
-    """The padded head size of the per-head cache an MLA model kept before vLLM cached the latent, else 0."""
-    old = model.mla is not None and version < MLA_CACHE_FROM and model.architecture in _PRE_MLA_ARCHITECTURES
-    return PRE_MLA_HEAD_SIZE if old else 0
+def pre_mla_head_size(model: ModelSpec, version: VllmVersion, quant: QuantSpec | None = None) -> int:
+    """The head size of the per-head cache an MLA model kept where vLLM did not cache the latent, else 0 (`quant`:
+    the weights' quantization as vLLM resolved it)."""
+    m = model.mla
+    if m is None or model.architecture not in _PRE_MLA_ARCHITECTURES:
+        return 0
+    mla_off = quant is not None and quant.method != "fp8" and version < MLA_FOR_ANY_QUANT_FROM
+    if version >= MLA_CACHE_FROM and not mla_off:
+        return 0
+    return PRE_MLA_HEAD_SIZE if version < UNPADDED_HEAD_FROM else m.qk_nope_head_dim + m.qk_rope_head_dim
 
 
 def stage_layout(
@@ -147,7 +158,7 @@ def stage_budgets(
         )
         reserved = w + act + nt + (cg if budget.estimate_cudagraphs else 0)  # graphs where profiled (0.21+)
         avail = budget.requested - reserved if flags.kv_cache_memory_bytes is None else flags.kv_cache_memory_bytes
-        mla_as_mha = pre_mla_head_size(model, version)
+        mla_as_mha = pre_mla_head_size(model, version, precision.quant)
         extra = (on_stage.kv_layers, drafter[1])
         kv_model = spec_decode.with_draft_state(model, drafter[1])  # conv states hold the draft tokens too
         layout = stage_layout(kv_model, layers, flags, precision, v0=v0, mla_as_mha=mla_as_mha, drafter=extra)
