@@ -36,6 +36,19 @@ _SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 # `--device hpu` (older vLLM releases): a device vLLM's CUDA memory model does not describe
 _OTHER_DEVICES = ("cpu", "hpu", "xpu", "tpu", "neuron", "openvino")
 
+# Docker appends a container's command (CMD, Compose `command`, `docker run IMAGE ARGS`) to its ENTRYPOINT, and
+# Kubernetes its `args` to its `command` (or the image's ENTRYPOINT): what runs is the two joined (Dockerfile
+# reference, "Understand how CMD and ENTRYPOINT interact"; Kubernetes, "Define a Command and Arguments for a Container")
+_REPEATED_VLLM = (
+    "the entrypoint `vllm` and a command starting `vllm serve` run `vllm vllm serve ...`, which vLLM's CLI refuses "
+    "(invalid choice: 'vllm'); fix: drop the leading `vllm` from the command"
+)
+_REPEATED_SERVE = (
+    "vLLM's image already runs its server as its ENTRYPOINT, so a command starting `vllm serve` runs `vllm serve "
+    "vllm serve ...` (the api_server module with `vllm serve ...` in older tags), which vLLM refuses (unrecognized "
+    "arguments); fix: drop `vllm serve` from the command (args), keeping the model and flags"
+)
+
 ManifestReader = Callable[[str, str], list[Found]]  # (YAML text, source) -> servers, for kubectl here-documents
 
 
@@ -50,6 +63,7 @@ class Hit:
     unresolved: tuple[str, ...] = ()
     docker: DockerRun | None = None
     platform: str | None = None  # why the script runs it on no NVIDIA GPU (a vLLM-Metal venv it activated)
+    problems: tuple[str, ...] = ()  # why vLLM refuses the command line whatever its flags (`vllm vllm serve ...`)
 
 
 def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | None:
@@ -140,12 +154,22 @@ def find_in_words(
     entrypoint runs vLLM when the image is a vLLM one, or when the caller knows it does). `platform` names the
     variables the platform sets in the pod at run time (LeaderWorkerSet's LWS_WORKER_INDEX): a branch on one of
     them is read as one of the pod's roles."""
-    if image is not None and vllm_entrypoint is None and has_vllms_entrypoint(image):
-        # arguments of vLLM's own image's entrypoint, whatever they hold: `command: /bin/sh -c "..."` on it is
-        # `vllm serve /bin/sh -c ...`, which vLLM refuses
-        return [Hit(("vllm", "serve", *words), True, dict(env), unresolved)]
+    if image is not None and vllm_entrypoint is not False and has_vllms_entrypoint(image):
+        if [w.rsplit("/", 1)[-1] for w in words[:1]] == ["vllm"] and words[1:2] == ["serve"]:
+            # the image's ENTRYPOINT already runs vLLM's server (`vllm serve`, or the api_server module in older
+            # tags) and Docker / the kubelet append these words to it: `vllm serve vllm serve ...`, refused either way
+            return [Hit(("vllm", "serve", *words[2:]), True, dict(env), unresolved, problems=(_REPEATED_SERVE,))]
+        if vllm_entrypoint is None:
+            # arguments of vLLM's own image's entrypoint, whatever they hold: `command: /bin/sh -c "..."` on it is
+            # `vllm serve /bin/sh -c ...`, which vLLM refuses
+            return [Hit(("vllm", "serve", *words), True, dict(env), unresolved)]
     words, more = strip_prefixes(list(words))
     env = {**env, **more}
+    if [w.rsplit("/", 1)[-1] for w in words[:2]] == ["vllm", "vllm"] and words[2:3] == ["serve"]:
+        # an entrypoint `vllm` (ENTRYPOINT ["vllm"], `entrypoint: vllm`, `command: ["vllm"]`) followed by a command
+        # or args that start with `vllm serve`: Docker and the kubelet append them, and vLLM's CLI has no `vllm`
+        # subcommand
+        return [Hit(("vllm", "serve", *words[3:]), True, dict(env), unresolved, problems=(_REPEATED_VLLM,))]
     hit = vllm_argv(words)
     if hit:
         return [Hit(tuple(hit[0]), hit[1], dict(env), unresolved)]
@@ -295,6 +319,7 @@ def found_of(source: str, resource: str, hit: Hit, annotations: Mapping[str, str
         env=dict(hit.env),
         container=run.image if run else "",
         not_evaluable=hit.platform or not_evaluable(hit.argv, hit.env, run.image if run else None),
+        problems=hit.problems,
     )
 
 

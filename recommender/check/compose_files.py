@@ -616,6 +616,7 @@ def _compose_service(
                 not_evaluable="runs on Habana Gaudi (runtime: habana)"
                 if svc.get("runtime") == "habana"
                 else hit.platform or not_evaluable(hit.argv, hit.env, image),
+                problems=hit.problems,
             )
         )
     return out

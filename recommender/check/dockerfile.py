@@ -244,6 +244,7 @@ def read_dockerfile(text: str, source: str, context: ContextReader | None = None
                 env=dict(hit.env),
                 container=stage.base,
                 not_evaluable=hit.platform or not_evaluable(argv, hit.env, stage.base),
+                problems=hit.problems,
             )
         )
     return out

@@ -110,6 +110,7 @@ def read_vllm_chart(values: dict[str, Any], source: str) -> list[Found]:
             serve_form=hit.serve,
             unresolved=hit.unresolved,
             env=dict(hit.env),
+            problems=hit.problems,
         )
         for hit in hits
     ]
@@ -206,6 +207,7 @@ def read_values_containers(values: dict[str, Any], source: str) -> list[Found]:
                 not_evaluable=f"runs on {other}, not NVIDIA GPUs"
                 if other and not gpus
                 else hit.platform or not_evaluable(hit.argv, hit.env, ref),
+                problems=hit.problems,
             )
             for hit in hits
         ]

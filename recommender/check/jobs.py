@@ -258,6 +258,7 @@ def read_beaker(doc: Mapping[str, Any], source: str) -> list[Found]:
                 unresolved=hit.unresolved,
                 env=dict(hit.env),
                 not_evaluable=hit.platform or commands.not_evaluable(hit.argv, hit.env, image or None),
+                problems=hit.problems,
             )
             for hit in hits
         ]

@@ -433,6 +433,7 @@ def container_found(
             env=dict(hit.env),
             files=mounted_files(pod_spec, container),
             mig_profile=mig_profile(container.get("resources")),
+            problems=hit.problems,
         )
         for hit in hits
     ]
