@@ -432,7 +432,29 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         else None,
         use_v1=record_engine_is_v1(r),
         speculative_config=record_speculative(r),
+        **record_lora(r),
     )
+
+
+# LoRA as the record's command or notes show it: `--enable-lora`, the non-default args' `'enable_lora': True`,
+# `enable_lora=True`, or the collector's "LoRA enabled" / "LoRA (PunicaWrapperGPU)" / "LoRA via PunicaWrapperGPU"
+# (the wrapper vLLM only builds with a LoRA config); the slot count and rank when given, else vLLM's defaults
+LORA_ON = re.compile(r"--enable-lora\b|'enable_lora': True|enable_lora=True|\bLoRA (?:enabled|via Punica|\(Punica)")
+MAX_LORA_RANK = re.compile(r"max[-_]lora[-_]rank'?[:= ]\s*(\d+)")
+MAX_LORAS = re.compile(r"max[-_]loras'?[:= ]\s*(\d+)")
+
+
+def record_lora(r: dict[str, Any]) -> dict[str, Any]:
+    """EngineFlags' LoRA fields for the record (empty when it does not enable LoRA)."""
+    text = str(r.get("other_flags") or "")
+    if not LORA_ON.search(text):
+        return {}
+    out: dict[str, Any] = {"enable_lora": True}
+    if m := MAX_LORA_RANK.search(text):
+        out["max_lora_rank"] = int(m.group(1))
+    if m := MAX_LORAS.search(text):
+        out["max_loras"] = int(m.group(1))
+    return out
 
 
 # VLLM_USE_V1 set for the run the record is of: not "without VLLM_USE_V1=0" (the other run) nor "also with

@@ -46,6 +46,9 @@ ENGINE_FIELDS: dict[str, str] = {
     "enable_prefix_caching": "bool",
     "enable_chunked_prefill": "bool",
     "cpu_offload_gb": "float",
+    "enable_lora": "bool",
+    "max_loras": "int",
+    "max_lora_rank": "int",
 }
 # Engine values that decide whether the multimodal towers are loaded and profiled (EngineFlags.towers_skipped);
 # --limit-mm-per-prompt is kept as written, EngineFlags reads it as vLLM does.

@@ -32,6 +32,9 @@ def build_serve_argv(model: str, flags: EngineFlags) -> list[str]:
         ("--block-size", flags.block_size, flags.block_size is not None),
         ("--enforce-eager", None, flags.enforce_eager),
         ("--cpu-offload-gb", flags.cpu_offload_gb, bool(flags.cpu_offload_gb)),
+        ("--enable-lora", None, flags.enable_lora),
+        ("--max-loras", flags.max_loras, flags.enable_lora and flags.max_loras != 1),
+        ("--max-lora-rank", flags.max_lora_rank, flags.enable_lora and flags.max_lora_rank != 16),
         # what a deployment wrote about its multimodal towers (plans never set these; --language-model-only is 0.15+)
         ("--language-model-only", None, flags.language_model_only),
         ("--limit-mm-per-prompt", flags.limit_mm_per_prompt, flags.limit_mm_per_prompt is not None),

@@ -45,6 +45,9 @@ def engine_flag_options(func: F) -> F:
         ),
         click.option("--block-size", type=params.BLOCK_SIZE),
         click.option("--enforce-eager", is_flag=True, default=None),
+        click.option("--enable-lora", is_flag=True, default=None, help="Count vLLM's LoRA adapter slots."),
+        click.option("--max-loras", type=params.REQUESTS, help="LoRA adapter slots on the GPU (vLLM's default 1)."),
+        click.option("--max-lora-rank", type=params.REQUESTS, help="Largest LoRA rank served (vLLM's default 16)."),
         click.option(
             "--speculative-config",
             help='Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\'.',

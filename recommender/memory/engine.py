@@ -212,6 +212,10 @@ class EngineFlags:
     # --runner / --convert as written ("auto": the model's own runner, model/pooling.py); pooling drops the LM head
     runner: str = "auto"
     convert: str = "auto"
+    # --enable-lora / --max-loras / --max-lora-rank: the LoRA slots load_model allocates (memory/lora.py)
+    enable_lora: bool = False
+    max_loras: int = 1
+    max_lora_rank: int = 16
 
     def pooling_runner(self) -> bool:
         """vLLM's pooling runner asked for: --runner pooling, or --convert embed / classify (config/model.py
@@ -238,7 +242,8 @@ class EngineFlags:
             raise FlagError(f"--dtype {self.dtype!r}: choose from {', '.join(MODEL_DTYPES)}")
         if self.max_model_len is not None and self.max_model_len != -1 and self.max_model_len < 1:
             raise FlagError(f"--max-model-len must be positive (or -1 / auto), got {self.max_model_len}")
-        for name in ("max_num_seqs", "max_num_batched_tokens", "block_size", "kv_cache_memory_bytes"):
+        positive = ("max_num_seqs", "max_num_batched_tokens", "block_size", "kv_cache_memory_bytes", "max_loras")
+        for name in (*positive, "max_lora_rank"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise FlagError(f"--{name.replace('_', '-')} must be positive, got {value}")

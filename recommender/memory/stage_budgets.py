@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from recommender.hardware import Gpu
-from recommender.memory import mla_absorption, overheads, spec_decode
+from recommender.memory import lora, mla_absorption, overheads, spec_decode
 from recommender.memory import startup_issues as si
 from recommender.memory.encoder_profile import towers_data_parallel
 from recommender.memory.engine import EngineFlags, VllmVersion
@@ -107,6 +107,22 @@ def speculative_drafter(
     return drafter, blocks
 
 
+def lora_slots(
+    model: ModelSpec,
+    par: Parallel,
+    flags: EngineFlags,
+    version: VllmVersion,
+    dtype_and_stage: tuple[int, int],
+    issues: list[StartupIssue],
+) -> int:
+    """The --enable-lora buffers one GPU of the stage allocates in load_model (memory/lora.py), noted once."""
+    dtype_bytes, stage = dtype_and_stage
+    slots = lora.lora_slot_bytes(model, par, flags, version, dtype_bytes=dtype_bytes, stage=stage)
+    if slots and stage == 0:
+        issues.append(StartupIssue(IssueKind.LORA_SLOTS, lora.slots_summary(flags, slots), needed_bytes=slots))
+    return slots
+
+
 def stage_budgets(
     model: ModelSpec,
     gpu: Gpu,
@@ -146,7 +162,7 @@ def stage_budgets(
             layer_extra=absorbed,
         )
         on_stage = drafter[0] if k == pp - 1 else spec_decode.Drafter("", 0)  # the drafter runs beside the last
-        w += on_stage.weight_bytes
+        w += on_stage.weight_bytes + lora_slots(model, par, flags, version, (precision.dtype_bytes, k), issues)
         act = activation_bytes(model, gpu, flags, (precision, limits), version, encoder, stage=(k, pp), v0=v0)
         if not v0:  # the V1 proposer's per-token buffers, allocated before the profiling run
             act += spec_decode.proposer_buffer_bytes(on_stage, limits.max_num_batched_tokens, precision.dtype_bytes)

@@ -66,6 +66,7 @@ class IssueKind(StrEnum):
     APPROXIMATE_MODEL = "approximate-model"  # the architecture is estimated (ModelSpec.approximate says why)
     ARCHITECTURE_RELEASE_UNCERTAIN = "architecture-release-uncertain"  # version = a release known to have it
     SPECULATIVE_DRAFTER = "speculative-drafter"  # needed = the drafter's weights on one GPU (memory/spec_decode.py)
+    LORA_SLOTS = "lora-slots"  # needed = the --enable-lora A/B buffers on one GPU (memory/lora.py), in the weights
     GPU_MEMORY_IS_A_SETTING = (
         "gpu-memory-is-a-setting"  # an integrated GPU's total set by BIOS / GTT; available = assumed
     )
@@ -104,6 +105,7 @@ _WARNING_KINDS = frozenset(
         IssueKind.APPROXIMATE_MODEL,
         IssueKind.ARCHITECTURE_RELEASE_UNCERTAIN,
         IssueKind.SPECULATIVE_DRAFTER,
+        IssueKind.LORA_SLOTS,
         IssueKind.GPU_MEMORY_IS_A_SETTING,
     }
 )

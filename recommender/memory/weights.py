@@ -45,7 +45,7 @@ def pp_layer_ranges(num_layers: int, pp: int) -> list[range]:
     return ranges
 
 
-def _sharded_shape(t: Tensor, par: Parallel, vocab_padded: int) -> tuple[int, int, int]:
+def sharded_shape(t: Tensor, par: Parallel, vocab_padded: int) -> tuple[int, int, int]:
     """(rows, cols, count) held by one rank."""
     tp = par.tp
     if t.shard == "column":
@@ -219,7 +219,7 @@ def tensor_bytes(
     if mxfp4 is not None and mxfp4_experts and t.group == "experts":
         if t.module.rsplit(".", 1)[-1] in ("w13", "w2", "w13_bias", "w2_bias"):
             return _mxfp4_expert_bytes(s, t, par, dtype_bytes, mxfp4)
-    rows, cols, count = _sharded_shape(t, par, padded_vocab(s.vocab_size))
+    rows, cols, count = sharded_shape(t, par, padded_vocab(s.vocab_size))
     plain = rows * cols * count * dtype_bytes
     if quant is None:
         return plain
