@@ -169,3 +169,23 @@ def _memory_mib(labels: Mapping[str, str], keys: Sequence[str]) -> int | None:
             unit = (m.group(2) or "m").lower()
             return int(float(m.group(1)) * (1024 if unit.startswith("g") else 1))
     return None
+
+
+# AWS instance types are named series + generation + options (docs.aws.amazon.com/ec2/latest/instancetypes/
+# instance-type-names.html): the series C (compute optimized), D (dense storage), H (HDD storage), I / Im / Is
+# (storage optimized), M (general purpose), R (memory optimized), T (burstable), U (high memory), X (memory
+# intensive), Z (high memory) carry no accelerator; G and P carry GPUs, Inf / Trn / DL / F / VT other accelerators
+_AWS_CPU_FAMILY = re.compile(r"^(c|d|h|i|im|is|m|r|t|u|x|z)\d+[a-z-]*$")
+_AWS_FAMILY_LABELS = ("karpenter.k8s.aws/instance-family", "eks.amazonaws.com/instance-family")
+_INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
+
+
+def cpu_only_node(labels: Mapping[str, str]) -> str | None:
+    """The label that puts a pod on AWS nodes without any accelerator (`karpenter.k8s.aws/instance-family: m8g`,
+    `node.kubernetes.io/instance-type: c7i.4xlarge`), as `key=value`, or None."""
+    for key in (*_AWS_FAMILY_LABELS, *_INSTANCE_TYPE_LABELS):
+        value = labels.get(key, "").strip().lower()
+        family, dot, _ = value.partition(".")
+        if value and (dot or key in _AWS_FAMILY_LABELS) and _AWS_CPU_FAMILY.match(family):
+            return f"{key}={labels[key].strip()}"
+    return None

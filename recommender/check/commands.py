@@ -14,6 +14,7 @@ from recommender.check.docker import DockerRun, docker_run, is_docker_run
 from recommender.check.found import Found
 from recommender.check.images import (
     calls_a_server,
+    cpu_backend,
     devices_seen,
     env_platform,
     has_vllms_entrypoint,
@@ -266,6 +267,8 @@ def not_evaluable(argv: tuple[str, ...], env: Mapping[str, str], image: str | No
         flag, eq, value = word.partition("=")
         if flag == "--device":
             value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            if value.lower() == "cpu":
+                return cpu_backend("--device cpu")
             if value.lower() in _OTHER_DEVICES:
                 return f"--device {value}: vLLM runs on {value.upper()}, not NVIDIA GPUs"
     return (other_platform(image) if image else None) or env_platform(env)

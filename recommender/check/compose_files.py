@@ -18,7 +18,7 @@ from recommender.check.commands import (
 )
 from recommender.check.dockerfile import final_stage, run_copied_script
 from recommender.check.found import Found
-from recommender.check.images import devices_seen, image_tag, is_vllm_image, pinned_release
+from recommender.check.images import cpu_build, devices_seen, env_platform, image_tag, is_vllm_image, pinned_release
 from recommender.check.manifest_values import as_list, as_mapping, is_count, split_words
 from recommender.errors import InputError
 from recommender.quoting import quoted
@@ -613,13 +613,24 @@ def _compose_service(
                 serve_form=hit.serve,
                 unresolved=tuple(dict.fromkeys(hit.unresolved)),
                 env=dict(hit.env),
-                not_evaluable="runs on Habana Gaudi (runtime: habana)"
-                if svc.get("runtime") == "habana"
-                else hit.platform or not_evaluable(hit.argv, hit.env, image),
+                not_evaluable=_not_evaluable(svc, hit, image, built),
                 problems=hit.problems,
             )
         )
     return out
+
+
+def _not_evaluable(svc: Mapping[str, Any], hit: Hit, image: str, built: str | None) -> str | None:
+    """Why a service's server does not run on NVIDIA GPUs: Gaudi's runtime, its image or environment, a Dockerfile
+    (or build arg) that builds vLLM's CPU backend."""
+    if svc.get("runtime") == "habana":
+        return "runs on Habana Gaudi (runtime: habana)"
+    return (
+        hit.platform
+        or not_evaluable(hit.argv, hit.env, image)
+        or (cpu_build(built) if built is not None else None)
+        or env_platform(_build_args(svc))
+    )
 
 
 _VLLM_FOLDER = re.compile(r"vllm([-_](openai|server|serve|cuda|gpu))?")  # not vllm-client, vllm-router, ...

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from recommender.check.commands import Hit, find_in_script, find_in_words, not_evaluable
 from recommender.check.found import Found
-from recommender.check.images import image_tag, is_vllm_image
+from recommender.check.images import cpu_build, image_tag, is_vllm_image
 from recommender.errors import InputError
 from recommender.safe_load import UntrustedDocumentError, load_json
 
@@ -243,7 +243,7 @@ def read_dockerfile(text: str, source: str, context: ContextReader | None = None
                 unresolved=unresolved,
                 env=dict(hit.env),
                 container=stage.base,
-                not_evaluable=hit.platform or not_evaluable(argv, hit.env, stage.base),
+                not_evaluable=hit.platform or not_evaluable(argv, hit.env, stage.base) or cpu_build(text),
                 problems=hit.problems,
             )
         )

@@ -82,11 +82,34 @@ def other_platform(image: str) -> str | None:
     hit = next((w for w in _PLATFORM_WORDS if w in words or f"vllm-{w}" in name), None)
     if hit is None and re.match(r"^(docker\.io/)?intel/vllm[:@]", name + ":"):
         hit = "xpu"  # Intel's own vLLM image on Docker Hub is its Arc / Data Center GPU (XPU) build
+    if hit == "cpu":
+        return cpu_backend(f"image {image} is a CPU build of vLLM")
     return f"image {image} runs vLLM on {hit.upper()}, not NVIDIA GPUs" if hit else None
 
 
+def cpu_backend(why: str) -> str:
+    """The reason a server vLLM runs on its CPU backend is not evaluated: no GPU memory to plan."""
+    return f"CPU backend ({why}): this tool plans GPU memory"
+
+
+# vLLM's build (setup.py, docs "CPU" installation: `VLLM_TARGET_DEVICE=cpu python setup.py install` /
+# `uv pip install . --no-build-isolation` with it set; docker/Dockerfile.cpu) compiles the CPU backend when
+# VLLM_TARGET_DEVICE is cpu; set in a container's environment it names that build
+_CPU_TARGET = re.compile(r"""\bVLLM_TARGET_DEVICE\s*[=\s]\s*["']?cpu\b""", re.I)
+
+
+def cpu_build(text: str) -> str | None:
+    """Why a Dockerfile (or build script) builds vLLM's CPU backend: it sets VLLM_TARGET_DEVICE=cpu (ARG, ENV or a
+    RUN's assignment; comment lines are not run), or None."""
+    live = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return cpu_backend("built with VLLM_TARGET_DEVICE=cpu") if _CPU_TARGET.search(live) else None
+
+
 def env_platform(env: Mapping[str, str]) -> str | None:
-    """Why a command's environment is not an NVIDIA one (HIP_VISIBLE_DEVICES, VLLM_ROCM_USE_AITER, ...), or None."""
+    """Why a command's environment is not an NVIDIA one (HIP_VISIBLE_DEVICES, VLLM_ROCM_USE_AITER, ...,
+    VLLM_TARGET_DEVICE=cpu), or None."""
+    if str(env.get("VLLM_TARGET_DEVICE", "")).strip().strip("'\"").lower() == "cpu":
+        return cpu_backend("VLLM_TARGET_DEVICE=cpu")
     names = sorted(k for k in env if _ROCM_ENV.match(k))
     return f"runs vLLM on ROCm (AMD GPUs: {names[0]} is set), not NVIDIA GPUs" if names else None
 

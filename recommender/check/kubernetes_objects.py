@@ -17,7 +17,7 @@ from recommender.check.commands import (
     with_image_cmd,
 )
 from recommender.check.found import Found
-from recommender.check.images import devices_seen, image_tag, is_other_engine_image, is_vllm_image
+from recommender.check.images import cpu_backend, devices_seen, image_tag, is_other_engine_image, is_vllm_image
 from recommender.check.manifest_values import (
     as_list,
     as_mapping,
@@ -30,6 +30,7 @@ from recommender.check.manifest_values import (
     words_of,
 )
 from recommender.errors import InputError
+from recommender.node_gpu import cpu_only_node
 
 
 def node_labels(pod_spec: Mapping[str, Any]) -> dict[str, str]:
@@ -429,7 +430,7 @@ def container_found(
             unresolved=tuple(dict.fromkeys([*hit.unresolved, *([gpu_var] if gpu_var else [])])),
             not_evaluable=f"runs on {other}, not NVIDIA GPUs"
             if other and not gpus
-            else hit.platform or not_evaluable(hit.argv, hit.env, image),
+            else hit.platform or not_evaluable(hit.argv, hit.env, image) or _cpu_node(pod_spec, gpus, gpu_var),
             env=dict(hit.env),
             files=mounted_files(pod_spec, container),
             mig_profile=mig_profile(container.get("resources")),
@@ -437,6 +438,13 @@ def container_found(
         )
         for hit in hits
     ]
+
+
+def _cpu_node(pod_spec: Mapping[str, Any], gpus: int | None, gpu_var: str | None) -> str | None:
+    """Why a pod that requests no GPU (none, or 0; not a count left to a template) runs vLLM's CPU backend: it is
+    placed on nodes of a type without any (Karpenter's `instance-family: m8g`, Graviton), or None."""
+    label = cpu_only_node(node_labels(pod_spec)) if not gpus and gpu_var is None else None
+    return cpu_backend(f"no GPU requested, on {label}: a node type without GPUs") if label else None
 
 
 def _container_argv(
