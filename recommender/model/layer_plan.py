@@ -29,6 +29,7 @@ PATTERN_SYMBOLS: dict[str, tuple[LayerKind, MlpKind]] = {
 BLOCK_TYPE_SYMBOLS = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
 GEMMA2_SLIDING_EVERY = 2  # Gemma-2: even layers slide, odd layers are global
 GEMMA3_DEFAULT_PATTERN = 6  # Gemma-3: every 6th layer is global (sliding_window_pattern)
+COHERE2_DEFAULT_PATTERN = 4  # Command R7B / A: every 4th layer is global (transformers' Cohere2Config)
 LLAMA4_GLOBAL_EVERY = 4  # Llama-4: every 4th layer is global (NoPE), the rest chunked-local
 
 
@@ -96,6 +97,17 @@ def jamba_plan(c: ConfigValues, n_layers: int, n_experts: int) -> LayerPlan:
     return LayerPlan(kinds, mlps)
 
 
+def _global_every(c: ConfigValues, model_type: str, window: int | None) -> int | None:
+    """Every how many layers one is global, the rest sliding: Gemma-3's sliding_window_pattern (default 6), and
+    Cohere2's (default 4) when it has a window: Cohere2Config builds layer_types from it when a config has none,
+    and vllm/model_executor/models/commandr.py gives the window only to its "sliding_attention" layers."""
+    if model_type.startswith("gemma3"):
+        return c.get_int("sliding_window_pattern", GEMMA3_DEFAULT_PATTERN, bound=MAX_LAYERS)
+    if model_type == "cohere2" and window:
+        return c.get_int("sliding_window_pattern", COHERE2_DEFAULT_PATTERN, bound=MAX_LAYERS)
+    return None
+
+
 def attention_kinds(c: ConfigValues, n_layers: int, model_type: str) -> tuple[tuple[LayerKind, ...], int | None]:
     """Token mixer per layer and the sliding window (or chunk) size, for attention (and gated-DeltaNet) models."""
     raw_window = c.raw("sliding_window")
@@ -121,9 +133,9 @@ def attention_kinds(c: ConfigValues, n_layers: int, model_type: str) -> tuple[tu
         return tuple("full" if (i + 1) % interval == 0 else "linear_attention" for i in range(n_layers)), None
     if model_type == "gemma2":
         return tuple("sliding" if i % GEMMA2_SLIDING_EVERY == 0 else "full" for i in range(n_layers)), window
-    if model_type.startswith("gemma3"):
-        pattern = c.get_int("sliding_window_pattern", GEMMA3_DEFAULT_PATTERN, bound=MAX_LAYERS)
-        return tuple("full" if (i + 1) % pattern == 0 else "sliding" for i in range(n_layers)), window
+    global_every = _global_every(c, model_type, window)
+    if global_every:
+        return tuple("full" if (i + 1) % global_every == 0 else "sliding" for i in range(n_layers)), window
     chunk = c.opt_int("attention_chunk_size", bound=MAX_POSITIONS)
     if chunk:
         no_rope = c.raw("no_rope_layers")

@@ -1,0 +1,63 @@
+"""Catalog entries for much-deployed families benchmarks/data/deployed_models.txt names (issue 11): each checked by
+hand against its config.json and the publisher's parameter count (the docstring says which)."""
+
+from __future__ import annotations
+
+from recommender.catalog import load_model
+from recommender.model.parse import parse_config
+from recommender.sources.resolve import resolve_model
+
+from .catalog_support import config_bytes, reconstructed
+
+
+def test_command_r7b_by_hand() -> None:
+    """C4AI Command R7B (its config.json as a derivative keeps it, Cohere's training keys included): 32 parallel
+    blocks of 4096 (q/o 4096^2, k/v 4096 x 1024, gated MLP 3 x 4096 x 14336, one bias-free LayerNorm), tied
+    256,000-row embedding, final norm: 8,028,033,024 parameters, of which 6,979,457,024 outside the embedding: the
+    "7B" Cohere names it by. Every 4th layer is global (sliding_window_pattern 4), the other three slide over 4096
+    tokens, so the KV cache of a long context is a quarter of a full-attention model's plus three windows."""
+    h = 4096
+    layer = 2 * h * h + 2 * h * 1024 + 3 * h * 14336 + h
+    total = 32 * layer + 256000 * h + h
+    assert total == 8_028_033_024 and total - 256000 * h == 6_979_457_024
+    for model_id in ("CohereLabs/c4ai-command-r7b-12-2024", "CohereForAI/c4ai-command-r7b-12-2024"):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total and spec.approximate == ()
+        assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 8192)
+        assert spec.layer_kinds == ("sliding", "sliding", "sliding", "full") * 8
+    entry = load_model("CohereLabs/c4ai-command-r7b-12-2024")
+    assert entry is not None and "huggingface.co/" in entry.source and entry.reconstructed is None
+
+
+def test_cohere2_without_a_pattern_key_uses_transformers_default_of_four() -> None:
+    """Cohere2Config defaults sliding_window_pattern to 4; a config that writes 2 gets every other layer global."""
+    entry = load_model("CohereLabs/c4ai-command-r7b-12-2024")
+    assert entry is not None
+    default = {k: v for k, v in entry.config.items() if k != "sliding_window_pattern"}
+    assert parse_config(default, name="r7b", source="test").layer_kinds == ("sliding", "sliding", "sliding", "full") * 8
+    assert (
+        parse_config({**entry.config, "sliding_window_pattern": 2}, name="r7b", source="test").layer_kinds
+        == ("sliding", "full") * 16
+    )
+
+
+def test_dbrx_instruct_by_hand() -> None:
+    """DBRX Instruct (reconstructed: AMD's FP8 re-save of the release, quantization block dropped): 40 layers of
+    6144, fused Wqkv 6144 x (6144 + 2 x 1024) and out_proj 6144^2, 16 experts of 3 x 6144 x 10752 with a 6144 x 16
+    router, two bias-free LayerNorms; untied 100,352-row embedding and head, final norm: 131,596,523,520 parameters
+    (Databricks' 132B), 36.5B of them active with 4 of 16 experts (Databricks' 36B)."""
+    h, vocab = 6144, 100352
+    experts = 40 * 16 * 3 * h * 10752
+    rest = 40 * (h * (h + 2 * 1024) + h * h + h * 16 + 2 * h) + 2 * vocab * h + h
+    assert experts + rest == 131_596_523_520
+    assert 36.4e9 < experts // 4 + rest < 36.6e9
+    spec = resolve_model("databricks/dbrx-instruct")
+    assert spec.params is not None and spec.params.total == experts + rest
+    assert spec.params.experts == experts
+    assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 32768)
+    assert reconstructed("databricks/dbrx-instruct")
+    entry = load_model("databricks/dbrx-instruct")
+    assert entry is not None
+    # AMD's page is 1,006 bytes; without its 9-line quantization block and the num_key_value_heads line it is
+    # the 849-byte file SinclairSchneider's copy of the release shows, bar its auto_map and router_aux_loss_coef.
+    assert config_bytes(entry.config) < 1006
