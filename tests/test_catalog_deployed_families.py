@@ -61,3 +61,38 @@ def test_dbrx_instruct_by_hand() -> None:
     # AMD's page is 1,006 bytes; without its 9-line quantization block and the num_key_value_heads line it is
     # the 849-byte file SinclairSchneider's copy of the release shows, bar its auto_map and router_aux_loss_coef.
     assert config_bytes(entry.config) < 1006
+
+
+def _olmo_layer(h: int, kv_rows: int, mlp: int) -> int:
+    """One Olmo 2/3 layer as vllm/model_executor/models/olmo2.py builds it: q/o h^2, k/v h x kv_rows, gated MLP,
+    q_norm over h and k_norm over kv_rows, post-attention and post-feed-forward RMSNorms."""
+    return 2 * h * h + 2 * h * kv_rows + 3 * h * mlp + h + kv_rows + 2 * h
+
+
+def test_olmo_3_7b_instruct_by_hand() -> None:
+    """Olmo 3 7B Instruct (reconstructed from a sibling conversion and the family's keys; Ai2's card states the
+    widths): 32 layers of 4096 with 32 full KV heads, MLP 11008, untied 100,278-row embedding and head, final norm:
+    7,298,011,136 parameters (the hub's 7.3B). Three 4096-token sliding layers to one global."""
+    h, vocab = 4096, 100278
+    total = 32 * _olmo_layer(h, h, 11008) + 2 * vocab * h + h
+    assert total == 7_298_011_136
+    spec = resolve_model("allenai/Olmo-3-7B-Instruct")
+    assert spec.params is not None and spec.params.total == total
+    assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (32, 128, 65536)
+    assert spec.layer_kinds == ("sliding", "sliding", "sliding", "full") * 8
+    assert reconstructed("allenai/Olmo-3-7B-Instruct")
+
+
+def test_olmo_3_32b_think_by_hand() -> None:
+    """Olmo 3 32B Think (reconstructed as the bundled Olmo 3.1 32B Instruct network, which Ai2's card gives the
+    same widths): 64 layers of 5120, 40 query and 8 KV heads (k_norm over 1024), MLP 27648, untied 100,278-row
+    embedding and head: 32,233,522,176 parameters (the hub's 32.2B), the same count as the 3.1 release."""
+    h, vocab = 5120, 100278
+    total = 64 * _olmo_layer(h, 1024, 27648) + 2 * vocab * h + h
+    assert total == 32_233_522_176
+    for model_id in ("allenai/Olmo-3-32B-Think", "allenai/Olmo-3.1-32B-Instruct"):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total, model_id
+        assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 65536)
+    assert reconstructed("allenai/Olmo-3-32B-Think")
+    assert not reconstructed("allenai/Olmo-3.1-32B-Instruct")

@@ -271,8 +271,6 @@ FAMILIES: dict[str, Family] = {
             "qwen3_next",
             "qwen3_5",
             "qwen3_5_moe",
-            "olmo2",
-            "olmo3",
             "exaone4",  # vllm/model_executor/models/exaone4.py: q/k RMSNorm over head_dim, two norms a layer
         ),
         _QK_NORM,
@@ -343,6 +341,11 @@ FAMILIES: dict[str, Family] = {
     ),
     # OLMoE: a Llama-style MoE whose q_norm / k_norm are RMSNorms over all heads' q (and k) at once
     "olmoe": Family("OLMoE", "vllm/model_executor/models/olmoe.py", qk_norm=True, qk_norm_over_heads=True),
+    # vllm/model_executor/models/olmo2.py (Olmo 2 and 3): q_norm over hidden_size, k_norm over num_kv_heads x head_dim
+    **dict.fromkeys(
+        ("olmo2", "olmo3"),
+        Family("OLMo 2 / 3", "vllm/model_executor/models/olmo2.py", qk_norm=True, qk_norm_over_heads=True),
+    ),
     "nemotron-nas": Family("Nemotron-NAS (DeciLM)", "vllm/model_executor/models/nemotron_nas.py"),
     # Nemotron-4 / Minitron (NemotronForCausalLM): up_proj + down_proj with squared ReLU (no gate), LayerNorm1P with a
     # weight and a bias (two a layer and a final one), partial rotary; q/k/v/o and MLP biases follow the config.
