@@ -96,3 +96,25 @@ def test_olmo_3_32b_think_by_hand() -> None:
         assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 65536)
     assert reconstructed("allenai/Olmo-3-32B-Think")
     assert not reconstructed("allenai/Olmo-3.1-32B-Instruct")
+
+
+def test_jamba_v0_1_by_hand() -> None:
+    """Jamba v0.1 (the publisher's config.json): 32 layers of 4096, attention at layers 4, 12, 20, 28 (q/o 4096^2,
+    k/v 4096 x 1024), Mamba-1 elsewhere (in_proj 4096 x 2 x 8192, a 4-wide biased conv, x_proj 8192 x (256 + 32),
+    dt_proj 256 x 8192 with a bias, A 8192 x 16, D, out_proj 8192 x 4096, dt/B/C norms 256 + 16 + 16), a 16-expert
+    top-2 MoE of 3 x 4096 x 14336 (router 4096 x 16) on odd layers, dense MLPs on even ones, two RMSNorms a layer;
+    untied 65,536-row embedding and head: 51,570,323,328 parameters, 12.1B active (AI21's 52B total, 12B active)."""
+    h, d, mlp = 4096, 8192, 3 * 4096 * 14336
+    attention = 2 * h * h + 2 * h * 1024
+    mamba = h * 2 * d + d * 4 + d + d * (256 + 32) + 256 * d + d + d * 16 + d + d * h + 256 + 16 + 16
+    experts = 16 * 16 * mlp
+    rest = 4 * attention + 28 * mamba + 16 * mlp + 16 * h * 16 + 32 * 2 * h + 2 * 65536 * h + h
+    assert experts + rest == 51_570_323_328
+    assert 12.0e9 < experts // 8 + rest < 12.2e9
+    spec = resolve_model("ai21labs/Jamba-v0.1")
+    assert spec.params is not None and spec.params.total == experts + rest and spec.approximate == ()
+    assert spec.params.experts == experts
+    assert [i for i, kind in enumerate(spec.layer_kinds) if kind != "mamba"] == [4, 12, 20, 28]
+    assert (spec.num_kv_heads, spec.max_model_len) == (8, 262144)
+    entry = load_model("ai21labs/Jamba-v0.1")
+    assert entry is not None and entry.reconstructed is None and "ai21labs/Jamba-v0.1/blob" in entry.source
