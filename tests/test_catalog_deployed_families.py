@@ -7,7 +7,7 @@ from recommender.catalog import load_model
 from recommender.model.parse import parse_config
 from recommender.sources.resolve import resolve_model
 
-from .catalog_support import config_bytes, reconstructed
+from .catalog_support import config_bytes, page_bytes, reconstructed
 
 
 def test_command_r7b_by_hand() -> None:
@@ -118,3 +118,13 @@ def test_jamba_v0_1_by_hand() -> None:
     assert (spec.num_kv_heads, spec.max_model_len) == (8, 262144)
     entry = load_model("ai21labs/Jamba-v0.1")
     assert entry is not None and entry.reconstructed is None and "ai21labs/Jamba-v0.1/blob" in entry.source
+
+
+def test_dbrx_base_is_the_instruct_network_in_lnl_ais_852_byte_file() -> None:
+    """DBRX Base (reconstructed: LnL-AI's re-upload, 852 bytes as its blame page prints): the network DBRX Instruct
+    is fine-tuned from, so the same 131,596,523,520 parameters; only moe_jitter_eps (a training knob) differs."""
+    base, instruct = resolve_model("databricks/dbrx-base"), resolve_model("databricks/dbrx-instruct")
+    assert base.params is not None and base.params == instruct.params
+    assert base.params.total == 131_596_523_520
+    assert reconstructed("databricks/dbrx-base")
+    assert page_bytes("databricks/dbrx-base") == 852
