@@ -534,7 +534,7 @@ spec:
 def test_hostile_nesting_is_bounded_not_recursed() -> None:
     """Defaults nested thousands deep (a script, a compose value) and a deep exec-form JSON in a Dockerfile: read
     to a bound or refused in one line, never a RecursionError."""
-    from recommender.check.compose_files import compose_interpolate
+    from recommender.check.compose_interpolation import compose_interpolate
 
     deep = "${A:-" * 2000 + "x" + "}" * 2000
     (found,) = read_text(f"vllm serve {deep}\n", "x.sh", ".sh")

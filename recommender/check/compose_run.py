@@ -10,7 +10,7 @@ import posixpath
 from dataclasses import replace
 from typing import Any
 
-from recommender.check import shell
+from recommender.check import compose_interpolation, shell
 from recommender.check.found import Found
 from recommender.errors import InputError
 from recommender.safe_load import UntrustedDocumentError, load_yaml
@@ -87,7 +87,7 @@ def read_compose_run(cmd: shell.Command, source: str, origin: shell.Origin | Non
             environment[key] = value if eq else str(cmd.env.get(key, ""))
         svc["environment"] = environment
     dotenv_text = origin.read(posixpath.join(posixpath.dirname(path), ".env"))
-    env = {**(compose_files.dotenv_values(dotenv_text) if dotenv_text is not None else {}), **cmd.env}
+    env = {**(compose_interpolation.dotenv_values(dotenv_text) if dotenv_text is not None else {}), **cmd.env}
 
     def beside(relative: str) -> str | None:
         return origin.read(posixpath.normpath(posixpath.join(posixpath.dirname(path), relative)))

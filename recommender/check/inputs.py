@@ -18,7 +18,15 @@ from typing import Any
 
 import yaml
 
-from recommender.check import commands, compose_files, gitops, helm_charts, kserve_runtimes, shell
+from recommender.check import (
+    commands,
+    compose_files,
+    compose_interpolation,
+    gitops,
+    helm_charts,
+    kserve_runtimes,
+    shell,
+)
 from recommender.check.found import Found
 from recommender.check.images import pinned_release
 from recommender.check.load import (
@@ -46,8 +54,8 @@ class Loaded:
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
-    """A compose `.env` file's variables (compose_files.dotenv_values)."""
-    return compose_files.dotenv_values(path.read_text(encoding="utf-8", errors="replace"))
+    """A compose `.env` file's variables (compose_interpolation.dotenv_values)."""
+    return compose_interpolation.dotenv_values(path.read_text(encoding="utf-8", errors="replace"))
 
 
 def _read_file(path: Path, label: str) -> str:
