@@ -40,6 +40,7 @@ def reading(rel: str, files: Path = CORPUS) -> tuple[list[dict[str, Any]], str |
     from recommender.check.run import config_beside, engine_summary, unresolved_names
     from recommender.cli import cli
     from recommender.cli.check_cmd import _gpu_for, _read_config
+    from recommender.errors import UnknownGpuError
     from recommender.serve_args import parse_serve_argv
 
     path = files / rel
@@ -86,7 +87,7 @@ def reading(rel: str, files: Path = CORPUS) -> tuple[list[dict[str, Any]], str |
             try:
                 hit = lookup(found)
                 gpu = hit.key if hit else None
-            except Exception:  # an unknown GPU name: compared as None
+            except UnknownGpuError:  # a GPU name the catalog does not know: compared as None (a bug still raises)
                 gpu = None
     return servers, gpu, results
 
