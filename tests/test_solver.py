@@ -267,3 +267,22 @@ def test_fixed_gpus_rank_near_lossless_before_fewer_gpus() -> None:
     r = _plan("meta-llama/Llama-3.3-70B-Instruct", Target(concurrency=32), gpu="h100", gpus=2)
     assert r.best.gpus == 2 and r.best.candidate.weights.tier == 0
     assert r.fewer_gpus is not None and r.fewer_gpus.gpus == 1
+
+
+def test_concurrency_alone_names_the_context_the_idle_gpus_buy() -> None:
+    """Qwen3-32B for 60 requests on four H100s given: FP8 on one GPU serves 5,120 tokens each, which is the plan
+    (fewest GPUs); at TP 4 the same FP8 weights serve 32,768 (the model's 40,960 does not hold 60 requests), and the
+    plan names it with the way to plan it. The 4-bit option that reaches further is not named (quality is not traded
+    unasked), nor is anything when the context is given or the GPUs are not."""
+    r = _plan("Qwen/Qwen3-32B", Target(concurrency=60), gpu="h100", gpus=4)
+    assert r.best.gpus == 1 and r.best.max_model_len < 8192
+    longer = r.longer_context
+    assert longer is not None and longer.gpus == 4 and longer.max_model_len >= 2 * r.best.max_model_len
+    assert longer.candidate.precision_rank <= r.best.candidate.precision_rank
+    assert _plan("Qwen/Qwen3-32B", Target(concurrency=60, context=4096), gpu="h100", gpus=4).longer_context is None
+    args = ["recommend", "--model", "Qwen/Qwen3-32B", "--gpu", "h100", "--concurrency", "60"]
+    out = invoke([*args, "--gpus-per-node", "4"])
+    assert out.exit_code == 0
+    line = f"With 4 GPUs it serves 60 requests of {longer.max_model_len:,} tokens: TP=4 PP=1, "
+    assert line in out.stdout and f"(plan it with --context {longer.max_model_len})" in out.stdout
+    assert "With 4 GPUs" not in invoke(args).stdout  # the budget grew to the fewest GPUs: none left idle

@@ -86,6 +86,10 @@ def render_plan(result: PlanResult, plan: Plan, *, given_gpus: bool) -> str:
         from recommender.report.plan import fewer_gpus_note
 
         lines.insert(2, f"  {fewer_gpus_note(plan.fewer_gpus)}")
+    if result.longer_context is not None and given_gpus:
+        from recommender.report.plan import longer_context_note
+
+        lines.insert(2, f"  {longer_context_note(result.longer_context)}")
     lines.append(render_table(best.explanation))
     if result.alternatives:
         with_ep = any(a.candidate.expert_parallel for a in result.alternatives)

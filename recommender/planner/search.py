@@ -60,6 +60,7 @@ def plan(
         raise InfeasibleError(nearest(results, target, hw, version))
     best = feasible[0]
     fewer = next((e for e in feasible if e.gpus < best.gpus), None)
+    longer = _longer_context(feasible, best, target) if policy.objective in TIERED else None
     return PlanResult(
         target,
         hw,
@@ -70,7 +71,23 @@ def plan(
         rejected,
         len(space),
         fewer if policy.objective in TIERED else None,
+        longer,
     )
+
+
+def _longer_context(feasible: Sequence[Evaluation], best: Evaluation, target: Target) -> Evaluation | None:
+    """With N alone, the longest-context option on more GPUs than `best` with weights as precise as `best`'s (quality
+    is not traded unasked), when it serves at least twice `best`'s context: what the GPUs the fewest-GPUs rule
+    leaves idle would buy."""
+    if target.context is not None:
+        return None
+    rank = best.candidate.precision_rank
+    more = [
+        e
+        for e in feasible
+        if e.gpus > best.gpus and e.candidate.precision_rank <= rank and e.max_model_len >= 2 * best.max_model_len
+    ]
+    return min(more, key=ranking_key("max-context", target)) if more else None
 
 
 TIERED = ("min-gpus", "quality")  # objectives that put precision before GPUs (min-gpus by tier, quality by rank)

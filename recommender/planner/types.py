@@ -170,3 +170,6 @@ class PlanResult:
     # The best feasible option on fewer GPUs than `best` when the ranking put a near-lossless `best` before it
     # (4-bit weights, see NEAR_LOSSLESS_RANK): what trading precision would save.
     fewer_gpus: Evaluation | None = None
+    # With N alone: the longest-context option on more GPUs than `best`, weights as precise, when it serves at least
+    # twice `best`'s context (what the GPUs the fewest-GPUs rule leaves idle would buy; search.py _longer_context).
+    longer_context: Evaluation | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 
 from recommender.documents import Plan, PlanOption
-from recommender.planner import PlanResult
+from recommender.planner import Evaluation, PlanResult
 from recommender.report.explain import budget_section, messages
 from recommender.report.figures import capacity_figure, capacity_series
 from recommender.report.structure import Cell, Report, Section, Table
@@ -33,6 +33,16 @@ def fewer_gpus_note(o: PlanOption) -> str:
     how = f"--quantization {flag}" if flag else f"--model {o.model}"
     gpus = "1 GPU" if o.gpus == 1 else f"{o.gpus} GPUs"
     return f"With lower-precision weights it fits {gpus}: {option_label(o)}, max len {o.max_model_len:,} (plan it with {how})"
+
+
+def longer_context_note(e: Evaluation) -> str:
+    """What the GPUs the plan leaves idle would buy (PlanResult.longer_context) and how to plan it."""
+    c = e.candidate
+    option = f"TP={c.tp} PP={c.pp}{', EP' if c.expert_parallel else ''}, {c.weights.label}, KV {c.kv_label}"
+    return (
+        f"With {e.gpus} GPUs it serves {e.concurrency:,.0f} requests of {e.max_model_len:,} tokens: {option} "
+        f"(plan it with --context {e.max_model_len})"
+    )
 
 
 def _perf_cells(o: PlanOption) -> tuple[Cell, ...]:
