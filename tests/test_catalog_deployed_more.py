@@ -37,3 +37,42 @@ def test_kimi_linear_48b_a3b_by_hand() -> None:
         assert spec.layer_kinds.count("linear_attention") == 20 and spec.layer_kinds.count("mla") == 7
         assert [i + 1 for i, kind in enumerate(spec.layer_kinds) if kind == "mla"] == [4, 8, 12, 16, 20, 24, 27]
         assert spec.max_model_len == 1_048_576 and reconstructed(model_id)
+
+
+def _ministral3_text(h: int, layers: int, mlp: int, tied: bool) -> int:
+    """A Ministral 3 language model by hand: `layers` of `h` with 32 query heads and 8 KV heads of 128 (q/o
+    h x 4096, k/v h x 1024), gated MLP 3 x h x mlp, two RMSNorms; a 131,072-row embedding (and a head unless
+    tied), final norm."""
+    per_layer = 2 * h * 4096 + 2 * h * 1024 + 3 * h * mlp + 2 * h
+    return layers * per_layer + (1 if tied else 2) * 131072 * h + h
+
+
+def test_ministral_3_family_by_hand() -> None:
+    """Ministral 3 Instruct/Reasoning 2512 (reconstructed from NVIDIA's Megatron-Bridge providers in the keys of the
+    bundled 3B Reasoning's real config.json, whose widths that file's 3B provider reproduces): text models of
+    3,429,006,336 (3B, 26 x 3072, MLP 9216, tied), 8,489,553,920 (8B, 34 x 4096, MLP 14336) and 13,506,073,600
+    (14B, 40 x 5120, MLP 16384) parameters, Mistral's cards' 3.4B, 8.4B and 13.5B language models. The Instruct
+    checkpoints are FP8 (vLLM's recipe), the vision tower, projector and head kept; the Reasoning ones BF16."""
+    sizes = {
+        "3B": _ministral3_text(3072, 26, 9216, tied=True),
+        "8B": _ministral3_text(4096, 34, 14336, tied=False),
+        "14B": _ministral3_text(5120, 40, 16384, tied=False),
+    }
+    assert sizes == {"3B": 3_429_006_336, "8B": 8_489_553_920, "14B": 13_506_073_600}
+    real = resolve_model("mistralai/Ministral-3-3B-Reasoning-2512")
+    assert real.params is not None and real.params.total - real.params.vision == sizes["3B"]
+    for suffix, fp8 in (
+        ("3B-Instruct-2512", True),
+        ("8B-Instruct-2512", True),
+        ("8B-Reasoning-2512", False),
+        ("14B-Instruct-2512", True),
+        ("14B-Instruct-2512-FP8", True),
+        ("14B-Reasoning-2512", False),
+    ):
+        model_id = f"mistralai/Ministral-3-{suffix}"
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total - spec.params.vision == sizes[suffix.split("-")[0]]
+        assert 0.3e9 < spec.params.vision < 0.45e9, model_id
+        assert (spec.quant is not None and spec.quant.method == "fp8") is fp8, model_id
+        assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 262144)
+        assert reconstructed(model_id)
