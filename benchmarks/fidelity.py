@@ -15,6 +15,7 @@
     python benchmarks/fidelity.py --records field11    # round 11 (R*), committed notes, logs and tutorials, measured blind
     python benchmarks/fidelity.py --records field12    # round 12 (S*), committed notes, logs and an issue, measured blind
     python benchmarks/fidelity.py --records field13    # round 13 (T*), notes, logs and issues, data-centre cards, blind
+    python benchmarks/fidelity.py --records field14    # round 14 (U*), 2026 releases, big cards, TP and MoE, blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -72,6 +73,7 @@ FIELD10 = (DATA / "vllm_startup_logs_field10.jsonl",)
 FIELD11 = (DATA / "vllm_startup_logs_field11.jsonl",)
 FIELD12 = (DATA / "vllm_startup_logs_field12.jsonl",)
 FIELD13 = (DATA / "vllm_startup_logs_field13.jsonl",)
+FIELD14 = (DATA / "vllm_startup_logs_field14.jsonl",)
 RECORD_SETS = {
     "calibration": DEFAULT,
     "field": FIELD,
@@ -87,6 +89,7 @@ RECORD_SETS = {
     "field11": FIELD11,
     "field12": FIELD12,
     "field13": FIELD13,
+    "field14": FIELD14,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 # the --quantization methods a record passes through: those vLLM can also apply to a 16-bit checkpoint at load
@@ -618,11 +621,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2' ... 'field13' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field14' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 14))),
+        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 15))),
         help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")

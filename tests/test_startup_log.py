@@ -71,7 +71,9 @@ def test_arguments_read_from_real_excerpts_match_the_records() -> None:
         ):
             if (value := log.option(name)) is not None and r.get(field) is not None:
                 compared += 1
-                assert float(value) == float(r[field]), (r["id"], name, value, r[field])
+                # V0's budget line prints the utilisation to two places (U012: Unsloth's 0.7828 shows as 0.78)
+                places = 0.005 if name == "gpu_memory_utilization" else 0.0
+                assert float(value) == pytest.approx(float(r[field]), abs=places), (r["id"], name, value, r[field])
     assert compared >= 150, compared
 
 
