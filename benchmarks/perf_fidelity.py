@@ -8,8 +8,8 @@ The summary gives the median and 90th-percentile absolute error per metric for t
 fitted on and, separately, for the held-out model x GPU combinations; points not used say why. `--field` runs on
 benchmarks/data/perf/field_points.jsonl alone: published points of model x GPU combinations that neither file above
 holds and the fit never reads (the honest estimate of the error on combinations nobody fitted on). `--points FILE`
-does the same on another file of never-fitted points (ids F, K, N, Q, S, T, V, W, X, Y or Z...), e.g.
-benchmarks/data/perf/heldout_points_11.jsonl.
+does the same on another file of never-fitted points (ids F, K, M, N, Q, S, T, V, W, X, Y or Z...),
+e.g. benchmarks/data/perf/heldout_points_12.jsonl.
 """
 
 from __future__ import annotations
@@ -110,7 +110,10 @@ def main() -> int:
     ap.add_argument("--quiet", action="store_true", help="summary only")
     ap.add_argument("--field", action="store_true", help="the field points alone (never fitted on)")
     ap.add_argument(
-        "--points", type=Path, metavar="FILE", help="another file of never-fitted points (ids F/K/N/Q/S/T/V/W/X/Y/Z...)"
+        "--points",
+        type=Path,
+        metavar="FILE",
+        help="another file of never-fitted points (ids F/K/M/N/Q/S/T/V/W/X/Y/Z...)",
     )
     args = ap.parse_args()
     blind = (args.points,) if args.points else ((FIELD,) if args.field else None)

@@ -16,6 +16,7 @@ from benchmarks.perf_points import (
     HELDOUT_9,
     HELDOUT_10,
     HELDOUT_11,
+    HELDOUT_12,
     HOLDOUT_GROUPS,
     _random_lengths,
     points,
@@ -459,6 +460,46 @@ def test_eleventh_blind_set_is_new_points_of_combinations_the_fit_never_saw() ->
     # ... and so their later runs' prompts are read as cached (each computes only its last block)
     assert not k004.load.cached_prompts and not by["K007"].load.cached_prompts
     assert all(by[i].load.cached_prompts for i in ("K005", "K006", "K008", "K009"))
+
+
+def test_twelfth_blind_set_is_new_points_of_combinations_the_fit_never_saw() -> None:
+    blind = points((HELDOUT_12,))
+    assert len(blind) >= 19
+    fitted = {p.group for p in points()}
+    for p in blind:
+        assert p.id.startswith("M"), p.id
+        assert p.use == "field", (p.id, p.reason)
+        assert p.group not in fitted, (p.id, p.group)
+    by = {p.id: p for p in blind}
+    # PR 27323's 'Before' column: throughputs only, token totals from the stated lengths (--ignore-eos)
+    m001 = by["M001"]
+    assert (m001.gpu, m001.flags.tensor_parallel_size, m001.load.max_concurrency) == ("mi300x", 8, 64)
+    assert (m001.load.input_len, m001.load.output_len, m001.load.num_prompts) == (1024, 128, 1000)
+    assert m001.measured == pytest.approx({"throughput": 794.73})
+    # InferenceX's saved JSON has medians, no means: output throughput alone; TP8 with expert parallelism
+    m002 = by["M002"]
+    assert (m002.gpu, m002.flags.tensor_parallel_size, m002.flags.enable_expert_parallel) == ("h200", 8, True)
+    assert m002.measured == pytest.approx({"throughput": 211.69})
+    # systalyze's plateaus: one TP1 replica per GPU, or two TP4 replicas (DP2) on the 8 x RTX PRO 4500 node
+    assert (by["M003"].gpu, by["M004"].gpu, by["M005"].gpu) == ("h200", "rtx-pro-6000", "rtx-pro-4500")
+    m005 = by["M005"]
+    assert (m005.flags.tensor_parallel_size, m005.flags.data_parallel_size, m005.flags.max_model_len) == (4, 2, 12288)
+    assert m005.measured == pytest.approx({"throughput": 38 * 8})
+    assert by["M006"].catalog_model == "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
+    assert by["M006"].load.input_len == pytest.approx(4425.8)
+    assert by["M006"].load.output_len == pytest.approx(230.7)
+    # PR 21598: SGLang's client against a vLLM server, uniform random lengths (means from the printed totals)
+    m010 = by["M010"]
+    assert (m010.gpu, m010.flags.tensor_parallel_size, m010.load.max_concurrency) == ("h20-3e", 8, 10)
+    assert m010.load.input_len == pytest.approx(209281 / 100)
+    assert m010.load.jitter > 0.9
+    # pegainfer's vLLM arms: TPOT where the median equals the p99 (M011) or the page's TPOT column (M015-M019)
+    assert by["M011"].gpu == "gh200"
+    assert by["M011"].measured == pytest.approx({"tpot": 20.5, "throughput": 47.9})
+    assert by["M014"].load.request_rate == 2
+    assert (by["M015"].gpu, by["M018"].gpu) == ("rtx5090", "a100-40gb")
+    assert by["M018"].measured == pytest.approx({"tpot": 8.21})
+    assert by["M019"].measured == pytest.approx({"tpot": 24.06, "throughput": 1394})
 
 
 def test_only_runs_stated_to_re_send_every_prompt_are_read_as_cached() -> None:
