@@ -76,3 +76,47 @@ def test_ministral_3_family_by_hand() -> None:
         assert (spec.quant is not None and spec.quant.method == "fp8") is fp8, model_id
         assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 262144)
         assert reconstructed(model_id)
+
+
+def test_mimo_7b_rl_is_the_base_network_by_hand() -> None:
+    """MiMo-7B-RL (reconstructed: Xiaomi's table gives it as an RL checkpoint of the MiMo-7B series): 36 layers of
+    4096 (q/o 4096^2 with a q bias, k/v 4096 x 1024 with biases, gated MLP 3 x 4096 x 11008, two RMSNorms), untied
+    151,680-row embedding and head, final norm: 7,622,619,136 parameters (the MTP head is not loaded for serving)."""
+    h = 4096
+    layer = 2 * h * h + h + 2 * (h * 1024 + 1024) + 3 * h * 11008 + 2 * h
+    total = 36 * layer + 2 * 151680 * h + h
+    assert total == 7_622_619_136
+    rl, base = resolve_model("XiaomiMiMo/MiMo-7B-RL"), resolve_model("XiaomiMiMo/MiMo-7B-Base")
+    assert rl.params is not None and rl.params == base.params and rl.params.total == total
+    assert rl.max_model_len == 32768 and reconstructed("XiaomiMiMo/MiMo-7B-RL")
+
+
+def test_chatglm2_6b_by_hand() -> None:
+    """ChatGLM2-6B (reconstructed from a re-save of its 32k sibling): 28 layers of 4096, a fused QKV of 4096 x (4096 +
+    2 x 2 x 128) with a bias, dense 4096^2, gated MLP 3 x 4096 x 13696, two RMSNorms; untied 65,024-row embedding and
+    output layer, final norm: 6,243,584,000 parameters (THUDM's "6B"), the bundled ChatGLM3-6B's count, with 32,768
+    positions where ChatGLM3-6B has 8,192."""
+    h = 4096
+    layer = h * (h + 2 * 2 * 128) + (h + 512) + h * h + 3 * h * 13696 + 2 * h
+    total = 28 * layer + 2 * 65024 * h + h
+    assert total == 6_243_584_000
+    glm2, glm3 = resolve_model("zai-org/chatglm2-6b"), resolve_model("THUDM/chatglm3-6b")
+    assert glm2.params is not None and glm2.params == glm3.params and glm2.params.total == total
+    assert (glm2.max_model_len, glm3.max_model_len, glm2.num_kv_heads) == (32768, 8192, 2)
+    assert reconstructed("zai-org/chatglm2-6b")
+
+
+def test_glm_4_9b_hf_by_hand() -> None:
+    """glm-4-9b-hf (reconstructed: the bundled chat-hf keys with the base's 8,192 positions): 40 layers of 4096,
+    q 4096 x 4096 and k/v 4096 x 256 with biases, o 4096^2, gated MLP 3 x 4096 x 13696, two RMSNorms; untied
+    151,552-row embedding and head, final norm: 9,399,951,360 parameters, the count of the bundled ChatGLMModel
+    release of the same base model (THUDM/glm-4-9b)."""
+    h = 4096
+    layer = h * (h + 512) + (h + 512) + h * h + 3 * h * 13696 + 2 * h
+    total = 40 * layer + 2 * 151552 * h + h
+    assert total == 9_399_951_360
+    hf, original = resolve_model("zai-org/glm-4-9b-hf"), resolve_model("THUDM/glm-4-9b")
+    assert hf.params is not None and original.params is not None
+    assert hf.params.total == original.params.total == total
+    assert (hf.max_model_len, original.max_model_len, hf.num_kv_heads) == (8192, 8192, 2)
+    assert reconstructed("zai-org/glm-4-9b-hf")
