@@ -270,11 +270,11 @@ def test_what_h41_tripped_on_as_a_new_operator(tmp_path: Path) -> None:
 
 def test_explain_says_what_would_make_a_failing_start_work() -> None:
     """vLLM's own error names two knobs; explain now prints the changes check computes, each re-checked:
-    Llama-3.1-70B at TP=2 on A100-80GB holds 20,224 tokens of KV, below --max-model-len 32k."""
+    Llama-3.1-70B at TP=2 on A100-80GB holds 21,152 tokens of KV, below --max-model-len 32k."""
     args = ["explain", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "NVIDIA A100-SXM4-80GB", "-tp", "2"]
     out = invoke([*args, "--max-model-len", "32k"]).stdout
     fix = out.splitlines()[-1]
-    assert fix.startswith("  fix: lower --max-model-len to 20,224, add --kv-cache-dtype fp8 (then "), out
+    assert fix.startswith("  fix: lower --max-model-len to 21,152, add --kv-cache-dtype fp8 (then "), out
     assert "-tp 4 (then " in fix
     doc = json.loads(invoke([*args, "--max-model-len", "32k", "--format", "json"]).stdout)
     assert len(doc["fixes"]) == 3 and ", ".join(doc["fixes"]) == fix.removeprefix("  fix: ")

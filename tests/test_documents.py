@@ -176,7 +176,7 @@ def test_check_fails_tampered_and_refuses_malformed_plans(plan_data: dict[str, A
     overstated = tmp_path / "overstated.yaml"
     overstated.write_text(yaml.safe_dump(_set(plan_data, "prediction.kv_cache_tokens", 900_000), sort_keys=False))
     out = invoke(["check", str(overstated)], exit_code=1).stdout
-    assert "claims 900,000 KV-cache tokens but these flags give 594,176" in out and "fix:" not in out
+    assert "claims 900,000 KV-cache tokens but these flags give 495,360" in out and "fix:" not in out
     understated = tmp_path / "understated.yaml"
     understated.write_text(yaml.safe_dump(_set(plan_data, "prediction.max_concurrency", 50.0), sort_keys=False))
     out = invoke(["check", str(understated), "--format", "json"]).stdout

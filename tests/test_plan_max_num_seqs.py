@@ -80,7 +80,7 @@ def test_check_fails_a_plan_whose_max_num_seqs_is_below_the_promise(tmp_path: Pa
     short[short.index("--max-num-seqs") + 1] = "256"  # the release default the planner used to print
     out = invoke([*check, *short], exit_code=1).stdout
     assert "--max-num-seqs 256 runs at most 256 requests at once, below the promised 300" in out
-    assert "fix: raise --max-num-seqs to 300 (315.4 requests of 8,000 tokens fit)" in out
+    assert "fix: raise --max-num-seqs to 300 (316.2 requests of 8,000 tokens fit)" in out
     # The plan document itself (as written with -o) passes the same check.
     invoke([*MEMORY, "--emit", "command", "-o", str(tmp_path / "plan")])
     invoke(["check", str(tmp_path / "plan" / "plan.yaml"), "--concurrency", "300", "--context", "8000"])
@@ -99,10 +99,10 @@ def test_large_numbers_have_thousands_separators() -> None:
     big = ["recommend", "--model", QWEN_7B, "--gpu", "rtx4090", "--concurrency", "1000000000"]
     err = invoke(big, exit_code=3).stderr
     assert "no configuration serves 1,000,000,000 concurrent requests on" in err
-    assert "holds 1,404 requests of 4,096 tokens on 8 GPUs, below 1,000,000,000;" in err
-    # 1,404 requests on 8 GPUs (2 engines of TP 4) is 175.5 a GPU: about 5.7 million GPUs (it said half that, dividing
+    assert "holds 1,407 requests of 4,096 tokens on 8 GPUs, below 1,000,000,000;" in err
+    # 1,407 requests on 8 GPUs (2 engines of TP 4) is 175.9 a GPU: about 5.7 million GPUs (it said half that, dividing
     # the two engines' figure by one engine's GPUs)
-    assert "at that rate 1,000,000,000 requests need about 5,699,275 GPUs" in err
+    assert "at that rate 1,000,000,000 requests need about 5,684,815 GPUs" in err
     err = invoke([*big, "--context", "8k"], exit_code=3).stderr
     assert "1,000,000,000 concurrent requests of 8,000-token context" in err
     assert "1000000" not in err

@@ -327,8 +327,13 @@ def test_short_capture_list_takes_a_small_pool_after_the_kv_cache() -> None:
     assert post.cudagraphs == int(warmup.captured_pool_bytes(layers_on_gpu=94, graphs=5) * 1.3)
     # The KV-side estimate counts 0.11's FULL decode graphs too: the sizes <= 8 sequences, 1, 2, 4, 8.
     assert overheads.cudagraph_decode_count(16, max_num_seqs=8, max_num_batched_tokens=8192, version=(0, 11, 0)) == 4
+    # Their tokens scale it (16 and 8 of the fit's 512 and 496: memfix): 0.12 GiB + 0.16 GiB x 16 / 512 + 94 x 17 MiB
+    # x 186 / 486 x 16 / 512 + 7 graphs after the first at vLLM's 1 MiB floor = 0.17 GiB, not 0.95.
     assert e.stages[-1].cudagraph == overheads.cudagraph_bytes(
-        layers_on_gpu=94, enforce_eager=False, graphs=5, full_graphs=4
+        layers_on_gpu=94, enforce_eager=False, sizes=(1, 2, 4, 8, 16), full_sizes=(1, 2, 4, 8)
+    )
+    assert e.stages[-1].cudagraph == 128_849_018 + int(171_798_692 / 32) + int(94 * 17 * (1 << 20) * 186 / 486 / 32) + (
+        7 << 20
     )
 
 

@@ -1,11 +1,11 @@
 #!/bin/sh
 # nvidia/Llama-3.1-70B-Instruct-FP8 served by vLLM 0.33.0: planned by vllm-plan 0.1.0.
-# Predicted: 1,371,184 KV-cache tokens, room for 41.85 requests of 32,768 tokens; vLLM runs at most 32 at once (--max-num-seqs).
+# Predicted: 1,389,552 KV-cache tokens, room for 42.41 requests of 32,768 tokens; vLLM runs at most 32 at once (--max-num-seqs).
 # vllm-plan.io/tool-version: 0.1.0
 # vllm-plan.io/vllm-version: 0.33.0
 # vllm-plan.io/gpu: h100-sxm
-# vllm-plan.io/kv-cache-tokens: 1371184
-# vllm-plan.io/max-concurrency: 41.85
+# vllm-plan.io/kv-cache-tokens: 1389552
+# vllm-plan.io/max-concurrency: 42.41
 # vllm-plan.io/max-model-len: 32768
 # vllm-plan.io/target-concurrency: 32
 # vllm-plan.io/target-context: 32768

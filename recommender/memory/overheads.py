@@ -318,19 +318,27 @@ def cudagraph_max_capture(
     return min(2 * max_num_seqs, ceiling)
 
 
-def cudagraph_capture_count(
+def cudagraph_capture_sizes(
     max_capture_size: int, *, max_num_batched_tokens: int, version: tuple[int, ...] = (0, 33)
-) -> int:
-    """Number of capture sizes, the list of the release (above) up to `max_capture_size`, <= max_num_batched_tokens:
-    from 0.11.1 [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16) with the max itself capped by
-    max_num_batched_tokens; before, [1, 2, 4] + every multiple of 8 up to the max."""
+) -> tuple[int, ...]:
+    """The capture sizes, ascending: the list of the release (above) up to `max_capture_size`, <=
+    max_num_batched_tokens: from 0.11.1 [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16) with the max itself
+    capped by max_num_batched_tokens; before, [1, 2, 4] + every multiple of 8 up to the max."""
     if version < CAPTURE_LIST_CHANGED_IN:
-        sizes = [1, 2, 4, *range(8, max_capture_size + 1, 8)]
-        return sum(1 for n in sizes if n <= max_num_batched_tokens)
+        return tuple(n for n in (1, 2, 4, *range(8, max_capture_size + 1, 8)) if n <= max_num_batched_tokens)
     top = min(max_capture_size, max_num_batched_tokens)
     found = {n for n in (1, 2, 4) if n <= top}
     found |= set(range(8, min(256, top + 1), 8)) | set(range(256, top + 1, 16))
-    return len(found | {top})
+    return tuple(sorted(found | {top}))
+
+
+def cudagraph_capture_count(
+    max_capture_size: int, *, max_num_batched_tokens: int, version: tuple[int, ...] = (0, 33)
+) -> int:
+    """Number of capture sizes (cudagraph_capture_sizes)."""
+    return len(
+        cudagraph_capture_sizes(max_capture_size, max_num_batched_tokens=max_num_batched_tokens, version=version)
+    )
 
 
 # From 0.11.0 the V1 default cudagraph_mode is FULL_AND_PIECEWISE (vllm-project/vllm#25444): beside the PIECEWISE list
@@ -343,15 +351,25 @@ def cudagraph_capture_count(
 FULL_DECODE_GRAPHS_FROM = (0, 11, 0)
 
 
-def cudagraph_decode_count(
+def cudagraph_decode_sizes(
     max_capture_size: int, *, max_num_seqs: int, max_num_batched_tokens: int, version: tuple[int, ...] = (0, 33)
-) -> int | None:
-    """Number of FULL uniform-decode graphs: the capture sizes (the release's list, as cudagraph_capture_count
-    builds it) of at most max_num_seqs tokens; None before FULL_AND_PIECEWISE became the default (no FULL list)."""
+) -> tuple[int, ...] | None:
+    """The FULL uniform-decode capture sizes: the release's list (cudagraph_capture_sizes) of at most max_num_seqs
+    tokens; None before FULL_AND_PIECEWISE became the default (no FULL list)."""
     if version < FULL_DECODE_GRAPHS_FROM:
         return None
     decode_top = min(max_num_seqs, max_capture_size)
-    return cudagraph_capture_count(decode_top, max_num_batched_tokens=max_num_batched_tokens, version=version)
+    return cudagraph_capture_sizes(decode_top, max_num_batched_tokens=max_num_batched_tokens, version=version)
+
+
+def cudagraph_decode_count(
+    max_capture_size: int, *, max_num_seqs: int, max_num_batched_tokens: int, version: tuple[int, ...] = (0, 33)
+) -> int | None:
+    """Number of FULL uniform-decode graphs (cudagraph_decode_sizes); None before FULL_AND_PIECEWISE."""
+    sizes = cudagraph_decode_sizes(
+        max_capture_size, max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens, version=version
+    )
+    return None if sizes is None else len(sizes)
 
 
 # The V0 engine (worker/model_runner.py capture_model up to 0.6.x, config.py _set_cudagraph_sizes with VLLM_USE_V1=0
@@ -366,20 +384,67 @@ def v0_cudagraph_capture_count(max_num_seqs: int) -> int:
     return sum(1 for n in V0_CAPTURE_SIZES if n <= top)
 
 
+# Short capture lists (memfix, 2026-12-02). profile_cudagraph_memory (v1/worker/gpu_model_runner.py, 0.19-0.33)
+# captures, per mode, the first two of its descriptors, largest first (capture_model captures the sizes in descending
+# order so the smaller ones reuse the pool), and reads each one's cost from the device's free memory: `first_capture`
+# is the pool the largest batch's forward allocates (its intermediate tensors, [tokens, width] per captured piece),
+# `per_graph = max(second, 1 MiB)` what the second-largest adds ("Use at least 1 MiB per graph for driver overhead").
+# Both are the captured batches' tensors, so they scale with those batches' tokens, not only with the number of
+# graphs: the fit's first capture was at 512 tokens and its per-graph figure at 496. Logged estimates with a largest
+# capture of 8-128 tokens are 0.13-0.17 GiB whatever the depth (field2 G014 0.13 at 28 layers and G040 0.13 at 30,
+# both 64 tokens; G012 0.14 at 48 layers, 128 tokens; G010 0.15 at 48 layers, 32 tokens; field8 N020 0.17 at 64
+# layers, 8 tokens), where the graph-count rule gave 0.50-0.72: what does not scale is about 0.12 GiB (CUDAGRAPH_
+# FLOOR, the smallest of them less ~1 MiB a layer), the rest of the fitted base and the per-layer part follow the
+# tokens, capped at the fit's (above 512 the count rule, which the fit covers, stays).
+CUDAGRAPH_FIT_LARGEST = 512
+CUDAGRAPH_FIT_SECOND = 496
+CUDAGRAPH_FLOOR = int(0.12 * GiB)
+CUDAGRAPH_MIN_PER_GRAPH = MiB
+
+
+def _second_largest(sizes: tuple[int, ...] | None) -> int:
+    """The size profile_cudagraph_memory's second capture runs at (the fit's 496 where the list is not given)."""
+    if sizes is None:
+        return CUDAGRAPH_FIT_SECOND
+    return sizes[-2] if len(sizes) > 1 else 0
+
+
 def cudagraph_bytes(
-    *, layers_on_gpu: int, enforce_eager: bool, graphs: int = CUDAGRAPH_FIT_GRAPHS, full_graphs: int | None = None
+    *,
+    layers_on_gpu: int,
+    enforce_eager: bool,
+    graphs: int = CUDAGRAPH_FIT_GRAPHS,
+    full_graphs: int | None = None,
+    sizes: tuple[int, ...] | None = None,
+    full_sizes: tuple[int, ...] | None = None,
 ) -> int:
     """vLLM's CUDA-graph memory estimate for one GPU (0 with --enforce-eager): the fitted base plus the per-layer
     part, whose first-capture share stays and whose per-graph share follows the number of graphs (above the 51
     graphs of the fit the whole part scales, the larger figure). `full_graphs`: the FULL decode graphs beside the
     `graphs` PIECEWISE ones (cudagraph_decode_count; the fit saw 51 of each, so the per-graph share follows the
-    graphs after the first of both lists); None: a list alone, the per-graph share follows `graphs`."""
+    graphs after the first of both lists); None: a list alone, the per-graph share follows `graphs`. `sizes` /
+    `full_sizes`: the lists themselves (ascending; they then give the counts), whose largest and second-largest
+    batches scale the first capture, the fitted base above CUDAGRAPH_FLOOR and the per-graph share by their tokens
+    (above: short lists); without them the fit's 512 and 496 tokens are assumed."""
     if enforce_eager:
         return 0
-    if full_graphs is None:
-        per_graph = max(0, graphs - 1) / (CUDAGRAPH_FIT_GRAPHS - 1)
+    if sizes is not None:
+        graphs, full_graphs = len(sizes), None if full_sizes is None else len(full_sizes)
+    modes = [(graphs, _second_largest(sizes))]
+    if full_graphs is not None:
+        modes.append((full_graphs, _second_largest(full_sizes) if sizes is not None else CUDAGRAPH_FIT_SECOND))
+    fitted = (CUDAGRAPH_FIT_GRAPHS - 1) * len(modes)  # graphs after the first that the fit saw
+    after_first = sum(max(0, n - 1) for n, _ in modes)
+    per_graph = after_first / fitted
+    # the per-graph share by the second capture's tokens, and the first capture's by the largest batch's (1 as fitted)
+    graph_tokens = sum(max(0, n - 1) * min(second, CUDAGRAPH_FIT_SECOND) for n, second in modes)
+    per_graph_tokens = graph_tokens / (fitted * CUDAGRAPH_FIT_SECOND)
+    first = 1.0 if sizes is None else min(sizes[-1], CUDAGRAPH_FIT_LARGEST) / CUDAGRAPH_FIT_LARGEST
+    per_layer = CUDAGRAPH_PER_LAYER * layers_on_gpu
+    if per_graph > 1:  # above the fit's graphs the whole per-layer part scales with them, as fitted
+        layer_part = int(per_layer * max(per_graph, CUDAGRAPH_FIRST_SHARE + (1 - CUDAGRAPH_FIRST_SHARE) * per_graph))
     else:
-        after_first = max(0, graphs - 1) + max(0, full_graphs - 1)
-        per_graph = after_first / (2 * (CUDAGRAPH_FIT_GRAPHS - 1))
-    scale = max(per_graph, CUDAGRAPH_FIRST_SHARE + (1 - CUDAGRAPH_FIRST_SHARE) * per_graph)  # above 51: as fitted
-    return CUDAGRAPH_BASE + int(CUDAGRAPH_PER_LAYER * layers_on_gpu * scale)
+        layer_part = int(per_layer * (CUDAGRAPH_FIRST_SHARE * first + (1 - CUDAGRAPH_FIRST_SHARE) * per_graph_tokens))
+        if per_layer * (1 - CUDAGRAPH_FIRST_SHARE) * per_graph_tokens < after_first * CUDAGRAPH_MIN_PER_GRAPH:
+            layer_part = int(per_layer * CUDAGRAPH_FIRST_SHARE * first) + after_first * CUDAGRAPH_MIN_PER_GRAPH
+    return CUDAGRAPH_FLOOR + int((CUDAGRAPH_BASE - CUDAGRAPH_FLOOR) * first) + layer_part

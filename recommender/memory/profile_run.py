@@ -49,19 +49,45 @@ def engine_passes(
     return graphs, encoder
 
 
-def decode_graphs(
+def capture_lists(
     model: ModelSpec, gpu: Gpu, limits: SchedulerLimits, version: VllmVersion, *, v0: bool = False
-) -> int | None:
-    """The FULL uniform-decode graphs the V1 engine captures beside the PIECEWISE list (overheads.
-    cudagraph_decode_count); None on V0 and before FULL_AND_PIECEWISE was the default."""
+) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """The V1 capture sizes, PIECEWISE and FULL decode (overheads.cudagraph_capture_sizes / cudagraph_decode_sizes),
+    whose tokens scale vLLM's graph estimate (overheads.cudagraph_bytes); (None, None) on V0, whose estimate is not
+    profiled."""
     if v0:
-        return None
+        return None, None
     release = (version.major, version.minor, version.patch)
-    return overheads.cudagraph_decode_count(
-        overheads.cudagraph_max_capture(model, gpu.cc_major_minor, release, limits.max_num_seqs),
-        max_num_seqs=limits.max_num_seqs,
-        max_num_batched_tokens=limits.max_num_batched_tokens,
-        version=release,
+    top = overheads.cudagraph_max_capture(model, gpu.cc_major_minor, release, limits.max_num_seqs)
+    mbt = limits.max_num_batched_tokens
+    return (
+        overheads.cudagraph_capture_sizes(top, max_num_batched_tokens=mbt, version=release),
+        overheads.cudagraph_decode_sizes(
+            top, max_num_seqs=limits.max_num_seqs, max_num_batched_tokens=mbt, version=release
+        ),
+    )
+
+
+def graph_estimate(
+    model: ModelSpec,
+    gpu: Gpu,
+    setup: tuple[EngineFlags, SchedulerLimits],
+    version: VllmVersion,
+    layers_on_gpu: int,
+    *,
+    graphs: int,
+    v0: bool,
+) -> int:
+    """vLLM's CUDA-graph estimate for a stage of `layers_on_gpu` layers (overheads.cudagraph_bytes) over the capture
+    lists of the release (capture_lists; `graphs`: the count engine_passes gives, V0's own list)."""
+    flags, limits = setup
+    sizes, full_sizes = capture_lists(model, gpu, limits, version, v0=v0)
+    return overheads.cudagraph_bytes(
+        layers_on_gpu=layers_on_gpu,
+        enforce_eager=flags.enforce_eager,
+        graphs=graphs,
+        sizes=sizes,
+        full_sizes=full_sizes,
     )
 
 

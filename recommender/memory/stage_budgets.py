@@ -18,7 +18,7 @@ from recommender.memory.explanation import StageBudget
 from recommender.memory.kv_cache import KvLayout, LayerKv, build_layout
 from recommender.memory.kv_dsv4 import dsv4_layout
 from recommender.memory.precision import Precision, tower_modalities
-from recommender.memory.profile_run import activation_bytes, decode_graphs, engine_passes
+from recommender.memory.profile_run import activation_bytes, engine_passes, graph_estimate
 from recommender.memory.request import Budget, profiler_counts_whole_device
 from recommender.memory.scheduler import SchedulerLimits
 from recommender.memory.startup_issues import IssueKind, StartupIssue
@@ -141,7 +141,6 @@ def stage_budgets(
     par = Parallel(tp=tp, pp=pp, dp=flags.data_parallel_size, expert_parallel=flags.enable_expert_parallel)
     v = (version.major, version.minor)
     graphs, encoder = engine_passes(model, gpu, flags, limits, version, v0=v0)
-    full_graphs = decode_graphs(model, gpu, limits, version, v0=v0)
     drafter = speculative_drafter(model, flags, precision, version, issues, draft=draft, v0=v0)
     absorbed = mla_absorption.absorbed_bytes_per_layer(
         model, precision.quant, tp=tp, version=version, dtype_bytes=precision.dtype_bytes, v0=v0
@@ -169,9 +168,7 @@ def stage_budgets(
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v, multicast=gpu.nvswitch_multicast, v0=v0)
         if profiler_counts_whole_device(version, v0=v0):
             nt += budget.total - budget.free  # other processes' memory (the context: see PROFILER_COUNTS_DEVICE_UNTIL)
-        cg = overheads.cudagraph_bytes(
-            layers_on_gpu=len(layers), enforce_eager=flags.enforce_eager, graphs=graphs, full_graphs=full_graphs
-        )
+        cg = graph_estimate(model, gpu, (flags, limits), version, len(layers), graphs=graphs, v0=v0)
         reserved = w + act + nt + (cg if budget.estimate_cudagraphs else 0)  # graphs where profiled (0.21+)
         avail = budget.requested - reserved if flags.kv_cache_memory_bytes is None else flags.kv_cache_memory_bytes
         mla_as_mha = pre_mla_head_size(model, version, precision.quant)
