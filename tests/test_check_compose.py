@@ -478,3 +478,36 @@ def test_a_script_runs_a_compose_service_with_its_command(tmp_path: Path) -> Non
     # a compose file not in the repository: nothing is claimed
     (tmp_path / "serve.sh").write_text("docker compose -f /etc/compose.yaml run vllm\n")
     assert load_inputs((str(tmp_path / "serve.sh"),)).found == []
+
+
+ROUND24 = Path(__file__).parent / "data" / "check-round24"  # real public files, sources in its SOURCES
+
+
+def test_a_command_that_runs_a_script_mounted_from_beside_the_file_runs_that_script() -> None:
+    """pfn/spark-vllm-compose's head/compose.yaml: `command: /launch-cluster.sh vllm serve ...` with
+    `./launch-cluster.sh:/launch-cluster.sh:ro`, on a local image (vllm-node-tf5) whose other services run `vllm
+    serve` as their command (so it has no ENTRYPOINT of vLLM's). Compose's command is the container's program there;
+    the script ends `exec "${ORIGINAL_ARGS[@]}"`, its arguments: the server is that `vllm serve` line, not vLLM run
+    with '/launch-cluster.sh' as its model (the false FAIL of round 24's blind run)."""
+    found = {f.container: f for f in load_inputs((str(ROUND24 / "pfn-spark" / "head" / "compose.yaml"),)).found}
+    assert len(found) == 6  # the two services under `profiles: ["ignore"]` too
+    noray = found["vllm-noray"]
+    assert noray.argv[:3] == ("vllm", "serve", "/models/Qwen3.5-397B-A17B-int4-AutoRound")
+    assert engine_settings(noray)["tensor_parallel_size"] == 2
+    assert engine_settings(noray)["gpu_memory_utilization"] == 0.909
+    assert [f.argv[2] for f in found.values()].count("/models/Qwen3.5-397B-A17B-int4-AutoRound") == 2
+
+
+def test_a_mounted_script_command_on_vllms_own_image_is_its_servers_arguments(tmp_path: Path) -> None:
+    """vllm/vllm-openai's ENTRYPOINT is `vllm serve`: a command there is that server's arguments whatever it holds
+    (round 21), a script mounted from beside the file included - `vllm serve /start.sh ...`, which vLLM refuses."""
+    (tmp_path / "start.sh").write_text("#!/bin/sh\nexec vllm serve Qwen/Qwen3-8B\n")
+    compose = tmp_path / "compose.yaml"
+    compose.write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n    command: /start.sh --port 8000\n"
+        "    volumes: [./start.sh:/start.sh:ro]\n  other:\n    image: my-vllm-node\n"
+        "    command: [/start.sh]\n    volumes: [./start.sh:/start.sh:ro]\n"
+    )
+    own, other = load_inputs((str(compose),)).found
+    assert own.argv == ("vllm", "serve", "/start.sh", "--port", "8000")
+    assert other.argv == ("vllm", "serve", "Qwen/Qwen3-8B")

@@ -17,6 +17,7 @@ from recommender.check.commands import (
     with_image_cmd,
 )
 from recommender.check.compose_interpolation import compose_interpolate, dotenv_values
+from recommender.check.compose_mounts import mounted_command, mounted_entrypoint
 from recommender.check.dockerfile import final_stage, run_copied_script
 from recommender.check.found import Found
 from recommender.check.images import cpu_build, devices_seen, env_platform, image_tag, is_vllm_image, pinned_release
@@ -28,7 +29,6 @@ from recommender.safe_load import UntrustedDocumentError, load_yaml
 FileReader = Callable[[str], str | None]  # a file beside the compose file, by a path relative to its folder
 # why a FileReader gave no text for a path: (Compose, too, fails on it, the reason in a few words)
 UnreadReason = Callable[[str], tuple[bool, str]]
-_SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 
 
 def _compose_words(value: Any) -> list[str] | None:
@@ -73,7 +73,7 @@ def read_compose(
         missing: list[str] = []
         raw, not_read = _extended(str(name), raw, services, (beside, unread), f"{source} (service/{name})")
         svc = compose_interpolate(raw, dotenv or {}, missing)
-        script = _mounted_entrypoint(svc, beside)
+        script = mounted_entrypoint(svc, beside) or mounted_command(svc, beside)
         built = _build_dockerfile(svc, beside)
         context = _build_context(svc)
         in_context = None if beside is None or context is None else _context_reader(beside, context)
@@ -388,30 +388,6 @@ def _context_reader(read: FileReader, context: str) -> FileReader:
     return lambda rel: read(f"{context.rstrip('/')}/{rel}")
 
 
-def _mounted_entrypoint(svc: Mapping[str, Any], read: FileReader | None) -> tuple[str, int] | None:
-    """(the text of a script the service's entrypoint runs, its place in the entrypoint) when the service bind-mounts
-    it from beside the compose file (`./docker/vllm/entrypoint.sh:/entrypoint.sh`), run directly or by a shell
-    (`["/bin/sh", "/app/start.sh"]`: sh reads its first operand as the script, sh(1)); None otherwise (a script
-    baked into an image is not here)."""
-    try:
-        entry = _compose_words(svc.get("entrypoint"))
-    except InputError:
-        return None
-    if read is None or not entry:
-        return None
-    at = 1 if len(entry) > 1 and entry[0].rsplit("/", 1)[-1] in _SHELLS and not entry[1].startswith("-") else 0
-    for volume in as_list(svc.get("volumes")):
-        if isinstance(volume, str):
-            host, _, rest = volume.partition(":")
-            target = rest.split(":", 1)[0]
-        else:
-            host, target = str(as_mapping(volume).get("source", "")), str(as_mapping(volume).get("target", ""))
-        if target and target == entry[at] and host.startswith("."):
-            text = read(host)
-            return (text, at) if text is not None else None
-    return None
-
-
 def _build_context(svc: Mapping[str, Any]) -> str | None:
     """The build context folder of a service, relative to the compose file (None: no build, or a remote one)."""
     build = svc.get("build")
@@ -512,12 +488,14 @@ def _compose_service(
     else:
         words = [w.replace("$$", "$") for w in [*(entry or []), *(command or [])]]
         image = image or _built_vllm_image(svc, command)
-        if entry is None and image and is_vllm_image(image):
+        if entry is None and script is not None:  # the command runs a script mounted from beside the file
+            hits = []
+        elif entry is None and image and is_vllm_image(image):
             hits = find_in_words(words or [], env, tuple(missing), image)
             hits = [with_image_cmd(h, image) for h in hits] if command is None else hits
         else:
             hits = find_in_words(words, env, tuple(missing), None)
-    if not hits and script is not None:  # the entrypoint is a script mounted from beside the file: run it, "$@" = words
+    if not hits and script is not None:  # the entrypoint (or command) is a script mounted from beside the file: run it
         ran = find_in_script(script[0], env, words[script[1] :])
         hits = [replace(h, unresolved=(*h.unresolved, *missing)) for h in ran if isinstance(h, Hit)]
     count = _compose_gpus(svc)
