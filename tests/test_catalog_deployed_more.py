@@ -3,6 +3,8 @@ its config.json and the publisher's parameter count (the docstring says which)."
 
 from __future__ import annotations
 
+from recommender.catalog import load_model
+from recommender.model.parse import parse_config
 from recommender.sources.resolve import resolve_model
 
 from .catalog_support import reconstructed
@@ -120,3 +122,54 @@ def test_glm_4_9b_hf_by_hand() -> None:
     assert hf.params.total == original.params.total == total
     assert (hf.max_model_len, original.max_model_len, hf.num_kv_heads) == (8192, 8192, 2)
     assert reconstructed("zai-org/glm-4-9b-hf")
+
+
+def _ernie45_21b() -> int:
+    """ERNIE-4.5-21B-A3B by hand (vllm/model_executor/models/ernie45_moe.py): 28 layers of 2560, q/o 2560^2 and k/v
+    2560 x 512 without biases, two RMSNorms; layer 0 a gated MLP 3 x 2560 x 12288; layers 1-27 a gate of 64 without
+    bias plus a 64-wide e_score_correction_bias, 64 experts of 3 x 2560 x 1536 and a shared MLP of 3 x 2560 x 3072;
+    tied 103,424-row embedding, final norm."""
+    h = 2560
+    attention = 2 * h * h + 2 * h * 512 + 2 * h
+    moe = 64 * h + 64 + 64 * 3 * h * 1536 + 3 * h * 3072
+    return 28 * attention + 3 * h * 12288 + 27 * moe + 103424 * h + h
+
+
+def test_ernie_4_5_21b_a3b_by_hand() -> None:
+    """ERNIE-4.5-21B-A3B-PT and -Thinking (reconstructed: transformers' Ernie4_5_MoeConfig defaults, documented as
+    the PT checkpoint's): 21,825,437,888 parameters (Baidu's "21B", 3B activated: 6 of 64 experts), one dense layer
+    then 27 MoE layers, 4 KV heads of 128, 131,072 positions."""
+    total = _ernie45_21b()
+    assert total == 21_825_437_888
+    for model_id in ("baidu/ERNIE-4.5-21B-A3B-PT", "baidu/ERNIE-4.5-21B-A3B-Thinking"):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total, model_id
+        assert spec.moe is not None and (spec.moe.num_experts, spec.moe.top_k) == (64, 6)
+        assert spec.moe.shared_intermediate == 2 * 1536 and spec.moe.score_correction_bias
+        assert spec.mlp_kinds == ("dense",) + ("moe",) * 27
+        assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (4, 128, 131072)
+        assert reconstructed(model_id)
+
+
+def test_ernie_moe_layer_range_follows_vllm() -> None:
+    """ernie45_moe.py puts experts on layer i when moe_layer_start_index <= i <= moe_layer_end_index and (i + 1) %
+    moe_layer_interval == 0: a start of 3, an end of 24 and an interval of 2 leave experts on layers 3, 5, ..., 23."""
+    entry = load_model("baidu/ERNIE-4.5-21B-A3B-PT")
+    assert entry is not None
+    config = {**entry.config, "moe_layer_start_index": 3, "moe_layer_end_index": 24, "moe_layer_interval": 2}
+    spec = parse_config(config, name="ernie-range", source="test")
+    assert [i for i, kind in enumerate(spec.mlp_kinds) if kind == "moe"] == list(range(3, 24, 2))
+
+
+def test_ernie_4_5_0_3b_by_hand() -> None:
+    """ERNIE-4.5-0.3B-PT (reconstructed: transformers' Ernie4_5Config defaults, documented as this checkpoint's): 18
+    layers of 1024 with 16 query heads of 128 (q 1024 x 2048, o 2048 x 1024) and 2 KV heads (k/v 1024 x 256), gated
+    MLP 3 x 1024 x 3072, two RMSNorms; tied 103,424-row embedding, final norm: 360,748,032 parameters (Baidu's
+    "0.3B", 0.36B)."""
+    h = 1024
+    total = 18 * (2 * h * 2048 + 2 * h * 256 + 3 * h * 3072 + 2 * h) + 103424 * h + h
+    assert total == 360_748_032
+    spec = resolve_model("baidu/ERNIE-4.5-0.3B-PT")
+    assert spec.params is not None and spec.params.total == total and spec.moe is None
+    assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (2, 128, 131072)
+    assert reconstructed("baidu/ERNIE-4.5-0.3B-PT")

@@ -21,6 +21,7 @@ from recommender.model.family_keys import (
     cohere_keys,
     dbrx_keys,
     deepseek_v4_keys,
+    ernie45_moe_keys,
     falcon_h1_keys,
     falcon_keys,
     glm4_moe_keys,
@@ -356,6 +357,12 @@ FAMILIES: dict[str, Family] = {
     # a gated SiLU MLP and RMSNorms, laid out as a Llama decoder (ALiBi on the 13B models adds no weights; Baichuan2's
     # NormHead normalises the head at run time, same size).
     "baichuan": replace(LLAMA, name="Baichuan", source="vllm/model_executor/models/baichuan.py (to 0.23.0)"),
+    # ERNIE 4.5 (Baidu): the dense Ernie4_5ForCausalLM is vLLM's LlamaForCausalLM with interleaved rotary
+    # (vllm/model_executor/models/ernie45.py); the MoE keeps ERNIE's own expert keys (family_keys.ernie45_moe_keys)
+    "ernie4_5": replace(LLAMA, name="ERNIE 4.5 (dense)", source="vllm/model_executor/models/ernie45.py"),
+    "ernie4_5_moe": Family(
+        "ERNIE 4.5 MoE", "vllm/model_executor/models/ernie45_moe.py", score_bias=True, adapt=ernie45_moe_keys
+    ),
     "kimi_linear": Family(
         "Kimi-Linear (KDA + MLA)", "vllm/models/kimi_k3/nvidia/model.py", score_bias=True, adapt=kimi_linear_keys
     ),

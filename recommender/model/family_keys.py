@@ -194,6 +194,27 @@ def step3p5_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted(keys, fam)
 
 
+def ernie45_moe_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/ernie45_moe.py: moe_num_experts routed experts of moe_intermediate_size, top
+    moe_k, a shared MLP of moe_intermediate_size x moe_num_shared_experts, a gate without bias plus an
+    e_score_correction_bias; layer i holds experts when moe_layer_start_index <= i <= moe_layer_end_index (default
+    and -1: the last layer) and (i + 1) % moe_layer_interval == 0, else a dense MLP of intermediate_size."""
+    n = _int(c.get("num_hidden_layers"))
+    start = _int(c.get("moe_layer_start_index")) or 0
+    end = _int(c.get("moe_layer_end_index"))
+    interval = _int(c.get("moe_layer_interval")) or 1
+    keys: dict[str, Any] = {
+        "num_experts_per_tok": c.get("moe_k"),
+        "n_shared_experts": c.get("moe_num_shared_experts"),
+    }
+    if n is not None and (c.get("moe_num_experts") or 0) > 0:
+        last = n - 1 if end is None or end < 0 else end
+        keys["mlp_layer_types"] = [
+            "sparse" if start <= i <= last and (i + 1) % interval == 0 else "dense" for i in range(n)
+        ]
+    return Adapted(keys)
+
+
 def kimi_linear_keys(c: Mapping[str, Any]) -> Adapted:
     """vllm/models/kimi_k3 (KimiLinearForCausalLM): KDA on the 1-based linear_attn_config.kda_layers, MLA on the
     others (transformers_utils/configs/kimi_linear.py is_kda_layer); routed experts with a score-correction bias.
