@@ -168,8 +168,11 @@ def _version_reason(r: dict[str, Any]) -> str:
 
 
 def _other_flag(r: dict[str, Any], name: str) -> float | None:
-    m = re.search(rf"'{name}': ([\d.]+)", r.get("other_flags") or "")
-    return float(m.group(1)) if m else None
+    """A numeric flag as the record's logged non-default args show it (`'cpu_offload_gb': 6`) or as its command
+    passes it (`--cpu-offload-gb 6`, `--cpu_offload_gb=6`)."""
+    dashed = name.replace("_", "[-_]")
+    m = re.search(rf"'{name}': ([\d.]+)|--{dashed}[= ]([\d.]+)", r.get("other_flags") or "")
+    return float(m.group(1) or m.group(2)) if m else None
 
 
 CHUNKED_PREFILL = re.compile(r"(--no-)?enable[-_]chunked[-_]prefill(?:'?[:=]?\s*(True|False))?")
@@ -206,6 +209,7 @@ SPEC_FLAG = re.compile(r"--speculative[-_]config[= ]'?(\{[^{}]*\}|null|None)")
 SPEC_DISABLED = re.compile(r"MTP disabled|speculative_config[=:] ?None|DISABLE_MTP=1")
 MTP_TOKENS = re.compile(r"MTP[- ]?(?:n=)?(\d+)\b|MTP with (\d+) draft tokens|num_speculative_tokens'?:? (\d+)")
 CUT_MTP = re.compile(r"speculative_config'?:? \{'method': 'mtp'")  # also a dict the collector cut short
+CUT_METHOD = re.compile(r"""["']method["']\s*:\s*["'](\w+)["']""")  # the method of a cut JSON or dict
 
 
 def _literal_dict(text: str) -> dict[str, Any] | None:
@@ -227,7 +231,16 @@ def record_speculative(r: dict[str, Any]) -> str | None:
     if (m := SPEC_DICT.search(text)) and (config := _literal_dict(m.group(1))) is not None:
         return json.dumps(config)
     if m := SPEC_FLAG.search(text):
-        return None if m.group(1) in ("null", "None") else m.group(1)
+        if m.group(1) in ("null", "None"):
+            return None
+        if (config := _literal_dict(m.group(1))) is not None:
+            return json.dumps(config)
+        # the collector cut the command's JSON ('{"method":"qwen3_next_mtp",...}'): its method and the draft tokens
+        # the record gives, as for a cut logged dict
+        if method := CUT_METHOD.search(m.group(1)):
+            tokens = next((int(g) for t in MTP_TOKENS.finditer(text) for g in t.groups() if g), None)
+            extra = f', "num_speculative_tokens": {tokens}' if tokens else ""
+            return f'{{"method": "{method.group(1)}"{extra}}}'
     if SPEC_DISABLED.search(text):
         return None
     tokens = next((int(g) for m in MTP_TOKENS.finditer(text) for g in m.groups() if g), None)
@@ -499,6 +512,21 @@ def compare(r: dict[str, Any]) -> Compared | None:
     return Compared(r, model_id, e, gpu_named=gpu[1])
 
 
+def refusal(r: dict[str, Any]) -> str | None:
+    """Why a record that resolves offline is not compared: the planner's refusal of its flags (a PlanError's one
+    line), or None when it is compared or does not resolve. Such a record is counted, not dropped."""
+    if unresolved_reason(r) is not None or _total_unknown(r):
+        return None
+    model_id, version, gpu, free = record_model(r), record_version(r), _gpu(r), r.get("free_memory_gib")
+    if model_id is None or version is None or gpu is None:
+        return None
+    try:
+        explain(resolve_model(model_id), gpu[0], record_flags(r), version, free_bytes=int(free * GiB) if free else None)
+    except PlanError as err:
+        return str(err)
+    return None
+
+
 def rel(pred: float, logged: float | None) -> float | None:
     """Relative error, None when the log has no (positive) figure."""
     return abs(pred - logged) / logged if logged and logged > 0 else None
@@ -530,6 +558,7 @@ class Summary:
     crashes_warned: list[str]  # of those, the ones explain warns may not start (the warm-up margin too close to call)
     crashes_at_risk: list[str] = field(default_factory=list)  # crashes called "at risk" (not safe, not a match)
     starts_at_risk: list[str] = field(default_factory=list)  # started records called "at risk" (not a match)
+    refused: list[str] = field(default_factory=list)  # resolved, but the planner refused the record's flags
 
 
 def summarize(records: Sequence[dict[str, Any]], compared: Sequence[Compared]) -> Summary:
@@ -552,6 +581,7 @@ def summarize(records: Sequence[dict[str, Any]], compared: Sequence[Compared]) -
         ],
         crashes_at_risk=[c.record["id"] for c in compared if not c.logged_ok and c.predicted == "risk"],
         starts_at_risk=[c.record["id"] for c in compared if c.logged_ok and c.predicted == "risk"],
+        refused=[r["id"] for r in records if r["id"] not in {c.record["id"] for c in compared} and refusal(r)],
     )
 
 
@@ -576,6 +606,8 @@ def report(s: Summary) -> None:
         print(f"  unresolved, {reason}: {n}")
     by_total = sum(not c.gpu_named for c in s.compared)
     print(f"compared: {len(s.compared)} ({by_total} with the GPU resolved by the total the log printed)")
+    if s.refused:
+        print(f"resolved but not compared (the planner refused the record's flags): {s.refused}")
     if s.kv_errors:
         print(
             f"available KV  median error {statistics.median(s.kv_errors):6.2%}   p90 {percentile(s.kv_errors, 0.9):6.2%}"
@@ -610,6 +642,8 @@ def run(*paths: Path, split: str | None = None, quiet: bool = False) -> int:
         for r in records:
             if (reason := unresolved_reason(r)) is not None:
                 print(f"{r['id']:5} {(r.get('model') or '-')[:44]:44} unresolved: {reason} (gpu: {r.get('gpu')!r})")
+            elif r["id"] not in {c.record["id"] for c in compared} and (refused := refusal(r)) is not None:
+                print(f"{r['id']:5} {(r.get('model') or '-')[:44]:44} not compared: {refused}")
     report(summarize(records, compared))
     return 0
 

@@ -3,7 +3,19 @@ record's command chooses with VLLM_USE_V1, and a drafter's whole --speculative-c
 
 from __future__ import annotations
 
-from benchmarks.fidelity import FIELD8, FIELD13, compare, load_records, record_engine_is_v1, record_speculative
+from benchmarks.fidelity import (
+    FIELD8,
+    FIELD13,
+    FIELD14,
+    compare,
+    load_records,
+    record_engine_is_v1,
+    record_flags,
+    record_speculative,
+    refusal,
+    summarize,
+    unresolved_reason,
+)
 from recommender.memory import spec_decode as sd
 
 ROUND8 = {r["id"]: r for r in load_records(*FIELD8)}
@@ -53,3 +65,33 @@ def test_a_pipeline_records_figures_are_compared_with_the_stage_that_printed_the
     assert second.weights > first.weights
     c_tightest = compare({k: v for k, v in t006.items() if k != "figures_stage"})
     assert c_tightest is not None and c_tightest.figures_stage is c_tightest.explanation.stage
+
+
+def test_a_cut_command_json_keeps_its_method_and_a_cli_number_is_read() -> None:
+    """field14 U019 (Qwen3.6-35B-A3B-FP8, TP 2 on A100 40GB): the collector cut the command's
+    '{"method":"qwen3_next_mtp",...}' and wrote '--cpu-offload-gb 6' as the command passes it. The cut JSON was handed
+    to the planner whole (which refused it, and the summary dropped the record); the offload was not read (weights
+    17.50 GiB predicted against the 11.59 the log printed with 6.16 GiB offloaded)."""
+    flags = '--cpu-offload-gb 6 --kv-cache-dtype fp8_e4m3 --speculative-config \'{"method":"qwen3_next_mtp",...}\''
+    # the tokens were cut with the rest of the JSON: the drafter default
+    assert sd.parse_speculative_config(record_speculative({"other_flags": flags})) == sd.SpeculativeConfig("mtp")
+    assert record_flags({"other_flags": flags}).cpu_offload_gb == 6.0
+    assert record_flags({"other_flags": "non-default args: {'cpu_offload_gb': 30}"}).cpu_offload_gb == 30.0
+    assert record_flags({"other_flags": "--cpu_offload_gb=2.5"}).cpu_offload_gb == 2.5
+    # a whole JSON is read as before, and a null one is no drafter
+    whole = '--speculative-config \'{"method": "ngram", "num_speculative_tokens": 4}\''
+    assert sd.parse_speculative_config(record_speculative({"other_flags": whole})) == sd.SpeculativeConfig("ngram", 4)
+    assert record_speculative({"other_flags": "--speculative-config null"}) is None
+
+
+def test_a_record_the_planner_refuses_is_counted_not_dropped() -> None:
+    """A record that resolves offline but whose flags the planner refuses is listed as refused, with the planner's
+    one line, instead of vanishing from both the compared and the unresolved counts."""
+    u014 = next(r for r in load_records(*FIELD14) if r["id"] == "U014")
+    bad = {**u014, "id": "X1", "other_flags": '--speculative-config \'{"method": "no-such-method"}\''}
+    assert compare(bad) is None and unresolved_reason(bad) is None
+    why = refusal(bad)
+    assert why is not None and "no-such-method" in why
+    s = summarize([u014, bad], [c for c in (compare(u014),) if c is not None])
+    assert s.refused == ["X1"] and len(s.compared) == 1
+    assert refusal(u014) is None  # compared records are not refused
