@@ -178,3 +178,45 @@ def test_a_kustomize_config_map_generator_beside_the_deployment_is_what_it_mount
     (tmp_path.parent / "vllm-config.yaml").write_text("model: elsewhere\n")
     (found,) = load_inputs((str(tmp_path / "vllm-deployment.yaml"),)).found
     assert found.files == {}
+
+
+def test_a_config_map_of_another_resource_of_the_kustomization_gives_the_container_its_env(tmp_path: Path) -> None:
+    """Check-heldout round 24's coreweave base (ErTasselli/coreweave-vllm-inference, no licence to copy it: the shape
+    written here): the kustomization lists configmap.yaml and deployment.yaml in `resources`, kustomize builds them
+    into one output (kubectl.docs.kubernetes.io, kustomization resources), and the container's `envFrom:
+    configMapRef` expands its `$(MODEL_NAME)`-style args (Kubernetes, dependent environment variables)."""
+    (tmp_path / "configmap.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inference-config}\n"
+        'data: {MODEL_NAME: meta-llama/Meta-Llama-3-8B-Instruct, TENSOR_PARALLEL_SIZE: "1", MAX_MODEL_LEN: "8192"}\n'
+    )
+    (tmp_path / "deployment.yaml").write_text(
+        """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: inference-server}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.9.1
+          command: ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+          args: ["--model=$(MODEL_NAME)", "--tensor-parallel-size=$(TENSOR_PARALLEL_SIZE)", "--max-model-len=$(MAX_MODEL_LEN)"]
+          envFrom: [{configMapRef: {name: inference-config}}, {secretRef: {name: inference-secrets}}]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+    )
+    (tmp_path / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ai\n"
+        "resources: [configmap.yaml, deployment.yaml]\n"
+    )
+    (found,) = load_inputs((str(tmp_path / "deployment.yaml"),)).found
+    assert found.argv[-3:] == (
+        "--model=meta-llama/Meta-Llama-3-8B-Instruct",
+        "--tensor-parallel-size=1",
+        "--max-model-len=8192",
+    )
+    assert not found.unresolved
+    # a ConfigMap the kustomization does not list is not in its output
+    (tmp_path / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
+    (found,) = load_inputs((str(tmp_path / "deployment.yaml"),)).found
+    assert "$(MODEL_NAME)" in found.unresolved

@@ -29,6 +29,7 @@ from recommender.check import (
 )
 from recommender.check.found import Found
 from recommender.check.images import pinned_release
+from recommender.check.kustomize import kustomize_config_maps
 from recommender.check.load import (
     DOCKERFILE_NAME,
     MAX_BYTES,
@@ -100,48 +101,6 @@ def load_file(
     pinned = pinned_release(text) if found else None
     # the vLLM the file installs (`pip install vllm==X`, run before the server) replaces the image's own
     return [replace(f, image_tag=pinned) if pinned else f for f in found]
-
-
-_KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-
-
-def kustomize_config_maps(path: Path) -> list[dict[str, Any]]:
-    """The ConfigMaps a kustomization beside `path` generates for it (`configMapGenerator`: `files` as `key=file` or
-    `file` (its name is the key), `literals` as `KEY=value`), when it lists `path` in its `resources`: kustomize
-    rewrites the resources' references to the generated name (kubectl.docs.kubernetes.io, configMapGenerator), so a
-    Deployment's `configMap: {name: vllm-config}` mounts those files. Files outside the kustomization's folder (which
-    kustomize refuses by default) or not readable here are left out."""
-    from recommender.safe_load import UntrustedDocumentError, load_yaml_all
-
-    folder = path.parent
-    kustomization = next((folder / n for n in _KUSTOMIZATIONS if (folder / n).is_file()), None)
-    if kustomization is None or kustomization.stat().st_size > MAX_BYTES:
-        return []
-    try:
-        docs = load_yaml_all(kustomization.read_text(encoding="utf-8", errors="replace"))
-    except (UntrustedDocumentError, yaml.YAMLError, ValueError, OSError):
-        return []
-    spec = docs[0] if docs and isinstance(docs[0], dict) else {}
-    listed = [(folder / r).resolve() for r in spec.get("resources") or [] if isinstance(r, str)]
-    if path.resolve() not in listed:
-        return []
-    out: list[dict[str, Any]] = []
-    for gen in spec.get("configMapGenerator") or []:
-        if not isinstance(gen, dict) or not gen.get("name"):
-            continue
-        data: dict[str, str] = {}
-        for item in gen.get("files") or []:
-            key, _, rel = str(item).rpartition("=")
-            file = (folder / rel).resolve()
-            if not file.is_relative_to(folder.resolve()) or not file.is_file() or file.stat().st_size > MAX_BYTES:
-                continue
-            data[key or file.name] = file.read_text(encoding="utf-8", errors="replace")
-        for item in gen.get("literals") or []:
-            key, sep, value = str(item).partition("=")
-            if sep:
-                data[key] = value
-        out.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": str(gen["name"])}, "data": data})
-    return out
 
 
 _KSERVE_KINDS = ("InferenceService", *kserve_runtimes.RUNTIME_KINDS)
