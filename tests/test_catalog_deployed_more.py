@@ -173,3 +173,41 @@ def test_ernie_4_5_0_3b_by_hand() -> None:
     assert spec.params is not None and spec.params.total == total and spec.moe is None
     assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (2, 128, 131072)
     assert reconstructed("baidu/ERNIE-4.5-0.3B-PT")
+
+
+def test_hunyuan_a13b_by_hand() -> None:
+    """Hunyuan-A13B-Instruct and -Pretrain (reconstructed from test fixtures' copies of the config; hunyuan_v1.py):
+    32 layers of 4096, a fused QKV of 4096 x (4096 + 2 x 1024) and o 4096^2 without biases, q/k RMSNorms of 128,
+    two RMSNorms; every layer a gate of 64 without bias, 64 experts of 3 x 4096 x 3072 and a shared MLP of the same
+    width; tied 128,167-row embedding, final norm: 80,393,183,232 parameters (Tencent's 80B; 13B active: 8 experts
+    + the shared MLP + attention, 12.2B, plus the 0.5B embedding)."""
+    h = 4096
+    attention = h * (h + 2 * 1024) + h * h + 2 * 128 + 2 * h
+    moe = 64 * h + 65 * 3 * h * 3072
+    total = 32 * (attention + moe) + 128167 * h + h
+    assert total == 80_393_183_232
+    active = 32 * (attention + 64 * h + 9 * 3 * h * 3072) + 128167 * h + h
+    assert 12.5e9 < active < 13.5e9
+    for model_id in ("tencent/Hunyuan-A13B-Instruct", "tencent/Hunyuan-A13B-Pretrain"):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total, model_id
+        assert spec.moe is not None and (spec.moe.num_experts, spec.moe.top_k, spec.moe.shared_intermediate) == (
+            64,
+            8,
+            3072,
+        )
+        assert spec.qk_norm and set(spec.mlp_kinds) == {"moe"} and spec.max_model_len == 32768
+        assert (spec.num_kv_heads, spec.head_dim) == (8, 128) and reconstructed(model_id)
+
+
+def test_hunyuan_per_layer_lists_and_cla_are_marked_approximate() -> None:
+    """hunyuan_v1.py reads moe_topk / moe_intermediate_size / num_shared_expert per layer and shares K/V across
+    layers with use_cla: a config whose lists differ by layer, or with CLA, is read at layer 0 and said so."""
+    entry = load_model("tencent/Hunyuan-A13B-Instruct")
+    assert entry is not None
+    exact = parse_config(entry.config, name="hy", source="test")
+    assert not any("per-layer" in r or "use_cla" in r for r in exact.approximate)
+    mixed = parse_config({**entry.config, "moe_topk": [8] * 31 + [4]}, name="hy", source="test")
+    assert any("per-layer" in reason for reason in mixed.approximate)
+    cla = parse_config({**entry.config, "use_cla": True, "cla_share_factor": 2}, name="hy", source="test")
+    assert any("use_cla" in reason for reason in cla.approximate)

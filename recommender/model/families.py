@@ -27,6 +27,7 @@ from recommender.model.family_keys import (
     glm4_moe_keys,
     gpt2_keys,
     granite_hybrid_keys,
+    hunyuan_v1_keys,
     internlm2_keys,
     kimi_linear_keys,
     mimo_v2_keys,
@@ -363,6 +364,8 @@ FAMILIES: dict[str, Family] = {
     "ernie4_5_moe": Family(
         "ERNIE 4.5 MoE", "vllm/model_executor/models/ernie45_moe.py", score_bias=True, adapt=ernie45_moe_keys
     ),
+    # Hunyuan-A13B (HunYuanMoEV1ForCausalLM): q/k norms per head, experts with a shared MLP on every layer
+    "hunyuan_v1_moe": Family("HunYuan MoE V1", "vllm/model_executor/models/hunyuan_v1.py", adapt=hunyuan_v1_keys),
     "kimi_linear": Family(
         "Kimi-Linear (KDA + MLA)", "vllm/models/kimi_k3/nvidia/model.py", score_bias=True, adapt=kimi_linear_keys
     ),
@@ -422,6 +425,8 @@ _BY_ARCHITECTURE: dict[str, str] = {
     "DeciLMForCausalLM": "nemotron-nas",
     "JambaForCausalLM": "jamba",
     "FalconH1ForCausalLM": "falcon_h1",
+    # Hunyuan-A13B's first configs say model_type "hunyuan" (also Hunyuan-Large's, a CLA model) with this architecture
+    "HunYuanMoEV1ForCausalLM": "hunyuan_v1_moe",
     "GraniteMoeHybridForCausalLM": "granitemoehybrid",
     "MambaForCausalLM": "mamba",
     "MiniMaxText01ForCausalLM": "minimax_text_01",

@@ -215,6 +215,36 @@ def ernie45_moe_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted(keys)
 
 
+def _per_layer(value: Any) -> tuple[int | None, bool]:
+    """A HunYuan per-layer setting (an int, or a list of one per layer): its value, and whether every layer agrees."""
+    if isinstance(value, list):
+        ints = [v for v in value if _int(v) is not None]
+        if not ints or len(ints) != len(value):
+            return None, False
+        return ints[0], len(set(ints)) == 1
+    return _int(value), True
+
+
+def hunyuan_v1_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/hunyuan_v1.py (HunYuanMoEV1ForCausalLM): q/k RMSNorms over head_dim when
+    use_qk_norm; every layer a HunYuanSparseMoeBlock of num_experts experts, top moe_topk[layer], experts of
+    moe_intermediate_size[layer], a gate without bias, and with use_mixed_mlp_moe a shared MLP of intermediate_size x
+    num_shared_expert[layer]. Per-layer lists are read at layer 0 (approximate when the layers differ); CLA (use_cla,
+    K/V shared across cla_share_factor layers) is not modelled."""
+    top_k, same_k = _per_layer(c.get("moe_topk"))
+    expert_i, same_i = _per_layer(c.get("moe_intermediate_size"))
+    shared, same_s = _per_layer(c.get("num_shared_expert"))
+    keys: dict[str, Any] = {"num_experts_per_tok": top_k, "moe_intermediate_size": expert_i}
+    keys["n_shared_experts"] = (shared or 0) if c.get("use_mixed_mlp_moe") else 0
+    keys["moe_shared_expert_intermediate_size"] = c.get("intermediate_size")
+    fam: dict[str, Any] = {"qk_norm": c.get("use_qk_norm") is True}
+    if c.get("use_cla") is True:
+        fam["approximate"] = "HunYuan's cross-layer attention (use_cla) shares K/V across layers: counted per layer"
+    elif not (same_k and same_i and same_s):
+        fam["approximate"] = "per-layer moe_topk / moe_intermediate_size / num_shared_expert differ: read at layer 0"
+    return Adapted(keys, fam)
+
+
 def kimi_linear_keys(c: Mapping[str, Any]) -> Adapted:
     """vllm/models/kimi_k3 (KimiLinearForCausalLM): KDA on the 1-based linear_attn_config.kda_layers, MLA on the
     others (transformers_utils/configs/kimi_linear.py is_kda_layer); routed experts with a score-correction bias.
