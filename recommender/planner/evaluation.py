@@ -13,13 +13,14 @@ from dataclasses import dataclass, replace
 from recommender.errors import PlanError
 from recommender.memory import mamba_seqs, unified, warmup
 from recommender.memory.budget import Explanation, explain
-from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults
+from recommender.memory.engine import EngineFlags, VllmVersion, batch_defaults, runs_v0_engine
 from recommender.memory.startup_issues import IssueKind
 from recommender.planner.types import Candidate, Evaluation, Hardware, Target, Unevaluable, Verdict
 from recommender.units import GiB
 
 # Errors the planner repairs by choosing max_model_len itself; any other startup error rejects the candidate.
 _LENGTH_ERRORS = frozenset({IssueKind.KV_TOO_SMALL, IssueKind.MAX_LEN_ABOVE_MODEL})
+V0_DEFAULT_MAX_NUM_SEQS = 256  # the V0 engine's default max_num_seqs (engine/arg_utils.py before 0.8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,9 @@ def probe_flags(c: Candidate, target: Target, hw: Hardware, version: VllmVersion
     seqs_default, tokens_default = batch_defaults(hw.gpu, version)
     need = target.concurrency or 1
     max_seqs = min(max(need, 1), seqs_default) if target.concurrency else seqs_default
+    # The V0 engine derives its token budget from max_model_len and chunked prefill (at least max_model_len without
+    # it): the V1 server's 2048 there is its startup error "max_num_batched_tokens ... is smaller than max_model_len".
+    v0 = runs_v0_engine(version, hw.gpu, model.architecture)
     return EngineFlags(
         tensor_parallel_size=c.tp,
         pipeline_parallel_size=c.pp,
@@ -113,7 +117,7 @@ def probe_flags(c: Candidate, target: Target, hw: Hardware, version: VllmVersion
         gpu_memory_utilization=_default_utilization(hw, version),
         max_model_len=min(target.context or model.max_model_len, model.max_model_len),
         max_num_seqs=max_seqs,
-        max_num_batched_tokens=tokens_default,
+        max_num_batched_tokens=None if v0 else tokens_default,
     )
 
 
@@ -201,8 +205,14 @@ def _final_check(ctx: _Context, length: int, replicas: int) -> Evaluation:
 
 
 def _with_seqs(flags: EngineFlags, seqs: int) -> EngineFlags:
-    """--max-num-seqs `seqs`, and --max-num-batched-tokens raised to it (vLLM refuses fewer tokens than seqs)."""
-    return replace(flags, max_num_seqs=seqs, max_num_batched_tokens=max(flags.max_num_batched_tokens or 0, seqs))
+    """--max-num-seqs `seqs`, and --max-num-batched-tokens raised to it (vLLM refuses fewer tokens than seqs). A
+    budget left to vLLM (the V0 engine's) stays so up to V0's default of 256 sequences, which every budget it
+    derives admits; above, it is set to the larger of `seqs` and max_model_len."""
+    tokens = flags.max_num_batched_tokens
+    if tokens is None:
+        budget = None if seqs <= V0_DEFAULT_MAX_NUM_SEQS else max(seqs, flags.max_model_len or 0)
+        return replace(flags, max_num_seqs=seqs, max_num_batched_tokens=budget)
+    return replace(flags, max_num_seqs=seqs, max_num_batched_tokens=max(tokens, seqs))
 
 
 def _judged(
