@@ -211,3 +211,17 @@ def test_hunyuan_per_layer_lists_and_cla_are_marked_approximate() -> None:
     assert any("per-layer" in reason for reason in mixed.approximate)
     cla = parse_config({**entry.config, "use_cla": True, "cla_share_factor": 2}, name="hy", source="test")
     assert any("use_cla" in reason for reason in cla.approximate)
+
+
+def test_kimi_vl_a3b_thinking_is_the_instruct_network() -> None:
+    """Kimi-VL-A3B-Thinking (reconstructed: Moonshot's table gives it the Instruct model's 16B / 3B / 128K): the
+    bundled Instruct's 15,960,110,208 text parameters (counted by hand in test_catalog_field_models.py) plus MoonViT,
+    16.4B in all, 131,072 positions."""
+    thinking, instruct = (
+        resolve_model("moonshotai/Kimi-VL-A3B-Thinking"),
+        resolve_model("moonshotai/Kimi-VL-A3B-Instruct"),
+    )
+    assert thinking.params is not None and thinking.params == instruct.params
+    assert thinking.params.total - thinking.params.vision == 15_960_110_208
+    assert 16.0e9 < thinking.params.total < 16.5e9 and thinking.max_model_len == 131072
+    assert reconstructed("moonshotai/Kimi-VL-A3B-Thinking") and not instruct.approximate
