@@ -36,9 +36,23 @@ from __future__ import annotations
 from recommender.hardware import Gpu
 from recommender.memory import warmup
 from recommender.memory.startup_issues import IssueKind, StartupIssue
-from recommender.units import format_gib
+from recommender.units import MiB, format_gib
 
 CUSTOM_ALL_REDUCE_WORLD_SIZES = (2, 4, 6, 8)
+# A tensor-parallel layer all-reduces twice in its forward (RowParallelLinear after attention's o_proj, and after the
+# MLP's down_proj or the experts' output), and every captured size records the whole forward (V0's decode graphs,
+# V1's piecewise pieces between the attention calls, FULL graphs), so a capture list of G sizes over L layers holds
+# about 2 x G x L NCCL all-reduces.
+ALL_REDUCES_PER_LAYER = 2
+# What the logs allow each captured all-reduce, as the post-KV margin (explain's PostAllocation) over that count:
+# calibration C002 (Qwen3-235B, L40S x 8, 0.10.2, 67 graphs x 94 layers x 2 = 12,596) started with 1.11 GiB, so
+# under 0.09 MiB each there; field4 J001 (gemma-2-9b, L4 x 8, 0.5.4, 35 x 42 x 2 = 2,940) crashed with 2.92 GiB,
+# over 1.0 MiB each; field6 L002 (GLM-4.7 NVFP4, 4 x RTX PRO 6000 Max-Q, 0.15.1, 102 x 92 x 2 = 18,768) crashed with
+# 7.63, over 0.4 MiB each, while L003 (MiniMax-M2.5 on the same cards, 102 x 62 x 2 = 12,648) started with 8.03.
+# Twelve-fold apart on the driver and NCCL build, not on vLLM's arithmetic: no figure to subtract, so beyond the
+# at-risk band explain names the margin per captured all-reduce against that range instead of calling a verdict.
+NCCL_PER_ALL_REDUCE_STARTED = 0.09 * MiB
+NCCL_PER_ALL_REDUCE_CRASHED = 1.0 * MiB
 ONE_NODE = 8  # GPUs of one node: a larger TP group spans nodes, where the rules differ by release (not placed)
 
 
@@ -70,4 +84,31 @@ def nccl_graph_margin(
         "lower --gpu-memory-utilization or pass --enforce-eager",
         needed_bytes=post.need,
         available_bytes=post.room,
+    )
+
+
+def nccl_graph_note(
+    post: warmup.PostAllocation, gpu: Gpu, tp: int, *, enforce_eager: bool, graphs: int, layers: int
+) -> StartupIssue | None:
+    """Beyond the at-risk band (nccl_graph_margin), a warning that names what the post-KV margin leaves each NCCL
+    all-reduce captured in `graphs` graphs of `layers` layers, against the per-all-reduce range the logs show
+    (NCCL_PER_ALL_REDUCE_STARTED to _CRASHED): the verdict stays the model's, the margin is stated."""
+    margin = post.room - post.need
+    if enforce_eager or post.cudagraphs <= 0 or graphs <= 0 or not captures_nccl(gpu, tp):
+        return None
+    if margin < warmup.WARMUP_UNCERTAINTY:
+        return None  # a crash or at risk already
+    count = ALL_REDUCES_PER_LAYER * graphs * layers
+    each = margin / count
+    return StartupIssue(
+        IssueKind.NCCL_GRAPHS_UNCOUNTED,
+        f"with {tp} x {gpu.name} {'(a TP size it does not support)' if gpu.nvlink else 'over PCIe'}, NCCL's "
+        f"all-reduce is captured in the CUDA graphs, about {count:,} times ({graphs} graphs x {layers} layers x "
+        f"{ALL_REDUCES_PER_LAYER}), and the model does not count its memory: the post-KV margin of "
+        f"{format_gib(margin):.2f} GiB leaves {each / MiB:.2f} MiB for each, where logged captures took under "
+        f"{NCCL_PER_ALL_REDUCE_STARTED / MiB:.2f} MiB (L40S x 8, started) to over {NCCL_PER_ALL_REDUCE_CRASHED / MiB:.1f}"
+        " MiB (L4 x 8, crashed) each, by driver and NCCL version; if startup runs out of memory capturing graphs, "
+        "lower --gpu-memory-utilization or pass --enforce-eager",
+        count=count,
+        available_bytes=margin,
     )

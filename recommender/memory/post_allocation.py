@@ -13,7 +13,7 @@ from recommender.memory import startup_issues as si
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.explanation import StageBudget
 from recommender.memory.precision import Precision
-from recommender.memory.profile_run import engine_passes
+from recommender.memory.profile_run import capture_lists, engine_passes
 from recommender.memory.request import Budget, context_after_kv, profiler_counts_whole_device
 from recommender.memory.scheduler import SchedulerLimits
 from recommender.memory.startup_issues import StartupIssue
@@ -114,5 +114,15 @@ def warmups(
         risk = nccl_graphs.nccl_graph_margin(
             post, gpu, flags.tensor_parallel_size, enforce_eager=flags.enforce_eager, utilization=setup[2].utilization
         )
-        issues += [risk] if risk is not None else []
+        graphs = engine_passes(model, gpu, flags, setup[1], version, v0=v0)[0]
+        full = capture_lists(model, gpu, setup[1], version, v0=v0)[1]
+        note = nccl_graphs.nccl_graph_note(
+            post,
+            gpu,
+            flags.tensor_parallel_size,
+            enforce_eager=flags.enforce_eager,
+            graphs=graphs + (len(full) if full else 0),
+            layers=stages[-1].layers,
+        )
+        issues += [i for i in (risk, note) if i is not None]
     return post

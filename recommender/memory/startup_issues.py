@@ -56,6 +56,7 @@ class IssueKind(StrEnum):
     VGPU_HELD_MARGIN = "vgpu-held-margin"  # at risk: needed = one request's KV, available = the KV memory
     WHOLE_DEVICE_MARGIN = "whole-device-margin"  # at risk: needed = post-KV allocations, available = freed peak
     NCCL_GRAPH_MARGIN = "nccl-graph-margin"  # at risk: needed = post-KV allocations, available = room for them
+    NCCL_GRAPHS_UNCOUNTED = "nccl-graphs-uncounted"  # count = all-reduces captured, available = the post-KV margin
     AUTO_FIT_REDUCED = "auto-fit-reduced"  # max_len = the fitted length, requested = the model's limit
     KV_HEADS_REPLICATED = "kv-heads-replicated"  # count = KV heads, parallel = TP
     FP8_KV_FROM_CHECKPOINT = "fp8-kv-from-checkpoint"
@@ -95,6 +96,7 @@ _WARNING_KINDS = frozenset(
         IssueKind.VGPU_HELD_MARGIN,
         IssueKind.WHOLE_DEVICE_MARGIN,
         IssueKind.NCCL_GRAPH_MARGIN,
+        IssueKind.NCCL_GRAPHS_UNCOUNTED,
         IssueKind.AUTO_FIT_REDUCED,
         IssueKind.KV_HEADS_REPLICATED,
         IssueKind.FP8_KV_FROM_CHECKPOINT,
