@@ -35,3 +35,20 @@ def test_v0_plan_with_more_sequences_than_v0_default_sets_a_budget_that_admits_t
     length = int(words[words.index("--max-model-len") + 1])
     assert tokens >= max(400, length)
     assert "Verdict: vLLM starts" in out
+
+
+def test_infeasible_recommend_names_what_vllm_refuses_not_the_weights() -> None:
+    """gpt-oss-20b on T4s: every option is MXFP4, which vLLM refuses below compute capability 8.0. The message said
+    'needs 1.7 GiB of weights per GPU, more than the 13.1 GiB budget; the weights alone need at least 2 such GPUs'."""
+    r = invoke(["recommend", "--model", "openai/gpt-oss-20b", "--gpu", "t4", "--concurrency", "1"], exit_code=3)
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith("Error: no configuration serves 1 concurrent requests on 8 x Tesla T4; nearest: TP=")
+    assert "The quantization method mxfp4 is not supported for the current GPU. Minimum capability: 80." in line
+    assert "GiB of weights per GPU" not in line
+
+
+def test_infeasible_recommend_still_blames_weights_that_fit_nowhere() -> None:
+    args = ["recommend", "--model", "deepseek-ai/DeepSeek-R1", "--gpu", "l4", "--concurrency", "1"]
+    (line,) = invoke(args, exit_code=3).stderr.strip().splitlines()
+    assert "GiB of weights per GPU, more than the" in line
+    assert "try --gpus-per-node 8 --nodes 3" in line

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 
 from recommender.memory.engine import VllmVersion
 from recommender.memory.precision import gpu_refusal
+from recommender.memory.startup_issues import IssueKind
 from recommender.planner.types import Evaluation, Hardware, Objective, Target, Verdict
 from recommender.units import GiB
 
@@ -61,6 +62,12 @@ def weights_too_big(evaluated: Sequence[Evaluation], what: str, hw: Hardware) ->
     )
 
 
+def _weights_stop(e: Evaluation) -> bool:
+    """The candidate's weights (with the overheads) leave no KV cache, or do not fit at all."""
+    x = e.explanation
+    return x.stage.available_kv <= 0 or x.has(IssueKind.WEIGHTS_DO_NOT_FIT)
+
+
 def nearest(results: Sequence[Verdict], target: Target, hw: Hardware, version: VllmVersion) -> str:
     """The InfeasibleError message: the closest configuration and what it would take."""
     loaded = [e for e in results if e.concurrency > 0]
@@ -73,6 +80,12 @@ def nearest(results: Sequence[Verdict], target: Target, hw: Hardware, version: V
         evaluated = [e for e in results if isinstance(e, Evaluation)]
         if not evaluated:
             return f"no configuration serves {what} on {gpus}"
+        # blame the weights only when they are what stops every option: else the first option the search tried
+        # (the fewest GPUs) says what vLLM refuses, e.g. a quantization below the GPU's compute capability
+        refused = [e for e in evaluated if not _weights_stop(e)]
+        if refused:
+            first = min(refused, key=lambda e: e.gpus)
+            return f"no configuration serves {what} on {gpus}; nearest: {first.reason}"
         return weights_too_big(evaluated, what, hw)
     best = max(loaded, key=lambda e: e.concurrency)
     need = target.concurrency or 1
