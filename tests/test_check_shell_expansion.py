@@ -150,3 +150,26 @@ vllm serve org/m "${flags[@]}"
 )
 def test_a_quoted_default_word_is_not_split(script: str, words: tuple[str, ...]) -> None:
     assert [c.words for c in shell.run_script(script)] == [words]
+
+
+def test_cat_of_a_here_document_in_a_command_substitution_is_the_document() -> None:
+    """tasd12-ty/qwen35-vllm-ray-deploy's config.sh (check-heldout round 24; no licence to copy it, the shape written
+    here): `LIMIT_MM_JSON=$(cat <<'JSON' ... JSON)`. cat prints its here-document; the substitution drops the
+    trailing newlines; a quoted delimiter keeps `$` as written, an unquoted one expands it, `<<-` strips leading tabs
+    (bash(1): Here Documents, Command Substitution)."""
+    script = (
+        'LIMIT=$(cat <<\'JSON\'\n{"image": 4, "video": 0}\nJSON\n)\n'
+        'N=2\nOVR=$(cat <<EOF\n{"n": $N,\n "x": "$$"}\nEOF\n)\n'
+        "T=$(cat <<-END\n\tindented\n\tEND\n)\n"
+        'vllm serve m --limit-mm-per-prompt "$LIMIT" --hf-overrides "$OVR" --t "$T"\n'
+    )
+    (words,) = _serve(script)
+    assert words[4] == '{"image": 4, "video": 0}'
+    assert words[6].startswith('{"n": 2,\n "x": ')
+    assert words[8] == "indented"
+
+
+def test_another_command_of_a_here_document_stays_unresolved() -> None:
+    script = "V=$(python3 - <<'PY'\nprint(1)\nPY\n)\nvllm serve m --x \"$V\"\n"
+    (cmd,) = [c for c in shell.run_script(script) if c.words[:2] == ("vllm", "serve")]
+    assert cmd.words[4] == "$V" and cmd.unresolved  # a program's output is not known here

@@ -38,6 +38,12 @@ _PATH_COMMANDS = (
     ("dirname", re.compile(r"dirname\s+(?:--\s+)?(\S.*)", re.S)),
     ("real", re.compile(r"(?:realpath(?:\s+-[es])?|readlink\s+-[fem]+)\s+(?:--\s+)?(\S.*)", re.S)),
 )
+# `cat <<DELIM` (or <<'DELIM', <<"DELIM", <<-DELIM) then its lines up to the one that is DELIM alone, and nothing after
+_CAT_HERE_DOCUMENT = re.compile(
+    r"\s*cat[ \t]*<<(?P<dash>-?)[ \t]*(?P<quote>['\"]?)(?P<delim>[A-Za-z_]\w*)(?P=quote)[ \t]*\n"
+    r"(?:(?P<body>.*?)\n)?(?P<tabs>\t*)(?P=delim)\n?\s*",
+    re.S,
+)
 _QUIET = re.compile(r"\s*(?:[12]?>\s*/dev/null|2>&1|&>\s*/dev/null)")
 _WHOLE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', re.S)  # a word that is one quoted string
 _UNKNOWN_WHOLE = re.compile(r"^(\$\(.*\)|`[^`]*`|\$\{[^}]*\}|\$[A-Za-z_]\w*|<[^<>]+>)$", re.S)  # nothing known
@@ -253,6 +259,9 @@ class Expander:
             path = self._path_of(text[i + 2 : j])
             if path is not None:
                 return path, j + 1
+            printed = self._here_document_of(text[i + 2 : j], unresolved)
+            if printed is not None:
+                return printed, j + 1
             unresolved.append(text[i : j + 1])
             return text[i : j + 1], j + 1
         if text.startswith("${", i):
@@ -264,6 +273,19 @@ class Expander:
         if not m:
             return "$", i + 1
         return self.value(m.group(0), unresolved), m.end()
+
+    def _here_document_of(self, body: str, unresolved: list[str]) -> str | None:
+        """The output of `$(cat <<DELIM ... DELIM)`: the here-document itself, as cat(1) prints its standard input -
+        expanded unless the delimiter is quoted, leading tabs removed with `<<-` (bash(1), Here Documents), trailing
+        newlines removed (Command Substitution). None for any other command."""
+        m = _CAT_HERE_DOCUMENT.fullmatch(body)
+        if not m or (m.group("tabs") and not m.group("dash")):  # only <<- ends at a tab-indented delimiter
+            return None
+        lines = (m.group("body") or "").split("\n")
+        if m.group("dash"):
+            lines = [ln.lstrip("\t") for ln in lines]
+        printed = "\n".join(lines)
+        return (printed if m.group("quote") else self.text(printed, unresolved)).rstrip("\n")
 
     def _path_of(self, body: str) -> str | None:
         """The output of a command substitution that only computes a path from a known absolute one - the idioms
