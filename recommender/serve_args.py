@@ -80,6 +80,11 @@ SPECULATIVE_KEYS: dict[str, str] = {
     "num_speculative_tokens": "num_speculative_tokens",
     "speculative_draft_tensor_parallel_size": "draft_tensor_parallel_size",
 }
+# every argparse destination whose value becomes an EngineFlags value (the memory model reads it): a value not known
+# here (a variable set elsewhere) leaves the engine unknown, however its text would parse
+ENGINE_READ_DESTS: frozenset[str] = frozenset(
+    {*ENGINE_FIELDS, *TOWER_FIELDS, *RUNNER_FIELDS, *SPECULATIVE_KEYS, "speculative_config", "task"}
+)
 # vLLM's positional model when none is given (vllm/entrypoints/cli/serve.py DESCRIPTION, 0.33): ModelConfig.model's
 # default, Qwen/Qwen3-0.6B since vllm#20335 (merged 2025-07, first in 0.10.0), facebook/opt-125m before
 DEFAULT_MODEL = "Qwen/Qwen3-0.6B"

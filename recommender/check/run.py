@@ -23,7 +23,7 @@ from recommender.model.spec import ModelSpec
 from recommender.quoting import clipped, quoted
 from recommender.serve_args import (
     DEFAULT_MODEL,
-    ENGINE_FIELDS,
+    ENGINE_READ_DESTS,
     ConfigReader,
     GivenFlag,
     ServeCommand,
@@ -133,10 +133,11 @@ def _counts_engines(dest: str) -> bool:
 
 
 def unresolved_names(cmd: ServeCommand, names: Sequence[str]) -> list[str]:
-    """Variables (or placeholders) left in something the verdict depends on: the model, a memory or parallelism
-    flag, or a word the parser could not place (an unset `$EXTRA_ARGS` may hold any flag)."""
+    """Variables (or placeholders) left in something the verdict depends on: the model, a flag the memory model
+    reads (memory, parallelism, the multimodal limits, the runner, the drafter), or a word the parser could not place
+    (an unset `$EXTRA_ARGS` may hold any flag). Such a value is not judged by its text: vLLM never sees `$X`."""
     relevant = [cmd.model or "", cmd.ignored or "", *cmd.extras]
-    relevant += [str(g.value) for g in cmd.given if g.spec.dest in ENGINE_FIELDS or _counts_engines(g.spec.dest)]
+    relevant += [str(g.value) for g in cmd.given if g.spec.dest in ENGINE_READ_DESTS or _counts_engines(g.spec.dest)]
     seen = [n for n in names if any(n in text for text in relevant)]
     seen += [m for text in relevant for m in _VARIABLE.findall(text)]
     if cmd.model and _PLACEHOLDER_MODEL.match(cmd.model):
