@@ -225,3 +225,17 @@ def test_kimi_vl_a3b_thinking_is_the_instruct_network() -> None:
     assert thinking.params.total - thinking.params.vision == 15_960_110_208
     assert 16.0e9 < thinking.params.total < 16.5e9 and thinking.max_model_len == 131072
     assert reconstructed("moonshotai/Kimi-VL-A3B-Thinking") and not instruct.approximate
+
+
+def test_internlm2_7b_reward_by_hand() -> None:
+    """internlm2-7b-reward (reconstructed: an unnamed InternLM2ForRewardModel config ome's test data copies, with the
+    7B's widths): 32 layers of 4096, q/o 4096^2 and k/v 4096 x 1024 without biases, gated MLP 3 x 4096 x 14336, two
+    RMSNorms; a 92,544-row embedding and no LM head (vLLM pools it; its 4,096-weight reward head is not counted),
+    final norm: 7,358,648,320 parameters, the bundled internlm2-chat-7b's less its head."""
+    h = 4096
+    total = 32 * (2 * h * h + 2 * h * 1024 + 3 * h * 14336 + 2 * h) + 92544 * h + h
+    assert total == 7_358_648_320
+    reward, chat = resolve_model("internlm/internlm2-7b-reward"), resolve_model("internlm/internlm2-chat-7b")
+    assert reward.params is not None and chat.params is not None
+    assert reward.params.total == total == chat.params.total - 92544 * h
+    assert reward.pooling and reward.max_model_len == 32768 and reconstructed("internlm/internlm2-7b-reward")
