@@ -88,13 +88,45 @@ def custom_gpu(memory_gib: float, *, name: str = "custom") -> Gpu:
     if not memory_gib > 0:
         raise InputError(f"--gpu-memory-gib must be positive, got {memory_gib}")
     return Gpu(
-        key="custom",
+        key=f"custom-{memory_gib:g}gib",  # resolve_gpu reads it back (a plan's inputs.gpu, render's annotation)
         name=f"{name} ({memory_gib:g} GiB)",
         vendor="unknown",
         total_bytes=int(memory_gib * 1024) * MiB,
         compute_capability="8.0",
         sources={"memory.cuda_total_mib": "given on the command line (--gpu-memory-gib)"},
     )
+
+
+_GIVEN_TOTAL_KEY = re.compile(r"(?P<key>[a-z0-9.-]+)-(?P<gib>\d+(?:\.\d+)?)gib")
+
+
+def with_given_total(card: Gpu, memory_gib: float) -> Gpu:
+    """A named card with the total given by `--gpu-memory-gib` (a smaller share of it, a card whose CUDA total
+    differs from the catalog's): its chip (compute capability, FP8, bandwidth, interconnect), that total."""
+    if not memory_gib > 0:
+        raise InputError(f"--gpu-memory-gib must be positive, got {memory_gib}")
+    total = int(memory_gib * 1024) * MiB
+    return _variant(
+        card,
+        f"{memory_gib:g}gib",
+        f"{card.name} ({memory_gib:g} GiB)",
+        total,
+        "given on the command line (--gpu-memory-gib)",
+        estimated=False,
+    )
+
+
+def given_card(name: str | None, memory_gib: float, catalog: Sequence[Gpu]) -> Gpu:
+    """`--gpu-memory-gib N`, with `--gpu NAME` naming the chip when the catalog knows it (the total also picks
+    between cards of one name); an unknown or MIG name is a custom card called that."""
+    if name:
+        try:
+            card = resolve_gpu(name, catalog, memory_mib=int(memory_gib * 1024))
+        except UnknownGpuError:
+            card = None
+        if card is not None:
+            return with_given_total(card, memory_gib)
+    return custom_gpu(memory_gib, name=name or "custom")
 
 
 _MEMORY = re.compile(r"(?<![a-z0-9])(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?![a-z0-9])")
@@ -188,6 +220,22 @@ def _ambiguous(query: str, gpus: list[Gpu]) -> UnknownGpuError:
     return UnknownGpuError(f"GPU {quoted(query)} is ambiguous: one of {choices}")
 
 
+def _by_key(key: str, catalog: Sequence[Gpu]) -> Gpu | None:
+    """A catalog key, which names one card even where memory variants share its nvidia-smi name (rtx3080), or the
+    key of a card planned with --gpu-memory-gib (a plan's inputs.gpu, render's annotation: `h100-sxm-40gib`,
+    `custom-40gib`)."""
+    by_key = [g for g in catalog if g.key == key]
+    if by_key:
+        return by_key[0]
+    given = _GIVEN_TOTAL_KEY.fullmatch(key)
+    if given is None:
+        return None
+    if given.group("key") == "custom":
+        return custom_gpu(float(given.group("gib")))
+    base = [g for g in catalog if g.key == given.group("key")]
+    return with_given_total(base[0], float(given.group("gib"))) if base else None
+
+
 def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = None) -> Gpu:
     """Find a GPU by key, name, alias, nvidia-smi/rocm-smi name or GPU-feature-discovery label.
 
@@ -198,9 +246,9 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     An AMD offload architecture (`gfx1201`, `gfx942:sramecc+:xnack-`) resolves only when one card has it.
     """
     query, memory_mib = _smi_line(query, memory_mib)
-    by_key = [g for g in catalog if g.key == query.strip().lower()]
-    if by_key:  # a catalog key names one card even where memory variants share its nvidia-smi name (rtx3080)
-        return by_key[0]
+    by_key = _by_key(query.strip().lower(), catalog)
+    if by_key is not None:
+        return by_key
     vgpu = _VGPU.match(query)
     if vgpu:
         board = resolve_gpu(vgpu.group("board"), catalog)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from .conftest import invoke
 
 
@@ -52,3 +55,29 @@ def test_infeasible_recommend_still_blames_weights_that_fit_nowhere() -> None:
     (line,) = invoke(args, exit_code=3).stderr.strip().splitlines()
     assert "GiB of weights per GPU, more than the" in line
     assert "try --gpus-per-node 8 --nodes 3" in line
+
+
+def test_gpu_with_gpu_memory_gib_keeps_the_named_chip() -> None:
+    """--gpu h100 --gpu-memory-gib 40 made a generic card called 'h100' that then 'has no FP8 tensor cores'."""
+    args = ["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--gpu-memory-gib", "40", "--kv-cache-dtype", "fp8"]
+    out = invoke([*args, "--format", "json"]).stdout
+    doc = json.loads(out)
+    assert doc["gpu"] == "NVIDIA H100 80GB HBM3 (40 GiB)"
+    assert doc["gpu_total_gib"] == 40.0
+    assert not any("FP8 tensor cores" in w for w in doc["warnings"])
+
+
+def test_the_memory_given_picks_between_cards_of_one_name() -> None:
+    out = invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "A100 PCIe", "--gpu-memory-gib", "39.39"]).stdout
+    assert out.startswith("Qwen/Qwen3-8B on NVIDIA A100-PCIE-40GB (39.39 GiB) — vLLM 0.33.0\n")
+
+
+def test_a_plan_for_a_given_total_is_checked_after_recommend_and_render(tmp_path: Path) -> None:
+    """A plan made with --gpu-memory-gib was NOT EVALUATED by check: "unknown GPU 'custom'" (exit 4)."""
+    for gpu in (["--gpu", "h100"], []):
+        plan = tmp_path / "plan.yaml"
+        args = ["recommend", "--model", "Qwen/Qwen3-8B", *gpu, "--gpu-memory-gib", "40", "--concurrency", "8"]
+        invoke([*args, "-o", str(plan)])
+        assert "PASS" in invoke(["check", str(plan)]).stdout
+        invoke(["render", str(plan), "--emit", "k8s", "-o", str(tmp_path / "deploy"), "--force"])
+        assert "PASS" in invoke(["check", str(tmp_path / "deploy")]).stdout

@@ -32,7 +32,7 @@ from recommender.cli.output import format_choice, table
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json, plan_annotations
 from recommender.errors import FlagError, InputError, NotEvaluatedError
-from recommender.hardware import Gpu, custom_gpu, mig_slice, resolve_gpu
+from recommender.hardware import Gpu, given_card, mig_slice, resolve_gpu
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.node_gpu import gpu_from_node_labels
@@ -109,7 +109,11 @@ def result_json(r: ServerResult) -> dict[str, Any]:
 @click.command()
 @click.argument("inputs", nargs=-1)
 @click.option("--gpu", help="GPU type, when the manifests do not select one (nvidia.com/gpu.product).")
-@click.option("--gpu-memory-gib", type=params.GPU_GIB, help="Custom card: total memory in GiB as CUDA reports it.")
+@click.option(
+    "--gpu-memory-gib",
+    type=params.GPU_GIB,
+    help="Custom card: total memory in GiB as CUDA reports it (with --gpu: that card with this total).",
+)
 @click.option("--concurrency", type=params.REQUESTS, help="Concurrent requests the deployment must hold.")
 @click.option(
     "--context", type=params.TOKENS, help="Tokens per request for the concurrency promise (default: --max-model-len)."
@@ -231,7 +235,7 @@ def _alias_map(aliases: tuple[str, ...]) -> dict[str, str]:
 
 def _given_gpu(gpu: str | None, gpu_memory_gib: float | None) -> Gpu | None:
     if gpu_memory_gib:
-        return custom_gpu(gpu_memory_gib, name=gpu or "custom")
+        return given_card(gpu, gpu_memory_gib, load_gpus())
     return resolve_gpu(gpu, load_gpus()) if gpu else None
 
 

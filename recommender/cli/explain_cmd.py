@@ -26,7 +26,7 @@ from recommender.cli.output import format_choice
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json
 from recommender.errors import FlagError, InputError, PlanError
-from recommender.hardware import Gpu, custom_gpu, resolve_gpu
+from recommender.hardware import Gpu, given_card, resolve_gpu
 from recommender.log_comparison import compare_with_log
 from recommender.memory.budget import Explanation
 from recommender.memory.budget import explain as explain_budget
@@ -185,7 +185,7 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
     """--gpu NAME or --gpu-memory-gib N (custom card); without either, the card `recommend` plans for
     (VLLM_PLAN_GPU, else `gpu:` in ./vllm-plan.yaml), so explain and perf judge the same hardware."""
     if gpu_memory_gib is not None:
-        return custom_gpu(gpu_memory_gib, name=gpu or "custom")
+        return given_card(gpu, gpu_memory_gib, load_gpus())
     if not gpu:
         from recommender.project import merge_settings
 
@@ -204,7 +204,11 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
 @click.option("--model", "model_opt", help="Model: local directory, catalog id, or hub id.")
 @click.option("--revision", help="Hub revision when the model is fetched from the hub.")
 @click.option("--gpu", help="GPU type (name, alias or GFD label; see `vllm-plan gpus`).")
-@click.option("--gpu-memory-gib", type=params.GPU_GIB, help="Custom card: total memory in GiB as CUDA reports it.")
+@click.option(
+    "--gpu-memory-gib",
+    type=params.GPU_GIB,
+    help="Custom card: total memory in GiB as CUDA reports it (with --gpu: that card with this total).",
+)
 @click.option("--free-memory-gib", type=params.FREE_GIB, help="Free memory at startup when the GPU is shared.")
 @engine_flag_options
 @click.option("--cpu-offload-gb", type=params.OFFLOAD_GIB, help="GiB of weights per GPU kept in CPU memory.")

@@ -189,7 +189,11 @@ def _predicted(sp: ServicePlan, doc: Plan) -> list[str]:
 @click.option(
     "--nodes", type=params.NODES, help="Nodes (default 1); more than one adds pipeline parallelism across nodes."
 )
-@click.option("--gpu-memory-gib", type=params.GPU_GIB, help="Custom card: total memory in GiB as CUDA reports it.")
+@click.option(
+    "--gpu-memory-gib",
+    type=params.GPU_GIB,
+    help="Custom card: total memory in GiB as CUDA reports it (with --gpu: that card with this total).",
+)
 @click.option("--free-memory-gib", type=params.FREE_GIB, help="Free memory per GPU at startup when GPUs are shared.")
 @click.option("--concurrency", type=params.REQUESTS, help="Concurrent requests to serve (N).")
 @click.option("--context", type=params.TOKENS, help="Tokens per request, prompt + output (S); accepts 8k / 8K.")
