@@ -5,6 +5,9 @@ are hand-written."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from recommender.check.inputs import load_inputs
 from recommender.check.systemd_units import read_systemd
 
 UNIT = """[Unit]
@@ -39,3 +42,49 @@ def test_a_units_docker_run_of_another_image_runs_no_vllm() -> None:
         "${MODEL} --tensor-parallel-size 2 --max-model-len 8192", "redis-server"
     )
     assert read_systemd(unit, "redis.service") == []
+
+
+SCRIPT = """#!/bin/bash
+set -e
+IMAGE=nvcr.io/nvidia/vllm:25.12-py3
+cat > /home/me/vllm.env << 'ENVFILE'
+# the model the unit serves
+VLLM_MODEL=Qwen/Qwen3-Coder-Next-FP8
+VLLM_MAX_MODEL_LEN="131072"
+ENVFILE
+sudo tee /etc/systemd/system/ray-head.service > /dev/null << 'HEAD'
+[Service]
+ExecStart=/bin/bash /home/me/start-ray-head.sh
+HEAD
+sudo tee /etc/systemd/system/vllm-coder.service > /dev/null << UNIT
+[Service]
+EnvironmentFile=/home/me/vllm.env
+ExecStart=docker run --rm --gpus all $IMAGE \\\\
+  vllm serve \\$VLLM_MODEL --tensor-parallel-size 2 --max-model-len \\$VLLM_MAX_MODEL_LEN
+UNIT
+sudo systemctl daemon-reload
+sudo systemctl enable ray-head vllm-coder.service
+sudo systemctl restart vllm-coder
+"""
+
+
+def test_a_unit_a_script_writes_and_starts_runs_with_the_environment_file_it_wrote(tmp_path: Path) -> None:
+    """check-heldout round 24's keeratita/GX10-vLLM-Cluster deploy-master.sh (no licence to copy it; its shape
+    here): the script writes units with `tee /etc/systemd/system/X.service <<EOF` and their EnvironmentFile= with
+    `cat > F <<'EOF'`, then `systemctl enable` (systemctl(1): a name without a suffix is NAME.service). The unquoted
+    here-document expands $IMAGE and leaves `\\$VLLM_MODEL` to systemd, which takes it from the EnvironmentFile
+    (systemd.exec(5)). The script is a script although it holds `[Service]` and `ExecStart=` lines."""
+    path = tmp_path / "deploy.sh"
+    path.write_text(SCRIPT)
+    (found,) = load_inputs((str(path),)).found  # ray-head's unit runs no vLLM; vllm-coder's is read once
+    assert found.resource == "ExecStart (vllm-coder.service)"
+    assert found.argv[:3] == ("vllm", "serve", "Qwen/Qwen3-Coder-Next-FP8")
+    assert found.argv[-1] == "131072" and not found.unresolved
+    assert found.container == "nvcr.io/nvidia/vllm:25.12-py3"
+    # a unit it writes but never starts is not a server; an EnvironmentFile it did not write stays unknown
+    never = SCRIPT.replace("sudo systemctl enable ray-head vllm-coder.service\n", "")
+    path.write_text(never.replace("sudo systemctl restart vllm-coder\n", ""))
+    assert load_inputs((str(path),)).found == []
+    path.write_text(SCRIPT.replace("EnvironmentFile=/home/me/vllm.env", "EnvironmentFile=-/etc/other.env"))
+    (found,) = load_inputs((str(path),)).found
+    assert "$VLLM_MODEL" in found.argv and found.unresolved

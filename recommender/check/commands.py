@@ -24,6 +24,7 @@ from recommender.check.images import (
     other_platform,
 )
 from recommender.check.launchers import strip_prefixes
+from recommender.check.script_units import is_started_unit
 
 _API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
 # programs that run a vLLM engine from vLLM's own engine flags (`--model M --tensor-parallel-size 2 ...`) plus some of
@@ -51,6 +52,8 @@ _REPEATED_SERVE = (
 )
 
 ManifestReader = Callable[[str, str], list[Found]]  # (YAML text, source) -> servers, for kubectl here-documents
+# (unit text, source, the unit's path, the files the script wrote) -> servers, for a systemd unit a script starts
+UnitReader = Callable[[str, str, str, Mapping[str, str]], list[Found]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +213,8 @@ def find_in_script(
             out += _docker_hits(cmd)
         elif (cmd.stdin is not None and _is_kubectl_apply(cmd.words)) or compose_run.is_compose_run(cmd.words):
             out.append(cmd)  # read by the caller: a manifest it applies, a compose service it runs
+        elif is_started_unit(cmd.words, cmd.stdin):
+            out.append(cmd)  # read by the caller: a systemd unit it wrote and starts
         elif cmd.words and cmd.words[0].rsplit("/", 1)[-1] in _SHELLS:  # `apptainer exec IMG bash -lc "..."`
             out += find_in_words(cmd.words, cmd.env, cmd.unresolved, None, platform=platform)
     return out
@@ -280,15 +285,20 @@ def read_command(
     env: Mapping[str, str] | None = None,
     read_manifest: ManifestReader | None = None,
     origin: shell.Origin | None = None,
+    read_unit: UnitReader | None = None,
 ) -> list[Found]:
     """A shell line or script running `vllm serve ...`, `python -m vllm...api_server`, `docker run` of a vLLM
-    image, or `kubectl apply -f -` of a manifest (variables, continuations, `exec`, `nohup ... &`, `if`
-    branches; other commands are ignored); `origin`: the script file, for the files it sources."""
+    image, `kubectl apply -f -` of a manifest, or a systemd unit it writes and starts (variables, continuations,
+    `exec`, `nohup ... &`, `if` branches; other commands are ignored); `origin`: the script file, for the files it
+    sources; `read_unit(text, source, unit path, files the script wrote)`: a unit's servers."""
     annotations = comment_annotations(text)
     out: list[Found] = []
     for item in find_in_script(text, env or {}, origin=origin):
         if isinstance(item, shell.Command) and compose_run.is_compose_run(item.words):
             out += compose_run.read_compose_run(item, source, origin)
+            continue
+        if isinstance(item, shell.Command) and is_started_unit(item.words, item.stdin):
+            out += read_unit(item.stdin or "", source, item.words[2], item.files or {}) if read_unit else []
             continue
         if isinstance(item, shell.Command):
             out += read_manifest(item.stdin or "", source) if read_manifest else []

@@ -114,7 +114,9 @@ def _read_not_yaml(
             f"{source}: a template ({{placeholders}} a program fills), not a deployment: render it "
             "first, then check the result"
         )
-    if suffix == ".service" or (_SYSTEMD.search(text) and _EXEC_START.search(text)):
+    # a unit by name, or by content unless the file is a shell script (one may write a unit with a here-document)
+    script = suffix in (".sh", ".bash", ".zsh") or text.lstrip().startswith("#!")
+    if suffix == ".service" or (not script and _SYSTEMD.search(text) and _EXEC_START.search(text)):
         return systemd_units.read_systemd(text, source)
     if suffix in (".md", ".markdown"):
         return read_markdown(text, source, _read_yaml_block)
@@ -123,7 +125,9 @@ def _read_not_yaml(
     if suffix in _SCRIPT_SUFFIXES or (suffix == "" and (_SCRIPT_START.match(text.lstrip()) or jobs.is_sbatch(text))):
         if jobs.is_sbatch(text):
             return jobs.read_sbatch(text, source, _read_yaml_block)
-        return commands.read_command(text, source, read_manifest=_read_yaml_block, origin=origin)
+        return commands.read_command(
+            text, source, read_manifest=_read_yaml_block, origin=origin, read_unit=systemd_units.read_written_unit
+        )
     return None
 
 

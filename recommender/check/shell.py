@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from recommender.check.launchers import strip_prefixes
+from recommender.check.script_units import STARTED, units_started
 from recommender.check.shell_conditions import arithmetic, evaluate_test
 from recommender.check.shell_expansion import (
     ASSIGNMENT,
@@ -49,6 +50,7 @@ class Command:
     env: Mapping[str, str]
     unresolved: tuple[str, ...] = ()
     stdin: str | None = None
+    files: Mapping[str, str] | None = None  # the files the script has written by then (a unit's EnvironmentFile=)
 
 
 @dataclass
@@ -153,6 +155,7 @@ class _Runner:
         self.cases: list[_Case] = []
         self.arrays: dict[str, list[str]] = {}
         self.files: dict[str, str] = {}  # the text of the files the script writes from a here-document
+        self.units: set[str] = set()  # the unit files it wrote that it starts (systemctl), each read once
         self.read_file: Callable[[str], str | None] | None = None  # the files `source` reads (run_script's origin)
         self.sourcing = 0  # how deep in sourced files
         self.outside: set[str] = set()  # names holding the empty default of a variable set outside (`X="${X:-}"`)
@@ -260,6 +263,15 @@ class _Runner:
         stdin = self._stdin(seg, previous, unresolved)
         argv, stdin = self._files(argv, stdin, _written_to(scanned))
         self.out.append(Command(tuple(argv), {**self.scope, **local}, tuple(dict.fromkeys(unresolved)), stdin))
+        self._started_units(argv)
+
+    def _started_units(self, argv: list[str]) -> None:
+        """A unit file the script wrote that `systemctl enable|start ...` starts: a command standing for it (its
+        text as stdin, with the files written so far for its EnvironmentFile=), once per unit."""
+        for path, text in units_started(argv, self.files):
+            if path not in self.units:
+                self.units.add(path)
+                self.out.append(Command((*STARTED, path), dict(self.scope), (), text, dict(self.files)))
 
     def _files(self, argv: list[str], stdin: str | None, target: str | None) -> tuple[list[str], str | None]:
         """A here-document the script writes to a file (`cat > F <<EOF`, `tee F <<EOF`) is that file's text when a
@@ -613,7 +625,7 @@ def _not(a: bool | None) -> bool | None:
     return None if a is None else not a
 
 
-_REDIRECT = re.compile(r"^(\d*|&)(>>?|<|>&|<&|<<-?)(.*)$", re.S)
+_REDIRECT = re.compile(r"^(\d*|&)(>>?|<<-?|<|>&|<&)(.*)$", re.S)  # `<<` before `<`: `<< EOF` alone takes the next word
 
 
 def _outside_words(words: list[Word]) -> list[str]:

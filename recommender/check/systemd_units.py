@@ -12,8 +12,17 @@ from recommender.check.found import Found
 from recommender.check.manifest_values import split_words
 
 
-def read_systemd(text: str, source: str) -> list[Found]:
-    """ExecStart= of a systemd unit, with Environment= substituted as systemd does (`${X}`, `$X`, `$$`, `%%`)."""
+def read_written_unit(text: str, source: str, unit: str, files: Mapping[str, str]) -> list[Found]:
+    """A unit file a script writes (a here-document to `unit`) and starts with systemctl: its ExecStart=, with an
+    EnvironmentFile= the script wrote too read from that text; resource `ExecStart (NAME)`."""
+    name = unit.rsplit("/", 1)[-1]
+    return [replace(f, resource=f"ExecStart ({name})") for f in read_systemd(text, source, files)]
+
+
+def read_systemd(text: str, source: str, env_files: Mapping[str, str] | None = None) -> list[Found]:
+    """ExecStart= of a systemd unit, with Environment= substituted as systemd does (`${X}`, `$X`, `$$`, `%%`), and
+    EnvironmentFile= when `env_files` (path -> text) holds it, its values overriding Environment='s
+    (systemd.exec(5)); an EnvironmentFile= not readable here leaves what it may set unknown."""
     joined = re.sub(r"\\\r?\n", " ", text)
     env: dict[str, str] = {}
     unresolved: list[str] = []
@@ -22,8 +31,12 @@ def read_systemd(text: str, source: str) -> list[Found]:
             k, eq, v = item.partition("=")
             if eq:
                 env[k] = v
-    if re.search(r"^EnvironmentFile=", joined, re.M):
-        unresolved.append("EnvironmentFile")
+    for m in re.finditer(r"^EnvironmentFile=(.*)$", joined, re.M):
+        path = m.group(1).strip().removeprefix("-")  # `-`: a missing file is not an error
+        if env_files is not None and path in env_files:
+            env |= _environment_file(env_files[path])
+        else:
+            unresolved.append("EnvironmentFile")
     problems = tuple(_systemd_device_problems(joined))
     out = []
     for m in re.finditer(r"^ExecStart=(.*)$", joined, re.M):
@@ -38,6 +51,23 @@ def read_systemd(text: str, source: str) -> list[Found]:
             for hit in command_hits(words, env, tuple(missing))
         ]
     return numbered(out)
+
+
+def _environment_file(text: str) -> dict[str, str]:
+    """An EnvironmentFile's assignments (systemd.exec(5)): `KEY=VALUE` lines, `#` and `;` comment lines and blank
+    lines skipped, a value's enclosing quotes removed, a trailing backslash joining the next line."""
+    out: dict[str, str] = {}
+    for line in re.sub(r"\\\r?\n", "", text).splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        key, eq, value = line.partition("=")
+        value = value.strip()
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        if eq and key.strip():
+            out[key.strip().removeprefix("export ").strip()] = value
+    return out
 
 
 def _systemd_device_problems(unit: str) -> list[str]:
