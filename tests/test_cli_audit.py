@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
+
 from .conftest import invoke
 
 
@@ -81,3 +83,40 @@ def test_a_plan_for_a_given_total_is_checked_after_recommend_and_render(tmp_path
         assert "PASS" in invoke(["check", str(plan)]).stdout
         invoke(["render", str(plan), "--emit", "k8s", "-o", str(tmp_path / "deploy"), "--force"])
         assert "PASS" in invoke(["check", str(tmp_path / "deploy")]).stdout
+
+
+def _plan(tmp_path: Path) -> Path:
+    plan = tmp_path / "plan.yaml"
+    invoke(
+        ["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency", "60", "-o", str(plan)]
+    )
+    return plan
+
+
+def test_render_refuses_a_hand_edited_plan_whose_command_vllm_refuses(tmp_path: Path) -> None:
+    """A plan edited to add `--swap-space 4` (removed in vLLM 0.18) was rendered into serve.sh (exit 0) while
+    `check` on the same plan failed it: render wrote an artifact vLLM 0.33 exits on."""
+    plan = _plan(tmp_path)
+    doc = yaml.safe_load(plan.read_text())
+    doc["command"] += ["--swap-space", "4"]
+    plan.write_text(yaml.safe_dump(doc, sort_keys=False))
+    out = tmp_path / "deploy"
+    r = invoke(["render", str(plan), "--emit", "command", "-o", str(out)], exit_code=2)
+    assert r.stderr == (
+        "Error: the plan's command would not start: vLLM 0.33.0 refuses it (unrecognized arguments: --swap-space 4); "
+        "`vllm-plan check` on the plan names the fix\n"
+    )
+    assert not out.exists()
+    assert "--swap-space was removed in vLLM 0.18.0" in invoke(["check", str(plan)], exit_code=1).stdout
+
+
+def test_render_refuses_an_image_tag_of_another_release_than_the_plans(tmp_path: Path) -> None:
+    """--image-tag v0.6.0 on a plan for 0.33 rendered vllm/vllm-openai:v0.6.0 with the 0.33 annotation, and `check`
+    (which trusts the annotation) passed it."""
+    plan = _plan(tmp_path)
+    r = invoke(["render", str(plan), "--emit", "k8s", "--image-tag", "v0.6.0"], exit_code=2)
+    assert r.stderr.startswith("Error: --image-tag v0.6.0 runs vLLM 0.6.0, but the plan was made for vLLM 0.33.0: ")
+    ok = invoke(["render", str(plan), "--emit", "k8s", "--image-tag", "v0.33.0-cu130"]).stdout
+    assert 'image: "vllm/vllm-openai:v0.33.0-cu130"' in ok
+    other = ["--image", "team/llm-server", "--image-tag", "1.4.2"]  # another image's tags are its own
+    assert 'image: "team/llm-server:1.4.2"' in invoke(["render", str(plan), "--emit", "k8s", *other]).stdout

@@ -89,9 +89,11 @@ def emit_artifacts(
     extra_files: dict[str, str] | None = None,
 ) -> None:
     """Render, then print or write (all or nothing)."""
+    from recommender.render.context import check_renderable
     from recommender.render.engine import expand, render
     from recommender.render.output import write_files
 
+    check_renderable(plan, opts)
     files, notes = render(plan, expand(emit), opts, tool_version=__version__)
     for note in notes:
         click.echo(f"note: {note}", err=True)

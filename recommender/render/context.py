@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from recommender.documents import plan_annotations
 from recommender.documents.plan import MAX_REPLICAS, Plan, Prediction
-from recommender.errors import InputError
+from recommender.errors import FlagError, InputError
+from recommender.memory.engine import VllmVersion
 from recommender.render.escape import (
     SYSTEMD_EXECUTABLE_REFUSED,
     Comment,
@@ -31,6 +32,8 @@ from recommender.render.escape import (
     yaml_str,
 )
 from recommender.render.names import k8s_name, validate_k8s_name
+from recommender.serve_args import parse_serve_argv
+from recommender.serve_release_errors import strict_errors
 from recommender.vllm_flags import FlagSpec, default_flag_table
 
 ARTIFACTS = ("command", "systemd", "k8s", "helm", "compose")
@@ -150,6 +153,37 @@ def _check_options(opts: RenderOptions) -> None:
             raise InputError(message)
     validate_k8s_name(opts.namespace, what="namespace")
     validate_k8s_name(opts.hf_token_secret, what="secret name")
+
+
+def _tag_release(tag: str) -> VllmVersion | None:
+    """The vLLM release an image tag names (`v0.33.0`, `0.33.0-cu130`), as `check` reads it; None for `latest`,
+    `nightly` or a digest-like tag."""
+    if not re.fullmatch(r"v?\d+\.\d+(\.\d+)?.*", tag):
+        return None
+    try:
+        return VllmVersion.parse(tag)
+    except FlagError:
+        return None
+
+
+def check_renderable(plan: Plan, opts: RenderOptions) -> None:
+    """What would be deployed is what the plan judged: its command as the plan's release parses it (a hand-edited
+    plan may add an option vLLM refuses) and, for vLLM's own image, that release's tag. Called on a validated
+    plan before rendering; the renderers' escaping does not rely on it (tests/test_injection.py)."""
+    version = VllmVersion.parse(plan.inputs.vllm_version)
+    refused = strict_errors(parse_serve_argv(list(plan.best.command), version=version), version)
+    if refused:
+        raise InputError(
+            f"the plan's command would not start: vLLM {version} refuses it ({refused[0]}); "
+            "`vllm-plan check` on the plan names the fix"
+        )
+    official = re.fullmatch(r"(docker\.io/)?vllm/vllm-openai", opts.image)  # its tags are vLLM's releases
+    tagged = _tag_release(opts.image_tag) if opts.image_tag and official else None
+    if tagged is not None and tagged != version:
+        raise InputError(
+            f"--image-tag {opts.image_tag} runs vLLM {tagged}, but the plan was made for vLLM {version}: "
+            f"plan for that release (`recommend --vllm-version {tagged}`) or leave --image-tag out"
+        )
 
 
 def deployment(plan: Plan, opts: RenderOptions, *, tool_version: str) -> Deployment:
