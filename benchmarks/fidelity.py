@@ -448,8 +448,20 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         else None,
         use_v1=record_engine_is_v1(r),
         speculative_config=record_speculative(r),
+        max_cudagraph_capture_size=record_max_capture_size(r),
         **record_lora(r),
     )
+
+
+# --max-cudagraph-capture-size as the record's command passes it (`--max-cudagraph-capture-size 1`) or its logged
+# non-default args show it (`max_cudagraph_capture_size 256`, `'max_cudagraph_capture_size': 256`)
+MAX_CAPTURE_SIZE = re.compile(r"max[-_]cudagraph[-_]capture[-_]size'?(?:[:=]\s*|\s+)(\d+)")
+
+
+def record_max_capture_size(r: dict[str, Any]) -> int | None:
+    """The largest CUDA-graph capture size the record's launch sets, None when it does not (vLLM's default)."""
+    m = MAX_CAPTURE_SIZE.search(str(r.get("other_flags") or ""))
+    return int(m.group(1)) if m else None
 
 
 # LoRA as the record's command or notes show it: `--enable-lora`, the non-default args' `'enable_lora': True`,

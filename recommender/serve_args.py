@@ -49,7 +49,14 @@ ENGINE_FIELDS: dict[str, str] = {
     "enable_lora": "bool",
     "max_loras": "int",
     "max_lora_rank": "int",
+    "max_cudagraph_capture_size": "int",
+    "compilation_config": "str",
+    "optimization_level": "str",
 }
+# the capture-size lists (nargs '+'): --cudagraph-capture-sizes from 0.11.1; --cuda-graph-sizes (0.9.0 to 0.12), whose
+# one value is the largest size (the default list up to it) and whose several values are the list (memory/
+# capture_config.py)
+CAPTURE_LIST_FIELDS = ("cudagraph_capture_sizes", "cuda_graph_sizes")
 # Engine values that decide whether the multimodal towers are loaded and profiled (EngineFlags.towers_skipped);
 # --limit-mm-per-prompt is kept as written, EngineFlags reads it as vLLM does.
 TOWER_FIELDS: dict[str, str] = {
@@ -83,7 +90,15 @@ SPECULATIVE_KEYS: dict[str, str] = {
 # every argparse destination whose value becomes an EngineFlags value (the memory model reads it): a value not known
 # here (a variable set elsewhere) leaves the engine unknown, however its text would parse
 ENGINE_READ_DESTS: frozenset[str] = frozenset(
-    {*ENGINE_FIELDS, *TOWER_FIELDS, *RUNNER_FIELDS, *SPECULATIVE_KEYS, "speculative_config", "task"}
+    {
+        *ENGINE_FIELDS,
+        *TOWER_FIELDS,
+        *RUNNER_FIELDS,
+        *SPECULATIVE_KEYS,
+        *CAPTURE_LIST_FIELDS,
+        "speculative_config",
+        "task",
+    }
 )
 # vLLM's positional model when none is given (vllm/entrypoints/cli/serve.py DESCRIPTION, 0.33): ModelConfig.model's
 # default, Qwen/Qwen3-0.6B since vllm#20335 (merged 2025-07, first in 0.10.0), facebook/opt-125m before
@@ -231,7 +246,7 @@ def _normalise(args: list[str]) -> list[str]:
             out.append("--" + head.replace("_", "-") + dot + tail + eq + value)
         elif arg.startswith("-O") and arg != "-O":
             out += ["--optimization-level", arg[3:] if arg[2:3] == "=" else arg[2:]]
-        elif arg == "-O" and i + 1 < len(args) and args[i + 1] in {"0", "1", "2", "3"}:
+        elif arg == "-O" and i + 1 < len(args) and (args[i + 1] in {"0", "1", "2", "3"} or args[i + 1][:1] == "{"):
             out.append("--optimization-level")
         else:
             out.append(arg)
@@ -389,6 +404,9 @@ def _engine_values(given: Sequence[GivenFlag], errors: list[str]) -> dict[str, A
     if speculative is not None:
         values["speculative_config"] = speculative
     for g in given:  # in order: the last occurrence wins, as in argparse
+        if g.spec.dest in CAPTURE_LIST_FIELDS:
+            _capture_list(g, values, errors)
+            continue
         if g.spec.dest == "task" and str(g.value) in TASK_TO_RUNNER:
             values["runner"], values["convert"] = TASK_TO_RUNNER[str(g.value)]
             continue
@@ -403,6 +421,22 @@ def _engine_values(given: Sequence[GivenFlag], errors: list[str]) -> dict[str, A
         except FlagError as exc:
             errors.append(str(exc))
     return values
+
+
+def _capture_list(g: GivenFlag, values: dict[str, Any], errors: list[str]) -> None:
+    """--cudagraph-capture-sizes 1 2 4 / --cuda-graph-sizes N (the largest size) or several (the list)."""
+    words = [w for v in (g.value if isinstance(g.value, tuple) else (str(g.value),)) for w in str(v).split()]
+    try:
+        sizes = tuple(int(w) for w in words)
+    except ValueError:
+        bad = next(w for w in words if not w.lstrip("-").isdigit())
+        errors.append(f"argument {g.spec.label()}: invalid int value: {quoted(bad)}")
+        return
+    if g.spec.dest == "cuda_graph_sizes" and len(sizes) == 1:
+        values["max_cudagraph_capture_size"] = sizes[0]
+        values.pop("cudagraph_capture_sizes", None)
+    elif sizes:
+        values["cudagraph_capture_sizes"] = sizes
 
 
 def parse_serve_argv(

@@ -39,8 +39,18 @@ def build_serve_argv(model: str, flags: EngineFlags) -> list[str]:
         ("--language-model-only", None, flags.language_model_only),
         ("--limit-mm-per-prompt", flags.limit_mm_per_prompt, flags.limit_mm_per_prompt is not None),
         ("--mm-encoder-tp-mode", flags.mm_encoder_tp_mode, flags.mm_encoder_tp_mode is not None),
+        # a deployment's CUDA-graph capture settings, as written (memory/capture_config.py; plans never set these)
+        ("-O", flags.optimization_level, flags.optimization_level is not None),
+        ("--compilation-config", flags.compilation_config, flags.compilation_config is not None),
+        (
+            "--max-cudagraph-capture-size",
+            flags.max_cudagraph_capture_size,
+            flags.max_cudagraph_capture_size is not None,
+        ),
     ]
     for flag, value, wanted in valued:
         if wanted:
             argv.extend([flag] if value is None else [flag, str(value)])
+    if flags.cudagraph_capture_sizes:
+        argv += ["--cudagraph-capture-sizes", *(str(n) for n in flags.cudagraph_capture_sizes)]
     return argv

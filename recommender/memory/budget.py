@@ -24,7 +24,7 @@ from recommender.memory.explanation import Explanation as Explanation  # re-expo
 from recommender.memory.explanation import StageBudget as StageBudget
 from recommender.memory.post_allocation import warmups
 from recommender.memory.precision import Precision, gpu_checks, resolve_precision
-from recommender.memory.profile_run import engine_passes
+from recommender.memory.profile_run import capture_lists, engine_passes, graph_count
 from recommender.memory.request import Budget, context_after_kv, profiler_counts_whole_device, request_memory
 from recommender.memory.scheduler import SchedulerLimits, scheduler_limits
 from recommender.memory.stage_budgets import fixed_kv_allocation, stage_budgets
@@ -132,7 +132,7 @@ def no_kv_explanation(
     context = 0 if budget.context_in_free else context_after_kv(gpu, version, flags.tensor_parallel_size, v0=v0)
 
     def pool(st: StageBudget) -> int:
-        return 0 if flags.enforce_eager else warmup.captured_pool_bytes(layers_on_gpu=st.layers, graphs=graphs)
+        return 0 if graphs == 0 else warmup.captured_pool_bytes(layers_on_gpu=st.layers, graphs=graphs)
 
     def peak(st: StageBudget) -> no_kv.NoKvPeak:
         return no_kv.NoKvPeak(st.weights, st.non_torch, st.activation_peak, st.cudagraph, context, budget.free)
@@ -217,6 +217,8 @@ def explain(
     tokens, concurrency = capacity(worst, max_len, bpr, version, issues, v0=v0)
     pool_checks((model, gpu, free_bytes), worst, (limits, max_len, bpr, prefix_caching), flags, version, issues, v0=v0)
     post = warmups(model, gpu, flags, stages, (precision, limits, budget), version, issues, v0=v0)
+    graphs = graph_count(model, gpu, flags, limits, version, v0=v0)
+    decode = capture_lists(model, gpu, flags, limits, version, v0=v0)[1]
     return Explanation(
         model=model.name,
         gpu=gpu.name,
@@ -245,4 +247,6 @@ def explain(
         prefix_caching=prefix_caching,
         issues=tuple(issues),
         post_allocation=post,
+        capture_sizes=graphs,
+        decode_capture_sizes=len(decode or ()),
     )

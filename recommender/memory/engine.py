@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from recommender.errors import FlagError
 from recommender.hardware import Gpu
+from recommender.memory.capture_config import CaptureRequest, capture_request
 from recommender.memory.spec_decode import SpeculativeConfig, parse_speculative_config
 from recommender.units import GiB
 
@@ -216,6 +217,22 @@ class EngineFlags:
     enable_lora: bool = False
     max_loras: int = 1
     max_lora_rank: int = 16
+    # the CUDA-graph capture settings as written (memory/capture_config.py): --compilation-config (JSON), -O /
+    # --optimization-level, --cudagraph-capture-sizes (or several --cuda-graph-sizes), --max-cudagraph-capture-size
+    # (or one --cuda-graph-sizes value)
+    compilation_config: str | None = None
+    optimization_level: str | None = None
+    cudagraph_capture_sizes: tuple[int, ...] | None = None
+    max_cudagraph_capture_size: int | None = None
+
+    def capture_request(self) -> CaptureRequest:
+        """The capture sizes, maximum and cudagraph_mode the launch asks for (memory/capture_config.py)."""
+        return capture_request(
+            self.compilation_config,
+            self.optimization_level,
+            self.cudagraph_capture_sizes,
+            self.max_cudagraph_capture_size,
+        )
 
     def pooling_runner(self) -> bool:
         """vLLM's pooling runner asked for: --runner pooling, or --convert embed / classify (config/model.py
@@ -252,6 +269,7 @@ class EngineFlags:
         if self.limit_mm_per_prompt is not None:
             mm_limits(self.limit_mm_per_prompt)
         parse_speculative_config(self.speculative_config)
+        self.capture_request()
 
     def speculative(self) -> SpeculativeConfig | None:
         """The drafter --speculative-config asks for (None: no speculative decoding)."""

@@ -95,6 +95,10 @@ class Explanation:
     # encoder-only attention (memory/no_kv.py): no KV cache; a step prefills whole requests within max_num_seqs and
     # max_num_batched_tokens, and max_concurrency is what one step holds of max_model_len tokens
     no_kv_cache: bool = False
+    # the CUDA-graph capture lists the estimate used (memory/profile_run.py capture_lists): the PIECEWISE (or the
+    # mode's only) list's length and the FULL decode list's (0: none); V0's decode list in the first
+    capture_sizes: int = 0
+    decode_capture_sizes: int = 0
 
     @property
     def fits(self) -> bool:

@@ -59,7 +59,7 @@ def post_allocation(
     precision, limits, budget = setup
     last, tp = stages[-1], flags.tensor_parallel_size
     graphs, _ = engine_passes(model, gpu, flags, limits, version, v0=v0)
-    pool = 0 if flags.enforce_eager else warmup.captured_pool_bytes(layers_on_gpu=last.layers, graphs=graphs)
+    pool = 0 if graphs == 0 else warmup.captured_pool_bytes(layers_on_gpu=last.layers, graphs=graphs)
     rows = min(limits.max_num_seqs, limits.max_num_batched_tokens)
     v = (version.major, version.minor)
     sampler = warmup.sampler_warmup_bytes(
@@ -115,7 +115,7 @@ def warmups(
             post, gpu, flags.tensor_parallel_size, enforce_eager=flags.enforce_eager, utilization=setup[2].utilization
         )
         graphs = engine_passes(model, gpu, flags, setup[1], version, v0=v0)[0]
-        full = capture_lists(model, gpu, setup[1], version, v0=v0)[1]
+        full = capture_lists(model, gpu, flags, setup[1], version, v0=v0)[1]
         note = nccl_graphs.nccl_graph_note(
             post,
             gpu,

@@ -6,7 +6,7 @@ generic terms, V0's multimodal dummy batch, DeepSeek-V4's sparse-attention works
 from __future__ import annotations
 
 from recommender.hardware import Gpu
-from recommender.memory import dsv4_profile, overheads
+from recommender.memory import capture_config, dsv4_profile, overheads
 from recommender.memory.encoder_profile import (
     EncoderPass,
     V0Batch,
@@ -25,14 +25,7 @@ def engine_passes(
 ) -> tuple[int, EncoderPass]:
     """What every stage shares: the number of CUDA graphs captured and the multimodal encoder's profiling pass."""
     v = (version.major, version.minor)
-    release = (version.major, version.minor, version.patch)  # the capture list changed in a patch release (0.11.1)
-    graphs = overheads.cudagraph_capture_count(
-        overheads.cudagraph_max_capture(model, gpu.cc_major_minor, release, limits.max_num_seqs),
-        max_num_batched_tokens=limits.max_num_batched_tokens,
-        version=release,
-    )
-    if v0:
-        graphs = overheads.v0_cudagraph_capture_count(limits.max_num_seqs)
+    graphs = graph_count(model, gpu, flags, limits, version, v0=v0)
     if flags.towers_skipped(version, tower_modalities(model)):
         return graphs, EncoderPass(0, 0)
     encoder = encoder_pass(
@@ -49,23 +42,57 @@ def engine_passes(
     return graphs, encoder
 
 
+def graph_count(
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, limits: SchedulerLimits, version: VllmVersion, *, v0: bool = False
+) -> int:
+    """The sizes of the (PIECEWISE or only) capture list, 0 without CUDA graphs: V0's decode list, or the list the
+    launch gives (memory/capture_config.py)."""
+    if flags.enforce_eager:
+        return 0
+    if v0:
+        given = flags.capture_request().sizes
+        return len(set(given)) if given else overheads.v0_cudagraph_capture_count(limits.max_num_seqs)
+    sizes, _ = capture_lists(model, gpu, flags, limits, version)
+    return len(sizes or ())
+
+
 def capture_lists(
-    model: ModelSpec, gpu: Gpu, limits: SchedulerLimits, version: VllmVersion, *, v0: bool = False
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, limits: SchedulerLimits, version: VllmVersion, *, v0: bool = False
 ) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
-    """The V1 capture sizes, PIECEWISE and FULL decode (overheads.cudagraph_capture_sizes / cudagraph_decode_sizes),
-    whose tokens scale vLLM's graph estimate (overheads.cudagraph_bytes); (None, None) on V0, whose estimate is not
-    profiled."""
+    """The V1 capture lists, (PIECEWISE or the mode's only list, FULL decode), whose tokens scale vLLM's graph
+    estimate (overheads.cudagraph_bytes): the release's defaults (overheads.cudagraph_capture_sizes /
+    cudagraph_decode_sizes), or what --compilation-config, --cudagraph-capture-sizes, --max-cudagraph-capture-size
+    and cudagraph_mode ask for (memory/capture_config.py). ((), None) without graphs (cudagraph_mode NONE, -O0, an
+    empty list); (None, None) on V0, whose estimate is not profiled."""
     if v0:
         return None, None
     release = (version.major, version.minor, version.patch)
-    top = overheads.cudagraph_max_capture(model, gpu.cc_major_minor, release, limits.max_num_seqs)
-    mbt = limits.max_num_batched_tokens
-    return (
-        overheads.cudagraph_capture_sizes(top, max_num_batched_tokens=mbt, version=release),
-        overheads.cudagraph_decode_sizes(
-            top, max_num_seqs=limits.max_num_seqs, max_num_batched_tokens=mbt, version=release
-        ),
-    )
+    req = flags.capture_request()
+    default = "FULL_AND_PIECEWISE" if release >= overheads.FULL_DECODE_GRAPHS_FROM else "PIECEWISE"
+    mode = capture_config.effective_mode(req, default=default, release=release)
+    if mode == "NONE" or flags.enforce_eager:
+        return (), None
+    mbt, seqs = limits.max_num_batched_tokens, limits.max_num_seqs
+    if req.sizes is not None:
+        sizes = capture_config.explicit_sizes(req.sizes, max_num_batched_tokens=mbt, release=release)
+        decode: tuple[int, ...] | None = tuple(n for n in sizes if n <= seqs)
+    else:
+        top = overheads.cudagraph_max_capture(model, gpu.cc_major_minor, release, seqs)
+        if req.max_size is not None:  # --max-cudagraph-capture-size, or one --cuda-graph-sizes value before 0.13
+            top = req.max_size
+        sizes = overheads.cudagraph_capture_sizes(top, max_num_batched_tokens=mbt, version=release)
+        decode = overheads.cudagraph_decode_sizes(top, max_num_seqs=seqs, max_num_batched_tokens=mbt, version=release)
+        if decode is None:  # a FULL mode asked for before it was the default: the sizes a decode batch fills
+            decode = tuple(n for n in sizes if n <= seqs)
+    # one list where the release's default captures two (FULL_AND_PIECEWISE, from 0.11.0, the regime the graph fit
+    # saw): an empty FULL list, so the one list's graphs count against the fit's two (overheads.cudagraph_bytes); the
+    # per-graph cost of a FULL and a PIECEWISE graph is taken as alike, as in that fit
+    other: tuple[int, ...] | None = () if default == "FULL_AND_PIECEWISE" else None
+    if mode == "FULL_DECODE_ONLY":
+        return decode or (), other
+    if mode in ("PIECEWISE", "FULL"):
+        return sizes, other
+    return sizes, decode or other
 
 
 def graph_estimate(
@@ -81,7 +108,9 @@ def graph_estimate(
     """vLLM's CUDA-graph estimate for a stage of `layers_on_gpu` layers (overheads.cudagraph_bytes) over the capture
     lists of the release (capture_lists; `graphs`: the count engine_passes gives, V0's own list)."""
     flags, limits = setup
-    sizes, full_sizes = capture_lists(model, gpu, limits, version, v0=v0)
+    sizes, full_sizes = capture_lists(model, gpu, flags, limits, version, v0=v0)
+    if sizes == () or graphs == 0:
+        return 0
     return overheads.cudagraph_bytes(
         layers_on_gpu=layers_on_gpu,
         enforce_eager=flags.enforce_eager,
