@@ -142,8 +142,8 @@ def test_explain_cli_reads_the_compilation_config() -> None:
     ]
     result = runner.invoke(cli, [*base, "--compilation-config", '{"cudagraph_capture_sizes": [1, 2, 4, 8]}'])
     assert result.exit_code == 0, result.output
-    assert "CUDA graphs         0.13 GiB  (4 capture sizes + 4 FULL decode)" in result.stdout
-    assert "(19 capture sizes + 11 FULL decode)" in runner.invoke(cli, base).stdout
+    assert "  G CUDA graphs         0.13 GiB\n    graph sizes            4 + 4 FULL decode\n" in result.stdout
+    assert "    graph sizes           19 + 11 FULL decode\n" in runner.invoke(cli, base).stdout
     bad = runner.invoke(cli, [*base, "--compilation-config", '{"cudagraph_mode": "FULL_DECODE"}'])
     assert bad.exit_code == 2 and "cudagraph_mode 'FULL_DECODE'" in bad.stderr and bad.stderr.count("\n") == 1
     assert bad.exception is None or isinstance(bad.exception, SystemExit)

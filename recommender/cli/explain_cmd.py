@@ -58,10 +58,11 @@ def _bar(e: Explanation, width: int = 60) -> list[str]:
     lines = [f"[{bar}] {e.gpu_total_bytes / GiB:.2f} GiB"]
     # before 0.21 the graphs come out of what the budget leaves: the terms then add up to more than the budget
     outside = {"G": "  (captured after the KV cache, outside the budget)"} if graphs_outside_budget(e) else {}
-    if e.stage.cudagraph > 0 and e.capture_sizes:
-        decode = f" + {e.decode_capture_sizes} FULL decode" if e.decode_capture_sizes else ""
-        outside["G"] = f"  ({e.capture_sizes} capture sizes{decode}){outside.get('G', '')}"
-    lines += [f"  {ch} {name:<16}{b / GiB:8.2f} GiB{outside.get(ch, '')}" for ch, name, b in parts]
+    for ch, name, b in parts:
+        lines.append(f"  {ch} {name:<16}{b / GiB:8.2f} GiB{outside.get(ch, '')}")
+        if ch == "G" and b > 0 and e.capture_sizes:  # the capture lists the graph estimate used
+            decode = f" + {e.decode_capture_sizes} FULL decode" if e.decode_capture_sizes else ""
+            lines.append(f"    {'graph sizes':<16}{e.capture_sizes:8d}{decode}")
     basis = (
         "--kv-cache-memory-bytes, no utilization budget"
         if e.kv_cache_memory_bytes is not None
