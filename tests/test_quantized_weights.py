@@ -114,6 +114,66 @@ def test_modelopt_mixed_precision_layer_by_layer(tmp_path: Path) -> None:
     assert sum(_per_module(spec, 1).values()) == 2 * LINEAR_ELEMENTS
 
 
+def test_modelopt_mixed_precision_names_each_module_and_the_head(tmp_path: Path) -> None:
+    # vLLM resolves a module's algorithm by its own name or its fused shards' (ModelOptMixedPrecisionConfig.
+    # _resolve_quant_algo, 0.23 / 0.24); a linear of a listed layer that is not named itself stays bfloat16
+    # (UnquantizedLinearMethod), and ParallelLMHead takes the method `lm_head` names.
+    qkv = {f"model.layers.0.self_attn.{p}": {"quant_algo": "FP8"} for p in ("q_proj", "k_proj", "v_proj")}
+    head = {"lm_head": {"quant_algo": "W4A16_NVFP4", "group_size": 16}}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    spec = _model(tmp_path / "a", quantization={"quant_algo": "MIXED_PRECISION", "quantized_layers": qkv | head})
+    first = _per_module(spec, 0)
+    assert first["qkv_proj"] == FP8_STATIC["qkv_proj"]  # [512, 256] float8 + scales: 131,096
+    assert first["o_proj"] == 256 * 256 * 2  # o_proj is not listed: bfloat16 [256, 256], 131,072 (was FP8)
+    assert first["gate_up_proj"] == 1024 * 256 * 2 and first["down_proj"] == 256 * 512 * 2
+    # W4A16 NVFP4 head [1024, 256] (ModelOptNvFp4W4A16LinearMethod.create_weights; Marlin repacks in place, same
+    # bytes): weight uint8 [1024, 128] = 131,072, weight_scale float8 [1024, 16] = 16,384, float32 global scale
+    # (the model's 8 B per module) -> 147,464 against 524,288 in bfloat16.
+    assert _lm_head_bytes(spec) == 1024 * 128 + 1024 * 16 + 8 == 147_464
+    # excluded first (is_layer_excluded before the lookup): the head listed and excluded stays bfloat16
+    excluded = {"quant_algo": "MIXED_PRECISION", "quantized_layers": qkv | head, "exclude_modules": ["lm_head"]}
+    assert _lm_head_bytes(_model(tmp_path / "b", quantization=excluded)) == 1024 * 256 * 2
+
+
+def test_modelopt_mixed_qwen36_27b_nvfp4_by_hand() -> None:
+    # nvidia/Qwen3.6-27B-NVFP4 (catalog, its config.json): hidden 5120, vocab 248,320, 48 linear-attention layers
+    # (16 key heads and 48 value heads of 128) and 16 full-attention layers, MLP 17,408. quantized_layers: the
+    # linear_attn in_proj_qkv / in_proj_z / out_proj and the self_attn q/k/v/o FP8, the mlp W4A16_NVFP4, lm_head
+    # W4A16_NVFP4; in_proj_b / in_proj_a are not listed. Field14 U006 logs 19.78 GiB loaded (0.23.1 nightly, GB10).
+    spec = resolve_model("nvidia/Qwen3.6-27B-NVFP4")
+    got = {
+        t.module: tensor_bytes(spec, t, Parallel(), 2, spec.quant)
+        for t in model_tensors(spec)
+        if t.layer == 0 or t.module == "lm_head"
+    }
+    # in_proj_qkvz FP8: [2 x 16 x 128 + 48 x 128 + 48 x 128, 5120] = [16,384, 5120] float8 = 83,886,080 + 8
+    assert got["model.layers.0.linear_attn.in_proj_qkvz"] == 16_384 * 5120 + 8
+    # in_proj_ba: [48 + 48, 5120] bfloat16 = 983,040 (not in quantized_layers; was counted FP8, 491,528)
+    assert got["model.layers.0.linear_attn.in_proj_ba"] == 96 * 5120 * 2 == 983_040
+    # gate_up W4A16 NVFP4: [34,816, 5120] -> 89,128,960 packed + 11,141,120 float8 scales + 8
+    assert got["model.layers.0.mlp.gate_up_proj"] == 89_128_960 + 11_141_120 + 8
+    # lm_head W4A16 NVFP4: [248,320, 5120] -> 635,699,200 packed + 79,462,400 scales + 8 = 715,161,608 (0.666 GiB;
+    # was 2,542,796,800 in bfloat16, 2.368 GiB: the 1.70 GiB most of U006's +7.9 % came from)
+    assert got["lm_head"] == 635_699_200 + 79_462_400 + 8 == 715_161_608
+
+
+def test_modelopt_mixed_nemotron_h_mamba_mixer_is_fp8() -> None:
+    # nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4 lists `backbone.layers.N.mixer.in_proj` / `out_proj` FP8
+    # (vLLM's NemotronH mapper reads backbone. as model.; the direct lookup finds them) and lm_head W4A16_NVFP4.
+    spec = resolve_model("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4")
+    got = {
+        t.module.rsplit(".", 1)[-1]: tensor_bytes(spec, t, Parallel(), 2, spec.quant)
+        for t in model_tensors(spec)
+        if (t.layer == 0 and t.linear) or t.module == "lm_head"
+    }
+    # Mamba-2 in_proj [2 x 4096 + 2 x 8 x 128 + 64, 2688] = [10,304, 2688] float8 + 8 (was 2 B an element)
+    assert got["in_proj"] == 10_304 * 2688 + 8 == 27_697_160
+    assert got["out_proj"] == 2688 * 4096 + 8  # [2688, 64 x 64] float8
+    # head [131,072, 2688] NVFP4: 176,160,768 packed + 22,020,096 float8 scales + 8
+    assert got["lm_head"] == 131_072 * 2688 // 2 + 131_072 * 2688 // 16 + 8 == 198_180_872
+
+
 def test_modelopt_mixed_precision_experts_named_block_sparse_moe(tmp_path: Path) -> None:
     # Mixtral / MiniMax name their experts block_sparse_moe.experts.N.w1|w2|w3 (nvidia/MiniMax-M3-NVFP4); vLLM finds
     # the RoutedExperts' algorithm by that prefix (ModelOptMixedPrecisionConfig._resolve_quant_algo, step 3).

@@ -128,21 +128,44 @@ def _matches(module: str, patterns: tuple[str, ...]) -> bool:
     return bool(shards) and all(rx.match(f"{parent}.{shard}" if parent else shard) for shard in shards)
 
 
+# ModelOpt MIXED_PRECISION: the module kinds a `quantized_layers` key of layer N names, by the path segment the
+# checkpoint gives them (Qwen3.5's gated DeltaNet is `linear_attn`, Nemotron-H's Mamba mixer `mixer`)
+_MIXED_KINDS = {
+    "experts": (".experts.",),  # mlp.experts.N (Qwen-MoE style), block_sparse_moe.experts.N (Mixtral, MiniMax)
+    "shared_experts": (".shared_expert",),
+    "attention": (".self_attn.",),
+    "mixer": (".linear_attn.", ".mixer."),
+    "mlp": (".mlp.",),
+}
+
+
 def _mixed_algo(q: QuantSpec, t: Tensor) -> str | None:
-    """ModelOpt MIXED_PRECISION: the algorithm listed for this layer's module kind, if any."""
+    """ModelOpt MIXED_PRECISION: the algorithm `quantized_layers` lists for this module, or None (left unquantized).
+
+    vLLM (ModelOptMixedPrecisionConfig._resolve_quant_algo, 0.23 / 0.24) looks the module's own name up, then for a
+    fused module its checkpoint shards (packed_modules_mapping: qkv_proj <- q/k/v_proj, in_proj_qkvz <- in_proj_qkv /
+    in_proj_z, ...); a linear named by neither stays 16-bit (UnquantizedLinearMethod). So a dense or attention tensor
+    takes an entry of its layer and kind whose last segment is its own name or one of its shards' (Qwen3.6-27B's
+    `in_proj_ba` is not listed beside the FP8 `in_proj_qkv` / `in_proj_z`: bfloat16). RoutedExperts are found by
+    prefix (any key under the experts' parent), so an expert tensor takes any entry of its layer's experts.
+    ParallelLMHead takes the linear method too: a `lm_head` key (`language_model.lm_head` found as `lm_head`,
+    _quantized_layer_prefix_candidates) quantizes the output head.
+    """
+    if t.group == "lm_head":
+        return next((algo for name, algo in q.mixed if _text_model_name(name) == "lm_head"), None)
     if t.layer is None:
         return None
-    kind = {
-        "experts": ".experts.",  # mlp.experts.N (Qwen-MoE style), block_sparse_moe.experts.N (Mixtral, MiniMax)
-        "shared_experts": ".shared_expert",
-        "attention": ".self_attn.",
-        "mixer": ".linear_attn.",
-        "mlp": ".mlp.",
-    }.get(t.group)
-    if kind is None:
+    kinds = _MIXED_KINDS.get(t.group)
+    if kinds is None:
         return None
+    leaf = t.module.rsplit(".", 1)[-1]
+    names = (leaf, *FUSED_SHARDS.get(leaf, ()))
     for name, algo in q.mixed:
-        if f"layers.{t.layer}." in name and kind in name + ".":
+        if name.startswith("mtp") or f"layers.{t.layer}." not in name:
+            continue
+        if not any(kind in name + "." for kind in kinds):
+            continue
+        if t.group == "experts" or name.rsplit(".", 1)[-1] in names:
             return algo
     return None
 
@@ -227,6 +250,11 @@ def tensor_bytes(
         # GPTQ/AWQ `lm_head: true`: ParallelLMHead takes the linear method (get_quant_method in gptq_utils.py and
         # auto_awq.py); the input embedding never does. Its [vocab/TP, hidden] shard is quantized like any linear.
         return plain if _matches(t.module, quant.keep_unquantized) else quantized_bytes(quant, rows, cols)
+    if t.group == "lm_head" and quant.method == "modelopt-mixed":
+        # ModelOpt MIXED_PRECISION lists the head in quantized_layers when it is quantized (nvidia/Qwen3.6-27B-NVFP4:
+        # lm_head W4A16_NVFP4); ParallelLMHead then takes that linear method (modelopt.py get_quant_method).
+        head_algo = None if _matches(t.module, quant.keep_unquantized) else _mixed_algo(quant, t)
+        return plain if head_algo is None else count * quantized_bytes(quant, rows, cols, head_algo)
     if not t.linear:
         return plain
     if _matches(t.module, quant.keep_unquantized):
