@@ -826,3 +826,14 @@ def test_an_extensionless_shell_script_is_read_in_a_folder_by_its_shebang(tmp_pa
         ("vllm", "serve", "Qwen/Qwen3-0.6B"),
         ("vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"),
     ]
+
+
+def test_a_slurm_job_named_dot_job_is_read_in_a_folder_by_its_shebang(tmp_path: Path) -> None:
+    """SURF-ML/vllm-inference-slurm's jobs/run_vllm_serve.job (check-heldout round 24): `sbatch FILE` takes any name;
+    a folder run skipped `.job` files (exit 2, no server) that `check FILE` reads. One whose first line is not a shell
+    (another program's .job file) is still not read."""
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "jobs" / "run.job").write_text("#!/bin/bash\n#SBATCH --gpus-per-node=1\nvllm serve Qwen/Qwen3-8B\n")
+    (tmp_path / "jobs" / "task.job").write_text("[Task]\nrun=vllm serve Qwen/Qwen3-32B\n")
+    loaded = load_inputs((str(tmp_path),))
+    assert [f.argv for f in loaded.found] == [("vllm", "serve", "Qwen/Qwen3-8B")]

@@ -453,10 +453,11 @@ _SHELL_SHEBANG = re.compile(rb"^#![ \t]*\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|z
 
 
 def _extensionless_script(p: Path, folder: Path) -> bool:
-    """A file without a suffix whose first line names a shell (`#!/bin/bash`): an executable script (`bin/serve`,
-    `entrypoint`) the kernel runs by its shebang line (execve(2)) whatever its name; not in hidden folders
-    (.git/hooks holds such files too)."""
-    if p.suffix or p.name.startswith(".") or any(part.startswith(".") for part in p.relative_to(folder).parts[:-1]):
+    """A file without a suffix (or a batch job's `.job`, as Slurm sites name theirs: `sbatch run_vllm_serve.job`)
+    whose first line names a shell (`#!/bin/bash`): an executable script (`bin/serve`, `entrypoint`) the kernel runs
+    by its shebang line (execve(2)) whatever its name; not in hidden folders (.git/hooks holds such files too)."""
+    hidden = p.name.startswith(".") or any(part.startswith(".") for part in p.relative_to(folder).parts[:-1])
+    if p.suffix not in ("", ".job") or hidden:
         return False
     try:
         with p.open("rb") as f:
