@@ -120,3 +120,12 @@ def test_render_refuses_an_image_tag_of_another_release_than_the_plans(tmp_path:
     assert 'image: "vllm/vllm-openai:v0.33.0-cu130"' in ok
     other = ["--image", "team/llm-server", "--image-tag", "1.4.2"]  # another image's tags are its own
     assert 'image: "team/llm-server:1.4.2"' in invoke(["render", str(plan), "--emit", "k8s", *other]).stdout
+
+
+def test_perf_takes_vllm_bench_serves_own_length_flags() -> None:
+    """`vllm bench serve --random-input-len 100 --random-output-len 100` pasted as perf's flags was 'no such option'."""
+    args = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--max-concurrency", "4"]
+    bench = invoke([*args, "--random-input-len", "100", "--random-output-len", "100", "--format", "json"]).stdout
+    ours = invoke([*args, "--input-len", "100", "--output-len", "100", "--format", "json"]).stdout
+    assert bench == ours
+    assert json.loads(bench)["completed"] == 1000

@@ -254,8 +254,20 @@ def read_result_file(path: Path, dataset: str, version: VllmVersion) -> list[Ben
 @click.argument("serve", nargs=-1, type=click.UNPROCESSED, metavar="[-- vllm serve MODEL FLAGS...]")
 @click.option("--model", "model_opt", help="Model: local directory, catalog id, or hub id.")
 @_serve_flag_options
-@click.option("--input-len", type=params.TOKENS, help="Prompt tokens per request (vllm bench's --random-input-len).")
-@click.option("--output-len", type=params.TOKENS, help="Output tokens per request (--random-output-len).")
+@click.option(
+    "--input-len",
+    "--random-input-len",
+    "input_len",
+    type=params.TOKENS,
+    help="Prompt tokens per request (as vllm bench).",
+)
+@click.option(
+    "--output-len",
+    "--random-output-len",
+    "output_len",
+    type=params.TOKENS,
+    help="Output tokens per request (as vllm bench).",
+)
 @click.option("--max-concurrency", type=params.REQUESTS, help="Requests in flight at most (a closed loop).")
 @click.option("--request-rate", help="Requests per second (Poisson), or inf: all at once (the default).")
 @click.option("--burstiness", type=params.BURSTINESS, default=1.0, show_default=True)
