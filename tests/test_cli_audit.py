@@ -47,7 +47,7 @@ def test_infeasible_recommend_names_what_vllm_refuses_not_the_weights() -> None:
     'needs 1.7 GiB of weights per GPU, more than the 13.1 GiB budget; the weights alone need at least 2 such GPUs'."""
     r = invoke(["recommend", "--model", "openai/gpt-oss-20b", "--gpu", "t4", "--concurrency", "1"], exit_code=3)
     (line,) = r.stderr.strip().splitlines()
-    assert line.startswith("Error: no configuration serves 1 concurrent requests on 8 x Tesla T4; nearest: TP=")
+    assert line.startswith("Error: no configuration serves 1 concurrent request on 8 x Tesla T4; nearest: TP=")
     assert "The quantization method mxfp4 is not supported for the current GPU. Minimum capability: 80." in line
     assert "GiB of weights per GPU" not in line
 
@@ -129,3 +129,8 @@ def test_perf_takes_vllm_bench_serves_own_length_flags() -> None:
     ours = invoke([*args, "--input-len", "100", "--output-len", "100", "--format", "json"]).stdout
     assert bench == ours
     assert json.loads(bench)["completed"] == 1000
+
+
+def test_one_request_is_singular() -> None:
+    out = invoke(["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "l4", "--concurrency", "1"]).stdout
+    assert out.startswith("Plan for 1 concurrent request on 1 x NVIDIA L4\n")

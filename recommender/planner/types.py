@@ -27,7 +27,7 @@ class Target:
         """'60 requests at 8,192 tokens' and the like."""
         parts = []
         if self.concurrency is not None:
-            parts.append(f"{self.concurrency:,} concurrent requests")
+            parts.append(f"{self.concurrency:,} concurrent request{'' if self.concurrency == 1 else 's'}")
         if self.context is not None:
             parts.append(f"{self.context:,}-token context")
         return " of ".join(parts) if len(parts) == 2 else parts[0] if parts else "no target"
