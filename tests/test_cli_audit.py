@@ -134,3 +134,16 @@ def test_perf_takes_vllm_bench_serves_own_length_flags() -> None:
 def test_one_request_is_singular() -> None:
     out = invoke(["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "l4", "--concurrency", "1"]).stdout
     assert out.startswith("Plan for 1 concurrent request on 1 x NVIDIA L4\n")
+
+
+def test_explain_and_perf_read_a_quoted_command_as_check_does() -> None:
+    """`check --gpu l4 "vllm serve M ..."` reads the quoted command; explain and perf said the whole string 'is not a
+    local directory, a catalog entry or a hub id'."""
+    quoted = "vllm serve Qwen/Qwen3-8B --max-model-len 8192"
+    out = invoke(["explain", "--gpu", "l4", quoted]).stdout
+    assert out == invoke(["explain", "--gpu", "l4", "--", *quoted.split()]).stdout
+    assert "max_model_len 8,192" in out
+    perf = ["perf", "--gpu", "l4", quoted, "--input-len", "100", "--output-len", "10", "--max-concurrency", "2"]
+    assert "  vllm serve Qwen/Qwen3-8B --max-model-len 8192\n" in invoke(perf).stdout
+    r = invoke(["explain", "--gpu", "l4", "vllm serve 'Qwen/Qwen3-8B"], exit_code=2)
+    assert r.stderr == 'Error: cannot read the command "vllm serve \'Qwen/Qwen3-8B": No closing quotation\n'

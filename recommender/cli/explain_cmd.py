@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
 from recommender.memory.spec_decode import NO_MODEL_METHODS
 from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
+from recommender.quoting import clipped, quoted
 from recommender.serve_args import parse_serve_argv
 from recommender.serve_release_errors import strict_errors
 from recommender.sources.resolve import resolve_model
@@ -381,6 +383,20 @@ def engine_request(
 _COMMAND_WORDS = ("vllm", "python", "python3")  # the first word of a whole command after `--`
 
 
+def whole_command_argument(model_arg: str | None, serve: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """A whole command quoted as one argument (`explain --gpu G "vllm serve M --max-model-len 8192"`, as `check`
+    takes it) read as the command after `--`; anything else as given."""
+    if serve or not model_arg or not any(ch.isspace() for ch in model_arg.strip()):
+        return model_arg, serve
+    try:
+        words = shlex.split(model_arg)
+    except ValueError as exc:  # an unclosed quote
+        raise InputError(f"cannot read the command {quoted(clipped(model_arg))}: {exc}") from exc
+    if not words or words[0] not in _COMMAND_WORDS:
+        return model_arg, serve
+    return None, tuple(words)
+
+
 def serve_values(
     model_arg: str | None,
     serve: tuple[str, ...],
@@ -391,6 +407,7 @@ def serve_values(
     """The model and the serve-flag values given, from the options and a whole command after `--` (the options
     win); the command's argument errors, as vLLM's parser of that release reports them, are refused."""
     values: dict[str, Any] = {}
+    model_arg, serve = whole_command_argument(model_arg, serve)
     model = model_opt or model_arg
     # MODEL and then a whole command after `--` (`explain M --gpu G -- vllm serve M ...`): the command is read alone
     whole = model_arg not in (None, "vllm", "serve") and bool(serve) and serve[0] in _COMMAND_WORDS
