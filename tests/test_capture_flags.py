@@ -16,6 +16,7 @@ from recommender.memory.capture_config import capture_request, effective_mode, e
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.profile_run import capture_lists, graph_count
 from recommender.memory.scheduler import SchedulerLimits
+from recommender.memory.startup_issues import IssueKind
 from recommender.serve_args import parse_serve_argv
 from recommender.serve_argv_builder import build_serve_argv
 from recommender.sources.resolve import resolve_model
@@ -156,3 +157,21 @@ def test_capture_flags_survive_the_rebuilt_command() -> None:
     )
     flags = parse_serve_argv(written).engine_flags()
     assert parse_serve_argv(build_serve_argv("m", flags)).engine_flags() == flags
+
+
+def test_the_mamba_block_check_needs_full_graphs() -> None:
+    """config/compilation.py resolve_cudagraph_mode_and_sizes refuses max_num_seqs above the Mamba cache blocks only
+    when `cudagraph_mode.has_full_cudagraphs()`: Qwen3.8-27B on an RTX PRO 6000 Max-Q at 0.95 with 1,024 sequences
+    (fewer blocks, tests/test_at_risk.py) is refused by default and under FULL_DECODE_ONLY, not under PIECEWISE or -O0."""
+    spec, maxq, v26 = (
+        resolve_model("Qwen/Qwen3.8-27B"),
+        resolve_gpu("rtx-pro-6000-maxq", load_gpus()),
+        VllmVersion(0, 26),
+    )
+
+    def refused(**kw: object) -> bool:
+        e = explain(spec, maxq, EngineFlags(gpu_memory_utilization=0.95, **kw), v26)  # type: ignore[arg-type]
+        return e.has(IssueKind.MAMBA_BLOCKS)
+
+    assert refused() and refused(compilation_config='{"cudagraph_mode": "FULL_DECODE_ONLY"}')
+    assert not refused(compilation_config='{"cudagraph_mode": "PIECEWISE"}') and not refused(optimization_level="0")

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 
+from recommender.memory.capture_config import effective_mode
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.explanation import StageBudget
 from recommender.memory.startup_issues import IssueKind, StartupIssue
@@ -53,10 +54,18 @@ def has_mamba_state(stage: StageBudget) -> bool:
     return any(g.kind == "mamba" for g in stage.layout.groups)
 
 
+def full_graphs(flags: EngineFlags, version: VllmVersion) -> bool:
+    """`cudagraph_mode.has_full_cudagraphs()`: hybrid models default to FULL_AND_PIECEWISE; a cudagraph_mode of NONE
+    or PIECEWISE, or -O0 without a mode, captures no FULL graph (memory/capture_config.py)."""
+    release = (version.major, version.minor, version.patch)
+    mode = effective_mode(flags.capture_request(), default="FULL_AND_PIECEWISE", release=release)
+    return not flags.enforce_eager and mode not in ("NONE", "PIECEWISE")
+
+
 def checked(stage: StageBudget, flags: EngineFlags, version: VllmVersion, *, v0: bool) -> bool:
     """Whether the pool must hold the decode batch: a hybrid model captured with FULL decode graphs on the V1 engine
     (V0 had a per-request Mamba cache of its own), from 0.15."""
-    return not v0 and version >= ASSERT_FROM and not flags.enforce_eager and has_mamba_state(stage)
+    return not v0 and version >= ASSERT_FROM and full_graphs(flags, version) and has_mamba_state(stage)
 
 
 def decode_batch(max_num_seqs: int, version: VllmVersion) -> int:
