@@ -147,3 +147,15 @@ def test_explain_and_perf_read_a_quoted_command_as_check_does() -> None:
     assert "  vllm serve Qwen/Qwen3-8B --max-model-len 8192\n" in invoke(perf).stdout
     r = invoke(["explain", "--gpu", "l4", "vllm serve 'Qwen/Qwen3-8B"], exit_code=2)
     assert r.stderr == 'Error: cannot read the command "vllm serve \'Qwen/Qwen3-8B": No closing quotation\n'
+
+
+def test_explain_says_when_a_commands_option_left_vllm() -> None:
+    """`explain -- vllm serve M --swap-space 4` said only 'unrecognized arguments: --swap-space 4' where check says
+    the release that removed it."""
+    r = invoke(["explain", "--gpu", "l4", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--swap-space", "4"], exit_code=2)
+    assert r.stderr == (
+        "Error: --swap-space is not an option of vLLM 0.33.0 (removed in vLLM 0.18.0): vllm serve would exit with "
+        "'unrecognized arguments: --swap-space'\n"
+    )
+    unknown = invoke(["explain", "--gpu", "l4", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--max-model-length", "8"], 2)
+    assert unknown.stderr == "Error: unrecognized arguments: --max-model-length 8\n"

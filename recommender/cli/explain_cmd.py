@@ -37,7 +37,7 @@ from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
 from recommender.quoting import clipped, quoted
 from recommender.serve_args import parse_serve_argv
-from recommender.serve_release_errors import strict_errors
+from recommender.serve_release_errors import not_accepted, strict_errors
 from recommender.sources.resolve import resolve_model
 from recommender.startup_log import LoggedStartup
 from recommender.units import GiB
@@ -415,6 +415,8 @@ def serve_values(
         argv, serve_form = api_server_args(([model_arg] if model_arg and not whole else []) + list(serve))
         cmd = parse_serve_argv(argv, serve=serve_form, version=version)
         problems = strict_errors(cmd, version)
+        if problems and problems[0].startswith("unrecognized arguments"):  # say why when the release dates it
+            refuse_flags_not_in({g.spec.dest for g in not_accepted(cmd, version)}, version)
         if problems:
             raise FlagError(problems[0])
         if whole and cmd.model and cmd.model != model_arg:
