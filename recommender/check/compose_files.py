@@ -17,11 +17,11 @@ from recommender.check.commands import (
     with_image_cmd,
 )
 from recommender.check.compose_interpolation import compose_interpolate, dotenv_values
-from recommender.check.compose_mounts import mounted_command, mounted_entrypoint
+from recommender.check.compose_mounts import compose_words, mounted_command, mounted_entrypoint
 from recommender.check.dockerfile import final_stage, run_copied_script
 from recommender.check.found import Found
 from recommender.check.images import cpu_build, devices_seen, env_platform, image_tag, is_vllm_image, pinned_release
-from recommender.check.manifest_values import as_list, as_mapping, is_count, split_words
+from recommender.check.manifest_values import as_list, as_mapping, is_count
 from recommender.errors import InputError
 from recommender.quoting import quoted
 from recommender.safe_load import UntrustedDocumentError, load_yaml
@@ -29,16 +29,6 @@ from recommender.safe_load import UntrustedDocumentError, load_yaml
 FileReader = Callable[[str], str | None]  # a file beside the compose file, by a path relative to its folder
 # why a FileReader gave no text for a path: (Compose, too, fails on it, the reason in a few words)
 UnreadReason = Callable[[str], tuple[bool, str]]
-
-
-def _compose_words(value: Any) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, list):
-        return [str(w) for w in value]
-    if isinstance(value, str):
-        return split_words(value)
-    raise InputError(f"command/entrypoint must be a string or a list, not {type(value).__name__}")
 
 
 def read_compose(
@@ -476,8 +466,8 @@ def _compose_service(
 ) -> list[Found]:
     image = str(svc.get("image", ""))
     try:
-        entry = _compose_words(svc.get("entrypoint"))
-        command = _compose_words(svc.get("command"))
+        entry = compose_words(svc.get("entrypoint"))
+        command = compose_words(svc.get("command"))
         stage = final_stage(built, _build_args(svc)) if built is not None else None
     except InputError as exc:
         raise InputError(f"{source} (service/{name}): {exc}") from exc

@@ -14,7 +14,8 @@ FileReader = Callable[[str], str | None]  # a file beside the compose file, by a
 _SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 
 
-def _words(value: Any) -> list[str] | None:
+def compose_words(value: Any) -> list[str] | None:
+    """A service's `command` / `entrypoint` as Compose runs it: a list as given, a string split as a shell would."""
     if value is None:
         return None
     if isinstance(value, list):
@@ -45,7 +46,7 @@ def mounted_entrypoint(svc: Mapping[str, Any], read: FileReader | None) -> tuple
     it from beside the compose file (`./docker/vllm/entrypoint.sh:/entrypoint.sh`), run directly or by a shell
     (`["/bin/sh", "/app/start.sh"]`); None otherwise (a script baked into an image is not here)."""
     try:
-        entry = _words(svc.get("entrypoint"))
+        entry = compose_words(svc.get("entrypoint"))
     except InputError:
         return None
     return _mounted_script(svc, entry, read) if read is not None and entry else None
@@ -63,7 +64,7 @@ def mounted_command(svc: Mapping[str, Any], read: FileReader | None) -> tuple[st
     if has_vllms_entrypoint(str(svc.get("image", ""))):
         return None
     try:
-        command = _words(svc.get("command"))
+        command = compose_words(svc.get("command"))
     except InputError:
         return None
     return _mounted_script(svc, command, read) if command else None
