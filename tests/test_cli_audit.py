@@ -134,6 +134,7 @@ def test_perf_takes_vllm_bench_serves_own_length_flags() -> None:
 def test_one_request_is_singular() -> None:
     out = invoke(["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "l4", "--concurrency", "1"]).stdout
     assert out.startswith("Plan for 1 concurrent request on 1 x NVIDIA L4\n")
+    assert "KV auto: 1 request of " in out  # the plan's reason line, as the headline
 
 
 def test_explain_and_perf_read_a_quoted_command_as_check_does() -> None:
@@ -159,3 +160,9 @@ def test_explain_says_when_a_commands_option_left_vllm() -> None:
     )
     unknown = invoke(["explain", "--gpu", "l4", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--max-model-length", "8"], 2)
     assert unknown.stderr == "Error: unrecognized arguments: --max-model-length 8\n"
+
+
+def test_one_request_per_engine_is_singular_in_a_rejection() -> None:
+    """The golden plan of examples/llama-3.1-70b-on-4xh100 rejects a TP 2 option holding one request per engine."""
+    text = (Path(__file__).parent.parent / "examples" / "llama-3.1-70b-on-4xh100" / "plan.yaml").read_text()
+    assert "= 1 request at 32,768 per engine" in text and "= 1 requests" not in text

@@ -179,7 +179,8 @@ def _size_for_context(ctx: _Context, length: int) -> tuple[int, int] | Evaluatio
         engines = f"{n} engines on {ctx.hw.total_gpus} GPUs hold" if n > 1 else "that is"
         return ctx.reject(
             f"weights {st.weights / GiB:.1f} GiB + overheads leave {kv:.1f} GiB KV per GPU "
-            f"= {math.floor(per):,} requests at {length:,} per engine; {engines} {math.floor(per) * n:,}, below {need:,}",
+            f"= {math.floor(per):,} request{'' if math.floor(per) == 1 else 's'} at {length:,} per engine; {engines} "
+            f"{math.floor(per) * n:,}, below {need:,}",
             per * n,
             n,
         )
@@ -226,7 +227,8 @@ def _judged(
     ok = final.fits and not final.at_risk and total >= (target.concurrency or 1)
     figure = f"{final.max_num_seqs:,}" if per_replica == final.max_num_seqs else f"{per_replica:,.1f}"
     reason = (
-        f"{c.describe()}: {figure} requests of {final.max_model_len:,} tokens per replica x {replicas}"
+        f"{c.describe()}: {figure} request{'' if figure == '1' else 's'} of {final.max_model_len:,} tokens per replica"
+        f" x {replicas}"
         f"{_seqs_note(final)}"
         if ok
         else f"{c.describe()}: re-check with the chosen flags failed ({'; '.join(_failures(final)) or 'concurrency'})"
