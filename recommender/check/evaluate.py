@@ -61,11 +61,9 @@ def version_for(found: Found, given: str | None, default: str) -> VllmVersion:
     """--vllm-version, else the plan annotation, else the image tag (vX.Y.Z), else the default."""
     claimed, _ = plan_annotations.decode(found.annotations)
     for candidate in (given, claimed.vllm_version, found.image_tag):
-        if candidate and re.fullmatch(r"v?\d+\.\d+(\.\d+)?.*", candidate):
-            try:
-                return VllmVersion.parse(candidate)
-            except PlanError:
-                continue
+        release = VllmVersion.from_tag(candidate) if candidate else None
+        if release is not None:
+            return release
     return VllmVersion.parse(default)
 
 

@@ -55,6 +55,17 @@ class VllmVersion:
             raise FlagError(f"--vllm-version {text}: supported versions are 0.4 to 0.33 (V1 engine from 0.8)")
         return v
 
+    @classmethod
+    def from_tag(cls, text: str) -> VllmVersion | None:
+        """The release an image tag or annotation names (`v0.33.0`, `0.33.0-cu130`); None for `latest`, `nightly`, a
+        digest-like tag or a release outside the modelled range."""
+        if not re.fullmatch(r"v?\d+\.\d+(\.\d+)?.*", text):
+            return None
+        try:
+            return cls.parse(text)
+        except FlagError:
+            return None
+
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}.{self.patch}"
 
