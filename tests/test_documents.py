@@ -269,8 +269,8 @@ def test_recommended_plans_of_other_shapes_read_back(args: list[str]) -> None:
 
 def test_data_parallel_engines_count_their_gpus(plan_data: dict[str, Any]) -> None:
     """An engine with --data-parallel-size holds TP x PP x DP GPUs: the plan says so and render requests them."""
-    from recommender.render.context import RenderOptions
     from recommender.render.engine import render
+    from recommender.render.options import RenderOptions
 
     data = _set(plan_data, "command", [*plan_data["command"], "--data-parallel-size", "2"])
     assert "is not replicas x TP x PP x DP = 2" in _error(data)

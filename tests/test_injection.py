@@ -20,8 +20,8 @@ import yaml
 
 from recommender.documents import plan_from_data
 from recommender.errors import InputError
-from recommender.render.context import RenderOptions
 from recommender.render.engine import expand, render
+from recommender.render.options import RenderOptions
 
 from .conftest import ROOT
 

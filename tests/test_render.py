@@ -23,8 +23,8 @@ from recommender.cli.render_cmd import load_plan
 from recommender.documents import plan_from_data
 from recommender.errors import InputError
 from recommender.memory.engine import VllmVersion
-from recommender.render.context import RenderOptions
 from recommender.render.engine import expand, render
+from recommender.render.options import RenderOptions
 from recommender.render.output import LocalDisk, write_files
 from recommender.serve_args import parse_serve_argv
 from recommender.serve_release_errors import strict_errors

@@ -41,7 +41,7 @@ from recommender.project import merge_settings, require
 from recommender.sources.resolve import resolve_model
 
 if TYPE_CHECKING:
-    from recommender.render.context import RenderOptions
+    from recommender.render.options import RenderOptions
     from recommender.report.structure import Report
 
 # Columns of the alternatives table after TP (which says EP where rows differ by expert parallelism).

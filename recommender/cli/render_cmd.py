@@ -13,7 +13,8 @@ from recommender.cli import params
 from recommender.documents import Plan, plan_from_text
 from recommender.documents.parse import MAX_PLAN_CHARS
 from recommender.errors import InputError
-from recommender.render.context import ARTIFACTS, RenderOptions
+from recommender.render.context import ARTIFACTS
+from recommender.render.options import RenderOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -89,8 +90,8 @@ def emit_artifacts(
     extra_files: dict[str, str] | None = None,
 ) -> None:
     """Render, then print or write (all or nothing)."""
-    from recommender.render.context import check_renderable
     from recommender.render.engine import expand, render
+    from recommender.render.options import check_renderable
     from recommender.render.output import write_files
 
     check_renderable(plan, opts)

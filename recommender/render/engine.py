@@ -14,6 +14,7 @@ from recommender.documents.plan import Plan
 from recommender.errors import InputError
 from recommender.render import context as c
 from recommender.render.escape import Escaped
+from recommender.render.options import RenderOptions
 from recommender.resources import templates_dir
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def _for_multinode(d: c.Deployment, artifacts: tuple[str, ...], notes: list[str]
 
 
 def render(
-    plan: Plan, artifacts: tuple[str, ...], opts: c.RenderOptions, *, tool_version: str
+    plan: Plan, artifacts: tuple[str, ...], opts: RenderOptions, *, tool_version: str
 ) -> tuple[dict[str, str], list[str]]:
     """{file name: content} for the requested artifacts, plus notes (e.g. a normalised name)."""
     d = c.deployment(plan, opts, tool_version=tool_version)
