@@ -8,8 +8,8 @@ The summary gives the median and 90th-percentile absolute error per metric for t
 fitted on and, separately, for the held-out model x GPU combinations; points not used say why. `--field` runs on
 benchmarks/data/perf/field_points.jsonl alone: published points of model x GPU combinations that neither file above
 holds and the fit never reads (the honest estimate of the error on combinations nobody fitted on). `--points FILE`
-does the same on another file of never-fitted points (ids F, K, M, N, Q, S, T, V, W, X, Y or Z...),
-e.g. benchmarks/data/perf/heldout_points_12.jsonl.
+does the same on another file of never-fitted points (ids F, J, K, M, N, Q, S, T, V, W, X, Y or Z...),
+e.g. benchmarks/data/perf/heldout_points_13.jsonl.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def main() -> int:
         "--points",
         type=Path,
         metavar="FILE",
-        help="another file of never-fitted points (ids F/K/M/N/Q/S/T/V/W/X/Y/Z...)",
+        help="another file of never-fitted points (ids F/J/K/M/N/Q/S/T/V/W/X/Y/Z...)",
     )
     args = ap.parse_args()
     blind = (args.points,) if args.points else ((FIELD,) if args.field else None)

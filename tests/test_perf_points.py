@@ -17,6 +17,7 @@ from benchmarks.perf_points import (
     HELDOUT_10,
     HELDOUT_11,
     HELDOUT_12,
+    HELDOUT_13,
     HOLDOUT_GROUPS,
     _random_lengths,
     points,
@@ -500,6 +501,31 @@ def test_twelfth_blind_set_is_new_points_of_combinations_the_fit_never_saw() -> 
     assert (by["M015"].gpu, by["M018"].gpu) == ("rtx5090", "a100-40gb")
     assert by["M018"].measured == pytest.approx({"tpot": 8.21})
     assert by["M019"].measured == pytest.approx({"tpot": 24.06, "throughput": 1394})
+
+
+def test_thirteenth_blind_set_is_new_points_of_combinations_the_fit_never_saw() -> None:
+    blind = points((HELDOUT_13,))
+    assert len(blind) >= 5
+    fitted = {p.group for p in points()}
+    earlier = {(p.source, p.load.max_concurrency, p.model) for p in points((FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_12))}
+    for p in blind:
+        assert p.id.startswith("J"), p.id
+        assert p.use == "field", (p.id, p.reason)
+        assert p.group not in fitted, (p.id, p.group)
+        assert (p.source, p.load.max_concurrency, p.model) not in earlier, p.id
+    by = {p.id: p for p in blind}
+    # Vultr's MiniMax-M2.5 table: TP4 from its model guide's serve command, 50 prompts at one user and 400 above
+    j001, j003 = by["J001"], by["J003"]
+    assert (j001.gpu, j001.flags.tensor_parallel_size, j001.flags.max_model_len) == ("b200", 4, 32768)
+    assert (j001.load.num_prompts, j003.load.num_prompts, j003.load.max_concurrency) == (50, 400, 16)
+    assert j001.version.minor == 12
+    assert j003.measured == pytest.approx({"ttft": 77, "tpot": 15.01, "throughput": 1057})
+    # the stored copy stops inside J004's TPOT cell
+    assert by["J004"].measured == pytest.approx({"ttft": 91, "throughput": 1636})
+    # recipes PR 476: the printed line is cut, output throughput from 102,400 tokens over 26.65 s
+    j005 = by["J005"]
+    assert (j005.gpu, j005.flags.tensor_parallel_size, j005.load.max_concurrency) == ("mi300x", 1, 32)
+    assert j005.measured == pytest.approx({"throughput": 102400 / 26.65}, rel=1e-4)
 
 
 def test_only_runs_stated_to_re_send_every_prompt_are_read_as_cached() -> None:
