@@ -272,6 +272,7 @@ def recommend(
         table=lambda: outcome.text,
         document=lambda: dump(doc),
         report=outcome.report,
+        force=force,
     )
 
 

@@ -32,7 +32,11 @@ def render_options(func: F) -> F:
                 help="Write the files into this folder (atomically) instead of printing them. recommend without "
                 "--emit: a FILE.yaml, .json, .html or .txt receives the plan itself in that format.",
             ),
-            click.option("--force", is_flag=True, help="Overwrite files that differ from the new rendering."),
+            click.option(
+                "--force",
+                is_flag=True,
+                help="Overwrite files that differ from the new rendering (recommend -o FILE: from the new plan).",
+            ),
             click.option("--name", help="Deployment / unit name (default: vllm-<model>)."),
             click.option("--namespace", default="default", show_default=True, help="Kubernetes namespace."),
             click.option("--port", type=params.PORT, default=8000, show_default=True, help="HTTP port of the server."),

@@ -48,7 +48,7 @@ plot_option = click.option(
 )
 
 
-def stage_plot(path: Path, report: Report) -> Staged | None:
+def stage_plot(path: Path, report: Report, *, keep_changed: bool = False) -> Staged | None:
     """The report's charts stacked in one SVG (rasterised when the name ends in .png), written beside `path` but
     not yet in place: the command's other output is written first, so a failure leaves neither."""
     from recommender.report.html import svg_document
@@ -61,14 +61,14 @@ def stage_plot(path: Path, report: Report) -> Staged | None:
     if path.suffix.lower() == ".png":
         from recommender.report.png import svg_to_png
 
-        return stage(path, svg_to_png(svg))
-    return stage(path, svg.encode("utf-8"))
+        return stage(path, svg_to_png(svg), keep_changed=keep_changed)
+    return stage(path, svg.encode("utf-8"), keep_changed=keep_changed)
 
 
 @contextmanager
-def plotted(plot: Path | None, report: Report | None) -> Iterator[None]:
+def plotted(plot: Path | None, report: Report | None, *, keep_changed: bool = False) -> Iterator[None]:
     """--plot put in place only when the body (the command's other output) completes; else discarded."""
-    staged = stage_plot(plot, report) if plot is not None and report is not None else None
+    staged = stage_plot(plot, report, keep_changed=keep_changed) if plot is not None and report is not None else None
     try:
         yield
     except BaseException:
@@ -88,10 +88,14 @@ def deliver(
     document: Callable[[], Any],
     report: Callable[[], Report],
     markdown: Callable[[], str] | None = None,
+    force: bool | None = None,
 ) -> None:
-    """Print (or write to -o FILE) the output in `fmt`, and draw --plot; each form is computed only if asked."""
+    """Print (or write to -o FILE) the output in `fmt`, and draw --plot; each form is computed only if asked.
+    `force`: None for a command without --force (its -o replaces the file); False refuses to replace a file that
+    differs from the new output, as `render` refuses (recommend, whose --force is render's)."""
     built = report() if fmt == "html" or plot is not None else None
-    with plotted(plot, built):
+    keep = force is False
+    with plotted(plot, built, keep_changed=keep):
         if fmt == "html" and built is not None:
             from recommender.report.html import html_page
 
@@ -107,4 +111,4 @@ def deliver(
         else:
             from recommender.report.write import write_atomic
 
-            write_atomic(output, text.encode("utf-8"))
+            write_atomic(output, text.encode("utf-8"), keep_changed=keep)

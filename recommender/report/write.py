@@ -31,12 +31,14 @@ class Staged:
         self.tmp.unlink(missing_ok=True)
 
 
-def stage(path: Path, data: bytes) -> Staged:
+def stage(path: Path, data: bytes, *, keep_changed: bool = False) -> Staged:
     """Write `data` to a temporary file in `path`'s folder; a one-line InputError when the folder is missing or
-    read-only (nothing is left behind)."""
+    read-only (nothing is left behind). `keep_changed`: refuse to replace a file that differs from `data`."""
     path = path.expanduser()
     if path_kind(path) == "dir":
         raise InputError(f"{path} is a directory; give a file name")
+    if keep_changed:
+        refuse_changed(path, data)
     if path_kind(path.parent) != "dir":
         raise InputError(f"cannot write {path}: folder {path.parent} does not exist")
     try:
@@ -53,6 +55,20 @@ def stage(path: Path, data: bytes) -> Staged:
     return Staged(path, Path(tmp))
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` in one step; a one-line InputError when the folder is missing or read-only."""
-    stage(path, data).commit()
+def refuse_changed(path: Path, data: bytes) -> None:
+    """`--force`'s rule, as `render` applies it (render/output.py): an existing file is replaced only when it
+    already holds `data`; one that differs is refused with a one-line InputError."""
+    if path_kind(path) != "file":
+        return  # missing (written), or not a regular file (the write reports it)
+    try:
+        same = path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError as exc:
+        raise InputError(f"cannot read existing {path}: {exc.strerror}") from exc
+    if not same:
+        raise InputError(f"{path} exists and differs from the new output; pass --force to overwrite it")
+
+
+def write_atomic(path: Path, data: bytes, *, keep_changed: bool = False) -> None:
+    """Replace `path` with `data` in one step; a one-line InputError when the folder is missing or read-only, or
+    (`keep_changed`) when `path` holds something else."""
+    stage(path, data, keep_changed=keep_changed).commit()
