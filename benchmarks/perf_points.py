@@ -55,8 +55,8 @@ HELDOUT_11 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points
 # 0.27.1 plateaus of Qwen3-32B and Nemotron-3-Nano-30B-A3B BF16 on H200, RTX PRO 6000 and RTX PRO 4500, Qwen3-Coder-480B
 # on 8 x H20-3e, gemma-4-31B-it on a GH200, Qwen3.5-4B on an RTX 5090 and an A100-40GB), measured the same way.
 HELDOUT_12 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_12.jsonl"
-# Ids J...: a thirteenth blind set (MiniMax-M2.5 FP8 TP4 on 4 x B200 from Vultr's cookbook, Ministral-3-3B-Instruct on
-# an MI300X from vLLM recipes PR 476), measured the same way.
+# Ids J...: a thirteenth blind set (MiniMax-M2.5 FP8 TP4 on 4 x B200 from Vultr's cookbook, Ministral-3-3B/8B-Instruct
+# on an MI300X from the vLLM recipes' Ministral 3 guide), measured the same way.
 HELDOUT_13 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_13.jsonl"
 
 GPU_KEYS = {

@@ -505,7 +505,7 @@ def test_twelfth_blind_set_is_new_points_of_combinations_the_fit_never_saw() -> 
 
 def test_thirteenth_blind_set_is_new_points_of_combinations_the_fit_never_saw() -> None:
     blind = points((HELDOUT_13,))
-    assert len(blind) >= 5
+    assert len(blind) >= 6
     fitted = {p.group for p in points()}
     earlier = {(p.source, p.load.max_concurrency, p.model) for p in points((FIELD, HELDOUT_2, HELDOUT_3, HELDOUT_12))}
     for p in blind:
@@ -522,10 +522,14 @@ def test_thirteenth_blind_set_is_new_points_of_combinations_the_fit_never_saw() 
     assert j003.measured == pytest.approx({"ttft": 77, "tpot": 15.01, "throughput": 1057})
     # the stored copy stops inside J004's TPOT cell
     assert by["J004"].measured == pytest.approx({"ttft": 91, "throughput": 1636})
-    # recipes PR 476: the printed line is cut, output throughput from 102,400 tokens over 26.65 s
-    j005 = by["J005"]
+    # the Ministral 3 recipe's MI300X table (PR 476's runs): means, TP1, 100 prompts of 1,024 / 1,024 at 32 in flight
+    j005, j006 = by["J005"], by["J006"]
     assert (j005.gpu, j005.flags.tensor_parallel_size, j005.load.max_concurrency) == ("mi300x", 1, 32)
-    assert j005.measured == pytest.approx({"throughput": 102400 / 26.65}, rel=1e-4)
+    assert (j005.load.num_prompts, j005.load.input_len, j005.load.output_len) == (100, 1024, 1024)
+    assert j005.measured == pytest.approx({"ttft": 288, "tpot": 6.42, "throughput": 3842})
+    # the 8B command's --max-num-batched-tokens; the 3B one states none
+    assert (j006.flags.max_num_batched_tokens, j005.flags.max_num_batched_tokens) == (8192, None)
+    assert j006.catalog_model == "mistralai/Ministral-3-8B-Instruct-2512"
 
 
 def test_only_runs_stated_to_re_send_every_prompt_are_read_as_cached() -> None:
