@@ -16,6 +16,7 @@
     python benchmarks/fidelity.py --records field12    # round 12 (S*), committed notes, logs and an issue, measured blind
     python benchmarks/fidelity.py --records field13    # round 13 (T*), notes, logs and issues, data-centre cards, blind
     python benchmarks/fidelity.py --records field14    # round 14 (U*), 2026 releases, big cards, TP and MoE, blind
+    python benchmarks/fidelity.py --records field15    # round 15 (W*), 2026 notes and guides, AMD and small cards, blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -74,6 +75,7 @@ FIELD11 = (DATA / "vllm_startup_logs_field11.jsonl",)
 FIELD12 = (DATA / "vllm_startup_logs_field12.jsonl",)
 FIELD13 = (DATA / "vllm_startup_logs_field13.jsonl",)
 FIELD14 = (DATA / "vllm_startup_logs_field14.jsonl",)
+FIELD15 = (DATA / "vllm_startup_logs_field15.jsonl",)
 RECORD_SETS = {
     "calibration": DEFAULT,
     "field": FIELD,
@@ -90,6 +92,7 @@ RECORD_SETS = {
     "field12": FIELD12,
     "field13": FIELD13,
     "field14": FIELD14,
+    "field15": FIELD15,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 # the --quantization methods a record passes through: those vLLM can also apply to a 16-bit checkpoint at load
@@ -670,11 +673,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2' ... 'field14' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field15' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 15))),
+        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 16))),
         help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")
