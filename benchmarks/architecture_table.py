@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+from recommender.console import run_script
+
 _DICT = re.compile(r"^(_[A-Z_]+) *(?::[^=]*)?= *\{(.*?)^\}", re.M | re.S)
 _KEY = re.compile(r'^\s*"(\w+)":\s*\(', re.M)
 _SKIPPED = ("SPECULATIVE", "TRANSFORMERS", "ROCM", "PREVIOUSLY", "OOT", "VLLM_MODELS")
@@ -112,4 +114,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

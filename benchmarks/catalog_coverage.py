@@ -15,6 +15,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
+from recommender.console import run_script
 from recommender.errors import FetchError, PlanError
 from recommender.sources.hub import RemoteModel
 from recommender.sources.resolve import resolve_model
@@ -72,4 +73,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from recommender.console import run_script
+
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "deployments"
 FLAGS = ("unresolved", "not_evaluable")
 FIELDS = ("model", "tp", "pp", "max_model_len", "gpu_memory_utilization", "quantization", "kv_cache_dtype", "gpus")
@@ -169,4 +171,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from recommender.catalog import model_files
+from recommender.console import run_script
 from recommender.errors import PlanError
 from recommender.memory.weights import Parallel, weight_bytes_per_gpu
 from recommender.model.checkpoint_map import checkpoint_inventory
@@ -72,4 +73,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

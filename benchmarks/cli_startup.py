@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 
+from recommender.console import run_script
+
 HEAVY = ("huggingface_hub", "kubernetes", "jinja2", "httpx2")
 
 
@@ -34,4 +36,4 @@ def main(runs: int) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 5))
+    run_script(lambda: main(int(sys.argv[1]) if len(sys.argv) > 1 else 5))

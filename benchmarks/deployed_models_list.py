@@ -21,6 +21,8 @@ import subprocess
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from recommender.console import run_script
+
 # (repository, the mirror holding it, revision, path prefixes read; empty: every file). vLLM's own history is read
 # from a fork that mirrors its release tags (a tag names the same commit in both).
 SOURCES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
@@ -116,4 +118,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

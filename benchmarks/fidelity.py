@@ -38,7 +38,6 @@ import ast
 import json
 import re
 import statistics
-import sys
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
@@ -46,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from recommender.catalog import find_model, load_gpus
+from recommender.console import run_script
 from recommender.errors import PlanError
 from recommender.gpu_clues import GpuClue, read_gpu_clues
 from recommender.gpu_totals import NEAR as TOTAL_NEAR
@@ -689,4 +689,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.perf_points import points
 from benchmarks.perf_run import Prepared, predicted_metrics, prepare
+from recommender.console import run_script
 from recommender.perf.fit import FitResult, Knob, compass_search, huber, log_error
 from recommender.perf.params import PerfParams, gpu_family
 from recommender.perf_profile import bundled_params, read_ceiling, sustained_gemm
@@ -275,4 +276,4 @@ def document(params: PerfParams, ids: list[str]) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

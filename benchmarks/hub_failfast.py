@@ -21,6 +21,8 @@ import tempfile
 import threading
 import time
 
+from recommender.console import run_script
+
 
 def _refused() -> str:
     with socket.socket() as s:
@@ -74,4 +76,4 @@ def main(baseline: bool) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main("--baseline" in sys.argv[1:]))
+    run_script(lambda: main("--baseline" in sys.argv[1:]))

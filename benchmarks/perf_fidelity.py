@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.perf_points import ADDED, DATA, FIELD, METRICS, Point, points
 from benchmarks.perf_run import predicted_metrics, prepare_or_reason
+from recommender.console import run_script
 from recommender.perf_profile import load_params
 
 
@@ -135,4 +136,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

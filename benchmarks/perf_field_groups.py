@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.perf_fidelity import evaluate
 from benchmarks.perf_points import FIELD, METRICS, Point, gpu
+from recommender.console import run_script
 from recommender.sources.resolve import resolve_model
 
 FAMILIES = {"8.0": "Ampere", "8.6": "Ampere", "8.9": "Ada", "9.0": "Hopper", "10.0": "Blackwell", "12.0": "Blackwell"}
@@ -87,4 +88,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

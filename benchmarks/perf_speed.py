@@ -9,11 +9,11 @@ CPU time of this process (what a dedicated core would take; wall time on a share
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 
 from recommender.catalog import load_gpus
+from recommender.console import run_script
 from recommender.hardware import resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.load import Load
@@ -73,4 +73,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

@@ -10,6 +10,7 @@ import sys
 import time
 
 from recommender.catalog import load_gpus, load_model
+from recommender.console import run_script
 from recommender.errors import InfeasibleError
 from recommender.hardware import resolve_gpu
 from recommender.memory.engine import VllmVersion
@@ -50,4 +51,4 @@ def main(repeats: int) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 5))
+    run_script(lambda: main(int(sys.argv[1]) if len(sys.argv) > 1 else 5))

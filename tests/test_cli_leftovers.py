@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
 
 from .conftest import invoke
 
+ROOT = Path(__file__).parent.parent
 SMALL = ["recommend", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "rtx4090", "--concurrency", "8"]
 
 
@@ -28,3 +31,35 @@ def test_recommend_o_file_keeps_a_changed_file_without_force_as_render_does(tmp_
     assert plan.read_text() == written
     invoke([*SMALL[:-1], "9", "-o", str(plan)], exit_code=2)  # another plan: refused
     assert plan.read_text() == written
+
+
+def _closed_reader(*argv: str) -> tuple[int, bytes]:
+    """Run a command whose stdout reader goes away before its first write (`| head` once it has read a line)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    code = proc.wait(timeout=120)
+    return code, proc.stderr.read()
+
+
+def test_a_benchmark_script_piped_into_head_exits_quietly() -> None:
+    """`python benchmarks/check_corpus.py | head` died with a BrokenPipeError traceback: a script whose main runs
+    through run_script (every benchmark script's does, below) ends as the CLI does, exit 141 and nothing on stderr;
+    its own exit code otherwise."""
+    script = "from recommender.console import run_script; run_script(lambda: print('row\\n' * 100000) or {code})"
+    assert _closed_reader(sys.executable, "-c", script.format(code=3)) == (141, b"")
+    done = subprocess.run([sys.executable, "-c", script.format(code=3)], capture_output=True, check=False)
+    assert (done.returncode, len(done.stdout), done.stderr) == (3, 400_001, b"")
+
+
+def test_recommend_piped_into_head_exits_quietly() -> None:
+    """`vllm-plan recommend ... | head -1`: 141, silently, as `models | head -1` (tests/test_hostile_inputs.py)."""
+    assert _closed_reader(sys.executable, "-m", "recommender", *SMALL) == (141, b"")
+
+
+def test_every_benchmark_script_runs_its_main_through_run_script() -> None:
+    """A script added later with a bare `main()` would die with a traceback again under `| head`."""
+    for script in sorted((ROOT / "benchmarks").glob("*.py")):
+        text = script.read_text()
+        if '__name__ == "__main__"' in text:
+            assert "    run_script(" in text.split('__name__ == "__main__"', 1)[1], script.name

@@ -11,11 +11,11 @@ from typing import IO, Any, NoReturn
 import click
 
 from recommender import __version__
+from recommender.console import PIPE_CLOSED
 from recommender.errors import PlanError
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in vllm-plan, not in the input
 INTERRUPTED = 130  # 128 + SIGINT, as the shell reports a command stopped by Ctrl-C
-PIPE_CLOSED = 141  # 128 + SIGPIPE, as the shell reports a command whose reader went away (`| head`)
 _OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT})  # what writing stdout can meet
 
 EXIT_CODES_HELP = """\b
