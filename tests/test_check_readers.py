@@ -20,7 +20,7 @@ from recommender.check.shell_conditions import arithmetic, evaluate_test
 from recommender.errors import InputError
 from recommender.serve_args import parse_serve_argv
 
-from .check_support import serves
+from .check_support import engine_settings, serves, write_file
 from .conftest import invoke
 
 
@@ -313,6 +313,46 @@ def test_skypilot_accelerator_choices() -> None:
     task["run"] = "vllm serve m -tp $SKYPILOT_NUM_GPUS_PER_NODE"
     (open_,) = jobs.read_skypilot(task, "t.yaml")
     assert open_.argv[-1] == "$SKYPILOT_NUM_GPUS_PER_NODE" and open_.gpus_total is None
+
+
+# urbanspr1nter/spark-vllm-docker-recipes, recipes/gemma4-31b-it-nvfp4.yaml at 8bd2a0b (trimmed): a recipe of
+# eugr/spark-vllm-docker, whose run-recipe.py writes `command.format(**{**defaults, **overrides})` into its launch script.
+SPARK_RECIPE = """recipe_version: "1"
+name: Gemma4-31B-IT-NVFP4
+model: nvidia/Gemma-4-31B-IT-NVFP4
+cluster_only: true
+container: vllm-node
+defaults:
+  port: 8000
+  host: 0.0.0.0
+  tensor_parallel: 2
+  gpu_memory_utilization: 0.8
+  max_model_len: 262144
+env: {}
+command: |
+  vllm serve nvidia/Gemma-4-31B-IT-NVFP4  \\
+    --max-model-len {max_model_len} \\
+    --gpu-memory-utilization {gpu_memory_utilization} \\
+    --port {port} \\
+    --host {host} \\
+    --kv-cache-dtype fp8 \\
+    --speculative-config '{{"method":"mtp","num_speculative_tokens":4}}' \\
+    -tp {tensor_parallel} --distributed-executor-backend ray
+"""
+
+
+def test_spark_vllm_docker_recipe(tmp_path: Path) -> None:
+    """The recipe's command with its defaults filled in as str.format fills them (`{{`/`}}` are braces); a field
+    with no default comes from run-recipe.py's command line, so it stays unresolved; no GPU count (the nodes are
+    the runner's `-n`)."""
+    (found,) = load_inputs((str(write_file(tmp_path, "gemma4.yaml", SPARK_RECIPE)),)).found
+    assert found.resource == "recipe/Gemma4-31B-IT-NVFP4" and found.gpus_per_pod is None
+    settings = engine_settings(found)
+    assert settings["model"] == "nvidia/Gemma-4-31B-IT-NVFP4" and settings["tensor_parallel_size"] == 2
+    assert settings["max_model_len"] == 262144 and settings["gpu_memory_utilization"] == 0.8
+    assert '{"method":"mtp","num_speculative_tokens":4}' in found.argv
+    (open_,) = load_inputs((str(write_file(tmp_path, "open.yaml", SPARK_RECIPE.replace("  port: 8000\n", ""))),)).found
+    assert open_.unresolved == ("$port",)  # as check names an unset variable
 
 
 def test_systemd_sandbox_that_hides_the_gpus_fails(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ runs, from what the spec requests:
 - SkyPilot: `resources.accelerators` ("H100:8", {L4: 1, A10G: 1}, a list, any_of/ordered) gives
   SKYPILOT_NUM_GPUS_PER_NODE when every choice has the same count (else it stays unresolved), `num_nodes`
   SKYPILOT_NUM_NODES; the script is read as the head node (rank 0) runs it.
+- spark-vllm-docker recipes (eugr/spark-vllm-docker's run-recipe.py): `command` formatted with `defaults`, `env`
+  exported; the nodes come from its command line, so no GPU count.
 
 An engine spread over several nodes (Ray) gets the GPUs of every node (gpus_total, a pool it takes from).
 """
@@ -24,6 +26,7 @@ from typing import Any
 from recommender.check import commands, slurm_options
 from recommender.check.found import Found
 from recommender.check.images import image_tag, other_platform
+from recommender.errors import InputError
 
 _AMD_OR_TPU = re.compile(r"^(mi\d+|radeon|instinct|tpu|v\d+e?-|gaudi|hl-?\d+|trn|inf)", re.I)
 
@@ -263,3 +266,37 @@ def read_beaker(doc: Mapping[str, Any], source: str) -> list[Found]:
             for hit in hits
         ]
     return out
+
+
+# --- spark-vllm-docker recipes --------------------------------------------------------------------------------------
+
+_RECIPE_FIELDS = ("name", "recipe_version", "container", "command")  # the fields run-recipe.py's load_recipe requires
+
+
+def is_spark_recipe(doc: Mapping[str, Any]) -> bool:
+    """A recipe of eugr/spark-vllm-docker (and its forks): the fields its runner requires, `command` a template."""
+    return all(k in doc for k in _RECIPE_FIELDS) and isinstance(doc.get("command"), str)
+
+
+class _RecipeParams(dict[str, Any]):
+    """run-recipe.py's template parameters: `defaults`, which its command line overrides (--port, --tp, ...); a
+    field with no default comes from that command line only, read as the unresolved `${name}`."""
+
+    def __missing__(self, key: str) -> str:
+        return "${" + key + "}"
+
+
+def read_spark_recipe(doc: Mapping[str, Any], source: str) -> list[Found]:
+    """The command run-recipe.py writes into its launch script (generate_launch_script): `command.format(**params)`
+    (str.format: `{name}` fields, `{{` and `}}` for braces) after `export K="V"` of `env`, in the `container` image."""
+    params = _RecipeParams({str(k): v for k, v in _mapping(doc.get("defaults")).items()})
+    try:
+        script = str(doc["command"]).format_map(params)
+    except (ValueError, IndexError, AttributeError) as exc:  # run-recipe.py stops on such a template too
+        raise InputError(f"{source}: the recipe's command template does not format: {exc}") from None
+    env = {str(k): str(v) for k, v in _mapping(doc.get("env")).items() if v is not None}
+    container = str(doc["container"])
+    return [
+        replace(f, resource=f"recipe/{doc['name']}", container="command", image_tag=image_tag(container))
+        for f in commands.read_command(script, source, env)
+    ]

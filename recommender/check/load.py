@@ -288,12 +288,13 @@ def _read_mapping(
     raise NotADeployment(
         f"{source}: document {index} is not a Kubernetes object, Helm values (production-stack, the vLLM chart, "
         "nm-vllm, or values holding a container), compose file, dstack or SkyPilot task, Beaker experiment, Ray Serve "
-        "config, systemd unit, Dockerfile, plan or vllm serve command"
+        "config, spark-vllm-docker recipe, systemd unit, Dockerfile, plan or vllm serve command"
     )
 
 
 def _read_task(doc: dict[str, Any], source: str) -> list[Found] | None:
-    """A job or serving-framework file (dstack, SkyPilot, Beaker, Ray Serve), or None when it is none of them."""
+    """A job or serving-framework file (dstack, SkyPilot, Beaker, Ray Serve, a spark-vllm-docker recipe), or None
+    when it is none of them."""
     if serving_resources.is_ray_serve_config(doc):
         found = serving_resources.read_ray_serve_config(doc, source)
         if not found:
@@ -305,6 +306,8 @@ def _read_task(doc: dict[str, Any], source: str) -> list[Found] | None:
         return jobs.read_skypilot(doc, source)
     if jobs.is_beaker(doc):
         return jobs.read_beaker(doc, source)
+    if jobs.is_spark_recipe(doc):
+        return jobs.read_spark_recipe(doc, source)
     return None
 
 
