@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from recommender.hardware import Gpu
-from recommender.memory import lora, mla_absorption, overheads, spec_decode
+from recommender.memory import lora, mla_absorption, overheads, spec_decode, unified
 from recommender.memory import startup_issues as si
 from recommender.memory.encoder_profile import towers_data_parallel
 from recommender.memory.engine import EngineFlags, VllmVersion
@@ -166,6 +166,7 @@ def stage_budgets(
         if not v0:  # the V1 proposer's per-token buffers, allocated before the profiling run
             act += spec_decode.proposer_buffer_bytes(on_stage, limits.max_num_batched_tokens, precision.dtype_bytes)
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v, multicast=gpu.nvswitch_multicast, v0=v0)
+        nt += unified.profile_growth(gpu)  # an integrated device's snapshot sees the host's memory (memory/unified.py)
         if profiler_counts_whole_device(version, v0=v0):
             nt += budget.total - budget.free  # other processes' memory (the context: see PROFILER_COUNTS_DEVICE_UNTIL)
         cg = graph_estimate(model, gpu, (flags, limits), version, len(layers), graphs=graphs, v0=v0)

@@ -24,6 +24,20 @@ user states (--free-memory-gib) replaces both. Other integrated devices (Jetson)
 The records' figures are vLLM's own startup check ("Free memory on cuda:0 ...", field6 L009/L010), read after the
 process's CUDA context (and NCCL) existed, so the reserve holds the context: it is not allocated again after the KV
 cache (memory/request.py Budget.context_in_free).
+
+The same snapshot sizes the KV cache. memory_profiling (utils/mem_utils.py) takes non-torch memory as the snapshot's
+used memory (total - free) less torch's reserved memory, and on an integrated device `free` is the host's available
+memory (psutil from 0.11.1; before it torch.cuda.mem_get_info, which there is the kernel's MemFree: VERDICT-MISSES.md
+P001). So whatever the host gains between init_device's snapshot and the end of the profiling run (the engine
+process's own host allocations while it loads, compiles and profiles, and any other process) is charged to non-torch
+memory and taken from the KV cache, where a discrete card's snapshot never sees host memory. The DGX Spark logs that
+print their available KV (field sets' U016, G015, G040, P001, R013, Q017, U002, U007, U006) hold 1.0 to 9.0 GiB less
+than the discrete-card terms leave (Q006, with LoRA, 11.4; U011 is the exception below), and the smallest model the
+least: Qwen3-0.6B at 0.27.1 (field14 U016, its "consumed memory (weights + non-torch)" 3.35 GiB against 1.12 of
+weights) leaves 69.40 GiB where they leave 70.42. `profile_growth` is that least figure, 1.0 GiB: a floor (the larger
+models' growth, up to U006's 9.0 GiB with `--safetensors-load-strategy prefetch`, is not modelled), so no DGX Spark
+log is predicted with less KV than it had but field14 U011, a patched build whose summary terms do not add up
+(FIELD14-FINDINGS.md).
 """
 
 from __future__ import annotations
@@ -38,13 +52,15 @@ from recommender.units import GiB, format_gib
 
 @dataclass(frozen=True, slots=True)
 class HostReserve:
-    """Memory an integrated GPU's host holds at vLLM's startup: at least `reserve`, often up to `safe`."""
+    """Memory an integrated GPU's host holds at vLLM's startup: at least `reserve`, often up to `safe`; and at least
+    `profile_growth` more by the end of the profiling run, which vLLM charges to non-torch memory."""
 
     reserve: int
     safe: int
+    profile_growth: int
 
 
-RESERVES = {"gb10": HostReserve(reserve=12 * GiB, safe=16 * GiB)}
+RESERVES = {"gb10": HostReserve(reserve=12 * GiB, safe=16 * GiB, profile_growth=1 * GiB)}
 
 
 def host_reserve(gpu: Gpu) -> HostReserve | None:
@@ -59,6 +75,12 @@ def startup_free(gpu: Gpu) -> int:
     device's total less what its host holds."""
     held = host_reserve(gpu)
     return gpu.total_bytes - (held.reserve if held else 0)
+
+
+def profile_growth(gpu: Gpu) -> int:
+    """Host memory vLLM's profile of an integrated device charges to non-torch memory (0 for a discrete card)."""
+    held = host_reserve(gpu)
+    return held.profile_growth if held else 0
 
 
 def max_utilization(gpu: Gpu) -> float | None:
