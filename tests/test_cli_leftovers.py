@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from .conftest import invoke
@@ -63,3 +64,29 @@ def test_every_benchmark_script_runs_its_main_through_run_script() -> None:
         text = script.read_text()
         if '__name__ == "__main__"' in text:
             assert "    run_script(" in text.split('__name__ == "__main__"', 1)[1], script.name
+
+
+def test_explain_and_perf_take_the_model_and_release_recommend_plans_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """explain read VLLM_PLAN_GPU but not VLLM_PLAN_MODEL (`no model given`) while recommend read both; now
+    explain, perf and calibrate read the model, the GPU and the release from the environment or ./vllm-plan.yaml
+    as recommend does, the command line first."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("VLLM_PLAN_MODEL", "Qwen/Qwen3-8B")
+    monkeypatch.setenv("VLLM_PLAN_GPU", "h100")
+    head = invoke(["explain"]).stdout.splitlines()[0]
+    assert head == "Qwen/Qwen3-8B on NVIDIA H100 80GB HBM3 — vLLM 0.33.0"
+    perf = invoke(["perf", "--input-len", "100", "--output-len", "10"]).stdout.splitlines()[0]
+    assert perf == "Qwen/Qwen3-8B on NVIDIA H100 80GB HBM3 (vLLM 0.33.0)"
+    monkeypatch.delenv("VLLM_PLAN_MODEL")
+    (tmp_path / "vllm-plan.yaml").write_text('model: Qwen/Qwen3-0.6B\nvllm_version: "0.11.0"\n')
+    assert invoke(["explain"]).stdout.startswith("Qwen/Qwen3-0.6B on NVIDIA H100 80GB HBM3 — vLLM 0.11.0\n")
+    given = invoke(["explain", "Qwen/Qwen3-8B", "--vllm-version", "0.33.0"]).stdout  # the command line wins
+    assert given.startswith("Qwen/Qwen3-8B on NVIDIA H100 80GB HBM3 — vLLM 0.33.0\n")
+    (tmp_path / "vllm-plan.yaml").unlink()
+    missing = invoke(["explain"], exit_code=2).stderr
+    assert missing == (
+        "Error: no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`, set VLLM_PLAN_MODEL, or add "
+        "`model:` to ./vllm-plan.yaml\n"
+    )

@@ -187,15 +187,29 @@ def free_bytes(free_memory_gib: float | None, gpu: Gpu) -> int | None:
     return free
 
 
+def project_setting(key: str) -> Any:
+    """A setting `recommend` reads when its option is not given: VLLM_PLAN_<KEY>, else `<key>:` in ./vllm-plan.yaml
+    (recommender/project.py). explain, perf and calibrate take the model, the GPU and the vLLM release from there
+    too, so they judge what `recommend` plans."""
+    from recommender.project import merge_settings
+
+    return merge_settings({}, None).get(key)
+
+
+def release_setting(vllm_version: str) -> str:
+    """--vllm-version as given, else the project's (VLLM_PLAN_VLLM_VERSION, `vllm_version:`), else the default."""
+    if click.get_current_context().get_parameter_source("vllm_version") is not ParameterSource.DEFAULT:
+        return vllm_version
+    return str(project_setting("vllm_version") or vllm_version)
+
+
 def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
     """--gpu NAME or --gpu-memory-gib N (custom card); without either, the card `recommend` plans for
     (VLLM_PLAN_GPU, else `gpu:` in ./vllm-plan.yaml), so explain and perf judge the same hardware."""
     if gpu_memory_gib is not None:
         return given_card(gpu, gpu_memory_gib, load_gpus())
     if not gpu:
-        from recommender.project import merge_settings
-
-        gpu = merge_settings({}, None).get("gpu")
+        gpu = project_setting("gpu")
     if not gpu:
         raise InputError(
             "no GPU given: pass --gpu NAME (see `vllm-plan gpus`) or --gpu-memory-gib N, set VLLM_PLAN_GPU, or add "
@@ -261,6 +275,7 @@ def explain(
       vllm-plan explain --gpu h100 -- vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2
       vllm-plan explain --log server.log
     """
+    vllm_version = release_setting(vllm_version)
     model, flags, version, logged = _request(model_arg, serve, model_opt, flag_values, vllm_version, log_file)
     hw, gpu_source = _hardware(gpu, gpu_memory_gib, logged, log_file)
     free = free_bytes(free_memory_gib, hw)
@@ -373,13 +388,18 @@ def engine_request(
     options win over the command's flags); vLLM's own argument errors and flags the release lacks are refused."""
     model, values = serve_values(model_arg, serve, model_opt, flag_values, version)
     values.pop("async_scheduling", None)  # the scheduler's, not memory's (perf reads it)
+    model = model or project_setting("model")
     if not model:
-        raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
+        raise InputError(NO_MODEL)
     flags = engine_flags(values)
     refuse_flags_not_in(values, version)
     return model, flags
 
 
+NO_MODEL = (
+    "no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`, set VLLM_PLAN_MODEL, or add `model:` to "
+    "./vllm-plan.yaml"
+)
 _COMMAND_WORDS = ("vllm", "python", "python3")  # the first word of a whole command after `--`
 
 

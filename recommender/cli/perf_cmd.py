@@ -11,7 +11,14 @@ import click
 
 from recommender.cli import params
 from recommender.cli.engine_options import engine_flag_options, engine_flags
-from recommender.cli.explain_cmd import refuse_flags_not_in, resolve_hardware, serve_values
+from recommender.cli.explain_cmd import (
+    NO_MODEL,
+    project_setting,
+    refuse_flags_not_in,
+    release_setting,
+    resolve_hardware,
+    serve_values,
+)
 from recommender.cli.output import emit, format_choice, format_option, table
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.errors import FetchError, InputError, UnknownModelError
@@ -315,6 +322,7 @@ def perf(
           --sweep 1,8,32,128
       vllm-plan perf --gpu l40s --compare result.json
     """
+    vllm_version = release_setting(vllm_version)
     model_ref, values = serve_values(model_arg, serve, model_opt, flag_values, VllmVersion.parse(vllm_version))
     from_command = values.pop("async_scheduling", None)  # --async-scheduling/--no-... of the command after `--`
     engine = engine_setup(values, gpu, gpu_memory_gib, vllm_version, _first(async_scheduling, from_command))
@@ -324,8 +332,9 @@ def perf(
             raise InputError("--compare reads the load from the result file: drop --input-len/--output-len/--sweep")
         _compare_output(compare_path, model_ref, engine, dataset_name, params, fmt)
         return
+    model_ref = model_ref or project_setting("model")
     if not model_ref:
-        raise InputError("no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`")
+        raise InputError(NO_MODEL)
     if input_len is None or output_len is None:
         raise InputError("--input-len and --output-len are required (tokens per request)")
     rate = _rate(request_rate)
@@ -460,7 +469,7 @@ def calibrate(
     Every file must come from the same `vllm serve` flags, given here as for `perf`.
     """
     del no_local_calibration  # calibration always starts from the bundled constants
-    engine = engine_setup(flag_values, gpu, gpu_memory_gib, vllm_version, async_scheduling)
+    engine = engine_setup(flag_values, gpu, gpu_memory_gib, release_setting(vllm_version), async_scheduling)
     flags, hw = engine.flags, engine.gpu
     runs = [r for path in results for r in read_result_file(path, dataset_name, engine.version)]
     models = {model_opt or r.model_id: result_model(model_opt, r) for r in runs}
