@@ -203,7 +203,15 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from recommender.cli import catalog_cmds, check_cmd, explain_cmd, perf_cmd, recommend_cmd, render_cmd
+    from recommender.cli import (
+        calibrate_cmd,
+        catalog_cmds,
+        check_cmd,
+        explain_cmd,
+        perf_cmd,
+        recommend_cmd,
+        render_cmd,
+    )
 
     cli.add_command(catalog_cmds.gpus)
     cli.add_command(catalog_cmds.models)
@@ -213,7 +221,7 @@ def _register() -> None:
     cli.add_command(render_cmd.render)
     cli.add_command(check_cmd.check)
     cli.add_command(perf_cmd.perf)
-    cli.add_command(perf_cmd.calibrate)
+    cli.add_command(calibrate_cmd.calibrate)
 
 
 _register()

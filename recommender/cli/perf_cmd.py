@@ -1,8 +1,7 @@
-"""`vllm-plan perf` (what `vllm bench serve` would measure) and `vllm-plan calibrate` (fit the local GPU)."""
+"""`vllm-plan perf`: what `vllm bench serve` would measure (`calibrate`, which fits the local GPU, is calibrate_cmd.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,82 +9,28 @@ from typing import Any
 import click
 
 from recommender.cli import params
-from recommender.cli.engine_options import engine_flag_options, engine_flags
+from recommender.cli.bench_inputs import EngineSetup, engine_setup, read_result_file, result_model, serve_flag_options
 from recommender.cli.explain_cmd import (
     NO_MODEL,
     project_setting,
-    refuse_flags_not_in,
     release_setting,
-    resolve_hardware,
     serve_values,
 )
-from recommender.cli.output import emit, format_choice, format_option, table
+from recommender.cli.output import emit, format_choice, table
 from recommender.cli.report_options import deliver, output_option, plot_option
-from recommender.errors import FetchError, InputError, UnknownModelError
+from recommender.errors import InputError
 from recommender.hardware import Gpu
-from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
+from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.model.spec import ModelSpec
-from recommender.perf.bench_result import BenchResult, read_bench_result
-from recommender.perf.calibrate import calibrate_gpu
+from recommender.perf.bench_result import BenchResult
 from recommender.perf.load import DATASETS, Load
 from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams
 from recommender.perf.predict import Sweep, predict, sampler_note, startup, sweep
-from recommender.perf_profile import load_params, local_profile_path, save_local
+from recommender.perf_profile import load_params
 from recommender.serve_argv_builder import build_serve_argv
 from recommender.sources.resolve import resolve_model
 from recommender.values import RATE, REQUESTS
-
-MAX_RESULT_BYTES = 64 << 20  # a saved result with every per-request list is a few MiB
-
-
-def _serve_flag_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """vLLM's own serve flags that shape memory and speed (the same names as `vllm serve`), and the engine's
-    context: scheduling, release, GPU and calibration."""
-    options = [
-        engine_flag_options,
-        click.option(
-            "--async-scheduling/--no-async-scheduling",
-            default=None,
-            help="vLLM's --async-scheduling (default: on from vLLM 0.12 without pipeline parallelism).",
-        ),
-        click.option("--vllm-version", default=DEFAULT_VERSION, show_default=True, help="vLLM release to model."),
-        click.option("--gpu", help="GPU type (name, alias or GFD label; see `vllm-plan gpus`)."),
-        click.option("--gpu-memory-gib", type=params.GPU_GIB, hidden=True),
-        click.option(
-            "--no-local-calibration",
-            is_flag=True,
-            help="Ignore the local calibration written by `vllm-plan calibrate`.",
-        ),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
-
-
-@dataclass(frozen=True, slots=True)
-class EngineSetup:
-    """The `vllm serve` that `perf` and `calibrate` model: its flags, the GPU and the vLLM release."""
-
-    flags: EngineFlags
-    gpu: Gpu
-    version: VllmVersion
-    async_scheduling: bool | None  # None: the release's default
-
-
-def engine_setup(
-    flag_values: dict[str, Any],
-    gpu: str | None,
-    gpu_memory_gib: float | None,
-    vllm_version: str,
-    async_scheduling: bool | None,
-) -> EngineSetup:
-    """The serve flags, the GPU and the release from the options; flags the release lacks are refused."""
-    flags = engine_flags(flag_values)
-    hw = resolve_hardware(gpu, gpu_memory_gib)
-    v = VllmVersion.parse(vllm_version)
-    refuse_flags_not_in((k for k, raw in flag_values.items() if raw is not None), v)
-    return EngineSetup(flags, hw, v, async_scheduling)
 
 
 def _first(option: bool | None, from_command: bool | None) -> bool | None:
@@ -217,50 +162,11 @@ def _compare(
     return pred, result
 
 
-def result_model(model_opt: str | None, result: BenchResult) -> ModelSpec:
-    """--model, else the model the result file names (its model_id, often a folder on the benchmark machine:
-    the error then names the file and the way out)."""
-    if model_opt:
-        return resolve_model(model_opt)
-    try:
-        return resolve_model(result.model_id)
-    except (UnknownModelError, FetchError) as exc:
-        raise type(exc)(
-            f"{result.origin}: its model_id {result.model_id!r}: {exc}; pass --model with the model the server ran"
-        ) from None
-
-
-def read_result_file(path: Path, dataset: str, version: VllmVersion) -> list[BenchResult]:
-    """Every result in a saved file (one JSON object, or one per line as --append-result writes). A saved file does
-    not name its client's release; the client is taken to be `version`'s (its arrivals: #21108 from 0.10.0)."""
-    from recommender.safe_load import UntrustedDocumentError, load_json, read_text
-
-    try:
-        text = read_text(path, MAX_RESULT_BYTES)
-        try:
-            docs = [load_json(text)]
-        except UntrustedDocumentError:
-            docs = [load_json(line) for line in text.splitlines() if line.strip()]
-    except UntrustedDocumentError as exc:
-        raise InputError(f"{path}: {exc}") from None
-    if not docs:
-        raise InputError(f"{path}: empty")
-    return [
-        read_bench_result(
-            d,
-            f"{path}" + (f"#{i + 1}" if len(docs) > 1 else ""),
-            dataset=dataset,
-            rescaled_arrivals=version >= VllmVersion(0, 10, 0),
-        )
-        for i, d in enumerate(docs)
-    ]
-
-
 @click.command("perf")
 @click.argument("model_arg", required=False, metavar="[MODEL]")
 @click.argument("serve", nargs=-1, type=click.UNPROCESSED, metavar="[-- vllm serve MODEL FLAGS...]")
 @click.option("--model", "model_opt", help="Model: local directory, catalog id, or hub id.")
-@_serve_flag_options
+@serve_flag_options
 @click.option(
     "--input-len",
     "--random-input-len",
@@ -440,64 +346,6 @@ def _compare_output(
         click.echo(table(("metric", "predicted", "measured", "error"), _compare_rows(pred, measured)))
     else:
         emit({"predicted": pred.bench_json(), "measured": dict(measured.measured)}, fmt)
-
-
-@click.command("calibrate")
-@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="RESULT.json...")
-@click.option("--model", "model_opt", help="Model served in the runs (default: each file's model_id).")
-@_serve_flag_options
-@click.option("--dataset-name", type=click.Choice(DATASETS), default="random", show_default=True)
-@click.option("--dry-run", is_flag=True, help="Print the fitted multipliers; do not write the local profile.")
-@format_option
-def calibrate(
-    results: Sequence[Path],
-    model_opt: str | None,
-    dataset_name: str,
-    dry_run: bool,
-    fmt: str,
-    gpu: str | None,
-    gpu_memory_gib: float | None,
-    vllm_version: str,
-    async_scheduling: bool | None,
-    no_local_calibration: bool,
-    **flag_values: Any,
-) -> None:
-    """Fit the efficiencies of your GPU from your own `vllm bench serve --save-result` files.
-
-    The multipliers (bandwidth, compute, overhead) are written to the local profile
-    ($XDG_CONFIG_HOME/vllm-plan/perf-local.yaml, or VLLM_PLAN_PERF_LOCAL) that `perf` and `recommend` use.
-    Every file must come from the same `vllm serve` flags, given here as for `perf`.
-    """
-    del no_local_calibration  # calibration always starts from the bundled constants
-    engine = engine_setup(flag_values, gpu, gpu_memory_gib, release_setting(vllm_version), async_scheduling)
-    flags, hw = engine.flags, engine.gpu
-    runs = [r for path in results for r in read_result_file(path, dataset_name, engine.version)]
-    models = {model_opt or r.model_id: result_model(model_opt, r) for r in runs}
-    cases = [(models[model_opt or r.model_id], r) for r in runs]
-    outcome = calibrate_gpu(
-        cases, hw, flags, load_params(local=False), version=engine.version, async_scheduling=async_scheduling
-    )
-    doc = outcome.summary()
-    if not dry_run:
-        record = {"fitted_on": [r.origin for r in runs], "flags": build_serve_argv("MODEL", flags)[3:]}
-        try:
-            doc["written_to"] = str(save_local(hw.key, outcome.efficiency, record))
-        except OSError as exc:  # a read-only or missing place: one line, nothing half-written (save_local is atomic)
-            raise InputError(
-                f"cannot write the local calibration {local_profile_path()}: {exc.strerror or exc}"
-            ) from None
-    elif local_profile_path() is not None:
-        doc["would_write_to"] = str(local_profile_path())
-    if fmt == "table":
-        e = outcome.efficiency
-        click.echo(f"{hw.name}: bandwidth x{e.bandwidth:.3f}, compute x{e.compute:.3f}, overhead x{e.overhead:.3f}")
-        click.echo(
-            f"  median |error| over {len(runs)} run(s): {outcome.error_before:.1%} with the bundled constants, "
-            f"{outcome.error_after:.1%} calibrated"
-        )
-        click.echo(f"  wrote {doc['written_to']}" if "written_to" in doc else "  dry run: nothing written")
-    else:
-        emit(doc, fmt)
 
 
 def _client_load(

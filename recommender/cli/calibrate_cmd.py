@@ -1,0 +1,76 @@
+"""`vllm-plan calibrate`: fit the local GPU's efficiencies from `vllm bench serve --save-result` files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from recommender.cli.bench_inputs import engine_setup, read_result_file, result_model, serve_flag_options
+from recommender.cli.explain_cmd import release_setting
+from recommender.cli.output import emit, format_option
+from recommender.errors import InputError
+from recommender.perf.calibrate import calibrate_gpu
+from recommender.perf.load import DATASETS
+from recommender.perf_profile import load_params, local_profile_path, save_local
+from recommender.serve_argv_builder import build_serve_argv
+
+
+@click.command("calibrate")
+@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="RESULT.json...")
+@click.option("--model", "model_opt", help="Model served in the runs (default: each file's model_id).")
+@serve_flag_options
+@click.option("--dataset-name", type=click.Choice(DATASETS), default="random", show_default=True)
+@click.option("--dry-run", is_flag=True, help="Print the fitted multipliers; do not write the local profile.")
+@format_option
+def calibrate(
+    results: Sequence[Path],
+    model_opt: str | None,
+    dataset_name: str,
+    dry_run: bool,
+    fmt: str,
+    gpu: str | None,
+    gpu_memory_gib: float | None,
+    vllm_version: str,
+    async_scheduling: bool | None,
+    no_local_calibration: bool,
+    **flag_values: Any,
+) -> None:
+    """Fit the efficiencies of your GPU from your own `vllm bench serve --save-result` files.
+
+    The multipliers (bandwidth, compute, overhead) are written to the local profile
+    ($XDG_CONFIG_HOME/vllm-plan/perf-local.yaml, or VLLM_PLAN_PERF_LOCAL) that `perf` and `recommend` use.
+    Every file must come from the same `vllm serve` flags, given here as for `perf`.
+    """
+    del no_local_calibration  # calibration always starts from the bundled constants
+    engine = engine_setup(flag_values, gpu, gpu_memory_gib, release_setting(vllm_version), async_scheduling)
+    flags, hw = engine.flags, engine.gpu
+    runs = [r for path in results for r in read_result_file(path, dataset_name, engine.version)]
+    models = {model_opt or r.model_id: result_model(model_opt, r) for r in runs}
+    cases = [(models[model_opt or r.model_id], r) for r in runs]
+    outcome = calibrate_gpu(
+        cases, hw, flags, load_params(local=False), version=engine.version, async_scheduling=async_scheduling
+    )
+    doc = outcome.summary()
+    if not dry_run:
+        record = {"fitted_on": [r.origin for r in runs], "flags": build_serve_argv("MODEL", flags)[3:]}
+        try:
+            doc["written_to"] = str(save_local(hw.key, outcome.efficiency, record))
+        except OSError as exc:  # a read-only or missing place: one line, nothing half-written (save_local is atomic)
+            raise InputError(
+                f"cannot write the local calibration {local_profile_path()}: {exc.strerror or exc}"
+            ) from None
+    elif local_profile_path() is not None:
+        doc["would_write_to"] = str(local_profile_path())
+    if fmt == "table":
+        e = outcome.efficiency
+        click.echo(f"{hw.name}: bandwidth x{e.bandwidth:.3f}, compute x{e.compute:.3f}, overhead x{e.overhead:.3f}")
+        click.echo(
+            f"  median |error| over {len(runs)} run(s): {outcome.error_before:.1%} with the bundled constants, "
+            f"{outcome.error_after:.1%} calibrated"
+        )
+        click.echo(f"  wrote {doc['written_to']}" if "written_to" in doc else "  dry run: nothing written")
+    else:
+        emit(doc, fmt)
