@@ -20,6 +20,7 @@ from recommender.memory.kv_cache import INDEXER_QUANT_BLOCK, kv_dtype_bytes, lay
 from recommender.memory.weights import DTYPE_BYTES, Parallel, pp_layer_ranges, stage_tensors, tensor_bytes
 from recommender.model.spec import ModelSpec, QuantSpec
 from recommender.model.tensor import Tensor
+from recommender.perf.norm_collectives import qk_norm_collectives
 from recommender.perf.params import PerfParams
 from recommender.units import cdiv
 
@@ -103,6 +104,7 @@ class EngineFacts:
     v0_prefill_first: bool = False  # the V0 engine without chunked prefill: prefill-only steps first (replay.py)
     frontend_latency: bool = True  # the release's front end adds request_latency_ms to every TTFT (V1 from 0.10)
     output_overlapped: bool = False  # V1 before 0.10: per-sequence output work beside the engine core (step.py)
+    norm_collectives: int = 0  # latency-bound all-reduces per step from norms over TP-sharded heads (norm_collectives)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +155,7 @@ class EngineCosts:
     max_model_len: int
     v0_prefill_first: bool = False
     output_overlapped: bool = False
+    norm_collectives: int = 0
 
 
 def compute_kind(quant: QuantSpec | None, gpu: Gpu) -> str:
@@ -438,6 +441,7 @@ def engine_facts(
         max_num_batched_tokens=e.max_num_batched_tokens,
         max_model_len=e.max_model_len,
         enforce_eager=enforce_eager,
+        norm_collectives=qk_norm_collectives(model, e.tp, len(layers), VllmVersion.parse(e.vllm_version)),
     )
 
 

@@ -90,6 +90,7 @@ def _fixed_parts(c: EngineCosts, tokens: float, sampled: float) -> tuple[float, 
         comm += c.allreduces * (c.link_latency + tokens * c.allreduce_bytes / c.link_bandwidth)
     if c.moe_exchanges:
         comm += c.moe_exchanges * (c.link_latency + tokens * c.exchange_bytes / c.link_bandwidth)
+    comm += c.norm_collectives * c.link_latency  # a few bytes a token: the collective's latency only
     return mem, comp, comm
 
 
