@@ -128,3 +128,43 @@ def test_dbrx_base_is_the_instruct_network_in_lnl_ais_852_byte_file() -> None:
     assert base.params.total == 131_596_523_520
     assert reconstructed("databricks/dbrx-base")
     assert page_bytes("databricks/dbrx-base") == 852
+
+
+def test_olmo_7b_hf_by_hand() -> None:
+    """OLMo-7B-hf (reconstructed: transformers' OlmoConfig defaults, documented as this checkpoint's): 32 layers of
+    4096 with 32 heads (q/k/v/o 4096^2) and a gated SiLU MLP of 3 x 4096 x 11008, untied 50,304-row embedding and
+    head: 6,888,095,744 parameters, AI2's 6.9B. vLLM's olmo.py uses LayerNorms without weights, which the planner
+    does not model (it counts Llama's RMSNorm weights, 266,240 more, and says the count is approximate)."""
+    h = 4096
+    total = 32 * (4 * h * h + 3 * h * 11008) + 2 * 50304 * h
+    assert total == 6_888_095_744
+    spec = resolve_model("allenai/OLMo-7B-hf")
+    assert spec.params is not None and spec.params.total - spec.params.norms == total
+    assert (spec.num_kv_heads, spec.max_model_len) == (32, 2048)
+    assert any("'olmo' is not in vllm-plan's architecture table" in reason for reason in spec.approximate)
+    assert reconstructed("allenai/OLMo-7B-hf")
+
+
+def test_olmoe_base_is_its_instruct_network() -> None:
+    """OLMoE-1B-7B-0924 (reconstructed as its Instruct fine-tune's config.json): 16 layers of 2048 (q/k/v/o 2048^2,
+    q/k RMSNorms over all heads, two RMSNorms), a 64-wide router and 64 experts of 3 x 2048 x 1024 (8 routed),
+    untied 50,304-row embedding and head, final norm: 6,919,161,856 parameters (AI2's 6.9B, 1.3B active).
+    transformers' OlmoeConfig default expert width (2048) would double the experts: the Instruct's 1024 is kept."""
+    h = 2048
+    layer = 4 * h * h + 2 * h + 64 * h + 64 * 3 * h * 1024 + 2 * h
+    total = 16 * layer + 2 * 50304 * h + h
+    assert total == 6_919_161_856
+    active = 16 * (4 * h * h + 4 * h + 64 * h + 8 * 3 * h * 1024) + 2 * 50304 * h + h
+    assert 1.2e9 < active < 1.4e9
+    base, instruct = resolve_model("allenai/OLMoE-1B-7B-0924"), resolve_model("allenai/OLMoE-1B-7B-0924-Instruct")
+    assert base.params is not None and base.params == instruct.params and base.params.total == total
+    assert reconstructed("allenai/OLMoE-1B-7B-0924") and not reconstructed("allenai/OLMoE-1B-7B-0924-Instruct")
+
+
+def test_jamba_1_5_mini_is_the_v0_1_network() -> None:
+    """AI21-Jamba-1.5-Mini (reconstructed as Jamba v0.1's architecture, whose 52B total / 12B active and 256K
+    context AI21's card gives it): the same 51,570,323,328 parameters and attention layers as v0.1."""
+    mini, v01 = resolve_model("ai21labs/AI21-Jamba-1.5-Mini"), resolve_model("ai21labs/Jamba-v0.1")
+    assert mini.params is not None and mini.params == v01.params and mini.params.total == 51_570_323_328
+    assert mini.layer_kinds == v01.layer_kinds and mini.max_model_len == 262144
+    assert reconstructed("ai21labs/AI21-Jamba-1.5-Mini")

@@ -239,3 +239,22 @@ def test_internlm2_7b_reward_by_hand() -> None:
     assert reward.params is not None and chat.params is not None
     assert reward.params.total == total == chat.params.total - 92544 * h
     assert reward.pooling and reward.max_model_len == 32768 and reconstructed("internlm/internlm2-7b-reward")
+
+
+def test_ernie_4_5_300b_a47b_by_hand() -> None:
+    """ERNIE-4.5-300B-A47B-PT (reconstructed: MindIE's test fixtures' copies of the config; ernie45_moe.py): 54
+    layers of 8192 (q/o 8192^2, k/v 8192 x 1024, two RMSNorms), a dense MLP of 3 x 8192 x 28672 on layers 0-2, then
+    51 MoE layers of a 64-wide router with its correction bias and 64 experts of 3 x 8192 x 3584 (8 routed, none
+    shared); tied 103,424-row embedding, final norm: 298,636,913,856 parameters, 47.1B activated (Baidu's 300B and
+    47B; untied, 299.5B and 47.9B, which the entry's 'reconstructed' says)."""
+    h = 8192
+    attention = 2 * h * h + 2 * h * 1024 + 2 * h
+    total = 54 * attention + 3 * 3 * h * 28672 + 51 * (64 * h + 64 + 64 * 3 * h * 3584) + 103424 * h + h
+    active = 54 * attention + 3 * 3 * h * 28672 + 51 * (64 * h + 64 + 8 * 3 * h * 3584) + 103424 * h + h
+    assert total == 298_636_913_856 and 47.0e9 < active < 47.2e9
+    spec = resolve_model("baidu/ERNIE-4.5-300B-A47B-PT")
+    assert spec.params is not None and spec.params.total == total
+    assert spec.moe is not None and (spec.moe.num_experts, spec.moe.top_k, spec.moe.shared_intermediate) == (64, 8, 0)
+    assert spec.mlp_kinds == ("dense",) * 3 + ("moe",) * 51
+    assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 128, 131072)
+    assert reconstructed("baidu/ERNIE-4.5-300B-A47B-PT")

@@ -44,3 +44,17 @@ def test_glm_4_7_fp8_declares_the_publisher_s_compressed_tensors_fp8() -> None:
     flags = EngineFlags(max_model_len=8192, tensor_parallel_size=8)
     w8, w16 = explain(fp8, H100, flags, V033).stage.weights, explain(bf16, H100, flags, V033).stage.weights
     assert 0.5 < w8 / w16 < 0.53
+
+
+def test_glm_4_5v_is_glm_4_5_air_behind_the_glm_4_1v_tower() -> None:
+    """GLM-4.5V (reconstructed: its text_config from Intel's AutoRound copy, the vision tower from transformers'
+    Glm4vMoe defaults): glm4_1v.py builds its language model as Glm4MoeForCausalLM from text_config, so the text
+    weights are GLM-4.5-Air's 106,852,251,264 (46 layers, 128 experts of 1408, one shared, first layer dense) and
+    the tower (24 blocks of 1536) adds about 1.3B: 108.2B, the hub's 108B. Context 65,536."""
+    vl, air = resolve_model("zai-org/GLM-4.5V"), resolve_model("zai-org/GLM-4.5-Air")
+    assert vl.params is not None and air.params is not None
+    assert vl.params.total - vl.params.vision == air.params.total == 106_852_251_264
+    assert 1.0e9 < vl.params.vision < 1.5e9 and 107.5e9 < vl.params.total < 108.5e9
+    assert vl.moe == air.moe and vl.mlp_kinds == air.mlp_kinds and vl.max_model_len == 65536
+    assert vl.vision is not None and vl.vision.depth == 24
+    assert len(vl.approximate) == 1 and vl.approximate[0].startswith("config.json reconstructed: ")

@@ -396,7 +396,9 @@ FAMILIES: dict[str, Family] = {
         source="vllm/model_executor/models/minicpm3.py",
         tie_default=True,
     ),
-    "glm4_moe": _GLM4_MOE,
+    # GLM-4.5V / 4.6V (Glm4vMoeForConditionalGeneration): vllm/model_executor/models/glm4_1v.py builds the language
+    # model from text_config with architectures=["Glm4MoeForCausalLM"] when model_type is "glm4v_moe"
+    **dict.fromkeys(("glm4_moe", "glm4v_moe"), _GLM4_MOE),
     **dict.fromkeys(("deepseek_v32", "glm_moe_dsa"), LLAMA),  # MLA + indexer: model/features.py indexer_spec
     "glm4_moe_lite": Family(
         "GLM-4.7-Flash (MLA + GLM MoE)", "vllm/model_executor/models/glm4_moe_lite.py", score_bias=True
@@ -408,6 +410,7 @@ FAMILIES: dict[str, Family] = {
 # Architectures whose config carries no (or an unreliable) model_type, keyed by `architectures[0]`.
 _BY_ARCHITECTURE: dict[str, str] = {
     "GPT2LMHeadModel": "gpt2",
+    "Glm4vMoeForConditionalGeneration": "glm4v_moe",  # text_config model_type spelled "Glm4vMoe_text" by some copies
     "GPTBigCodeForCausalLM": "gpt_bigcode",
     "GPTJForCausalLM": "gptj",
     "GPTNeoXForCausalLM": "gpt_neox",
