@@ -79,7 +79,7 @@ def test_a_plan_for_a_given_total_is_checked_after_recommend_and_render(tmp_path
     for gpu in (["--gpu", "h100"], []):
         plan = tmp_path / "plan.yaml"
         args = ["recommend", "--model", "Qwen/Qwen3-8B", *gpu, "--gpu-memory-gib", "40", "--concurrency", "8"]
-        invoke([*args, "-o", str(plan)])
+        invoke([*args, "-o", str(plan), "--force"])  # the second plan replaces the first
         assert "PASS" in invoke(["check", str(plan)]).stdout
         invoke(["render", str(plan), "--emit", "k8s", "-o", str(tmp_path / "deploy"), "--force"])
         assert "PASS" in invoke(["check", str(tmp_path / "deploy")]).stdout
