@@ -90,3 +90,19 @@ def test_explain_and_perf_take_the_model_and_release_recommend_plans_for(
         "Error: no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`, set VLLM_PLAN_MODEL, or add "
         "`model:` to ./vllm-plan.yaml\n"
     )
+
+
+def test_a_plan_on_a_gpu_without_bfloat16_names_the_float16_vllm_loads(tmp_path: Path) -> None:
+    """A T4 (compute capability 7.5) plan labelled Qwen2.5's bfloat16 weights "bfloat16" while explain, rightly, said
+    float16: vLLM 0.33's _resolve_auto_dtype falls back to the platform's first dtype (CUDA's supported_dtypes lead
+    with float16 below 8.0). An L4 (8.9) keeps bfloat16."""
+    t4 = ["recommend", "--model", "Qwen/Qwen2.5-1.5B-Instruct", "--gpu", "t4", "--concurrency", "4"]
+    out = invoke(t4).stdout.splitlines()
+    assert out[1].startswith("  TP=1 PP=1, float16 (bfloat16 checkpoint), KV auto: "), out[1]
+    doc = yaml.safe_load(invoke([*t4, "--format", "yaml"]).stdout)
+    assert (doc["weights"], doc["prediction"]["dtype"]) == ("float16 (bfloat16 checkpoint)", "float16")
+    l4 = invoke([*t4[:-3], "l4", *t4[-2:]]).stdout.splitlines()[1]
+    assert l4.startswith("  TP=1 PP=1, bfloat16, KV auto: "), l4
+    plan = tmp_path / "plan.yaml"
+    invoke([*t4, "-o", str(plan)])
+    invoke(["check", str(plan)])  # the plan document with its new label reads back and passes

@@ -69,17 +69,24 @@ def gpu_checks(gpu: Gpu, version: VllmVersion, issues: list[StartupIssue]) -> No
 POOLING_FP16_FROM = VllmVersion(0, 9, 1)
 
 
+def auto_dtype(checkpoint_dtype: str, gpu: Gpu, *, pooling_fp16: bool = False) -> str:
+    """The dtype `--dtype auto` loads a checkpoint of this dtype in (config/model.py _resolve_auto_dtype, 0.33): the
+    platform's first supported dtype for a float32 checkpoint (float16 for a pooling model, `pooling_fp16`), and a
+    dtype the GPU lacks falls back to it too ("Your device ... doesn't support torch.bfloat16. Falling back to
+    torch.float16"): CUDA's supported_dtypes (platforms/cuda.py) lead with bfloat16 from compute capability 8.0,
+    with float16 below it (Turing's T4, Volta's V100)."""
+    preferred = "bfloat16" if gpu.supports_bf16 and not pooling_fp16 else "float16"
+    if checkpoint_dtype == "float32" or (checkpoint_dtype == "bfloat16" and not gpu.supports_bf16):
+        return preferred
+    return checkpoint_dtype
+
+
 def _weight_dtype(
     model: ModelSpec, flags: EngineFlags, gpu: Gpu, issues: list[StartupIssue], version: VllmVersion
 ) -> str:
     d = {"half": "float16", "float": "float32"}.get(flags.dtype, flags.dtype)
     if d == "auto":
-        d = model.dtype
-        if d == "float32":
-            pooling_fp16 = model.pooling and version >= POOLING_FP16_FROM
-            d = "bfloat16" if gpu.supports_bf16 and not pooling_fp16 else "float16"
-        if d == "bfloat16" and not gpu.supports_bf16:
-            d = "float16"
+        d = auto_dtype(model.dtype, gpu, pooling_fp16=model.pooling and version >= POOLING_FP16_FROM)
     elif d == "bfloat16" and not gpu.supports_bf16:
         issues.append(si.bf16_unsupported(gpu.name, gpu.compute_capability))
     return d

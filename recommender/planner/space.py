@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from recommender.hardware import Gpu
-from recommender.memory.precision import auto_kv_is_fp8
+from recommender.memory.precision import auto_dtype, auto_kv_is_fp8
 from recommender.model.spec import ModelSpec
 from recommender.planner.types import Candidate, Hardware, WeightOption
 
@@ -18,15 +18,16 @@ def gpu_budgets(gpu: Gpu) -> tuple[int, ...]:
     return tuple(n for n in GPU_BUDGETS if n <= (gpu.max_per_node or GPU_BUDGETS[-1]))
 
 
-def precision_of(model: ModelSpec, quantization_flag: str | None) -> tuple[int, str]:
-    """Precision rank (lower is better) and label of a weights option."""
+def precision_of(model: ModelSpec, quantization_flag: str | None, gpu: Gpu) -> tuple[int, str]:
+    """Precision rank (lower is better) and label of a weights option: the dtype vLLM loads on this GPU."""
     q = model.quant
     if q is None and quantization_flag:
         return 1, f"{quantization_flag.upper()} (online)"
     if q is None and model.dtype == "float32":  # --dtype auto serves a float32 checkpoint in 16 bits (explain's dtype)
         return 0, "16-bit (float32 checkpoint)"
-    if q is None:
-        return 0, model.dtype
+    if q is None:  # a bfloat16 checkpoint loads as float16 where the GPU has no bfloat16 (a T4, a V100)
+        served = auto_dtype(model.dtype, gpu)
+        return 0, model.dtype if served == model.dtype else f"{served} ({model.dtype} checkpoint)"
     if q.method == "fp8":
         return 1, q.label
     if q.bits >= 8:
@@ -51,8 +52,10 @@ def weight_options(
         options += [(v, None) for v in variants]
     out = []
     for model, flag in options:
-        rank, label = precision_of(model, flag)
-        if only is not None and only not in (label.lower(), (flag or ""), (model.quant.method if model.quant else "")):
+        rank, label = precision_of(model, flag, gpu)
+        native = model.dtype if model.quant is None and flag is None else ""  # `bfloat16` names the T4's float16 too
+        names = (label.lower(), native, flag or "", model.quant.method if model.quant else "")
+        if only is not None and only not in names:
             continue
         out.append(WeightOption(model, flag, label, rank, provenance_of(base, model, flag)))
     return out
