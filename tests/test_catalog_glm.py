@@ -46,15 +46,47 @@ def test_glm_4_7_fp8_declares_the_publisher_s_compressed_tensors_fp8() -> None:
     assert 0.5 < w8 / w16 < 0.53
 
 
-def test_glm_4_5v_is_glm_4_5_air_behind_the_glm_4_1v_tower() -> None:
-    """GLM-4.5V (reconstructed: its text_config from Intel's AutoRound copy, the vision tower from transformers'
-    Glm4vMoe defaults): glm4_1v.py builds its language model as Glm4MoeForCausalLM from text_config, so the text
-    weights are GLM-4.5-Air's 106,852,251,264 (46 layers, 128 experts of 1408, one shared, first layer dense) and
-    the tower (24 blocks of 1536) adds about 1.3B: 108.2B, the hub's 108B. Context 65,536."""
-    vl, air = resolve_model("zai-org/GLM-4.5V"), resolve_model("zai-org/GLM-4.5-Air")
-    assert vl.params is not None and air.params is not None
-    assert vl.params.total - vl.params.vision == air.params.total == 106_852_251_264
-    assert 1.0e9 < vl.params.vision < 1.5e9 and 107.5e9 < vl.params.total < 108.5e9
-    assert vl.moe == air.moe and vl.mlp_kinds == air.mlp_kinds and vl.max_model_len == 65536
-    assert vl.vision is not None and vl.vision.depth == 24
-    assert len(vl.approximate) == 1 and vl.approximate[0].startswith("config.json reconstructed: ")
+def _glm4v_tower() -> int:
+    """The GLM-4.1V vision tower by hand (vllm glm4_1v.py Glm4vVisionTransformer, 24 blocks of 1536, out 4096,
+    merger 13696): a biased Conv3d patch embedding 3 x 2 x 14 x 14 x 1536 + 1536, 576 learned positions, per block a
+    bias-free qkv 1536 x 4608, proj 1536^2, gate_up 1536 x 2 x 4096 and down 4096 x 1536 (the blocks' MLP is
+    out_hidden_size wide) with two RMSNorms, post-conv and post RMSNorms, a biased 2 x 2 Conv2d 1536 x 4 -> 4096,
+    and the merger: proj 4096^2, a LayerNorm, gate_up 4096 x 2 x 13696, down 13696 x 4096, all bias-free."""
+    h, o, i = 1536, 4096, 13696
+    block = 3 * h * h + h * h + 2 * o * h + o * h + 2 * h
+    merger = o * o + 2 * o + 2 * i * o + i * o
+    return 3 * 2 * 14 * 14 * h + h + 576 * h + 2 * h + 24 * block + o * h * 4 + o + merger
+
+
+def test_glm_4_5v_and_4_6v_are_glm_4_5_air_behind_the_glm_4_1v_tower() -> None:
+    """GLM-4.5V (reconstructed: its text_config from Intel's AutoRound copy, the tower from transformers' Glm4vMoe
+    defaults) and GLM-4.6V (the same network with 131,072 positions): glm4_1v.py builds the language model as
+    Glm4MoeForCausalLM from text_config, so the text weights are GLM-4.5-Air's 106,852,251,264; the tower adds
+    892,498,432: 107,744,749,696, the hub's 108B."""
+    tower = _glm4v_tower()
+    assert tower == 892_498_432
+    air = resolve_model("zai-org/GLM-4.5-Air")
+    assert air.params is not None and air.params.total == 106_852_251_264
+    for model_id, context in (("zai-org/GLM-4.5V", 65536), ("zai-org/GLM-4.6V", 131072)):
+        vl = resolve_model(model_id)
+        assert vl.params is not None and vl.params.vision == tower, model_id
+        assert vl.params.total == air.params.total + tower == 107_744_749_696
+        assert vl.moe == air.moe and vl.mlp_kinds == air.mlp_kinds and vl.max_model_len == context
+        assert len(vl.approximate) == 1 and vl.approximate[0].startswith("config.json reconstructed: ")
+
+
+def test_glm_4_1v_9b_thinking_and_4_6v_flash_by_hand() -> None:
+    """GLM-4.1V-9B-Thinking (reconstructed: a transformers test repository's copy of its config) and GLM-4.6V-Flash
+    (a fine-tune's copy of its text_config): 40 layers of 4096, q 4096^2 and k/v 4096 x 256 with biases, o 4096^2,
+    gated MLP 3 x 4096 x 13696, untied 151,552-row embedding and head, and the GLM-4.1V tower: 10,292,449,792
+    parameters, the hub's 10B. The language model is Glm4ForCausalLM (four RMSNorms a layer), which the planner counts
+    as a Llama-style decoder (two) and says so."""
+    h = 4096
+    text = 40 * (h * h + h + 2 * (h * 256 + 256) + h * h + 3 * h * 13696) + 2 * 151552 * h
+    for model_id, context in (("zai-org/GLM-4.1V-9B-Thinking", 65536), ("zai-org/GLM-4.6V-Flash", 131072)):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.vision == _glm4v_tower(), model_id
+        assert spec.params.total - spec.params.norms == text + _glm4v_tower()  # the language model's norms apart
+        assert spec.params.total == 10_292_449_792 and spec.max_model_len == context
+        assert (spec.num_kv_heads, spec.head_dim) == (2, 128)
+        assert any("'glm4v_text' is not in vllm-plan's architecture table" in r for r in spec.approximate)

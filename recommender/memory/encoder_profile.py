@@ -109,7 +109,7 @@ def _block_bytes_per_patch(model: ModelSpec, tp: int, *, compiled: bool = False)
     assert v is not None
     h, i = v.hidden, v.intermediate
     attention = RESIDUAL_VALUES * h + ATTENTION_SHARDED_VALUES * h // tp
-    gated = v.style == "qwen2_5"
+    gated = v.style in ("qwen2_5", "glm4v")
     native = compiled and model.architecture in QUICK_GELU_ARCHITECTURES
     mlp = 2 * h + (3 if gated or native else 2) * i // tp
     return ACTIVATION_BYTES * max(attention, mlp)

@@ -26,6 +26,8 @@ def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | Non
     top_type = config.get("model_type")
     if top_type in QWEN_VL_TOWERS:
         return _qwen_vl_vision(v, str(top_type), text_hidden)
+    if top_type in GLM4V_TOWERS:
+        return _glm4v_vision(v, text_hidden)
     if not (v.has("depth") or v.has("num_hidden_layers")) or not v.has("hidden_size") or not v.has("intermediate_size"):
         return None
     depth = v.first_int(("depth", "num_hidden_layers"), 0, bound=MAX_VISION_DEPTH)
@@ -137,6 +139,37 @@ def _positive(value: object) -> bool:
 # Qwen2.5-VL names the width hidden_size and the output out_hidden_size (gated SiLU MLP, RMSNorms). Neither has
 # learned positions (2-D rotary) or a patch-embedding bias (vLLM qwen2_vl.py / qwen2_5_vl.py, 0.33).
 QWEN_VL_TOWERS = ("qwen2_vl", "qwen2_5_vl")
+
+# GLM-4.1V / 4.5V / 4.6V (vllm/model_executor/models/glm4_1v.py Glm4vVisionTransformer): the blocks' gated MLP is
+# out_hidden_size wide, intermediate_size is the merger's; transformers' Glm4vVisionConfig defaults for omitted keys
+GLM4V_TOWERS = ("glm4v", "glm4v_moe")
+GLM4V_DEPTH, GLM4V_IMAGE, GLM4V_PATCH, GLM4V_TEMPORAL, GLM4V_MERGE = 24, 336, 14, 2, 2
+
+
+def _glm4v_vision(v: ConfigValues, text_hidden: int) -> VisionSpec:
+    """Glm4vVisionTransformer: a biased Conv3d patch embedding, learned (image_size / patch)^2 positions, RMSNorm
+    blocks of bias-free qkv/proj and a gated MLP of out_hidden_size, then a merge x merge Conv2d down to
+    out_hidden_size and Glm4vPatchMerger (proj, LayerNorm, gated MLP of intermediate_size, all bias-free)."""
+    depth = v.get_int("depth", GLM4V_DEPTH, bound=MAX_VISION_DEPTH)
+    hidden = v.get_int("hidden_size", bound=MAX_HIDDEN)
+    out_hidden = v.get_int("out_hidden_size", text_hidden, bound=MAX_HIDDEN)
+    patch = v.get_int("patch_size", GLM4V_PATCH)
+    channels = v.get_int("in_channels", DEFAULT_CHANNELS)
+    merge = v.get_int("spatial_merge_size", GLM4V_MERGE)
+    side = v.get_int("image_size", GLM4V_IMAGE) // patch
+    return VisionSpec(
+        depth=depth,
+        hidden=hidden,
+        intermediate=out_hidden,
+        patch_params=channels * patch * patch * v.get_int("temporal_patch_size", GLM4V_TEMPORAL) * hidden + hidden,
+        positions=side * side,
+        projector_in=hidden * merge * merge,
+        projector_hidden=v.get_int("intermediate_size"),
+        out_hidden=out_hidden,
+        style="glm4v",
+    )
+
+
 QWEN_VL_DEPTH, QWEN_VL_PATCH, QWEN_VL_TEMPORAL, QWEN_VL_MERGE = 32, 14, 2, 2
 QWEN2_VL_MLP_RATIO = 4.0
 QWEN2_5_VL_INTERMEDIATE = 3420

@@ -20,6 +20,8 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
         return []
     if v.style == "mllama":
         return _mllama_vision(v)
+    if v.style == "glm4v":
+        return _glm4v_vision(v)
     h, i = v.hidden, v.intermediate
     out = [
         Tensor("visual.patch_embed", "vision", v.patch_params, 1, "replicated", None, linear=False),
@@ -171,3 +173,33 @@ def _mllama_vision(v: VisionSpec) -> list[Tensor]:
         Tensor("multi_modal_projector", "vision", v.out_hidden, v.projector_in + 1, "replicated", None, linear=False),
     ]
     return out
+
+
+def _glm4v_vision(v: VisionSpec) -> list[Tensor]:
+    """vllm glm4_1v.py Glm4vVisionTransformer: the biased Conv3d patch embedding, learned positions and two
+    RMSNorms around the blocks (replicated); per block bias-free QKV/proj and gate_up/down (TP-sharded) and two
+    RMSNorms; the Conv2d downsample (biased, replicated); the merger's bias-free proj (column, gathered), its
+    LayerNorm and its gated MLP of projector_hidden."""
+    h, i, o, m = v.hidden, v.intermediate, v.out_hidden, v.projector_hidden
+    out = [
+        Tensor("visual.patch_embed", "vision", v.patch_params, 1, "replicated", None, linear=False),
+        Tensor("visual.embeddings.position_embedding", "vision", v.positions, h, "replicated", None, linear=False),
+        Tensor("visual.post_conv_layernorm+post_layernorm", "vision", 2 * h, 1, "replicated", None, linear=False),
+    ]
+    for k in range(v.depth):
+        p = f"visual.blocks.{k}"
+        out += [
+            Tensor(f"{p}.attn.qkv", "vision", 3 * h, h, "column", None, linear=False),
+            Tensor(f"{p}.attn.proj", "vision", h, h, "row", None, linear=False),
+            Tensor(f"{p}.mlp.gate_up_proj", "vision", 2 * i, h, "column", None, linear=False),
+            Tensor(f"{p}.mlp.down_proj", "vision", h, i, "row", None, linear=False),
+            Tensor(f"{p}.norms", "vision", 2 * h, 1, "replicated", None, linear=False),
+        ]
+    return [
+        *out,
+        Tensor("visual.downsample", "vision", o, v.projector_in + 1, "replicated", None, linear=False),
+        Tensor("visual.merger.proj", "vision", o, o, "column", None, linear=False),
+        Tensor("visual.merger.post_projection_norm", "vision", 2 * o, 1, "replicated", None, linear=False),
+        Tensor("visual.merger.gate_up_proj", "vision", 2 * m, o, "column", None, linear=False),
+        Tensor("visual.merger.down_proj", "vision", o, m, "row", None, linear=False),
+    ]

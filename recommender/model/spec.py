@@ -126,8 +126,9 @@ class VisionSpec:
     projector_in: int
     projector_hidden: int  # 0: a single projection projector_in -> text hidden
     out_hidden: int
-    # vit: LayerNorm, biased qkv/fc1/fc2; gemma4: RMSNorm, gated MLP; qwen2_5: RMSNorm, biased gated MLP
-    style: Literal["vit", "gemma4", "mllama", "qwen2_5"] = "vit"
+    # vit: LayerNorm, biased qkv/fc1/fc2; gemma4: RMSNorm, gated MLP; qwen2_5: RMSNorm, biased gated MLP;
+    # glm4v: RMSNorm, bias-free qkv and gated MLP, a downsampling conv and a gated merger (GLM-4.1V / 4.5V)
+    style: Literal["vit", "gemma4", "mllama", "qwen2_5", "glm4v"] = "vit"
     global_depth: int = 0  # mllama: gated global layers after the local ones
     tiles: int = 0  # mllama: max_num_tiles
     aspect_ratios: int = 0  # mllama: supported aspect ratios (tile-embedding rows = this + 1)
