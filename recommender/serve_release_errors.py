@@ -4,6 +4,8 @@ profiles/vllm-flags.yaml dates each option and its choices)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from recommender.memory.engine import VllmVersion
 from recommender.quoting import clipped, quoted
 from recommender.serve_args import GivenFlag, ServeCommand
@@ -52,4 +54,21 @@ def choice_errors(cmd: ServeCommand, version: VllmVersion) -> list[str]:
         if value not in allowed and str(value) not in allowed:
             shown = ", ".join(repr(c) for c in allowed)
             out.append(f"argument {g.spec.label()}: invalid choice: {quoted(value)} (choose from {shown})")
+    return out
+
+
+def value_choice_errors(values: Mapping[str, object], version: VllmVersion) -> list[str]:
+    """choice_errors for values given by argparse destination (`{"block_size": 7}`, as explain's options give them)
+    rather than in a command line."""
+    table = default_flag_table()
+    by_dest = {spec.dest: spec for spec in table.specs}
+    out = []
+    for dest, value in values.items():
+        spec = by_dest.get(dest)
+        allowed = spec.choices_in(version) if spec is not None and isinstance(value, int | str) else None
+        if spec is None or allowed is None or isinstance(value, bool):
+            continue
+        if value not in allowed and str(value) not in allowed:
+            shown = ", ".join(repr(c) for c in allowed)
+            out.append(f"argument {spec.label()}: invalid choice: {quoted(value)} (choose from {shown})")
     return out

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -106,3 +108,33 @@ def test_a_plan_on_a_gpu_without_bfloat16_names_the_float16_vllm_loads(tmp_path:
     plan = tmp_path / "plan.yaml"
     invoke([*t4, "-o", str(plan)])
     invoke(["check", str(plan)])  # the plan document with its new label reads back and passes
+
+
+def _explained(*args: str) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(invoke(["explain", *args, "--format", "json"]).stdout)
+    return doc
+
+
+def test_a_block_size_the_release_refuses_is_refused_as_that_release_does() -> None:
+    """`--block-size 7` was computed as if vLLM ran it. Releases 0.8.5-0.14.0 refuse it at parsing (argparse
+    choices, profiles/vllm-flags.yaml): one line, exit 2, as for the same flag in a command. vLLM 0.33's parser
+    takes any int (CacheConfig: block_size gt=0), but no CUDA attention backend takes a size that is not a multiple
+    of 16 and vLLM exits building the model: explain's verdict fails with that error, check fails the server and
+    says to drop the flag."""
+    old = invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--block-size", "7", "--vllm-version", "0.11.0"], 2)
+    assert old.stderr == "Error: argument --block-size: invalid choice: 7 (choose from 1, 8, 16, 32, 64, 128)\n"
+    invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "h100", "--block-size", "256", "--vllm-version", "0.11.0"], 2)
+    assert _explained("Qwen/Qwen3-8B", "--gpu", "h100", "--block-size", "256", "--vllm-version", "0.11.1")["fits"]
+    perf = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "10", "--output-len", "10"]
+    assert "invalid choice: 7" in invoke([*perf, "--block-size", "7", "--vllm-version", "0.11.0"], 2).stderr
+    new = _explained("Qwen/Qwen3-8B", "--gpu", "h100", "--block-size", "7")
+    assert (new["fits"], new["error_kinds"]) == (False, ["block-size-unsupported"])
+    assert new["errors"][0].startswith("No valid attention backend found for cuda with block_size=7.")
+    for fine in ("16", "48", "256"):
+        assert _explained("Qwen/Qwen3-8B", "--gpu", "h100", "--block-size", fine)["error_kinds"] == [], fine
+    # not judged where the backends were not read: an AMD GPU, an attention-free (pure Mamba) model
+    assert _explained("Qwen/Qwen3-8B", "--gpu", "mi300x", "--block-size", "7")["error_kinds"] == []
+    assert _explained("tiiuae/falcon-mamba-7b", "--gpu", "h100", "--block-size", "7")["error_kinds"] == []
+    out = invoke(["check", "--gpu", "h100", "vllm serve Qwen/Qwen3-8B --block-size 24"], 1).stdout
+    assert "FAIL <argument> (command): No valid attention backend found for cuda with block_size=24." in out
+    assert "  fix: remove --block-size (vLLM then picks one; " in out

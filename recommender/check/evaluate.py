@@ -232,6 +232,16 @@ def _host_share_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str 
     )
 
 
+def _block_size_fix(engine: _Engine, flags: EngineFlags, e: Explanation) -> str | None:
+    """A --block-size no attention backend takes: without it vLLM picks one every backend of the model takes."""
+    if not e.has(IssueKind.BLOCK_SIZE_UNSUPPORTED):
+        return None
+    alt = engine.attempt(replace(flags, block_size=None))
+    if not alt or not alt.fits:
+        return None
+    return f"remove --block-size (vLLM then picks one; {alt.max_concurrency:.1f} requests of {alt.max_model_len:,} tokens fit)"
+
+
 def _seats_fix(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, length: int) -> str | None:
     """--max-num-seqs below the requests promised per replica: raise it, when the engine starts with that many
     (and --max-num-batched-tokens, which vLLM wants at least as large) and its KV cache holds them."""
@@ -286,6 +296,7 @@ def suggest(engine: _Engine, flags: EngineFlags, e: Explanation, need: int, leng
         or _warmup_fix(engine, flags, e)
         or _mamba_seqs_fix(engine, flags, e)
         or _host_share_fix(engine, flags, e)
+        or _block_size_fix(engine, flags, e)
     )
     out: list[str] = [first] if first else []
     seats = _seats_fix(engine, flags, e, need, length)

@@ -12,7 +12,7 @@ import click
 
 from recommender.cli import params
 from recommender.cli.engine_options import engine_flag_options, engine_flags
-from recommender.cli.explain_cmd import refuse_flags_not_in, resolve_hardware
+from recommender.cli.explain_cmd import refuse_flags_not_in, refuse_invalid_choices, resolve_hardware
 from recommender.errors import FetchError, InputError, UnknownModelError
 from recommender.hardware import Gpu
 from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
@@ -68,6 +68,7 @@ def engine_setup(
     flags = engine_flags(flag_values)
     hw = resolve_hardware(gpu, gpu_memory_gib)
     v = VllmVersion.parse(vllm_version)
+    refuse_invalid_choices(flag_values, v)
     refuse_flags_not_in((k for k, raw in flag_values.items() if raw is not None), v)
     return EngineSetup(flags, hw, v, async_scheduling)
 

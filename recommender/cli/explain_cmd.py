@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
 from recommender.quoting import clipped, quoted
 from recommender.serve_args import parse_serve_argv
-from recommender.serve_release_errors import not_accepted, strict_errors
+from recommender.serve_release_errors import not_accepted, strict_errors, value_choice_errors
 from recommender.sources.resolve import resolve_model
 from recommender.startup_log import LoggedStartup
 from recommender.units import GiB
@@ -173,6 +173,15 @@ def refuse_flags_not_in(names: Iterable[str], version: VllmVersion) -> None:
                 f"{spec.name} is not an option of vLLM {version} ({when}): vllm serve would exit with "
                 f"'unrecognized arguments: {spec.name}'"
             )
+
+
+def refuse_invalid_choices(values: Mapping[str, Any], version: VllmVersion) -> None:
+    """A value given as an option (`--block-size 7`) outside the choices the target release's parser has
+    (profiles/vllm-flags.yaml: 0.8.5-0.14.0 take --block-size 1, 8, 16, 32, 64, 128 (256 from 0.11.1)): vLLM would
+    exit with argparse's "invalid choice" before startup, as `check` reports for a command (choice_errors)."""
+    problems = value_choice_errors(values, version)
+    if problems:
+        raise FlagError(problems[0])
 
 
 def free_bytes(free_memory_gib: float | None, gpu: Gpu) -> int | None:
@@ -391,6 +400,7 @@ def engine_request(
     model = model or project_setting("model")
     if not model:
         raise InputError(NO_MODEL)
+    refuse_invalid_choices(values, version)
     flags = engine_flags(values)
     refuse_flags_not_in(values, version)
     return model, flags

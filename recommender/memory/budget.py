@@ -63,6 +63,27 @@ def parallel_checks(model: ModelSpec, tp: int, pp: int, issues: list[StartupIssu
             issues.append(si.kv_heads_replicated(model.num_kv_heads, tp))
 
 
+# vLLM 0.33 picks each attention layer's backend when the model is built, with a --block-size given as it is
+# (v1/attention/selector.py; update_block_size_for_backend chooses one only when none was given), and every CUDA
+# backend's kernel block is a multiple of 16 tokens (v1/attention/backends/*.py get_supported_kernel_block_sizes:
+# FlashAttention, Triton and FlexAttention MultipleOf(16), FlashInfer 16/32/64, FlashMLA 64, CUTLASS MLA 128, ...):
+# any other size leaves no backend and vLLM exits. Releases 0.8.5-0.14.0 refuse such a size already at parsing
+# (profiles/vllm-flags.yaml choices); the releases between were not read, so the rule starts at 0.33.
+CUDA_KERNEL_BLOCK = 16
+BLOCK_SIZE_RULE_FROM = VllmVersion(0, 33)
+
+
+def block_size_checks(
+    model: ModelSpec, gpu: Gpu, flags: EngineFlags, version: VllmVersion, issues: list[StartupIssue]
+) -> None:
+    """A --block-size no CUDA attention backend of the release takes (an attention-free model selects none)."""
+    bs = flags.block_size
+    if bs is None or bs % CUDA_KERNEL_BLOCK == 0 or gpu.vendor != "nvidia" or version < BLOCK_SIZE_RULE_FROM:
+        return
+    if any(kind not in ("mamba", "linear_attention", "none") for kind in model.layer_kinds):
+        issues.append(si.block_size_unsupported(bs, CUDA_KERNEL_BLOCK))
+
+
 # --- explain: the steps in order --------------------------------------------------------------------------------
 
 
@@ -202,6 +223,7 @@ def explain(
     precision = resolve_precision(model, flags, gpu, version, issues)
     model_checks(model, version, issues)
     parallel_checks(model, tp, pp, issues)
+    block_size_checks(model, gpu, flags, version, issues)
     pp = min(pp, model.num_layers)
     v0 = runs_v0_engine(version, gpu, model.architecture, flags.use_v1)
     limits = scheduler_limits(model, flags, gpu, version, issues, v0=v0)

@@ -39,6 +39,7 @@ class IssueKind(StrEnum):
     QUANTIZATION_UNKNOWN = "quantization-unknown"  # flag = the checkpoint's method the release does not know
     QUANTIZATION_CAPABILITY = "quantization-below-capability"  # flag = the method, count = its minimum capability
     KV_DTYPE_UNSUPPORTED = "kv-cache-dtype-unsupported"  # flag = the --kv-cache-dtype the attention cannot store
+    BLOCK_SIZE_UNSUPPORTED = "block-size-unsupported"  # requested = the --block-size no attention backend takes
     KV_ALLOCATION_OOM = "kv-cache-allocation-oom"  # needed = the fixed KV cache, available = free beside the weights
     WARMUP_OOM = "warmup-out-of-memory"  # needed = allocations after the KV cache, available = room for them
     MAMBA_BLOCKS = "max-num-seqs-above-mamba-blocks"  # count = max_num_seqs, requested = the pool's blocks
@@ -155,6 +156,18 @@ def bf16_unsupported(gpu_name: str, compute_capability: str) -> StartupIssue:
         f"Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu_name} GPU "
         f"has compute capability {compute_capability}. You can use float16 instead by explicitly setting "
         "the `dtype` flag in CLI, for example: --dtype=half.",
+    )
+
+
+def block_size_unsupported(block_size: int, kernel_block: int) -> StartupIssue:
+    """platforms/cuda.py get_attn_backend_cls, when every backend's validate_configuration says "block_size not
+    supported" (v1/attention/backend.py supports_block_size); vLLM's message also prints the whole selector config
+    and each backend by name, shortened here."""
+    return StartupIssue(
+        IssueKind.BLOCK_SIZE_UNSUPPORTED,
+        f"No valid attention backend found for cuda with block_size={block_size}. Reasons: every backend: "
+        f"[block_size not supported] (each takes a multiple of {kernel_block} tokens).",
+        requested=block_size,
     )
 
 
