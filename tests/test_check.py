@@ -445,7 +445,9 @@ def test_values_and_options_a_release_refuses_fail_in_its_words(
     assert r["status"] == "fail" and any(message in f for f in r["failures"]), r["failures"]
 
 
-@pytest.mark.parametrize(("image", "block"), [("v0.8.5", 128), ("v0.11.1", 256), ("v0.20.0", 7), ("latest", 7)])
+# latest (0.33) parses any size, and 48 is one its CUDA attention backends take (a multiple of 16); 7 parses but
+# leaves no backend, a startup failure (tests/test_cli_leftovers.py)
+@pytest.mark.parametrize(("image", "block"), [("v0.8.5", 128), ("v0.11.1", 256), ("v0.20.0", 7), ("latest", 48)])
 def test_block_sizes_a_release_accepts_or_is_not_known_for_are_not_refused(
     tmp_path: Path, image: str, block: int
 ) -> None:
