@@ -279,16 +279,21 @@ def record_model(r: dict[str, Any]) -> str | None:
 
 
 SIZE_REMARK = re.compile(r"\s*\((\d+(?:\.\d+)?\s*(?:GB|GiB|G))\)", re.IGNORECASE)  # a remark that is only a size
+# a remark that is a MiB total: nvidia-smi prints memory.total in MiB ("16311MiB"; a reporter may add the thousands
+# separator), the figure resolve_gpu's memory_mib takes to pick the variant of a shared name (8 vs 16 GB cards)
+MIB_REMARK = re.compile(r"\(\s*(\d{1,3}(?:,\d{3})+|\d+)\s*MiB\s*\)", re.IGNORECASE)
 
 
 def record_gpu(r: dict[str, Any]) -> Gpu | None:
-    """The catalog card the record's GPU name resolves to (parenthesised remarks dropped), or None."""
+    """The catalog card the record's GPU name resolves to (parenthesised remarks dropped; a written size, or a MiB
+    total as nvidia-smi prints it, picks the variant), or None."""
     written = SIZE_REMARK.sub(r" \1", r.get("gpu") or "")  # "NVIDIA H100 (96GB)": the size the reporter wrote
+    mib = MIB_REMARK.search(written)
     name = re.sub(r"\s*\(.*\)", "", written).strip()
     if not name:
         return None
     try:
-        return resolve_gpu(name, load_gpus())
+        return resolve_gpu(name, load_gpus(), memory_mib=int(mib.group(1).replace(",", "")) if mib else None)
     except PlanError:
         return None
 
@@ -442,6 +447,7 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         enable_prefix_caching=record_prefix_caching(r),
         block_size=record_block_size(r),
         language_model_only=bool(re.search(r"language[-_]model[-_]only(?!'?: False)", r.get("other_flags") or "")),
+        limit_mm_per_prompt=record_mm_limits(r),
         enable_expert_parallel=bool(
             re.search(r"enable[-_]expert[-_]parallel(?!'?: False)", r.get("other_flags") or "")
         ),
@@ -454,6 +460,25 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         max_cudagraph_capture_size=record_max_capture_size(r),
         **record_lora(r),
     )
+
+
+# --limit-mm-per-prompt as the record's command passes it (`--limit-mm-per-prompt '{"image":0,"video":0}'`, the older
+# `--limit-mm-per-prompt image=4,video=0`) or its logged non-default args show it (`'limit_mm_per_prompt': {'image': 1,
+# 'video': 0}`, `limit_mm_per_prompt {'image': 1}`); an engine config's `limit_mm_per_prompt=None` is not a limit
+MM_LIMITS = re.compile(
+    r"limit[-_]mm[-_]per[-_]prompt'?(?::\s*|\s+|=)(?:'(\{[^}]*\})'|(\{[^}]*\})|([a-z]+=\d+(?:,[a-z]+=\d+)*))"
+)
+
+
+def record_mm_limits(r: dict[str, Any]) -> str | None:
+    """The --limit-mm-per-prompt the record's launch sets, as vLLM's JSON (EngineFlags reads it: a tower whose every
+    modality is limited to 0 is not loaded, memory/engine.py), None when it sets none."""
+    m = MM_LIMITS.search(str(r.get("other_flags") or ""))
+    if m is None:
+        return None
+    if m.group(3):
+        return m.group(3)
+    return (m.group(1) or m.group(2)).replace("'", '"')
 
 
 # --max-cudagraph-capture-size as the record's command passes it (`--max-cudagraph-capture-size 1`) or its logged

@@ -7,10 +7,13 @@ from benchmarks.fidelity import (
     FIELD8,
     FIELD13,
     FIELD14,
+    FIELD15,
     compare,
     load_records,
     record_engine_is_v1,
     record_flags,
+    record_gpu,
+    record_mm_limits,
     record_speculative,
     refusal,
     summarize,
@@ -95,3 +98,31 @@ def test_a_record_the_planner_refuses_is_counted_not_dropped() -> None:
     s = summarize([u014, bad], [c for c in (compare(u014),) if c is not None])
     assert s.refused == ["X1"] and len(s.compared) == 1
     assert refusal(u014) is None  # compared records are not refused
+
+
+def test_a_mib_total_written_with_the_name_picks_the_variant() -> None:
+    """field15 W019 names its card as nvidia-smi reports it, 'NVIDIA GeForce RTX 5060 Ti (16,311 MiB)': the name alone
+    is shared by the 8 and 16 GB cards, and the MiB total (nvidia-smi's memory.total, here with a thousands
+    separator) is the hint resolve_gpu takes to pick one; a remark that is not a size still resolves nothing."""
+    w019 = next(r for r in load_records(*FIELD15) if r["id"] == "W019")
+    card = record_gpu(w019)
+    assert card is not None and card.key == "rtx5060ti-16gb"
+    assert card.smi_total_mib == 16311
+    assert record_gpu({"gpu": "NVIDIA GeForce RTX 5060 Ti (8,000 MiB)"}).key == "rtx5060ti-8gb"  # type: ignore[union-attr]
+    assert record_gpu({"gpu": "NVIDIA GeForce RTX 5060 Ti (a desktop card)"}) is None
+
+
+def test_the_multimodal_limits_a_launch_sets_are_read_in_every_form() -> None:
+    """field15 W016 serves Qwen3.5-9B with --limit-mm-per-prompt '{"image":0,"video":0}' ('turns off the unused vision
+    tower so it reserves no memory'): vLLM then loads no tower (memory/engine.py skips_tower), which the harness must
+    pass on. The older key=value form and the logged non-default args' dict read the same; the engine config's
+    `limit_mm_per_prompt=None` is no limit."""
+    w016 = next(r for r in load_records(*FIELD15) if r["id"] == "W016")
+    assert record_mm_limits(w016) == '{"image":0,"video":0}'
+    assert record_flags(w016).limit_mm_per_prompt == '{"image":0,"video":0}'
+    assert record_mm_limits({"other_flags": "--limit-mm-per-prompt image=4,video=0; KV cache dtype auto"}) == (
+        "image=4,video=0"
+    )
+    dict_form = {"other_flags": "non-default args: {'limit_mm_per_prompt': {'image': 1, 'video': 0}, 'seed': 0}"}
+    assert record_mm_limits(dict_form) == '{"image": 1, "video": 0}'
+    assert record_mm_limits({"other_flags": "mm_processor_kwargs=None, limit_mm_per_prompt=None, seed=0"}) is None
