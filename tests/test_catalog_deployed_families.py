@@ -131,8 +131,8 @@ def test_dbrx_base_is_the_instruct_network_in_lnl_ais_852_byte_file() -> None:
 
 
 def test_olmo_7b_hf_by_hand() -> None:
-    """OLMo-7B-hf (reconstructed: transformers' OlmoConfig defaults, documented as this checkpoint's): 32 layers of
-    4096 with 32 heads (q/k/v/o 4096^2) and a gated SiLU MLP of 3 x 4096 x 11008, untied 50,304-row embedding and
+    """OLMo-7B-hf (reconstructed: PrunaAI's re-save of its config, which transformers' OlmoConfig defaults repeat):
+    32 layers of 4096 with 32 heads (q/k/v/o 4096^2) and a gated SiLU MLP of 3 x 4096 x 11008, untied 50,304-row embedding and
     head: 6,888,095,744 parameters, AI2's 6.9B. vLLM's olmo.py uses LayerNorms without weights, which the planner
     does not model (it counts Llama's RMSNorm weights, 266,240 more, and says the count is approximate)."""
     h = 4096
@@ -168,3 +168,16 @@ def test_jamba_1_5_mini_is_the_v0_1_network() -> None:
     assert mini.params is not None and mini.params == v01.params and mini.params.total == 51_570_323_328
     assert mini.layer_kinds == v01.layer_kinds and mini.max_model_len == 262144
     assert reconstructed("ai21labs/AI21-Jamba-1.5-Mini")
+
+
+def test_olmo_1b_hf_by_hand() -> None:
+    """OLMo-1B-hf (the publisher's config.json, 632 bytes as its blame page prints): 16 layers of 2048 with 16 heads
+    (q/k/v/o 2048^2) and a gated SiLU MLP of 3 x 2048 x 8192, tied 50,304-row embedding: 1,176,764,416 parameters
+    without the Llama norms the planner adds (AI2's 1B), 2,048 positions."""
+    h = 2048
+    total = 16 * (4 * h * h + 3 * h * 8192) + 50304 * h
+    assert total == 1_176_764_416
+    spec = resolve_model("allenai/OLMo-1B-hf")
+    assert spec.params is not None and spec.params.total - spec.params.norms == total and spec.params.lm_head == 0
+    assert spec.max_model_len == 2048 and not reconstructed("allenai/OLMo-1B-hf")
+    assert page_bytes("allenai/OLMo-1B-hf") == 632

@@ -185,3 +185,17 @@ def test_cohere2_moe_is_pinned_to_vllm_0_21() -> None:
     new = explain(spec, rtx3090, flags, VllmVersion.parse("0.30.0"))
     assert "architecture-not-in-release" not in [k.value for k in new.error_kinds]
     assert not any("may not load Cohere2MoeForCausalLM" in str(w) for w in new.warnings)
+
+
+def test_smollm3_3b_by_hand() -> None:
+    """SmolLM3-3B (reconstructed: full fine-tunes' copies of its widths and context, transformers' SmolLM3Config
+    defaults for its heads, vocabulary and tie): 36 layers of 2048 with 16 query and 4 KV heads of 128 (q/o 2048^2,
+    k/v 2048 x 512), a gated MLP of 3 x 2048 x 11008, two RMSNorms; tied 128,256-row embedding, final norm:
+    3,075,098,624 parameters (Hugging Face's 3B), 65,536 positions, a Llama-style decoder in vLLM."""
+    h = 2048
+    total = 36 * (2 * h * h + 2 * h * 512 + 3 * h * 11008 + 2 * h) + 128256 * h + h
+    assert total == 3_075_098_624
+    spec = resolve_model("HuggingFaceTB/SmolLM3-3B")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (4, 128, 65536)
+    assert len(spec.approximate) == 1 and reconstructed("HuggingFaceTB/SmolLM3-3B")
