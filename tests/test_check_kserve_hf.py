@@ -192,3 +192,46 @@ spec:
     default = isvc.replace("huggingface-cpu-runtime", "kserve-huggingfaceserver")
     (found,) = read_text(default, "isvc.yaml", ".yaml")
     assert found.argv[2] == "/mnt/models"
+
+
+# johnahull/llm-d-xks-gke, deployments/llm-d-infra-xks-gke-tpu-native-gateway/manifests/llmisvc-gpu-pattern3.yaml at
+# 434c463 (trimmed): the main container has no command, only `args:` (one block of text).
+_LLMISVC_ARGS_ONLY = """apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata: {name: qwen2-3b-pattern3-gpu, namespace: llm-d-inference-scheduling}
+spec:
+  model: {uri: "hf://Qwen/Qwen2.5-3B-Instruct", name: Qwen/Qwen2.5-3B-Instruct}
+  template:
+    nodeSelector: {cloud.google.com/gke-accelerator: nvidia-tesla-t4}
+    containers:
+    - name: main
+      image: registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.0.0
+      args:
+      - |
+        python3 -m vllm.entrypoints.openai.api_server \\
+          --model=/mnt/models \\
+          --max-model-len=2048 \\
+          --gpu-memory-utilization=0.75
+      resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_llm_inference_service_args_are_vllm_serve_arguments() -> None:
+    """Without a command of its own, the main container runs KServe's template command, `eval "vllm serve
+    /mnt/models ... $@"` with the args as its positional parameters (config/llmisvcconfig/config-llm-template.yaml,
+    v0.18.0 on): the args are vLLM's, split again by eval; /mnt/models is where the storage initializer puts the
+    `uri` model, also as `--model=/mnt/models`. A command of its own keeps running as written."""
+    (found,) = read_text(_LLMISVC_ARGS_ONLY, "llmisvc.yaml")
+    assert found.argv[:4] == ("vllm", "serve", "Qwen/Qwen2.5-3B-Instruct", "python3") and found.gpus_per_pod == 1
+    assert found.node_labels["cloud.google.com/gke-accelerator"] == "nvidia-tesla-t4"
+    summary = engine_summary(parse_serve_argv(list(found.argv)))
+    assert summary["model"] == "Qwen/Qwen2.5-3B-Instruct"  # --model moves to the front (FlexibleArgumentParser)
+    assert summary["max_model_len"] == 2048 and summary["gpu_memory_utilization"] == 0.75
+    own = _LLMISVC_ARGS_ONLY.replace("      args:\n", "      command: [/bin/sh, -c]\n      args:\n")
+    (script,) = read_text(own, "llmisvc.yaml")
+    assert script.serve_form is False  # the api_server module, its own model flag
+    assert script.argv[2:] == (
+        "--model=Qwen/Qwen2.5-3B-Instruct",
+        "--max-model-len=2048",
+        "--gpu-memory-utilization=0.75",
+    )

@@ -31,6 +31,7 @@ from recommender.check.manifest_values import (
     is_count,
     k8s_env,
     k8s_substitute,
+    split_words,
     words_of,
 )
 from recommender.errors import InputError
@@ -327,10 +328,9 @@ def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> 
     model = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
     template = as_mapping(spec.get("template"))
     main = next((c for c in as_list(template.get("containers")) if isinstance(c, dict) and c.get("name") == "main"), {})
-    if is_container(main):  # a command of its own: KServe runs it, with the model's files at /mnt/models
+    if "command" in main:  # a command of its own: KServe runs it, with the model's files at /mnt/models
         found = container_found(doc, "template", template, {}, main, source, index)
-        mounted = {"/mnt/models", "/mnt/models/"}
-        return [replace(f, argv=tuple(model if w in mounted else w for w in f.argv)) for f in found]
+        return [replace(f, argv=tuple(_mounted_model(w, model) for w in f.argv)) for f in found]
     par = as_mapping(spec.get("parallelism"))
     argv = ["vllm", "serve", model]
     for key, flag in (("tensor", "--tensor-parallel-size"), ("pipeline", "--pipeline-parallel-size")):
@@ -344,8 +344,19 @@ def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> 
         argv.append("--enable-expert-parallel")
     env, _ = k8s_env(main)
     argv += env.get("VLLM_ADDITIONAL_ARGS", "").split()
+    if main.get("args"):  # the template's command (below) gets them as its positional parameters
+        args = [_mounted_model(w, model) for w in _eval_words(main)]
+        return container_found(doc, "template", template, {}, {**main, "command": argv, "args": args}, source, index)
     gpus, _ = gpu_count(main.get("resources"))
     return [Found(source, resource_name(doc, index), tuple(argv), gpus_per_pod=gpus, container="main", env=env)]
+
+
+def _eval_words(main: Mapping[str, Any]) -> list[str]:
+    """The main container's args as vLLM gets them when the container has no command of its own: KServe's
+    kserve-config-llm-template runs `/bin/bash -c 'eval "vllm serve /mnt/models ... ${VLLM_ADDITIONAL_ARGS} $@"' --`
+    with them as the positional parameters (config/llmisvcconfig/config-llm-template.yaml, since v0.18.0), so they
+    are arguments of `vllm serve`, joined by spaces and split again by eval (a backslash-newline joins lines)."""
+    return split_words(" ".join(words_of(main.get("args")) or []).replace("\\\n", ""))
 
 
 _RAY_ENGINE_KWARGS = {
