@@ -355,6 +355,56 @@ def test_spark_vllm_docker_recipe(tmp_path: Path) -> None:
     assert open_.unresolved == ("$port",)  # as check names an unset variable
 
 
+# leo-dcfa/vllm-setup-rtx-5090, Makefile at 172b31a (trimmed: one of its model targets, the echo lines kept): a
+# canned recipe (`define serve`) that each target runs with `$(call serve,MODEL,NAME,FLAGS)`.
+CANNED_MAKEFILE = """SHELL      := /usr/bin/env bash
+PORT       := 8000
+NAME       := vllm-local
+IMAGE      := vllm/vllm-openai:cu130-nightly   # override with VLLM_IMAGE in .env
+HF_CACHE   := $(HOME)/.cache/huggingface
+ENV_FILE   := $(CURDIR)/.env
+
+SERVE_COMMON = --host 0.0.0.0 --port $(PORT) --kv-cache-dtype fp8 --enable-prefix-caching
+
+# $(call serve,<model>,<served-name>,<extra flags>)
+define serve
+\t@$(MAKE) --no-print-directory down
+\t@set -a; [ -f $(ENV_FILE) ] && . $(ENV_FILE); set +a; \\
+\tIMG=$${VLLM_IMAGE:-$(IMAGE)}; \\
+\tdocker run -d --name $(NAME) --gpus all --ipc=host --restart unless-stopped \\
+\t  -p 127.0.0.1:$(PORT):$(PORT) \\
+\t  -v $(HF_CACHE):/root/.cache/huggingface \\
+\t  $$IMG \\
+\t  $(1) --served-model-name $(2) $(SERVE_COMMON) $(3) >/dev/null \\
+\t  && echo "→ container $(NAME) started (pid inside docker)" \\
+\t  || echo "→ docker run failed"
+endef
+
+.PHONY: up-gemma4-26b
+up-gemma4-26b: ## 26B MoE — nvidia/Gemma-4-26B-A4B-NVFP4
+\t$(call serve,nvidia/Gemma-4-26B-A4B-NVFP4,gemma4-26b,--max-model-len 262144 --gpu-memory-utilization 0.92 --language-model-only)
+
+.PHONY: down
+down: ## Stop + remove the running vLLM container (frees the GPU)
+\t@docker rm -f $(NAME) >/dev/null 2>&1 && echo "→ stopped $(NAME)" || echo "→ nothing running"
+"""
+
+
+def test_makefile_recipes_as_make_expands_them(tmp_path: Path) -> None:
+    """Each rule's recipe lines, after make expands them: `:=` / `=` variables, `$$` for the shell's `$`, a
+    canned recipe's `$(1)`..`$(3)` from `$(call ...)`, its lines each a shell of their own; `?=` keeps an earlier
+    value, and a variable the Makefile does not set (`make run LEN=...`) is unresolved."""
+    (found,) = load_inputs((str(write_file(tmp_path, "Makefile", CANNED_MAKEFILE)),)).found
+    assert found.resource == "make up-gemma4-26b" and found.container == "vllm/vllm-openai:cu130-nightly"
+    settings = engine_settings(found)
+    assert settings["model"] == "nvidia/Gemma-4-26B-A4B-NVFP4" and settings["max_model_len"] == 262144
+    assert settings["gpu_memory_utilization"] == 0.92 and settings["kv_cache_dtype"] == "fp8"
+    plain = "MODEL ?= Qwen/Qwen3-8B\nMODEL ?= other\nTP = 2\nTP += -pp 2\n\nserve:\n\t@vllm serve $(MODEL) -tp $(TP) --max-model-len $(LEN)\n"
+    (run,) = load_inputs((str(write_file(tmp_path, "serve.mk", plain)),)).found
+    assert run.argv == ("vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "-pp", "2", "--max-model-len", "$LEN")
+    assert run.unresolved == ("$LEN",)
+
+
 def test_systemd_sandbox_that_hides_the_gpus_fails(tmp_path: Path) -> None:
     unit = tmp_path / "vllm.service"
     unit.write_text(

@@ -41,6 +41,7 @@ from recommender.check.load import (
     read_text,
     yaml_docs,
 )
+from recommender.check.makefiles import is_makefile
 from recommender.errors import InputError, NotEvaluatedError
 from recommender.safe_load import path_kind
 
@@ -401,7 +402,12 @@ def _load_dir(path: Path, out: Loaded) -> None:
         p
         for p in path.rglob("*")
         if p.is_file()
-        and (p.suffix in SUFFIXES or DOCKERFILE_NAME.search(p.name) or _extensionless_script(p, path))
+        and (
+            p.suffix in SUFFIXES
+            or DOCKERFILE_NAME.search(p.name)
+            or is_makefile(p.name)
+            or _extensionless_script(p, path)
+        )
         and not (helm and any(p.is_relative_to(c) for c in charts))
     )
     released = _helmfile_values(files)

@@ -7,7 +7,8 @@ A document that cannot be read raises InputError naming the source; what walks f
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from recommender.check import (
@@ -18,6 +19,7 @@ from recommender.check import (
     jobs,
     kserve_runtimes,
     kubernetes_objects,
+    makefiles,
     plan_documents,
     python_apps,
     serving_resources,
@@ -120,6 +122,8 @@ def _read_not_yaml(
         return systemd_units.read_systemd(text, source)
     if suffix in (".md", ".markdown"):
         return read_markdown(text, source, _read_yaml_block)
+    if makefiles.is_makefile(name):
+        return makefiles.read_makefile(text, source, partial(_read_recipe, origin=origin))
     if is_dockerfile(name, suffix, text):
         return read_dockerfile(text, source, beside)
     if suffix in _SCRIPT_SUFFIXES or (suffix == "" and (_SCRIPT_START.match(text.lstrip()) or jobs.is_sbatch(text))):
@@ -129,6 +133,13 @@ def _read_not_yaml(
             text, source, read_manifest=_read_yaml_block, origin=origin, read_unit=systemd_units.read_written_unit
         )
     return None
+
+
+def _read_recipe(script: str, source: str, env: Mapping[str, str], origin: shell.Origin | None) -> list[Found]:
+    """A Makefile's recipe line, as the shell make starts for it runs it."""
+    return commands.read_command(
+        script, source, env, read_manifest=_read_yaml_block, origin=origin, read_unit=systemd_units.read_written_unit
+    )
 
 
 def _read_command_line(line: str, source: str) -> list[Found]:
