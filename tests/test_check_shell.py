@@ -17,7 +17,7 @@ from recommender.check.inputs import load_inputs
 from recommender.check.load import read_text
 from recommender.serve_args import parse_serve_argv
 
-from .check_support import serves, write_file
+from .check_support import serves, write_file, write_files
 from .conftest import invoke
 
 
@@ -220,3 +220,27 @@ def test_sourced_arguments_and_case_modification() -> None:
     # without an origin nothing is sourced and the script's own path stays unknown
     (cmd,) = [c for c in shell.run_script(script) if c.words[0] == "vllm"]
     assert "$S" in cmd.words[2]
+
+
+def test_a_script_or_recipe_runs_another_script_of_its_repository(tmp_path: Path) -> None:
+    # round 25's fpaupier/Makefile: its `vllm:` target runs ./scripts/start_vllm.sh, a `docker run` with no `#!`
+    # line (the shell runs such a file itself); `bash FILE ARG` gives the file its $1; a `#!` naming another
+    # interpreter is not a shell script, and a file outside the repository is not read
+    (tmp_path / ".git").mkdir()
+    start = "docker run --gpus all vllm/vllm-openai:latest \\\n  --max-model-len 12000 --model Qwen/Qwen3-4B-Instruct-2507\n"
+    files = {
+        "Makefile": ".PHONY: vllm\nvllm:\n\t./scripts/start_vllm.sh\n",
+        "scripts/start_vllm.sh": start,
+        "scripts/serve.sh": '#!/usr/bin/env bash\nvllm serve "$1" --max-model-len "${2:-4096}"\n',
+        "run.sh": "#!/bin/bash\nbash -e scripts/serve.sh Qwen/Qwen3-8B\n",
+        "py.sh": "#!/bin/bash\n./tool.py\n",
+        "tool.py": "#!/usr/bin/env python3\n# vllm serve other\n",
+    }
+    write_files(tmp_path, files)
+    (made,) = load_inputs((str(tmp_path / "Makefile"),)).found
+    assert made.resource == "make vllm" and made.argv[-4:] == (
+        "--max-model-len", "12000", "--model", "Qwen/Qwen3-4B-Instruct-2507"
+    )  # fmt: skip
+    (ran,) = load_inputs((str(tmp_path / "run.sh"),)).found
+    assert ran.argv == ("vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "4096")
+    assert load_inputs((str(tmp_path / "py.sh"),)).found == []

@@ -22,17 +22,19 @@ from fnmatch import fnmatchcase
 
 from recommender.check.launchers import strip_prefixes
 from recommender.check.script_units import STARTED, units_started
-from recommender.check.shell_conditions import arithmetic, evaluate_test
+from recommender.check.shell_conditions import arithmetic, combine, combine_or, either, evaluate_test, negated
+from recommender.check.shell_exec import executed_file, runs_in_a_shell
 from recommender.check.shell_expansion import (
     ASSIGNMENT,
-    PLACEHOLDER,
     UNKNOWN_PART,
     VARIABLE_NAME,
     Expander,
     Word,
-    closing_paren,
+    drop_redirections,
+    outside_words,
+    written_to,
 )
-from recommender.check.shell_split import Segment, split_commands
+from recommender.check.shell_split import Segment, command_substitutions, split_commands
 
 _KEYWORDS = {"then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "{", "}", "!"}
 _ARRAY = re.compile(  # ARR=(a "b c"), local ARR=(...), ARR+=(d): a bash array, set or appended to
@@ -202,7 +204,7 @@ class _Runner:
         words = [Word()]
         expander = Expander(self.scope, self.unknown, self.soft | self.options, unset_empty=True, arrays=self.arrays)
         expander.scan(text, words, [], split=True)
-        scanned = _drop_redirections([w for w in words if w.started])
+        scanned = drop_redirections([w for w in words if w.started])
         while scanned and scanned[0].text in ("if", "elif", "then", "else", "while", "until", "do"):
             scanned = scanned[1:]
         soft = expander.used_soft and not defaults
@@ -240,7 +242,7 @@ class _Runner:
             self._assign_array(array.group(1), array.group(3), append=bool(array.group(2)), sure=guard is True)
             return
         scanned, unresolved = self._words(seg.text)
-        structured = self._structure(_drop_redirections(scanned), seg)
+        structured = self._structure(drop_redirections(scanned), seg)
         if structured is None:
             return
         words = structured
@@ -257,11 +259,25 @@ class _Runner:
                 self._record(name, value)
                 self.scope[name] = value
             return
-        unresolved += _outside_words(words)
+        self._command(words, local, unresolved, seg, previous, written_to(scanned))
+
+    def _command(
+        self,
+        words: list[Word],
+        local: dict[str, str],
+        unresolved: list[str],
+        seg: Segment,
+        previous: Segment | None,
+        target: str | None,
+    ) -> None:
+        """A simple command the script runs, `local` its own assignments, `target` the file its output goes to."""
+        unresolved += outside_words(words)
         argv, more = strip_prefixes([w.text for w in words])
         local.update(more)
         stdin = self._stdin(seg, previous, unresolved)
-        argv, stdin = self._files(argv, stdin, _written_to(scanned))
+        argv, stdin = self._files(argv, stdin, target)
+        if self._execute(argv, {**self.scope, **local}):
+            return
         self.out.append(Command(tuple(argv), {**self.scope, **local}, tuple(dict.fromkeys(unresolved)), stdin))
         self._started_units(argv)
 
@@ -322,6 +338,26 @@ class _Runner:
                 self._assign(w, global_=True)
             return True
         return False
+
+    def _execute(self, argv: list[str], env: dict[str, str]) -> bool:
+        """A script file of the repository the command runs (shell_exec): its commands, run by a shell of their own
+        with the arguments as $1..., the file's path as $0; it gets the caller's variables (exported or not: not
+        told apart here). A relative path from the folder of the file running it. False (an ordinary command)
+        when the file is not read here: outside the files run_script's origin reads, not a shell script, too deep."""
+        hit = executed_file(argv)
+        sources = self.arrays.get("BASH_SOURCE") or []
+        if hit is None or self.read_file is None or not sources or self.sourcing >= _MAX_SOURCED:
+            return False
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(sources[0]), hit[0]))
+        text = self.read_file(target)
+        if text is None or not runs_in_a_shell(text):
+            return False
+        child = _Runner(dict(env))
+        child.read_file, child.sourcing = self.read_file, self.sourcing + 1
+        child.arrays.update({"BASH_SOURCE": [target], "@": list(hit[1])})
+        child.scope.update({"BASH_SOURCE": target, "0": target, **{str(k): a for k, a in enumerate(hit[1], 1)}})
+        self.out += child.run(split_commands(text))
+        return True
 
     def _source(self, path: str, args: list[str]) -> bool:
         """`source FILE [ARG...]` / `. FILE`: run the file's commands in this shell, with the arguments as its
@@ -439,8 +475,8 @@ class _Runner:
         by_default = [self._matches(case.default, p) for p in case.patterns]
         case.frame.has_else = case.frame.has_else or "*" in case.patterns
         case.patterns = []
-        case.frame.in_condition, case.frame.condition = True, [("", _combine_or(matches))]
-        case.frame.by_default = [("", _combine_or(by_default))]
+        case.frame.in_condition, case.frame.condition = True, [("", combine_or(matches))]
+        case.frame.by_default = [("", combine_or(by_default))]
         self._close_condition()
         if body.strip():
             self._segment(Segment(body.strip(), ""), previous)
@@ -505,9 +541,9 @@ class _Runner:
                 continue
             if head == "else" and self.frames:
                 frame = self.frames[-1]
-                frame.state = _not(frame.taken)
+                frame.state = negated(frame.taken)
                 frame.has_else = True
-                self._default_branch(frame, _not(frame.default_taken))
+                self._default_branch(frame, negated(frame.default_taken))
                 self._enter_branch(frame)
                 words = words[1:]
                 continue
@@ -579,13 +615,13 @@ class _Runner:
     def _close_condition(self) -> None:
         frame = self.frames[-1]
         frame.in_condition = False
-        value = _combine(frame.condition)
+        value = combine(frame.condition)
         if frame.taken is True:
             frame.state = False
         else:
             frame.state = value if frame.taken is False else (None if value is not False else False)
-        frame.taken = _or(frame.taken, frame.state)
-        by_default = _combine(frame.by_default)
+        frame.taken = either(frame.taken, frame.state)
+        by_default = combine(frame.by_default)
         self._default_branch(frame, False if frame.default_taken is True else by_default)
         self._enter_branch(frame)
 
@@ -594,91 +630,4 @@ class _Runner:
         frame.default_known = frame.default_known and taken is not None
         if taken and frame.state is not False:
             frame.default_branch = len(frame.branches)
-        frame.default_taken = _or(frame.default_taken, taken)
-
-
-def _combine(parts: list[tuple[str, bool | None]]) -> bool | None:
-    """`a && b || c` over three-valued results (None: cannot be known here)."""
-    value: bool | None = True
-    for op, part in parts:
-        if op == "&&":
-            value = False if value is False or part is False else (None if None in (value, part) else True)
-        elif op == "||":
-            value = True if value is True or part is True else (None if None in (value, part) else False)
-        else:
-            value = part
-    return value
-
-
-def _combine_or(parts: list[bool | None]) -> bool | None:
-    value: bool | None = False
-    for part in parts:
-        value = _or(value, part)
-    return value
-
-
-def _or(a: bool | None, b: bool | None) -> bool | None:
-    return True if a is True or b is True else (None if None in (a, b) else False)
-
-
-def _not(a: bool | None) -> bool | None:
-    return None if a is None else not a
-
-
-_REDIRECT = re.compile(r"^(\d*|&)(>>?|<<-?|<|>&|<&)(.*)$", re.S)  # `<<` before `<`: `<< EOF` alone takes the next word
-
-
-def _outside_words(words: list[Word]) -> list[str]:
-    """An empty argument only a variable set outside the file fills (`--model "$VLLM_MODEL"` after
-    `VLLM_MODEL="${VLLM_MODEL:-}"`) is left as written, as an unset variable is: its names, now unresolved."""
-    names = []
-    for w in words:
-        if w.text == "" and w.empty_from:
-            w.text = f"${w.empty_from[0]}"
-            names.append(w.text)
-    return names
-
-
-def command_substitutions(text: str) -> list[str]:
-    """The scripts of the outermost `$(...)` of a command, outside single quotes (not `$((arithmetic))`)."""
-    out, i = [], 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "'" and text.count('"', 0, i) % 2 == 0:
-            end = text.find("'", i + 1)
-            i = len(text) if end < 0 else end + 1
-            continue
-        if text.startswith("$(", i) and not text.startswith("$((", i):
-            end = closing_paren(text, i + 1)
-            out.append(text[i + 2 : end])
-            i = end + 1
-            continue
-        i += 1
-    return out
-
-
-def _written_to(words: list[Word]) -> str | None:
-    """The file a command's output goes to (`> F`, `>F`, `>> F`), when one does."""
-    for k, word in enumerate(words):
-        m = _REDIRECT.match(word.text) if word.bare else None
-        if m and m.group(1) in ("", "1") and m.group(2) in (">", ">>"):
-            return m.group(3) or (words[k + 1].text if k + 1 < len(words) else None)
-    return None
-
-
-def _drop_redirections(words: list[Word]) -> list[Word]:
-    """`> log 2>&1`, `>/dev/null`, `< in`, `<<EOF` are not arguments of the command."""
-    out, skip = [], False
-    for word in words:
-        if skip:
-            skip = False
-            continue
-        m = _REDIRECT.match(word.text) if word.bare else None
-        if m and not PLACEHOLDER.match(word.text):
-            skip = m.group(3) == ""
-            continue
-        out.append(word)
-    return out
+        frame.default_taken = either(frame.default_taken, taken)

@@ -130,3 +130,37 @@ def _eval(node: ast.expr) -> int:
             raise ValueError("too large")
         return _BINOPS[type(node.op)](left, right)
     raise ValueError("not plain integer arithmetic")
+
+
+# --- three-valued logic (None: cannot be known here), as the shell combines exit statuses ---------------------
+
+
+def combine(parts: list[tuple[str, bool | None]]) -> bool | None:
+    """`a && b || c` over three-valued results (None: cannot be known here)."""
+    value: bool | None = True
+    for op, part in parts:
+        if op == "&&":
+            value = False if value is False or part is False else (None if None in (value, part) else True)
+        elif op == "||":
+            value = True if value is True or part is True else (None if None in (value, part) else False)
+        else:
+            value = part
+    return value
+
+
+def combine_or(parts: list[bool | None]) -> bool | None:
+    """Any of three-valued results."""
+    value: bool | None = False
+    for part in parts:
+        value = either(value, part)
+    return value
+
+
+def either(a: bool | None, b: bool | None) -> bool | None:
+    """`a || b` over three-valued results."""
+    return True if a is True or b is True else (None if None in (a, b) else False)
+
+
+def negated(a: bool | None) -> bool | None:
+    """`! a` over a three-valued result."""
+    return None if a is None else not a

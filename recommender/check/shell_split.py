@@ -170,3 +170,24 @@ def _read_heredocs(text: str, i: int, pending: list[tuple[int, str, bool, bool]]
             seg = out[index]
             out[index] = Segment(seg.text, seg.op, "\n".join(lines) + "\n", quoted)
     return i
+
+
+def command_substitutions(text: str) -> list[str]:
+    """The scripts of the outermost `$(...)` of a command, outside single quotes (not `$((arithmetic))`)."""
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and text.count('"', 0, i) % 2 == 0:
+            end = text.find("'", i + 1)
+            i = len(text) if end < 0 else end + 1
+            continue
+        if text.startswith("$(", i) and not text.startswith("$((", i):
+            end = closing_paren(text, i + 1)
+            out.append(text[i + 2 : end])
+            i = end + 1
+            continue
+        i += 1
+    return out
