@@ -126,3 +126,13 @@ def test_the_multimodal_limits_a_launch_sets_are_read_in_every_form() -> None:
     dict_form = {"other_flags": "non-default args: {'limit_mm_per_prompt': {'image': 1, 'video': 0}, 'seed': 0}"}
     assert record_mm_limits(dict_form) == '{"image": 1, "video": 0}'
     assert record_mm_limits({"other_flags": "mm_processor_kwargs=None, limit_mm_per_prompt=None, seed=0"}) is None
+
+
+def test_the_desktop_rtx_3050_6gb_is_its_own_card() -> None:
+    """field15 W009 names 'NVIDIA GeForce RTX 3050 (6GB)': the 2024 desktop card (GA107, 96-bit GDDR6), catalogued as
+    profiles/gpus/rtx3050-6gb.yaml, not the 8 GB desktop card nor the 6 GB laptop part."""
+    w009 = next(r for r in load_records(*FIELD15) if r["id"] == "W009")
+    card = record_gpu(w009)
+    assert card is not None and card.key == "rtx3050-6gb"
+    assert record_gpu({"gpu": "NVIDIA GeForce RTX 3050"}).key == "rtx3050"  # type: ignore[union-attr]
+    assert record_gpu({"gpu": "NVIDIA GeForce RTX 3050 6GB Laptop GPU"}).key == "rtx3050-6gb-laptop"  # type: ignore[union-attr]
