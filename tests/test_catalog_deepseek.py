@@ -124,3 +124,12 @@ def test_deepseek_v3_2_exp_is_v3_2() -> None:
     assert spec.params.norms - r1.params.norms == 61 * 2 * 128
     assert spec.params.total - r1.params.total == 61 * (1536 * 64 * 128 + 7168 * 128 + 7168 * 64 + 2 * 128)
     assert spec.quant == v32.quant and reconstructed("deepseek-ai/DeepSeek-V3.2-Exp")
+
+
+def test_deepseek_llm_67b_base_is_the_chat_network() -> None:
+    """DeepSeek LLM 67B Base (reconstructed from full fine-tunes' copies of its config): the bundled chat release's
+    95 layers of 8192 and untied 102,400-row vocabulary, so the same 67,425,001,472 parameters and 4,096 positions."""
+    base, chat = resolve_model("deepseek-ai/deepseek-llm-67b-base"), resolve_model("deepseek-ai/deepseek-llm-67b-chat")
+    assert base.params is not None and base.params == chat.params and base.params.total == 67_425_001_472
+    assert (base.num_kv_heads, base.max_model_len) == (chat.num_kv_heads, chat.max_model_len) == (8, 4096)
+    assert reconstructed("deepseek-ai/deepseek-llm-67b-base")

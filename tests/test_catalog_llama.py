@@ -305,3 +305,15 @@ def test_unsloth_llama_3_1_8b_bnb_4bit_is_the_base_model_in_nf4() -> None:
     assert spec.params == resolve_model("meta-llama/Meta-Llama-3.1-8B").params
     assert spec.quant is not None and spec.quant.method == "bitsandbytes" and spec.quant.bits == 4
     assert spec.max_model_len == 131072 and reconstructed("unsloth/Meta-Llama-3.1-8B-bnb-4bit")
+
+
+def test_huggyllama_llama_7b_by_hand() -> None:
+    """huggyllama/llama-7b (reconstructed from full fine-tunes' copies of its config): LLaMA 7B, 32 layers of 4096
+    with 32 heads (q/k/v/o 4096^2), a gated MLP of 3 x 4096 x 11008, two RMSNorms, an untied 32,000-row embedding
+    and head, final norm: 6,738,415,616 parameters (Meta's 6.7B), 2,048 positions."""
+    h = 4096
+    total = 32 * (4 * h * h + 3 * h * 11008 + 2 * h) + 2 * 32000 * h + h
+    assert total == 6_738_415_616
+    spec = resolve_model("huggyllama/llama-7b")
+    assert spec.params is not None and spec.params.total == total
+    assert (spec.num_kv_heads, spec.max_model_len) == (32, 2048) and reconstructed("huggyllama/llama-7b")
