@@ -158,3 +158,18 @@ def test_pythia_12b_and_gpt2_xl_by_hand() -> None:
     assert spec.params is not None and spec.params.total == gpt2 and spec.max_model_len == 1024
     assert page_bytes("EleutherAI/pythia-12b") == 722
     assert page_bytes("openai-community/gpt2-xl", newline=False) == 689
+
+
+def test_wizardcoder_15b_by_hand() -> None:
+    """WizardCoder-15B-V1.0 (the publisher's config.json, 998 bytes as its page prints): StarCoder's GPTBigCode, 40
+    layers of 6144 with 48 query heads and one shared KV head (c_attn 6144 x (6144 + 2 x 128) and c_proj 6144^2,
+    biased), a biased GELU MLP 6144 x 24576 x 6144, two biased LayerNorms; a 49,153-row embedding the head shares and
+    8,192 learned positions, final LayerNorm: 15,517,462,528 parameters (StarCoder's 15.5B)."""
+    h, i = 6144, 24576
+    layer = h * (h + 256) + h + 256 + h * h + h + h * i + i + i * h + h + 4 * h
+    total = 40 * layer + 49153 * h + 8192 * h + 2 * h
+    assert total == 15_517_462_528
+    spec = resolve_model("WizardLM/WizardCoder-15B-V1.0")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert (spec.num_kv_heads, spec.max_model_len) == (1, 8192) and spec.approximate == ()
+    assert page_bytes("WizardLM/WizardCoder-15B-V1.0") == 998
