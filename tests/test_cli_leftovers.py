@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -111,7 +112,7 @@ def test_a_plan_on_a_gpu_without_bfloat16_names_the_float16_vllm_loads(tmp_path:
 
 
 def _explained(*args: str) -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads(invoke(["explain", *args, "--format", "json"]).stdout)
+    doc: dict[str, Any] = json.loads(invoke(["explain", "--format", "json", *args]).stdout)
     return doc
 
 
@@ -138,3 +139,74 @@ def test_a_block_size_the_release_refuses_is_refused_as_that_release_does() -> N
     out = invoke(["check", "--gpu", "h100", "vllm serve Qwen/Qwen3-8B --block-size 24"], 1).stdout
     assert "FAIL <argument> (command): No valid attention backend found for cuda with block_size=24." in out
     assert "  fix: remove --block-size (vLLM then picks one; " in out
+
+
+# vLLM's own docs, docs/deployment/docker.md ("Persist the compile cache across containers"), vllm-project/vllm at
+# 02319794a1415e663baaf6de2f8197f795bd8c03, verbatim: the image's entrypoint serves the model named after it
+DOCS_DOCKER_RUN = """docker run --rm --gpus all \\
+    -v ~/.cache/huggingface:/root/.cache/huggingface \\
+    -v vllm-cache:/root/.cache/vllm \\
+    -p 8000:8000 \\
+    vllm/vllm-openai:latest \\
+    meta-llama/Llama-3.1-8B-Instruct"""
+BRIEF_DOCKER_RUN = (
+    "docker run --gpus all -p 8000:8000 vllm/vllm-openai:v0.11.0 --model Qwen/Qwen3-8B --max-model-len 8192"
+)
+API_SERVER = """python -m vllm.entrypoints.openai.api_server \\
+  --model Qwen/Qwen3-8B \\
+  --max-model-len 8192"""
+
+
+def shell_words(text: str) -> list[str]:
+    """The words a POSIX shell hands over after `--`: backslash-newline removed (sh(1), 2.2.1: a line continuation),
+    then split and unquoted (shlex alone keeps the newline as a word)."""
+    return shlex.split(text.replace("\\\n", ""))
+
+
+def _checked(*args: str) -> dict[str, Any]:
+    (server,) = json.loads(invoke(["check", "--gpu", "h100", "--format", "json", *args]).stdout)
+    return dict(server)
+
+
+@pytest.mark.parametrize(
+    "pasted", [DOCS_DOCKER_RUN, BRIEF_DOCKER_RUN, API_SERVER, "vllm serve Qwen/Qwen3-8B \\\n  -tp 2"]
+)
+def test_explain_and_check_take_a_pasted_command_quoted_or_after_dashes(pasted: str) -> None:
+    """`explain -- docker run ... vllm/vllm-openai:v0.11.0 --model X` was 'unrecognized arguments: docker run ...'
+    and check called each word a missing file; a quoted command's line continuations were unrecognized arguments to
+    explain. Both now read the command with check's readers: the same server, the same release (the image tag's),
+    the same KV cache, quoted (continuations and all) or as the words the shell passes after `--`."""
+    words = shell_words(pasted)
+    quoted_doc = _explained("--gpu", "h100", pasted)
+    assert _explained("--gpu", "h100", "--", *words) == quoted_doc
+    server = _checked(pasted)
+    assert _checked("--", *words) == server
+    assert (server["verdict"], server["vllm_version"]) == ("pass", quoted_doc["vllm_version"])
+    assert server["figures"]["kv_cache_tokens"] == quoted_doc["kv_cache_tokens"]
+
+
+def test_a_pasted_docker_run_is_explained_at_its_images_release() -> None:
+    doc = _explained("--gpu", "h100", "--", *shell_words(BRIEF_DOCKER_RUN))
+    assert (doc["model"], doc["vllm_version"], doc["max_model_len"]) == ("Qwen/Qwen3-8B", "0.11.0", 8192)
+    given = _explained("--gpu", "h100", "--vllm-version", "0.33.0", BRIEF_DOCKER_RUN)  # the option wins
+    assert given["vllm_version"] == "0.33.0"
+    docs = _explained("--gpu", "h100", DOCS_DOCKER_RUN)  # `latest` names no release: the default
+    assert (docs["model"], docs["vllm_version"]) == ("meta-llama/Llama-3.1-8B-Instruct", "0.33.0")
+
+
+@pytest.mark.parametrize(
+    ("pasted", "error"),
+    [
+        (
+            "docker run --gpus all ubuntu:24.04 bash",
+            "Error: 'docker run --gpus all ubuntu:24.04 bash' does not start vLLM's server (`vllm serve ...`, "
+            "`python -m vllm.entrypoints.openai.api_server ...`, or `docker run` of a vLLM image)\n",
+        ),
+        (
+            "vllm serve $MODEL --max-model-len 8192",
+            "Error: the command uses $MODEL, which is not set here: write its value\n",
+        ),
+    ],
+)
+def test_a_pasted_command_explain_cannot_read_is_one_line(pasted: str, error: str) -> None:
+    assert invoke(["explain", "--gpu", "h100", pasted], 2).stderr == error

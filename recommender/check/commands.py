@@ -6,7 +6,7 @@ Kubernetes manifests a script feeds to `kubectl apply -f -` through a here-docum
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from recommender.check import compose_run, shell
@@ -107,6 +107,17 @@ def _vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | N
         ):
             return ["vllm", "serve", *words[script + 2 :]], True
     return None
+
+
+def starts_a_command(words: Sequence[str]) -> bool:
+    """Words that begin a command line a server is started with, as users paste one: `vllm ...`, a Python
+    interpreter (`python3 -m vllm.entrypoints.openai.api_server ...`), `docker run ...` (podman, nerdctl alike),
+    each perhaps behind `sudo`; not a model id, a file or a flag."""
+    words = list(words)
+    if words[:1] == ["sudo"]:
+        words = words[1:]
+    head = words[0].rsplit("/", 1)[-1] if words else ""
+    return head == "vllm" or bool(_PYTHON.match(head)) or (is_docker_run(words) and not head.startswith("$"))
 
 
 def _script_operand(words: list[str]) -> int | None:

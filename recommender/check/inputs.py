@@ -259,7 +259,7 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
                 if not got:
                     out.problems.append(f"{item}: {_nothing_found(path)}")
                 out.found += got
-            elif re.search(r"\bvllm\b.*\bserve\b|vllm\.entrypoints|^serve\s", item):
+            elif re.search(r"\bvllm\b.*\bserve\b|vllm\.entrypoints|^serve\s", item) or _container_run(item):
                 got = commands.read_command(item if not item.startswith("serve ") else "vllm " + item, "<argument>")
                 if not got:
                     out.problems.append("<argument>: the command does not run `vllm serve`")
@@ -269,6 +269,12 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
         except InputError as exc:
             out.problems.append(_naming(item, exc))
     return out
+
+
+def _container_run(item: str) -> bool:
+    """`docker run ... vllm/vllm-openai:TAG --model M ...` given as one argument: the image's entrypoint is vLLM's
+    server, so the command names no `vllm serve` (commands.read_command reads the image's)."""
+    return bool(re.match(r"\s*(sudo\s+)?(docker|podman|nerdctl|nvidia-docker)\s+(container\s+)?run\s", item))
 
 
 def _naming(where: str, exc: InputError) -> str:

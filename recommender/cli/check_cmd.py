@@ -12,6 +12,7 @@ import click
 
 from recommender.catalog import load_flag_table, load_gpus, load_node_gpu_tables
 from recommender.check.cluster import GpuNode
+from recommender.check.commands import starts_a_command
 from recommender.check.evaluate import slo_for, version_for
 from recommender.check.found import Found
 from recommender.check.inputs import NO_HELM, load_chart, load_inputs
@@ -161,7 +162,7 @@ def check(
 ) -> None:
     """Check vLLM deployments before they reach a GPU: will they start, do they hold their load?
 
-    INPUT is a `vllm serve ...` command, a file or directory of Kubernetes manifests (Deployment,
+    INPUT is a `vllm serve ...` (or `docker run ... IMAGE ...`) command, a file or directory of Kubernetes manifests (Deployment,
     StatefulSet, LeaderWorkerSet, multi-document YAML), production-stack Helm values, a docker compose file,
     a systemd unit, a plan document, or - for stdin.
 
@@ -217,8 +218,9 @@ class CheckRequest:
 
 
 def _command_inputs(inputs: tuple[str, ...]) -> tuple[str, ...]:
-    """`check -- vllm serve MODEL ...` (the command's words as arguments) as one command, as in explain."""
-    if len(inputs) > 1 and (inputs[:2] == ("vllm", "serve") or inputs[0].rsplit("/", 1)[-1].startswith("python")):
+    """`check -- vllm serve MODEL ...`, `check -- docker run ... IMAGE ...` (the command's words as arguments) as
+    one command, as in explain (check/commands.py starts_a_command)."""
+    if len(inputs) > 1 and starts_a_command(inputs):
         return (shlex.join(inputs),)
     return inputs
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from recommender.cli.log_input import (
     with_logged_total,
 )
 from recommender.cli.output import format_choice
+from recommender.cli.pasted import image_release, parsed, pasted_command
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json
 from recommender.errors import FlagError, InputError, PlanError
@@ -35,7 +35,6 @@ from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion
 from recommender.memory.spec_decode import NO_MODEL_METHODS
 from recommender.memory.startup_issues import IssueKind
 from recommender.model.spec import ModelSpec
-from recommender.quoting import clipped, quoted
 from recommender.serve_args import parse_serve_argv
 from recommender.serve_release_errors import not_accepted, strict_errors, value_choice_errors
 from recommender.sources.resolve import resolve_model
@@ -205,11 +204,13 @@ def project_setting(key: str) -> Any:
     return merge_settings({}, None).get(key)
 
 
-def release_setting(vllm_version: str) -> str:
-    """--vllm-version as given, else the project's (VLLM_PLAN_VLLM_VERSION, `vllm_version:`), else the default."""
+def release_setting(vllm_version: str, image_release: str | None = None) -> str:
+    """--vllm-version as given, else the release a pasted command's image tag names (`docker run
+    vllm/vllm-openai:v0.11.0 ...`, as check reads it), else the project's (VLLM_PLAN_VLLM_VERSION, `vllm_version:`),
+    else the default."""
     if click.get_current_context().get_parameter_source("vllm_version") is not ParameterSource.DEFAULT:
         return vllm_version
-    return str(project_setting("vllm_version") or vllm_version)
+    return str(image_release or project_setting("vllm_version") or vllm_version)
 
 
 def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
@@ -284,7 +285,7 @@ def explain(
       vllm-plan explain --gpu h100 -- vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2
       vllm-plan explain --log server.log
     """
-    vllm_version = release_setting(vllm_version)
+    vllm_version = release_setting(vllm_version, image_release(model_arg, serve))
     model, flags, version, logged = _request(model_arg, serve, model_opt, flag_values, vllm_version, log_file)
     hw, gpu_source = _hardware(gpu, gpu_memory_gib, logged, log_file)
     free = free_bytes(free_memory_gib, hw)
@@ -375,17 +376,6 @@ def _log_request(
     return command, model, None, version
 
 
-API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
-
-
-def api_server_args(argv: list[str]) -> tuple[list[str], bool]:
-    """`python -m vllm.entrypoints.openai.api_server --model M ...` as its arguments, read as that entry point
-    reads them (--model an ordinary option, serve=False); anything else as `vllm serve ...`."""
-    if len(argv) >= 3 and Path(argv[0]).name.startswith("python") and argv[1] == "-m" and argv[2] in API_SERVERS:
-        return argv[3:], False
-    return argv, True
-
-
 def engine_request(
     model_arg: str | None,
     serve: tuple[str, ...],
@@ -410,21 +400,6 @@ NO_MODEL = (
     "no model given: pass MODEL, --model, or `-- vllm serve MODEL ...`, set VLLM_PLAN_MODEL, or add `model:` to "
     "./vllm-plan.yaml"
 )
-_COMMAND_WORDS = ("vllm", "python", "python3")  # the first word of a whole command after `--`
-
-
-def whole_command_argument(model_arg: str | None, serve: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
-    """A whole command quoted as one argument (`explain --gpu G "vllm serve M --max-model-len 8192"`, as `check`
-    takes it) read as the command after `--`; anything else as given."""
-    if serve or not model_arg or not any(ch.isspace() for ch in model_arg.strip()):
-        return model_arg, serve
-    try:
-        words = shlex.split(model_arg)
-    except ValueError as exc:  # an unclosed quote
-        raise InputError(f"cannot read the command {quoted(clipped(model_arg))}: {exc}") from exc
-    if not words or words[0] not in _COMMAND_WORDS:
-        return model_arg, serve
-    return None, tuple(words)
 
 
 def serve_values(
@@ -437,22 +412,21 @@ def serve_values(
     """The model and the serve-flag values given, from the options and a whole command after `--` (the options
     win); the command's argument errors, as vLLM's parser of that release reports them, are refused."""
     values: dict[str, Any] = {}
-    model_arg, serve = whole_command_argument(model_arg, serve)
     model = model_opt or model_arg
-    # MODEL and then a whole command after `--` (`explain M --gpu G -- vllm serve M ...`): the command is read alone
-    whole = model_arg not in (None, "vllm", "serve") and bool(serve) and serve[0] in _COMMAND_WORDS
-    if serve or (model_arg in ("vllm", "serve")):
-        argv, serve_form = api_server_args(([model_arg] if model_arg and not whole else []) + list(serve))
-        cmd = parse_serve_argv(argv, serve=serve_form, version=version)
+    pasted = pasted_command(model_arg, serve)
+    if pasted is not None or serve:  # a whole command, or MODEL with vLLM's flags after `--`
+        argv = [*([model_arg] if model_arg else []), *serve]
+        cmd = parsed(pasted, version) if pasted else parse_serve_argv(argv, version=version)
         problems = strict_errors(cmd, version)
         if problems and problems[0].startswith("unrecognized arguments"):  # say why when the release dates it
             refuse_flags_not_in({g.spec.dest for g in not_accepted(cmd, version)}, version)
         if problems:
             raise FlagError(problems[0])
-        if whole and cmd.model and cmd.model != model_arg:
-            raise InputError(f"two models given: {model_arg} and the command's {cmd.model}; give the model once")
+        before = pasted.model_before if pasted else None  # `explain M --gpu G -- vllm serve M ...`
+        if before and cmd.model and cmd.model != before:
+            raise InputError(f"two models given: {before} and the command's {cmd.model}; give the model once")
         values.update(cmd.values)
         values.update({g.spec.dest: bool(g.value) for g in cmd.given if g.spec.dest == "async_scheduling"})
-        model = model_opt or cmd.model or (model_arg if whole else None)
+        model = model_opt or cmd.model or before
     values.update({name: raw for name, raw in flag_values.items() if raw is not None})
     return model, values

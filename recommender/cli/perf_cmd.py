@@ -17,6 +17,7 @@ from recommender.cli.explain_cmd import (
     serve_values,
 )
 from recommender.cli.output import emit, format_choice, table
+from recommender.cli.pasted import image_release
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.errors import InputError
 from recommender.hardware import Gpu
@@ -228,7 +229,7 @@ def perf(
           --sweep 1,8,32,128
       vllm-plan perf --gpu l40s --compare result.json
     """
-    vllm_version = release_setting(vllm_version)
+    vllm_version = release_setting(vllm_version, image_release(model_arg, serve))
     model_ref, values = serve_values(model_arg, serve, model_opt, flag_values, VllmVersion.parse(vllm_version))
     from_command = values.pop("async_scheduling", None)  # --async-scheduling/--no-... of the command after `--`
     engine = engine_setup(values, gpu, gpu_memory_gib, vllm_version, _first(async_scheduling, from_command))
