@@ -173,3 +173,24 @@ def test_wizardcoder_15b_by_hand() -> None:
     assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
     assert (spec.num_kv_heads, spec.max_model_len) == (1, 8192) and spec.approximate == ()
     assert page_bytes("WizardLM/WizardCoder-15B-V1.0") == 998
+
+
+def test_gpt4all_j_is_the_gpt_j_6b_network() -> None:
+    """GPT4All-J (reconstructed as GPT-J 6B's config, whose keys a re-quantization of it shows): the bundled GPT-J's
+    6,050,882,784 parameters (28 parallel blocks of 4096, untied 50,400-row head), 2,048 positions, 16-bit weights."""
+    j, base = resolve_model("nomic-ai/gpt4all-j"), resolve_model("EleutherAI/gpt-j-6b")
+    assert j.params is not None and j.params == base.params and j.params.total == 6_050_882_784
+    assert j.max_model_len == 2048 and len(j.approximate) == 1
+
+
+def test_cerebras_gpt_1_3b_by_hand() -> None:
+    """Cerebras-GPT-1.3B (reconstructed from a full fine-tune's copy of its config; Cerebras's conversion parameters
+    give the same widths, tied): 24 GPT-2 blocks of 2048 (biased c_attn 2048 x 6144, c_proj 2048^2, a GELU MLP
+    2048 x 8192 x 2048, two biased LayerNorms), a tied 50,257-row embedding and 2,048 learned positions, final
+    LayerNorm: 1,315,723,264 parameters (Cerebras's 1.3B)."""
+    h, i = 2048, 8192
+    total = 24 * (h * 3 * h + 3 * h + h * h + h + h * i + i + i * h + h + 4 * h) + 50257 * h + 2048 * h + 2 * h
+    assert total == 1_315_723_264
+    spec = resolve_model("cerebras/Cerebras-GPT-1.3B")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert spec.max_model_len == 2048 and len(spec.approximate) == 1
