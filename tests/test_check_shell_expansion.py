@@ -173,3 +173,31 @@ def test_another_command_of_a_here_document_stays_unresolved() -> None:
     script = "V=$(python3 - <<'PY'\nprint(1)\nPY\n)\nvllm serve m --x \"$V\"\n"
     (cmd,) = [c for c in shell.run_script(script) if c.words[:2] == ("vllm", "serve")]
     assert cmd.words[4] == "$V" and cmd.unresolved  # a program's output is not known here
+
+
+def test_an_array_an_undecided_branch_appends_to_keeps_its_known_items() -> None:
+    # round 25's ElSnacko/vllm-stack entrypoint.sh (shape): ARGS built item by item, one append behind a test on a
+    # file inside the container (`[ -f "${MODEL_DIR}/config.json" ]`): whether it ran is not known, what came
+    # before and after it is; the maybe-appended items are one unresolved word in their place
+    script = """ARGS=("--model" "/app/models/${MODEL_NAME}")
+ARGS+=("--max-model-len" "8192")
+TASK=""
+if [ -z "$TASK" ] && [ -f "/app/models/config.json" ]; then
+    TASK="generate"
+fi
+if [ -n "$TASK" ]; then
+    ARGS+=("--runner" "${TASK}")
+fi
+ARGS+=("--gpu-memory-utilization" "0.95")
+exec vllm serve "${ARGS[@]}"
+"""
+    (cmd,) = [c for c in shell.run_script(script) if c.words[:2] == ("vllm", "serve")]
+    assert cmd.words[2:] == (
+        "--model", "/app/models/$MODEL_NAME", "--max-model-len", "8192", "${ARGS[@]}",
+        "--gpu-memory-utilization", "0.95",
+    )  # fmt: skip
+    assert "${ARGS[@]}" in cmd.unresolved
+    # a branch that sets the array anew (not only appending) leaves it unknown as a whole, as before
+    reset = script.replace('ARGS+=("--runner" "${TASK}")', 'ARGS=("--runner" "${TASK}")')
+    (cmd,) = [c for c in shell.run_script(reset) if c.words[:2] == ("vllm", "serve")]
+    assert cmd.words[2:] == ("${ARGS[@]}",)

@@ -577,8 +577,23 @@ class _Runner:
             values = {b.get(name, before) for b in frame.branches}
             if not frame.has_else:
                 values.add(before)
-            if len(values) > 1 and not self._take_default(frame, name, before):
+            if len(values) > 1 and not self._take_default(frame, name, before) and not self._appended(frame, name):
                 self.unknown.add(name)
+
+    def _appended(self, frame: _Frame, name: str) -> bool:
+        """An array the undecided branches only append to (`if [ -n "$TASK" ]; then ARGS+=(--runner "$TASK"); fi`):
+        the items it had before the `if` stay known, the ones a branch may add one unknown word after them."""
+        before = frame.before.get(name)
+        if name not in frame.arrays or before is None or name in frame.unknown_before or name in self.unknown:
+            return False
+        prefix = before.split("\0") if before else []
+        values = [b.get(name, before) for b in frame.branches]
+        if any(v is None or (v.split("\0") if v else [])[: len(prefix)] != prefix for v in values):
+            return False
+        marker = f"${{{name}[@]}}"
+        self.arrays[name] = [*prefix, *([] if prefix[-1:] == [marker] else [marker])]
+        self.scope[name] = self.arrays[name][0]
+        return True
 
     def _take_default(self, frame: _Frame, name: str, before: str | None) -> bool:
         """Give `name` the value of the branch the script takes without arguments (`case "${1:-nvfp4}"`): a value

@@ -337,7 +337,7 @@ class Expander:
                 words[-1].started = True
                 i = end + 1
             elif c == '"' and split:
-                listed = self._list(text, i, words)
+                listed = self._list(text, i, words, unresolved)
                 i = listed if listed is not None else self._double_quoted(text, i + 1, words[-1], unresolved)
             elif c == "$":
                 i = self._unquoted_dollar(text, i, words, unresolved, split=split)
@@ -353,8 +353,9 @@ class Expander:
                 words[-1].started = True
                 i = m.end() if m else i + 1
 
-    def _list(self, text: str, i: int, words: list[Word]) -> int | None:
-        """A whole quoted "$@" / "${ARR[@]}" word with known items: one word per item (the index after it)."""
+    def _list(self, text: str, i: int, words: list[Word], unresolved: list[str]) -> int | None:
+        """A whole quoted "$@" / "${ARR[@]}" word with known items: one word per item (the index after it); the
+        item standing for what an undecided branch may have appended (shell.py's _appended) stays unresolved."""
         m = _LIST.match(text, i)
         if not m or words[-1].started or (m.end() < len(text) and not text[m.end()].isspace()):
             return None
@@ -363,6 +364,9 @@ class Expander:
             return None
         for item in items:
             words[-1].text, words[-1].started = item, True
+            if item == f"${{{m.group(1) or m.group(2) or '@'}[@]}}":
+                words[-1].unresolved.append(item)
+                unresolved.append(item)
             words.append(Word())
         return m.end()
 
