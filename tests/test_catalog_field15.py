@@ -3,6 +3,8 @@ each checked by hand and against the weights its log printed."""
 
 from __future__ import annotations
 
+from recommender.memory.spec_decode import mtp_weight_bytes
+from recommender.memory.weights import Parallel
 from recommender.sources.resolve import resolve_model
 
 from .catalog_support import reconstructed
@@ -45,3 +47,16 @@ def test_cyankiwi_qwen3_5_9b_awq_4bit_is_the_base_in_int4_groups_of_32() -> None
     assert quant.quant is not None and quant.quant.bits == 4 and quant.quant.group_size == 32
     assert quant.quant.has_zero_points and base.quant is None
     assert reconstructed("cyankiwi/Qwen3.5-9B-AWQ-4bit")
+
+
+def test_redhat_qwen3_6_nvfp4_keeps_its_mtp_layer_in_16_bit() -> None:
+    """llm-compressor quantizes the modules of the transformers model, which for Qwen3.5 / 3.6 has no MTP layer, so a
+    checkpoint's mtp.* tensors stay 16-bit and its ignore list names them (Red Hat's Qwen3.5-4B-FP8-dynamic: 're:^mtp.*').
+    RedHatAI/Qwen3.6-35B-A3B-NVFP4's drafter then weighs what the BF16 base's does: field15 W003's author logs 21.86 GiB
+    without MTP and 23.43 with it, 1.57 GiB for the one MTP MoE layer (its 256 experts alone are 256 x 3 x 2048 x 512
+    x 2 B = 1.5 GiB in 16 bit, 0.4 in NVFP4)."""
+    nvfp4, base = resolve_model("RedHatAI/Qwen3.6-35B-A3B-NVFP4"), resolve_model("Qwen/Qwen3.6-35B-A3B")
+    drafter = mtp_weight_bytes(nvfp4, Parallel(), dtype_bytes=2, quant=nvfp4.quant)
+    assert drafter == mtp_weight_bytes(base, Parallel(), dtype_bytes=2, quant=base.quant)
+    assert drafter > 256 * 3 * 2048 * 512 * 2 == 1.5 * 2**30
+    assert round(drafter / 2**30, 2) == 1.57
