@@ -275,14 +275,16 @@ def explain(
 ) -> None:
     """Predict vLLM's startup memory figures and verdict for MODEL on a GPU.
 
-    Takes vLLM's own flag names, or a whole command after `--` (`vllm serve MODEL ...` or
-    `python -m vllm.entrypoints.openai.api_server --model MODEL ...`; options that do not size memory are ignored).
+    Takes vLLM's own flag names, or a whole command after `--` or quoted (`vllm serve MODEL ...`,
+    `python -m vllm.entrypoints.openai.api_server --model MODEL ...` or `docker run ... vllm/vllm-openai:TAG ...`, at
+    the tag's release; options that do not size memory are ignored).
     Exits 0 whenever the numbers were computed, whether or not vLLM would start.
 
     \b
     Examples:
       vllm-plan explain Qwen/Qwen2.5-7B-Instruct --gpu rtx4090 --max-model-len 8k
       vllm-plan explain --gpu h100 -- vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2
+      vllm-plan explain --gpu l4 -- docker run --gpus all vllm/vllm-openai:v0.11.0 --model Qwen/Qwen3-8B
       vllm-plan explain --log server.log
     """
     vllm_version = release_setting(vllm_version, image_release(model_arg, serve))

@@ -219,8 +219,9 @@ def perf(
 ) -> None:
     """Predict what `vllm bench serve` would measure against `vllm serve MODEL` with these flags on a GPU.
 
-    Takes vLLM's own flag names, or a whole command after `--` (options that do not size memory or speed are
-    ignored).
+    Takes vLLM's own flag names, or a whole command after `--` or quoted (`vllm serve ...`, `python -m
+    vllm.entrypoints.openai.api_server ...`, `docker run ... IMAGE ...`; options that do not size memory or speed
+    are ignored).
 
     \b
     Examples:
