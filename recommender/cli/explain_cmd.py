@@ -275,9 +275,8 @@ def explain(
 ) -> None:
     """Predict vLLM's startup memory figures and verdict for MODEL on a GPU.
 
-    Takes vLLM's own flag names, or a whole command after `--` or quoted (`vllm serve MODEL ...`,
-    `python -m vllm.entrypoints.openai.api_server --model MODEL ...` or `docker run ... vllm/vllm-openai:TAG ...`, at
-    the tag's release; options that do not size memory are ignored).
+    Takes vLLM's own flag names, or a whole command after `--` or quoted (`vllm serve ...`, `python -m ...api_server
+    ...`, `docker run ... vllm/vllm-openai:TAG ...` at the tag's release); options that do not size memory are ignored.
     Exits 0 whenever the numbers were computed, whether or not vLLM would start.
 
     \b
