@@ -286,7 +286,6 @@ def explain(
       vllm-plan explain --gpu l4 -- docker run --gpus all vllm/vllm-openai:v0.11.0 --model Qwen/Qwen3-8B
       vllm-plan explain --log server.log
     """
-    vllm_version = release_setting(vllm_version, image_release(model_arg, serve))
     model, flags, version, logged = _request(model_arg, serve, model_opt, flag_values, vllm_version, log_file)
     hw, gpu_source = _hardware(gpu, gpu_memory_gib, logged, log_file)
     free = free_bytes(free_memory_gib, hw)
@@ -342,6 +341,7 @@ def _request(
     log_file: Path | None,
 ) -> tuple[str, EngineFlags, VllmVersion, LoggedStartup | None]:
     """The model, flags and release to explain, from the arguments or (--log) the log they complete."""
+    vllm_version = release_setting(vllm_version, image_release(model_arg, serve))
     logged = read_log(log_file) if log_file is not None else None
     if logged is not None and log_file is not None:
         serve, model_opt, model_arg, vllm_version = _log_request(logged, log_file, serve, model_opt or model_arg)
