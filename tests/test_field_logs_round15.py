@@ -37,7 +37,8 @@ def test_round_fifteen_resolution_target() -> None:
     raises=AssertionError,
     reason="round 15's available-KV median is 3.10 % over 15: W009 (-35 %, Qwen3-0.6B eager on the RTX 3050 6GB, whose "
     "total is estimated), W003 (+6.4 %, a GB10's unified-memory terms), W014 (+12.4 %, its utilisation is not "
-    "stated), W017 (-13.4 %, two boots in one journal), W016 (-8.9 %), "
+    "stated), W017 (-13.4 %, two boots in one journal), W016 (-8.9 %: its figures need more than the 0.92 its "
+    "command states), "
     "W011 (the 70B FP8 KV-too-small failure, -0.32 predicted for 1.04 GiB) and W008 / W020 at about +3 %",
 )
 def test_round_fifteen_kv_median() -> None:
