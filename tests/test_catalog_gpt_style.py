@@ -194,3 +194,16 @@ def test_cerebras_gpt_1_3b_by_hand() -> None:
     spec = resolve_model("cerebras/Cerebras-GPT-1.3B")
     assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
     assert spec.max_model_len == 2048 and len(spec.approximate) == 1
+
+
+def test_stablelm_tuned_alpha_7b_by_hand() -> None:
+    """stablelm-tuned-alpha-7b (reconstructed from a GPTQ re-save's copy of its config, the base's own file showing
+    the same widths): 16 GPT-NeoX layers of 6144 (biased query_key_value 6144 x 18432 and dense 6144^2, a biased GELU
+    MLP 6144 x 24576 x 6144, two biased LayerNorms), untied 50,432-row embedding and head, final LayerNorm:
+    7,868,755,968 parameters, 4,096 positions."""
+    h, i = 6144, 24576
+    total = 16 * (h * 3 * h + 3 * h + h * h + h + h * i + i + i * h + h + 4 * h) + 2 * 50432 * h + 2 * h
+    assert total == 7_868_755_968
+    spec = resolve_model("stabilityai/stablelm-tuned-alpha-7b")
+    assert spec.params is not None and spec.params.total == total
+    assert spec.max_model_len == 4096 and len(spec.approximate) == 1

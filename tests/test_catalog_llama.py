@@ -317,3 +317,15 @@ def test_huggyllama_llama_7b_by_hand() -> None:
     spec = resolve_model("huggyllama/llama-7b")
     assert spec.params is not None and spec.params.total == total
     assert (spec.num_kv_heads, spec.max_model_len) == (32, 2048) and reconstructed("huggyllama/llama-7b")
+
+
+def test_longchat_13b_16k_by_hand() -> None:
+    """longchat-13b-16k (the publisher's config.json): LLaMA 13B, 40 layers of 5120 with 40 heads (q/k/v/o
+    5120^2), a gated MLP of 3 x 5120 x 13824, two RMSNorms, an untied 32,000-row embedding and head, final norm:
+    13,015,864,320 parameters; its 2,048 positions with linear rope scaling of 8 give vLLM's 16,384-token context."""
+    h = 5120
+    total = 40 * (4 * h * h + 3 * h * 13824 + 2 * h) + 2 * 32000 * h + h
+    assert total == 13_015_864_320
+    spec = resolve_model("lmsys/longchat-13b-16k")
+    assert spec.params is not None and spec.params.total == total
+    assert spec.max_model_len == 2048 * 8 and spec.approximate == ()
