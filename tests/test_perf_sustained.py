@@ -122,3 +122,17 @@ def test_the_bundled_read_ceiling_is_the_measured_file() -> None:
     assert all(str(r["source"]).strip() for r in rows)  # every figure names where it came from
     assert bundled_params().read_ceiling == read_ceiling()
     assert read_ceiling().fraction(_gpu("a100")) == round(1800 / 2039, 4)
+
+
+def test_the_mi300x_read_ceiling_is_its_measured_roofline_bandwidth() -> None:
+    # ROCm/legacy-rocm-build#5070: the ROCm roofline tool measures 4.2 TB/s on an MI300X (datasheet 5.3 TB/s)
+    rc = read_ceiling()
+    assert rc.fraction(_gpu("mi300x")) == round(4200 / 5300, 4) == 0.7925
+    # below the fitted CDNA figure (0.95 x 0.9162 = 0.870), so the cap binds: 5.3 TB/s x 0.7925 = 4.2 TB/s
+    m, mi300x = resolve_model("Qwen/Qwen3-8B"), _gpu("mi300x")
+    flags = EngineFlags(max_model_len=8192)
+    f = facts_for(m, mi300x, flags, startup(m, mi300x, flags, VllmVersion(0, 33)))
+    assert engine_costs(f, mi300x, bundled_params()).bandwidth == pytest.approx(5300e9 * 0.7925)
+    # the other CDNA cards take the family's median (the MI300X's alone); NVIDIA's Hopper has no row
+    assert rc.fraction(_gpu("mi325x")) == 0.7925
+    assert rc.fraction(_gpu("h100")) == 1.0
