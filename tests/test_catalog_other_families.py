@@ -199,3 +199,31 @@ def test_smollm3_3b_by_hand() -> None:
     assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
     assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (4, 128, 65536)
     assert len(spec.approximate) == 1 and reconstructed("HuggingFaceTB/SmolLM3-3B")
+
+
+def test_baichuan_7b_by_hand() -> None:
+    """Baichuan-7B (reconstructed from full fine-tunes' copies of its config): a Llama-style decoder of 32 layers of
+    4096 (W_pack 4096 x 12288 and o_proj 4096^2 without biases, a gated MLP of 3 x 4096 x 11008, two RMSNorms), an
+    untied 64,000-row embedding and head, final norm: 7,000,559,616 parameters, 4,096 positions."""
+    h = 4096
+    total = 32 * (4 * h * h + 3 * h * 11008 + 2 * h) + 2 * 64000 * h + h
+    assert total == 7_000_559_616
+    spec = resolve_model("baichuan-inc/Baichuan-7B")
+    assert spec.params is not None and spec.params.total == total
+    assert spec.max_model_len == 4096 and reconstructed("baichuan-inc/Baichuan-7B")
+
+
+def test_internlm_7b_and_chat_by_hand() -> None:
+    """InternLM 7B and Chat 7B (the publisher's config.json files, the chat's 731 bytes as its blame page prints): 32
+    layers of 4096 with 32 heads (q/k/v/o 4096^2), a gated MLP of 3 x 4096 x 11008, an untied 103,168-row embedding
+    and head: 7,321,423,872 parameters as the Llama layout counts them; vLLM's InternLM also biases q/k/v/o ("bias":
+    true, 32 x 4 x 4096 = 524,288 more), which the planner does not model and says so."""
+    h = 4096
+    total = 32 * (4 * h * h + 3 * h * 11008 + 2 * h) + 2 * 103168 * h + h
+    assert total == 7_321_423_872
+    for model_id in ("internlm/internlm-7b", "internlm/internlm-chat-7b"):
+        spec = resolve_model(model_id)
+        assert spec.params is not None and spec.params.total == total, model_id
+        assert spec.max_model_len == 2048 and not reconstructed(model_id)
+        assert any("'internlm' is not in vllm-plan's architecture table" in r for r in spec.approximate)
+    assert page_bytes("internlm/internlm-chat-7b") == 731
