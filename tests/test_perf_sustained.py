@@ -46,6 +46,9 @@ def test_classes_split_geforce_boards_from_the_others() -> None:
     assert gpu_class(_gpu("rtx a6000")) == "ampere"
     assert gpu_class(_gpu("h100")) == "hopper"
     assert gpu_class(_gpu("mi300x")) == "cdna"
+    assert gpu_class(_gpu("mi60")) == "cdna"  # "AMD Instinct MI60": HBM2, a data-centre card
+    assert gpu_class(_gpu("rx 7900 xtx")) == "cdna-radeon"  # RDNA 3, GDDR6
+    assert gpu_class(_gpu("radeon pro w7900")) == "cdna-radeon"
 
 
 def test_a_row_for_an_unknown_card_is_an_error() -> None:
@@ -136,3 +139,5 @@ def test_the_mi300x_read_ceiling_is_its_measured_roofline_bandwidth() -> None:
     # the other CDNA cards take the family's median (the MI300X's alone); NVIDIA's Hopper has no row
     assert rc.fraction(_gpu("mi325x")) == 0.7925
     assert rc.fraction(_gpu("h100")) == 1.0
+    # a Radeon's GDDR6 is not an MI300X's HBM3: no cap until a Radeon is measured
+    assert rc.fraction(_gpu("rx 7900 xtx")) == 1.0

@@ -39,9 +39,18 @@ class SustainedGemm:
 
 
 def gpu_class(gpu: Gpu) -> str:
-    """Family and board class: 'ampere-geforce', 'hopper', ... (GeForce boards boost past their rated clock)."""
+    """Family and board class: 'ampere-geforce', 'hopper', ... (GeForce boards boost past their rated clock).
+
+    AMD's Radeon boards (RDNA: GDDR6 or LPDDR5X) share the vendor's fitted family with the Instinct cards (CDNA, HBM)
+    but not their measurements: a streaming ceiling measured on an MI300X's HBM says nothing of a Radeon's GDDR6, so
+    they are a class of their own ('cdna-radeon'), which takes no cap until one of them is measured."""
     fam = gpu_family(gpu)
-    return f"{fam}-geforce" if "geforce" in gpu.name.lower() else fam
+    name = gpu.name.lower()
+    if "geforce" in name:
+        return f"{fam}-geforce"
+    if gpu.vendor.lower() == "amd" and "instinct" not in name:
+        return f"{fam}-radeon"
+    return fam
 
 
 @dataclass(frozen=True, slots=True)
