@@ -227,3 +227,15 @@ def test_internlm_7b_and_chat_by_hand() -> None:
         assert spec.max_model_len == 2048 and not reconstructed(model_id)
         assert any("'internlm' is not in vllm-plan's architecture table" in r for r in spec.approximate)
     assert page_bytes("internlm/internlm-chat-7b") == 731
+
+
+def test_aquila_7b_by_hand() -> None:
+    """Aquila-7B (the publisher's config.json at e168c05, LlamaForCausalLM, 503 bytes as its page prints): 32 layers
+    of 4096 with 32 heads, a gated MLP of 3 x 4096 x 11008, two RMSNorms, an untied 100,008-row embedding and head,
+    final norm: 7,295,537,152 parameters, 2,048 positions."""
+    h = 4096
+    total = 32 * (4 * h * h + 3 * h * 11008 + 2 * h) + 2 * 100008 * h + h
+    assert total == 7_295_537_152
+    spec = resolve_model("BAAI/Aquila-7B")
+    assert spec.params is not None and spec.params.total == total and spec.approximate == ()
+    assert spec.max_model_len == 2048 and page_bytes("BAAI/Aquila-7B") == 503
