@@ -12,6 +12,7 @@ import pytest
 
 from recommender.catalog import load_gpus
 from recommender.check import jobs
+from recommender.check.gpu_sizes import smallest_of_name
 from recommender.check.inputs import load_inputs
 from recommender.check.slurm_options import gpu_request
 from recommender.errors import UnknownGpuError
@@ -127,3 +128,44 @@ def test_a_unit_and_a_pod_without_a_gpu_request_see_the_rocm_devices_listed(tmp_
     )
     (found,) = found_in(pod)
     assert found.gpus_per_pod == 2
+
+
+# a Slurm job on a site whose gres.conf names its A100s `a100` (sbatch(1): the type is the site's own word), as
+# round 24's Freya jobs do; the 32B model at TP 2 and 32,768 tokens fits two 80 GB cards, not two 40 GB ones
+BARE_A100 = """#!/bin/bash
+#SBATCH --job-name=vllm
+#SBATCH --nodes=1
+#SBATCH --gres=gpu:a100:2
+vllm serve Qwen/Qwen2.5-32B-Instruct --tensor-parallel-size 2 --max-model-len 32768
+"""
+
+
+@pytest.mark.parametrize(
+    ("written", "key"),
+    [
+        ("a100", "a100-40gb"),  # the catalog's `a100` is the SXM4 80GB: the same board's 40GB
+        ("A100", "a100-40gb"),
+        ("a100-80gb", "a100-80gb"),  # a size written is kept
+        ("NVIDIA-A100-SXM4-80GB", "a100-80gb"),
+        ("a800", "a800-40gb-pcie"),  # the only smaller card of that name
+        ("l4", "l4"),  # one size only
+    ],
+)
+def test_a_gpu_named_without_a_size_is_the_smallest_card_of_that_name(written: str, key: str) -> None:
+    catalog = load_gpus()
+    assert smallest_of_name(written, resolve_gpu(written, catalog), catalog).key == key
+
+
+def test_a_bare_a100_gres_is_judged_on_the_40gb_card_and_says_so(tmp_path: Path) -> None:
+    job = write_file(tmp_path, "job.sbatch", BARE_A100)
+    out = json.loads(invoke(["check", "--format", "json", str(job)], exit_code=1).stdout)
+    assert [(r["status"], r["gpu"]) for r in out] == [("fail", "NVIDIA A100-SXM4-40GB")]
+    assert any(
+        "'a100' names no memory size: judged on the smaller NVIDIA A100-SXM4-40GB" in w for w in out[0]["warnings"]
+    )
+    text = invoke(["check", str(job)], exit_code=1).stdout
+    assert "names no memory size" in text
+    # --gpu is the user's own choice: `a100` is then the documented default, the 80 GB card, with no note
+    given = json.loads(invoke(["check", "--format", "json", "--gpu", "a100", str(job)]).stdout)
+    assert [(r["status"], r["gpu"]) for r in given] == [("pass", "NVIDIA A100-SXM4-80GB")]
+    assert not any("memory size" in w for w in given[0]["warnings"])

@@ -84,6 +84,8 @@ class Context:
     # the tag of an image whose vLLM release is not known (lmcache/vllm-openai:v0.3.14 is LMCache's version,
     # vllm/vllm-openai:gptoss a special build): flags judged by release are then not judged
     unknown_release: str | None = None
+    # what the result says of the GPU a file names (a bare `a100` judged on the smaller card: check/gpu_sizes.py)
+    gpu_note: Callable[[Found], str | None] | None = None
 
 
 _VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Za-z_][A-Za-z0-9_]*|\d+|[@*])|<[A-Za-z_][^<>]*>")
@@ -440,7 +442,8 @@ def _memory_verdict(base: ServerResult, cmd: ServeCommand, ctx: Context) -> Serv
         return _not_evaluated(base, f"GPU not understood: {exc}")
     if gpu is None:
         return _not_evaluated(base, "no GPU type: pass --gpu, or select nodes by a GPU label in the manifest")
-    base = replace(base, gpu=gpu.name)
+    note = ctx.gpu_note(found) if ctx.gpu_note else None
+    base = replace(base, gpu=gpu.name, warnings=(*base.warnings, note) if note else base.warnings)
     try:
         model = ctx.resolve_model(model_ref)
     except FetchError as exc:

@@ -15,6 +15,7 @@ from recommender.check.cluster import GpuNode
 from recommender.check.commands import starts_a_command
 from recommender.check.evaluate import slo_for, version_for
 from recommender.check.found import Found
+from recommender.check.gpu_sizes import size_note, smallest_of_name
 from recommender.check.inputs import NO_HELM, load_chart, load_inputs
 from recommender.check.run import (
     FAIL,
@@ -56,8 +57,8 @@ def _gpu_for(given: Gpu | None, cluster_product: str | None) -> Callable[[Found]
     def card_of(found: Found) -> Gpu | None:
         if given is not None:
             return given
-        if found.gpu_product:
-            return resolve_gpu(found.gpu_product, catalog)
+        if found.gpu_product:  # written in the file: without a size, the smallest card of that name
+            return smallest_of_name(found.gpu_product, resolve_gpu(found.gpu_product, catalog), catalog)
         if found.node_labels:
             hit = gpu_from_node_labels(found.node_labels, load_node_gpu_tables(), catalog)
             if hit is not None:
@@ -69,6 +70,11 @@ def _gpu_for(given: Gpu | None, cluster_product: str | None) -> Callable[[Found]
         return None
 
     return lookup
+
+
+def _size_note(found: Found) -> str | None:
+    """Said when the GPU a file names without a memory size is judged on the smallest card of that name."""
+    return size_note(found.gpu_product, load_gpus()) if found.gpu_product else None
 
 
 def _read_config(path: str) -> list[str] | None:
@@ -272,6 +278,7 @@ def check_all(found: list[Found], request: CheckRequest) -> list[ServerResult]:
             slo_for(f, request.concurrency, request.context),
             _read_config,
             unknown,
+            None if request.gpu else _size_note,
         )
         r = check_server(f, ctx)
         results.append(_scheduled(r, nodes) if nodes is not None else r)
