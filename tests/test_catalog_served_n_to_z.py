@@ -199,3 +199,15 @@ def test_falcon_mamba_7b_instruct_is_the_base_network() -> None:
     inst, base = resolve_model("tiiuae/falcon-mamba-7b-instruct"), resolve_model("tiiuae/falcon-mamba-7b")
     assert inst.params is not None and inst.params == base.params and inst.params.total == 7_272_665_088
     assert inst.mamba == base.mamba and reconstructed("tiiuae/falcon-mamba-7b-instruct")
+
+
+def test_xverse_7b_chat_is_its_base_network() -> None:
+    """XVERSE-7B-Chat (reconstructed as XVERSE-7B's config, which two copies keep; the publisher's 13B and 13B-Chat
+    files at the cited revisions are the same): 32 layers of 4096, MLP 11008, untied 100,534-row embedding and head:
+    7,299,846,144 parameters, 8,192 positions."""
+    h = 4096
+    total = 32 * (4 * h * h + 3 * h * 11008 + 2 * h) + 2 * 100534 * h + h
+    assert total == 7_299_846_144
+    spec = resolve_model("xverse/XVERSE-7B-Chat")
+    assert spec.params is not None and spec.params.total == total and spec.max_model_len == 8192
+    assert reconstructed("xverse/XVERSE-7B-Chat")
