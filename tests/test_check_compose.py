@@ -511,3 +511,45 @@ def test_a_mounted_script_command_on_vllms_own_image_is_its_servers_arguments(tm
     own, other = load_inputs((str(compose),)).found
     assert own.argv == ("vllm", "serve", "/start.sh", "--port", "8000")
     assert other.argv == ("vllm", "serve", "Qwen/Qwen3-8B")
+
+
+COMPOSE_UP_FILE = """services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    command: [--model, "${MODEL:-Qwen/Qwen3-8B}", --tensor-parallel-size, "${TP:-1}", --max-model-len, "${LEN:-8192}"]
+  web:
+    image: nginx
+    depends_on: [vllm]
+  redis:
+    image: redis
+"""
+
+
+@pytest.mark.parametrize(
+    ("script", "dotenv", "tp", "length"),
+    [
+        ("export TP=4\ndocker compose up -d\n", "TP=2\nLEN=16384\n", "4", "16384"),  # shell > .env > default
+        ("docker compose up -d\n", "TP=2\nLEN=16384\n", "2", "16384"),  # .env > default
+        ("docker compose up -d\n", None, "1", "8192"),  # the defaults
+        ("TP=8 docker-compose up --scale vllm=1 -d web\n", "TP=2\n", "8", "8192"),  # a prefix; web depends on vllm
+        ("docker compose --env-file prod.env up\n", "TP=2\nLEN=4096\n", "1", "8192"),  # --env-file replaces .env
+    ],
+)
+def test_a_script_runs_compose_up_with_its_environment(
+    tmp_path: Path, script: str, dotenv: str | None, tp: str, length: str
+) -> None:
+    # docs.docker.com/compose/how-tos/environment-variables/envvars-precedence: the shell running `docker compose`
+    # over the project directory's .env (or the --env-file given instead) over ${VAR:-default}
+    files = {".git/HEAD": "ref: refs/heads/main\n", "compose.yaml": COMPOSE_UP_FILE, "prod.env": "MODEL=m/x\n"}
+    files.update({"start.sh": "#!/bin/bash\n" + script, **({".env": dotenv} if dotenv else {})})
+    write_files(tmp_path, files)
+    (found,) = load_inputs((str(tmp_path / "start.sh"),)).found
+    model = "m/x" if "--env-file" in script else "Qwen/Qwen3-8B"
+    assert found.argv == ("vllm", "serve", "--model", model, "--tensor-parallel-size", tp, "--max-model-len", length)
+    assert found.source.endswith("[docker compose up]") and found.image_tag == "v0.11.0"
+
+
+def test_compose_up_of_a_service_that_is_not_vllm_starts_no_server(tmp_path: Path) -> None:
+    # `up SERVICE` starts that service and what it depends on, nothing else
+    write_files(tmp_path, {".git/HEAD": "x\n", "compose.yaml": COMPOSE_UP_FILE, "s.sh": "docker compose up -d redis\n"})
+    assert load_inputs((str(tmp_path / "s.sh"),)).found == []

@@ -1,12 +1,21 @@
-"""`docker compose run SERVICE [COMMAND...]` in a script (pure): the service of the compose file the command reads,
-run once with the command line's overrides (docs.docker.com/reference/cli/docker/compose/run: COMMAND replaces the
-service's command, `--entrypoint` its entrypoint, `-e` adds to its environment). The compose file is the one
-`-f`/`--file` names, else compose.yaml / compose.yml / docker-compose.yaml / docker-compose.yml in the folder the
-script runs in (taken to be its own), read through the script's origin (its repository's files only)."""
+"""`docker compose run SERVICE [COMMAND...]` and `docker compose up [SERVICE...]` in a script (pure): the services of
+the compose file the command reads. `run` starts one service once with the command line's overrides
+(docs.docker.com/reference/cli/docker/compose/run: COMMAND replaces the service's command, `--entrypoint` its
+entrypoint, `-e` adds to its environment); `up` starts the services named (and those they `depends_on`), else all
+(docs.docker.com/reference/cli/docker/compose/up). The compose file is the one `-f`/`--file` names, else compose.yaml
+/ compose.yml / docker-compose.yaml / docker-compose.yml in the folder the script runs in (taken to be its own), read
+through the script's origin (its repository's files only).
+
+The file is interpolated as Compose does it for that command (docs.docker.com/compose/how-tos/environment-variables/
+variable-interpolation and envvars-precedence): the variables of the shell that runs it (the script's `export`s and
+the command's own `TP=4 docker compose up` prefix) over the `--env-file` files (later ones win), else over the `.env`
+of the project directory, over a `${VAR:-default}`'s default. The script reader does not tell exported variables
+from others (a `TP=8` without `export` is taken as passed too), as for the scripts a script runs (shell.py)."""
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -23,10 +32,13 @@ _RUN_VALUED = {"-e", "--env", "--entrypoint", "--name", "-v", "--volume", "-p", 
                "--workdir", "-l", "--label", "--cap-add", "--cap-drop", "--env-from-file", "--pull"}  # fmt: skip
 
 
+_UP_VALUED = {"--scale", "-t", "--timeout", "--wait-timeout", "--exit-code-from", "--attach", "--no-attach", "--pull"}
+
+
 def is_compose_run(words: tuple[str, ...]) -> bool:
-    """`docker compose [options] run ...` or `docker-compose [options] run ...`."""
+    """`docker compose [options] run|up ...` or `docker-compose [options] run|up ...`."""
     rest = _after_compose(words)
-    return rest is not None and _subcommand(rest)[0] == "run"
+    return rest is not None and _subcommand(rest)[0] in ("run", "up")
 
 
 def _after_compose(words: tuple[str, ...]) -> list[str] | None:
@@ -52,13 +64,14 @@ def _subcommand(rest: list[str]) -> tuple[str, dict[str, list[str]], list[str]]:
 
 
 def read_compose_run(cmd: shell.Command, source: str, origin: shell.Origin | None) -> list[Found]:
-    """The servers `docker compose run SERVICE [COMMAND...]` starts (none when its compose file is not read here)."""
+    """The servers `docker compose run SERVICE [COMMAND...]` or `docker compose up [SERVICE...]` starts (none when
+    its compose file is not read here)."""
     from recommender.check import compose_files  # imported here: compose_files reads scripts with commands.py
 
     rest = _after_compose(cmd.words)
     if rest is None or origin is None:
         return []
-    _, options, run = _subcommand(rest)
+    sub, options, after = _subcommand(rest)
     here = posixpath.dirname(origin.path)
     folder = posixpath.normpath(posixpath.join(here, (options.get("--project-directory") or ["."])[-1]))
     files = options.get("-f", []) + options.get("--file", [])
@@ -74,28 +87,75 @@ def read_compose_run(cmd: shell.Command, source: str, origin: shell.Origin | Non
         raise InputError(f"{source}: {path}: {exc}") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("services"), dict):
         return []
-    service, overrides = _run_overrides(run)
-    svc = doc["services"].get(service)
-    if not isinstance(svc, dict):
+    project = folder if options.get("--project-directory") else posixpath.dirname(path)
+    env = {**_env_files(origin, here, project, options.get("--env-file", [])), **cmd.env}
+    if sub == "up":
+        services, label = _up_services(doc["services"], after), f"{source} [docker compose up]"
+    else:
+        services, label = _run_service(doc["services"], after, cmd, compose_files.service_environment)
+        label = f"{source} [docker compose run {label}]"
+    if not services:
         return []
-    extra = overrides.pop("environment", [])
-    svc = {**svc, **overrides}
-    if extra:  # `-e K=V` over the service's own environment (`-e K` alone passes the shell's K)
-        environment = compose_files.service_environment(svc)
-        for item in extra:
-            key, eq, value = str(item).partition("=")
-            environment[key] = value if eq else str(cmd.env.get(key, ""))
-        svc["environment"] = environment
-    dotenv_text = origin.read(posixpath.join(posixpath.dirname(path), ".env"))
-    env = {**(compose_interpolation.dotenv_values(dotenv_text) if dotenv_text is not None else {}), **cmd.env}
 
     def beside(relative: str) -> str | None:
         return origin.read(posixpath.normpath(posixpath.join(posixpath.dirname(path), relative)))
 
-    label = f"{source} [docker compose run {service}]"
-    found = compose_files.read_compose({**doc, "services": {service: svc}}, label, env, beside)
+    found = compose_files.read_compose({**doc, "services": services}, label, env, beside)
     # the words the shell left unknown stay unknown (a $FLAGS the script sets in a branch not decided here)
     return [replace(f, unresolved=tuple(dict.fromkeys((*f.unresolved, *cmd.unresolved)))) for f in found]
+
+
+def _env_files(origin: shell.Origin, here: str, project: str, given: list[str]) -> dict[str, str]:
+    """The variables of the `--env-file` files (relative to where the command runs; later files win), else of the
+    project directory's `.env` (Compose reads it only when no --env-file is given)."""
+    paths = [posixpath.normpath(posixpath.join(here, f)) for f in given] or [posixpath.join(project, ".env")]
+    env: dict[str, str] = {}
+    for p in paths:
+        text = origin.read(p)
+        env.update(compose_interpolation.dotenv_values(text) if text is not None else {})
+    return env
+
+
+def _up_services(services: dict[str, Any], after: list[str]) -> dict[str, Any]:
+    """The services `up [options] [SERVICE...]` starts: those named and what they depend on, else all of them."""
+    named, i = [], 0
+    while i < len(after):
+        word = after[i]
+        if word.startswith("-"):
+            name, eq, _ = word.partition("=")
+            i += 2 if name in _UP_VALUED and not eq else 1
+            continue
+        named.append(word)
+        i += 1
+    wanted = set(named) if named else set(services)
+    todo = list(wanted)
+    while todo:  # depends_on: a list of names or a mapping name -> condition
+        svc = services.get(todo.pop())
+        deps = svc.get("depends_on") if isinstance(svc, dict) else None
+        for dep in deps if isinstance(deps, (list, dict)) else ():
+            if isinstance(dep, str) and dep not in wanted:
+                wanted.add(dep)
+                todo.append(dep)
+    return {k: v for k, v in services.items() if k in wanted and isinstance(v, dict)}
+
+
+def _run_service(
+    services: dict[str, Any], run: list[str], cmd: shell.Command, environment_of: Callable[[Any], dict[str, str]]
+) -> tuple[dict[str, Any], str]:
+    """({SERVICE: the service with the command line's overrides}, SERVICE) for `run [options] SERVICE [COMMAND...]`."""
+    service, overrides = _run_overrides(run)
+    svc = services.get(service)
+    if not isinstance(svc, dict):
+        return {}, service
+    extra = overrides.pop("environment", [])
+    svc = {**svc, **overrides}
+    if extra:  # `-e K=V` over the service's own environment (`-e K` alone passes the shell's K)
+        environment = environment_of(svc)
+        for item in extra:
+            key, eq, value = str(item).partition("=")
+            environment[key] = value if eq else str(cmd.env.get(key, ""))
+        svc["environment"] = environment
+    return {service: svc}, service
 
 
 def _literal(word: str) -> str:
