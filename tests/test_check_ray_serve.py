@@ -95,6 +95,111 @@ def test_a_serve_config_of_python_code_of_its_own_says_so(tmp_path: Path) -> Non
     path = _write(tmp_path, "serve.yaml", CUSTOM)
     r = invoke(["check", str(path), "--gpu", "a10g"], exit_code=2)
     assert r.stderr.strip() == (
-        f"Error: {path}: a Ray Serve config: it runs the Ray Serve application vllm_serve:deployment: Python code of "
-        "its own, which check does not read"
+        f"Error: {path}: a Ray Serve config: its own Python, not read: vllm_serve:deployment: its module is not in "
+        "the folder checked"
     )
+
+
+# The shapes of a RayService serving vLLM from its repository's own Python: Ray's `import_path: module:app` with
+# runtime_env env_vars (docs.ray.io/en/latest/serve/production-guide/config.html), and a deployment building
+# vLLM's AsyncEngineArgs from os.environ (vLLM's engine arguments, vllm/engine/arg_utils.py)
+RAY_SERVICE = """apiVersion: ray.io/v1
+kind: RayService
+metadata: {name: llm}
+spec:
+  serveConfigV2: |
+    applications:
+      - name: llm
+        import_path: app.serve:model
+        runtime_env:
+          working_dir: "https://github.com/example/repo/archive/main.zip"
+          env_vars:
+            MODEL_ID: "Qwen/Qwen2.5-7B-Instruct"
+            TENSOR_PARALLELISM: "2"
+  rayClusterConfig:
+    headGroupSpec:
+      template:
+        spec:
+          containers:
+            - name: ray-head
+              image: rayproject/ray-ml:2.33.0.914af0-py311
+    workerGroupSpecs:
+      - groupName: gpu
+        replicas: 1
+        template:
+          spec:
+            containers:
+              - name: llm
+                image: rayproject/ray-ml:2.33.0.914af0-py311
+                resources: {limits: {nvidia.com/gpu: "2"}}
+"""
+SERVE_PY = """import os
+from ray import serve
+from vllm.engine.arg_utils import AsyncEngineArgs
+from vllm.engine.async_llm_engine import AsyncLLMEngine
+
+MAX_LEN = 8192
+
+@serve.deployment(ray_actor_options={"num_gpus": 1})
+class VLLMDeployment:
+    def __init__(self):
+        args = AsyncEngineArgs(
+            model=os.environ["MODEL_ID"],
+            tensor_parallel_size=int(os.environ.get("TENSOR_PARALLELISM", "1")),
+            pipeline_parallel_size=int(os.environ.get("PIPELINE_PARALLELISM", "1")),
+            max_model_len=MAX_LEN,
+            gpu_memory_utilization=float(os.environ["GPU_UTIL"]),
+        )
+        self.engine = AsyncLLMEngine.from_engine_args(args)
+
+model = VLLMDeployment.bind()
+"""
+# ray.serve.llm's LLMConfig built in Python (docs.ray.io/en/latest/serve/llm: build_openai_app over LLMConfigs), and
+# an engine_args dict given to a deployment of its own
+LLM_CONFIG_PY = """from ray.serve.llm import LLMConfig, build_openai_app
+
+llm_config = LLMConfig(
+    model_loading_config=dict(model_id="qwen", model_source="Qwen/Qwen2.5-0.5B-Instruct"),
+    accelerator_type="A10G",
+    engine_kwargs=dict(tensor_parallel_size=1, max_model_len=4096, enforce_eager=True),
+)
+app = build_openai_app({"llm_configs": [llm_config]})
+"""
+ENGINE_DICT_PY = """from my_serving import VLLMServer
+engine_args = dict(model="meta-llama/Llama-3.1-8B-Instruct", tensor_parallel_size=4, kv_cache_dtype="fp8")
+app = VLLMServer.bind(engine_args=engine_args)
+"""
+
+
+def test_a_ray_service_of_its_own_python_reads_the_engine_args_it_builds(tmp_path: Path) -> None:
+    manifest = _write(tmp_path, "k8s/ray-service.yaml", RAY_SERVICE)
+    _write(tmp_path, ".git/HEAD", "ref: refs/heads/main\n")
+    _write(tmp_path, "app/serve.py", SERVE_PY)  # at the repository's root, two folders above the manifest
+    (found,) = load_inputs((str(manifest),)).found
+    cmd = parse_serve_argv(list(found.argv))
+    assert cmd.model == "Qwen/Qwen2.5-7B-Instruct"  # runtime_env env_vars over the code's default
+    assert cmd.values["tensor_parallel_size"] == 2 and cmd.values["pipeline_parallel_size"] == 1
+    assert cmd.values["max_model_len"] == 8192  # a module-level literal
+    assert found.unresolved == ("$GPU_UTIL",)  # os.environ["GPU_UTIL"], set nowhere: named, not guessed
+    assert found.resource == "RayService/default/llm" and found.container == "llm (../app/serve.py)"
+    assert found.gpus_total == 2 and found.gpus_at_least
+    # the module not in the folder: said so, by name
+    (tmp_path / "app" / "serve.py").unlink()
+    (problem,) = load_inputs((str(manifest),)).problems
+    assert problem.endswith("app.serve:model: its module is not in the folder checked")
+
+
+def test_a_serve_config_of_its_own_python_reads_llm_configs_and_engine_args_dicts(tmp_path: Path) -> None:
+    config = _write(tmp_path, "serve.yaml", CUSTOM.replace("vllm_serve:deployment", "apps.llm:app"))
+    _write(tmp_path, "apps/llm.py", LLM_CONFIG_PY)
+    (found,) = load_inputs((str(config),)).found
+    assert found.argv == ("vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct", "--tensor-parallel-size", "1",
+                          "--max-model-len", "4096", "--enforce-eager")  # fmt: skip
+    assert found.gpu_product == "A10G" and found.unresolved == ()
+    _write(tmp_path, "apps/llm.py", ENGINE_DICT_PY)
+    (found,) = load_inputs((str(config),)).found  # the dict and its `engine_args=engine_args` use: one engine
+    assert found.argv == ("vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", "4",
+                          "--kv-cache-dtype", "fp8")  # fmt: skip
+    _write(tmp_path, "apps/llm.py", "from ray import serve\napp = serve.deployment(lambda: 1).bind()\n")
+    (problem,) = load_inputs((str(config),)).problems
+    assert "apps.llm:app: " in problem and "builds no vLLM engine check reads" in problem

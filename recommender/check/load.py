@@ -22,6 +22,7 @@ from recommender.check import (
     makefiles,
     plan_documents,
     python_apps,
+    ray_python_apps,
     serving_resources,
     shell,
     systemd_units,
@@ -198,14 +199,17 @@ def read_text(
                 raise InputError(f"{source}: document {index} ({doc.get('kind')}): metadata and spec must be mappings")
             k8s.append(doc)
         else:
-            found += _read_mapping(doc, source, index, dotenv, beside, unread)
+            found += _read_mapping(doc, source, index, dotenv, beside, unread, origin)
     found += kubernetes_objects.read_kubernetes(k8s, source, shared) if k8s else []
+    found += ray_python_apps.read_ray_services(k8s, source, origin) if k8s else []
     if not found:
-        _nothing_read(k8s, shared, source)
+        _nothing_read(k8s, shared, source, origin)
     return found
 
 
-def _nothing_read(k8s: list[dict[str, Any]], shared: Sequence[dict[str, Any]], source: str) -> None:
+def _nothing_read(
+    k8s: list[dict[str, Any]], shared: Sequence[dict[str, Any]], source: str, origin: shell.Origin | None
+) -> None:
     """Why Kubernetes objects that mention vLLM gave no server (NotADeployment), if they do."""
     apps = serving_resources.unread_ray_apps(k8s)
     used = kserve_runtimes.used_runtimes([*k8s, *shared]) if shared else set()
@@ -224,8 +228,8 @@ def _nothing_read(k8s: list[dict[str, Any]], shared: Sequence[dict[str, Any]], s
         )
     if apps:
         raise NotADeployment(
-            f"{source}: {'; '.join(apps)}: Python code of its own, which check does not read (it reads "
-            "ray.serve.llm applications and containers running vLLM's server)"
+            f"{source}: {'; '.join(apps)}: Python code of its own, not read: "
+            f"{ray_python_apps.ray_services_unread(k8s, origin)}"
         )
 
 
@@ -268,6 +272,7 @@ def _read_mapping(
     dotenv: dict[str, str] | None,
     beside: compose_files.FileReader | None = None,
     unread: compose_files.UnreadReason | None = None,
+    origin: shell.Origin | None = None,
 ) -> list[Found]:
     """A YAML document that is not a Kubernetes object: plan, Helm values, compose, dstack, SkyPilot."""
     if doc.get("kind") == "Plan" and str(doc.get("apiVersion", "")).startswith("vllm-plan/"):
@@ -281,7 +286,7 @@ def _read_mapping(
             return known
     if "services" in doc or compose_files.is_compose_include(doc.get("include")):
         return compose_files.read_compose(doc, source, dotenv, beside, unread)
-    task = _read_task(doc, source)
+    task = _read_task(doc, source, origin)
     if task is not None:
         return task
     if "modelName" in doc and isinstance(doc.get("apiServer"), dict):
@@ -303,13 +308,16 @@ def _read_mapping(
     )
 
 
-def _read_task(doc: dict[str, Any], source: str) -> list[Found] | None:
+def _read_task(doc: dict[str, Any], source: str, origin: shell.Origin | None = None) -> list[Found] | None:
     """A job or serving-framework file (dstack, SkyPilot, Beaker, Ray Serve, a spark-vllm-docker recipe), or None
     when it is none of them."""
     if serving_resources.is_ray_serve_config(doc):
         found = serving_resources.read_ray_serve_config(doc, source)
+        found += ray_python_apps.read_own_apps(doc, source, "serve config", origin) if "applications" in doc else []
         if not found:
-            raise NotADeployment(f"{source}: a Ray Serve config: {serving_resources.ray_config_unread(doc)}")
+            own = ray_python_apps.unread_reason(doc, origin)
+            why = f"its own Python, not read: {own}" if own else serving_resources.ray_config_unread(doc)
+            raise NotADeployment(f"{source}: a Ray Serve config: {why}")
         return found
     if jobs.is_dstack(doc):
         return jobs.read_dstack(doc, source)

@@ -423,7 +423,7 @@ def read_ray_serve_config(doc: Mapping[str, Any], source: str) -> list[Found]:
     """The vLLM engines a Ray Serve config file (or one LLMConfig file) starts (none: see ray_config_unread). An
     LLMConfig the config names by its path is read as a file of its own (checking the folder reads it once)."""
     if "applications" not in doc:
-        return [_llm_config_found(doc, source, "LLMConfig")]
+        return [llm_config_found(doc, source, "LLMConfig")]
     return _serve_apps(doc, source, "serve config")
 
 
@@ -447,11 +447,11 @@ def _serve_apps(serve: Mapping[str, Any], source: str, resource: str) -> list[Fo
         if not str(as_mapping(app).get("import_path", "")).startswith("ray.serve.llm"):
             continue
         configs = as_list(as_mapping(as_mapping(app).get("args")).get("llm_configs"))
-        out += [_llm_config_found(cfg, source, resource) for cfg in configs if isinstance(cfg, dict)]
+        out += [llm_config_found(cfg, source, resource) for cfg in configs if isinstance(cfg, dict)]
     return out
 
 
-def _llm_config_found(cfg: Mapping[str, Any], source: str, resource: str) -> Found:
+def llm_config_found(cfg: Mapping[str, Any], source: str, resource: str) -> Found:
     """One LLMConfig: vLLM's engine from model_loading_config and engine_kwargs (EngineArgs keywords)."""
     loading = as_mapping(cfg.get("model_loading_config"))
     model_source = loading.get("model_source")
