@@ -203,3 +203,42 @@ def test_a_serve_config_of_its_own_python_reads_llm_configs_and_engine_args_dict
     _write(tmp_path, "apps/llm.py", "from ray import serve\napp = serve.deployment(lambda: 1).bind()\n")
     (problem,) = load_inputs((str(config),)).problems
     assert "apps.llm:app: " in problem and "builds no vLLM engine check reads" in problem
+
+
+# engine arguments the Serve config passes its own code: an application's `args` (Ray's vLLM example builds its app
+# from them with vLLM's argument parser, dashed keys) and a deployment's `user_config` (round 16's shape)
+ARGS_CONFIG = """applications:
+  - name: llm
+    import_path: llm:build_app
+    args:
+      model: Qwen/Qwen2.5-7B-Instruct
+      tensor-parallel-size: 2
+      max-model-len: 16384
+  - name: other
+    import_path: src.vllm_serve:deployment
+    deployments:
+      - name: VLLMDeployment
+        user_config:
+          engine_args: {model: meta-llama/Llama-3.1-8B-Instruct, gpu_memory_utilization: 0.85}
+"""
+BUILD_APP_PY = """from vllm.engine.arg_utils import AsyncEngineArgs
+
+def build_app(cli_args):
+    engine_args = AsyncEngineArgs(**cli_args)
+    return VLLMDeployment.bind(engine_args)
+"""
+
+
+def test_engine_args_the_serve_config_passes_its_own_code_are_read(tmp_path: Path) -> None:
+    config = _write(tmp_path, "serve.yaml", ARGS_CONFIG)
+    found = load_inputs((str(config),)).found  # no Python needed: the config names the engine's arguments
+    assert [f.argv for f in found] == [
+        ("vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2", "--max-model-len", "16384"),
+        ("vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-utilization", "0.85"),
+    ]
+    assert [f.container for f in found] == ["llm (its args)", "other (its args)"]
+    # the code alone, building AsyncEngineArgs(**cli_args) from arguments not in the file: the model unresolved
+    _write(tmp_path, "llm.py", BUILD_APP_PY)
+    only = "applications:\n  - name: llm\n    import_path: llm:build_app\n"
+    (found,) = load_inputs((str(_write(tmp_path, "serve.yaml", only)),)).found
+    assert found.argv == ("vllm", "serve", "$model") and found.unresolved == ("$model",)

@@ -47,6 +47,7 @@ class OwnApp:
     import_path: str
     env: Mapping[str, str]
     working_dir: str
+    given: Mapping[str, Any] | None = None  # engine arguments the config itself passes (its_engine_args)
 
 
 def own_apps(serve: Mapping[str, Any]) -> list[OwnApp]:
@@ -59,8 +60,23 @@ def own_apps(serve: Mapping[str, Any]) -> list[OwnApp]:
             continue
         runtime = as_mapping(app.get("runtime_env"))
         env = {str(k): str(v) for k, v in as_mapping(runtime.get("env_vars")).items()}
-        out.append(OwnApp(str(app.get("name") or path), path, env, str(runtime.get("working_dir") or "")))
+        name, working_dir = str(app.get("name") or path), str(runtime.get("working_dir") or "")
+        out.append(OwnApp(name, path, env, working_dir, its_engine_args(app)))
     return out
+
+
+def its_engine_args(app: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """vLLM's engine arguments a Serve application's config passes its code: the app's `args` (what Ray gives the
+    application builder, e.g. Ray's vLLM example parses them with vLLM's own argument parser) or a deployment's
+    `user_config` (given to its `reconfigure`), or their `engine_args` / `engine_kwargs` key: the first mapping that
+    names a `model`, its keys as vLLM's options (`tensor-parallel-size` or `tensor_parallel_size`)."""
+    places = [as_mapping(app.get("args"))]
+    places += [as_mapping(as_mapping(d).get("user_config")) for d in app.get("deployments") or []]
+    for place in places:
+        for candidate in (place, *(as_mapping(place.get(k)) for k in _ENGINE_NAMES)):
+            if "model" in candidate:
+                return {str(k).replace("-", "_"): v for k, v in candidate.items()}
+    return None
 
 
 def module_file(app: OwnApp, config_path: str, root: str, read: FileReader) -> tuple[str, str] | None:
@@ -113,7 +129,7 @@ def _engine_of(node: ast.AST, values: _Values) -> dict[str, Any] | None:
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         kwargs = values.keywords(node)
         if name in _ENGINE_CALLS:
-            model = kwargs.pop("model", values.of(node.args[0]) if node.args else None)
+            model = kwargs.pop("model", values.of(node.args[0]) if node.args else Unread("model"))
             return _as_config(model, kwargs)
         if name == "LLMConfig":
             loading = kwargs.get("model_loading_config")
@@ -235,10 +251,14 @@ def read_own_apps(serve: Mapping[str, Any], source: str, resource: str, origin: 
     """The engines the repository's own Serve applications of a Serve config build (`source` the config's path)."""
     from recommender.check.serving_resources import llm_config_found  # imported here: it imports this module's kin
 
-    if origin is None:
-        return []
     out: list[Found] = []
     for app in own_apps(serve):
+        if app.given is not None:  # the config names the engine's arguments itself: those, whatever the code does
+            config = _as_config(app.given.get("model"), {k: v for k, v in app.given.items() if k != "model"})
+            out.append(replace(llm_config_found(config, source, resource), container=f"{app.name} (its args)"))
+            continue
+        if origin is None:
+            continue
         hit = module_file(app, origin.path, origin.root, origin.read)
         configs = engine_configs(hit[1], app.env) if hit else None
         seen: list[dict[str, Any]] = []
