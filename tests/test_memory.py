@@ -371,9 +371,10 @@ def test_deepseek_v4_rocm_decode_logits_before_0_33_follow_the_batched_tokens() 
 
 def test_deepseek_v4_before_0_33_is_at_risk_within_the_logged_excess() -> None:
     """V4-Flash at TP 2 on GH200, 0.95, 30,000 tokens (field4 J026, ~0.22, failed: 6.66 GiB needed, 5.44 available):
-    one request with two batches in flight (16,384 tokens) takes blocks_per_request x 1,002,240 bytes = 6.35 GiB of
-    the 9.99 GiB predicted, 3.64 to spare, under the 5 GiB the earlier releases' logs exceed 0.33's accounting by:
-    at risk. On 0.33 the same plan fits."""
+    one request with two batches in flight (16,384 tokens) takes 118 + 2 x 259 + 4,099 + 2,065 = 6,800 blocks of
+    0.22's 22 x (37,440 + 8,640 + 1,728) = 1,051,776 bytes (memory/kv_dsv4.py _slot_packing) = 6.66 GiB, the figure
+    the log prints, of the 9.99 GiB predicted, 3.33 to spare, under the 5 GiB the earlier releases' logs exceed 0.33's
+    accounting by: at risk. On 0.33 the same plan fits."""
     s = resolve_model("deepseek-ai/DeepSeek-V4-Flash")
     gh200 = resolve_gpu("gh200", load_gpus())
     flags = EngineFlags(tensor_parallel_size=2, gpu_memory_utilization=0.95, max_model_len=30_000, block_size=256)
@@ -381,9 +382,10 @@ def test_deepseek_v4_before_0_33_is_at_risk_within_the_logged_excess() -> None:
     issue = e.issue(IssueKind.DSV4_RELEASE_MARGIN)
     assert issue is not None and e.at_risk
     block = e.stage.layout.bytes_per_block
-    assert block == 1_002_240
-    assert issue.needed_bytes == e.stage.blocks_per_request(30_000, 16_384, e.prefix_caching) * block
-    assert round(issue.needed_bytes / GiB, 2) == 6.35
+    assert block == 1_051_776
+    assert e.stage.blocks_per_request(30_000, 16_384, e.prefix_caching) == 6_800
+    assert issue.needed_bytes == 6_800 * block
+    assert round(issue.needed_bytes / GiB, 2) == 6.66
     assert not explain(s, gh200, flags, V033).has(IssueKind.DSV4_RELEASE_MARGIN)
 
 

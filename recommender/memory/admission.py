@@ -94,7 +94,8 @@ def kv_admission(
 def capacity(
     worst: StageBudget, max_len: int, bpr: int, version: VllmVersion, issues: list[StartupIssue], *, v0: bool = False
 ) -> tuple[int, float]:
-    """update_kv_cache_capacity: ("GPU KV cache size" tokens, "Maximum concurrency" for max_len)."""
+    """update_kv_cache_capacity: ("GPU KV cache size" tokens, "Maximum concurrency" for max_len); `bpr`: the blocks
+    per request the concurrency divides by (StageBudget.concurrency_blocks)."""
     layout = worst.layout
     concurrency = worst.num_blocks / bpr if bpr else 0.0
     if v0:

@@ -117,8 +117,23 @@ class VllmVersion:
 
     @property
     def sliding_window_counts_in_flight_batches(self) -> bool:
-        """Newer releases reserve max_concurrent_batches x max_num_batched_tokens beyond the window."""
-        return self >= VllmVersion(0, 24)
+        """Newer releases reserve max_concurrent_batches x max_num_batched_tokens beyond the window
+        (VllmConfig.max_in_flight_tokens in SlidingWindowSpec.max_admission_blocks_per_request from 0.26.0; the
+        kv_cache_interface.py of 0.23.0, 0.24.0 and 0.25.0 reserve max_num_batched_tokens)."""
+        return self >= VllmVersion(0, 26)
+
+    @property
+    def dsv4_slot_packing(self) -> bool:
+        """DeepSeek-V4's KV cache packed as up to 0.26: padded sliding pages, a block of one slot per page size,
+        concurrency in pages of the first group (memory/kv_dsv4.py; kv_cache_utils.py of 0.23.0-0.26.0, changed
+        in 0.27.0)."""
+        return self < VllmVersion(0, 27)
+
+    @property
+    def dsv4_tuple_blocks(self) -> bool:
+        """0.22's DeepSeek-V4 block: the most layers of one page size in any group times one page of each full-MLA
+        size (kv_cache_utils.py of 0.22.0 _get_kv_cache_config_packed; 0.23.0 one slot per page size)."""
+        return self < VllmVersion(0, 23)
 
 
 # From 0.8 the V1 engine is the default, but up to 0.9 vLLM's V1 oracle (engine/arg_utils.py

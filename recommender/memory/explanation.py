@@ -36,9 +36,15 @@ class StageBudget:
             return False
         return block * self.blocks_per_request(length, in_flight, prefix_caching) <= self.available_kv - block
 
+    def concurrency_blocks(self, length: int, in_flight: int, prefix_caching: bool) -> int:
+        """The blocks per request vLLM's max-concurrency formula divides the pool by (KvLayout.concurrency_blocks)."""
+        if not self.layout.groups:
+            return 0
+        return self.layout.concurrency_blocks(length, in_flight, prefix_caching=prefix_caching)
+
     def concurrency(self, length: int, in_flight: int, prefix_caching: bool) -> float:
         """Requests of `length` tokens the KV pool holds (vLLM's max-concurrency formula)."""
-        bpr = self.blocks_per_request(length, in_flight, prefix_caching)
+        bpr = self.concurrency_blocks(length, in_flight, prefix_caching)
         return self.num_blocks / bpr if bpr else 0.0
 
     def longest_len(self, upper: int, in_flight: int, prefix_caching: bool, requests: int = 1) -> int:

@@ -55,6 +55,13 @@ class KvLayout:
     padding_by_kind: tuple[tuple[str, int, int], ...] = ()  # (kind, padding layers, layers of that kind)
     # MambaSpec.num_speculative_blocks: a speculative decoder's extra state blocks per request in each Mamba group
     speculative_blocks: int = 0
+    # Up to 0.26, get_max_concurrency_for_kv_cache_config divides the groups' summed bytes per request by the first
+    # group's page (kv_cache_utils.py: cdiv(num_layer_per_group * sum(max_memory_usage_bytes), page_size_bytes of
+    # kv_cache_groups[0] * num_layer_per_group)); with groups of unequal pages (DeepSeek-V4's packing, memory/
+    # kv_dsv4.py) that is not the sum of their blocks. Each group's page, aligned to `groups`, and the first group's
+    # page; empty where every group's page is one size (the two formulas agree).
+    group_pages: tuple[int, ...] = ()
+    first_group_page: int = 0
 
     def blocks_per_request(self, max_model_len: int, max_in_flight_tokens: int, *, prefix_caching: bool) -> int:
         """Sum over groups of cdiv(max_memory_usage_bytes, page) for one max-length request."""
@@ -70,6 +77,24 @@ class KvLayout:
             else:  # mamba: one state block (two with prefix caching's align mode), + one per draft token
                 total += (2 if prefix_caching else 1) + self.speculative_blocks
         return total
+
+    def group_blocks(self, max_model_len: int, max_in_flight_tokens: int, *, prefix_caching: bool) -> list[int]:
+        """Each group's blocks for one max-length request (blocks_per_request, group by group)."""
+        return [
+            replace(self, groups=(g,)).blocks_per_request(
+                max_model_len, max_in_flight_tokens, prefix_caching=prefix_caching
+            )
+            for g in self.groups
+        ]
+
+    def concurrency_blocks(self, max_model_len: int, max_in_flight_tokens: int, *, prefix_caching: bool) -> int:
+        """The blocks per request "Maximum concurrency" divides the pool by: the sum over groups (0.27+:
+        sum of cdiv(max_memory_usage_bytes, page_size_bytes)), or up to 0.26 the groups' bytes in pages of the
+        first group (group_pages)."""
+        if not self.group_pages or not self.first_group_page:
+            return self.blocks_per_request(max_model_len, max_in_flight_tokens, prefix_caching=prefix_caching)
+        blocks = self.group_blocks(max_model_len, max_in_flight_tokens, prefix_caching=prefix_caching)
+        return cdiv(sum(b * page for b, page in zip(blocks, self.group_pages, strict=True)), self.first_group_page)
 
 
 def kv_dtype_bytes(kv_cache_dtype: str, model_dtype_bytes: int) -> int:

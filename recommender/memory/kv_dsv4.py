@@ -21,6 +21,14 @@ size), cuts the buckets whose page sizes repeat 1:1 into groups of `repeats_per_
 whole, and every block holds the widest group's pages. A request takes, per group, cdiv(max_model_len, 256) blocks
 (full) or cdiv(min(window - 1 + in-flight tokens, max_model_len), block) + 1 (sliding).
 
+Up to 0.26 (kv_cache_utils.py of 0.23.0 to 0.26.0; 0.27.0 has the packing above) the packing differed:
+_get_kv_cache_groups_uniform_groups padded every sliding layer's page to the nearest larger page of the full-MLA
+group (the C4 and C128 states' 32,832 to 37,440), _get_kv_cache_config_packed made a block one slot per page size
+for the most layers of that size in any group (not the widest group), and get_max_concurrency_for_kv_cache_config
+priced a request's groups in pages of the first (full-MLA) group (KvLayout.concurrency_blocks). V4-Flash: 22 x 37,440
++ 21 x 8,640 + 20 x 1,728 = 1,039,680 bytes a block (0.22.0: 22 tuples of 37,440 + 8,640 + 1,728, 1,051,776); field15 W013 (0.23.0, 32.08 GiB, 262,144 tokens) then logs
+8.30x, and W004 (MI355X, 191.04 GiB at 4,096 tokens) 1,041,802 tokens.
+
 Checked against a real log: DeepSeek-V4-Pro at TP 8 on MI300X, 16,384 batched tokens twice in flight, max_model_len
 1,048,576: 17,434 blocks of 1,435,968 bytes = 23.32 GiB "KV cache is needed" (field4 J027, vLLM issue 53961).
 """
@@ -28,7 +36,7 @@ Checked against a real log: DeepSeek-V4-Pro at TP 8 on MI300X, 16,384 batched to
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from recommender.memory.kv_cache import DS_MLA_TOKEN_BYTES, KvGroup, KvLayout
 from recommender.model.spec import CompressedAttentionSpec
@@ -139,18 +147,48 @@ def packed_groups(entries: list[tuple[int, CacheLayer]]) -> list[tuple[CacheLaye
     return groups
 
 
-def dsv4_layout(c: CompressedAttentionSpec, layers: range, *, block_size: int = V4_BLOCK, mtp: int = 0) -> KvLayout:
+def _slot_packing(groups: list[tuple[CacheLayer, list[Member]]], *, tuples: bool) -> tuple[int, list[int], int]:
+    """Up to 0.26: (bytes per block, each group's page, the full-MLA group's page) with the sliding layers' pages
+    padded to the nearest larger full-MLA page and a block holding, per page size, the most layers of that size in
+    any group (_bucket_layers_by_page_size); `tuples` (0.22.0's _get_kv_cache_config_packed): the most layers of
+    one size in any group times one of each full-MLA page size (V4-Flash: 22 x 47,808 = 1,051,776)."""
+    full = [m for x, m in groups if x.window is None]
+    sizes = sorted({page for m in full for _, page in m})
+
+    def padded(page: int, sliding: bool) -> int:
+        return min((s for s in sizes if s >= page), default=page) if sliding else page
+
+    pages = [[padded(page, x.window is not None) for _, page in m] for x, m in groups]
+    slots: dict[int, int] = {}
+    for group in pages:
+        for size, n in Counter(group).items():
+            slots[size] = max(slots.get(size, 0), n)
+    first = sum(pages[[x.window for x, _ in groups].index(None)]) if full else 0
+    stride = max(slots.values()) * sum(sizes) if tuples and sizes else sum(size * n for size, n in slots.items())
+    return stride, [sum(g) for g in pages], first
+
+
+def dsv4_layout(
+    c: CompressedAttentionSpec,
+    layers: range,
+    *,
+    block_size: int = V4_BLOCK,
+    mtp: int = 0,
+    slot_packing: bool = False,
+    tuple_blocks: bool = False,
+) -> KvLayout:
     """The KV-cache layout of one pipeline stage: the whole model's packed groups (get_global_kv_cache_groups)
     projected onto the stage's layers (_project_kv_cache_groups_to_worker: a group keeps its place, and its blocks
     per request, even with none of its layers here); a block holds the stage's widest group. `mtp`: a speculative
-    MTP drafter's layers on this (the last) stage, window-only (memory/spec_decode.py)."""
+    MTP drafter's layers on this (the last) stage, window-only (memory/spec_decode.py); `slot_packing`: the packing
+    of the releases up to 0.26 (_slot_packing), `tuple_blocks` its 0.22 block."""
     ratios = (*c.ratios, *(1,) * mtp)
     layers = range(layers.start, layers.stop + mtp) if mtp else layers
     entries = [(i, x) for i in range(len(ratios)) for x in cache_layers(c, ratios[i], block_size=block_size)]
     groups = [(x, [(i, page) for i, page in members if i in layers]) for x, members in packed_groups(entries)]
     here = [x for i, x in entries if i in layers]
     full_bytes = sum(x.page for x in here if x.window is None)
-    return KvLayout(
+    layout = KvLayout(
         block_size=block_size,
         groups=tuple(KvGroup("mla" if x.window is None else "sliding", len(m), x.window, x.block) for x, m in groups),
         group_size=max(len(m) for _, m in groups),
@@ -159,3 +197,7 @@ def dsv4_layout(c: CompressedAttentionSpec, layers: range, *, block_size: int = 
         bytes_per_token=cdiv(full_bytes, block_size),
         padding_layers=0,
     )
+    if not slot_packing:
+        return layout
+    stride, pages, first = _slot_packing(groups, tuples=tuple_blocks)
+    return replace(layout, bytes_per_block=stride, group_pages=tuple(pages), first_group_page=first)

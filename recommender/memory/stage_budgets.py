@@ -60,11 +60,14 @@ def stage_layout(
     v0: bool,
     mla_as_mha: int = 0,
     drafter: tuple[tuple[LayerKv, ...], int] = ((), 0),
+    dsv4_packing: tuple[bool, bool] = (False, False),
 ) -> KvLayout:
     """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block);
-    `drafter`: a speculative drafter's layers on this stage and its extra Mamba blocks (memory/spec_decode.py)."""
+    `drafter`: a speculative drafter's layers on this stage and its extra Mamba blocks (memory/spec_decode.py);
+    `dsv4_packing`: DeepSeek-V4 packed as up to 0.26, and with 0.22's block (memory/kv_dsv4.py)."""
     if model.compressed_attention is not None:  # DeepSeek-V4: its own cache layers, packed (memory/kv_dsv4.py)
-        return dsv4_layout(model.compressed_attention, layers, mtp=len(drafter[0]))
+        c, mtp = model.compressed_attention, len(drafter[0])
+        return dsv4_layout(c, layers, mtp=mtp, slot_packing=dsv4_packing[0], tuple_blocks=dsv4_packing[1])
     tp = flags.tensor_parallel_size
     kv, dtype = precision.kv_bytes, precision.dtype_bytes
     layout = build_layout(
@@ -175,7 +178,10 @@ def stage_budgets(
         mla_as_mha = pre_mla_head_size(model, version, precision.quant)
         extra = (on_stage.kv_layers, drafter[1])
         kv_model = spec_decode.with_draft_state(model, drafter[1])  # conv states hold the draft tokens too
-        layout = stage_layout(kv_model, layers, flags, precision, v0=v0, mla_as_mha=mla_as_mha, drafter=extra)
+        packing = (version.dsv4_slot_packing, version.dsv4_tuple_blocks)
+        layout = stage_layout(
+            kv_model, layers, flags, precision, v0=v0, mla_as_mha=mla_as_mha, drafter=extra, dsv4_packing=packing
+        )
         blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
         stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
         if w > budget.free:
