@@ -60,14 +60,15 @@ def stage_layout(
     v0: bool,
     mla_as_mha: int = 0,
     drafter: tuple[tuple[LayerKv, ...], int] = ((), 0),
-    dsv4_packing: tuple[bool, bool] = (False, False),
+    version: VllmVersion | None = None,
 ) -> KvLayout:
     """The KV-cache layout of one stage's layers (V0 had no hybrid manager: every layer holds a full block);
     `drafter`: a speculative drafter's layers on this stage and its extra Mamba blocks (memory/spec_decode.py);
-    `dsv4_packing`: DeepSeek-V4 packed as up to 0.26, and with 0.22's block (memory/kv_dsv4.py)."""
+    `version`: the release whose DeepSeek-V4 packing applies (None: 0.27+'s; memory/kv_dsv4.py)."""
     if model.compressed_attention is not None:  # DeepSeek-V4: its own cache layers, packed (memory/kv_dsv4.py)
         c, mtp = model.compressed_attention, len(drafter[0])
-        return dsv4_layout(c, layers, mtp=mtp, slot_packing=dsv4_packing[0], tuple_blocks=dsv4_packing[1])
+        slots, tuples = (version.dsv4_slot_packing, version.dsv4_tuple_blocks) if version else (False, False)
+        return dsv4_layout(c, layers, mtp=mtp, slot_packing=slots, tuple_blocks=tuples)
     tp = flags.tensor_parallel_size
     kv, dtype = precision.kv_bytes, precision.dtype_bytes
     layout = build_layout(
@@ -178,9 +179,8 @@ def stage_budgets(
         mla_as_mha = pre_mla_head_size(model, version, precision.quant)
         extra = (on_stage.kv_layers, drafter[1])
         kv_model = spec_decode.with_draft_state(model, drafter[1])  # conv states hold the draft tokens too
-        packing = (version.dsv4_slot_packing, version.dsv4_tuple_blocks)
         layout = stage_layout(
-            kv_model, layers, flags, precision, v0=v0, mla_as_mha=mla_as_mha, drafter=extra, dsv4_packing=packing
+            kv_model, layers, flags, precision, v0=v0, mla_as_mha=mla_as_mha, drafter=extra, version=version
         )
         blocks = max(0, avail) // layout.bytes_per_block if layout.bytes_per_block else 0
         stages.append(StageBudget(k, len(layers), w, act, nt, cg, avail, layout, blocks))
