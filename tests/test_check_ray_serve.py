@@ -241,4 +241,8 @@ def test_engine_args_the_serve_config_passes_its_own_code_are_read(tmp_path: Pat
     _write(tmp_path, "llm.py", BUILD_APP_PY)
     only = "applications:\n  - name: llm\n    import_path: llm:build_app\n"
     (found,) = load_inputs((str(_write(tmp_path, "serve.yaml", only)),)).found
-    assert found.argv == ("vllm", "serve", "$model") and found.unresolved == ("$model",)
+    assert found.argv == ("vllm", "serve", "$model") and found.unresolved == ("$model", "$cli_args")
+    # an LLMConfig whose engine_kwargs come from a name the file does not bind: named, the engine not judged as TP 1
+    _write(tmp_path, "llm.py", LLM_CONFIG_PY.replace("engine_kwargs=dict(", "engine_kwargs=KWARGS, x=dict("))
+    (found,) = load_inputs((str(config),)).found
+    assert found.argv == ("vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct") and found.unresolved == ("$KWARGS",)

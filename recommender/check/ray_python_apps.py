@@ -132,17 +132,22 @@ def _engine_of(node: ast.AST, values: _Values) -> dict[str, Any] | None:
             model = kwargs.pop("model", values.of(node.args[0]) if node.args else Unread("model"))
             return _as_config(model, kwargs)
         if name == "LLMConfig":
-            loading = kwargs.get("model_loading_config")
-            loading = loading if isinstance(loading, dict) else {}
-            engine = kwargs.get("engine_kwargs")
-            config = {"model_loading_config": loading, "engine_kwargs": engine if isinstance(engine, dict) else {}}
-            accelerator = kwargs.get("accelerator_type")
-            return {**config, "accelerator_type": accelerator} if isinstance(accelerator, str) else config
+            return _llm_config(kwargs)
         given = [kw.value for kw in node.keywords if kw.arg in _ENGINE_NAMES]
         return _engine_dict(values.of(given[0])) if given and name not in _ENGINE_CALLS else None
     if isinstance(node, ast.Assign) and any(_engine_name(t) for t in node.targets):
         return _engine_dict(values.of(node.value))
     return None
+
+
+def _llm_config(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """An LLMConfig's keywords as the mapping serving_resources reads; a part not known is kept as unresolved."""
+    loading = kwargs.get("model_loading_config", Unread("model_loading_config"))
+    loading = loading if isinstance(loading, dict) else {"model_source": loading}
+    engine = kwargs.get("engine_kwargs", {})
+    config = {"model_loading_config": loading, "engine_kwargs": engine if isinstance(engine, dict) else {"**": engine}}
+    accelerator = kwargs.get("accelerator_type")
+    return {**config, "accelerator_type": accelerator} if isinstance(accelerator, str) else config
 
 
 def _engine_name(target: ast.expr) -> bool:
@@ -175,6 +180,8 @@ class _Values:
                 out[kw.arg] = value
             elif isinstance(value, dict):  # `**engine_args`
                 out.update(value)
+            else:  # `**extra` not known: its keywords may set anything, so the engine is not fully known
+                out[f"**{len(out)}"] = value if isinstance(value, Unread) else Unread("keywords")
         return out
 
     def of(self, node: ast.expr, depth: int = 0) -> Any:
