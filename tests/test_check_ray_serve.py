@@ -246,3 +246,39 @@ def test_engine_args_the_serve_config_passes_its_own_code_are_read(tmp_path: Pat
     _write(tmp_path, "llm.py", LLM_CONFIG_PY.replace("engine_kwargs=dict(", "engine_kwargs=KWARGS, x=dict("))
     (found,) = load_inputs((str(config),)).found
     assert found.argv == ("vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct") and found.unresolved == ("$KWARGS",)
+
+
+# a RayCluster whose head starts the Serve app itself (`serve run TARGET [key=value ...]`, docs.ray.io Serve CLI:
+# the arguments are the application builder's args), and one running a Serve config file of the repository
+RAY_CLUSTER = """apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: llm, namespace: ml}
+spec:
+  headGroupSpec:
+    rayStartParams: {}
+    template:
+      spec:
+        containers:
+        - name: ray-head
+          image: rayproject/ray-ml:2.33.0-gpu
+          command: ["/bin/bash", "-c"]
+          args: ["ray start --head --block & sleep 10 && serve run --address auto TARGET"]
+          resources: {limits: {nvidia.com/gpu: "2"}}
+"""
+
+
+def test_a_ray_cluster_running_serve_run_reads_its_app(tmp_path: Path) -> None:
+    target = "llm:build_app model=Qwen/Qwen2.5-7B-Instruct tensor-parallel-size=2"
+    manifest = _write(tmp_path, "cluster.yaml", RAY_CLUSTER.replace("TARGET", target))
+    (found,) = load_inputs((str(manifest),)).found
+    assert found.argv == ("vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2")
+    assert found.resource == "RayCluster/ml/llm" and found.gpus_total == 2 and found.gpus_at_least
+    # a Serve config file beside the manifest, its app's Python beside it too
+    _write(tmp_path, "serve_config.yaml", CUSTOM.replace("vllm_serve:deployment", "apps.llm:app"))
+    _write(tmp_path, "apps/llm.py", LLM_CONFIG_PY)
+    _write(tmp_path, "cluster.yaml", RAY_CLUSTER.replace("TARGET", "serve_config.yaml"))
+    (found,) = load_inputs((str(manifest),)).found
+    assert found.argv[:3] == ("vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct") and found.gpu_product == "A10G"
+    # a config inside the image: nothing claimed, the manifest has no server check reads
+    _write(tmp_path, "cluster.yaml", RAY_CLUSTER.replace("TARGET", "/home/ray/serve.yaml"))
+    assert load_inputs((str(manifest),)).found == []

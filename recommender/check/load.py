@@ -202,6 +202,7 @@ def read_text(
             found += _read_mapping(doc, source, index, dotenv, beside, unread, origin)
     found += kubernetes_objects.read_kubernetes(k8s, source, shared) if k8s else []
     found += ray_python_apps.read_ray_services(k8s, source, origin) if k8s else []
+    found += ray_python_apps.read_ray_clusters(k8s, source, origin) if k8s and not found else []
     if not found:
         _nothing_read(k8s, shared, source, origin)
     return found

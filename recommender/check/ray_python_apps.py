@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -327,3 +328,77 @@ def read_ray_services(k8s: list[dict[str, Any]], source: str, origin: shell.Orig
 def ray_services_unread(k8s: list[dict[str, Any]], origin: shell.Origin | None) -> str:
     """Why the RayServices of a manifest gave no engine from their own Python ('' when none runs any)."""
     return "; ".join(r for _, _, serve in _serve_configs(k8s) if (r := unread_reason(serve, origin)))
+
+
+# `serve run|deploy [OPTIONS] TARGET [key=value ...]` (docs.ray.io/en/latest/serve/api/index.html#serve-cli): TARGET
+# an import path or a config file; the options that take a value
+_SERVE_CLI = re.compile(r"(?<![\w./-])serve\s+(run|deploy)\s+(.*?)(?=\s*(?:[;&|]|$))", re.M)
+_SERVE_VALUED = {"-a", "--address", "--working-dir", "-d", "--app-dir", "--runtime-env", "--runtime-env-json",
+                 "--name", "--host", "-p", "--port", "--route-prefix"}  # fmt: skip
+
+
+def serve_cli_apps(text: str, here: str, read: FileReader) -> list[Mapping[str, Any]]:
+    """The Serve configs the `serve run|deploy` lines of a command text start: a config file (read beside the file
+    when it is there, else none), or an import path with its `key=value` arguments as the app's args."""
+    out: list[Mapping[str, Any]] = []
+    for m in _SERVE_CLI.finditer(text):
+        words, i, options = m.group(2).split(), 0, {}
+        while i < len(words) and words[i].startswith("-"):
+            name, eq, value = words[i].partition("=")
+            if name in _SERVE_VALUED and not eq and i + 1 < len(words):
+                value, i = words[i + 1], i + 1
+            options[name] = value
+            i += 1
+        if i >= len(words):
+            continue
+        target, rest = words[i].strip("'\""), words[i + 1 :]
+        if target.endswith((".yaml", ".yml")):
+            config = read(posixpath.normpath(posixpath.join(here, target)))
+            parsed = _yaml_mapping(config) if config is not None else None
+            out += [parsed] if parsed is not None else []
+            continue
+        args = dict(w.strip("'\"").split("=", 1) for w in rest if "=" in w and not w.startswith("-"))
+        working_dir = options.get("--working-dir") or options.get("--app-dir") or options.get("-d") or ""
+        app = {"name": target, "import_path": target, "args": args, "runtime_env": {"working_dir": working_dir}}
+        out.append({"applications": [app]})
+    return out
+
+
+def _yaml_mapping(text: str) -> Mapping[str, Any] | None:
+    import yaml
+
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def read_ray_clusters(k8s: list[dict[str, Any]], source: str, origin: shell.Origin | None) -> list[Found]:
+    """The engines a RayCluster's containers start with `serve run|deploy` (Ray Serve applications of the
+    repository's own Python or a Serve config beside the manifest), on the cluster's GPUs (a pool)."""
+    from recommender.check.kubernetes_objects import group_gpus, resource_name
+
+    out: list[Found] = []
+    for index, doc in enumerate(k8s, 1):
+        if doc.get("kind") != "RayCluster" or origin is None or "serve" not in str(doc):
+            continue
+        texts = [str(w) for w in _container_words(doc)]
+        got = []
+        for serve in serve_cli_apps("\n".join(texts), posixpath.dirname(origin.path), origin.read):
+            got += read_own_apps(serve, source, resource_name(doc, index), origin)
+        total, pool, _ = group_gpus(doc, "headGroupSpec") if got else (None, False, 1)
+        out += [replace(f, gpus_total=total, gpus_at_least=pool) for f in got]
+    return out
+
+
+def _container_words(doc: Mapping[str, Any]) -> list[Any]:
+    """The command and args words of every container of a RayCluster's head and worker groups."""
+    spec = as_mapping(doc.get("spec"))
+    groups = [as_mapping(spec.get("headGroupSpec")), *(as_mapping(g) for g in spec.get("workerGroupSpecs") or [])]
+    words: list[Any] = []
+    for group in groups:
+        for container in as_mapping(as_mapping(group.get("template")).get("spec")).get("containers") or []:
+            c = as_mapping(container)
+            words += [*(c.get("command") or []), *(c.get("args") or [])]
+    return words
