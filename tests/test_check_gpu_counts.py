@@ -169,3 +169,31 @@ def test_a_bare_a100_gres_is_judged_on_the_40gb_card_and_says_so(tmp_path: Path)
     given = json.loads(invoke(["check", "--format", "json", "--gpu", "a100", str(job)]).stdout)
     assert [(r["status"], r["gpu"]) for r in given] == [("pass", "NVIDIA A100-SXM4-80GB")]
     assert not any("memory size" in w for w in given[0]["warnings"])
+
+
+def test_a_node_label_naming_a_bare_a100_is_judged_on_the_40gb_card(tmp_path: Path) -> None:
+    # `gpu.nvidia.com/model` names the GPU by name (profiles/instance-types.yaml, kind name); `A100` writes no size and
+    # no memory label (nvidia.com/gpu.memory) tells it: the smaller card, said so; with the memory label, that card
+    manifest = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      nodeSelector: {gpu.nvidia.com/model: A100MEMORY}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: [--model, Qwen/Qwen2.5-32B-Instruct, --tensor-parallel-size, "2", --max-model-len, "32768"]
+        resources: {limits: {nvidia.com/gpu: "2"}}
+        volumeMounts: [{name: shm, mountPath: /dev/shm}]
+      volumes: [{name: shm, emptyDir: {medium: Memory}}]
+"""
+    path = write_file(tmp_path, "vllm.yaml", manifest.replace("MEMORY", ""))
+    (r,) = json.loads(invoke(["check", "--format", "json", str(path)], exit_code=1).stdout)
+    assert (r["status"], r["gpu"]) == ("fail", "NVIDIA A100-SXM4-40GB")
+    assert any("'A100' names no memory size" in w for w in r["warnings"])
+    path.write_text(manifest.replace("MEMORY", ", nvidia.com/gpu.memory: '81920'"))
+    (r,) = json.loads(invoke(["check", "--format", "json", str(path)]).stdout)
+    assert (r["status"], r["gpu"]) == ("pass", "NVIDIA A100-SXM4-80GB")
+    assert not any("memory size" in w for w in r["warnings"])

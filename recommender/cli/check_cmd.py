@@ -62,7 +62,8 @@ def _gpu_for(given: Gpu | None, cluster_product: str | None) -> Callable[[Found]
         if found.node_labels:
             hit = gpu_from_node_labels(found.node_labels, load_node_gpu_tables(), catalog)
             if hit is not None:
-                return hit.gpu
+                written = _written_name(found)  # a label naming a GPU without its size: as for a product
+                return smallest_of_name(written, hit.gpu, catalog) if written else hit.gpu
         claimed, _ = plan_annotations.decode(found.annotations)
         for name in (claimed.gpu, cluster_product):
             if name:
@@ -74,7 +75,21 @@ def _gpu_for(given: Gpu | None, cluster_product: str | None) -> Callable[[Found]
 
 def _size_note(found: Found) -> str | None:
     """Said when the GPU a file names without a memory size is judged on the smallest card of that name."""
-    return size_note(found.gpu_product, load_gpus()) if found.gpu_product else None
+    written = _written_name(found)
+    return size_note(written, load_gpus()) if written else None
+
+
+def _written_name(found: Found) -> str | None:
+    """The GPU name a file writes: its product, else the value of a node label that names a GPU by name
+    (`gpu.nvidia.com/model: A100`) when no memory label tells the size."""
+    if found.gpu_product:
+        return found.gpu_product
+    tables = load_node_gpu_tables()
+    if not found.node_labels or any(found.node_labels.get(k) for k in tables.memory_labels):
+        return None
+    hit = gpu_from_node_labels(found.node_labels, tables, load_gpus())
+    key, _, value = hit.evidence.partition("=") if hit is not None else ("", "", "")
+    return value if any(label.key == key and label.kind == "name" for label in tables.labels) else None
 
 
 def _read_config(path: str) -> list[str] | None:
