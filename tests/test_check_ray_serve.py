@@ -282,3 +282,10 @@ def test_a_ray_cluster_running_serve_run_reads_its_app(tmp_path: Path) -> None:
     # a config inside the image: nothing claimed, the manifest has no server check reads
     _write(tmp_path, "cluster.yaml", RAY_CLUSTER.replace("TARGET", "/home/ray/serve.yaml"))
     assert load_inputs((str(manifest),)).found == []
+
+
+def test_a_value_the_python_does_not_fix_is_named_never_empty() -> None:
+    from recommender.check.ray_python_apps import engine_configs, unresolved_config
+
+    configs = engine_configs("LLM(*argv)\nLLM(model=f'{org}/{name}', tensor_parallel_size=settings.tp)\n", {})
+    assert [unresolved_config(c)[1] for c in configs or []] == [("$value",), ("$value", "$settings.tp")]

@@ -200,13 +200,13 @@ class _Values:
             return self._environ_item(node)
         if isinstance(node, ast.Call):
             return self._call(node, depth + 1)
-        return Unread(_name(node))
+        return Unread(_name(node) or "value")
 
     def _environ_item(self, node: ast.Subscript) -> Any:
         key = node.slice.value if isinstance(node.slice, ast.Constant) else None
         if _name(node.value).endswith("environ") and isinstance(key, str):
             return self.env.get(key, Unread(key))
-        return Unread(_name(node))
+        return Unread(_name(node) or "value")
 
     def _call(self, node: ast.Call, depth: int) -> Any:
         name, owner = _name(node.func).rpartition(".")[2], _name(node.func).rpartition(".")[0]
