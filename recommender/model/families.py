@@ -1,232 +1,77 @@
-"""Per-architecture facts that config.json does not state, in one table (what vLLM's model file for the
-architecture builds), and the architectures refused by name.
+"""The architecture table: per-architecture facts that config.json does not state (what vLLM's model file for the
+architecture builds), keyed by model_type, and the lookup a config is read with.
 
-`family_for(arch, model_type)` returns the entry a config is read with; `refusal(arch, model_type)` the reason an
-architecture is not planned. Each family names its config-key adapter (`recommender.model.family_keys`).
-Sources: the vLLM 0.33 file named in each entry (`vllm/model_executor/models/...`), or transformers' config class
-for key names.
+`family_for(arch, model_type)` returns the entry a config is read with. The `Family` record and shared blocks live in
+`recommender.model.family_spec`, the architectures refused by name in `recommender.model.family_refusals`. Each
+family names its config-key adapter (`recommender.model.family_keys`). Sources: the vLLM 0.33 file named in each
+entry (`vllm/model_executor/models/...`), or transformers' config class for key names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 from recommender.model.family_keys import (
-    Adapted,
-    bloom_keys,
-    chatglm_keys,
     cohere2_moe_keys,
     cohere_keys,
-    dbrx_keys,
     deepseek_v4_keys,
     ernie45_moe_keys,
     falcon_h1_keys,
-    falcon_keys,
-    glm4_moe_keys,
-    gpt2_keys,
     granite_hybrid_keys,
     hunyuan_v1_keys,
-    internlm2_keys,
     kimi_linear_keys,
     mimo_v2_keys,
     minimax_m2_keys,
     minimax_text01_keys,
     mllama_keys,
-    mpt_keys,
-    neox_keys,
-    opt_keys,
-    phi_keys,
     qwen1_keys,
-    starcoder2_keys,
     step3p5_keys,
 )
-from recommender.model.spec import NormKind
+from recommender.model.family_refusals import SERVED_UNTIL, refusal
+from recommender.model.family_spec import (
+    BERT,
+    BERT_TYPES,
+    BLOOM,
+    CHATGLM,
+    DBRX,
+    FALCON,
+    GEMMA,
+    GEMMA3,
+    GEMMA_SANDWICH,
+    GLM4_MOE,
+    GPT2,
+    GPT2_ALIASES,
+    GPT_BIGCODE,
+    GPTJ,
+    INTERNLM2,
+    JAMBA,
+    LIGHTNING_SOURCE,
+    LIGHTNING_TYPES,
+    LLAMA,
+    MAMBA,
+    MPT,
+    NEMOTRON_H,
+    NEOX,
+    OPT,
+    PHI,
+    QK_NORM,
+    QWEN2,
+    STARCODER2,
+    Family,
+)
 
-Adapter = Callable[[Mapping[str, Any]], Adapted]
-
-
-@dataclass(frozen=True, slots=True)
-class Family:
-    """How one architecture family lays out a decoder layer beyond what its config says."""
-
-    name: str
-    source: str  # the vLLM model file (or transformers class) the facts come from
-    gated_mlp: bool = True  # gate+up (SwiGLU-style) vs a plain fc1/fc2 (c_fc/c_proj, dense_h_to_4h) MLP
-    norm: NormKind = "rms"
-    norms_per_layer: int = 2
-    parallel_block: bool = False
-    qkv_bias: bool | None = None  # None: the config's attention_bias
-    o_bias: bool | None = None  # None: False
-    mlp_bias: bool | None = None  # None: the config's mlp_bias
-    lm_head_bias: bool = False
-    embedding_norm: bool = False
-    learned_positions: bool = False
-    tie_default: bool = False  # tie_word_embeddings when the config omits it (transformers' config default)
-    qk_norm: bool = False
-    score_bias: bool | None = None  # MoE e_score_correction_bias; None: when topk_method is "noaux_tc"
-    qk_norm_over_heads: bool = False
-    attention_sinks: Literal["none", "all", "sliding"] = "none"
-    final_norm: bool = True
-    position_offset: int = 0  # learned position rows beyond max_position_embeddings (OPT: 2)
-    adapt: Adapter | None = None  # family keys -> common keys, and entries that depend on the config
-    approximate: str = ""  # non-empty: counted with a generic formula, for this reason
-    aliases: tuple[tuple[str, str], ...] = field(default=())  # (common key, family key) renames
-
-
-# MiniMax-Text-01 / M1: lightning attention layers (model/features.py lightning_attention_spec reads them).
-LIGHTNING_TYPES = ("minimax_text_01", "minimax_m1")
-LIGHTNING_SOURCE = "vllm minimax_text_01.py (to 0.23.0); 0.33 layers/mamba/linear/minimax_linear_attn.py"
-
-_GPT2_ALIASES = (
-    ("hidden_size", "n_embd"),
-    ("num_hidden_layers", "n_layer"),
-    ("num_attention_heads", "n_head"),
-    ("intermediate_size", "n_inner"),
-    ("max_position_embeddings", "n_positions"),
-)
-_BLOOM_ALIASES = (("hidden_size", "n_embed"), ("num_hidden_layers", "n_layer"), ("num_attention_heads", "n_head"))
-
-LLAMA = Family("Llama-style decoder", "vllm/model_executor/models/llama.py")
-# BERT-style encoders (vllm bert.py BertEmbedding/BertLayer, roberta.py RobertaEmbedding): post-LayerNorm layers
-# (attention output and MLP output), biases on every linear, a GELU fc MLP, learned absolute positions and token
-# types beside the word embeddings, a LayerNorm over the embeddings and none at the end. Served only for pooling.
-BERT = Family(
-    "BERT-style encoder",
-    "vllm/model_executor/models/bert.py, roberta.py",
-    gated_mlp=False,
-    norm="layer",
-    qkv_bias=True,
-    o_bias=True,
-    mlp_bias=True,
-    embedding_norm=True,
-    learned_positions=True,
-    final_norm=False,
-)
-BERT_TYPES = ("bert", "roberta", "xlm-roberta")
-_QWEN2 = Family("Qwen2", "vllm/model_executor/models/qwen2.py", qkv_bias=True)
-_QK_NORM = Family("Qwen3-style decoder (q/k norms)", "vllm/model_executor/models/qwen3.py", qk_norm=True)
-_GEMMA = Family("Gemma", "vllm/model_executor/models/gemma.py", tie_default=True)
-_GEMMA_SANDWICH = Family(
-    "Gemma 2/3 (four norms a layer)", "vllm/model_executor/models/gemma2.py", norms_per_layer=4, tie_default=True
-)
-_GEMMA3 = Family("Gemma 3", "vllm/model_executor/models/gemma3.py", norms_per_layer=4, tie_default=True, qk_norm=True)
-_NEMOTRON_H = Family(
-    "Nemotron-H hybrid", "vllm/model_executor/models/nemotron_h.py", norms_per_layer=1, score_bias=True
-)
-_INTERNLM2 = Family("InternLM2", "vllm/model_executor/models/internlm2.py", adapt=internlm2_keys)
-_GLM4_MOE = Family(
-    "GLM-4.5/4.6/4.7 MoE", "vllm/model_executor/models/glm4_moe.py", score_bias=True, adapt=glm4_moe_keys
-)
-_GPT2 = Family(
-    "GPT-2",
-    "vllm/model_executor/models/gpt2.py",
-    gated_mlp=False,
-    norm="layer",
-    qkv_bias=True,
-    o_bias=True,
-    mlp_bias=True,
-    learned_positions=True,
-    tie_default=True,
-    adapt=gpt2_keys,
-    aliases=_GPT2_ALIASES,
-)
-# GPT-BigCode keeps GPT-2's block and key names (the shared adapter reads its multi_query key)
-_GPT_BIGCODE = replace(
-    _GPT2, name="GPT-BigCode (StarCoder)", source="transformers GPTBigCodeForCausalLM (vLLM's Transformers backend)"
-)
-_GPTJ = Family(
-    "GPT-J",
-    "vllm/model_executor/models/gpt_j.py",
-    gated_mlp=False,
-    norm="layer",
-    norms_per_layer=1,
-    parallel_block=True,
-    qkv_bias=False,
-    o_bias=False,
-    mlp_bias=True,
-    lm_head_bias=True,
-    adapt=gpt2_keys,
-    aliases=_GPT2_ALIASES,
-)
-_NEOX = Family(
-    "GPT-NeoX / Pythia",
-    "transformers GPTNeoXForCausalLM (vLLM's Transformers backend)",
-    gated_mlp=False,
-    norm="layer",
-    parallel_block=True,
-    adapt=neox_keys,
-)
-_PHI = Family(
-    "Phi-1.5 / Phi-2",
-    "transformers PhiForCausalLM (vLLM's Transformers backend)",
-    gated_mlp=False,
-    norm="layer",
-    norms_per_layer=1,
-    parallel_block=True,
-    lm_head_bias=True,
-    adapt=phi_keys,
-)
-_STARCODER2 = Family(
-    "StarCoder2",
-    "transformers Starcoder2ForCausalLM (vLLM's Transformers backend)",
-    gated_mlp=False,
-    norm="layer",
-    tie_default=True,
-    adapt=starcoder2_keys,
-)
-_FALCON = Family(
-    "Falcon",
-    "vllm/model_executor/models/falcon.py",
-    gated_mlp=False,
-    norm="layer",
-    tie_default=True,
-    adapt=falcon_keys,
-    aliases=(("hidden_size", "n_embed"), ("num_hidden_layers", "n_layer"), ("num_attention_heads", "n_head")),
-)
-_OPT = Family(
-    "OPT",
-    "vllm/model_executor/models/opt.py",
-    gated_mlp=False,
-    norm="layer",
-    learned_positions=True,
-    position_offset=2,  # OPTLearnedPositionalEmbedding
-    tie_default=True,
-    adapt=opt_keys,
-    aliases=(("intermediate_size", "ffn_dim"),),
-)
-_BLOOM = Family(
-    "BLOOM",
-    "vllm/model_executor/models/bloom.py",
-    gated_mlp=False,
-    norm="layer",
-    qkv_bias=True,
-    o_bias=True,
-    mlp_bias=True,
-    embedding_norm=True,
-    tie_default=True,
-    adapt=bloom_keys,
-    aliases=_BLOOM_ALIASES,
-)
-_MPT = Family(
-    "MPT",
-    "vllm/model_executor/models/mpt.py (to 0.28.0)",
-    gated_mlp=False,
-    norm="layer",
-    tie_default=True,  # MPTForCausalLM asserts tie_word_embeddings: lm_head is transformer.wte
-    adapt=mpt_keys,
-    aliases=(
-        ("hidden_size", "d_model"),
-        ("num_hidden_layers", "n_layers"),
-        ("num_attention_heads", "n_heads"),
-        ("max_position_embeddings", "max_seq_len"),
-    ),
-)
-_CHATGLM = Family("ChatGLM / GLM-4 (0414 and earlier)", "vllm/model_executor/models/chatglm.py", adapt=chatglm_keys)
-_DBRX = Family("DBRX", "vllm/model_executor/models/dbrx.py", norm="layer_nobias", adapt=dbrx_keys)
-_JAMBA = Family("Jamba (Mamba1 + attention + MoE)", "vllm/model_executor/models/jamba.py")
-_MAMBA = Family("Mamba (attention-free)", "vllm/model_executor/models/mamba.py", norms_per_layer=1, tie_default=True)
+__all__ = [
+    "BERT_TYPES",
+    "FAMILIES",
+    "LIGHTNING_TYPES",
+    "SERVED_UNTIL",
+    "TEXT_CONFIG_DEFAULTS",
+    "Family",
+    "family_for",
+    "family_key",
+    "refusal",
+]
 
 # Keyed by model_type (text config). Types not listed are read as LLAMA and marked approximate.
 FAMILIES: dict[str, Family] = {
@@ -263,7 +108,7 @@ FAMILIES: dict[str, Family] = {
         source="vllm/model_executor/models/exaone.py",
         aliases=(("num_hidden_layers", "num_layers"),),
     ),
-    **dict.fromkeys(("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "mimo"), _QWEN2),
+    **dict.fromkeys(("qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "mimo"), QWEN2),
     **dict.fromkeys(
         (
             "qwen3",
@@ -275,32 +120,32 @@ FAMILIES: dict[str, Family] = {
             "qwen3_5_moe",
             "exaone4",  # vllm/model_executor/models/exaone4.py: q/k RMSNorm over head_dim, two norms a layer
         ),
-        _QK_NORM,
+        QK_NORM,
     ),
-    "gemma": _GEMMA,
-    "gemma2": _GEMMA_SANDWICH,
-    **dict.fromkeys(("gemma3", "gemma3_text"), _GEMMA3),
+    "gemma": GEMMA,
+    "gemma2": GEMMA_SANDWICH,
+    **dict.fromkeys(("gemma3", "gemma3_text"), GEMMA3),
     **dict.fromkeys(
-        ("gemma4", "gemma4_text"), replace(_GEMMA3, name="Gemma 4", source="vllm/model_executor/models/gemma4.py")
+        ("gemma4", "gemma4_text"), replace(GEMMA3, name="Gemma 4", source="vllm/model_executor/models/gemma4.py")
     ),
-    "nemotron_h": _NEMOTRON_H,
-    "gpt2": _GPT2,
+    "nemotron_h": NEMOTRON_H,
+    "gpt2": GPT2,
     **dict.fromkeys(BERT_TYPES, BERT),
-    "gpt_bigcode": _GPT_BIGCODE,
-    "gptj": _GPTJ,
-    "gpt_neox": _NEOX,
-    "phi": _PHI,
-    "phi-msft": replace(_PHI, aliases=(*_GPT2_ALIASES, ("num_key_value_heads", "n_head_kv"))),
-    "starcoder2": _STARCODER2,
-    **dict.fromkeys(("falcon", "RefinedWeb", "RefinedWebModel"), _FALCON),
-    "opt": _OPT,
-    "bloom": _BLOOM,
-    "mpt": _MPT,
-    "chatglm": _CHATGLM,
+    "gpt_bigcode": GPT_BIGCODE,
+    "gptj": GPTJ,
+    "gpt_neox": NEOX,
+    "phi": PHI,
+    "phi-msft": replace(PHI, aliases=(*GPT2_ALIASES, ("num_key_value_heads", "n_head_kv"))),
+    "starcoder2": STARCODER2,
+    **dict.fromkeys(("falcon", "RefinedWeb", "RefinedWebModel"), FALCON),
+    "opt": OPT,
+    "bloom": BLOOM,
+    "mpt": MPT,
+    "chatglm": CHATGLM,
     # Qwen (v1) QWenLMHeadModel: vllm/model_executor/models/qwen.py, served until 0.23.0 (SERVED_UNTIL below)
     "qwen": Family("Qwen (v1)", "vllm/model_executor/models/qwen.py (to 0.23.0)", qkv_bias=True, adapt=qwen1_keys),
-    "dbrx": _DBRX,
-    "internlm2": _INTERNLM2,
+    "dbrx": DBRX,
+    "internlm2": INTERNLM2,
     **dict.fromkeys(
         ("mllama", "mllama_text_model"),
         Family("Llama-3.2-Vision (mllama)", "vllm mllama.py (to 0.10.2)", adapt=mllama_keys),
@@ -398,13 +243,13 @@ FAMILIES: dict[str, Family] = {
     ),
     # GLM-4.5V / 4.6V (Glm4vMoeForConditionalGeneration): vllm/model_executor/models/glm4_1v.py builds the language
     # model from text_config with architectures=["Glm4MoeForCausalLM"] when model_type is "glm4v_moe"
-    **dict.fromkeys(("glm4_moe", "glm4v_moe"), _GLM4_MOE),
+    **dict.fromkeys(("glm4_moe", "glm4v_moe"), GLM4_MOE),
     **dict.fromkeys(("deepseek_v32", "glm_moe_dsa"), LLAMA),  # MLA + indexer: model/features.py indexer_spec
     "glm4_moe_lite": Family(
         "GLM-4.7-Flash (MLA + GLM MoE)", "vllm/model_executor/models/glm4_moe_lite.py", score_bias=True
     ),
-    "jamba": _JAMBA,
-    **dict.fromkeys(("mamba", "falcon_mamba"), _MAMBA),
+    "jamba": JAMBA,
+    **dict.fromkeys(("mamba", "falcon_mamba"), MAMBA),
 }
 
 # Architectures whose config carries no (or an unreliable) model_type, keyed by `architectures[0]`.
@@ -496,78 +341,3 @@ def family_for(arch: str, model_type: str) -> Family:
         "(gated MLP, RMSNorm, no biases)"
     )
     return Family(LLAMA.name, LLAMA.source, approximate=reason)
-
-
-# --- Architectures refused by name -----------------------------------------------------------------------------
-
-_ENCODER_ONLY_TYPES = frozenset(
-    {
-        "distilbert",
-        "electra",
-        "deberta",
-        "deberta-v2",
-        "modernbert",
-        "nomic_bert",
-        "albert",
-        "mpnet",
-        "camembert",
-        "new",
-        "xlm-roberta-xl",
-        "ernie",
-    }
-)
-_ENCODER_DECODER_TYPES = frozenset({"t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marian", "whisper", "m2m_100"})
-_TASK_HEADS = ("ForTokenClassification", "ForMaskedLM", "ForQuestionAnswering")
-
-
-def _task_head(arch: str) -> str:
-    return next(h for h in _TASK_HEADS if arch.endswith(h)).removeprefix("For")
-
-
-# vllm/model_executor/models/registry.py _PREVIOUSLY_SUPPORTED_MODELS (0.33.0): the last release that served them.
-SERVED_UNTIL: dict[str, str] = {
-    "MotifForCausalLM": "0.10.2",
-    "Phi3SmallForCausalLM": "0.9.2",
-    "Phi4FlashForCausalLM": "0.10.2",
-    "Phi4MultimodalForCausalLM": "0.12.0",
-    "DonutForConditionalGeneration": "0.10.2",
-    "MllamaForConditionalGeneration": "0.10.2",
-    "BambaForCausalLM": "0.23.0",
-    "MiniMaxForCausalLM": "0.23.0",
-    "MiniMaxText01ForCausalLM": "0.23.0",
-    "MiniMaxM1ForCausalLM": "0.23.0",
-    "BaiChuanForCausalLM": "0.23.0",
-    "BaichuanForCausalLM": "0.23.0",
-    "QWenLMHeadModel": "0.23.0",
-    "InternLMForCausalLM": "0.23.0",
-    "XverseForCausalLM": "0.23.0",
-    "AquilaForCausalLM": "0.24.0",
-    "Grok1ForCausalLM": "0.24.0",
-    "PersimmonForCausalLM": "0.25.0",
-    "Plamo2ForCausalLM": "0.26.0",
-    "ArcticForCausalLM": "0.28.0",
-    "MPTForCausalLM": "0.28.0",
-    "MptForCausalLM": "0.28.0",
-    "RWForCausalLM": "0.28.0",
-    "StableLMEpochForCausalLM": "0.28.0",
-}
-
-
-def refusal(arch: str, model_type: str) -> str | None:
-    """Why vllm-plan does not plan this architecture (a decoder served for generation is planned), or None."""
-    if model_type in _ENCODER_ONLY_TYPES:
-        return (
-            f"{arch} (model_type {model_type!r}) is an encoder-only model vllm-plan does not lay out: it plans the "
-            f"BERT / RoBERTa / XLM-RoBERTa encoders ({', '.join(BERT_TYPES)}) and decoder-based embedders"
-        )
-    if arch.endswith(_TASK_HEADS):
-        return (
-            f"{arch} (model_type {model_type!r}) has a {_task_head(arch)} head vllm-plan does not lay out: it plans "
-            "the base models (*Model) and *ForSequenceClassification rerankers and classifiers"
-        )
-    if model_type in _ENCODER_DECODER_TYPES:
-        return (
-            f"{arch} (model_type {model_type!r}) is an encoder-decoder model: vLLM 0.33 serves none in-tree except "
-            "Whisper, whose encoder cache vllm-plan does not model"
-        )
-    return None
