@@ -143,6 +143,8 @@ class ServeCommand:
     config_file: str | None = None
     other: tuple[str, ...] = ()  # every token that is not a memory-relevant setting (for display)
     ignored: str | None = None  # a positional the api_server form parses as `model_tag` and does not use
+    # positional words after the first (in `extras`): no release's parser takes them, whatever its options
+    strays: tuple[str, ...] = ()
 
     def engine_flags(self) -> EngineFlags:
         """The settings as EngineFlags (vLLM's defaults for everything not given). The multimodal limits are read
@@ -271,6 +273,7 @@ class _State:
     extras: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     positional: str | None = None
+    strays: list[str] = field(default_factory=list)
 
 
 def _take_values(spec: FlagSpec, args: list[str], i: int, st: _State) -> tuple[Any, int]:
@@ -335,6 +338,7 @@ def _parse_tokens(args: list[str], table: FlagTable, version: VllmVersion | None
                 st.positional = tok
             else:
                 st.extras.append(tok)
+                st.strays.append(tok)
             i += 1
             continue
         name, eq, explicit = tok.partition("=")
@@ -487,5 +491,14 @@ def parse_serve_argv(
         model = str(given_model) if given_model is not None else None
     other = tuple(a for a in args if a != model)
     return ServeCommand(
-        model, values, tuple(st.given), tuple(st.unknown), tuple(st.extras), tuple(errors), config_file, other, ignored
+        model,
+        values,
+        tuple(st.given),
+        tuple(st.unknown),
+        tuple(st.extras),
+        tuple(errors),
+        config_file,
+        other,
+        ignored,
+        tuple(st.strays),
     )

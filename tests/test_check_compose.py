@@ -553,3 +553,34 @@ def test_compose_up_of_a_service_that_is_not_vllm_starts_no_server(tmp_path: Pat
     # `up SERVICE` starts that service and what it depends on, nothing else
     write_files(tmp_path, {".git/HEAD": "x\n", "compose.yaml": COMPOSE_UP_FILE, "s.sh": "docker compose up -d redis\n"})
     assert load_inputs((str(tmp_path / "s.sh"),)).found == []
+
+
+STRAY_LAUNCHER = """services:
+  vllm:
+    image: vllm/vllm-openai:gptoss
+    command: [python3, -m, vllm.entrypoints.openai.api_server, --model, Qwen/Qwen2.5-7B-Instruct, {tail}]
+    deploy: {{resources: {{reservations: {{devices: [{{driver: nvidia, count: 1, capabilities: [gpu]}}]}}}}}}
+"""
+
+
+def test_a_second_positional_fails_even_when_the_release_is_unknown(tmp_path: Path) -> None:
+    # vllm/vllm-openai's entrypoint is `vllm serve`; FlexibleArgumentParser moves `--model M` first, so `python3`
+    # is a second positional after model_tag, which argparse refuses in every release ("unrecognized arguments")
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(STRAY_LAUNCHER.format(tail="--some-old-flag, '1'"))
+    result = CliRunner().invoke(cli, ["check", str(path), "--gpu", "h100"])
+    assert result.exit_code == 1, result.output
+    assert "unrecognized arguments: python3 -m vllm.entrypoints.openai.api_server --some-old-flag 1" in result.output
+    assert "fix: drop `python3 -m vllm.entrypoints.openai.api_server`" in result.output
+
+
+def test_a_word_after_an_unknown_option_may_be_its_value_in_an_unknown_release(tmp_path: Path) -> None:
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(
+        STRAY_LAUNCHER.format(tail="--some-old-flag, '1'").replace(
+            "python3, -m, vllm.entrypoints.openai.api_server, ", ""
+        )
+    )
+    result = CliRunner().invoke(cli, ["check", str(path), "--gpu", "h100"])
+    assert result.exit_code == 0, result.output
+    assert "not judged" in result.output and "unrecognized" not in result.output

@@ -253,6 +253,7 @@ def _unrecognized(cmd: ServeCommand, ctx: Context, *, strict: bool) -> tuple[lis
         warnings.append(
             f"not vLLM {ctx.table.newest} options: {clipped(', '.join(cmd.unknown))} (not known for {v}: not judged)"
         )
+        findings += _second_positional(cmd)
     elif cmd.unknown:
         warnings.append(
             f"not vLLM {ctx.table.newest} options (vLLM would refuse them): {clipped(', '.join(cmd.unknown))}"
@@ -266,6 +267,26 @@ def _unrecognized(cmd: ServeCommand, ctx: Context, *, strict: bool) -> tuple[lis
             )
         )
     return findings, warnings
+
+
+def _second_positional(cmd: ServeCommand) -> list[Finding]:
+    """A positional word after the first, which every release refuses whatever options it has: `vllm serve` takes
+    one (`model_tag`, vllm/entrypoints/cli/serve.py), the api_server module at most that one, and argparse's
+    parse_args reports any more as unrecognized (FlexibleArgumentParser moves `--model M` first, so `vllm serve
+    python3 -m ... --model M` has `python3` second). A word that is a variable may expand to nothing: not judged."""
+    strays = [w for w in cmd.strays if not _VARIABLE.search(w)]
+    if not strays:
+        return []
+    fix = f"remove {clipped(' '.join(strays))}: vLLM's server takes no positional argument but the model"
+    start = cmd.extras.index(strays[0])
+    launcher = next((i for i, w in enumerate(cmd.extras) if w.startswith("vllm.entrypoints.") and i > start), None)
+    if launcher is not None:  # `python3 -m vllm.entrypoints.openai.api_server` given to what already runs vLLM
+        fix = (
+            f"drop `{' '.join(cmd.extras[start : launcher + 1])}`: vLLM's server is already what runs these "
+            "arguments (the image's entrypoint); keep the model and flags"
+        )
+    message = f"vLLM refuses the command line in every release: unrecognized arguments: {clipped(' '.join(cmd.extras))}"
+    return [Finding("argument", message, fix)]
 
 
 def _certain_refusals(cmd: ServeCommand, ctx: Context) -> list[Finding]:
