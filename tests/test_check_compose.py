@@ -7,6 +7,7 @@ file named in the round's SOURCES): rounds 6-7, 12, 14 (lex's vllm-entrypoint.sh
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -584,3 +585,32 @@ def test_a_word_after_an_unknown_option_may_be_its_value_in_an_unknown_release(t
     result = CliRunner().invoke(cli, ["check", str(path), "--gpu", "h100"])
     assert result.exit_code == 0, result.output
     assert "not judged" in result.output and "unrecognized" not in result.output
+
+
+RUN_BY_SCRIPT = """services:
+  vllm:
+    image: vllm/vllm-openai:v0.10.1
+    command: [--model, Qwen/Qwen2.5-32B-Instruct, --tensor-parallel-size, "${TP:-1}", --max-model-len, "32768"]
+    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [gpu]}]}}}
+    shm_size: 8g
+  small:
+    image: vllm/vllm-openai:v0.10.1
+    command: [--model, Qwen/Qwen2.5-0.5B-Instruct]
+    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}
+"""
+
+
+def test_a_folder_reads_a_compose_file_a_script_runs_once_as_the_script_runs_it(tmp_path: Path) -> None:
+    # on its own (TP 1 from the default) a 32B model at 32k does not fit one H100 and would fail the gate; the script
+    # that starts it exports TP=4 over the default (Compose's precedence), and is the only way it is started
+    (tmp_path / "docker-compose.yml").write_text(RUN_BY_SCRIPT)
+    (tmp_path / "run.sh").write_text("#!/bin/bash\nexport TP=4\ndocker compose up -d vllm\n")
+    result = CliRunner().invoke(cli, ["check", str(tmp_path), "--gpu", "h100", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = {(r["file"], r["resource"]): r for r in json.loads(result.stdout)}
+    assert set(rows) == {
+        (f"{tmp_path}/run.sh [docker compose up]", "service/vllm"),
+        (f"{tmp_path}/docker-compose.yml", "service/small"),  # not started by the script: still read on its own
+    }
+    assert rows[(f"{tmp_path}/run.sh [docker compose up]", "service/vllm")]["read"]["tensor_parallel_size"] == 4
+    assert f"{tmp_path}/docker-compose.yml: read as run by {tmp_path}/run.sh" in result.stderr

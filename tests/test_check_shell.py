@@ -244,3 +244,34 @@ def test_a_script_or_recipe_runs_another_script_of_its_repository(tmp_path: Path
     (ran,) = load_inputs((str(tmp_path / "run.sh"),)).found
     assert ran.argv == ("vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "4096")
     assert load_inputs((str(tmp_path / "py.sh"),)).found == []
+
+
+@pytest.mark.parametrize(
+    ("runner", "text"),
+    [
+        ("start.sh", "#!/bin/bash\n./serve.sh Qwen/Qwen2.5-7B-Instruct\n"),
+        ("Makefile", "serve:\n\t./serve.sh Qwen/Qwen2.5-7B-Instruct\n"),
+    ],
+)
+def test_a_folder_reads_a_script_another_file_runs_once_with_its_arguments(
+    tmp_path: Path, runner: str, text: str
+) -> None:
+    # on its own serve.sh's $1 is unset (not evaluated); as start.sh or make runs it, $1 is the model
+    (tmp_path / "serve.sh").write_text('#!/bin/bash\nvllm serve "$1" --tensor-parallel-size 2\n')
+    (tmp_path / runner).write_text(text)
+    result = invoke(["check", str(tmp_path), "--gpu", "h100", "--format", "json"])
+    (row,) = json.loads(result.stdout)
+    assert (row["file"], row["status"], row["read"]["model"]) == (
+        f"{tmp_path}/{runner}",
+        "pass",
+        "Qwen/Qwen2.5-7B-Instruct",
+    )
+    assert f"{tmp_path}/serve.sh: read as run by {tmp_path}/{runner}" in result.stderr
+
+
+def test_two_scripts_that_run_each_other_keep_both_readings(tmp_path: Path) -> None:
+    (tmp_path / "a.sh").write_text("#!/bin/bash\nvllm serve Qwen/Qwen2.5-7B-Instruct\n./b.sh\n")
+    (tmp_path / "b.sh").write_text("#!/bin/bash\nvllm serve Qwen/Qwen2.5-0.5B-Instruct\n./a.sh\n")
+    result = invoke(["check", str(tmp_path), "--gpu", "h100", "--format", "json"])
+    assert {r["file"] for r in json.loads(result.stdout)} == {f"{tmp_path}/a.sh", f"{tmp_path}/b.sh"}
+    assert "read as run by" not in result.stderr

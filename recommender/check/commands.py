@@ -68,6 +68,7 @@ class Hit:
     docker: DockerRun | None = None
     platform: str | None = None  # why the script runs it on no NVIDIA GPU (a vLLM-Metal venv it activated)
     problems: tuple[str, ...] = ()  # why vLLM refuses the command line whatever its flags (`vllm vllm serve ...`)
+    through: tuple[str, ...] = ()  # the script files run on the way to it (shell.Command.through)
 
 
 def vllm_argv(words: list[str] | tuple[str, ...]) -> tuple[list[str], bool] | None:
@@ -217,17 +218,19 @@ def find_in_script(
     metal: str | None = None
     for cmd in shell.run_script(script, env, args, platform, origin):
         metal = metal or metal_venv(cmd.words, cmd.env)
+        hits: list[Hit] = []
         hit = vllm_argv(cmd.words)
         if hit:
-            out.append(Hit(tuple(hit[0]), hit[1], dict(cmd.env), cmd.unresolved, platform=metal))
+            hits = [Hit(tuple(hit[0]), hit[1], dict(cmd.env), cmd.unresolved, platform=metal)]
         elif is_docker_run(cmd.words):
-            out += _docker_hits(cmd)
+            hits = _docker_hits(cmd)
         elif (cmd.stdin is not None and _is_kubectl_apply(cmd.words)) or compose_run.is_compose_run(cmd.words):
             out.append(cmd)  # read by the caller: a manifest it applies, a compose service it runs
         elif is_started_unit(cmd.words, cmd.stdin):
             out.append(cmd)  # read by the caller: a systemd unit it wrote and starts
         elif cmd.words and cmd.words[0].rsplit("/", 1)[-1] in _SHELLS:  # `apptainer exec IMG bash -lc "..."`
-            out += find_in_words(cmd.words, cmd.env, cmd.unresolved, None, platform=platform)
+            hits = find_in_words(cmd.words, cmd.env, cmd.unresolved, None, platform=platform)
+        out += [replace(h, through=cmd.through) for h in hits] if cmd.through else hits
     return out
 
 
@@ -344,6 +347,7 @@ def found_of(source: str, resource: str, hit: Hit, annotations: Mapping[str, str
         container=run.image if run else "",
         not_evaluable=hit.platform or not_evaluable(hit.argv, hit.env, run.image if run else None),
         problems=hit.problems,
+        through=hit.through,
     )
 
 

@@ -102,7 +102,10 @@ def read_compose_run(cmd: shell.Command, source: str, origin: shell.Origin | Non
 
     found = compose_files.read_compose({**doc, "services": services}, label, env, beside)
     # the words the shell left unknown stay unknown (a $FLAGS the script sets in a branch not decided here)
-    return [replace(f, unresolved=tuple(dict.fromkeys((*f.unresolved, *cmd.unresolved)))) for f in found]
+    return [
+        replace(f, unresolved=tuple(dict.fromkeys((*f.unresolved, *cmd.unresolved))), through=(*cmd.through, path))
+        for f in found
+    ]
 
 
 def _env_files(origin: shell.Origin, here: str, project: str, given: list[str]) -> dict[str, str]:

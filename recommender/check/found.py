@@ -31,6 +31,9 @@ class Found:
     free_bytes: int | None = None  # GPU memory free at startup, when a plan was made for less than the whole GPU
     files: Mapping[str, str] = field(default_factory=dict)  # mounted from the manifest's ConfigMaps: path -> text
     mig_profile: str | None = None  # the MIG profile its GPUs are slices of ("3g.40gb"), each one device to CUDA
+    # the files besides `source` it was read through, as `source` runs them: the script files it runs (`./x.sh`),
+    # the compose file of its `docker compose up|run` (absolute paths): a folder run reads them once (check/read_once.py)
+    through: tuple[str, ...] = ()
 
     @property
     def where(self) -> str:

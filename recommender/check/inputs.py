@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -42,6 +42,7 @@ from recommender.check.load import (
     yaml_docs,
 )
 from recommender.check.makefiles import is_makefile
+from recommender.check.read_once import read_once
 from recommender.errors import InputError, NotEvaluatedError
 from recommender.safe_load import path_kind
 
@@ -453,11 +454,27 @@ def _load_dir(path: Path, out: Loaded) -> None:
             out.found += got
         else:
             out.notes.append(f"skipped {f}: no vLLM server in it")
+    out.found[before:], once = read_once(out.found[before:], _file_of(files))
+    out.notes += once
     if len(out.found) == before:
         unread = [n.removeprefix("skipped ") for n in out.notes[notes:] if "not read" in n][:3]
         more = f" ({'; '.join(unread)})" if unread else ""
         charts_too = f" and {len(charts)} chart(s)" if charts and helm else ""
         out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s){charts_too}{more}")
+
+
+def _file_of(files: list[Path]) -> Callable[[str], str | None]:
+    """The resolved path of one of these files, given its label or a path to it (None: not one of them)."""
+    resolved = {str(f.resolve()) for f in files}
+
+    def file_of(path: str) -> str | None:
+        try:
+            here = str(Path(path).resolve())
+        except (OSError, ValueError):
+            return None
+        return here if here in resolved else None
+
+    return file_of
 
 
 # a shell script's first line: `#!/bin/bash`, `#!/usr/bin/env -S bash -e`, `#!/bin/sh` (its interpreter by name)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 
 from recommender.check.launchers import strip_prefixes
@@ -53,6 +53,7 @@ class Command:
     unresolved: tuple[str, ...] = ()
     stdin: str | None = None
     files: Mapping[str, str] | None = None  # the files the script has written by then (a unit's EnvironmentFile=)
+    through: tuple[str, ...] = ()  # the script files run (`./x.sh`) on the way to this command, outermost first
 
 
 @dataclass
@@ -131,7 +132,7 @@ def _checkout_unknown(cmd: Command, root: str) -> Command:
     if not any(under.search(w) for w in cmd.words):
         return cmd
     words = tuple(under.sub(REPOSITORY, w) for w in cmd.words)
-    return Command(words, cmd.env, (*cmd.unresolved, REPOSITORY), cmd.stdin)
+    return replace(cmd, words=words, unresolved=(*cmd.unresolved, REPOSITORY))
 
 
 @dataclass
@@ -356,7 +357,7 @@ class _Runner:
         child.read_file, child.sourcing = self.read_file, self.sourcing + 1
         child.arrays.update({"BASH_SOURCE": [target], "@": list(hit[1])})
         child.scope.update({"BASH_SOURCE": target, "0": target, **{str(k): a for k, a in enumerate(hit[1], 1)}})
-        self.out += child.run(split_commands(text))
+        self.out += [replace(c, through=(target, *c.through)) for c in child.run(split_commands(text))]
         return True
 
     def _source(self, path: str, args: list[str]) -> bool:
