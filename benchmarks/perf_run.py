@@ -10,7 +10,8 @@ from recommender.hardware import Gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags
 from recommender.model.spec import ModelSpec
-from recommender.perf.costs import EngineFacts, engine_costs
+from recommender.perf.costs import engine_costs
+from recommender.perf.facts import EngineFacts
 from recommender.perf.metrics import PerfResult
 from recommender.perf.params import PerfParams
 from recommender.perf.predict import async_default, check_context, facts_for, flashinfer_by_default, predict_engine

@@ -16,7 +16,9 @@ from recommender.hardware import resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.bench_result import read_bench_result
 from recommender.perf.closed_form import estimate
-from recommender.perf.costs import EngineCosts, KvPool, engine_costs, trtllm_moe_path
+from recommender.perf.costs import EngineCosts, engine_costs
+from recommender.perf.facts import KvPool
+from recommender.perf.kernels import trtllm_moe_path
 from recommender.perf.load import Load, make_requests
 from recommender.perf.metrics import percentile, summarize
 from recommender.perf.params import Efficiency, PerfParams, gpu_family

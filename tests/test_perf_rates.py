@@ -11,7 +11,7 @@ from recommender.catalog import load_gpus
 from recommender.hardware import Gpu, custom_gpu, resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.model.spec import QuantSpec
-from recommender.perf.costs import (
+from recommender.perf.kernels import (
     PerfUnavailableError,
     compute_kind,
     link_one_way,

@@ -16,7 +16,8 @@ from recommender.hardware import Gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.perf.bench_result import BenchResult
-from recommender.perf.costs import EngineFacts, engine_costs
+from recommender.perf.costs import engine_costs
+from recommender.perf.facts import EngineFacts
 from recommender.perf.fit import Knob, compass_search, huber, log_error
 from recommender.perf.params import Efficiency, PerfParams
 from recommender.perf.predict import async_default, facts_for, predict_engine, startup

@@ -107,7 +107,7 @@ class PerfParams:
         roughly 13-24 GB/s of the 32 GB/s one-way link (nccl-tests on A100 PCIe, RTX 4090 and A40 servers,
         NVIDIA/nccl#841, #1530, NVIDIA/nccl-tests#74): bounded physically to [0.4, 0.75].
     trtllm_moe_layer_overhead_us: per MoE layer and step when the routed experts run FlashInfer's TRT-LLM MoE
-        kernels (`trtllm_moe_path` in costs.py: datacenter Blackwell, vLLM >= 0.15), replacing moe_layer_overhead_us,
+        kernels (`trtllm_moe_path` in kernels.py: datacenter Blackwell, vLLM >= 0.15), replacing moe_layer_overhead_us,
         which was fitted on vLLM 0.10-0.11 rows that ran the Triton fused-MoE kernels. Not fitted: 40, from the
         published kernel benchmark of one DeepSeek-V3 MoE layer (hidden 7168, 2048-wide experts, 32 local of 256,
         top-8) on a B300, routing, activation quantization, experts and finalize timed together

@@ -16,7 +16,9 @@ from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import DEFAULT_VERSION, EngineFlags, VllmVersion, runs_v0_engine
 from recommender.model.quant import resolve_quant
 from recommender.model.spec import ModelSpec
-from recommender.perf.costs import EngineCosts, EngineFacts, PerfUnavailableError, engine_costs, engine_facts
+from recommender.perf.costs import EngineCosts, engine_costs
+from recommender.perf.facts import EngineFacts, engine_facts
+from recommender.perf.kernels import PerfUnavailableError
 from recommender.perf.load import Load, make_requests
 from recommender.perf.metrics import PerfResult, summarize
 from recommender.perf.params import PerfParams
