@@ -248,6 +248,14 @@ FAMILIES: dict[str, Family] = {
     "glm4_moe_lite": Family(
         "GLM-4.7-Flash (MLA + GLM MoE)", "vllm/model_executor/models/glm4_moe_lite.py", score_bias=True
     ),
+    # Apertus (ApertusForCausalLM, vllm/model_executor/models/apertus.py): a Llama-style decoder whose MLP is
+    # up_proj -> xIELU -> down_proj (no gate; XIELU's alpha_p / alpha_n are two scalars a layer, not counted) with
+    # q_norm / k_norm RMSNorms over head_dim; attention_layernorm and feedforward_layernorm, two a layer.
+    "apertus": Family("Apertus", "vllm/model_executor/models/apertus.py", gated_mlp=False, qk_norm=True),
+    # dots.llm1 (Dots1ForCausalLM, vllm/model_executor/models/dots1.py): DeepSeek-style MoE keys (first_k_dense_replace,
+    # moe_layer_freq, n_routed_experts, n_shared_experts x moe_intermediate_size) under plain GQA attention with
+    # q_norm / k_norm RMSNorms over head_dim; the gate's e_score_correction_bias only when topk_method is "noaux_tc".
+    "dots1": Family("dots.llm1", "vllm/model_executor/models/dots1.py", qk_norm=True),
     "jamba": JAMBA,
     **dict.fromkeys(("mamba", "falcon_mamba"), MAMBA),
 }
