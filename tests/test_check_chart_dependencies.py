@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recommender.check.inputs import load_chart, load_inputs
+from recommender.check.chart_inputs import load_chart
+from recommender.check.inputs import load_inputs
 from recommender.serve_args import parse_serve_argv
 
 from .conftest import invoke

@@ -11,12 +11,10 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from recommender.check import (
     commands,
@@ -27,6 +25,7 @@ from recommender.check import (
     kserve_runtimes,
     shell,
 )
+from recommender.check.chart_inputs import NO_HELM, load_chart_file, read_rendered, render_chart
 from recommender.check.found import Found
 from recommender.check.images import pinned_release
 from recommender.check.kustomize import kustomize_config_maps
@@ -41,19 +40,12 @@ from recommender.check.load import (
     read_text,
     yaml_docs,
 )
+from recommender.check.loaded import Loaded, naming
 from recommender.check.makefiles import is_makefile
 from recommender.check.read_once import read_once
-from recommender.errors import InputError, NotEvaluatedError
+from recommender.check.shared_objects import KSERVE_KINDS, kserve_objects, objects_of_kinds
+from recommender.errors import InputError
 from recommender.safe_load import path_kind
-
-
-@dataclass
-class Loaded:
-    """Servers found, inputs that could not be read (with why), and notes about skipped files."""
-
-    found: list[Found] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -103,35 +95,6 @@ def load_file(
     pinned = pinned_release(text) if found else None
     # the vLLM the file installs (`pip install vllm==X`, run before the server) replaces the image's own
     return [replace(f, image_tag=pinned) if pinned else f for f in found]
-
-
-_KSERVE_KINDS = ("InferenceService", *kserve_runtimes.RUNTIME_KINDS)
-
-
-def kserve_objects(files: Sequence[Path]) -> dict[Path, list[dict[str, Any]]]:
-    """The KServe InferenceServices and (Cluster)ServingRuntimes of each YAML file of a folder, so that one whose
-    runtime is in another file is combined with it as KServe does (unreadable files give none: read later)."""
-    out: dict[Path, list[dict[str, Any]]] = {}
-    for f in files:
-        if f.suffix not in (".yaml", ".yml", ".json") or f.stat().st_size > MAX_BYTES:
-            continue
-        docs = _objects_of_kinds(f.read_text(encoding="utf-8", errors="replace"), str(f), _KSERVE_KINDS)
-        got = [d for d in docs if str(d.get("apiVersion", "")).startswith("serving.kserve.io/")]
-        if got:
-            out[f] = got
-    return out
-
-
-def _objects_of_kinds(text: str, source: str, kinds: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The objects of those kinds in a YAML text, for sharing with the other texts read beside it (a malformed text
-    gives none here: it is reported where it is read)."""
-    if not any(k in text for k in kinds):
-        return []
-    try:
-        docs = yaml_docs(text, source, [])
-    except InputError:
-        return []
-    return [d for d in docs if isinstance(d, dict) and d.get("kind") in kinds]
 
 
 def _reader_beside(path: Path) -> compose_files.FileReader:
@@ -223,7 +186,7 @@ def _unread_beside(path: Path) -> compose_files.UnreadReason:
 def _nothing_found(path: Path) -> str:
     text = path.read_text(encoding="utf-8", errors="replace")
     if path.suffix in (".yaml", ".yml", ".json"):
-        away = kserve_runtimes.missing_runtimes(_objects_of_kinds(text, str(path), _KSERVE_KINDS))
+        away = kserve_runtimes.missing_runtimes(objects_of_kinds(text, str(path), KSERVE_KINDS))
         if away:  # the vLLM command is in the runtime's container, in a file not given
             return (
                 f"no vLLM server found: {away[0]}, which is not in this file; check it together with the runtime's "
@@ -254,7 +217,7 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
             elif path_kind(path) == "dir":  # "missing" too for a command longer than a file name can be
                 _load_dir(path, out)
             elif path_kind(path) == "file" and helm_charts.chart_of(path) and helm_charts.find_helm():
-                _load_chart_file(path, out)
+                load_chart_file(path, out)
             elif path_kind(path) == "file":
                 got = load_file(path, item, out.problems)
                 if not got:
@@ -268,7 +231,7 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
             else:
                 out.problems.append(_unread(item, path))
         except InputError as exc:
-            out.problems.append(_naming(item, exc))
+            out.problems.append(naming(item, exc))
     return out
 
 
@@ -276,12 +239,6 @@ def _container_run(item: str) -> bool:
     """`docker run ... vllm/vllm-openai:TAG --model M ...` given as one argument: the image's entrypoint is vLLM's
     server, so the command names no `vllm serve` (commands.read_command reads the image's)."""
     return bool(re.match(r"\s*(sudo\s+)?(docker|podman|nerdctl|nvidia-docker)\s+(container\s+)?run\s", item))
-
-
-def _naming(where: str, exc: InputError) -> str:
-    """The problem as one line that names the input it is in (a reader's message may name only the field)."""
-    text = str(exc)
-    return text if where in text or (where == "-" and text.startswith("<stdin>")) else f"{where}: {text}"
 
 
 def _unread(item: str, path: Path) -> str:
@@ -295,111 +252,6 @@ def _unread(item: str, path: Path) -> str:
     if link:
         return f"{item}: a symbolic link to nothing (or a loop of links): not read"
     return f"{item}: no such file or directory (and not a `vllm serve ...` command)"
-
-
-def load_chart(chart: Path, values: tuple[str, ...]) -> Loaded:
-    """`check --chart CHART [VALUES...]`: the chart rendered by helm with each values file (one release each), or
-    with its own values.yaml alone."""
-    out = Loaded()
-    helm = helm_charts.find_helm()
-    if not helm_charts.is_chart(chart):
-        raise InputError(f"--chart {chart}: not a Helm chart folder (no Chart.yaml and templates/ in it)")
-    if helm is None:
-        raise NotEvaluatedError(f"--chart {chart}: {NO_HELM}")
-    for item in values or ("",):
-        try:
-            if item and path_kind(Path(item)) != "file":
-                raise InputError(f"{item}: no such values file")
-            before, problems = len(out.found), len(out.problems)
-            _render_chart(chart, [Path(item)] if item else [], helm, out, item)
-            if len(out.found) == before and len(out.problems) == problems:
-                out.problems.append(f"{item or chart}: no vLLM server in what chart {chart} renders with it")
-        except InputError as exc:
-            out.problems.append(str(exc))
-    return out
-
-
-NO_HELM = "rendering a chart needs helm: install it (or pip install 'vllm-plan[helm]' on Linux x86-64)"
-
-
-def _load_chart_file(path: Path, out: Loaded) -> None:
-    """A chart's own values.yaml (the chart rendered with it), a values file kept in its folder (the chart rendered
-    with that one too), or one of its templates (that template's output with the chart's own values)."""
-    chart = helm_charts.chart_of(path)
-    helm = helm_charts.find_helm()
-    assert chart is not None and helm is not None
-    template = path.relative_to(chart).parts[0] == "templates"
-    overlay = not template and path != chart / "values.yaml"
-    before, problems = len(out.found), len(out.problems)
-    if template:
-        inside = path.relative_to(chart).as_posix()
-        rendered = [r for r in helm_charts.render(chart, [], helm) if r.template.split("/", 1)[-1] == inside]
-        _read_rendered(chart, rendered, out, "")
-    else:
-        _render_chart(chart, [path] if overlay else [], helm, out, str(path) if overlay else "")
-    if len(out.found) == before and len(out.problems) == problems:
-        out.problems.append(f"{path}: no vLLM server in what chart {chart} renders (helm template)")
-
-
-def _render_chart(chart: Path, values: list[Path], helm: str, out: Loaded, shown: str) -> None:
-    """The chart rendered with these values files; when helm cannot render it for want of dependencies not vendored
-    under charts/, the servers its merged values hold for a chart check knows (production-stack's values under its
-    `vllm-stack:` key, the vLLM chart's), else a problem naming the dependencies."""
-    try:
-        rendered = helm_charts.render(chart, values, helm)
-    except helm_charts.MissingDependencies as exc:
-        _read_values_unrendered(chart, values, exc.names, out, shown)
-        return
-    _read_rendered(chart, rendered, out, shown)
-
-
-def _read_values_unrendered(chart: Path, values: list[Path], names: tuple[str, ...], out: Loaded, shown: str) -> None:
-    deps = ", ".join(names)
-    label = f"{chart}{f' -f {shown}' if shown else ''} [values; dependencies {deps} not in charts/]"
-    why = "its values hold no vLLM server of a chart check knows"
-    try:
-        got = read_text(yaml.safe_dump(helm_charts.merged_values(chart, values)), label, ".yaml")
-    except NotADeployment:
-        got = []
-    except InputError as exc:
-        got, why = [], str(exc).removeprefix(f"{label}: ")
-    if got:
-        out.found += got
-        out.notes.append(
-            f"{chart}: its dependencies {deps} are not vendored under charts/ (helm dependency build): the servers "
-            "were read from its values; its own templates were not rendered"
-        )
-        return
-    out.problems.append(
-        f"{label}: helm cannot render it: its dependencies are missing in charts/ directory: {deps} (helm "
-        f"dependency build fetches them; check does not), and {why}: not evaluated"
-    )
-
-
-def _read_rendered(chart: Path, rendered: list[helm_charts.Rendered], out: Loaded, values: str) -> None:
-    """The servers in a chart's rendered templates, each named by chart, template and values file."""
-    before = len(out.found)
-    with_values = f" -f {values}" if values else ""
-    # one release: a template's pod mounts another template's ConfigMap, an InferenceService runs on another
-    # template's ServingRuntime
-    shared = _rendered_shared(rendered)
-    for r in rendered:
-        label = f"{chart}{with_values} [helm template: {r.template}]"
-        others = [d for template, d in shared if template != r.template]
-        try:
-            out.found += read_text(r.text, label, ".yaml", problems=out.problems, shared=others)
-        except NotADeployment:
-            continue
-        except InputError as exc:
-            out.problems.append(_naming(label, exc))
-    if len(out.found) == before:
-        out.notes.append(f"skipped {chart}{with_values}: no vLLM server in what its templates render")
-
-
-def _rendered_shared(rendered: list[helm_charts.Rendered]) -> list[tuple[str, dict[str, Any]]]:
-    """The ConfigMaps and KServe objects a chart renders, with the template of each."""
-    kinds = ("ConfigMap", *_KSERVE_KINDS)
-    return [(r.template, d) for r in rendered for d in _objects_of_kinds(r.text, r.template, kinds)]
 
 
 def _load_dir(path: Path, out: Loaded) -> None:
@@ -428,7 +280,7 @@ def _load_dir(path: Path, out: Loaded) -> None:
         for values in [None, *helm_charts.overlays(chart)]:
             assert helm is not None
             try:
-                _render_chart(chart, [values] if values else [], helm, out, str(values or ""))
+                render_chart(chart, [values] if values else [], helm, out, str(values or ""))
             except InputError as exc:
                 out.problems.append(str(exc))
     out.notes += [f"skipped {chart}: a Helm chart, not read: {NO_HELM}" for chart in (charts if not helm else ())]
@@ -446,7 +298,7 @@ def _load_dir(path: Path, out: Loaded) -> None:
             got = load_file(f, str(f), out.problems, shared, root=path)
         except InputError as exc:
             if f.suffix in (".yaml", ".yml", ".json", ".service") and not isinstance(exc, NotADeployment):
-                out.problems.append(_naming(str(f), exc))
+                out.problems.append(naming(str(f), exc))
             else:
                 out.notes.append(f"skipped {f}: {exc}")
             continue
@@ -554,7 +406,7 @@ def _render_release(release: gitops.HelmRelease, label: str, *, origin: Path) ->
         raise InputError(f"{label}: value file(s) {', '.join(missing)} not found in chart {chart}")
     out = Loaded()
     try:
-        _read_rendered(chart, helm_charts.render(chart, files, helm, release.values), out, label)
+        read_rendered(chart, helm_charts.render(chart, files, helm, release.values), out, label)
     except helm_charts.MissingDependencies:
         return None  # read from its values as a release of a chart not at hand
     if out.problems:

@@ -11,12 +11,13 @@ from typing import Any
 import click
 
 from recommender.catalog import load_flag_table, load_gpus, load_node_gpu_tables
+from recommender.check.chart_inputs import NO_HELM, load_chart
 from recommender.check.cluster import GpuNode
 from recommender.check.commands import starts_a_command
 from recommender.check.evaluate import slo_for, version_for
 from recommender.check.found import Found
 from recommender.check.gpu_sizes import size_note, smallest_of_name
-from recommender.check.inputs import NO_HELM, load_chart, load_inputs
+from recommender.check.inputs import load_inputs
 from recommender.check.run import (
     FAIL,
     NOT_EVALUATED,
