@@ -18,8 +18,8 @@ from typing import Any
 
 from recommender.check import (
     commands,
-    compose_files,
     compose_interpolation,
+    compose_project,
     gitops,
     helm_charts,
     kserve_runtimes,
@@ -97,7 +97,7 @@ def load_file(
     return [replace(f, image_tag=pinned) if pinned else f for f in found]
 
 
-def _reader_beside(path: Path) -> compose_files.FileReader:
+def _reader_beside(path: Path) -> compose_project.FileReader:
     """Reads a file under the folder of `path` (a compose service's Dockerfile), by a path relative to it; None for
     a file outside that folder, missing, too large or not UTF-8 (the reading then goes on without it)."""
     root = path.parent.resolve()
@@ -135,7 +135,7 @@ def _script_origin(path: Path, root: Path | None) -> shell.Origin:
     return shell.Origin(str(here), str(top), read)
 
 
-def _build_context(dockerfile: Path, root: Path | None) -> compose_files.FileReader:
+def _build_context(dockerfile: Path, root: Path | None) -> compose_project.FileReader:
     """A Dockerfile's build context as `docker build` is given one: the Dockerfile's folder (`docker build DIR`),
     else, for a file its folder lacks, the folder the command runs in with `-f DIR/Dockerfile .`
     (docs.docker.com/build/concepts/context): the folder checked, or the current directory for a file given alone
@@ -159,7 +159,7 @@ def _build_context(dockerfile: Path, root: Path | None) -> compose_files.FileRea
     return read
 
 
-def _unread_beside(path: Path) -> compose_files.UnreadReason:
+def _unread_beside(path: Path) -> compose_project.UnreadReason:
     """Why `_reader_beside(path)` gives no text for a file: (Compose, too, fails on it, the reason)."""
     root = path.parent.resolve()
 
@@ -381,7 +381,7 @@ def _compose_included(files: list[Path]) -> dict[Path, str]:
             continue
         for doc in docs:
             items = doc.get("include") if isinstance(doc, dict) else None
-            for item in items if isinstance(items, list) and compose_files.is_compose_include(items) else []:
+            for item in items if isinstance(items, list) and compose_project.is_compose_include(items) else []:
                 paths = item if isinstance(item, str) else item.get("path")
                 for p in [paths] if isinstance(paths, str) else paths if isinstance(paths, list) else []:
                     if isinstance(p, str) and (f.parent / p).resolve() != f.resolve():

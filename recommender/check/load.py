@@ -14,6 +14,7 @@ from typing import Any
 from recommender.check import (
     commands,
     compose_files,
+    compose_project,
     gitops,
     helm_values,
     jobs,
@@ -97,7 +98,7 @@ def _read_not_yaml(
     text: str,
     source: str,
     suffix: str,
-    beside: compose_files.FileReader | None = None,
+    beside: compose_project.FileReader | None = None,
     origin: shell.Origin | None = None,
 ) -> list[Found] | None:
     """A systemd unit, a Markdown page, a Dockerfile (its build context the folder `beside` reads) or a shell /
@@ -162,10 +163,10 @@ def read_text(
     suffix: str = "",
     dotenv: dict[str, str] | None = None,
     problems: list[str] | None = None,
-    beside: compose_files.FileReader | None = None,
+    beside: compose_project.FileReader | None = None,
     render_release: ReleaseRenderer | None = None,
     shared: Sequence[dict[str, Any]] = (),
-    unread: compose_files.UnreadReason | None = None,
+    unread: compose_project.UnreadReason | None = None,
     origin: shell.Origin | None = None,
 ) -> list[Found]:
     """Found records in one file's text, whatever its kind (malformed documents of a multi-document file are
@@ -271,8 +272,8 @@ def _read_mapping(
     source: str,
     index: int,
     dotenv: dict[str, str] | None,
-    beside: compose_files.FileReader | None = None,
-    unread: compose_files.UnreadReason | None = None,
+    beside: compose_project.FileReader | None = None,
+    unread: compose_project.UnreadReason | None = None,
     origin: shell.Origin | None = None,
 ) -> list[Found]:
     """A YAML document that is not a Kubernetes object: plan, Helm values, compose, dstack, SkyPilot."""
@@ -285,7 +286,7 @@ def _read_mapping(
         known = _known_chart_values(sub, source) if isinstance(sub, dict) else None
         if known is not None:
             return known
-    if "services" in doc or compose_files.is_compose_include(doc.get("include")):
+    if "services" in doc or compose_project.is_compose_include(doc.get("include")):
         return compose_files.read_compose(doc, source, dotenv, beside, unread)
     task = _read_task(doc, source, origin)
     if task is not None:
