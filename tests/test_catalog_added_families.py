@@ -1,9 +1,11 @@
-"""Catalog entries of families the architecture table gained for issue 11 (Apertus, dots.llm1): each counted by hand
+"""Catalog entries of families the architecture table gained for issue 11 (Apertus, dots.llm1, LFM2): each counted by hand
 from its vLLM model file and config.json, and checked against the publisher's stated size."""
 
 from __future__ import annotations
 
+from recommender.memory.kv_cache import layer_kv
 from recommender.model.families import family_for
+from recommender.model.family_keys import lfm2_keys
 from recommender.sources.resolve import resolve_model
 
 from .catalog_support import reconstructed
@@ -49,3 +51,48 @@ def test_added_families_are_not_approximate_by_name() -> None:
     assert family_for("ApertusForCausalLM", "apertus").approximate == ""
     assert family_for("Dots1ForCausalLM", "dots1").qk_norm is True
     assert family_for("FooForCausalLM", "foo").approximate != ""
+
+
+def test_lfm2_350m_by_hand() -> None:
+    """LFM2-350M (a web runtime's copy of its config.json): vllm lfm2.py, 16 layers of 1024 each with a gated MLP
+    w1/w3/w2 of 4608 (Lfm2MLP: int(2 x 6656 / 3) = 4437, x 1.0, rounded up to 256) and two RMSNorms; 10 ShortConv
+    layers (short_conv.py: in_proj 3 x 1024 x 1024, a depthwise conv 1024 x 3, out_proj 1024^2, no bias) and 6 GQA
+    layers (q, o 1024^2, k, v 1024 x 512, q/k norms 2 x 64); tied 65,536 x 1024 embedding, final norm: 354,483,968
+    (the docs' "350M")."""
+    h, ff = 1024, 4608
+    assert 256 * -(-int(2 * 6656 / 3) // 256) == ff
+    conv = 3 * h * h + h * 3 + h * h
+    attn = 2 * h * h + 2 * h * 512 + 2 * 64
+    total = 16 * (3 * h * ff + 2 * h) + 10 * conv + 6 * attn + 65536 * h + h
+    assert total == 354_483_968
+    spec = resolve_model("LiquidAI/LFM2-350M")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert spec.params.mixer == 10 * conv and spec.approximate == ()
+    assert spec.layer_kinds.count("mamba") == 10 and spec.layer_kinds[2] == "full"
+    assert (spec.num_kv_heads, spec.head_dim, spec.max_model_len) == (8, 64, 128000)
+
+
+def test_lfm2_conv_state_is_the_last_taps() -> None:
+    """vLLM's short_conv_state_shape (mamba_utils.py): (conv_kernel - 1, conv_dim / tp) in the model dtype, per
+    request: LFM2-350M's 2 x 1024 bf16 = 4,096 bytes at TP 1, 2,048 at TP 2; an attention layer keeps its K and V
+    (8 heads x 64 x 2 x 2 bytes = 2,048 bytes a token)."""
+    spec = resolve_model("LiquidAI/LFM2-350M")
+    conv = layer_kv(spec, 0, tp=1, block_size=16, kv_bytes=2, model_bytes=2)
+    assert conv is not None and (conv.kind, conv.page_bytes, conv.bytes_per_token) == ("mamba", 4096, 0)
+    conv2 = layer_kv(spec, 0, tp=2, block_size=16, kv_bytes=2, model_bytes=2)
+    assert conv2 is not None and conv2.page_bytes == 2048
+    attn = layer_kv(spec, 2, tp=1, block_size=16, kv_bytes=2, model_bytes=2)
+    assert attn is not None and (attn.kind, attn.bytes_per_token) == ("full", 2048)
+
+
+def test_lfm2_mlp_width_follows_lfm2mlp() -> None:
+    """Lfm2MLP's rule on other widths: LFM2-1.2B's block_ff_dim 12288 -> int(8192.0) = 8192 (already a multiple of
+    256); with block_auto_adjust_ff_dim false the width is taken as written (LFM2-2.6B's 10752)."""
+    assert (
+        lfm2_keys({"block_ff_dim": 12288, "block_auto_adjust_ff_dim": True, "block_multiple_of": 256}).keys[
+            "intermediate_size"
+        ]
+        == 8192
+    )
+    assert lfm2_keys({"block_ff_dim": 10752, "block_auto_adjust_ff_dim": False}).keys["intermediate_size"] == 10752
+    assert lfm2_keys({"layer_types": ["conv", "full_attention"]}).keys["layer_types"] == ["mamba", "full_attention"]

@@ -200,7 +200,8 @@ def read_as(s: ModelSpec) -> str:
         ("sparse-attention indexer", s.mla is not None and s.mla.indexer is not None),
         ("MoE", s.moe is not None),
         ("linear attention", s.linear_attention is not None),
-        ("Mamba", s.mamba is not None),
+        ("Mamba", s.mamba is not None and s.mamba.version != 0),
+        ("short conv", s.mamba is not None and s.mamba.version == 0),  # LFM2's ShortConv state (MambaSpec version 0)
         ("encoder-only attention (no KV cache)", s.encoder_only),
     )
     extra = [name for name, present in features if present and name.lower() not in s.family.lower()]
@@ -244,7 +245,8 @@ def _feature_blocks(s: ModelSpec) -> dict[str, Any]:
         d["mamba"] = (
             {"version": 2, "heads": m.num_heads, "head_dim": m.head_dim, "n_groups": m.n_groups}
             if m.version == 2
-            else {"version": 1, "intermediate": m.intermediate, "dt_rank": m.dt_rank}
+            else {"version": m.version, "intermediate": m.intermediate}
+            | ({"dt_rank": m.dt_rank} if m.version == 1 else {})
         ) | {"state_size": m.state_size, "conv_kernel": m.conv_kernel}
     return d
 

@@ -155,9 +155,12 @@ def _compressed_kv(s: ModelSpec, i: int, block_size: int) -> LayerKv:
 
 
 def _mamba_kv(s: ModelSpec, tp: int, model_bytes: int) -> LayerKv:
-    """MambaStateShapeCalculator: Mamba1 (conv + per-channel SSM) or Mamba2 (conv + per-head SSM) state."""
+    """MambaStateShapeCalculator: Mamba1 (conv + per-channel SSM) or Mamba2 (conv + per-head SSM) state; LFM2's short
+    conv (short_conv_state_shape) only the conv's last conv_kernel - 1 columns, in the model dtype."""
     m = s.mamba
     assert m is not None
+    if m.version == 0:
+        return LayerKv("mamba", cdiv(m.intermediate, tp) * (m.conv_kernel - 1) * model_bytes, 0)
     if m.version == 1:  # mamba1_state_shape
         conv = cdiv(m.intermediate, tp) * (m.conv_kernel - 1) * model_bytes
         ssm = cdiv(m.intermediate, tp) * m.state_size * _STATE_BYTES.get(m.ssm_state_dtype, model_bytes)

@@ -21,6 +21,7 @@ from recommender.model.family_keys import (
     granite_hybrid_keys,
     hunyuan_v1_keys,
     kimi_linear_keys,
+    lfm2_keys,
     mimo_v2_keys,
     minimax_m2_keys,
     minimax_text01_keys,
@@ -256,6 +257,15 @@ FAMILIES: dict[str, Family] = {
     # moe_layer_freq, n_routed_experts, n_shared_experts x moe_intermediate_size) under plain GQA attention with
     # q_norm / k_norm RMSNorms over head_dim; the gate's e_score_correction_bias only when topk_method is "noaux_tc".
     "dots1": Family("dots.llm1", "vllm/model_executor/models/dots1.py", qk_norm=True),
+    # LFM2 (Lfm2ForCausalLM, vllm/model_executor/models/lfm2.py): ShortConv layers ("conv") and GQA layers with per-head
+    # q/k RMSNorms, a gated MLP and two norms in every layer, the final norm (embedding_norm); Lfm2Config ties.
+    "lfm2": Family(
+        "LFM2 (short conv + attention)",
+        "vllm/model_executor/models/lfm2.py",
+        qk_norm=True,
+        tie_default=True,
+        adapt=lfm2_keys,
+    ),
     "jamba": JAMBA,
     **dict.fromkeys(("mamba", "falcon_mamba"), MAMBA),
 }

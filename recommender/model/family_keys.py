@@ -384,3 +384,31 @@ def dbrx_keys(c: Mapping[str, Any]) -> Adapted:
             "intermediate_size": ffn.get("ffn_hidden_size"),
         }
     )
+
+
+def lfm2_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/lfm2.py: layer_types "conv" (a ShortConv mixer, layers/mamba/short_conv.py, of
+    conv_dim channels and conv_L_cache taps) or "full_attention"; every layer a gated MLP (w1, w3, w2) whose width
+    Lfm2MLP derives from intermediate_size (transformers' Lfm2Config reads block_ff_dim first): with
+    block_auto_adjust_ff_dim, int(2 x it / 3), times block_ffn_dim_multiplier, rounded up to block_multiple_of.
+    Lfm2Config ties the embedding by default (tie_embedding is the older key)."""
+    types = c.get("layer_types")
+    ff = _int(c.get("block_ff_dim")) or _int(c.get("intermediate_size"))
+    if ff is not None and c.get("block_auto_adjust_ff_dim") is True:
+        ff = int(2 * ff / 3)
+        multiplier = c.get("block_ffn_dim_multiplier")
+        if isinstance(multiplier, (int, float)) and not isinstance(multiplier, bool):
+            ff = int(multiplier * ff)
+        step = _int(c.get("block_multiple_of")) or 1
+        ff = step * ((ff + step - 1) // step)
+    keys: dict[str, Any] = {
+        "intermediate_size": ff,
+        "short_conv_dim": _int(c.get("conv_dim")) or _int(c.get("hidden_size")),
+        "conv_kernel": c.get("conv_L_cache"),
+        "use_conv_bias": c.get("conv_bias") is True,
+        "rms_norm_eps": c.get("norm_eps"),
+        "tie_word_embeddings": c.get("tie_word_embeddings", c.get("tie_embedding")),
+    }
+    if isinstance(types, list):
+        keys["layer_types"] = ["mamba" if t == "conv" else t for t in types]
+    return Adapted(keys, {})

@@ -243,6 +243,23 @@ def mamba2_spec(c: ConfigValues, model_type: str) -> MambaSpec:
     )
 
 
+def short_conv_spec(c: ConfigValues) -> MambaSpec:
+    """LFM2's ShortConv mixer (vllm/model_executor/layers/mamba/short_conv.py): in_proj to 3 x conv_dim, a depthwise
+    conv of conv_kernel taps, out_proj back; its state is the conv's last conv_kernel - 1 columns (version 0)."""
+    return MambaSpec(
+        num_heads=0,
+        head_dim=0,
+        state_size=0,
+        n_groups=1,
+        conv_kernel=c.get_int("conv_kernel", DEFAULT_CONV_KERNEL),
+        intermediate=c.get_int("short_conv_dim", bound=MAX_HIDDEN * 4),
+        version=0,
+        conv_bias=c.flag("use_conv_bias", False),
+        proj_bias=c.flag("use_conv_bias", False),
+        gated_norm=False,
+    )
+
+
 def mamba1_spec(c: ConfigValues, hidden: int, *, jamba: bool) -> MambaSpec:
     """A Mamba1 mixer (Jamba's mamba_* keys, or MambaConfig's state_size / expand / time_step_rank)."""
     prefix, state_key, conv_key, rank_key = (

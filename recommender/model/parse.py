@@ -50,6 +50,7 @@ FALCON_H1 = "falcon_h1"  # a Mamba2 mixer beside attention in every layer
 DECILM = "nemotron-nas"  # Nemotron-NAS (DeciLM): per-layer block_configs (model/layer_plan.py decilm_layers)
 REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
 ATTENTION_FREE_TYPES = ("mamba", "falcon_mamba")
+SHORT_CONV_TYPE = "lfm2"  # ShortConv mixers (layers/mamba/short_conv.py) beside attention layers
 MULTIMODAL_TEXT_KEYS = ("text_config", "llm_config")
 # Gemma configs tie by default (transformers' Gemma*Config: tie_word_embeddings=True), as the family says.
 DTYPE_ALIASES = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "float": "float32", "fp32": "float32"}
@@ -196,19 +197,21 @@ def _features(c: ConfigValues, key: str, family: Family, model_type: str, plan: 
     moe = None
     if "moe" in plan.mlps and features.experts_count(c):
         moe = features.moe_spec(c, model_type, d.intermediate, score_bias=family.score_bias)
-    mamba = None
-    if "mamba" in plan.kinds or key == FALCON_H1:
-        mamba = (
-            features.mamba1_spec(c, d.hidden, jamba=key == "jamba")
-            if key == "jamba" or key in ATTENTION_FREE_TYPES
-            else features.mamba2_spec(c, model_type)
-        )
+    mamba = _mamba_spec(c, key, model_type, d) if "mamba" in plan.kinds or key == FALCON_H1 else None
     return _Features(
         moe=moe,
         mla=features.mla_spec(c, d.layers, model_type) if "mla" in plan.kinds else None,
         linear=_linear_spec(c, key) if "linear_attention" in plan.kinds else None,
         mamba=mamba,
     )
+
+
+def _mamba_spec(c: ConfigValues, key: str, model_type: str, d: _Dims) -> MambaSpec:
+    if key == SHORT_CONV_TYPE:
+        return features.short_conv_spec(c)
+    if key == "jamba" or key in ATTENTION_FREE_TYPES:
+        return features.mamba1_spec(c, d.hidden, jamba=key == "jamba")
+    return features.mamba2_spec(c, model_type)
 
 
 def _linear_spec(c: ConfigValues, key: str) -> LinearAttentionSpec:

@@ -106,7 +106,9 @@ class MambaSpec:
     conv_kernel: int
     intermediate: int
     ssm_state_dtype: str | None = None  # NemotronH: float32 unless set
-    version: int = 2  # 1: Mamba1 selective scan (Jamba, Falcon-Mamba): per-channel state, x_proj/dt_proj
+    version: int = (
+        2  # 1: Mamba1 selective scan (Jamba, Falcon-Mamba): per-channel state, x_proj/dt_proj; 0: LFM2 short conv
+    )
     dt_rank: int = 0  # Mamba1 only
     conv_bias: bool = True
     proj_bias: bool = False  # in_proj / out_proj biases

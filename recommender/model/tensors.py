@@ -198,6 +198,8 @@ def _mamba(s: ModelSpec, i: int) -> list[Tensor]:
     m = s.mamba
     if m.version == 1:
         return _mamba1(s, i)
+    if m.version == 0:
+        return _short_conv(s, i)
     p = f"backbone.layers.{i}.mixer"
     h = s.hidden_size
     conv_dim = m.intermediate + 2 * m.n_groups * m.state_size
@@ -218,6 +220,26 @@ def _mamba(s: ModelSpec, i: int) -> list[Tensor]:
         out += [
             Tensor(f"{p}.in_proj.bias", "mixer", in_rows, 1, "column", i, linear=False),
             Tensor(f"{p}.out_proj.bias", "mixer", h, 1, "replicated", i, linear=False),
+        ]
+    return out
+
+
+def _short_conv(s: ModelSpec, i: int) -> list[Tensor]:
+    """vllm/model_executor/layers/mamba/short_conv.py ShortConv (LFM2): in_proj (B, C, x gates) 3 x conv_dim, a
+    depthwise conv of conv_kernel taps, out_proj; conv_bias on all three."""
+    assert s.mamba is not None
+    m = s.mamba
+    p = f"model.layers.{i}.conv"
+    out = [
+        Tensor(f"{p}.in_proj", "mixer", 3 * m.intermediate, s.hidden_size, "column", i),
+        Tensor(f"{p}.conv.weight", "mixer", m.intermediate, m.conv_kernel, "column", i, linear=False),
+        Tensor(f"{p}.out_proj", "mixer", s.hidden_size, m.intermediate, "row", i),
+    ]
+    if m.conv_bias:
+        out += [
+            Tensor(f"{p}.in_proj.bias", "mixer", 3 * m.intermediate, 1, "column", i, linear=False),
+            Tensor(f"{p}.conv.bias", "mixer", m.intermediate, 1, "column", i, linear=False),
+            Tensor(f"{p}.out_proj.bias", "mixer", s.hidden_size, 1, "replicated", i, linear=False),
         ]
     return out
 
