@@ -96,3 +96,18 @@ def test_lfm2_mlp_width_follows_lfm2mlp() -> None:
     )
     assert lfm2_keys({"block_ff_dim": 10752, "block_auto_adjust_ff_dim": False}).keys["intermediate_size"] == 10752
     assert lfm2_keys({"layer_types": ["conv", "full_attention"]}).keys["layer_types"] == ["mamba", "full_attention"]
+
+
+def test_lfm2_700m_by_hand() -> None:
+    """LFM2-700M (the publisher's config.json, refs/pr/8), which names its attention layers in full_attn_idxs and has no
+    layer_types (Lfm2Config builds them): 16 layers of 1536 with a gated MLP of 6912 (int(2 x 10240 / 3) = 6826, up
+    to 256) and two norms; 10 ShortConv layers (3 x 1536^2 + 1536 x 3 + 1536^2) and 6 GQA layers at 2, 5, 8, 10, 12, 14
+    (q, o 1536^2, k, v 1536 x 512, q/k norms 2 x 64); tied 65,536 x 1536 embedding, final norm: 742,489,344 ("700M")."""
+    h, ff = 1536, 6912
+    conv = 3 * h * h + h * 3 + h * h
+    attn = 2 * h * h + 2 * h * 512 + 2 * 64
+    total = 16 * (3 * h * ff + 2 * h) + 10 * conv + 6 * attn + 65536 * h + h
+    assert total == 742_489_344
+    spec = resolve_model("LiquidAI/LFM2-700M")
+    assert spec.params is not None and spec.params.total == total and spec.approximate == ()
+    assert [i for i, k in enumerate(spec.layer_kinds) if k == "full"] == [2, 5, 8, 10, 12, 14]

@@ -391,7 +391,8 @@ def lfm2_keys(c: Mapping[str, Any]) -> Adapted:
     conv_dim channels and conv_L_cache taps) or "full_attention"; every layer a gated MLP (w1, w3, w2) whose width
     Lfm2MLP derives from intermediate_size (transformers' Lfm2Config reads block_ff_dim first): with
     block_auto_adjust_ff_dim, int(2 x it / 3), times block_ffn_dim_multiplier, rounded up to block_multiple_of.
-    Lfm2Config ties the embedding by default (tie_embedding is the older key)."""
+    Lfm2Config ties the embedding by default (tie_embedding is the older key) and, without layer_types, makes the layers
+    in full_attn_idxs attention and the rest "conv"."""
     types = c.get("layer_types")
     ff = _int(c.get("block_ff_dim")) or _int(c.get("intermediate_size"))
     if ff is not None and c.get("block_auto_adjust_ff_dim") is True:
@@ -409,6 +410,11 @@ def lfm2_keys(c: Mapping[str, Any]) -> Adapted:
         "rms_norm_eps": c.get("norm_eps"),
         "tie_word_embeddings": c.get("tie_word_embeddings", c.get("tie_embedding")),
     }
+    attn = c.get("full_attn_idxs")
+    layers = _int(c.get("num_hidden_layers"))
+    if not isinstance(types, list) and isinstance(attn, list) and layers is not None:
+        # Lfm2Config without layer_types (the first releases): full_attn_idxs names the attention layers
+        types = ["full_attention" if i in attn else "conv" for i in range(layers)]
     if isinstance(types, list):
         keys["layer_types"] = ["mamba" if t == "conv" else t for t in types]
     return Adapted(keys, {})
