@@ -111,3 +111,18 @@ def test_lfm2_700m_by_hand() -> None:
     spec = resolve_model("LiquidAI/LFM2-700M")
     assert spec.params is not None and spec.params.total == total and spec.approximate == ()
     assert [i for i, k in enumerate(spec.layer_kinds) if k == "full"] == [2, 5, 8, 10, 12, 14]
+
+
+def test_lfm2_1_2b_by_hand() -> None:
+    """LFM2-1.2B (reconstructed: a full fine-tune's config.json, its widths checked against a GGUF of the release):
+    16 layers of 2048 with a gated MLP of 8192 (int(2 x 12288 / 3), already a multiple of 256, the GGUF's
+    feed_forward_length) and two norms; 10 ShortConv layers (3 x 2048^2 + 2048 x 3 + 2048^2) and 6 GQA layers (q, o
+    2048^2, k, v 2048 x 512, q/k norms 2 x 64); tied 65,536 x 2048 embedding, final norm: 1,170,340,608 ("1.2B")."""
+    h, ff = 2048, 8192
+    conv = 3 * h * h + h * 3 + h * h
+    attn = 2 * h * h + 2 * h * 512 + 2 * 64
+    total = 16 * (3 * h * ff + 2 * h) + 10 * conv + 6 * attn + 65536 * h + h
+    assert total == 1_170_340_608
+    spec = resolve_model("LiquidAI/LFM2-1.2B")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert len(spec.approximate) == 1 and reconstructed("LiquidAI/LFM2-1.2B")
