@@ -9,17 +9,16 @@ verdict comes from check.evaluate. Everything the run needs from outside (model 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from recommender.check.evaluate import CheckResult, Slo, evaluate
+from recommender.check.evaluate import evaluate
 from recommender.check.found import Found
+from recommender.check.results import FAIL, IDLE_GPUS, NOT_EVALUATED, PASS, Context, Finding, ServerResult
 from recommender.errors import FetchError, PlanError, UnknownGpuError, UnsupportedArchitectureError
-from recommender.hardware import Gpu
 from recommender.memory.engine import KV_CACHE_DTYPES_NOT_MODELLED, VllmVersion
 from recommender.memory.explanation import Explanation
 from recommender.memory.startup_issues import IssueKind
-from recommender.model.spec import ModelSpec
 from recommender.quoting import clipped, quoted
 from recommender.serve_args import (
     DEFAULT_MODEL,
@@ -33,60 +32,6 @@ from recommender.serve_args import (
 )
 from recommender.serve_argv_builder import build_serve_argv
 from recommender.serve_release_errors import choice_errors
-from recommender.vllm_flags import FlagTable
-
-PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not-evaluated"
-# More GPUs than the engine uses: vLLM starts and serves on the first ones, so this is a warning, not a failure.
-IDLE_GPUS = "gpu-idle"
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One reason a server fails, with the change that fixes that reason."""
-
-    kind: str  # structure | argument | flag-version | gpu-count | gpu-idle | shm | startup | at-risk (check.evaluate)
-    message: str
-    fix: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ServerResult:
-    """The verdict for one server: `status` is pass, fail or not-evaluated (`reasons` say why not)."""
-
-    found: Found
-    status: str
-    model: str
-    gpu: str | None
-    vllm_version: str
-    findings: tuple[Finding, ...] = ()
-    reasons: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-    memory: CheckResult | None = None
-    engine: Mapping[str, object] = field(default_factory=dict)  # what was read: model, TP, PP, lengths, dtypes
-
-    @property
-    def suggestions(self) -> tuple[str, ...]:
-        fixes = [f.fix for f in self.findings if f.fix]
-        return tuple(dict.fromkeys([*fixes, *(self.memory.suggestions if self.memory else ())]))
-
-
-@dataclass(frozen=True, slots=True)
-class Context:
-    """What the run knows besides the inputs."""
-
-    table: FlagTable
-    resolve_model: Callable[[str], ModelSpec]
-    gpu_for: Callable[[Found], Gpu | None]  # raises UnknownGpuError naming what was not understood
-    version: VllmVersion
-    version_explicit: bool
-    slo: Slo
-    read_config: ConfigReader | None = None
-    # the tag of an image whose vLLM release is not known (lmcache/vllm-openai:v0.3.14 is LMCache's version,
-    # vllm/vllm-openai:gptoss a special build): flags judged by release are then not judged
-    unknown_release: str | None = None
-    # what the result says of the GPU a file names (a bare `a100` judged on the smaller card: check/gpu_sizes.py)
-    gpu_note: Callable[[Found], str | None] | None = None
-
 
 _VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Za-z_][A-Za-z0-9_]*|\d+|[@*])|<[A-Za-z_][^<>]*>")
 # a model written as a template placeholder (V_MODEL_PATH, MODEL_ID) that a tutorial substitutes before applying

@@ -18,13 +18,8 @@ from recommender.check.evaluate import slo_for, version_for
 from recommender.check.found import Found
 from recommender.check.gpu_sizes import size_note, smallest_of_name
 from recommender.check.inputs import load_inputs
+from recommender.check.results import FAIL, NOT_EVALUATED, PASS, Context, Finding, ServerResult
 from recommender.check.run import (
-    FAIL,
-    NOT_EVALUATED,
-    PASS,
-    Context,
-    Finding,
-    ServerResult,
     check_server,
     exit_code,
     unknown_release,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from recommender import __version__
-from recommender.check.run import FAIL, PASS, ServerResult
+from recommender.check.results import FAIL, PASS, ServerResult
 from recommender.memory.engine import DEFAULT_VERSION
 from recommender.report.figures import BudgetFigure, tightest_bar
 from recommender.report.structure import Cell, Report, Section, Style, Table

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from recommender.check.run import FAIL, PASS, ServerResult
+from recommender.check.results import FAIL, PASS, ServerResult
 from recommender.report.check import details, summary, verdict, where
 from recommender.report.structure import Cell
 
