@@ -246,6 +246,17 @@ def test_a_script_or_recipe_runs_another_script_of_its_repository(tmp_path: Path
     assert load_inputs((str(tmp_path / "py.sh"),)).found == []
 
 
+def test_a_script_running_itself_many_times_is_read_a_bounded_number_of_times(tmp_path: Path) -> None:
+    # hostile input: 30 lines of `./a.sh` in a.sh, within the nesting depth (4), would be read 30^4 = 810,000 times
+    # (a run that never ends); the whole reading follows at most 64 files, so each server is found a bounded number
+    # of times and the read ends
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.sh").write_text("#!/bin/bash\n" + "./a.sh\n" * 30 + "vllm serve Qwen/Qwen2.5-7B-Instruct\n")
+    found = load_inputs((str(tmp_path / "a.sh"),)).found
+    assert 1 < len(found) <= 65
+    assert {f.argv for f in found} == {("vllm", "serve", "Qwen/Qwen2.5-7B-Instruct")}
+
+
 @pytest.mark.parametrize(
     ("runner", "text"),
     [

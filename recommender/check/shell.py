@@ -98,6 +98,9 @@ class Origin:
 
 REPOSITORY = "<repository>"
 _MAX_SOURCED = 4  # `source` nested deeper than this is not followed (a file sourcing itself, a long chain)
+# files read for `source` and for scripts run by scripts, over one whole reading: a file that runs or sources itself
+# many times (30 lines of `./a.sh` in a.sh) would otherwise be read 30^4 times within the depth limit
+_MAX_FILES_READ = 64
 
 
 def run_script(
@@ -161,6 +164,7 @@ class _Runner:
         self.units: set[str] = set()  # the unit files it wrote that it starts (systemctl), each read once
         self.read_file: Callable[[str], str | None] | None = None  # the files `source` reads (run_script's origin)
         self.sourcing = 0  # how deep in sourced files
+        self.files_left = [_MAX_FILES_READ]  # shared with the runners of the scripts this one runs
         self.outside: set[str] = set()  # names holding the empty default of a variable set outside (`X="${X:-}"`)
         self.out: list[Command] = []
 
@@ -347,17 +351,24 @@ class _Runner:
         when the file is not read here: outside the files run_script's origin reads, not a shell script, too deep."""
         hit = executed_file(argv)
         sources = self.arrays.get("BASH_SOURCE") or []
-        if hit is None or self.read_file is None or not sources or self.sourcing >= _MAX_SOURCED:
+        if hit is None or self.read_file is None or not sources or not self._may_read_another():
             return False
         target = posixpath.normpath(posixpath.join(posixpath.dirname(sources[0]), hit[0]))
         text = self.read_file(target)
         if text is None or not runs_in_a_shell(text):
             return False
         child = _Runner(dict(env))
-        child.read_file, child.sourcing = self.read_file, self.sourcing + 1
+        child.read_file, child.sourcing, child.files_left = self.read_file, self.sourcing + 1, self.files_left
         child.arrays.update({"BASH_SOURCE": [target], "@": list(hit[1])})
         child.scope.update({"BASH_SOURCE": target, "0": target, **{str(k): a for k, a in enumerate(hit[1], 1)}})
         self.out += [replace(c, through=(target, *c.through)) for c in child.run(split_commands(text))]
+        return True
+
+    def _may_read_another(self) -> bool:
+        """Whether one more file may be run or sourced: within the nesting depth and the whole reading's budget."""
+        if self.sourcing >= _MAX_SOURCED or self.files_left[0] <= 0:
+            return False
+        self.files_left[0] -= 1
         return True
 
     def _source(self, path: str, args: list[str]) -> bool:
@@ -366,7 +377,7 @@ class _Runner:
         relative path from the folder of the file sourcing it. False (an ordinary command) when it is not read
         here: outside the files run_script's origin reads, a venv's activate script, too deep."""
         sources = self.arrays.get("BASH_SOURCE") or []
-        if self.read_file is None or not sources or self.sourcing >= _MAX_SOURCED:
+        if self.read_file is None or not sources or not self._may_read_another():
             return False
         target = posixpath.normpath(posixpath.join(posixpath.dirname(sources[0]), path))
         text = None if target.endswith("/bin/activate") else self.read_file(target)
