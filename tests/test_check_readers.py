@@ -16,6 +16,7 @@ from recommender.check.docker import docker_run
 from recommender.check.dockerfile import read_dockerfile
 from recommender.check.inputs import load_inputs
 from recommender.check.load import read_text
+from recommender.check.makefiles import expand
 from recommender.check.shell_conditions import arithmetic, evaluate_test
 from recommender.errors import InputError
 from recommender.serve_args import parse_serve_argv
@@ -927,3 +928,11 @@ def test_a_slurm_job_named_dot_job_is_read_in_a_folder_by_its_shebang(tmp_path: 
     (tmp_path / "jobs" / "task.job").write_text("[Task]\nrun=vllm serve Qwen/Qwen3-32B\n")
     loaded = load_inputs((str(tmp_path),))
     assert [f.argv for f in loaded.found] == [("vllm", "serve", "Qwen/Qwen3-8B")]
+
+
+def test_a_makefile_variable_naming_itself_many_times_ends_unresolved() -> None:
+    # hostile input: make refuses `A = $(A)$(A)$(A)$(A)` ("Recursive variable 'A' references itself"); within the
+    # nesting depth (16) its expansion would take 4^16 steps. One text's expansion does at most 2,000 references and
+    # leaves the rest as written, so the read ends and the model stays unresolved
+    assert expand("$(A)", {"A": "$(A)$(A)$(A)$(A)"}).count("${A}") > 0
+    assert expand("$(B)", {"B": "$(C)$(C)", "C": "x"}) == "xx"  # an ordinary chain is expanded in full

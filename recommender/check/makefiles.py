@@ -33,6 +33,21 @@ _EXPORT = re.compile(r"^export\s+([A-Za-z_][A-Za-z0-9_.\s-]*)$")
 _RULE = re.compile(r"^([^:=#\t][^:=#]*?)\s*::?(?!=)\s*([^;=]*?)\s*(?:;(.*))?$")
 _DIRECTIVE = re.compile(r"^(ifeq|ifneq|ifdef|ifndef|else|endif|include|-include|sinclude|vpath|unexport)\b")
 _MAX_DEPTH = 16  # a variable whose value names itself (recursively, past this) is not a Makefile make would run
+# references expanded for one text: `A = $(A)$(A)$(A)$(A)` (which make refuses: "Recursive variable 'A' references
+# itself") or a chain of variables each naming the next four times would otherwise take 4^16 expansions
+_MAX_REFERENCES = 2_000
+
+
+class _Work:
+    """What one expansion may still do (shared by the nested expansions of one text)."""
+
+    def __init__(self) -> None:
+        self.left = _MAX_REFERENCES
+
+    def spend(self) -> bool:
+        self.left -= 1
+        return self.left >= 0
+
 
 ScriptReader = Callable[[str, str, Mapping[str, str]], list[Found]]
 
@@ -149,8 +164,10 @@ def _without_prefixes(line: str) -> str:
     return re.sub(r"^[\s@+-]*", "", line)
 
 
-def expand(text: str, variables: Mapping[str, str], target: str = "", depth: int = 0) -> str:
-    """`text` with make's references expanded (see the module's docstring)."""
+def expand(text: str, variables: Mapping[str, str], target: str = "", depth: int = 0, work: _Work | None = None) -> str:
+    """`text` with make's references expanded (see the module's docstring); past the work one text may take, a
+    reference is left unresolved as written."""
+    work = work or _Work()
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -165,10 +182,10 @@ def expand(text: str, variables: Mapping[str, str], target: str = "", depth: int
             i += 2
         elif nxt in "({":
             end = _closing(text, i + 1)
-            out.append(_reference(text[i + 2 : end], variables, target, depth))
+            out.append(_reference(text[i + 2 : end], variables, target, depth, work))
             i = end + 1
         else:  # $V: the one-letter variable V, or an automatic variable
-            out.append(_reference(nxt, variables, target, depth))
+            out.append(_reference(nxt, variables, target, depth, work))
             i += 2
     return "".join(out)
 
@@ -200,17 +217,19 @@ def _closing(text: str, start: int) -> int:
     return len(text)
 
 
-def _reference(name: str, variables: Mapping[str, str], target: str, depth: int) -> str:
+def _reference(name: str, variables: Mapping[str, str], target: str, depth: int, work: _Work) -> str:
     if name == "@":
         return target
+    if not work.spend():
+        depth = _MAX_DEPTH  # nothing more is expanded: what is left stays unresolved as written
     if name.startswith("shell "):
-        return "$(" + expand(name[6:], variables, target, depth + 1) + ")"
+        return "$(" + expand(name[6:], variables, target, depth + 1, work) + ")"
     if name.startswith("call ") and depth < _MAX_DEPTH:  # $(call NAME,a,b): NAME's value with $(1)=a, $(2)=b
         called, *args = _arguments(name[5:])
-        local = {**variables, **{str(n): expand(a, variables, target, depth + 1) for n, a in enumerate(args, 1)}}
-        return expand(variables.get(called.strip(), ""), local, target, depth + 1)
+        local = {**variables, **{str(n): expand(a, variables, target, depth + 1, work) for n, a in enumerate(args, 1)}}
+        return expand(variables.get(called.strip(), ""), local, target, depth + 1, work)
     if name in variables and depth < _MAX_DEPTH:
-        return expand(variables[name], variables, target, depth + 1)
+        return expand(variables[name], variables, target, depth + 1, work)
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         return "${" + name + "}"  # from the environment or make's command line: unresolved here
     return "$(" + name + ")"  # a function, automatic variable or substitution: not worked out, unresolved as written
