@@ -44,7 +44,7 @@ def pasted_command(model_arg: str | None, serve: tuple[str, ...]) -> Pasted | No
         words = _words(model_arg)
         return Pasted(read_server(model_arg)) if starts_a_command(words) or words[:1] == ["serve"] else None
     if model_arg is None or model_arg == "serve" or starts_a_command([model_arg, *serve]):
-        words = [w for w in ([model_arg] if model_arg else []) + list(serve)]
+        words = ([model_arg] if model_arg else []) + list(serve)
         if not words:
             return None
         return Pasted(read_server(shlex.join(["vllm", *words] if words[0] == "serve" else words)))
