@@ -55,7 +55,7 @@ class Word:
     unresolved: list[str] = field(default_factory=list)
     started: bool = False
     soft: bool = False  # a default standing in for a script argument (`${2:-x}`): a value; branches on it are read
-    # all (modes), their assignments taking the default branch's values (shell.py's _Frame.by_default)
+    # all (modes), their assignments taking the default branch's values (shell_branches.py's _Frame.by_default)
     bare: bool = False  # starts with an unquoted literal character (only such a word can be a redirection)
     empty_from: list[str] = field(default_factory=list)  # names whose empty outside-set value (`${X:-}`) it holds
 
