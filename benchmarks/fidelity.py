@@ -48,9 +48,10 @@ from recommender.catalog import find_model, load_gpus
 from recommender.console import run_script
 from recommender.errors import PlanError
 from recommender.gpu_clues import GpuClue, read_gpu_clues
+from recommender.gpu_names import resolve_gpu
 from recommender.gpu_totals import NEAR as TOTAL_NEAR
 from recommender.gpu_totals import memory_figures, resolve_total
-from recommender.hardware import Gpu, resolve_gpu
+from recommender.hardware import Gpu
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.explanation import StageBudget

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from recommender.catalog import load_gpus
 from recommender.console import run_script
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from recommender.catalog import load_gpus, model_files
-from recommender.hardware import Gpu, resolve_gpu
+from recommender.gpu_names import resolve_gpu
+from recommender.hardware import Gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.load import DEFAULT_JITTER, Load
 from recommender.serve_args import parse_serve_argv

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from recommender.catalog import load_gpus
 from recommender.console import run_script
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.load import Load
 from recommender.perf.predict import predict, sweep

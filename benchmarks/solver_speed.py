@@ -12,7 +12,7 @@ import time
 from recommender.catalog import load_gpus, load_model
 from recommender.console import run_script
 from recommender.errors import InfeasibleError
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.engine import VllmVersion
 from recommender.planner import Hardware, Target, plan
 from recommender.sources.resolve import resolve_model

@@ -1,10 +1,10 @@
-"""GPU facts as frozen values, and name resolution over a catalog (pure: no file access)."""
+"""GPU facts as frozen values, and the variants of a card (a given total, a vGPU type, a MIG slice, a unified-memory
+share, a memory-modified board) (pure: no file access). Finding a card by its name: gpu_names.py."""
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from recommender.errors import InputError, UnknownGpuError
@@ -97,9 +97,6 @@ def custom_gpu(memory_gib: float, *, name: str = "custom") -> Gpu:
     )
 
 
-_GIVEN_TOTAL_KEY = re.compile(r"(?P<key>[a-z0-9.-]+)-(?P<gib>\d+(?:\.\d+)?)gib")
-
-
 def with_given_total(card: Gpu, memory_gib: float) -> Gpu:
     """A named card with the total given by `--gpu-memory-gib` (a smaller share of it, a card whose CUDA total
     differs from the catalog's): its chip (compute capability, FP8, bandwidth, interconnect), that total."""
@@ -113,192 +110,6 @@ def with_given_total(card: Gpu, memory_gib: float) -> Gpu:
         total,
         "given on the command line (--gpu-memory-gib)",
         estimated=False,
-    )
-
-
-def given_card(name: str | None, memory_gib: float, catalog: Sequence[Gpu]) -> Gpu:
-    """`--gpu-memory-gib N`, with `--gpu NAME` naming the chip when the catalog knows it (the total also picks
-    between cards of one name); an unknown or MIG name is a custom card called that."""
-    if name:
-        try:
-            card = resolve_gpu(name, catalog, memory_mib=int(memory_gib * 1024))
-        except UnknownGpuError:
-            card = None
-        if card is not None:
-            return with_given_total(card, memory_gib)
-    return custom_gpu(memory_gib, name=name or "custom")
-
-
-_MEMORY = re.compile(r"(?<![a-z0-9])(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?![a-z0-9])")
-# Words that vendors and tools put around a model name without changing the card: "NVIDIA GeForce RTX 4090",
-# "Tesla T4", "AMD Instinct MI300X OAM" (rocm-smi / the AMD node labeller), "... VF" (an SR-IOV function of
-# the whole card), "-SHARED" (GPU feature discovery's suffix for a time-sliced card).
-# "... Laptop GPU" (torch and nvidia-smi on notebooks) keeps "laptop" and drops "gpu".
-# "GRID ..." is the older brand of NVIDIA's vGPU types, as a VM's nvidia-smi names them ("GRID A100-40C").
-_NOISE_WORDS = frozenset({"nvidia", "amd", "geforce", "tesla", "instinct", "oam", "vf", "shared", "gpu", "grid"})
-# The lines nvidia-smi prints a card's name in, pasted whole: `nvidia-smi -L` ("GPU 0: NVIDIA A100-SXM4-80GB (UUID:
-# GPU-...)") and `--query-gpu=name,memory.total --format=csv,noheader` ("NVIDIA A100-SXM4-80GB, 81920 MiB").
-_SMI_LIST = re.compile(r"^\s*GPU\s+\d+:\s*(.+?)\s*\(UUID:[^)]*\)\s*$", re.I)
-_SMI_CSV = re.compile(r"^\s*([^,]+?)\s*,\s*(\d{3,7})\s*MiB\s*$", re.I)
-# NVIDIA vGPU type names: `<board>-<framebuffer GiB><series>`, series Q (virtual workstation), C (compute), B (virtual
-# PC), A (virtual applications) (NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types for Supported GPUs"; the
-# size is the type's framebuffer in GiB, as vSphere's VgpuProfileInfo.fbSizeInGib and NVML's
-# nvmlVgpuTypeGetFramebufferSize report it). A VM's nvidia-smi and CUDA print that name ("NVIDIA A40-48Q").
-_VGPU = re.compile(r"^\s*(?P<board>.*?[a-z0-9])-(?P<gib>\d{1,3})(?P<series>[qcba])\s*$", re.I)
-# A ROCm offload architecture as torch (gcnArchName 'gfx942:sramecc+:xnack-'), vLLM's logs and clang print it.
-_ARCH = re.compile(r"(?<![a-z0-9])(gfx[0-9a-f]{3,4})(?![0-9a-f])")
-# A slash between card names (`AMD Instinct MI60 / MI50`): one marketing name for several boards.
-_ALTERNATIVES = re.compile(r"\s*/\s*")
-
-
-@dataclass(frozen=True, slots=True)
-class GpuName:
-    """A GPU name reduced to what identifies the card: the model words and, if written, the memory in GB."""
-
-    model: str
-    memory_gb: float | None
-    mig: bool = False
-
-    @classmethod
-    def parse(cls, text: str) -> GpuName:
-        """Deterministic rules: lower-case; take out one `<n>GB`/`<n>G`/`<n>GiB` token as the memory; drop
-        vendor words; join the remaining letters and digits (`NVIDIA A100-SXM4-80GB` -> a100sxm4, 80)."""
-        lowered = text.lower().replace("_", " ")
-        memory: float | None = None
-        m = _MEMORY.search(lowered)
-        if m:
-            memory = float(m.group(1))
-            lowered = lowered[: m.start()] + " " + lowered[m.end() :]
-        words = [w for w in re.split(r"[^a-z0-9.]+", lowered) if w]
-        mig = "mig" in words
-        if mig:
-            words = words[: words.index("mig")]
-        model = "".join(re.sub(r"[^a-z0-9]", "", w) for w in words if w not in _NOISE_WORDS)
-        return cls(_without_glued_vendor(model), memory, mig)
-
-
-def _without_glued_vendor(model: str) -> str:
-    """Slurm GRES/feature names drop the spaces (`TeslaV100S-PCIE-32GB`, `NVIDIAA100-SXM4-80GB`): a vendor word
-    glued to the front of the model is noise too."""
-    for word in ("nvidia", "tesla", "geforce"):
-        if model.startswith(word) and len(model) > len(word):
-            model = model[len(word) :]
-    return model
-
-
-def _names(gpu: Gpu) -> set[GpuName]:
-    texts = (gpu.key, gpu.name, *gpu.aliases, *((gpu.gfd_product_label,) if gpu.gfd_product_label else ()))
-    return {GpuName.parse(t) for t in texts}
-
-
-def _same_memory(gpu: Gpu, memory_gb: float) -> bool:
-    """The written size is the marketed one, or the CUDA total in GiB as vLLM and torch print it, cut or rounded
-    to a whole number (`NVIDIA H20 (95 GiB)`: 95.58 GiB printed), or nvidia-smi's MiB total read in thousands
-    (`H100 96GB`: the 94 GB H100 NVL, whose nvidia-smi prints 95830MiB)."""
-    printed = gpu.total_bytes / GiB
-    smi = round(gpu.smi_total_mib / 1000) if gpu.smi_total_mib else None  # nvidia-smi's MiB read in thousands
-    return (gpu.marketed_gb is not None and abs(gpu.marketed_gb - memory_gb) < 0.5) or (
-        memory_gb == int(memory_gb) and (int(printed) <= memory_gb <= round(printed) or memory_gb == smi)
-    )
-
-
-def _by_memory_hint(candidates: list[Gpu], memory_mib: int | None) -> list[Gpu]:
-    """Among variants of one name, the one whose marketed size is nearest to a reported MiB total."""
-    if memory_mib is None or len(candidates) < 2 or any(g.marketed_gb is None for g in candidates):
-        return candidates
-    gib = memory_mib / 1024
-    best = min(abs((g.marketed_gb or 0) - gib) for g in candidates)
-    return [g for g in candidates if abs((g.marketed_gb or 0) - gib) == best]
-
-
-def _unique(gpus: list[Gpu]) -> list[Gpu]:
-    return list({g.key: g for g in gpus}.values())
-
-
-def _ambiguous(query: str, gpus: list[Gpu]) -> UnknownGpuError:
-    choices = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" if g.marketed_gb else g.key for g in gpus)
-    return UnknownGpuError(f"GPU {quoted(query)} is ambiguous: one of {choices}")
-
-
-def _by_key(key: str, catalog: Sequence[Gpu]) -> Gpu | None:
-    """A catalog key, which names one card even where memory variants share its nvidia-smi name (rtx3080), or the
-    key of a card planned with --gpu-memory-gib (a plan's inputs.gpu, render's annotation: `h100-sxm-40gib`,
-    `custom-40gib`)."""
-    by_key = [g for g in catalog if g.key == key]
-    if by_key:
-        return by_key[0]
-    given = _GIVEN_TOTAL_KEY.fullmatch(key)
-    if given is None:
-        return None
-    if given.group("key") == "custom":
-        return custom_gpu(float(given.group("gib")))
-    base = [g for g in catalog if g.key == given.group("key")]
-    return with_given_total(base[0], float(given.group("gib"))) if base else None
-
-
-def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = None) -> Gpu:
-    """Find a GPU by key, name, alias, nvidia-smi/rocm-smi name or GPU-feature-discovery label.
-
-    Names are compared after `GpuName.parse`. A memory size in the query picks the variant with that marketed
-    size (`L4 24GB`, `A100 80G`); `memory_mib` (a MiB total a tool reported, e.g. GFD's nvidia.com/gpu.memory)
-    picks the nearest variant when the name alone is shared. A name that several cards share without a
-    catalogued default raises UnknownGpuError listing them; so does an unknown name, with the closest keys.
-    An AMD offload architecture (`gfx1201`, `gfx942:sramecc+:xnack-`) resolves only when one card has it.
-    """
-    query, memory_mib = _smi_line(query, memory_mib)
-    by_key = _by_key(query.strip().lower(), catalog)
-    if by_key is not None:
-        return by_key
-    vgpu = _VGPU.match(query)
-    if vgpu:
-        board = resolve_gpu(vgpu.group("board"), catalog)
-        return vgpu_type(board, int(vgpu.group("gib")), vgpu.group("series").upper(), memory_mib)
-    arch = _ARCH.search(query.lower())
-    if arch:
-        return _by_offload_arch(query, arch.group(1), catalog, memory_mib)
-    shared = _shared_name(query, catalog, memory_mib)
-    if shared is not None:
-        return shared
-    wanted = GpuName.parse(query)
-    if not wanted.model:  # '' or only a memory size ('80g', a Slurm site's GPU type)
-        named = f"{quoted(query.strip())} names no GPU model" if query.strip() else "empty GPU name"
-        raise UnknownGpuError(f"{named}; run `vllm-plan gpus` to list the known GPUs")
-    if wanted.mig:
-        raise UnknownGpuError(
-            f"{quoted(query)} is a MIG slice: its memory is a fraction of the card's; give --gpu-memory-gib"
-        )
-    exact = _unique([g for g in catalog if wanted in _names(g)])
-    same_model = _unique([g for g in catalog if any(n.model == wanted.model for n in _names(g))])
-    if wanted.memory_gb is not None and not exact:
-        written = _by_written_size(query, wanted.memory_gb, same_model, memory_mib)
-        if isinstance(written, Gpu):
-            return written
-        exact = written
-    found = exact or same_model
-    found = _by_memory_hint(found, memory_mib)
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise _ambiguous(query, found)
-    raise _unknown(query, wanted, catalog)
-
-
-def _by_written_size(query: str, memory_gb: float, same_model: list[Gpu], memory_mib: int | None) -> Gpu | list[Gpu]:
-    """The cards of one name with the size written beside it; else a memory-modified GeForce board or an integrated
-    GPU's share of its machine; else, when the name is catalogued, an error naming its known sizes."""
-    exact = [g for g in same_model if _same_memory(g, memory_gb)]
-    if exact or not same_model:
-        return exact
-    modified = _memory_modified(same_model, memory_gb)
-    if modified is not None:
-        return modified_card(modified, memory_gb, memory_mib)
-    apu = _configurable_apu(same_model, memory_gb)
-    if apu is not None:
-        return unified_share(apu, memory_gb, memory_mib)
-    known = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" for g in same_model)
-    raise UnknownGpuError(
-        f"no {memory_gb:g} GB card named {quoted(query)} in the catalog (known: {known}); "
-        "run `vllm-plan gpus` for the full names, or give --gpu-memory-gib"
     )
 
 
@@ -331,16 +142,6 @@ def vgpu_type(board: Gpu, gib: int, series: str, memory_mib: int | None = None) 
 def _vgpu_board_name(board: Gpu) -> str:
     """The board as a vGPU type's name starts: the catalog name before its form factor and size (`NVIDIA A100`)."""
     return re.split(r"[- ](?:SXM|PCIE|\d+GB)", board.name, maxsplit=1, flags=re.I)[0]
-
-
-def _memory_modified(same_model: list[Gpu], memory_gb: float) -> Gpu | None:
-    """The stock GeForce board a written size larger than every catalogued variant's belongs to: a board re-fitted
-    with larger memory chips (`RTX 2080 Ti 22G`, `RTX 4090 48G`); the largest variant's chip, else None."""
-    sized = [g for g in same_model if g.marketed_gb is not None]
-    if not sized or len(sized) < len(same_model) or not all("GEFORCE" in g.name.upper() for g in sized):
-        return None
-    stock = max(sized, key=lambda g: g.marketed_gb or 0.0)
-    return stock if memory_gb > (stock.marketed_gb or 0.0) + 0.5 else None
 
 
 def _variant(card: Gpu, suffix: str, name: str, total: int, source: str, *, estimated: bool, **more: object) -> Gpu:
@@ -382,36 +183,6 @@ def modified_card(stock: Gpu, memory_gb: float, memory_mib: int | None = None) -
         estimated=not memory_mib,
         marketed_gb=memory_gb,
     )
-
-
-def _shared_name(query: str, catalog: Sequence[Gpu], memory_mib: int | None) -> Gpu | None:
-    """One marketing name for several cards, written with a slash: rocminfo and older ROCm torch builds name every
-    gfx906 Instinct board `AMD Instinct MI60 / MI50` (lamikr/rocm_sdk_builder#180). Each part is looked up by model;
-    the reported memory picks among them, else they are listed (never guessed). None when the query has no slash or
-    no part names a catalog card."""
-    parts = [p for p in _ALTERNATIVES.split(query) if p.strip()]
-    if len(parts) < 2:
-        return None
-    models = {GpuName.parse(p).model for p in parts} - {""}
-    cards = _unique([g for g in catalog if any(n.model in models for n in _names(g))])
-    cards = _by_memory_hint(cards, memory_mib)
-    if len(cards) == 1:
-        return cards[0]
-    if cards:
-        raise _ambiguous(query, cards)
-    return None
-
-
-def _configurable_apu(same_model: list[Gpu], memory_gb: float) -> Gpu | None:
-    """The integrated GPU a written size belongs to when that size is the share of the machine's memory its BIOS
-    carve-out and GTT limit give the GPU (`Radeon 8060S 96GB` on a 128 GB Strix Halo): one unified-memory card whose
-    memory type names the GTT, and a size no larger than the machine's."""
-    if len(same_model) != 1:
-        return None
-    card = same_model[0]
-    configurable = card.unified_memory and "GTT" in card.memory_type
-    fits = card.marketed_gb is None or memory_gb <= card.marketed_gb + 0.5
-    return card if configurable and fits else None
 
 
 _MIG_PROFILE = re.compile(r"(?:^|[^\d])(\d)g\.(\d{1,4})gb\b")
@@ -457,47 +228,4 @@ def unified_share(apu: Gpu, memory_gb: float, memory_mib: int | None = None) -> 
         f"the GPU's share of the unified memory: {how}",
         estimated=False,
         share_as_written=True,
-    )
-
-
-def _smi_line(query: str, memory_mib: int | None) -> tuple[str, int | None]:
-    """The card's name out of a whole nvidia-smi line (its MiB total as the memory hint), else the query as is."""
-    listed = _SMI_LIST.match(query)
-    if listed:
-        return listed.group(1), memory_mib
-    csv = _SMI_CSV.match(query)
-    if csv:
-        return csv.group(1), memory_mib if memory_mib is not None else int(csv.group(2))
-    return query, memory_mib
-
-
-def _by_offload_arch(query: str, arch: str, catalog: Sequence[Gpu], memory_mib: int | None) -> Gpu:
-    """An AMD offload architecture names a card only when one catalog card has it (or one of its cards has the
-    memory given beside it); otherwise the candidates are listed, never guessed."""
-    cards = [g for g in catalog if g.vendor == "amd" and g.compute_capability.lower() == arch]
-    wanted = GpuName.parse(query).memory_gb
-    if wanted is not None:
-        cards = [g for g in cards if _same_memory(g, wanted)]
-    cards = _by_memory_hint(cards, memory_mib)
-    if len(cards) == 1:
-        return cards[0]
-    if not cards:
-        raise UnknownGpuError(
-            f"no catalog card has the offload architecture {quoted(arch)} ({quoted(query)}); "
-            "run `vllm-plan gpus` for the list, or give --gpu-memory-gib"
-        )
-    choices = ", ".join(f"{g.key} ({g.marketed_gb:g} GB)" if g.marketed_gb else g.key for g in cards)
-    raise UnknownGpuError(
-        f"GPU {quoted(query)} is the offload architecture {arch} of several cards: one of {choices}; "
-        "name the card (rocm-smi --showproductname prints it)"
-    )
-
-
-def _unknown(query: str, wanted: GpuName, catalog: Sequence[Gpu]) -> UnknownGpuError:
-    choices = {n.model: g.key for g in catalog for n in _names(g)}
-    close = difflib.get_close_matches(wanted.model, list(choices), n=5, cutoff=0.5)
-    hint = ", ".join(dict.fromkeys(choices[c] for c in close))
-    suffix = f"; closest: {hint}" if hint else ""
-    return UnknownGpuError(
-        f"unknown GPU {quoted(query)}{suffix} (run `vllm-plan gpus` for the list, or give --gpu-memory-gib)"
     )

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from recommender.errors import UnknownGpuError
-from recommender.hardware import Gpu, resolve_gpu
+from recommender.gpu_names import resolve_gpu
+from recommender.hardware import Gpu
 
 # How a label's value names the GPU: a GPU name as nvidia-smi/rocm-smi print it ("name"), a cloud instance type
 # ("instance-type"), an instance family whose types all carry one GPU model ("instance-family": `g4dn`, the

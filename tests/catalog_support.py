@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 
 from recommender.catalog import load_gpus, load_model
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.engine import VllmVersion
 from recommender.sources.resolve import resolve_model
 

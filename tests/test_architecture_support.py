@@ -14,7 +14,7 @@ import pytest
 
 from benchmarks.architecture_table import registry_names
 from recommender.catalog import first_release_from_row, load_first_releases, load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.architecture_support import architecture_issues
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion

@@ -12,7 +12,7 @@ from benchmarks.fidelity import RECORD_SETS, compare, load_records
 from recommender.catalog import load_gpus
 from recommender.check.evaluate import startup_fixes
 from recommender.cli import cli
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory import mamba_seqs, unified
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion

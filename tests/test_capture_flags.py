@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from recommender.catalog import load_gpus
 from recommender.cli import cli
 from recommender.errors import FlagError
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory import overheads
 from recommender.memory.budget import explain
 from recommender.memory.capture_config import capture_request, effective_mode, explicit_sizes

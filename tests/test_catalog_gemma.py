@@ -66,7 +66,7 @@ def test_cyankiwi_gemma_4_31b_awq_is_w4a16_g32_with_zero_points() -> None:
     asymmetric) of Google's layout; the weights it loads on one A100 (19.90 GiB) are within 3% of the 20.90 GB the
     repository's README gives (19.46 GiB), and club-3090's directory name for it resolves to it."""
     from recommender.catalog import load_gpus
-    from recommender.hardware import resolve_gpu
+    from recommender.gpu_names import resolve_gpu
     from recommender.memory.budget import explain
     from recommender.memory.engine import EngineFlags, VllmVersion
 

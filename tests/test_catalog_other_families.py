@@ -5,7 +5,7 @@ their sources by hand; each test's docstring names them (and the field set or is
 from __future__ import annotations
 
 from recommender.catalog import find_model, load_gpus, load_model
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.sources.resolve import resolve_model

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from recommender.catalog import load_gpus, load_model, load_models
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.planner.space import weight_options
 from recommender.sources.resolve import resolve_model
 

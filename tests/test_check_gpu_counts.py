@@ -16,7 +16,7 @@ from recommender.check.gpu_sizes import smallest_of_name
 from recommender.check.inputs import load_inputs
 from recommender.check.slurm_options import gpu_request
 from recommender.errors import UnknownGpuError
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 
 from .check_support import found_in, write_file
 from .conftest import invoke

@@ -13,7 +13,8 @@ from recommender.catalog import load_gpus
 from recommender.check.inputs import load_inputs
 from recommender.check.manifest_values import mig_profile
 from recommender.errors import UnknownGpuError
-from recommender.hardware import mig_slice, resolve_gpu
+from recommender.gpu_names import resolve_gpu
+from recommender.hardware import mig_slice
 
 from .conftest import invoke
 

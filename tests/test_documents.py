@@ -209,7 +209,7 @@ def test_annotations_round_trip_and_malformed_values(plan_data: dict[str, Any]) 
 
 def test_drift_is_compared_only_on_the_planned_setup(plan_data: dict[str, Any]) -> None:
     from recommender.catalog import load_gpus
-    from recommender.hardware import resolve_gpu
+    from recommender.gpu_names import resolve_gpu
     from recommender.memory.budget import explain
     from recommender.memory.engine import EngineFlags
     from recommender.serve_args import parse_serve_argv

@@ -12,7 +12,7 @@ import pytest
 
 from recommender.catalog import load_gpus
 from recommender.errors import UnsupportedArchitectureError
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind

@@ -7,7 +7,7 @@ import pytest
 
 from recommender.catalog import load_gpus
 from recommender.errors import FlagError
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.encoder_profile import (
     QWEN2_VL,

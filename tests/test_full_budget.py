@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from recommender.catalog import load_gpus
 from recommender.check.evaluate import startup_fixes
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory import full_budget, warmup
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion

@@ -6,8 +6,8 @@ import pytest
 
 from recommender.catalog import load_gpus
 from recommender.errors import UnknownGpuError
+from recommender.gpu_names import resolve_gpu
 from recommender.gpu_totals import memory_figures, resolve_total
-from recommender.hardware import resolve_gpu
 
 CATALOG = load_gpus()
 

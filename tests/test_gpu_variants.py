@@ -9,7 +9,7 @@ import pytest
 from benchmarks import fidelity
 from recommender.catalog import load_gpus
 from recommender.errors import UnknownGpuError
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.units import GiB, MiB
 from tests.conftest import invoke
 

@@ -8,7 +8,8 @@ import pytest
 
 from recommender.catalog import load_gpus
 from recommender.errors import InputError, UnknownGpuError
-from recommender.hardware import custom_gpu, resolve_gpu
+from recommender.gpu_names import resolve_gpu
+from recommender.hardware import custom_gpu
 from recommender.units import GiB, MiB
 
 
@@ -631,7 +632,7 @@ def test_quadro_rtx_6000_is_a_24_gb_turing_board() -> None:
     """nvidia-smi prints 'Quadro RTX 6000, 24576 MiB' (compute capability 7.5); the board is the TITAN RTX's TU102
     with 24 GB, so the memory model reads the same figures for both, and the RTX 6000 Ada is a different card."""
     from recommender.catalog import load_gpus
-    from recommender.hardware import resolve_gpu
+    from recommender.gpu_names import resolve_gpu
 
     cards = load_gpus()
     quadro, titan = resolve_gpu("Quadro RTX 6000", cards), resolve_gpu("NVIDIA TITAN RTX", cards)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from recommender.catalog import load_gpus
 from recommender.cli import cli
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.project import merge_settings

@@ -6,7 +6,7 @@ import pytest
 
 from recommender.catalog import load_gpus
 from recommender.errors import FlagError
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.kv_cache import build_layout

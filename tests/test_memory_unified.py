@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from benchmarks.fidelity import RECORD_SETS, compare, load_records
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory import overheads, unified
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion

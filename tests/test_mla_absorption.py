@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.mla_absorption import absorbed_bytes_per_layer, absorbed_layer_bytes

@@ -10,7 +10,7 @@ import pytest
 
 from recommender.catalog import find_model, load_aliases, load_gpus, load_model, load_models
 from recommender.errors import ModelConfigError, UnknownModelError, UnsupportedArchitectureError
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.kv_cache import build_layout

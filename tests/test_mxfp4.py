@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.mxfp4 import mxfp4_layout
 from recommender.memory.weights import Parallel, weight_bytes_per_gpu
 from recommender.sources.resolve import resolve_model

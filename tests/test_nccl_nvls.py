@@ -5,7 +5,7 @@ V0 0.5.3) no longer starts."""
 from __future__ import annotations
 
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory import overheads
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion

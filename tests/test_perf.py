@@ -12,7 +12,7 @@ import pytest
 
 from recommender.catalog import load_gpus
 from recommender.errors import InfeasibleError, InputError
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.bench_result import read_bench_result
 from recommender.perf.closed_form import estimate

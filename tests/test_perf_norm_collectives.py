@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.costs import engine_costs
 from recommender.perf.norm_collectives import qk_norm_collectives

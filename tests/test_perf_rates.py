@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from recommender.catalog import load_gpus
-from recommender.hardware import Gpu, custom_gpu, resolve_gpu
+from recommender.gpu_names import resolve_gpu
+from recommender.hardware import Gpu, custom_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.model.spec import QuantSpec
 from recommender.perf.kernels import (

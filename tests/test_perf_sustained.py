@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.costs import engine_costs
 from recommender.perf.params import Efficiency, PerfParams, SustainedGemm, gpu_class

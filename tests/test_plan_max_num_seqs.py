@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from recommender.catalog import load_gpus, load_model
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.engine import VllmVersion
 from recommender.planner import Hardware, Target
 from recommender.planner.evaluation import evaluate_candidate

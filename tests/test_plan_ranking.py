@@ -4,7 +4,7 @@ throughput resolution of latency plans (hand-made cases, pure functions)."""
 from __future__ import annotations
 
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.planner.service import THROUGHPUT_RESOLUTION, throughput_step
 from recommender.planner.space import provenance_of, weight_options
 from recommender.planner.types import Candidate

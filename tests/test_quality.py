@@ -42,7 +42,7 @@ def test_mypy_strict_clean() -> None:
 
 def test_core_does_not_import_io_or_presentation() -> None:
     code = (
-        "import sys; import recommender.memory.budget, recommender.model.parse, recommender.hardware; "
+        "import sys; import recommender.memory.budget, recommender.model.parse, recommender.hardware, recommender.gpu_names; "
         "bad = [m for m in ('click', 'jinja2', 'huggingface_hub', 'kubernetes', 'yaml') if m in sys.modules]; "
         "print(','.join(bad))"
     )

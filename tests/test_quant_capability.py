@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.quant_capability import capability_refusal, vllm_method

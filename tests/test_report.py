@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.perf.load import Load

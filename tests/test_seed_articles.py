@@ -21,7 +21,7 @@ import math
 import pytest
 
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.startup_issues import IssueKind

@@ -10,7 +10,7 @@ import pytest
 from benchmarks import fidelity
 from recommender.catalog import load_gpus
 from recommender.errors import FlagError
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory import spec_decode as sd
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion

@@ -224,7 +224,7 @@ def test_an_at_risk_prediction_is_not_called_a_start_beside_a_log() -> None:
     say so instead of claiming the prediction was a start that agrees."""
     from recommender.catalog import load_gpus
     from recommender.cli.log_input import render_comparison
-    from recommender.hardware import resolve_gpu
+    from recommender.gpu_names import resolve_gpu
     from recommender.log_comparison import compare_with_log
     from recommender.memory.budget import explain
     from recommender.memory.engine import EngineFlags, VllmVersion
@@ -252,7 +252,7 @@ def test_an_integrated_gpu_takes_the_total_its_log_printed() -> None:
     # its catalogued total when the log's is far off (the log is of another card).
     from recommender.catalog import load_gpus
     from recommender.cli.log_input import with_logged_total
-    from recommender.hardware import resolve_gpu
+    from recommender.gpu_names import resolve_gpu
     from recommender.units import GiB
 
     catalog = load_gpus()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recommender.catalog import load_gpus
-from recommender.hardware import resolve_gpu
+from recommender.gpu_names import resolve_gpu
 from recommender.memory import overheads, warmup
 from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recommender.hardware import Gpu, GpuName, resolve_gpu
+from recommender.gpu_names import GpuName, resolve_gpu
+from recommender.hardware import Gpu
 
 
 def smallest_of_name(written: str, card: Gpu, catalog: Sequence[Gpu]) -> Gpu:

@@ -30,7 +30,8 @@ from recommender.cli.output import format_choice, table
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json, plan_annotations
 from recommender.errors import FlagError, InputError, NotEvaluatedError
-from recommender.hardware import Gpu, given_card, mig_slice, resolve_gpu
+from recommender.gpu_names import given_card, resolve_gpu
+from recommender.hardware import Gpu, mig_slice
 from recommender.memory.engine import DEFAULT_VERSION, VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.node_gpu import gpu_from_node_labels

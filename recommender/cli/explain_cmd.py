@@ -27,7 +27,8 @@ from recommender.cli.pasted import image_release, parsed, pasted_command
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json
 from recommender.errors import FlagError, InputError, PlanError
-from recommender.hardware import Gpu, given_card, resolve_gpu
+from recommender.gpu_names import given_card, resolve_gpu
+from recommender.hardware import Gpu
 from recommender.log_comparison import compare_with_log
 from recommender.memory.budget import Explanation
 from recommender.memory.budget import explain as explain_budget

@@ -9,8 +9,9 @@ from typing import Any
 
 from recommender.catalog import load_gpus
 from recommender.errors import FlagError, InputError, UnknownGpuError
+from recommender.gpu_names import resolve_gpu
 from recommender.gpu_totals import resolve_total
-from recommender.hardware import Gpu, resolve_gpu
+from recommender.hardware import Gpu
 from recommender.log_comparison import LogComparison
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.safe_load import UntrustedDocumentError, read_text
