@@ -37,6 +37,61 @@ def test_recommend_o_file_keeps_a_changed_file_without_force_as_render_does(tmp_
     assert plan.read_text() == written
 
 
+EXPLAIN = ["explain", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "h100", "--max-model-len", "8192"]
+CHECK = ["check", "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192", "--gpu", "h100"]
+PERF = ["perf", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "h100", "--input-len", "500", "--output-len", "100"]
+COMPARE = ["perf", "--gpu", "l40s", "-dp", "4", "--compare", str(ROOT / "tests/data/bench_results/"
+           "nerdalert-llama-3.2-3b-4xl40s-10qps.json")]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("argv", "name", "other"),
+    [
+        (EXPLAIN, "budget.txt", ["--max-model-len", "4096"]),
+        (CHECK, "report.html", ["--format", "markdown"]),
+        (PERF, "bench.json", ["--max-concurrency", "4"]),
+        (COMPARE, "compare.yaml", ["--format", "json"]),
+    ],
+    ids=["explain", "check", "perf", "perf-compare"],
+)
+def test_o_file_keeps_a_changed_file_without_force(
+    tmp_path: Path, argv: list[str], name: str, other: list[str]
+) -> None:
+    """`explain`, `check` and `perf -o FILE` replaced whatever the file held (and `perf --compare` printed, ignoring
+    -o); now, as `render` and `recommend -o`, a file that differs from the new output is refused (one line, exit 2,
+    the file untouched and no temporary file left), the same output is written again silently, --force replaces
+    it, and the help says so."""
+    fmt = ["--format", {".txt": "table", ".html": "html", ".json": "json", ".yaml": "yaml"}[Path(name).suffix]]
+    out = tmp_path / name
+    out.write_text("kept: true\n")
+    refused = invoke([*argv, *fmt, "-o", str(out)], exit_code=2)
+    assert refused.stderr == f"Error: {out} exists and differs from the new output; pass --force to overwrite it\n"
+    assert out.read_text() == "kept: true\n"
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    assert invoke([*argv, *fmt, "-o", str(out), "--force"]).stdout == ""
+    written = out.read_text()
+    assert written != "kept: true\n" and written.strip()
+    invoke([*argv, *fmt, "-o", str(out)])  # the same output again: nothing to refuse
+    assert out.read_text() == written
+    invoke([*argv, *other, "-o", str(out)], exit_code=2)  # another output: refused
+    assert out.read_text() == written
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    assert "--force" in invoke([argv[0], "--help"]).stdout
+
+
+def test_perf_compare_o_file_is_the_printed_comparison(tmp_path: Path) -> None:
+    """`perf --compare -o FILE` writes what it prints; a report or a plot it cannot draw is refused (it printed
+    YAML for --format html)."""
+    out = tmp_path / "compare.txt"
+    printed = invoke(COMPARE).stdout
+    invoke([*COMPARE, "-o", str(out)])
+    assert out.read_text() == printed and "predicted" in printed
+    refused = invoke([*COMPARE, "--format", "html", "-o", str(tmp_path / "c.html")], exit_code=2)
+    assert "drop --format html and --plot" in refused.stderr
+    invoke([*COMPARE, "--plot", str(tmp_path / "c.svg")], exit_code=2)
+    assert [p.name for p in tmp_path.iterdir()] == ["compare.txt"]
+
+
 def _closed_reader(*argv: str) -> tuple[int, bytes]:
     """Run a command whose stdout reader goes away before its first write (`| head` once it has read a line)."""
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)

@@ -176,6 +176,7 @@ def check(
     chart: Path | None,
     fmt: str,
     output: Path | None,
+    force: bool,
     plot: Path | None,
 ) -> None:
     """Check vLLM deployments before they reach a GPU: will they start, do they hold their load?
@@ -216,7 +217,7 @@ def check(
     results = check_all(loaded.found, request)
     for note in loaded.notes:
         click.echo(f"note: {note}", err=True)
-    _print(results, loaded.problems, request.inputs, fmt, output, plot)
+    _print(results, loaded.problems, request.inputs, fmt, output, plot, force)
     code = exit_code(results, loaded.problems)
     if code:
         raise SystemExit(code)
@@ -317,6 +318,7 @@ def _print(
     fmt: str,
     output: Path | None,
     plot: Path | None,
+    force: bool,
 ) -> None:
     """The results in the format asked for; inputs that could not be read are rows of their own."""
     from recommender.report.check import check_report
@@ -331,6 +333,7 @@ def _print(
         document=lambda: [*(result_json(r) for r in results), *unread],
         report=lambda: check_report(results, problems, inputs),
         markdown=lambda: check_markdown(results, problems),
+        force=force,
     )
 
 

@@ -271,6 +271,7 @@ def explain(
     log_file: Path | None,
     fmt: str,
     output: Path | None,
+    force: bool,
     plot: Path | None,
     **flag_values: Any,
 ) -> None:
@@ -318,6 +319,7 @@ def explain(
         table=text,
         document=document,
         report=lambda: explain_report(result, flags, model, notes=spec.notes),
+        force=force,
     )
 
 

@@ -16,9 +16,9 @@ from recommender.cli.explain_cmd import (
     release_setting,
     serve_values,
 )
-from recommender.cli.output import emit, format_choice, table
+from recommender.cli.output import dumps, format_choice, table
 from recommender.cli.pasted import image_release
-from recommender.cli.report_options import deliver, output_option, plot_option
+from recommender.cli.report_options import deliver, output_option, plot_option, put
 from recommender.errors import InputError
 from recommender.hardware import Gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
@@ -209,6 +209,7 @@ def perf(
     compare_path: Path | None,
     fmt: str,
     output: Path | None,
+    force: bool,
     plot: Path | None,
     gpu: str | None,
     gpu_memory_gib: float | None,
@@ -238,7 +239,10 @@ def perf(
     if compare_path is not None:
         if input_len is not None or output_len is not None or sweep_text:
             raise InputError("--compare reads the load from the result file: drop --input-len/--output-len/--sweep")
-        _compare_output(compare_path, model_ref, engine, dataset_name, params, fmt)
+        if fmt == "html" or plot is not None:
+            raise InputError("--compare prints a table, json or yaml: drop --format html and --plot")
+        text = _compare_output(compare_path, model_ref, engine, dataset_name, params, fmt)
+        put(text, output, force=force)
         return
     model_ref = model_ref or project_setting("model")
     if not model_ref:
@@ -251,7 +255,7 @@ def perf(
     load.validate()
     report_wanted = fmt == "html" or plot is not None  # a report draws the curve around a single point too
     prediction = _predict(resolve_model(model_ref), engine, load, params, sweep_text, report_wanted)
-    _print_prediction(prediction, fmt, output, plot)
+    _print_prediction(prediction, fmt, output, plot, force)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +292,7 @@ def _predict(
     return Prediction(model, engine, load, params, result, curve)
 
 
-def _print_prediction(p: Prediction, fmt: str, output: Path | None, plot: Path | None) -> None:
+def _print_prediction(p: Prediction, fmt: str, output: Path | None, plot: Path | None, force: bool) -> None:
     """The prediction as a table (with the expected error), a bench-like document, or a report."""
     from recommender.report.perf import perf_report
 
@@ -330,6 +334,7 @@ def _print_prediction(p: Prediction, fmt: str, output: Path | None, plot: Path |
         table=text,
         document=document,
         report=lambda: perf_report(head["command"], p.load, startup(model, hw, flags, v), r, s),
+        force=force,
     )
 
 
@@ -340,14 +345,13 @@ def _compare_output(
     dataset: str,
     params: PerfParams,
     fmt: str,
-) -> None:
+) -> str:
     """`perf --compare`: the prediction beside a real result, metric by metric."""
     pred, measured = _compare(path, model_ref, engine, dataset, params)
     if fmt == "table":
-        click.echo(f"{measured.model_id} on {engine.gpu.name}: {measured.load.describe()}")
-        click.echo(table(("metric", "predicted", "measured", "error"), _compare_rows(pred, measured)))
-    else:
-        emit({"predicted": pred.bench_json(), "measured": dict(measured.measured)}, fmt)
+        head = f"{measured.model_id} on {engine.gpu.name}: {measured.load.describe()}"
+        return f"{head}\n{table(('metric', 'predicted', 'measured', 'error'), _compare_rows(pred, measured))}\n"
+    return dumps({"predicted": pred.bench_json(), "measured": dict(measured.measured)}, fmt)
 
 
 def _client_load(

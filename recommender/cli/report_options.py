@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from recommender.report.write import Staged
 
 PLOT_SUFFIXES = (".svg", ".png")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _plot_path(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -33,12 +34,24 @@ def _plot_path(ctx: click.Context, param: click.Parameter, value: Path | None) -
     return value
 
 
-output_option = click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the output to FILE (atomically) instead of printing it.",
-)
+def output_option(func: F) -> F:
+    """-o FILE and --force: the output written atomically, a file that differs from it kept unless --force (as
+    `render` and `recommend -o` keep theirs)."""
+    func = click.option(
+        "--force",
+        is_flag=True,
+        help="Replace an -o FILE (or --plot image) that differs from the new output; without it such a file is "
+        "kept and the command exits 2.",
+    )(func)
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write the output to FILE (atomically) instead of printing it; an existing FILE that differs from the "
+        "new output is refused unless --force.",
+    )(func)
+
+
 plot_option = click.option(
     "--plot",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -88,13 +101,12 @@ def deliver(
     document: Callable[[], Any],
     report: Callable[[], Report],
     markdown: Callable[[], str] | None = None,
-    force: bool | None = None,
+    force: bool,
 ) -> None:
     """Print (or write to -o FILE) the output in `fmt`, and draw --plot; each form is computed only if asked.
-    `force`: None for a command without --force (its -o replaces the file); False refuses to replace a file that
-    differs from the new output, as `render` refuses (recommend, whose --force is render's)."""
+    Without `force`, a file (-o or --plot) that differs from the new output is refused, as `render` refuses."""
     built = report() if fmt == "html" or plot is not None else None
-    keep = force is False
+    keep = not force
     with plotted(plot, built, keep_changed=keep):
         if fmt == "html" and built is not None:
             from recommender.report.html import html_page
@@ -106,9 +118,14 @@ def deliver(
             text = table() + "\n"
         else:
             text = dumps(document(), fmt)
-        if output is None:
-            click.echo(text, nl=False)
-        else:
-            from recommender.report.write import write_atomic
+        put(text, output, force=force)
 
-            write_atomic(output, text.encode("utf-8"), keep_changed=keep)
+
+def put(text: str, output: Path | None, *, force: bool) -> None:
+    """Print `text`, or write it to -o FILE atomically (a file that differs from it kept unless `force`)."""
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        from recommender.report.write import write_atomic
+
+        write_atomic(output, text.encode("utf-8"), keep_changed=not force)
