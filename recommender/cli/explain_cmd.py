@@ -298,9 +298,9 @@ def explain(
 
     # what would make a failing start (or a warm-up at risk) work, each change re-checked, as `check` prints it
     fixes = startup_fixes(spec, hw, flags, version, result, free_bytes=free) if result.errors or risky(result) else []
-
-    where = f"{log_file}; GPU {gpu_source}"
-    compared = (compare_with_log(result, logged), logged, where) if logged is not None else None
+    compared = (
+        (compare_with_log(result, logged), logged, f"{log_file}; GPU {gpu_source}") if logged is not None else None
+    )
 
     def document() -> dict[str, Any]:
         doc = _explain_document(result, fixes)
@@ -309,7 +309,7 @@ def explain(
 
     def text() -> str:
         fix = [f"  fix: {', '.join(fixes)}"] if fixes else []
-        log = ["", render_comparison(compared[0], where)] if compared else []
+        log = ["", render_comparison(compared[0], compared[2])] if compared else []
         return "".join(f"note: {n}\n" for n in spec.notes) + "\n".join([render_table(result), *fix, *log])
 
     deliver(

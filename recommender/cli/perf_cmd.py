@@ -237,12 +237,8 @@ def perf(
     engine = engine_setup(values, gpu, gpu_memory_gib, vllm_version, _first(async_scheduling, from_command))
     params = _params(no_local_calibration)
     if compare_path is not None:
-        if input_len is not None or output_len is not None or sweep_text:
-            raise InputError("--compare reads the load from the result file: drop --input-len/--output-len/--sweep")
-        if fmt == "html" or plot is not None:
-            raise InputError("--compare prints a table, json or yaml: drop --format html and --plot")
-        text = _compare_output(compare_path, model_ref, engine, dataset_name, params, fmt)
-        put(text, output, force=force)
+        _compare_alone(input_len is not None or output_len is not None or bool(sweep_text), fmt, plot)
+        put(_compare_output(compare_path, model_ref, engine, dataset_name, params, fmt), output, force=force)
         return
     model_ref = model_ref or project_setting("model")
     if not model_ref:
@@ -336,6 +332,15 @@ def _print_prediction(p: Prediction, fmt: str, output: Path | None, plot: Path |
         report=lambda: perf_report(head["command"], p.load, startup(model, hw, flags, v), r, s),
         force=force,
     )
+
+
+def _compare_alone(load_given: bool, fmt: str, plot: Path | None) -> None:
+    """--compare takes its load from the result file and prints a table, json or yaml: refuse the options it would
+    ignore."""
+    if load_given:
+        raise InputError("--compare reads the load from the result file: drop --input-len/--output-len/--sweep")
+    if fmt == "html" or plot is not None:
+        raise InputError("--compare prints a table, json or yaml: drop --format html and --plot")
 
 
 def _compare_output(
