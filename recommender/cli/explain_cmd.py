@@ -293,14 +293,11 @@ def explain(
     free = free_bytes(free_memory_gib, hw)
     spec = resolve_model(model, revision=revision)
     result = explain_budget(spec, hw, flags, version, free_bytes=free, draft=draft_spec(flags))
-    from recommender.check.evaluate import startup_fixes
     from recommender.report.explain import explain_report
 
-    # what would make a failing start (or a warm-up at risk) work, each change re-checked, as `check` prints it
-    fixes = startup_fixes(spec, hw, flags, version, result, free_bytes=free) if result.errors or risky(result) else []
-    compared = (
-        (compare_with_log(result, logged), logged, f"{log_file}; GPU {gpu_source}") if logged is not None else None
-    )
+    fixes = _fixes(spec, hw, flags, version, result, free)
+    where = f"{log_file}; GPU {gpu_source}"
+    compared = (compare_with_log(result, logged), logged, where) if logged is not None else None
 
     def document() -> dict[str, Any]:
         doc = _explain_document(result, fixes)
@@ -309,7 +306,7 @@ def explain(
 
     def text() -> str:
         fix = [f"  fix: {', '.join(fixes)}"] if fixes else []
-        log = ["", render_comparison(compared[0], compared[2])] if compared else []
+        log = ["", render_comparison(compared[0], where)] if compared else []
         return "".join(f"note: {n}\n" for n in spec.notes) + "\n".join([render_table(result), *fix, *log])
 
     deliver(
@@ -321,6 +318,17 @@ def explain(
         report=lambda: explain_report(result, flags, model, notes=spec.notes),
         force=force,
     )
+
+
+def _fixes(
+    spec: ModelSpec, hw: Gpu, flags: EngineFlags, version: VllmVersion, result: Explanation, free: int | None
+) -> list[str]:
+    """What would make a failing start (or a warm-up at risk) work, each change re-checked, as `check` prints it."""
+    if not result.errors and not risky(result):
+        return []
+    from recommender.check.evaluate import startup_fixes
+
+    return startup_fixes(spec, hw, flags, version, result, free_bytes=free)
 
 
 def draft_spec(flags: EngineFlags) -> ModelSpec | None:
