@@ -30,7 +30,15 @@ from dataclasses import dataclass
 
 from recommender.perf.costs import EngineCosts
 from recommender.perf.load import Requests
-from recommender.perf.step import Parts, StepTime, batch_parts, decode_fixed_parts, decode_parts
+from recommender.perf.step import (
+    Parts,
+    StepTime,
+    batch_parts,
+    decode_fixed_parts,
+    decode_parts,
+    interpolate_parts,
+    steps_to_reach,
+)
 from recommender.units import cdiv
 
 MAX_ITERATIONS = 5_000_000
@@ -375,9 +383,9 @@ class _Engine:
             fixed = self.fixed[n_dec] = decode_fixed_parts(self.c, n_dec)
         first, last = decode_parts(self.c, n_dec, ctx0, ctx0 + n_dec * (k - 1), fixed)
         if not self.waiting and self.entering and k > 1:
-            j = _steps_to_reach(first[0], (last[0] - first[0]) / (k - 1), self.entering[0][0] - self.t)
+            j = steps_to_reach(first[0], (last[0] - first[0]) / (k - 1), self.entering[0][0] - self.t)
             if j < k:
-                last = _interpolate(first, last, (j - 1) / (k - 1))
+                last = interpolate_parts(first, last, (j - 1) / (k - 1))
                 k = j
         self.used += growth * k
         self.advance(first, last, k, n_dec)
@@ -471,29 +479,6 @@ class _Engine:
             kv_blocked=self.kv_blocked,
             seqs_blocked=self.seqs_blocked,
         )
-
-
-def _interpolate(a: Parts, b: Parts, q: float) -> Parts:
-    """The step a fraction q of the way from a to b (step times are linear in the context within a stretch)."""
-    return (
-        a[0] + (b[0] - a[0]) * q,
-        a[1] + (b[1] - a[1]) * q,
-        a[2] + (b[2] - a[2]) * q,
-        a[3] + (b[3] - a[3]) * q,
-        a[4] + (b[4] - a[4]) * q,
-    )
-
-
-def _steps_to_reach(a: float, b: float, dt: float) -> int:
-    """Smallest j >= 1 with j*a + b*j*(j-1)/2 >= dt (step times a, a+b, a+2b, ...)."""
-    if dt <= a:
-        return 1
-    if b <= 1e-15:
-        return max(1, math.ceil(dt / a))
-    # b/2 j^2 + (a - b/2) j - dt = 0
-    p = a - b / 2
-    j = (-p + math.sqrt(p * p + 2 * b * dt)) / b
-    return max(1, math.ceil(j - 1e-9))
 
 
 def replay(costs: EngineCosts, requests: Requests, max_concurrency: int | None) -> Timeline:

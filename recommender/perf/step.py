@@ -209,3 +209,26 @@ def decode_steps(
     parts = fixed if fixed is not None else decode_fixed_parts(c, decodes)
     first, last = decode_parts(c, decodes, first_context, last_context, parts)
     return StepTime(*first), StepTime(*last)
+
+
+def interpolate_parts(a: Parts, b: Parts, q: float) -> Parts:
+    """The step a fraction q of the way from a to b (step times are linear in the context within a stretch)."""
+    return (
+        a[0] + (b[0] - a[0]) * q,
+        a[1] + (b[1] - a[1]) * q,
+        a[2] + (b[2] - a[2]) * q,
+        a[3] + (b[3] - a[3]) * q,
+        a[4] + (b[4] - a[4]) * q,
+    )
+
+
+def steps_to_reach(a: float, b: float, dt: float) -> int:
+    """Smallest j >= 1 with j*a + b*j*(j-1)/2 >= dt (step times a, a+b, a+2b, ...)."""
+    if dt <= a:
+        return 1
+    if b <= 1e-15:
+        return max(1, math.ceil(dt / a))
+    # b/2 j^2 + (a - b/2) j - dt = 0
+    p = a - b / 2
+    j = (-p + math.sqrt(p * p + 2 * b * dt)) / b
+    return max(1, math.ceil(j - 1e-9))
