@@ -59,6 +59,9 @@ HELDOUT_12 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points
 # Ids J...: a thirteenth blind set (MiniMax-M2.5 FP8 TP4 on 4 x B200 from Vultr's cookbook, Ministral-3-3B/8B-Instruct
 # on an MI300X from the vLLM recipes' Ministral 3 guide), measured the same way.
 HELDOUT_13 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_13.jsonl"
+# Ids R...: a fourteenth blind set (gpt-oss-120b TP8 on 8 x H100 SXM, vLLM 0.15.1, InferenceX's power-sweep runs of issue
+# #828 at 4-64 in flight and 1k/1k, 1k/8k and 8k/1k lengths), measured the same way.
+HELDOUT_14 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_14.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -358,7 +361,7 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
-    if row["id"][0] in "FJKMNQSTVWXYZ":  # field points and the second to thirteenth blind sets: never fitted on
+    if row["id"][0] in "FJKMNQRSTVWXYZ":  # field points and the second to fourteenth blind sets: never fitted on
         return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 

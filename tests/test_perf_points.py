@@ -18,6 +18,7 @@ from benchmarks.perf_points import (
     HELDOUT_11,
     HELDOUT_12,
     HELDOUT_13,
+    HELDOUT_14,
     HOLDOUT_GROUPS,
     _random_lengths,
     points,
@@ -530,6 +531,31 @@ def test_thirteenth_blind_set_is_new_points_of_combinations_the_fit_never_saw() 
     # the 8B command's --max-num-batched-tokens; the 3B one states none
     assert (j006.flags.max_num_batched_tokens, j005.flags.max_num_batched_tokens) == (8192, None)
     assert j006.catalog_model == "mistralai/Ministral-3-8B-Instruct-2512"
+
+
+def test_fourteenth_blind_set_is_new_points_of_a_combination_the_fit_never_saw() -> None:
+    blind = points((HELDOUT_14,))
+    assert len(blind) >= 12
+    fitted = {p.group for p in points()}
+    earlier = {(p.source, p.load.max_concurrency, p.model) for p in points((FIELD, HELDOUT_12, HELDOUT_13))}
+    for p in blind:
+        assert p.id.startswith("R"), p.id
+        assert p.use == "field", (p.id, p.reason)
+        assert p.group not in fitted, (p.id, p.group)
+        assert (p.source, p.load.max_concurrency, p.model) not in earlier, p.id
+        assert "ttft" not in p.measured, p.id  # the stored table prints no TTFT
+    by = {p.id: p for p in blind}
+    # InferenceX's power sweep: TP8, --max-num-seqs = the concurrency, ten prompts a user, vLLM 0.15.1
+    r001, r010 = by["R001"], by["R010"]
+    assert (r001.gpu, r001.flags.tensor_parallel_size, r001.flags.max_num_seqs) == ("h100-sxm", 8, 4)
+    assert (r010.load.num_prompts, r010.load.max_concurrency, r010.flags.max_model_len) == (640, 64, 10240)
+    assert (r001.version.minor, r001.version.patch) == (15, 1)
+    # InferenceX draws each length in [0.8 L, L]: means 921.5 / 7,372.5, a +-11 % spread around them
+    assert (r010.load.input_len, r010.load.output_len) == (921.5, 7372.5)
+    assert r001.load.jitter == pytest.approx(0.2 / 1.8)
+    # Tput/GPU is input + output a GPU: output is that x 8 x the output share
+    assert r001.measured == pytest.approx({"tpot": 3.72, "throughput": 260.5 * 8 / 2})
+    assert by["R011"].measured["throughput"] == pytest.approx(1080.5 * 8 * 921.5 / (7372.5 + 921.5), rel=1e-3)
 
 
 def test_only_runs_stated_to_re_send_every_prompt_are_read_as_cached() -> None:
