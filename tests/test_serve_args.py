@@ -13,8 +13,9 @@ import yaml
 from recommender.catalog import load_flag_table
 from recommender.errors import FlagError
 from recommender.memory.engine import VllmVersion
-from recommender.serve_args import ENGINE_FIELDS, config_args, parse_serve_argv
+from recommender.serve_args import config_args, parse_serve_argv
 from recommender.serve_release_errors import choice_errors, not_accepted, strict_errors
+from recommender.serve_values import ENGINE_FIELDS
 
 from .conftest import ROOT
 

@@ -22,7 +22,6 @@ from recommender.memory.startup_issues import IssueKind
 from recommender.quoting import clipped, quoted
 from recommender.serve_args import (
     DEFAULT_MODEL,
-    ENGINE_READ_DESTS,
     ConfigReader,
     GivenFlag,
     ServeCommand,
@@ -32,6 +31,7 @@ from recommender.serve_args import (
 )
 from recommender.serve_argv_builder import build_serve_argv
 from recommender.serve_release_errors import choice_errors
+from recommender.serve_values import ENGINE_READ_DESTS
 
 _VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Za-z_][A-Za-z0-9_]*|\d+|[@*])|<[A-Za-z_][^<>]*>")
 # a model written as a template placeholder (V_MODEL_PATH, MODEL_ID) that a tutorial substitutes before applying
