@@ -1,0 +1,50 @@
+"""Catalog entries added for issue #11's coverage list (benchmarks/catalog_coverage.py), each counted by hand from
+vLLM's model file for its architecture and checked against the count its publisher prints."""
+
+from __future__ import annotations
+
+from recommender.sources.resolve import resolve_model
+
+from .catalog_support import reconstructed
+
+
+def test_bloom_176b_by_hand_is_the_model_cards_count() -> None:
+    """bigscience/bloom (vllm bloom.py): 70 layers of h = 14336, each a fused biased QKV (3h x h + 3h), a biased dense
+    (h x h + h), a biased GELU MLP h -> 4h -> h and two LayerNorms (weight and bias); a 250,880-row word embedding with
+    its LayerNorm, a final LayerNorm and the head tied to the embedding. The BLOOM model card: '176,247,271,424
+    parameters'. The early config names the width n_embed and the heads num_attention_heads."""
+    h, layers, vocab = 14336, 70, 250880
+    per_layer = (3 * h * h + 3 * h) + (h * h + h) + (h * 4 * h + 4 * h) + (4 * h * h + h) + 2 * 2 * h
+    total = layers * per_layer + vocab * h + 2 * h + 2 * h
+    assert total == 176_247_271_424
+    spec = resolve_model("bigscience/bloom")
+    assert spec.params is not None and spec.params.total == total
+    assert spec.params.lm_head == 0 and not spec.approximate
+    assert (spec.num_layers, spec.num_heads, spec.head_dim) == (70, 112, 128)
+
+
+def test_mamba_2_8b_hf_by_hand() -> None:
+    """state-spaces/mamba-2.8b-hf (vllm mamba.py, MambaMixer): 64 layers of d = 2560 with inner e = 5120, state 16,
+    conv 4, dt rank 160: in_proj d x 2e, a biased depthwise conv (e x 4 + e), x_proj e x (160 + 2 x 16), a biased
+    dt_proj (160 x e + e), A_log e x 16, D e, out_proj e x d and one RMSNorm a layer; a 50,280-row embedding tied to
+    the head and a final RMSNorm: 2,768,345,600 parameters (the release's '2.8B')."""
+    d, e, layers, vocab, rank, state = 2560, 5120, 64, 50280, 160, 16
+    per_layer = d * 2 * e + (e * 4 + e) + e * (rank + 2 * state) + (rank * e + e) + e * state + e + e * d + d
+    total = layers * per_layer + vocab * d + d
+    assert total == 2_768_345_600
+    spec = resolve_model("state-spaces/mamba-2.8b-hf")
+    assert spec.params is not None and spec.params.total == total and not spec.approximate
+    assert round(total / 1e9, 1) == 2.8
+
+
+def test_internlm2_7b_is_the_chat_releases_network_and_says_reconstructed() -> None:
+    """internlm/internlm2-7b (reconstructed from a test fixture named 'InternLM2 7B'): the widths of the bundled
+    internlm2-chat-7b, the publisher's own file, so the same 7,737,708,544 parameters (32 layers of 4096, 32/8 heads
+    of 128, MLP 14336, untied 92,544-row embedding and head)."""
+    h, layers, vocab, kv = 4096, 32, 92544, 1024
+    total = layers * (2 * h * h + 2 * h * kv + 3 * h * 14336 + 2 * h) + 2 * vocab * h + h
+    base, chat = resolve_model("internlm/internlm2-7b"), resolve_model("internlm/internlm2-chat-7b")
+    assert base.params is not None and chat.params is not None
+    assert base.params.total == chat.params.total == total == 7_737_708_544
+    assert base.max_model_len == chat.max_model_len == 32768
+    assert reconstructed("internlm/internlm2-7b") and not reconstructed("internlm/internlm2-chat-7b")
