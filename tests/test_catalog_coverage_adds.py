@@ -48,3 +48,33 @@ def test_internlm2_7b_is_the_chat_releases_network_and_says_reconstructed() -> N
     assert base.params.total == chat.params.total == total == 7_737_708_544
     assert base.max_model_len == chat.max_model_len == 32768
     assert reconstructed("internlm/internlm2-7b") and not reconstructed("internlm/internlm2-chat-7b")
+
+
+def test_lfm2_5_releases_are_lfm2s_network_at_the_cards_counts() -> None:
+    """LiquidAI/LFM2.5-1.2B-* and LFM2.5-350M (reconstructed): their cards say LFM2.5 'builds on the LFM2
+    architecture' and state 1.17B parameters, 16 layers (10 LIV convolution + 6 GQA blocks) and a 65,536-token
+    vocabulary for the 1.2B models, the figures of LFM2-1.2B (1,170,340,608); the 350M release is LFM2-350M's network
+    (354,483,968, its card's exact count)."""
+    for suffix in ("Base", "Instruct", "JP", "Thinking"):
+        spec = resolve_model(f"LiquidAI/LFM2.5-1.2B-{suffix}")
+        assert spec.params is not None and spec.params.total == 1_170_340_608
+        assert round(spec.params.total / 1e9, 2) == 1.17
+        assert spec.layer_kinds.count("full") == 6 and len(spec.layer_kinds) == 16
+        assert reconstructed(f"LiquidAI/LFM2.5-1.2B-{suffix}")
+    small = resolve_model("LiquidAI/LFM2.5-350M")
+    assert small.params is not None and small.params.total == 354_483_968
+    assert reconstructed("LiquidAI/LFM2.5-350M")
+
+
+def test_mistral_community_mixtral_8x22b_by_hand() -> None:
+    """mistral-community/Mixtral-8x22B-v0.1 (the repository's own config.json): 56 layers of 6144, attention q/o
+    6144 x 6144 and k/v 6144 x 1024, 8 experts of 3 x 6144 x 16384, a router 6144 x 8, two RMSNorms a layer, untied
+    32,000-row embedding and head and a final norm: 140,620,634,112 parameters (Mistral AI: 141B), the same network as
+    the bundled mistralai/Mixtral-8x22B-v0.1."""
+    h, layers, vocab = 6144, 56, 32000
+    per_layer = 2 * h * h + 2 * h * 1024 + 8 * 3 * h * 16384 + h * 8 + 2 * h
+    total = layers * per_layer + 2 * vocab * h + h
+    assert total == 140_620_634_112 and round(total / 1e9) == 141
+    community, mistral = resolve_model("mistral-community/Mixtral-8x22B-v0.1"), resolve_model("mistralai/Mixtral-8x22B-v0.1")
+    assert community.params is not None and mistral.params is not None
+    assert community.params.total == mistral.params.total == total and not community.approximate
