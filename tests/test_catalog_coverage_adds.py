@@ -75,6 +75,9 @@ def test_mistral_community_mixtral_8x22b_by_hand() -> None:
     per_layer = 2 * h * h + 2 * h * 1024 + 8 * 3 * h * 16384 + h * 8 + 2 * h
     total = layers * per_layer + 2 * vocab * h + h
     assert total == 140_620_634_112 and round(total / 1e9) == 141
-    community, mistral = resolve_model("mistral-community/Mixtral-8x22B-v0.1"), resolve_model("mistralai/Mixtral-8x22B-v0.1")
+    community, mistral = (
+        resolve_model("mistral-community/Mixtral-8x22B-v0.1"),
+        resolve_model("mistralai/Mixtral-8x22B-v0.1"),
+    )
     assert community.params is not None and mistral.params is not None
     assert community.params.total == mistral.params.total == total and not community.approximate
