@@ -59,7 +59,7 @@ HELDOUT_12 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points
 # Ids J...: a thirteenth blind set (MiniMax-M2.5 FP8 TP4 on 4 x B200 from Vultr's cookbook, Ministral-3-3B/8B-Instruct
 # on an MI300X from the vLLM recipes' Ministral 3 guide), measured the same way.
 HELDOUT_13 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_13.jsonl"
-# Ids R...: a fourteenth blind set (gpt-oss-120b TP8 on 8 x H100 SXM, vLLM 0.15.1, InferenceX's power-sweep runs of issue
+# Ids R...: a fourteenth blind set (gpt-oss-120b TP8/TP4/TP2 on H100 SXM, vLLM 0.15.1, InferenceX's power-sweep runs of issue
 # #828 at 4-64 in flight and 1k/1k, 1k/8k and 8k/1k lengths), measured the same way.
 HELDOUT_14 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_14.jsonl"
 
