@@ -17,6 +17,7 @@
     python benchmarks/fidelity.py --records field13    # round 13 (T*), notes, logs and issues, data-centre cards, blind
     python benchmarks/fidelity.py --records field14    # round 14 (U*), 2026 releases, big cards, TP and MoE, blind
     python benchmarks/fidelity.py --records field15    # round 15 (W*), 2026 notes and guides, AMD and small cards, blind
+    python benchmarks/fidelity.py --records field16    # round 16 (X*), 2026 notes, logs, an issue; Blackwell, Thor, blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -77,6 +78,7 @@ FIELD12 = (DATA / "vllm_startup_logs_field12.jsonl",)
 FIELD13 = (DATA / "vllm_startup_logs_field13.jsonl",)
 FIELD14 = (DATA / "vllm_startup_logs_field14.jsonl",)
 FIELD15 = (DATA / "vllm_startup_logs_field15.jsonl",)
+FIELD16 = (DATA / "vllm_startup_logs_field16.jsonl",)
 RECORD_SETS = {
     "calibration": DEFAULT,
     "field": FIELD,
@@ -94,6 +96,7 @@ RECORD_SETS = {
     "field13": FIELD13,
     "field14": FIELD14,
     "field15": FIELD15,
+    "field16": FIELD16,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 # the --quantization methods a record passes through: those vLLM can also apply to a 16-bit checkpoint at load
@@ -699,11 +702,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2' ... 'field15' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field16' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 16))),
+        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 17))),
         help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")

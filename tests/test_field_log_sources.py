@@ -5,7 +5,7 @@ total its log printed) and its release. The sets: round 8 (N001-N025, held-out-8
 run vLLM, one annotated blog log), round 9 (P001-P015, held-out-9: logs committed to GitHub and issue threads),
 round 10 (Q001-Q019, held-out-10: notes, reports and guides committed to GitHub, most cited by the code index's
 read_file id), round 11 (R001-R020, held-out-11), round 12 (S001-S020, held-out-12), round 13 (T001-T020, held-out-13),
-round 14 (U001-U020, held-out-14), round 15 (W001-W020, held-out-15).
+round 14 (U001-U020, held-out-14), round 15 (W001-W020, held-out-15), round 16 (X001-X021, held-out-16).
 The figures each record's `raw`
 excerpt prints are checked against the record by tests/test_startup_log.py; each set's blind measurement is benchmarks/data/calibration/FIELDN-FINDINGS.md."""
 
@@ -24,6 +24,7 @@ from benchmarks.fidelity import (
     FIELD13,
     FIELD14,
     FIELD15,
+    FIELD16,
     RECORD_SETS,
     load_records,
     main,
@@ -34,6 +35,7 @@ HELD_OUT_12 = load_records(*FIELD12)
 HELD_OUT_13 = load_records(*FIELD13)
 HELD_OUT_14 = load_records(*FIELD14)
 HELD_OUT_15 = load_records(*FIELD15)
+HELD_OUT_16 = load_records(*FIELD16)
 
 
 def _source_key(source: str) -> str:
@@ -298,3 +300,39 @@ def test_held_out_15_records_say_whether_vllm_started_and_on_what() -> None:
 def test_held_out_15_is_selectable_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--records", "field15", "--split", "held-out-15", "--quiet"]) == 0
     assert f"records: {len(HELD_OUT_15)};" in capsys.readouterr().out
+
+
+def test_held_out_16_sources_are_new_and_quoted() -> None:
+    # round 16 (benchmarks/data/calibration/vllm_startup_logs_field16.jsonl, X001-X020): no source any other set used,
+    # no two records of the round share one, and none repeats an earlier record's token count
+    earlier = [r for name, files in RECORD_SETS.items() if name != "field16" for r in load_records(*files)]
+    earlier_keys = {_source_key(r["source"]) for r in earlier}
+    ids = [r["id"] for r in HELD_OUT_16]
+    assert ids == [f"X{i:03d}" for i in range(1, len(ids) + 1)] and len(ids) >= 20
+    keys = [_source_key(r["source"]) for r in HELD_OUT_16]
+    assert len(set(keys)) == len(keys)
+    for r in HELD_OUT_16:
+        assert r["source"].startswith(("https://github.com/", "GitHub-hosted ")), r["id"]
+        assert _source_key(r["source"]) not in earlier_keys, r["id"]
+        assert r["split"] == "held-out-16" and r["raw"] and r["source_type"], r["id"]
+    tokens = {r["kv_cache_tokens"] for r in earlier if r.get("kv_cache_tokens")}
+    for r in HELD_OUT_16:
+        assert not r.get("kv_cache_tokens") or r["kv_cache_tokens"] not in tokens, r["id"]
+
+
+def test_held_out_16_records_say_whether_vllm_started_and_on_what() -> None:
+    # round 16 keeps logs whose card the source does not name (WSL2 boots, a laptop, an issue's "24 GB GPU"): their
+    # `gpu` is null and their notes say the card is not named and what the figures imply, so they count as unresolved
+    figures = ("weights_gib", "kv_available_gib", "kv_cache_tokens", "num_gpu_blocks", "max_concurrency")
+    for r in HELD_OUT_16:
+        assert re.match(r"(ok|failed)\b", r["status"]), r["id"]
+        assert r["status"].startswith("ok") or r["error"], r["id"]
+        assert r["status"].startswith("failed") or any(r[f] is not None for f in figures), r["id"]
+        assert r["gpu"] or r["gpu_total_gib"] or re.search(r"card is not named|names no card", r["notes"]), r["id"]
+        assert r["vllm_version"] or r["vllm_version_estimate"], r["id"]
+    assert {r["status"].split()[0] for r in HELD_OUT_16} == {"ok", "failed"}
+
+
+def test_held_out_16_is_selectable_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--records", "field16", "--split", "held-out-16", "--quiet"]) == 0
+    assert f"records: {len(HELD_OUT_16)};" in capsys.readouterr().out
