@@ -81,3 +81,20 @@ def test_mistral_community_mixtral_8x22b_by_hand() -> None:
     )
     assert community.params is not None and mistral.params is not None
     assert community.params.total == mistral.params.total == total and not community.approximate
+
+
+def test_persimmon_8b_by_hand_from_vllms_model_file() -> None:
+    """adept/persimmon-8b-base and -chat (their own config.json files; vllm persimmon.py, served until 0.25.0): 36
+    layers of h = 4096 with 64 heads of 64, each a fused biased query_key_value (3h x h + 3h), a biased dense, LayerNorm
+    q/k over head_dim (weight and bias: 2 x 2 x 64), a biased relu2 MLP h -> 16384 -> h and two LayerNorms; an untied
+    262,144-row embedding and bias-free lm_head and a final LayerNorm: 9,397,175,296 parameters, 'fewer than 10 billion'
+    as Adept's release post says (its '8B' names the class; the 262,144-row tables hold 2.1B, '70k unused embeddings'
+    among them)."""
+    h, layers, vocab, head, inter = 4096, 36, 262144, 64, 16384
+    per_layer = (3 * h * h + 3 * h) + (h * h + h) + 2 * 2 * head + (h * inter + inter) + (inter * h + h) + 2 * 2 * h
+    total = layers * per_layer + 2 * vocab * h + 2 * h
+    assert total == 9_397_175_296 and total < 10**10
+    for model in ("adept/persimmon-8b-base", "adept/persimmon-8b-chat"):
+        spec = resolve_model(model)
+        assert spec.params is not None and spec.params.total == total and not spec.approximate
+        assert (spec.head_dim, spec.max_model_len) == (64, 16384)

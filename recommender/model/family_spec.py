@@ -148,6 +148,17 @@ PHI = Family(
     lm_head_bias=True,
     adapt=phi_keys,
 )
+# Persimmon (PersimmonForCausalLM, vllm/model_executor/models/persimmon.py, served until 0.25.0): sequential
+# LayerNorm blocks (input_layernorm, post_attention_layernorm, final_layernorm, weight and bias), a fused biased
+# query_key_value and a biased dense, LayerNorm q/k over head_dim when qk_layernorm, a biased relu2 MLP
+# dense_h_to_4h -> dense_4h_to_h, an untied bias-free lm_head (PersimmonConfig ties nothing by default).
+PERSIMMON = Family(
+    "Persimmon",
+    "vllm/model_executor/models/persimmon.py (to 0.25.0)",
+    gated_mlp=False,
+    norm="layer",
+    adapt=phi_keys,
+)
 STARCODER2 = Family(
     "StarCoder2",
     "transformers Starcoder2ForCausalLM (vLLM's Transformers backend)",
