@@ -98,3 +98,32 @@ def test_persimmon_8b_by_hand_from_vllms_model_file() -> None:
         spec = resolve_model(model)
         assert spec.params is not None and spec.params.total == total and not spec.approximate
         assert (spec.head_dim, spec.max_model_len) == (64, 16384)
+
+
+def test_gpt_bigcode_santacoder_by_hand() -> None:
+    """bigcode/gpt_bigcode-santacoder (reconstructed): 24 layers of 2048 with 16 query heads of 128 and one shared K/V
+    head, a biased c_attn (2048 + 2 x 128 rows) and c_proj, a biased GELU MLP of 8192, two LayerNorms a layer, a
+    learned 2,048-row position table, a 49,280-row embedding tied to the head and a final LayerNorm: 1,124,886,528
+    parameters (BigCode: SantaCoder, 1.1B)."""
+    h, layers, vocab, inter = 2048, 24, 49280, 8192
+    per_layer = ((h + 2 * 128) * h + h + 256) + (h * h + h) + (h * inter + inter) + (inter * h + h) + 2 * 2 * h
+    total = layers * per_layer + vocab * h + 2048 * h + 2 * h
+    assert total == 1_124_886_528 and round(total / 1e9, 1) == 1.1
+    spec = resolve_model("bigcode/gpt_bigcode-santacoder")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert reconstructed("bigcode/gpt_bigcode-santacoder")
+
+
+def test_minicpm_2b_is_a_tied_llama_layout_at_its_published_counts() -> None:
+    """openbmb/MiniCPM-2B-dpo-bf16 (its own config.json, which names no model_type) and the bundled sft release: vllm
+    minicpm.py builds a Llama-style decoder, 40 layers of 2304 with 36 heads of 64 and a gated MLP of 5760, and ties
+    the 122,753-row head to the embedding (the remote MiniCPMConfig's default): 2,724,880,896 parameters, OpenBMB's
+    '2.4B non-embedding' (2,442,057,984) and 2.7B in all. Before the MiniCPM row both read as an untied-by-default
+    Llama guess (the dpo file: 3.0B)."""
+    h, layers, vocab = 2304, 40, 122753
+    non_embedding = layers * (4 * h * h + 3 * h * 5760 + 2 * h) + h
+    assert non_embedding == 2_442_057_984 and round(non_embedding / 1e9, 1) == 2.4
+    for model in ("openbmb/MiniCPM-2B-dpo-bf16", "openbmb/MiniCPM-2B-sft-bf16"):
+        spec = resolve_model(model)
+        assert spec.params is not None and spec.params.total == non_embedding + vocab * h == 2_724_880_896
+        assert spec.params.lm_head == 0 and not spec.approximate

@@ -234,6 +234,10 @@ FAMILIES: dict[str, Family] = {
         LIGHTNING_TYPES,
         Family("MiniMax-Text-01 / M1 (lightning + softmax attention)", LIGHTNING_SOURCE, adapt=minimax_text01_keys),
     ),
+    # MiniCPM 1 / 2 / 4 (MiniCPMForCausalLM, vllm/model_executor/models/minicpm.py): a Llama-style decoder (bias-free
+    # q/k/v/o, gated MLP, two RMSNorms a layer) whose scale_emb / scale_depth / dim_model_base scale activations only;
+    # the remote MiniCPMConfig ties the embedding by default and its hub files state no model_type.
+    "minicpm": replace(LLAMA, name="MiniCPM", source="vllm/model_executor/models/minicpm.py", tie_default=True),
     # MiniCPM3 (MiniCPM3ForCausalLM, vllm/model_executor/models/minicpm3.py): a Llama-style decoder whose attention
     # has DeepSeek-V2's MLA projections (q_a/q_b, kv_a_proj_with_mqa, kv_b_proj, two RMSNorms) but caches K and V
     # per head (features.PER_HEAD_MLA_TYPES); scale_emb / scale_depth / dim_model_base scale activations only. Its
@@ -304,6 +308,7 @@ _BY_ARCHITECTURE: dict[str, str] = {
     # InternLM2's first hub configs (internlm2-chat-7b, -1_8b-sft at their early revisions) say model_type "internlm"
     # with InternLM2ForCausalLM, which vLLM's registry runs as vllm/model_executor/models/internlm2.py
     "InternLM2ForCausalLM": "internlm2",
+    "MiniCPMForCausalLM": "minicpm",  # OpenBMB's config.json files name no model_type
 }
 
 
