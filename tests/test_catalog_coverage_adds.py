@@ -127,3 +127,32 @@ def test_minicpm_2b_is_a_tied_llama_layout_at_its_published_counts() -> None:
         spec = resolve_model(model)
         assert spec.params is not None and spec.params.total == non_embedding + vocab * h == 2_724_880_896
         assert spec.params.lm_head == 0 and not spec.approximate
+
+
+def _mamba_total(d: int, layers: int, rank: int, vocab: int = 50280, state: int = 16) -> int:
+    """vllm mamba.py MambaMixer per layer (inner e = 2d: in_proj, biased conv, x_proj, biased dt_proj, A_log, D,
+    out_proj) and one RMSNorm, a tied embedding and the final norm."""
+    e = 2 * d
+    per_layer = d * 2 * e + (e * 4 + e) + e * (rank + 2 * state) + (rank * e + e) + e * state + e + e * d + d
+    return layers * per_layer + vocab * d + d
+
+
+def test_mamba_130m_and_790m_hf_by_hand() -> None:
+    """state-spaces/mamba-130m-hf (a full fine-tune's config.json) and mamba-790m-hf (reconstructed): 24 layers of 768
+    (dt rank 48) and 48 layers of 1536 (dt rank 96), tied 50,280-row vocabulary: 129,135,360 and 793,204,224
+    parameters, the releases' '130m' and '790m'."""
+    small, mid = resolve_model("state-spaces/mamba-130m-hf"), resolve_model("state-spaces/mamba-790m-hf")
+    assert small.params is not None and small.params.total == _mamba_total(768, 24, 48) == 129_135_360
+    assert mid.params is not None and mid.params.total == _mamba_total(1536, 48, 96) == 793_204_224
+    assert not small.approximate and reconstructed("state-spaces/mamba-790m-hf")
+
+
+def test_olmo_2_0425_1b_by_hand() -> None:
+    """allenai/OLMo-2-0425-1B (a full fine-tune's config.json; vllm olmo2.py): 16 layers of 2048 with 16 heads of 128,
+    q_norm / k_norm over all heads (2048 each), post-attention and post-feedforward RMSNorms, gated MLP 8192, untied
+    100,352-row embedding and head and a final norm: 1,484,916,736 parameters (Ai2: 1.48B)."""
+    h, layers, vocab = 2048, 16, 100352
+    total = layers * (4 * h * h + 3 * h * 8192 + 4 * h) + 2 * vocab * h + h
+    assert total == 1_484_916_736 and round(total / 1e9, 2) == 1.48
+    spec = resolve_model("allenai/OLMo-2-0425-1B")
+    assert spec.params is not None and spec.params.total == total and not spec.approximate
