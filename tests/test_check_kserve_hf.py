@@ -235,3 +235,38 @@ def test_llm_inference_service_args_are_vllm_serve_arguments() -> None:
         "--max-model-len=2048",
         "--gpu-memory-utilization=0.75",
     )
+
+
+# ahmedwaleedmalik/k8s-llm-inference-platform serving/llm-d/llminferenceservice.yaml (2026), shortened
+_LLMISVC_PREFILL = """apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata: {name: qwen-llmd, namespace: llm-d}
+spec:
+  model: {uri: "hf://Qwen/Qwen2.5-0.5B-Instruct", name: qwen2.5-0.5b-instruct}
+  replicas: 1
+  template:
+    containers:
+      - name: main
+        image: ghcr.io/llm-d/llm-d-dev:v0.2.2
+        resources: {limits: {nvidia.com/gpu: 1}}
+  prefill:
+    replicas: 1
+    parallelism: {tensor: 2}
+    template:
+      containers:
+        - name: main
+          image: ghcr.io/llm-d/llm-d-dev:v0.2.2
+          resources: {limits: {nvidia.com/gpu: 2}}
+  router: {scheduler: {}, route: {}}
+"""
+
+
+def test_llm_inference_service_prefill_workload_is_a_server() -> None:
+    """`spec.prefill` (a WorkloadSpec: replicas, parallelism, template) makes KServe create a second deployment of
+    the same model for prompt processing (llm_inference_service_types.go): two servers, each its own GPUs and TP."""
+    decode, prefill = read_text(_LLMISVC_PREFILL, "llmisvc.yaml")
+    assert (decode.container, prefill.container) == ("main", "prefill/main")
+    assert decode.argv == ("vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct") and decode.gpus_per_pod == 1
+    assert prefill.argv == ("vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct", "--tensor-parallel-size", "2")
+    assert prefill.gpus_per_pod == 2
+    assert len(read_text(_LLMISVC_PREFILL.split("  prefill:")[0], "llmisvc.yaml")) == 1

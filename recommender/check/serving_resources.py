@@ -322,14 +322,31 @@ def hf_args(container: Mapping[str, Any]) -> list[str]:
 
 def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     """KServe LLMInferenceService: `spec.model.uri`, `spec.parallelism`, VLLM_ADDITIONAL_ARGS in the main
-    container (KServe's templates run `vllm serve /mnt/models ... $VLLM_ADDITIONAL_ARGS`)."""
+    container (KServe's templates run `vllm serve /mnt/models ... $VLLM_ADDITIONAL_ARGS`). A `spec.prefill` workload
+    (a WorkloadSpec: replicas, parallelism, template) is a second deployment of the same model, for prompt processing
+    (pkg/apis/serving/v1alpha1/llm_inference_service_types.go): its main container is a server too."""
     spec = as_mapping(doc.get("spec"))
     uri = str(as_mapping(spec.get("model")).get("uri", ""))
     model = re.sub(r"^hf://", "", uri) if uri.startswith("hf://") else "/mnt/models"
+    found = _llm_workload(doc, spec, model, "", source, index)
+    prefill = as_mapping(spec.get("prefill"))
+    if prefill:
+        found += [
+            replace(f, container=f"prefill/{f.container}")
+            for f in _llm_workload(doc, prefill, model, "prefill", source, index)
+        ]
+    return found
+
+
+def _llm_workload(
+    doc: dict[str, Any], spec: Mapping[str, Any], model: str, part: str, source: str, index: int
+) -> list[Found]:
+    """The vLLM server of one LLMInferenceService workload (the spec itself, or its `prefill`)."""
     template = as_mapping(spec.get("template"))
     main = next((c for c in as_list(template.get("containers")) if isinstance(c, dict) and c.get("name") == "main"), {})
+    where = f"{part}.template" if part else "template"
     if "command" in main:  # a command of its own: KServe runs it, with the model's files at /mnt/models
-        found = container_found(doc, "template", template, {}, main, source, index)
+        found = container_found(doc, where, template, {}, main, source, index)
         return [replace(f, argv=tuple(_mounted_model(w, model) for w in f.argv)) for f in found]
     par = as_mapping(spec.get("parallelism"))
     argv = ["vllm", "serve", model]
@@ -346,7 +363,7 @@ def read_llm_inference_service(doc: dict[str, Any], source: str, index: int) -> 
     argv += env.get("VLLM_ADDITIONAL_ARGS", "").split()
     if main.get("args"):  # the template's command (below) gets them as its positional parameters
         args = [_mounted_model(w, model) for w in _eval_words(main)]
-        return container_found(doc, "template", template, {}, {**main, "command": argv, "args": args}, source, index)
+        return container_found(doc, where, template, {}, {**main, "command": argv, "args": args}, source, index)
     gpus, _ = gpu_count(main.get("resources"))
     return [Found(source, resource_name(doc, index), tuple(argv), gpus_per_pod=gpus, container="main", env=env)]
 
