@@ -55,6 +55,20 @@ def test_pinned_and_bracket_rows() -> None:
     assert (m3.first, m3.after, m3.by) == (None, "0.13.0", "0.33.0")
 
 
+def test_gemma4_is_a_bracket_because_a_0_17_2_build_served_it() -> None:
+    """Gemma 4 first shipped upstream in 0.19.0, but field16 X001 served google/gemma-4-31B-it on a 0.17.2rc1.dev133
+    build (Vertex Model Garden's pytorch-vllm-serve:gemma4 image): a build numbered 0.17.2 to 0.18 may hold it, so
+    those are uncertain (a warning), 0.17.1 and older are refused, 0.19.0 loads it."""
+    row = load_first_releases()["Gemma4ForConditionalGeneration"]
+    assert (row.first, row.after, row.by) == (None, "0.17.1", "0.19.0") and "X001" in row.source
+    v = VllmVersion.parse
+    assert [i.kind for i in architecture_issues(row, v("0.17.1"))] == [IssueKind.ARCHITECTURE_NOT_IN_RELEASE]
+    for version in ("0.17.2", "0.18.1"):
+        issues = architecture_issues(row, v(version))
+        assert [i.kind for i in issues] == [IssueKind.ARCHITECTURE_RELEASE_UNCERTAIN] and not issues[0].fatal
+    assert architecture_issues(row, v("0.19.0")) == []
+
+
 def test_registry_names_reads_both_layouts_and_skips_what_no_checkpoint_names() -> None:
     old = '_MODELS = {\n    "LlamaForCausalLM": ("llama", "LlamaForCausalLM"),\n}\n'
     new = (
