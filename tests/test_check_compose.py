@@ -550,6 +550,33 @@ def test_a_script_runs_compose_up_with_its_environment(
     assert found.source.endswith("[docker compose up]") and found.image_tag == "v0.11.0"
 
 
+# SongXP111/vllm-serving-lab scripts/start.sh (2026), shortened: the compose file is in the project root, one level up
+CD_THEN_UP = """#!/bin/bash
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+PROJECT_ROOT="$(dirname "$SCRIPT_DIR")"
+cd "$PROJECT_ROOT"
+docker compose up -d
+"""
+
+
+@pytest.mark.parametrize(
+    ("script", "tp"),
+    [
+        (CD_THEN_UP, "2"),  # cd to the root: its compose.yaml and its .env
+        (CD_THEN_UP.replace('cd "$PROJECT_ROOT"', 'X="$(cd "$PROJECT_ROOT" && pwd)"'), None),  # a subshell's cd
+        ("cd ..\ndocker compose up\n", "2"),  # relative to the script's folder
+        ("cd ..\ncd ~\ndocker compose up\n", None),  # a folder not known here: where the script runs
+    ],
+)
+def test_compose_up_runs_in_the_folder_the_script_cd_to(tmp_path: Path, script: str, tp: str | None) -> None:
+    """`docker compose up` reads the compose file (and .env) of the folder it runs in: the one the script's `cd`
+    moved to; a `cd` in `$(...)` runs in a subshell and moves nothing."""
+    files = {".git/HEAD": "x\n", "compose.yaml": COMPOSE_UP_FILE, ".env": "TP=2\n", "scripts/start.sh": script}
+    write_files(tmp_path, files)
+    found = load_inputs((str(tmp_path / "scripts" / "start.sh"),)).found
+    assert [f.argv[5] for f in found] == ([tp] if tp else [])
+
+
 def test_compose_up_of_a_service_that_is_not_vllm_starts_no_server(tmp_path: Path) -> None:
     # `up SERVICE` starts that service and what it depends on, nothing else
     write_files(tmp_path, {".git/HEAD": "x\n", "compose.yaml": COMPOSE_UP_FILE, "s.sh": "docker compose up -d redis\n"})

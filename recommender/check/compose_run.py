@@ -3,8 +3,8 @@ the compose file the command reads. `run` starts one service once with the comma
 (docs.docker.com/reference/cli/docker/compose/run: COMMAND replaces the service's command, `--entrypoint` its
 entrypoint, `-e` adds to its environment); `up` starts the services named (and those they `depends_on`), else all
 (docs.docker.com/reference/cli/docker/compose/up). The compose file is the one `-f`/`--file` names, else compose.yaml
-/ compose.yml / docker-compose.yaml / docker-compose.yml in the folder the script runs in (taken to be its own), read
-through the script's origin (its repository's files only).
+/ compose.yml / docker-compose.yaml / docker-compose.yml in the folder the script runs in (its own, or the one its
+`cd` moved to), read through the script's origin (its repository's files only).
 
 The file is interpolated as Compose does it for that command (docs.docker.com/compose/how-tos/environment-variables/
 variable-interpolation and envvars-precedence): the variables of the shell that runs it (the script's `export`s and
@@ -72,7 +72,7 @@ def read_compose_run(cmd: shell.Command, source: str, origin: shell.Origin | Non
     if rest is None or origin is None:
         return []
     sub, options, after = _subcommand(rest)
-    here = posixpath.dirname(origin.path)
+    here = cmd.cwd or posixpath.dirname(origin.path)  # where the command runs: after the script's `cd`, if any
     folder = posixpath.normpath(posixpath.join(here, (options.get("--project-directory") or ["."])[-1]))
     files = options.get("-f", []) + options.get("--file", [])
     paths = [posixpath.normpath(posixpath.join(here, f)) for f in files] or [

@@ -53,6 +53,7 @@ class Command:
     stdin: str | None = None
     files: Mapping[str, str] | None = None  # the files the script has written by then (a unit's EnvironmentFile=)
     through: tuple[str, ...] = ()  # the script files run (`./x.sh`) on the way to this command, outermost first
+    cwd: str | None = None  # the folder the script's `cd` moved to (its path here); None: where the script runs
 
 
 # `NODE_RANK="$2"` (an option loop), `model=$1`, `X=$OPTARG`: a variable the script's arguments may set. Its value
@@ -129,6 +130,7 @@ class _Runner(Branches):
         self.sourcing = 0  # how deep in sourced files
         self.files_left = [_MAX_FILES_READ]  # shared with the runners of the scripts this one runs
         self.outside: set[str] = set()  # names holding the empty default of a variable set outside (`X="${X:-}"`)
+        self.cwd: str | None = None  # where `cd` moved the shell (Command.cwd)
         self.out: list[Command] = []
 
     def run(self, segments: list[Segment]) -> list[Command]:
@@ -238,7 +240,8 @@ class _Runner(Branches):
         argv, stdin = self._files(argv, stdin, target)
         if self._execute(argv, {**self.scope, **local}):
             return
-        self.out.append(Command(tuple(argv), {**self.scope, **local}, tuple(dict.fromkeys(unresolved)), stdin))
+        env = {**self.scope, **local}
+        self.out.append(Command(tuple(argv), env, tuple(dict.fromkeys(unresolved)), stdin, cwd=self.cwd))
         self._started_units(argv)
 
     def _started_units(self, argv: list[str]) -> None:
@@ -297,7 +300,19 @@ class _Runner(Branches):
             for w in words[1:]:
                 self._assign(w, global_=True)
             return True
+        if argv[0] == "cd":  # still a command of its own (read by nothing else); a `$(cd ...)` runs in a subshell
+            self._cd([w.text for w in words[1:] if not w.text.startswith("-") or w.text == "-"], words[1:])
         return False
+
+    def _cd(self, args: list[str], words: list[Word]) -> None:
+        """`cd DIR`: the folder later commands run in (a relative DIR from the current one, the script's own folder
+        until a `cd`); `cd`, `cd ~...`, `cd -` or a DIR not known here: where the script runs, as before any `cd`."""
+        sources = self.arrays.get("BASH_SOURCE") or []
+        target = args[0] if len(args) == 1 else ""
+        if not target or target.startswith(("~", "-")) or any(w.unresolved for w in words) or not sources:
+            self.cwd = None
+            return
+        self.cwd = posixpath.normpath(posixpath.join(self.cwd or posixpath.dirname(sources[0]), target))
 
     def _execute(self, argv: list[str], env: dict[str, str]) -> bool:
         """A script file of the repository the command runs (shell_exec): its commands, run by a shell of their own
@@ -314,6 +329,7 @@ class _Runner(Branches):
             return False
         child = _Runner(dict(env))
         child.read_file, child.sourcing, child.files_left = self.read_file, self.sourcing + 1, self.files_left
+        child.cwd = self.cwd  # a child process starts in its parent's folder
         child.arrays.update({"BASH_SOURCE": [target], "@": list(hit[1])})
         child.scope.update({"BASH_SOURCE": target, "0": target, **{str(k): a for k, a in enumerate(hit[1], 1)}})
         self.out += [replace(c, through=(target, *c.through)) for c in child.run(split_commands(text))]
