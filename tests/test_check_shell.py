@@ -286,3 +286,40 @@ def test_two_scripts_that_run_each_other_keep_both_readings(tmp_path: Path) -> N
     result = invoke(["check", str(tmp_path), "--gpu", "h100", "--format", "json"])
     assert {r["file"] for r in json.loads(result.stdout)} == {f"{tmp_path}/a.sh", f"{tmp_path}/b.sh"}
     assert "read as run by" not in result.stderr
+
+
+# ZengboJamesWang/dgx-spark-vllm-qwen3.6-35b-a3b-dflash scripts/start.sh and startup.sh (2026), shortened
+MOUNTED_START = """#!/bin/bash
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+STARTUP_SCRIPT="$SCRIPT_DIR/startup.sh"
+docker run -d --name qwen --gpus all --ipc=host \\
+  -v ~/.cache/huggingface:/root/.cache/huggingface \\
+  -v "$STARTUP_SCRIPT:/startup.sh" \\
+  -e VLLM_LEN=65536 \\
+  --entrypoint bash \\
+  "vllm/vllm-openai:v0.19.0" \\
+  /startup.sh
+"""
+MOUNTED_STARTUP = """#!/bin/bash
+set -e
+exec vllm serve /models/qwen3.6-35b-a3b \\
+  --tensor-parallel-size 1 --max-model-len "${VLLM_LEN:-262144}" --gpu-memory-utilization 0.45
+"""
+
+
+def test_a_docker_run_of_a_script_it_bind_mounts_runs_that_script(tmp_path: Path) -> None:
+    """`--entrypoint bash IMAGE /startup.sh` with `-v "$SCRIPT_DIR/startup.sh:/startup.sh"`: the container runs the
+    repository's startup.sh (bash reads its first operand as the script), with the container's environment (-e);
+    a script the mount does not bring (one inside the image) is not guessed."""
+    write_files(
+        tmp_path, {".git/HEAD": "x\n", "scripts/start.sh": MOUNTED_START, "scripts/startup.sh": MOUNTED_STARTUP}
+    )
+    (found,) = load_inputs((str(tmp_path / "scripts" / "start.sh"),)).found
+    assert found.argv == (
+        "vllm", "serve", "/models/qwen3.6-35b-a3b",
+        "--tensor-parallel-size", "1", "--max-model-len", "65536", "--gpu-memory-utilization", "0.45",
+    )  # fmt: skip
+    assert found.image_tag == "v0.19.0" and found.unresolved == ()
+    unmounted = MOUNTED_START.replace('-v "$STARTUP_SCRIPT:/startup.sh"', "-v /data:/data")
+    (tmp_path / "scripts" / "start.sh").write_text(unmounted)
+    assert load_inputs((str(tmp_path / "scripts" / "start.sh"),)).found == []

@@ -5,6 +5,7 @@ Kubernetes manifests a script feeds to `kubectl apply -f -` through a here-docum
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,7 @@ from recommender.check.images import (
 )
 from recommender.check.launchers import strip_prefixes
 from recommender.check.script_units import is_started_unit
+from recommender.check.shell_exec import runs_in_a_shell
 
 _API_SERVERS = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
 # programs that run a vLLM engine from vLLM's own engine flags (`--model M --tensor-parallel-size 2 ...`) plus some of
@@ -223,7 +225,7 @@ def find_in_script(
         if hit:
             hits = [Hit(tuple(hit[0]), hit[1], dict(cmd.env), cmd.unresolved, platform=metal)]
         elif is_docker_run(cmd.words):
-            hits = _docker_hits(cmd)
+            hits = _docker_hits(cmd, origin)
         elif (cmd.stdin is not None and _is_kubectl_apply(cmd.words)) or compose_run.is_compose_run(cmd.words):
             out.append(cmd)  # read by the caller: a manifest it applies, a compose service it runs
         elif is_started_unit(cmd.words, cmd.stdin):
@@ -255,7 +257,7 @@ def metal_venv(words: tuple[str, ...] | list[str], env: Mapping[str, str]) -> st
     return f"runs vLLM-Metal (Apple silicon, {venv} is vllm-metal's venv), not NVIDIA GPUs"
 
 
-def _docker_hits(cmd: shell.Command) -> list[Hit]:
+def _docker_hits(cmd: shell.Command, origin: shell.Origin | None = None) -> list[Hit]:
     run = docker_run(list(cmd.words), cmd.env)
     if run is None:
         return []
@@ -263,10 +265,43 @@ def _docker_hits(cmd: shell.Command) -> list[Hit]:
     if named and named.group(1) in cmd.env:  # known only in part (`image="vllm/vllm-openai-cpu:$tag"`): it names it
         run = replace(run, image=str(cmd.env[named.group(1)]))
     if run.entrypoint is not None:  # --entrypoint replaces the image's: the words after the image are its args
-        hits = find_in_words([*run.entrypoint.split(), *run.args], run.env, cmd.unresolved, None)
+        program = [*run.entrypoint.split(), *run.args]
+        mounted = _mounted_script_hits(run, program, cmd, origin)
+        if mounted is not None:  # what stayed unresolved is the script's (and the docker run's, merged there)
+            return [replace(h, docker=run) for h in mounted]
+        hits = find_in_words(program, run.env, cmd.unresolved, None)
     else:
         hits = find_in_words(run.args, run.env, cmd.unresolved, run.image)
     return [replace(h, docker=run, unresolved=tuple(dict.fromkeys([*cmd.unresolved, *h.unresolved]))) for h in hits]
+
+
+def _mounted_script_hits(
+    run: DockerRun, program: list[str], cmd: shell.Command, origin: shell.Origin | None
+) -> list[Hit] | None:
+    """The servers of a script of the repository that the container runs - its program, or a shell's script operand
+    (sh(1)) - bind-mounted with `-v HOST:CONTAINER` (`--entrypoint bash IMAGE /startup.sh` with `-v
+    "$SCRIPT_DIR/startup.sh:/startup.sh"`): its commands with the container's environment (-e) and the words after
+    it as $1...; None when the program is no such script (a script inside the image is not here)."""
+    if origin is None or not program:
+        return None
+    at = 1 if len(program) > 1 and program[0].rsplit("/", 1)[-1] in _SHELLS and not program[1].startswith("-") else 0
+    host = next((h for h, inside in run.mounts if inside == program[at]), None)
+    if host is None:
+        return None
+    if host.startswith(shell.REPOSITORY):  # the script's own repository, here
+        host = origin.root.rstrip("/") + host[len(shell.REPOSITORY) :]
+    path = posixpath.normpath(posixpath.join(cmd.cwd or posixpath.dirname(origin.path), host))
+    text = origin.read(path)
+    if text is None or not runs_in_a_shell(text):
+        return None
+    items = find_in_script(text, run.env, [program[at], *program[at + 1 :]], origin=replace(origin, path=path))
+    still = any(shell.REPOSITORY in w for w in program)  # else the checkout's folder was only the mount's source
+    unresolved = tuple(u for u in cmd.unresolved if still or u != shell.REPOSITORY)
+    return [
+        replace(h, unresolved=tuple(dict.fromkeys([*unresolved, *h.unresolved])), through=(path, *h.through))
+        for h in items
+        if isinstance(h, Hit)
+    ]
 
 
 def _is_kubectl_apply(words: tuple[str, ...]) -> bool:

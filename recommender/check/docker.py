@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from recommender.check.images import devices_seen
 
@@ -39,6 +39,7 @@ class DockerRun:
     env: dict[str, str]  # what -e / --env passes into the container
     gpus: int | None  # GPUs the container gets (None: every GPU of the host, or not known)
     has_shm: bool  # --ipc=host or --shm-size
+    mounts: tuple[tuple[str, str], ...] = ()  # bind mounts `-v HOST_PATH:CONTAINER_PATH[:opts]`, as written
 
 
 def is_docker_run(words: tuple[str, ...] | list[str]) -> bool:
@@ -54,6 +55,7 @@ def docker_run(words: list[str], host_env: Mapping[str, str]) -> DockerRun | Non
     i = words.index("run") + 1
     env: dict[str, str] = {}
     opts: dict[str, str] = {}
+    mounts: list[tuple[str, str]] = []
     while i < len(words) and words[i].startswith("-") and words[i] != "-":
         opt, eq, value = words[i].partition("=")
         if opt in _VALUE_OPTIONS and not eq:
@@ -67,11 +69,16 @@ def docker_run(words: list[str], host_env: Mapping[str, str]) -> DockerRun | Non
                 env[k] = host_env[k]  # `-e NAME` passes the host's value
         elif opt in ("--gpus", "--ipc", "--shm-size", "--entrypoint", "--runtime"):
             opts[opt] = value.strip("'\"")
+        elif opt in ("-v", "--volume"):
+            host, _, rest = value.partition(":")
+            if "/" in host and rest:  # a path, not a named volume
+                mounts.append((host, rest.split(":", 1)[0]))
         i += 1
     if i >= len(words):
         return None
     shm = opts.get("--ipc") == "host" or "--shm-size" in opts
-    return DockerRun(words[i], tuple(words[i + 1 :]), opts.get("--entrypoint"), env, _gpus(opts, env), shm)
+    run = DockerRun(words[i], tuple(words[i + 1 :]), opts.get("--entrypoint"), env, _gpus(opts, env), shm)
+    return replace(run, mounts=tuple(mounts))
 
 
 def _gpus(opts: Mapping[str, str], env: Mapping[str, str]) -> int | None:
