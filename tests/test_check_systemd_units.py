@@ -10,6 +10,8 @@ from pathlib import Path
 from recommender.check.inputs import load_inputs
 from recommender.check.systemd_units import read_systemd
 
+from .check_support import write_files
+
 UNIT = """[Unit]
 Description=vLLM in a container
 Requires=docker.service
@@ -88,3 +90,37 @@ def test_a_unit_a_script_writes_and_starts_runs_with_the_environment_file_it_wro
     path.write_text(SCRIPT.replace("EnvironmentFile=/home/me/vllm.env", "EnvironmentFile=-/etc/other.env"))
     (found,) = load_inputs((str(path),)).found
     assert "$VLLM_MODEL" in found.argv and found.unresolved
+
+
+# ZengboJamesWang/dgx-spark-vllm-qwen3.6-35b-a3b-dflash systemd/vllm-qwen3.6-35b-a3b-dflash.service (2026)
+REPO_UNIT = """[Unit]
+Description=vLLM Qwen3.6-35B-A3B-DFlash
+After=docker.service network-online.target
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+WorkingDirectory=%h/dgx-spark-vllm-qwen3.6-35b-a3b-dflash
+ExecStart=%h/dgx-spark-vllm-qwen3.6-35b-a3b-dflash/scripts/start.sh 8192
+ExecStop=-docker stop vllm-qwen3.6-35b-a3b-dflash
+"""
+
+
+def test_a_units_execstart_that_is_a_script_of_its_repository_runs_that_script(tmp_path: Path) -> None:
+    """ExecStart= names a script of the unit's repository by where the host checks it out (%h/<checkout>/...): the
+    longest tail of the path that is a file of the repository is that script, run with the words after it as $1;
+    a program not in the repository (or not a shell script) is not read as one."""
+    files = {
+        ".git/HEAD": "x\n",
+        "systemd/vllm.service": REPO_UNIT,
+        "scripts/start.sh": '#!/bin/bash\nexec vllm serve Qwen/Qwen3-8B --max-model-len "$1"\n',
+    }
+    write_files(tmp_path, files)
+    (found,) = load_inputs((str(tmp_path / "systemd" / "vllm.service"),)).found
+    assert found.argv == ("vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "8192")
+    assert found.resource == "ExecStart"
+    by_bash = REPO_UNIT.replace("ExecStart=", "ExecStart=/bin/bash ")
+    (tmp_path / "systemd" / "vllm.service").write_text(by_bash)
+    assert [f.argv[-1] for f in load_inputs((str(tmp_path / "systemd" / "vllm.service"),)).found] == ["8192"]
+    (tmp_path / "systemd" / "vllm.service").write_text(REPO_UNIT.replace("scripts/start.sh", "scripts/other.sh"))
+    assert load_inputs((str(tmp_path / "systemd" / "vllm.service"),)).found == []

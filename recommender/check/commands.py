@@ -335,6 +335,7 @@ def read_command(
     read_manifest: ManifestReader | None = None,
     origin: shell.Origin | None = None,
     read_unit: UnitReader | None = None,
+    args: list[str] | None = None,
 ) -> list[Found]:
     """A shell line or script running `vllm serve ...`, `python -m vllm...api_server`, `docker run` of a vLLM
     image, `kubectl apply -f -` of a manifest, or a systemd unit it writes and starts (variables, continuations,
@@ -342,7 +343,7 @@ def read_command(
     sources; `read_unit(text, source, unit path, files the script wrote)`: a unit's servers."""
     annotations = comment_annotations(text)
     out: list[Found] = []
-    for item in find_in_script(text, env or {}, origin=origin):
+    for item in find_in_script(text, env or {}, args, origin=origin):
         if isinstance(item, shell.Command) and compose_run.is_compose_run(item.words):
             out += compose_run.read_compose_run(item, source, origin)
             continue

@@ -121,7 +121,7 @@ def _read_not_yaml(
     # a unit by name, or by content unless the file is a shell script (one may write a unit with a here-document)
     script = suffix in (".sh", ".bash", ".zsh") or text.lstrip().startswith("#!")
     if suffix == ".service" or (not script and _SYSTEMD.search(text) and _EXEC_START.search(text)):
-        return systemd_units.read_systemd(text, source)
+        return systemd_units.read_systemd(text, source, origin=origin)
     if suffix in (".md", ".markdown"):
         return read_markdown(text, source, _read_yaml_block)
     if makefiles.is_makefile(name):

@@ -3,13 +3,18 @@ systemd.service(5) does them, a `docker run` there read as a script's is (pure: 
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import replace
 
-from recommender.check.commands import command_hits, comment_annotations, found_of, numbered
+from recommender.check import shell
+from recommender.check.commands import command_hits, comment_annotations, found_of, numbered, read_command
 from recommender.check.found import Found
 from recommender.check.manifest_values import split_words
+from recommender.check.shell_exec import runs_in_a_shell
+
+_SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 
 
 def read_written_unit(text: str, source: str, unit: str, files: Mapping[str, str]) -> list[Found]:
@@ -19,10 +24,13 @@ def read_written_unit(text: str, source: str, unit: str, files: Mapping[str, str
     return [replace(f, resource=f"ExecStart ({name})") for f in read_systemd(text, source, files)]
 
 
-def read_systemd(text: str, source: str, env_files: Mapping[str, str] | None = None) -> list[Found]:
+def read_systemd(
+    text: str, source: str, env_files: Mapping[str, str] | None = None, origin: shell.Origin | None = None
+) -> list[Found]:
     """ExecStart= of a systemd unit, with Environment= substituted as systemd does (`${X}`, `$X`, `$$`, `%%`), and
     EnvironmentFile= when `env_files` (path -> text) holds it, its values overriding Environment='s
-    (systemd.exec(5)); an EnvironmentFile= not readable here leaves what it may set unknown."""
+    (systemd.exec(5)); an EnvironmentFile= not readable here leaves what it may set unknown. `origin`: the unit
+    file, whose repository's shell script an ExecStart= may run (_repository_script)."""
     joined = re.sub(r"\\\r?\n", " ", text)
     env: dict[str, str] = {}
     unresolved: list[str] = []
@@ -46,11 +54,37 @@ def read_systemd(text: str, source: str, env_files: Mapping[str, str] | None = N
         for word in split_words(value.replace("$$", "\x00")):
             words += _systemd_expand(word, env, missing)
         words = [w.replace("\x00", "$") for w in words]
-        out += [
-            replace(found_of(source, "ExecStart", hit, comment_annotations(text)), problems=problems)
-            for hit in command_hits(words, env, tuple(missing))
-        ]
+        hits = command_hits(words, env, tuple(missing))
+        # the script is the program, or a shell's first operand (`/bin/bash %h/app/start.sh`, as sh(1) reads it)
+        at = 1 if len(words) > 1 and words[0].rsplit("/", 1)[-1] in _SHELLS and not words[1].startswith("-") else 0
+        script = _repository_script(words[at], origin) if words and not hits else None
+        if script is not None:  # its commands, with the unit's environment and the words after it as $1...
+            path, body = script
+            inner = replace(origin, path=path) if origin else None
+            found = read_command(body, source, env, origin=inner, args=[path, *words[at + 1 :]])
+            out += [replace(f, resource="ExecStart", through=(path, *f.through), problems=problems) for f in found]
+            continue
+        annotations = comment_annotations(text)
+        out += [replace(found_of(source, "ExecStart", hit, annotations), problems=problems) for hit in hits]
     return numbered(out)
+
+
+def _repository_script(program: str, origin: shell.Origin | None) -> tuple[str, str] | None:
+    """(path, text) of the shell script of the unit's repository an ExecStart= program is: the longest tail of its
+    path that names a file of the repository (`%h/<checkout>/scripts/start.sh` -> scripts/start.sh; the checkout
+    and the install paths are the deployment host's); None for a program not so found (/usr/bin/docker)."""
+    parts = program.split("/")
+    if origin is None or len(parts) < 2:
+        return None
+    for k in range(1, len(parts)):
+        tail = "/".join(p for p in parts[k:] if p not in ("", "."))
+        if not tail or ".." in parts[k:]:
+            continue
+        path = posixpath.join(origin.root, tail)
+        body = origin.read(path)
+        if body is not None and path != origin.path:
+            return (path, body) if runs_in_a_shell(body) else None
+    return None
 
 
 def _environment_file(text: str) -> dict[str, str]:
