@@ -3,6 +3,8 @@ vLLM's model file for its architecture and checked against the count its publish
 
 from __future__ import annotations
 
+from recommender.model.family_refusals import SERVED_UNTIL
+from recommender.model.pooling import pooling_by_architecture
 from recommender.sources.resolve import resolve_model
 
 from .catalog_support import reconstructed
@@ -156,3 +158,28 @@ def test_olmo_2_0425_1b_by_hand() -> None:
     assert total == 1_484_916_736 and round(total / 1e9, 2) == 1.48
     spec = resolve_model("allenai/OLMo-2-0425-1B")
     assert spec.params is not None and spec.params.total == total and not spec.approximate
+
+
+def test_fuyu_8b_is_persimmons_decoder_and_says_what_it_leaves_out() -> None:
+    """adept/fuyu-8b (its own config.json; vllm fuyu.py): PersimmonForCausalLM built from the same flat config, so
+    Persimmon-8B's 9,397,175,296 decoder weights, plus one biased ColumnParallelLinear from 30 x 30 x 3 patches to
+    4096 (11,063,296 weights, 9,408,238,592 in all) that is not laid out: the entry says so (approximate), and vLLM
+    0.33 refuses the architecture (served until 0.25.0, as Persimmon)."""
+    patch = 30 * 30 * 3 * 4096 + 4096
+    assert patch == 11_063_296 and 9_397_175_296 + patch == 9_408_238_592
+    fuyu, persimmon = resolve_model("adept/fuyu-8b"), resolve_model("adept/persimmon-8b-base")
+    assert fuyu.params is not None and persimmon.params is not None
+    assert fuyu.params.total == persimmon.params.total
+    assert any("vision_embed_tokens" in reason for reason in fuyu.approximate)
+    assert SERVED_UNTIL["FuyuForCausalLM"] == SERVED_UNTIL["PersimmonForCausalLM"] == "0.25.0"
+
+
+def test_aquilachat_7b_is_a_generative_aquila_model() -> None:
+    """BAAI/AquilaChat-7B (its own config.json: architectures AquilaModel, model_type stated twice, the last one
+    "llama"): vLLM's registry ran AquilaModel as LlamaForCausalLM until 0.24.0, a generator, so its untied head
+    counts: Aquila-7B's 7,295,537,152, not the 6,885,904,384 of a headless '*Model' backbone."""
+    chat, base = resolve_model("BAAI/AquilaChat-7B"), resolve_model("BAAI/Aquila-7B")
+    assert chat.params is not None and base.params is not None
+    assert chat.params.total == base.params.total == 7_295_537_152
+    assert chat.params.lm_head == 100008 * 4096 and not pooling_by_architecture("AquilaModel")
+    assert SERVED_UNTIL["AquilaModel"] == SERVED_UNTIL["AquilaForCausalLM"] == "0.24.0"

@@ -140,6 +140,19 @@ FAMILIES: dict[str, Family] = {
     "phi-msft": replace(PHI, aliases=(*GPT2_ALIASES, ("num_key_value_heads", "n_head_kv"))),
     "starcoder2": STARCODER2,
     "persimmon": PERSIMMON,
+    # Fuyu (FuyuForCausalLM, vllm/model_executor/models/fuyu.py): a PersimmonForCausalLM built from the same flat config,
+    # fed image patches through one biased ColumnParallelLinear (patch_size^2 x num_channels -> hidden_size) and no
+    # vision tower; that projection (2700 x 4096 + 4096 for fuyu-8b, 0.1 % of the weights) and the image patches'
+    # profile-run budget are not laid out, so the count is the language model's.
+    "fuyu": replace(
+        PERSIMMON,
+        name="Fuyu (Persimmon decoder)",
+        source="vllm/model_executor/models/fuyu.py",
+        approximate=(
+            "Fuyu's linear patch projection (vision_embed_tokens: patch_size^2 x num_channels -> hidden_size, with "
+            "a bias) and its image-patch profile budget are not laid out; the Persimmon decoder is"
+        ),
+    ),
     **dict.fromkeys(("falcon", "RefinedWeb", "RefinedWebModel"), FALCON),
     "opt": OPT,
     "bloom": BLOOM,

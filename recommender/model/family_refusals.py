@@ -30,6 +30,10 @@ def _task_head(arch: str) -> str:
 
 
 # vllm/model_executor/models/registry.py _PREVIOUSLY_SUPPORTED_MODELS (0.33.0): the last release that served them.
+# AquilaModel, Grok1ModelForCausalLM, TeleChatForCausalLM, FuyuForCausalLM and OuroForCausalLM as the same table
+# states them beside their siblings (a registry.py copy in the code index, id 58315171810: "AquilaModel": "0.24.0",
+# "Grok1ModelForCausalLM": "0.24.0", "TeleChatForCausalLM": "0.25.0", "FuyuForCausalLM": "0.25.0",
+# "OuroForCausalLM": "0.26.0").
 SERVED_UNTIL: dict[str, str] = {
     "MotifForCausalLM": "0.10.2",
     "Phi3SmallForCausalLM": "0.9.2",
@@ -46,10 +50,15 @@ SERVED_UNTIL: dict[str, str] = {
     "QWenLMHeadModel": "0.23.0",
     "InternLMForCausalLM": "0.23.0",
     "XverseForCausalLM": "0.23.0",
+    "AquilaModel": "0.24.0",
     "AquilaForCausalLM": "0.24.0",
+    "Grok1ModelForCausalLM": "0.24.0",
     "Grok1ForCausalLM": "0.24.0",
+    "TeleChatForCausalLM": "0.25.0",
     "PersimmonForCausalLM": "0.25.0",
+    "FuyuForCausalLM": "0.25.0",
     "Plamo2ForCausalLM": "0.26.0",
+    "OuroForCausalLM": "0.26.0",
     "ArcticForCausalLM": "0.28.0",
     "MPTForCausalLM": "0.28.0",
     "MptForCausalLM": "0.28.0",

@@ -39,8 +39,9 @@ _POOLING_SUFFIXES = (
     "Model",
 )
 # registry.py _TEXT_GENERATION_MODELS / _MULTIMODAL_MODELS entries (0.33) whose names end in "Model"
+# (AquilaModel: _TEXT_GENERATION_MODELS ran it as llama.py's LlamaForCausalLM until 0.24.0, family_refusals.SERVED_UNTIL)
 REGISTERED_GENERATIVE_MODELS = frozenset(
-    {"ChatGLMModel", "MiDashengLMModel", "MossAudioModel", "Qwen2_5OmniModel", "UltravoxModel"}
+    {"AquilaModel", "ChatGLMModel", "MiDashengLMModel", "MossAudioModel", "Qwen2_5OmniModel", "UltravoxModel"}
 )
 
 
