@@ -126,6 +126,8 @@ def test_at_least_50_gpus_with_nvidia_and_amd() -> None:
         "radeon-8050s",
         "rtx-a500-laptop",
         "gtx1650",
+        # issue #11 round 16: field16 X021 (RHOAI 3.4 on a GTX 1660 SUPER)
+        "gtx1660-super",
     ):
         assert any(g.key == key for g in gpus), key
 
@@ -242,6 +244,7 @@ REAL_WORLD_NAMES = [
     ("AMD_Radeon_8060S", "radeon-8060s", "vLLM 0.33 platforms/rocm.py device name of 0x1586 (kernel config paths)"),
     ("NVIDIA RTX A500 Laptop GPU", "rtx-a500-laptop", "vllm-project/vllm#25837 'GPU: NVIDIA RTX A500 Laptop GPU'"),
     ("NVIDIA GeForce GTX 1650", "gtx1650", "torch _CudaDeviceProperties(name='NVIDIA GeForce GTX 1650', ...)"),
+    ("NVIDIA GeForce GTX 1660 SUPER", "gtx1660-super", "nvidia-smi name (field16 X021)"),
 ]
 
 
@@ -318,7 +321,7 @@ SLOW_INT8 |= {"radeon-8060s", "radeon-8050s"}
 HALF_RATE_BF16 = {"mi100", "mi50-16gb", "mi50-32gb", "mi60"}
 # Turing without tensor cores (TU117: GTX 1650): FP16 on the shader ALUs at 2x FP32, INT8 dp4a at 4x FP32, so INT8 is
 # twice the FP16 rate, not the tensor cores' 4x of the GeForce boards.
-NO_TENSOR_CORES = {"gtx1650"}
+NO_TENSOR_CORES = {"gtx1650", "gtx1660-super"}  # and TU116 (GTX 1660 SUPER)
 
 
 def _rates(gpu_key: str) -> dict[str, float | None]:
