@@ -289,3 +289,54 @@ def test_a_value_the_python_does_not_fix_is_named_never_empty() -> None:
 
     configs = engine_configs("LLM(*argv)\nLLM(model=f'{org}/{name}', tensor_parallel_size=settings.tp)\n", {})
     assert [unresolved_config(c)[1] for c in configs or []] == [("$value",), ("$value", "$settings.tp")]
+
+
+# blublinsky/vllm-ray-serve pure_vllm/vllm_serve_066_post1.py (Ray's vLLM example), shortened: the app is built from a
+# dict of command-line options parsed with vLLM's own parser
+CLI_DICT_PY = """import os
+from vllm.engine.arg_utils import AsyncEngineArgs
+from vllm.entrypoints.openai.cli_args import make_arg_parser
+from vllm.utils import FlexibleArgumentParser
+
+def parse_vllm_args(cli_args):
+    parser = make_arg_parser(FlexibleArgumentParser(description="vLLM CLI"))
+    arg_strings = []
+    for key, value in cli_args.items():
+        arg_strings.extend([f"--{key}", str(value)])
+    return parser.parse_args(args=arg_strings)
+
+def build_app(cli_args):
+    engine_args = AsyncEngineArgs.from_cli_args(parse_vllm_args(cli_args))
+    return VLLMDeployment.bind(engine_args)
+
+model = build_app(
+    {
+        "model": os.environ["MODEL_ID"],
+        "tensor-parallel-size": os.environ["TENSOR_PARALLELISM"],
+        "pipeline-parallel-size": os.environ["PIPELINE_PARALLELISM"],
+    }
+)
+"""
+
+
+def test_an_app_built_from_a_dict_of_vllm_command_line_options_reads_them(tmp_path: Path) -> None:
+    """`model = build_app({"model": ..., "tensor-parallel-size": ...})` in a file that parses `--key value` with vLLM's
+    make_arg_parser: those are the engine's options (env from the runtime_env); the GPU pods' node label is the GPU."""
+    labelled = RAY_SERVICE.replace(
+        "            containers:\n              - name: llm",
+        "            nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-80GB-PCIe}\n"
+        "            containers:\n              - name: llm",
+    ).replace('TENSOR_PARALLELISM: "2"', 'TENSOR_PARALLELISM: "2"\n            PIPELINE_PARALLELISM: "1"')
+    manifest = _write(tmp_path, "k8s/ray-service.yaml", labelled)
+    _write(tmp_path, ".git/HEAD", "ref: refs/heads/main\n")
+    _write(tmp_path, "app/serve.py", CLI_DICT_PY)
+    (found,) = load_inputs((str(manifest),)).found
+    cmd = parse_serve_argv(list(found.argv))
+    assert cmd.model == "Qwen/Qwen2.5-7B-Instruct" and cmd.values["tensor_parallel_size"] == 2
+    assert found.unresolved == () and found.gpus_total == 2
+    assert found.node_labels == {"nvidia.com/gpu.product": "NVIDIA-A100-80GB-PCIe"}
+    # the same dict in a file that does not parse it with vLLM's parser is not taken for the engine's options
+    _write(
+        tmp_path, "app/serve.py", CLI_DICT_PY.replace("make_arg_parser", "mine").replace("FlexibleArgumentParser", "P")
+    )
+    assert load_inputs((str(manifest),)).found == []

@@ -143,6 +143,13 @@ def group_gpus(doc: Mapping[str, Any], role: str) -> tuple[int | None, bool, int
     return None, False, 1
 
 
+def gpu_pod_labels(doc: Mapping[str, Any]) -> dict[str, str]:
+    """The node labels every GPU pod of a document selects (a Ray cluster's GPU worker groups, where its engines'
+    workers run): `nvidia.com/gpu.product: NVIDIA-A100-80GB-PCIe` in each of them."""
+    labels = [node_labels(p) for _, p, _ in _pods(doc) if _pod_gpus(p)]
+    return {k: v for k, v in labels[0].items() if all(other.get(k) == v for other in labels[1:])} if labels else {}
+
+
 def _dig(node: Any, path: list[str]) -> Any:
     for key in path:
         if isinstance(node, list) and key.isdigit():

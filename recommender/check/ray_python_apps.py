@@ -30,6 +30,8 @@ from recommender.check.manifest_values import as_mapping
 FileReader = Callable[[str], str | None]  # a file by absolute path (None: not read here)
 _ENGINE_CALLS = {"AsyncEngineArgs", "EngineArgs", "LLM", "AsyncLLM"}
 _ENGINE_NAMES = {"engine_args", "engine_kwargs"}
+# vLLM's own command-line parser built in the file: a dict of `--key value` items it parses is the engine's options
+_CLI_PARSER = re.compile(r"\bmake_arg_parser\b|\bFlexibleArgumentParser\b")
 _MAX_NODES = 200_000  # a Python file past this many nodes is not a Serve application: not read
 
 
@@ -114,15 +116,29 @@ def engine_configs(text: str, env: Mapping[str, str]) -> list[dict[str, Any]] | 
     if sum(1 for _ in ast.walk(tree)) > _MAX_NODES:
         return None
     values = _Values(env)
+    cli = _CLI_PARSER.search(text) is not None
+    out: list[dict[str, Any]] = []
     for stmt in tree.body:  # module-level names bound to literals, in the order written
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             values.names[stmt.targets[0].id] = values.of(stmt.value)
-    out: list[dict[str, Any]] = []
+            given = _cli_dict(stmt.value, values) if cli else None
+            if given is not None:
+                out.append(given)
     for node in ast.walk(tree):
         got = _engine_of(node, values)
         if got is not None:
             out.append(got)
     return out
+
+
+def _cli_dict(value: ast.expr, values: _Values) -> dict[str, Any] | None:
+    """`app = build_app({"model": os.environ["MODEL_ID"], "tensor-parallel-size": ...})` at module level in a file
+    that parses command-line options with vLLM's own parser (Ray's vLLM example: parse_vllm_args turns each item
+    into `--key value` for make_arg_parser(FlexibleArgumentParser())): those items are the engine's options."""
+    if not isinstance(value, ast.Call) or len(value.args) != 1 or not isinstance(value.args[0], ast.Dict):
+        return None
+    given = values.of(value.args[0])
+    return _engine_dict({str(k).replace("-", "_"): v for k, v in given.items()}) if isinstance(given, dict) else None
 
 
 def _engine_of(node: ast.AST, values: _Values) -> dict[str, Any] | None:
@@ -314,14 +330,15 @@ def _serve_configs(k8s: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any],
 def read_ray_services(k8s: list[dict[str, Any]], source: str, origin: shell.Origin | None) -> list[Found]:
     """The engines the RayServices of a manifest start from the repository's own Python, on their Ray cluster's
     GPUs (a pool the engine takes from, as for ray.serve.llm)."""
-    from recommender.check.kubernetes_objects import group_gpus, resource_name
+    from recommender.check.kubernetes_objects import gpu_pod_labels, group_gpus, resource_name
 
     out: list[Found] = []
     for index, doc, serve in _serve_configs(k8s):
         got = read_own_apps(serve, source, resource_name(doc, index), origin)
-        cluster = as_mapping(as_mapping(doc.get("spec")).get("rayClusterConfig"))
-        total, pool, _ = group_gpus({"spec": cluster}, "headGroupSpec") if got else (None, False, 1)
-        out += [replace(f, gpus_total=total, gpus_at_least=pool) for f in got]
+        cluster = {"spec": as_mapping(as_mapping(doc.get("spec")).get("rayClusterConfig"))}
+        total, pool, _ = group_gpus(cluster, "headGroupSpec") if got else (None, False, 1)
+        labels = gpu_pod_labels(cluster)  # the GPUs its engines' workers run on
+        out += [replace(f, gpus_total=total, gpus_at_least=pool, node_labels=f.node_labels or labels) for f in got]
     return out
 
 
