@@ -183,3 +183,27 @@ def test_aquilachat_7b_is_a_generative_aquila_model() -> None:
     assert chat.params.total == base.params.total == 7_295_537_152
     assert chat.params.lm_head == 100008 * 4096 and not pooling_by_architecture("AquilaModel")
     assert SERVED_UNTIL["AquilaModel"] == SERVED_UNTIL["AquilaForCausalLM"] == "0.24.0"
+
+
+def test_opt_iml_max_30b_is_opt_30b_by_hand() -> None:
+    """facebook/opt-iml-max-30b (reconstructed as OPT-30B, the model OPT-IML fine-tunes; vllm opt.py): 48 layers of
+    7168 with biased q/k/v/o (4h^2 + 4h), a biased ReLU MLP of 28672 and two LayerNorms, a 50,272-row embedding tied to
+    the head, a learned 2,048 + 2-row position table and a final LayerNorm: 29,974,540,288 parameters (OPT-30B)."""
+    h, layers, ffn, vocab = 7168, 48, 28672, 50272
+    per_layer = (4 * h * h + 4 * h) + (2 * h * ffn + ffn + h) + 2 * 2 * h
+    total = layers * per_layer + vocab * h + (2048 + 2) * h + 2 * h
+    assert total == 29_974_540_288 and round(total / 1e9) == 30
+    spec = resolve_model("facebook/opt-iml-max-30b")
+    assert spec.params is not None and spec.params.total == total and spec.params.lm_head == 0
+    assert reconstructed("facebook/opt-iml-max-30b")
+
+
+def test_mpt_7b_storywriter_is_mpt_7b_at_65k() -> None:
+    """mosaicml/mpt-7b-storywriter (its own config.json): MPT-7B fine-tuned at 65,536 tokens, so the bundled MPT-7B's
+    6,649,286,656 parameters (32 bias-free layers of 4096, ALiBi adds no position table) and max_seq_len 65,536."""
+    h, layers, vocab = 4096, 32, 50432
+    total = layers * (4 * h * h + 2 * h * 4 * h + 2 * h) + vocab * h + h
+    story, base = resolve_model("mosaicml/mpt-7b-storywriter"), resolve_model("mosaicml/mpt-7b")
+    assert story.params is not None and base.params is not None
+    assert story.params.total == base.params.total == total == 6_649_286_656
+    assert (story.max_model_len, base.max_model_len) == (65536, 2048) and not story.approximate
