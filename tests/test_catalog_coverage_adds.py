@@ -207,3 +207,17 @@ def test_mpt_7b_storywriter_is_mpt_7b_at_65k() -> None:
     assert story.params is not None and base.params is not None
     assert story.params.total == base.params.total == total == 6_649_286_656
     assert (story.max_model_len, base.max_model_len) == (65536, 2048) and not story.approximate
+
+
+def test_ms_marco_minilm_l6_cross_encoder_by_hand() -> None:
+    """cross-encoder/ms-marco-MiniLM-L-6-v2 (a full fine-tune's config.json; vllm bert.py BertForSequenceClassification):
+    word / position / token-type embeddings and their LayerNorm, 6 post-LayerNorm layers of 384 (biased q/k/v/o,
+    biased GELU MLP of 1536, two LayerNorms), the pooler (384 x 384 + bias) and a one-label classifier: 22,713,601
+    parameters (the card's 22.7M)."""
+    h, layers, inter = 384, 6, 1536
+    embeddings = 30522 * h + 512 * h + 2 * h + 2 * h
+    per_layer = (4 * h * h + 4 * h) + (2 * h * inter + inter + h) + 2 * 2 * h
+    total = embeddings + layers * per_layer + (h * h + h) + (h + 1)
+    assert total == 22_713_601
+    spec = resolve_model("cross-encoder/ms-marco-MiniLM-L-6-v2")
+    assert spec.params is not None and spec.params.total == total and not spec.approximate
