@@ -152,7 +152,7 @@ def test_moe_reads_only_the_experts_a_small_batch_touches() -> None:
     assert many.memory > c.expert_bytes * 0.99 / c.expert_bandwidth
 
 
-def test_datacenter_blackwell_moe_runs_the_flashinfer_trtllm_kernels_from_vllm_0_15() -> None:
+def test_datacenter_blackwell_moe_runs_the_flashinfer_trtllm_kernels_from_vllm_0_15_mxfp4_from_0_11_1() -> None:
     # vLLM 0.33's MoE oracles pick FLASHINFER_TRTLLM on sm100 for 16-bit, FP8, NVFP4 and MXFP4 experts; the priority
     # oracle arrived in 0.15.0; Hopper, sm120 cards and weight-only INT4 experts (Marlin) keep the Triton figures
     new, old = VllmVersion(0, 21), VllmVersion(0, 14)
@@ -160,8 +160,15 @@ def test_datacenter_blackwell_moe_runs_the_flashinfer_trtllm_kernels_from_vllm_0
     for model in ("MiniMaxAI/MiniMax-M2.5", "nvidia/MiniMax-M2.5-NVFP4", "openai/gpt-oss-120b", "Qwen/Qwen3-30B-A3B"):
         m = resolve_model(model)
         assert trtllm_moe_path(m, b200, m.quant, new), model
-        assert not trtllm_moe_path(m, b200, m.quant, old), model
         assert not trtllm_moe_path(m, h200, m.quant, new) and not trtllm_moe_path(m, rtx5090, m.quant, new), model
+        if m.quant is None or m.quant.method != "mxfp4":
+            assert not trtllm_moe_path(m, b200, m.quant, old), model
+    # MXFP4 experts (gpt-oss) took FlashInfer's TRT-LLM MoE on sm100 wherever flashinfer was installed, and flashinfer
+    # is a default dependency from 0.11.1 (get_mxfp4_backend in quantization/mxfp4.py; vllm-project/vllm#26443)
+    oss = resolve_model("openai/gpt-oss-120b")
+    assert trtllm_moe_path(oss, b200, oss.quant, old) and trtllm_moe_path(oss, b200, oss.quant, VllmVersion(0, 11, 1))
+    assert not trtllm_moe_path(oss, b200, oss.quant, VllmVersion(0, 11, 0))
+    assert not trtllm_moe_path(oss, h200, oss.quant, old)
     kimi, llama = resolve_model("moonshotai/Kimi-K2.5"), resolve_model("meta-llama/Llama-3.1-8B-Instruct")
     assert not trtllm_moe_path(kimi, b200, kimi.quant, new)  # INT4 experts (GPTQ-style pack): Marlin
     assert not trtllm_moe_path(llama, b200, None, new)  # no experts

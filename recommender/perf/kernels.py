@@ -81,6 +81,9 @@ def link_one_way(gpu: Gpu) -> float:
 
 TRTLLM_MOE_FROM = VllmVersion(0, 15)
 _TRTLLM_MOE_METHODS = (None, "fp8", "nvfp4", "mxfp4", "modelopt-mixed")
+# MXFP4 experts (gpt-oss): FlashInfer's TRT-LLM MoE on sm100 wherever flashinfer is installed, before the 0.15 oracle;
+# a default CUDA dependency of vLLM from 0.11.1 (vllm-project/vllm#26443), an optional extra before (#21959)
+MXFP4_TRTLLM_MOE_FROM = VllmVersion(0, 11, 1)
 
 
 def trtllm_moe_path(model: ModelSpec, gpu: Gpu, quant: QuantSpec | None, version: VllmVersion) -> bool:
@@ -92,11 +95,20 @@ def trtllm_moe_path(model: ModelSpec, gpu: Gpu, quant: QuantSpec | None, version
     sm100 family only (datacenter Blackwell: B200, B300, GB200; not sm120 GeForce / RTX PRO); Hopper moves them to
     the back (unquantized) or prefers Triton for block FP8 with TP. The priority oracle arrived with vLLM 0.15.0
     (vllm-project/vllm#32414, "[MoE Refactor] Oracle Select FP8+NVFP4 Kernels In Priority", the v0.15.0 regression
-    named in #33417). Weight-only INT4/INT8 experts (GPTQ, AWQ, compressed-tensors WNA16) run Marlin, not these."""
+    named in #33417). Weight-only INT4/INT8 experts (GPTQ, AWQ, compressed-tensors WNA16) run Marlin, not these.
+
+    MXFP4 experts went there earlier: `get_mxfp4_backend` (quantization/mxfp4.py, vllm-project/vllm at afdb4a4f and
+    007d5005) returns a FlashInfer TRT-LLM backend on sm100 whenever `has_flashinfer()` (SM100_FI_MXFP4_BF16, or
+    SM100_FI_MXFP4_MXFP8_TRTLLM with VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1) and Marlin or OpenAI's Triton kernels only
+    without it. flashinfer-python became a default CUDA dependency in 0.11.1 (#26443, after #21959 had made it an
+    optional extra in July 2025), so from 0.11.1 every install has it; earlier installs may not (the 0.10 B200 fit
+    rows of gpt-oss, P000-P009, state no environment)."""
     cc = gpu.cc_major_minor
     if not model.is_moe or cc is None or cc[0] != 10 or gpu.vendor.lower() != "nvidia":
         return False
     method = quant.method if quant is not None else None
+    if method == "mxfp4":
+        return version >= MXFP4_TRTLLM_MOE_FROM
     return version >= TRTLLM_MOE_FROM and method in _TRTLLM_MOE_METHODS
 
 
