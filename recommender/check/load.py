@@ -12,6 +12,7 @@ from functools import partial
 from typing import Any
 
 from recommender.check import (
+    ansible_playbooks,
     commands,
     compose_files,
     compose_project,
@@ -186,8 +187,8 @@ def read_text(
             "(helm template RELEASE CHART -f VALUES | vllm-plan check -)"
         )
     docs = yaml_docs(text, source, problems if problems is not None else [])
-    if len(docs) == 1 and isinstance(docs[0], str):
-        return commands.read_command(docs[0], source, read_manifest=_read_yaml_block)
+    if len(docs) == 1 and not isinstance(docs[0], dict):
+        return _read_one_document(docs[0], source)
     found: list[Found] = []
     k8s: list[dict[str, Any]] = []
     for index, doc in enumerate(docs, 1):
@@ -207,6 +208,18 @@ def read_text(
     if not found:
         _nothing_read(k8s, shared, source, origin)
     return found
+
+
+def _read_one_document(doc: Any, source: str) -> list[Found]:
+    """A file of one YAML document that is not a mapping: a command line (a string), an Ansible playbook."""
+    if isinstance(doc, str):
+        return commands.read_command(doc, source, read_manifest=_read_yaml_block)
+    if ansible_playbooks.is_playbook(doc):
+        found = ansible_playbooks.read_playbook(doc, source, _read_command_line)
+        if not found:
+            raise NotADeployment(f"{source}: an Ansible playbook whose tasks start no vLLM server")
+        return found
+    raise NotADeployment(f"{source}: document 1 is not a mapping (Kubernetes object, values or compose)")
 
 
 def _nothing_read(
