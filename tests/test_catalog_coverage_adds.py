@@ -221,3 +221,23 @@ def test_ms_marco_minilm_l6_cross_encoder_by_hand() -> None:
     assert total == 22_713_601
     spec = resolve_model("cross-encoder/ms-marco-MiniLM-L-6-v2")
     assert spec.params is not None and spec.params.total == total and not spec.approximate
+
+
+def test_bloomz_is_bloom_176b_and_says_reconstructed() -> None:
+    """bigscience/bloomz (reconstructed): BLOOMZ fine-tunes BLOOM on xP3 without changing the network, so the 176B
+    member counts BLOOM's 176,247,271,424 parameters."""
+    bloomz, bloom = resolve_model("bigscience/bloomz"), resolve_model("bigscience/bloom")
+    assert bloomz.params is not None and bloom.params is not None
+    assert bloomz.params.total == bloom.params.total == 176_247_271_424
+    assert reconstructed("bigscience/bloomz") and not reconstructed("bigscience/bloom")
+
+
+def test_deepseek_v2_and_chat_are_the_236b_network() -> None:
+    """deepseek-ai/DeepSeek-V2 and -Chat (reconstructed from DeepSeek-V2.5's config.json, whose widths a V2-Chat-0628
+    build's file repeats): 235,741,434,880 parameters, DeepSeek's '236B total'."""
+    v25 = resolve_model("deepseek-ai/DeepSeek-V2.5")
+    assert v25.params is not None and round(v25.params.total / 1e9) == 236
+    for model in ("deepseek-ai/DeepSeek-V2", "deepseek-ai/DeepSeek-V2-Chat"):
+        spec = resolve_model(model)
+        assert spec.params is not None and spec.params.total == v25.params.total == 235_741_434_880
+        assert spec.mla is not None and reconstructed(model)
