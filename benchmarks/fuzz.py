@@ -16,7 +16,9 @@ timeout), plus `--processes` of them as real `python -m recommender` processes:
 - serve:    `vllm serve` command lines (explain -- ..., check "...", a launch script) with hostile vLLM flags,
             before and after the model, for several target releases;
 - results:  real `vllm bench serve --save-result` files, mutated, for `perf --compare` and `calibrate`;
-- calibration: the local calibration file `perf` reads (VLLM_PLAN_PERF_LOCAL), mutated or broken.
+- calibration: the local calibration file `perf` reads (VLLM_PLAN_PERF_LOCAL), mutated or broken;
+- reading:  repositories whose scripts run each other (themselves, in a ring, a wide tree) and Makefiles whose
+            variables and $(call)s name each other, for `check` (benchmarks/fuzz_reading.py).
 
 A case fails on: exit 70 or an exit code outside the documented ones, a traceback, a hang (over --timeout s),
 an error of more than one line on stderr, or a partial file (a failed `-o DIR` write leaves DIR empty).
@@ -45,6 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.fuzz_reading import hostile_reading
 from recommender.console import run_script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +57,7 @@ EXAMPLES = ROOT / "examples"
 CORPUS = ROOT / "tests" / "data" / "deployments"
 BENCH_RESULTS = ROOT / "tests" / "data" / "bench_results"
 DOCUMENTED_EXITS = frozenset({0, 1, 2, 3, 4})
-KINDS = ("config", "flags", "plan", "manifest", "project", "usage", "serve", "results", "calibration")
+KINDS = ("config", "flags", "plan", "manifest", "project", "usage", "serve", "results", "calibration", "reading")
 WORK = "@/"  # an argument starting with this names a file in the case's own directory
 
 # --- hostile values ---------------------------------------------------------------------------------------------
@@ -578,6 +583,11 @@ def calibration_case(rng: random.Random, _m: Material) -> Case:
     return Case("calibration", f"perf-local.yaml: {label}", args, files={"perf-local.yaml": content}, env=env)
 
 
+def reading_case(rng: random.Random, _m: Material) -> Case:
+    label, entry, files = hostile_reading(rng)
+    return Case("reading", label, ["check", f"{WORK}{entry}", "--gpu", _pick(rng, GPUS)], files=files)
+
+
 GENERATORS: dict[str, Callable[[random.Random, Material], Case]] = {
     "config": config_case,
     "flags": flags_case,
@@ -588,6 +598,7 @@ GENERATORS: dict[str, Callable[[random.Random, Material], Case]] = {
     "serve": serve_case,
     "results": results_case,
     "calibration": calibration_case,
+    "reading": reading_case,
 }
 
 

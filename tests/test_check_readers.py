@@ -931,8 +931,26 @@ def test_a_slurm_job_named_dot_job_is_read_in_a_folder_by_its_shebang(tmp_path: 
 
 
 def test_a_makefile_variable_naming_itself_many_times_ends_unresolved() -> None:
-    # hostile input: make refuses `A = $(A)$(A)$(A)$(A)` ("Recursive variable 'A' references itself"); within the
-    # nesting depth (16) its expansion would take 4^16 steps. One text's expansion does at most 2,000 references and
-    # leaves the rest as written, so the read ends and the model stays unresolved
-    assert expand("$(A)", {"A": "$(A)$(A)$(A)$(A)"}).count("${A}") > 0
+    # hostile input: make refuses `A = $(A)$(A)$(A)$(A)` ("Recursive variable 'A' references itself (eventually)",
+    # expand.c's recursively_expand_for_file); within the nesting depth (16) its expansion would take 4^16 steps.
+    # A variable met again while its own value is expanded stays unresolved as written, directly or through others
+    assert expand("$(A)", {"A": "$(A)$(A)$(A)$(A)"}) == "${A}${A}${A}${A}"
+    assert expand("x $(A)", {"A": "$(B)-$(B)", "B": "$(A)"}) == "x ${A}-${A}"
     assert expand("$(B)", {"B": "$(C)$(C)", "C": "x"}) == "xx"  # an ordinary chain is expanded in full
+    assert expand("$(B) $(B)", {"B": "$(C)", "C": "x"}) == "x x"  # a name used twice, not inside itself, is no loop
+
+
+def test_a_makefile_expanding_exponentially_ends_in_bounded_work(tmp_path: Path) -> None:
+    # hostile input (benchmarks/fuzz.py's kind `reading`): variables each naming the next four times, 16 deep, and
+    # $(call)s doubling their argument at each level build 4^16 references or 2^16 times the text (make never
+    # finishes either); before, every recipe line had a budget of its own, and 300 rules took minutes. One Makefile's
+    # expansions follow at most 20,000 references and produce at most 1,000,000 characters; the rest is unresolved
+    chain = [f"V{i} = " + f"$(V{i + 1})" * 4 for i in range(16)] + ["V16 = x"]
+    calls = [line for i in range(16) for line in (f"define f{i}", f"$(call f{i + 1},$(1)$(1))" * 3, "endef")]
+    rules = [f"serve{i}:\n\tvllm serve Qwen/Qwen3-8B --served-model-name $(V0) $(call f0,ab)\n" for i in range(300)]
+    (tmp_path / "Makefile").write_text("\n".join([*chain, *calls, "define f16", "$(1)", "endef", *rules]))
+    found = load_inputs((str(tmp_path / "Makefile"),)).found
+    assert len(found) == 300 and {f.argv[:3] for f in found} == {("vllm", "serve", "Qwen/Qwen3-8B")}
+    assert sum(len(" ".join(f.argv)) for f in found) < 1_200_000
+    assert all(f.unresolved for f in found)  # what is past the work stays unresolved: not evaluated, no guess
+    assert expand("$(V0)", {"V0": "$(V1)$(V1)", "V1": "x"}) == "xx"  # an ordinary Makefile is unchanged

@@ -257,6 +257,21 @@ def test_a_script_running_itself_many_times_is_read_a_bounded_number_of_times(tm
     assert {f.argv for f in found} == {("vllm", "serve", "Qwen/Qwen2.5-7B-Instruct")}
 
 
+def test_the_files_budget_is_one_for_all_recipe_lines_of_a_makefile(tmp_path: Path) -> None:
+    # hostile input (benchmarks/fuzz.py's kind `reading`): 300 rules each running a script that runs itself 20 times
+    # read 64 files per recipe line, 19,200 servers in 26 s; the readings of one file (a Makefile's recipe lines
+    # together) now share the 64 files, as one script's runs and sources do
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "run.sh").write_text("#!/bin/bash\n" + "./run.sh\n" * 20 + "vllm serve Qwen/Qwen3-8B\n")
+    (tmp_path / "Makefile").write_text("".join(f"serve{i}:\n\t./run.sh\n" for i in range(300)))
+    found = load_inputs((str(tmp_path / "Makefile"),)).found
+    assert 1 < len(found) <= 65
+    assert {f.argv for f in found} == {("vllm", "serve", "Qwen/Qwen3-8B")}
+    (tmp_path / "Makefile").write_text("a:\n\t./run2.sh\nb:\n\t./run2.sh\n")  # two ordinary rules: both read
+    (tmp_path / "run2.sh").write_text("#!/bin/bash\nvllm serve Qwen/Qwen3-8B\n")
+    assert [f.resource for f in load_inputs((str(tmp_path / "Makefile"),)).found] == ["make a", "make b"]
+
+
 @pytest.mark.parametrize(
     ("runner", "text"),
     [

@@ -16,7 +16,7 @@ import pytest
 from benchmarks import fuzz
 
 SEED = 20261130
-COUNT = 240  # 40 of each kind, a few seconds
+COUNT = 240  # 24 of each kind, a few seconds
 PROCESS_KINDS = ("config", "plan", "manifest", "project")  # one file of each as a real `python -m recommender`
 TIMEOUT = 20.0  # seconds before a case counts as a hang
 

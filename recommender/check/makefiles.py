@@ -32,21 +32,30 @@ _ASSIGN = re.compile(r"^((?:(?:export|override)\s+)*)([A-Za-z_][A-Za-z0-9_.-]*)\
 _EXPORT = re.compile(r"^export\s+([A-Za-z_][A-Za-z0-9_.\s-]*)$")
 _RULE = re.compile(r"^([^:=#\t][^:=#]*?)\s*::?(?!=)\s*([^;=]*?)\s*(?:;(.*))?$")
 _DIRECTIVE = re.compile(r"^(ifeq|ifneq|ifdef|ifndef|else|endif|include|-include|sinclude|vpath|unexport)\b")
-_MAX_DEPTH = 16  # a variable whose value names itself (recursively, past this) is not a Makefile make would run
-# references expanded for one text: `A = $(A)$(A)$(A)$(A)` (which make refuses: "Recursive variable 'A' references
-# itself") or a chain of variables each naming the next four times would otherwise take 4^16 expansions
-_MAX_REFERENCES = 2_000
+_MAX_DEPTH = 16  # $(call)s nested deeper than this (a function calling itself) are not followed
+# a variable whose value names itself, directly or through others, make refuses ("Recursive variable 'A' references
+# itself (eventually)", expand.c recursively_expand_for_file): its reference is left unresolved as written; a
+# $(call)ed function may recurse in make (func_call lifts the flag), so the depth limit bounds it
+# what the expansions of one Makefile may do, all its texts together: references followed and characters produced.
+# A chain of variables each naming the next four times, or $(call)s doubling their argument at each level, would
+# take 4^16 steps or build text of 2^16 times its size within the depth limit (as make itself would: such a Makefile
+# never finishes); past this work, every reference left is unresolved as written. Real Makefiles expand a few
+# hundred references (ten per rule at most)
+_MAX_REFERENCES = 20_000
+_MAX_CHARACTERS = 1_000_000
 
 
 class _Work:
-    """What one expansion may still do (shared by the nested expansions of one text)."""
+    """What the expansions of one Makefile may still do (shared by all its texts and their nested expansions)."""
 
     def __init__(self) -> None:
         self.left = _MAX_REFERENCES
+        self.characters = _MAX_CHARACTERS
+        self.expanding: set[str] = set()  # the variables whose value is being expanded (make's `expanding` flag)
 
     def spend(self) -> bool:
         self.left -= 1
-        return self.left >= 0
+        return self.left >= 0 and self.characters >= 0
 
 
 ScriptReader = Callable[[str, str, Mapping[str, str]], list[Found]]
@@ -61,12 +70,13 @@ def read_makefile(text: str, source: str, read_script: ScriptReader) -> list[Fou
     reads one recipe line as a shell script, with the exported variables as its environment."""
     variables: dict[str, str] = {"MAKE": "make", "CURDIR": "."}  # make runs in the Makefile's folder
     exported: set[str] = set()
-    rules = _parse(_logical_lines(text), variables, exported)
-    env = {name: expand(variables[name], variables) for name in sorted(exported) if name in variables}
+    work = _Work()
+    rules = _parse(_logical_lines(text), variables, exported, work)
+    env = {name: expand(variables[name], variables, work=work) for name in sorted(exported) if name in variables}
     found: list[Found] = []
     for target, lines in rules:
         for line in lines:
-            for script in _recipe_lines(expand(line, variables, target)):
+            for script in _recipe_lines(expand(line, variables, target, work=work)):
                 found += [replace(f, resource=f"make {target}") for f in read_script(script, source, env)]
     return found
 
@@ -101,7 +111,9 @@ def _logical_lines(text: str) -> list[tuple[bool, str]]:
     return out
 
 
-def _parse(lines: list[tuple[bool, str]], variables: dict[str, str], exported: set[str]) -> list[tuple[str, list[str]]]:
+def _parse(
+    lines: list[tuple[bool, str]], variables: dict[str, str], exported: set[str], work: _Work
+) -> list[tuple[str, list[str]]]:
     """The rules (target, recipe lines) in order; the variables and exported names are filled in."""
     rules: list[tuple[str, list[str]]] = []
     current: list[str] | None = None
@@ -123,12 +135,12 @@ def _parse(lines: list[tuple[bool, str]], variables: dict[str, str], exported: s
             continue
         if not stripped or _DIRECTIVE.match(stripped):
             continue
-        current = _read_statement(stripped, variables, exported, rules)
+        current = _read_statement(stripped, variables, exported, rules, work)
     return rules
 
 
 def _read_statement(
-    line: str, variables: dict[str, str], exported: set[str], rules: list[tuple[str, list[str]]]
+    line: str, variables: dict[str, str], exported: set[str], rules: list[tuple[str, list[str]]], work: _Work
 ) -> list[str] | None:
     """A variable assignment, an `export`, or a rule line (whose recipe then follows: returned to append to)."""
     assign = _ASSIGN.match(line)
@@ -142,7 +154,7 @@ def _read_statement(
             value = f"{variables[name]} {value}"
         elif op == "!=":  # the output of a shell command
             value = f"$(shell {value})"
-        variables[name] = expand(value, variables) if op in (":=", "::=") else value
+        variables[name] = expand(value, variables, work=work) if op in (":=", "::=") else value
         return None
     export = _EXPORT.match(line)
     if export:
@@ -165,8 +177,8 @@ def _without_prefixes(line: str) -> str:
 
 
 def expand(text: str, variables: Mapping[str, str], target: str = "", depth: int = 0, work: _Work | None = None) -> str:
-    """`text` with make's references expanded (see the module's docstring); past the work one text may take, a
-    reference is left unresolved as written."""
+    """`text` with make's references expanded (see the module's docstring); past the work one Makefile may take
+    (`work`, shared by its texts), a reference is left unresolved as written."""
     work = work or _Work()
     out: list[str] = []
     i = 0
@@ -183,9 +195,11 @@ def expand(text: str, variables: Mapping[str, str], target: str = "", depth: int
         elif nxt in "({":
             end = _closing(text, i + 1)
             out.append(_reference(text[i + 2 : end], variables, target, depth, work))
+            work.characters -= len(out[-1])
             i = end + 1
         else:  # $V: the one-letter variable V, or an automatic variable
             out.append(_reference(nxt, variables, target, depth, work))
+            work.characters -= len(out[-1])
             i += 2
     return "".join(out)
 
@@ -228,8 +242,12 @@ def _reference(name: str, variables: Mapping[str, str], target: str, depth: int,
         called, *args = _arguments(name[5:])
         local = {**variables, **{str(n): expand(a, variables, target, depth + 1, work) for n, a in enumerate(args, 1)}}
         return expand(variables.get(called.strip(), ""), local, target, depth + 1, work)
-    if name in variables and depth < _MAX_DEPTH:
-        return expand(variables[name], variables, target, depth + 1, work)
+    if name in variables and depth < _MAX_DEPTH and name not in work.expanding:
+        work.expanding.add(name)
+        try:
+            return expand(variables[name], variables, target, depth + 1, work)
+        finally:
+            work.expanding.discard(name)
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         return "${" + name + "}"  # from the environment or make's command line: unresolved here
     return "$(" + name + ")"  # a function, automatic variable or substitution: not worked out, unresolved as written

@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from recommender.check.launchers import strip_prefixes
 from recommender.check.script_units import STARTED, units_started
@@ -62,22 +62,26 @@ class Command:
 _FROM_ARGUMENT = re.compile(r"(?<![\w$])([A-Za-z_][A-Za-z0-9_]*)=[\"']?\$\{?(?:[1-9]|OPTARG)\b")
 
 
+REPOSITORY = "<repository>"
+_MAX_SOURCED = 4  # `source` nested deeper than this is not followed (a file sourcing itself, a long chain)
+# files read for `source` and for scripts run by scripts, over one whole reading of a file (every run_script with its
+# Origin: a Makefile's recipe lines together): a file that runs or sources itself many times (30 lines of `./a.sh`
+# in a.sh) would otherwise be read 30^4 times within the depth limit, and a Makefile's 300 rules each running it
+# 300 times as many
+_MAX_FILES_READ = 64
+
+
 @dataclass(frozen=True, slots=True)
 class Origin:
     """A script file: its absolute path here (its $0 and ${BASH_SOURCE[0]}), the folder of its repository, and a
     reader of the files it may `source`, by absolute path (None: not read here). A path under `root` that reaches
-    a command is where the repository is checked out on the deployment host: unknown, written `<repository>`."""
+    a command is where the repository is checked out on the deployment host: unknown, written `<repository>`.
+    `files_left`: the files its readings may still run or source (one budget for all of them)."""
 
     path: str
     root: str
     read: Callable[[str], str | None]
-
-
-REPOSITORY = "<repository>"
-_MAX_SOURCED = 4  # `source` nested deeper than this is not followed (a file sourcing itself, a long chain)
-# files read for `source` and for scripts run by scripts, over one whole reading: a file that runs or sources itself
-# many times (30 lines of `./a.sh` in a.sh) would otherwise be read 30^4 times within the depth limit
-_MAX_FILES_READ = 64
+    files_left: list[int] = field(default_factory=lambda: [_MAX_FILES_READ], compare=False)
 
 
 def run_script(
@@ -98,7 +102,7 @@ def run_script(
         runner.scope.update({str(k): a for k, a in enumerate(args)})
     if origin is None:
         return runner.run(split_commands(script))
-    runner.read_file = origin.read
+    runner.read_file, runner.files_left = origin.read, origin.files_left
     runner.arrays["BASH_SOURCE"] = [origin.path]
     runner.scope["BASH_SOURCE"] = origin.path
     runner.scope.setdefault("0", origin.path)
