@@ -258,25 +258,33 @@ def test_other_processes_memory_is_outside_the_budget_but_not_free() -> None:
     assert alone.available_kv - shared.available_kv == rtx.total_bytes - free
 
 
-def test_v2_runner_of_0_30_profiles_the_sampler_on_model_dtype_logits() -> None:
-    """vLLM 0.30's Model Runner V2 profiled its dummy sampler run without sampling parameters: only the [rows, vocab]
-    logits in the model dtype (2 B) enter the peak. Qwen2.5-3B-Instruct-AWQ, --enforce-eager, 2,048 batched tokens,
-    256 requests x 151,936 logits: forward 2,048 x 47,000 B = 0.0896 GiB, sampler 256 x 151,936 x 2 B = 0.0725 GiB,
-    0.162 GiB (field3 H021 logs 0.15); 0.31 and 0.29 keep 13.5 B per logit (0.489 GiB of sampler). The warm-up
-    after the KV cache runs the full fp32 pipeline on every release: 256 x 151,936 x 14 B = 0.507 GiB."""
+def test_v2_runner_profiles_the_sampler_on_model_dtype_logits() -> None:
+    """Model Runner V2 (the default for dense models from 0.25) profiles its dummy sampler run without sampling
+    parameters. Read in the wheels: 0.24.0 copies the logits to fp32 whatever the parameters (2 + 4 B a logit, given to
+    0.25 too); 0.26.0 keeps the model dtype and mutates it in place; 0.27.0 / 0.28.0 return the logits before the fp32
+    copy when no request needs processing; 0.30 shows the same in field3 H021's log; 0.31 profiles the warm-up's
+    parameters (13.5 B, the fit). Qwen2.5-3B-Instruct-AWQ, --enforce-eager (no torch.compile in the profiling window),
+    2,048 batched tokens, 256 requests x 151,936 logits = 38,895,616 logits; forward 2,048 x 47,000 B = 96,256,000:
+      0.26-0.30   96,256,000 + 2 x 38,895,616    = 174,047,232 B (0.162 GiB; H021 logs 0.15)
+      0.25        96,256,000 + 6 x 38,895,616    = 329,629,696 B
+      0.24, 0.31  96,256,000 + 13.5 x 38,895,616 = 621,346,816 B (V1's runner at 0.24; V2 with the warm-up's
+                  parameters at 0.31)
+    The dense MLP's side, 2,048 x (6 x 11,008 + 4 x 2,048) = 152,043,520 B, stays below. The warm-up after the KV
+    cache runs the full fp32 pipeline on every release: 256 x 151,936 x 14 B = 0.507 GiB."""
     card = resolve_gpu("rtx4060", load_gpus())
     model = resolve_model("Qwen/Qwen2.5-3B-Instruct-AWQ")
     flags = EngineFlags(enforce_eager=True, gpu_memory_utilization=0.45, max_model_len=1024)
-    forward = 2048 * overheads.ACT_BYTES_PER_TOKEN
+    assert overheads.v1_forward_bytes(model, 2048, 1) == 152_043_520
     peaks = {}
-    for version in ("0.29.0", "0.30.0", "0.31.0"):
+    for version in ("0.24.0", "0.25.0", "0.26.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0"):
         e = explain(model, card, flags, VllmVersion.parse(version))
         assert e.max_num_batched_tokens == 2048 and e.max_num_seqs == 256
         assert e.post_allocation is not None and e.post_allocation.sampler == 256 * 151_936 * 14
         peaks[version] = e.stages[-1].activation_peak
-    assert peaks["0.30.0"] == int(forward + 2.0 * 256 * 151_936)
+    assert {peaks[v] for v in ("0.26.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0")} == {174_047_232}
     assert round(peaks["0.30.0"] / GiB, 3) == 0.162
-    assert peaks["0.29.0"] == peaks["0.31.0"] == int(forward + 13.5 * 256 * 151_936)
+    assert peaks["0.25.0"] == 329_629_696
+    assert peaks["0.24.0"] == peaks["0.31.0"] == 621_346_816
 
 
 def test_v1_before_0_9_1_counts_the_context_inside_the_budget() -> None:

@@ -88,25 +88,42 @@ V1_ENGINE_FROM = (0, 8)
 MLLAMA_V0_BYTES_PER_VISION_TOKEN = 38_800
 
 
-# Model Runner V2's profile_run gave its dummy requests no sampling parameters, so the sampler took its early exit on
-# the model-dtype logits and the fp32 pipeline (upcast, probabilities, noise) never entered the profiled peak; the
-# warm-up after the KV cache (warmup_kernels, SamplingParams.for_sampler_warmup) allocates it (vLLM pull request 57926,
-# "Profile the sampler with the params the warm-up actually uses"; 0.33's _dummy_sampler_run adds that second pass).
-# What remains in the profile is the [rows, vocab] logits in the model dtype, 2 bytes. The release it shows in: 0.30
-# (field3 H021, Qwen2.5-3B-AWQ eager, 256 requests x 151,936 logits: a 0.15 GiB peak, the 0.09 GiB forward plus
-# 0.07 GiB of bf16 logits, where 13.5 B per logit gives 0.58); 0.31 profiles the fp32 pipeline (field3 H007: 0.79 GiB
-# peak less its printed 0.35 GiB graph estimate, 0.44). Earlier V2-runner releases are not known and keep the full
-# figure (less KV predicted, the safe side).
-SAMPLER_BYTES_PER_LOGIT_PROFILE_GAP = 2.0
-SAMPLER_PROFILE_GAP_RELEASES = ((0, 30),)
+# Model Runner V2's profile_run gives its dummy requests no sampling parameters (v1/worker/gpu/model_runner.py
+# _dummy_sampler_run: compute_logits, then the Sampler over InputBatch.make_dummy, whose rows map to request slots that
+# were never added, so every per-request state is the default: temperature 1, no top-k / top-p / min-p, no penalties,
+# bias or bad words, no logprobs). What the profiled sampler allocates then depends on the release's
+# Sampler.apply_sampling_params (v1/worker/gpu/sample/sampler.py):
+# - 0.24.0 wheel: the logits are always copied to a new fp32 tensor before the in-place ops, so the profile holds the
+#   model-dtype logits and that fp32 copy: 2 + 4 = 6 bytes per logit (Gumbel's per-block maxima are
+#   [rows, vocab / 1024]). 0.25 (the first release with V2 the default for dense models, #44443) is not read; it is
+#   between 0.24's copy and 0.26's in-place ops and is given 0.24's figure (the larger).
+# - 0.26.0 wheel: no copy ("The ops below upcast to fp32 internally, so the input dtype is kept and mutated in
+#   place"; a clone only for raw logprobs); 0.27.0 and 0.28.0 wheels: `if not self._requires_logits_processing(...)`
+#   / `if not np.any(self.needs_logits_processing[...])`: return logits` before the fp32 copy (#47711, merged
+#   2026-07-27). Either way the profile holds only the [rows, vocab] logits in the model dtype.
+# - 0.30: the same, read in the logs (field3 H021, Qwen2.5-3B-AWQ eager, 256 requests x 151,936 logits: a 0.15 GiB
+#   peak, the 0.09 GiB forward plus 0.07 GiB of 16-bit logits, where 13.5 B per logit gives 0.58). 0.29 lies between
+#   0.28 and 0.30, which agree.
+# - 0.31 on: _dummy_sampler_run profiles the sampler a second time with the parameters the warm-up uses (vLLM pull
+#   request 57926, "Profile the sampler with the params the warm-up actually uses"; field3 H007: 0.79 GiB peak less
+#   its printed 0.35 GiB graph estimate, 0.44): the fitted figure again.
+# V1's runner (the releases before 0.25, MoE and hybrid models up to 0.28, the drafters V2 does not run) keeps its
+# sampler's figure above.
+SAMPLER_V2_FP32_COPY_BYTES = 4.0
+SAMPLER_V2_COPY_UNTIL = (0, 25)
+SAMPLER_V2_LOGITS_ONLY_UNTIL = (0, 30)
 
 
-def sampler_bytes_per_logit(version: tuple[int, int], *, flashinfer: bool = False) -> float:
+def sampler_bytes_per_logit(
+    version: tuple[int, int], *, flashinfer: bool = False, v2_runner: bool = False, logits_bytes: int = 2
+) -> float:
     """Bytes per logit of the profiling run's sampler for a vLLM release (major, minor). `flashinfer`: the engine is
     known to sample with FlashInfer's top-k/top-p kernel, which holds the later releases' figure (the A100 logs of
-    0.10.1 above fit a smaller one still)."""
-    if version in SAMPLER_PROFILE_GAP_RELEASES:
-        return SAMPLER_BYTES_PER_LOGIT_PROFILE_GAP
+    0.10.1 above fit a smaller one still). `v2_runner`: Model Runner V2 runs the model (memory/model_runner.py), whose
+    profiled sampler holds the logits in the model dtype (`logits_bytes`), and up to 0.25 their fp32 copy."""
+    if v2_runner and version <= SAMPLER_V2_LOGITS_ONLY_UNTIL:
+        copy = SAMPLER_V2_FP32_COPY_BYTES if version <= SAMPLER_V2_COPY_UNTIL else 0.0
+        return logits_bytes + copy
     old = version < SAMPLER_CHANGED_IN and not flashinfer
     return SAMPLER_BYTES_PER_LOGIT_OLD if old else SAMPLER_BYTES_PER_LOGIT
 
@@ -179,6 +196,8 @@ def activation_peak_bytes(
     encoder: EncoderPass | None = None,
     flashinfer_sampler: bool = False,
     dp: int = 1,
+    v2_runner: bool = False,
+    logits_bytes: int = 2,
 ) -> int:
     """Transient torch peak of the profiling run on one GPU (`v0`: the V0 engine ran it; default: before 0.8).
     `encoder`: the V1 engine's multimodal encoder pass (memory/encoder_profile.py), run before the language model's:
@@ -188,13 +207,18 @@ def activation_peak_bytes(
     `moe_kernel_without_workspace`: the experts run on a kernel without the fused-MoE intermediate cache (the OAI
     triton_kernels MXFP4 path: gpt-oss-20b logs the same 2.87 GiB peak at TP=1 and TP=2 on v0.19.0, llm-d-planner
     sweep, where the workspace term would add 0.35 and 0.18 GiB).
+    `v2_runner`: Model Runner V2 runs the model, whose profiled sampler holds `logits_bytes` a logit (the model dtype;
+    sampler_bytes_per_logit).
     """
     t = max_num_batched_tokens
     moe = 0 if moe_kernel_without_workspace else moe_workspace_bytes(s, t, tp, expert_parallel, dp=dp, version=version)
     sampler = 0.0
     if last_stage and not s.pooling:  # a pooling model's profile runs the pooler, not the sampler (model/pooling.py)
         num_reqs = min(max_num_seqs, t)
-        sampler = sampler_bytes_per_logit(version, flashinfer=flashinfer_sampler) * num_reqs * s.vocab_size
+        per_logit = sampler_bytes_per_logit(
+            version, flashinfer=flashinfer_sampler, v2_runner=v2_runner, logits_bytes=logits_bytes
+        )
+        sampler = per_logit * num_reqs * s.vocab_size
     if (version < V1_ENGINE_FROM) if v0 is None else v0:
         forward = v0_forward_bytes(s, t, tp) + moe + mllama_v0_encoder_bytes(s, max_num_seqs)
         return int(max(forward, sampler))

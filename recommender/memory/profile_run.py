@@ -6,7 +6,7 @@ generic terms, V0's multimodal dummy batch, DeepSeek-V4's sparse-attention works
 from __future__ import annotations
 
 from recommender.hardware import Gpu
-from recommender.memory import capture_config, dsv4_profile, overheads
+from recommender.memory import capture_config, dsv4_profile, model_runner, overheads
 from recommender.memory.encoder_profile import (
     EncoderPass,
     V0Batch,
@@ -138,6 +138,7 @@ def activation_bytes(
     v = (version.major, version.minor)
     rocm = gpu.vendor.lower() == "amd"
     batch = V0Batch(limits.max_num_batched_tokens, limits.max_num_seqs)
+    uncompiled = flags.enforce_eager or flags.capture_request().level0
     if v0:  # V0's dummy sequences carry the multimodal items whole (memory/encoder_profile.py)
         batch = v0_profile_batch(
             model,
@@ -162,6 +163,8 @@ def activation_bytes(
             encoder=None if v0 or k else encoder,
             flashinfer_sampler=bool(flags.flashinfer_sampler) and not v0,
             dp=flags.data_parallel_size,
+            v2_runner=not v0 and uncompiled and model_runner.runs_v2(model, flags, version),
+            logits_bytes=precision.dtype_bytes,
         )
         + dsv4_profile.workspace_bytes(
             model,
