@@ -50,6 +50,14 @@ _VGPU = re.compile(r"^\s*(?P<board>.*?[a-z0-9])-(?P<gib>\d{1,3})(?P<series>[qcba
 _ARCH = re.compile(r"(?<![a-z0-9])(gfx[0-9a-f]{3,4})(?![0-9a-f])")
 # A slash between card names (`AMD Instinct MI60 / MI50`): one marketing name for several boards.
 _ALTERNATIVES = re.compile(r"\s*/\s*")
+# A MIG profile as nvidia-smi, the device plugin's resources and GFD print it (`1g.10gb`, `3g.40gb`, `1g.10gb+me`),
+# also without the word MIG: `<compute slices>g.<memory>gb`.
+_MIG_PROFILE = re.compile(r"(?<![a-z0-9])\d+g\.\d+gb(?:\+me)?(?![a-z0-9])")
+# A count written with the card, as people write a machine (`h100x8`, `8xH100`, `8 x A100`, Modal's `H100:8`).
+_COUNTED = (
+    re.compile(r"^\s*(?P<count>\d{1,3})\s*[x*\u00d7]\s*(?P<card>\S.*?)\s*$", re.I),
+    re.compile(r"^\s*(?P<card>.*?\S)\s*[x*\u00d7:]\s*(?P<count>\d{1,3})\s*$", re.I),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,13 +169,13 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
     if shared is not None:
         return shared
     wanted = GpuName.parse(query)
-    if not wanted.model:  # '' or only a memory size ('80g', a Slurm site's GPU type)
-        named = f"{quoted(query.strip())} names no GPU model" if query.strip() else "empty GPU name"
-        raise UnknownGpuError(f"{named}; run `vllm-plan gpus` to list the known GPUs")
-    if wanted.mig:
+    if wanted.mig or _MIG_PROFILE.search(query.lower()):
         raise UnknownGpuError(
             f"{quoted(query)} is a MIG slice: its memory is a fraction of the card's; give --gpu-memory-gib"
         )
+    if not wanted.model:  # '' or only a memory size ('80g', a Slurm site's GPU type)
+        named = f"{quoted(query.strip())} names no GPU model" if query.strip() else "empty GPU name"
+        raise UnknownGpuError(f"{named}; run `vllm-plan gpus` to list the known GPUs")
     exact = _unique([g for g in catalog if wanted in _names(g)])
     same_model = _unique([g for g in catalog if any(n.model == wanted.model for n in _names(g))])
     if wanted.memory_gb is not None and not exact:
@@ -181,7 +189,26 @@ def resolve_gpu(query: str, catalog: Sequence[Gpu], *, memory_mib: int | None = 
         return found[0]
     if found:
         raise _ambiguous(query, found)
-    raise _unknown(query, wanted, catalog)
+    raise _counted(query, catalog) or _unknown(query, wanted, catalog)
+
+
+def _counted(query: str, catalog: Sequence[Gpu]) -> UnknownGpuError | None:
+    """`h100x8`, `8 x A100`, `H100:8`: a card and a count, where --gpu takes one card; the error says where the
+    count goes. None when the name without the count is no card either."""
+    for pattern in _COUNTED:
+        m = pattern.match(query)
+        if m is None or int(m.group("count")) < 1:
+            continue
+        try:
+            card = resolve_gpu(m.group("card"), catalog)
+        except UnknownGpuError:
+            continue
+        n = int(m.group("count"))
+        return UnknownGpuError(
+            f"GPU {quoted(query)} is {n} x {card.name}: --gpu names one card (--gpu {card.key}); give the count "
+            f"as --gpus-per-node {n} to `recommend`, as -tp/-pp/-dp to `explain` and `perf`"
+        )
+    return None
 
 
 def _by_written_size(query: str, memory_gb: float, same_model: list[Gpu], memory_mib: int | None) -> Gpu | list[Gpu]:

@@ -26,6 +26,7 @@ from recommender.check.run import (
     version_source,
 )
 from recommender.cli import params
+from recommender.cli.gpu_option import named_gpu
 from recommender.cli.output import format_choice, table
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json, plan_annotations
@@ -257,7 +258,7 @@ def _alias_map(aliases: tuple[str, ...]) -> dict[str, str]:
 def _given_gpu(gpu: str | None, gpu_memory_gib: float | None) -> Gpu | None:
     if gpu_memory_gib:
         return given_card(gpu, gpu_memory_gib, load_gpus())
-    return resolve_gpu(gpu, load_gpus()) if gpu else None
+    return named_gpu(gpu) if gpu else None
 
 
 def check_all(found: list[Found], request: CheckRequest) -> list[ServerResult]:

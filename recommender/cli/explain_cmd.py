@@ -12,6 +12,7 @@ from click.core import ParameterSource
 from recommender.catalog import load_gpus
 from recommender.cli import params
 from recommender.cli.engine_options import engine_flag_options, engine_flags
+from recommender.cli.gpu_option import named_gpu
 from recommender.cli.log_input import (
     comparison_json,
     log_gpu,
@@ -27,7 +28,7 @@ from recommender.cli.pasted import image_release, parsed, pasted_command
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.documents import explanation_json
 from recommender.errors import FlagError, InputError, PlanError
-from recommender.gpu_names import given_card, resolve_gpu
+from recommender.gpu_names import given_card
 from recommender.hardware import Gpu
 from recommender.log_comparison import compare_with_log
 from recommender.memory.budget import Explanation
@@ -226,7 +227,7 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
             "no GPU given: pass --gpu NAME (see `vllm-plan gpus`) or --gpu-memory-gib N, set VLLM_PLAN_GPU, or add "
             "`gpu:` to ./vllm-plan.yaml"
         )
-    return resolve_gpu(gpu, load_gpus())
+    return named_gpu(gpu)
 
 
 @click.command(context_settings={"ignore_unknown_options": False})

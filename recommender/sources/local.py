@@ -8,6 +8,7 @@ from typing import Any
 from recommender.errors import ModelConfigError, UnknownModelError
 from recommender.quoting import clipped
 from recommender.safe_load import path_kind
+from recommender.sources.not_models import adapter_error, deployment_file_error
 from recommender.sources.safetensors import CheckpointSummary, summarize
 
 MAX_CONFIG_BYTES = 64 << 20  # config.json and the index: the largest real ones are a few MiB
@@ -30,14 +31,19 @@ def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, Check
     elif kind == "dir":
         config_path, folder = path / "config.json", path
         if path_kind(config_path) == "missing":
-            raise UnknownModelError(
+            raise adapter_error(path) or UnknownModelError(
                 f"{clipped(str(path))} has no config.json; give a model directory or a config.json file"
             )
     else:
         raise UnknownModelError(f"{clipped(str(path))} does not exist")
-    config = _read_json(config_path, "config.json")
-    if not isinstance(config, dict):
-        raise ModelConfigError(f"{config_path} must hold a JSON object")
+    try:
+        config = _read_json(config_path, "config.json")
+        if not isinstance(config, dict):
+            raise ModelConfigError(f"{config_path} must hold a JSON object")
+    except ModelConfigError as exc:  # a manifest, a script or a plan given where a model goes
+        if kind == "file" and path.suffix.lower() != ".json":
+            raise deployment_file_error(path, exc) from None
+        raise
     hq_path = folder / "hf_quant_config.json"
     hf_quant = _read_json(hq_path, "hf_quant_config.json") if hq_path.exists() else None
     index_path = folder / "model.safetensors.index.json"

@@ -18,6 +18,7 @@ from recommender.quoting import quoted
 from recommender.safe_load import path_kind
 from recommender.sources.hub import HubFetcher, ModelFetcher
 from recommender.sources.local import read_local
+from recommender.sources.not_models import gguf_error, gguf_file, gguf_name
 from recommender.sources.safetensors import CheckpointSummary
 
 # A repository page's address pasted from the browser: https://huggingface.co/org/name/tree/REV (or blob/REV/file)
@@ -27,8 +28,16 @@ _BAD_REVISION = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|^[/-]|/$|\.loc
 _REPO_PAGE = re.compile(r"^https?://[^/\s]+/([^/\s@]+/[^/\s@]+)/(?:tree|blob|resolve)/([^/\s]+)(?:/\S*)?$")
 
 
+# A file's name, never a hub repository's: `deploy/plan.yaml` that does not exist is a missing file, not a hub id.
+_FILE_SUFFIXES = (".json", ".yaml", ".yml", ".sh", ".txt", ".toml", ".service", ".safetensors", ".bin")
+
+
 def _looks_like_path(ref: str) -> bool:
-    return ref.startswith((".", "/", "~")) or ref.endswith(".json") or path_kind(Path(ref).expanduser()) != "missing"
+    return (
+        ref.startswith((".", "/", "~"))
+        or ref.lower().endswith(_FILE_SUFFIXES)
+        or path_kind(Path(ref).expanduser()) != "missing"
+    )
 
 
 def _is_repo_id(ref: str) -> bool:
@@ -102,6 +111,7 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
     page = _REPO_PAGE.match(ref)
     if page:  # that revision of that repository, as `org/name@REV` says it
         ref = f"{page.group(1)}@{page.group(2)}"
+    _refuse_non_model(ref)
     if "@" in ref and not _looks_like_path(ref):
         ref, revision = _split_revision(ref, revision)
     _check_revision(revision)
@@ -152,6 +162,26 @@ def resolve_model(ref: str, *, revision: str | None = None, fetcher: ModelFetche
     if match.via is None:
         return spec
     return replace(spec, notes=(*spec.notes, f"{quoted(ref)} resolved through the catalog: {match.via}"))
+
+
+_TAGGED = re.compile(r"^[^/:\s]+/[^/:\s]+:[^/\s]*$")  # `org/name:tag`, as Docker and Ollama tag an image
+
+
+def _refuse_non_model(ref: str) -> None:
+    """A GGUF checkpoint, or `org/name:tag`, refused in one line that says what to give instead."""
+    if (gguf_name(ref) and find_model(ref) is None) or gguf_file(Path(ref).expanduser()):
+        raise gguf_error(ref, _converted_from)
+    if _TAGGED.match(ref) and path_kind(Path(ref)) == "missing":
+        name, _, tag = ref.partition(":")
+        raise UnknownModelError(
+            f"model {quoted(ref)}: a hub id has no ':{tag}'; a revision is written {name}@REV (or --revision REV)"
+        )
+
+
+def _converted_from(base: str) -> str:
+    """`; the catalog has X` when the name a GGUF conversion was made from is a catalog entry, else the closest."""
+    match = find_model(base)
+    return f"; the catalog has it: {match.entry.id}" if match is not None else _close_hint(base)
 
 
 def _check_revision(revision: str | None) -> None:

@@ -1,0 +1,117 @@
+"""Model and GPU names as users type them that are not a model or one card: GGUF checkpoints, LoRA adapter
+folders, deployment files given where a model goes, `org/name:tag`, a GPU with its count, an instance type, a bare
+MIG profile. Each is one line that says what it is and what to give instead (exit 2), through the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import invoke
+
+GGUF_NAMES = [
+    # a file name as llama.cpp and the GGUF publishers write it, local or not
+    ("Qwen3-8B-Q4_K_M.gguf", "the catalog has it: Qwen/Qwen3-8B"),
+    ("/models/Meta-Llama-3.1-8B-Instruct.Q4_K_M.gguf", "the catalog has it: meta-llama/Llama-3.1-8B-Instruct"),
+    ("qwen2.5-7b-instruct-q8_0-00001-of-00002.gguf", "the catalog has it: Qwen/Qwen2.5-7B-Instruct"),
+    # vLLM's repo_id:quant_type (is_remote_gguf), with a custom prefix, and a *-GGUF repository
+    ("unsloth/Qwen3-8B-GGUF:Q4_K_M", "Qwen3-8B"),
+    ("unsloth/Qwen3-8B-GGUF:UD-Q4_K_XL", "Qwen3-8B"),
+    ("bartowski/Meta-Llama-3.1-8B-Instruct-GGUF", "Meta-Llama-3.1-8B-Instruct"),
+]
+
+
+@pytest.mark.parametrize(("ref", "names"), GGUF_NAMES)
+def test_a_gguf_checkpoint_is_named_as_such(ref: str, names: str) -> None:
+    """Was: 'not a local directory, a catalog entry or a hub id; closest: Qwen/Qwen3-8B-AWQ' (a file name), or exit
+    4 'cannot fetch' (a GGUF repository, whose config would have been sized as 16-bit safetensors)."""
+    err = invoke(["explain", ref, "--gpu", "l4"], exit_code=2).stderr
+    assert err.startswith(f"Error: model '{ref}' is a GGUF checkpoint: "), err
+    assert "are not modelled; plan the model it was converted from" in err
+    assert names in err
+    assert err.count("\n") == 1
+
+
+def test_a_gguf_file_is_known_by_its_magic_bytes(tmp_path: Path) -> None:
+    """A GGUF file without the suffix was read as config.json: 'not valid JSON'."""
+    weights = tmp_path / "model.bin"
+    weights.write_bytes(b"GGUF\x03\x00\x00\x00" + bytes(64))
+    err = invoke(["show", str(weights)], exit_code=2).stderr
+    assert "is a GGUF checkpoint" in err and "JSON" not in err
+
+
+def test_a_lora_adapter_folder_names_its_base_model_and_the_flags(tmp_path: Path) -> None:
+    """Was: 'adapter has no config.json; give a model directory or a config.json file'."""
+    adapter = tmp_path / "adapter"
+    adapter.mkdir()
+    (adapter / "adapter_config.json").write_text(
+        json.dumps({"base_model_name_or_path": "Qwen/Qwen3-8B", "peft_type": "LORA", "r": 32})
+    )
+    err = invoke(["explain", str(adapter), "--gpu", "l4"], exit_code=2).stderr
+    assert "is a LoRA adapter (adapter_config.json) of 'Qwen/Qwen3-8B', not a model" in err
+    assert "`vllm-plan explain Qwen/Qwen3-8B --enable-lora --max-lora-rank 32`" in err
+    # and the command it gives works
+    out = invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "l4", "--enable-lora", "--max-lora-rank", "32"]).stdout
+    assert "LoRA" in out or "lora" in out
+
+
+def test_a_folder_with_neither_config_nor_adapter_says_so(tmp_path: Path) -> None:
+    err = invoke(["show", str(tmp_path)], exit_code=2).stderr
+    assert "has no config.json; give a model directory or a config.json file" in err
+
+
+@pytest.mark.parametrize("name", ["kubernetes.yaml", "serve.sh"])
+def test_a_deployment_file_given_as_the_model_points_to_check(tmp_path: Path, name: str) -> None:
+    """Was: 'kubernetes.yaml (config.json): not valid JSON' and nothing more."""
+    path = tmp_path / name
+    path.write_text("vllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
+    err = invoke(["explain", str(path), "--gpu", "l4"], exit_code=2).stderr
+    assert "it is not a model's config.json: to judge a deployment file or launch script, run `vllm-plan check" in err
+
+
+def test_a_missing_file_name_is_not_sent_to_the_hub() -> None:
+    """`deploy/plan.yaml` (not written yet) was taken for a hub id: exit 4, 'cannot fetch deploy/plan.yaml'."""
+    err = invoke(["explain", "deploy/plan.yaml", "--gpu", "l4"], exit_code=2).stderr
+    assert err == "Error: deploy/plan.yaml does not exist\n"
+
+
+def test_a_tag_after_the_hub_id_says_how_a_revision_is_written() -> None:
+    """Was: "'Qwen/Qwen3-8B:main' is not a valid hub repository id" (huggingface_hub's words)."""
+    err = invoke(["show", "Qwen/Qwen3-8B:main"], exit_code=2).stderr
+    assert err == (
+        "Error: model 'Qwen/Qwen3-8B:main': a hub id has no ':main'; a revision is written Qwen/Qwen3-8B@REV "
+        "(or --revision REV)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("gpu", "count", "key"),
+    [("h100x8", 8, "h100-sxm"), ("8xH100", 8, "h100-sxm"), ("8 x A100", 8, "a100-80gb"), ("H100:4", 4, "h100-sxm")],
+)
+def test_a_gpu_written_with_its_count_says_where_the_count_goes(gpu: str, count: int, key: str) -> None:
+    """Was: "unknown GPU 'h100x8'; closest: h100-nvl, h100-sxm, h800, h200"."""
+    err = invoke(["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", gpu, "--concurrency", "8"], exit_code=2).stderr
+    assert f"is {count} x " in err
+    assert f"--gpu names one card (--gpu {key}); give the count as --gpus-per-node {count} to `recommend`" in err
+
+
+def test_a_card_name_ending_in_x_is_still_that_card() -> None:
+    out = invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "MI300X", "--format", "json"]).stdout
+    assert json.loads(out)["gpu"] == "AMD Instinct MI300X"
+
+
+def test_an_instance_type_names_its_card_and_count() -> None:
+    err = invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "p4d.24xlarge"], exit_code=2).stderr
+    assert "'p4d.24xlarge' is a cloud instance type: 8 x NVIDIA A100-SXM4-40GB" in err
+    assert "(--gpu a100-40gb)" in err
+    err = invoke(["check", "--gpu", "p5.48xlarge", "vllm serve Qwen/Qwen3-8B"], exit_code=2).stderr
+    assert "8 x NVIDIA H100 80GB HBM3" in err
+
+
+@pytest.mark.parametrize("gpu", ["1g.10gb", "MIG 3g.40gb", "mig-1g.10gb"])
+def test_a_mig_profile_alone_is_a_mig_slice(gpu: str) -> None:
+    """'1g.10gb' was an unknown GPU with 'closest: a10g, a10', 'MIG 3g.40gb' 'names no GPU model'."""
+    err = invoke(["explain", "Qwen/Qwen3-8B", "--gpu", gpu], exit_code=2).stderr
+    assert "is a MIG slice: its memory is a fraction of the card's; give --gpu-memory-gib" in err
