@@ -641,3 +641,22 @@ def test_a_folder_reads_a_compose_file_a_script_runs_once_as_the_script_runs_it(
     }
     assert rows[(f"{tmp_path}/run.sh [docker compose up]", "service/vllm")]["read"]["tensor_parallel_size"] == 4
     assert f"{tmp_path}/docker-compose.yml: read as run by {tmp_path}/run.sh" in result.stderr
+
+
+def test_a_compose_file_given_beside_the_script_that_runs_it_is_read_once(tmp_path: Path) -> None:
+    # `check run.sh docker-compose.yml`: the files given one by one are read as a folder's are: the compose file's
+    # service the script starts is its reading (TP=4), not a second server in a configuration nobody starts (TP 1,
+    # which fails); the service it does not start is still read on its own
+    (tmp_path / "docker-compose.yml").write_text(RUN_BY_SCRIPT)
+    (tmp_path / "run.sh").write_text("#!/bin/bash\nexport TP=4\ndocker compose up -d vllm\n")
+    script, compose = str(tmp_path / "run.sh"), str(tmp_path / "docker-compose.yml")
+    for given in ([script, compose], [compose, script]):
+        result = CliRunner().invoke(cli, ["check", *given, "--gpu", "h100", "--format", "json"])
+        assert result.exit_code == 0, result.output
+        assert {(r["file"], r["resource"]) for r in json.loads(result.stdout)} == {
+            (f"{script} [docker compose up]", "service/vllm"),
+            (compose, "service/small"),
+        }
+        assert f"{compose}: read as run by {script}" in result.stderr
+    alone = CliRunner().invoke(cli, ["check", compose, "--gpu", "h100", "--format", "json"])  # on its own: TP 1
+    assert alone.exit_code == 1 and len(json.loads(alone.stdout)) == 2

@@ -277,6 +277,9 @@ def test_the_files_budget_is_one_for_all_recipe_lines_of_a_makefile(tmp_path: Pa
     [
         ("start.sh", "#!/bin/bash\n./serve.sh Qwen/Qwen2.5-7B-Instruct\n"),
         ("Makefile", "serve:\n\t./serve.sh Qwen/Qwen2.5-7B-Instruct\n"),
+        # a file sourced with arguments (bash(1): they are its positional parameters while it runs) is run too
+        ("start.sh", "#!/bin/bash\nsource ./serve.sh Qwen/Qwen2.5-7B-Instruct\n"),
+        ("start.sh", "#!/bin/bash\nset -- Qwen/Qwen2.5-7B-Instruct\n. serve.sh\n"),
     ],
 )
 def test_a_folder_reads_a_script_another_file_runs_once_with_its_arguments(

@@ -205,34 +205,44 @@ def load_inputs(inputs: tuple[str, ...], stdin_text: str | None = None) -> Loade
     if not inputs:
         raise InputError("give at least one input: a vllm serve command, a file, a directory, or - for stdin")
     out = Loaded()
+    given: list[Path] = []  # the files given one by one: one may run another (`check run.sh compose.yml`)
     for item in inputs:
-        path = Path(item)
         try:
-            if item == "-":
-                text = stdin_text if stdin_text is not None else sys.stdin.read()
-                got = read_text(text, "<stdin>", problems=out.problems)
-                if not got:
-                    out.problems.append("<stdin>: no vLLM server found")
-                out.found += got
-            elif path_kind(path) == "dir":  # "missing" too for a command longer than a file name can be
-                _load_dir(path, out)
-            elif path_kind(path) == "file" and helm_charts.chart_of(path) and helm_charts.find_helm():
-                load_chart_file(path, out)
-            elif path_kind(path) == "file":
-                got = load_file(path, item, out.problems)
-                if not got:
-                    out.problems.append(f"{item}: {_nothing_found(path)}")
-                out.found += got
-            elif re.search(r"\bvllm\b.*\bserve\b|vllm\.entrypoints|^serve\s", item) or _container_run(item):
-                got = commands.read_command(item if not item.startswith("serve ") else "vllm " + item, "<argument>")
-                if not got:
-                    out.problems.append("<argument>: the command does not run `vllm serve`")
-                out.found += got
-            else:
-                out.problems.append(_unread(item, path))
+            _load_input(item, out, given, stdin_text)
         except InputError as exc:
             out.problems.append(naming(item, exc))
+    if len(given) > 1:  # a file another given file runs is read once, as it runs it (as in a folder)
+        out.found, once = read_once(out.found, _file_of(given))
+        out.notes += once
     return out
+
+
+def _load_input(item: str, out: Loaded, given: list[Path], stdin_text: str | None) -> None:
+    """One input's servers into `out`; a file given is added to `given`."""
+    path = Path(item)
+    if item == "-":
+        text = stdin_text if stdin_text is not None else sys.stdin.read()
+        got = read_text(text, "<stdin>", problems=out.problems)
+        if not got:
+            out.problems.append("<stdin>: no vLLM server found")
+        out.found += got
+    elif path_kind(path) == "dir":  # "missing" too for a command longer than a file name can be
+        _load_dir(path, out)
+    elif path_kind(path) == "file" and helm_charts.chart_of(path) and helm_charts.find_helm():
+        load_chart_file(path, out)
+    elif path_kind(path) == "file":
+        given.append(path)
+        got = load_file(path, item, out.problems)
+        if not got:
+            out.problems.append(f"{item}: {_nothing_found(path)}")
+        out.found += got
+    elif re.search(r"\bvllm\b.*\bserve\b|vllm\.entrypoints|^serve\s", item) or _container_run(item):
+        got = commands.read_command(item if not item.startswith("serve ") else "vllm " + item, "<argument>")
+        if not got:
+            out.problems.append("<argument>: the command does not run `vllm serve`")
+        out.found += got
+    else:
+        out.problems.append(_unread(item, path))
 
 
 def _container_run(item: str) -> bool:

@@ -364,10 +364,13 @@ class _Runner(Branches):
         self.arrays["BASH_SOURCE"] = [target, *sources]
         self.scope["BASH_SOURCE"] = target
         self.sourcing += 1
+        start = len(self.out)
         try:
             self.run(split_commands(text))
         finally:
             self.sourcing -= 1
+            # its servers are read as run by this script (a folder's reading does not read the file a second time)
+            self.out[start:] = [replace(c, through=(target, *c.through)) for c in self.out[start:]]
             self.arrays["BASH_SOURCE"] = sources
             self.scope["BASH_SOURCE"] = sources[0]
             if args:  # the caller's positional parameters come back
