@@ -98,12 +98,12 @@ MLLAMA_V0_BYTES_PER_VISION_TOKEN = 38_800
 #   [rows, vocab / 1024]). 0.25 (the first release with V2 the default for dense models, #44443) is not read; it is
 #   between 0.24's copy and 0.26's in-place ops and is given 0.24's figure (the larger).
 # - 0.26.0 wheel: no copy ("The ops below upcast to fp32 internally, so the input dtype is kept and mutated in
-#   place"; a clone only for raw logprobs); 0.27.0 and 0.28.0 wheels: `if not self._requires_logits_processing(...)`
-#   / `if not np.any(self.needs_logits_processing[...])`: return logits` before the fp32 copy (#47711, merged
-#   2026-07-27). Either way the profile holds only the [rows, vocab] logits in the model dtype.
+#   place"; a clone only for raw logprobs); 0.27.0, 0.28.0 and 0.29.0 wheels: `if not
+#   self._requires_logits_processing(...)` / `if not np.any(self.needs_logits_processing[...])`: return logits` before
+#   the fp32 copy (#47711, merged 2026-07-27). Either way the profile holds only the [rows, vocab] logits in the model
+#   dtype.
 # - 0.30: the same, read in the logs (field3 H021, Qwen2.5-3B-AWQ eager, 256 requests x 151,936 logits: a 0.15 GiB
-#   peak, the 0.09 GiB forward plus 0.07 GiB of 16-bit logits, where 13.5 B per logit gives 0.58). 0.29 lies between
-#   0.28 and 0.30, which agree.
+#   peak, the 0.09 GiB forward plus 0.07 GiB of 16-bit logits, where 13.5 B per logit gives 0.58).
 # - 0.31 on: _dummy_sampler_run profiles the sampler a second time with the parameters the warm-up uses (vLLM pull
 #   request 57926, "Profile the sampler with the params the warm-up actually uses"; field3 H007: 0.79 GiB peak less
 #   its printed 0.35 GiB graph estimate, 0.44): the fitted figure again.
