@@ -326,7 +326,9 @@ def test_cyankiwi_qwen3_5_9b_int8_keeps_attention_and_deltanet_16_bit() -> None:
     """cyankiwi's W8A16 build of Qwen3.5-9B (reconstructed): a serving report measured 12.19 GiB for its language
     model at vLLM 0.30.0 (--language-model-only) against 16.80 for the bf16 release; INT8 MLPs alone (groups of 32)
     give 12.49 by the formula, INT8 attention and DeltaNet as well about 10.7, so the entry keeps those 16-bit (the
-    'BF16' of the name). Same layout as the base; field11 R010 loaded 13.04 GiB with the vision tower at 0.16.1."""
+    'BF16' of the name). Same layout as the base; field11 R010 loaded 13.04 GiB with the vision tower at 0.16.1.
+    Since the MRotaryEmbedding's cache is counted at vLLM's 4 x max_position rows (memory/weights.py MROPE_ROWS,
+    +0.09 GiB to both), the bf16 release is within 0.02 % of its 16.80 and the reconstructed INT8 build 3.2 % over."""
     spec, base = resolve_model("cyankiwi/Qwen3.5-9B-AWQ-BF16-INT8"), resolve_model("Qwen/Qwen3.5-9B")
     assert spec.params is not None and base.params is not None and spec.params.total == base.params.total
     assert spec.quant is not None and (spec.quant.bits, spec.quant.group_size) == (8, 32)
@@ -334,7 +336,7 @@ def test_cyankiwi_qwen3_5_9b_int8_keeps_attention_and_deltanet_16_bit() -> None:
     v030 = VllmVersion.parse("0.30.0")
     lm_only = EngineFlags(max_model_len=4096, language_model_only=True)
     int8, bf16 = (explain(s, H100, lm_only, v030).stage.weights / 2**30 for s in (spec, base))
-    assert abs(int8 - 12.19) / 12.19 < 0.03 and abs(bf16 - 16.80) / 16.80 < 0.01
+    assert abs(int8 - 12.19) / 12.19 < 0.035 and abs(bf16 - 16.80) / 16.80 < 0.002
 
 
 def test_qwen3_5_small_and_base_releases_share_their_post_trained_architecture() -> None:

@@ -315,14 +315,24 @@ def rotary_cache_bytes(s: ModelSpec, dtype_bytes: int) -> int:
 # (2.3463 GiB logged; 2.16 predicted with one cache, 2.32 with 42; the same model at TP 1 on 0.19, F006, is exact).
 PER_LAYER_ROPE_ARCHITECTURES = ("GemmaForCausalLM", "Gemma2ForCausalLM")
 PER_LAYER_ROPE_RELEASES = ((0, 5, 1), (0, 5, 5))  # (major, minor, patch): from, fixed in
+# MRotaryEmbedding (get_rope's choice when the rope parameters carry `mrope_section`: Qwen2-VL, Qwen2.5/3-VL, Qwen3.5)
+# builds its cos/sin cache over 4 x max_position rows ("In Qwen2.5-VL, the maximum index value is related to the
+# duration of the input video. We enlarge max_position_embeddings to 4 times", rotary_embedding/mrope.py
+# `cache_max_position_num = max_position_embeddings * 4`), from the Qwen2.5-VL pull request (vllm#12604, v0.7.2):
+# Qwen3-VL-30B-A3B (262,144 x 128 x 2 B x 4 = 256 MiB, where one cache is 64) logs 0.21 GiB more weights a GPU at TP 4
+# (field16 X004: 14.7708) and 0.29 at TP 2 (field6 L013) than one cache leaves.
+MROPE_ENLARGED = (0, 7, 2)
+MROPE_ROWS = 4
 
 
 def rotary_caches_on_stage(s: ModelSpec, release: tuple[int, int, int], layers_on_stage: int) -> int:
-    """How many cos/sin caches one GPU holds: one shared buffer, or one per attention layer where the `release`
-    (major, minor, patch) built them per layer."""
+    """How many cos/sin caches' worth one GPU holds: one shared buffer, one per attention layer where the `release`
+    (major, minor, patch) built them per layer, or one buffer four caches long (an MRotaryEmbedding from 0.7.2)."""
     first, fixed = PER_LAYER_ROPE_RELEASES
     if s.architecture in PER_LAYER_ROPE_ARCHITECTURES and first <= release < fixed:
         return max(1, layers_on_stage)
+    if s.rope_mrope and release >= MROPE_ENLARGED:
+        return MROPE_ROWS
     return 1
 
 

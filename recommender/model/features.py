@@ -316,10 +316,13 @@ def derive_max_len(c: ConfigValues, model_type: str) -> tuple[int, str]:
 
 @dataclass(frozen=True, slots=True)
 class Rotary:
-    """The rotary cos/sin cache vLLM allocates: `dim` columns over `max_position` rows (0: no rotary)."""
+    """The rotary cos/sin cache vLLM allocates: `dim` columns over `max_position` rows (0: no rotary). `mrope`: the
+    rope parameters carry `mrope_section`, so get_rope builds an MRotaryEmbedding (Qwen2-VL, Qwen2.5/3-VL,
+    Qwen3.5), whose cache vLLM enlarges (memory/weights.py rotary_caches_on_stage)."""
 
     dim: int
     max_position: int
+    mrope: bool = False
 
 
 def rotary(c: ConfigValues, head_dim: int, max_len: int, *, mla_rope_dim: int | None, uses_rope: bool) -> Rotary:
@@ -339,12 +342,14 @@ def rotary(c: ConfigValues, head_dim: int, max_len: int, *, mla_rope_dim: int | 
         dim = int(head_dim * partial)
     max_position = c.get_int("max_position_embeddings", max_len, bound=MAX_POSITIONS)
     orig, factor = rope.get("original_max_position_embeddings"), rope.get("factor")
+    mrope = "mrope_section" in rope
     if str(rope.get("rope_type", rope.get("type", ""))) in YARN_TYPES and orig and factor:
-        extended = int(
-            checked_int(orig, "rope original_max_position_embeddings", bound=MAX_POSITIONS) * _number(factor, 1)
-        )
-        max_position = checked_int(extended, "rope original_max_position_embeddings x factor", bound=MAX_POSITIONS)
-    return Rotary(dim, max_position)
+        original = checked_int(orig, "rope original_max_position_embeddings", bound=MAX_POSITIONS)
+        extended = int(original * _number(factor, 1))
+        # get_rope's yarn branch hands an MRotaryEmbedding the original length (it scales inside), a
+        # YaRNScalingRotaryEmbedding the extended one
+        max_position = original if mrope else checked_int(extended, "rope original x factor", bound=MAX_POSITIONS)
+    return Rotary(dim, max_position, mrope)
 
 
 def _per_layer_type_rope(c: ConfigValues, head_dim: int) -> int | None:

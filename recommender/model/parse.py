@@ -362,6 +362,7 @@ def _parse(
         attn_output_gate=c.flag("attn_output_gate"),
         rotary_dim=rope.dim,
         rope_max_position=rope.max_position,
+        rope_mrope=rope.mrope,
         moe=feats.moe,
         mla=feats.mla,
         compressed_attention=compressed_attention_spec(ConfigValues(config), r.ident.model_type, d.layers),

@@ -291,6 +291,7 @@ class ModelSpec:
     attn_output_gate: bool = False  # Qwen3-Next/3.5: q_proj also emits a gate (2 x q width)
     rotary_dim: int = 0
     rope_max_position: int = 0
+    rope_mrope: bool = False  # an MRotaryEmbedding (rope parameters with mrope_section): its cache is enlarged
     moe: MoeSpec | None = None
     mla: MlaSpec | None = None
     compressed_attention: CompressedAttentionSpec | None = None
