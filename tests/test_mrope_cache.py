@@ -39,5 +39,7 @@ def test_logged_weights_of_mrope_models() -> None:
         VllmVersion.parse("0.11.0"),
     )
     assert abs(vl.stage.weights / GiB - 14.7708) < 0.005 * 14.7708
-    q35 = explain(resolve_model("Qwen/Qwen3.5-9B"), resolve_gpu("l40s", gpus), EngineFlags(), VllmVersion.parse("0.19.0"))
+    q35 = explain(
+        resolve_model("Qwen/Qwen3.5-9B"), resolve_gpu("l40s", gpus), EngineFlags(), VllmVersion.parse("0.19.0")
+    )
     assert abs(q35.stage.weights / GiB - 17.66) < 0.002 * 17.66
