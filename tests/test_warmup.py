@@ -260,8 +260,8 @@ def test_other_processes_memory_is_outside_the_budget_but_not_free() -> None:
 
 def test_v2_runner_profiles_the_sampler_on_model_dtype_logits() -> None:
     """Model Runner V2 (the default for dense models from 0.25) profiles its dummy sampler run without sampling
-    parameters. Read in the wheels: 0.24.0 copies the logits to fp32 whatever the parameters (2 + 4 B a logit, given to
-    0.25 too); 0.26.0 keeps the model dtype and mutates it in place; 0.27.0 / 0.28.0 return the logits before the fp32
+    parameters. Read in the wheels: 0.24.0 and 0.25.0 copy the logits to fp32 whatever the parameters (2 + 4 B a
+    logit); 0.26.0 keeps the model dtype and mutates it in place; 0.27.0 / 0.28.0 return the logits before the fp32
     copy when no request needs processing; 0.30 shows the same in field3 H021's log; 0.31 profiles the warm-up's
     parameters (13.5 B, the fit). Qwen2.5-3B-Instruct-AWQ, --enforce-eager (no torch.compile in the profiling window),
     2,048 batched tokens, 256 requests x 151,936 logits = 38,895,616 logits; forward 2,048 x 47,000 B = 96,256,000:

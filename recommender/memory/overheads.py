@@ -93,10 +93,9 @@ MLLAMA_V0_BYTES_PER_VISION_TOKEN = 38_800
 # were never added, so every per-request state is the default: temperature 1, no top-k / top-p / min-p, no penalties,
 # bias or bad words, no logprobs). What the profiled sampler allocates then depends on the release's
 # Sampler.apply_sampling_params (v1/worker/gpu/sample/sampler.py):
-# - 0.24.0 wheel: the logits are always copied to a new fp32 tensor before the in-place ops, so the profile holds the
-#   model-dtype logits and that fp32 copy: 2 + 4 = 6 bytes per logit (Gumbel's per-block maxima are
-#   [rows, vocab / 1024]). 0.25 (the first release with V2 the default for dense models, #44443) is not read; it is
-#   between 0.24's copy and 0.26's in-place ops and is given 0.24's figure (the larger).
+# - 0.24.0 and 0.25.0 wheels (0.25: the first release with V2 the default for dense models, #44443): the logits are
+#   always copied to a new fp32 tensor before the in-place ops, so the profile holds the model-dtype logits and that
+#   fp32 copy: 2 + 4 = 6 bytes per logit (Gumbel's per-block maxima are [rows, vocab / 1024]).
 # - 0.26.0 wheel: no copy ("The ops below upcast to fp32 internally, so the input dtype is kept and mutated in
 #   place"; a clone only for raw logprobs); 0.27.0, 0.28.0 and 0.29.0 wheels: `if not
 #   self._requires_logits_processing(...)` / `if not np.any(self.needs_logits_processing[...])`: return logits` before
