@@ -244,7 +244,7 @@ HEADER = """\
 # re-run the script. Meanings: recommender/perf/params.py. Held-out errors: `python benchmarks/perf_fidelity.py`.
 # Not fitted (published figures, each with its source in recommender/perf/params.py): pcie_allreduce_latency_us,
 # fp8_moe_efficiency, pcie_link_efficiency, eager_layer_overhead_us, trtllm_moe_layer_overhead_us,
-# trtllm_moe_bandwidth_efficiency, triton_moe_layer_overhead_us.
+# trtllm_moe_bandwidth_efficiency, triton_moe_layer_overhead_us, marlin_moe_layer_overhead_us.
 # Compute efficiencies are fractions of each card's sustained GEMM rate (profiles/gemm_measured.yaml), not of
 # the datasheet peak. Bandwidth is capped, not fitted, by each card's measured streaming rate where the card or its
 # class has one (profiles/bandwidth_measured.yaml).
@@ -261,6 +261,7 @@ def document(params: PerfParams, ids: list[str]) -> dict[str, object]:
     g["trtllm_moe_layer_overhead_us"] = round(params.trtllm_moe_layer_overhead_us, 4)  # a kernel benchmark's
     g["trtllm_moe_bandwidth_efficiency"] = round(params.trtllm_moe_bandwidth_efficiency, 4)  # likewise
     g["triton_moe_layer_overhead_us"] = round(params.triton_moe_layer_overhead_us, 4)  # likewise
+    g["marlin_moe_layer_overhead_us"] = round(params.marlin_moe_layer_overhead_us, 4)  # likewise
     fams = {
         k: {"bandwidth": round(v.bandwidth, 4), "compute": round(v.compute, 4), "overhead": round(v.overhead, 4)}
         for k, v in params.families.items()

@@ -41,6 +41,7 @@ _GLOBAL_KEYS = (
     "eager_layer_overhead_us",
     "trtllm_moe_layer_overhead_us",
     "triton_moe_layer_overhead_us",
+    "marlin_moe_layer_overhead_us",
     "trtllm_moe_bandwidth_efficiency",
 )
 _EFFICIENCY_KEYS = ("bandwidth", "compute", "overhead")

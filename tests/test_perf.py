@@ -39,6 +39,7 @@ PLAIN = PerfParams(
     layer_overhead_us=0.0,
     moe_layer_overhead_us=0.0,
     triton_moe_layer_overhead_us=0.0,
+    marlin_moe_layer_overhead_us=0.0,
     seq_overhead_us=0.0,
     request_overhead_ms=0.0,
     request_latency_ms=0.0,
@@ -210,6 +211,20 @@ def test_only_moe_kernels_without_a_benchmark_take_the_fitted_moe_layer_overhead
     marlin = _costs("Qwen/Qwen3-30B-A3B-FP8", "a100", params, max_model_len=8192)  # FP8 without FP8 cores: Marlin
     assert triton.layer_overhead == pytest.approx(48 * 25e-6) and fp8.layer_overhead == triton.layer_overhead
     assert amd.layer_overhead == pytest.approx(48 * 100e-6) and marlin.layer_overhead == amd.layer_overhead
+
+
+def test_weight_only_experts_on_hopper_take_the_measured_marlin_figure() -> None:
+    # MXFP4 / INT4 experts run Marlin's (or OpenAI's Triton) weight-only MoE kernels: on Hopper the figure from
+    # published kernel timings (params.py, 50 us), not scaled by the family; Ampere keeps the fitted figure
+    params = replace(
+        PLAIN, moe_layer_overhead_us=100.0, triton_moe_layer_overhead_us=25.0, marlin_moe_layer_overhead_us=50.0
+    )
+    hopper = _costs("openai/gpt-oss-20b", "h100", params, max_model_len=8192)
+    ampere = _costs("openai/gpt-oss-20b", "a100", params, max_model_len=8192)
+    triton = _costs("Qwen/Qwen3-30B-A3B", "h100", params, max_model_len=8192)  # 16-bit experts: Triton fused-MoE
+    assert hopper.layer_overhead == pytest.approx(24 * 50e-6)  # 24 MoE layers, no other per-layer cost in PLAIN
+    assert ampere.layer_overhead == pytest.approx(24 * 100e-6)
+    assert triton.layer_overhead == pytest.approx(48 * 25e-6)
 
 
 def test_fp8_experts_keep_the_16_bit_roofline_share_on_the_gb10_only() -> None:

@@ -104,11 +104,15 @@ def triton_moe_path(f: EngineFacts, gpu: Gpu) -> bool:
 
 
 def _moe_layer_overhead_us(f: EngineFacts, gpu: Gpu, params: PerfParams, family_overhead: float) -> float:
-    """The fixed cost of one MoE layer a step: measured per kernel where a benchmark prices it, else fitted."""
+    """The fixed cost of one MoE layer a step: measured per kernel where a benchmark prices it (TRT-LLM, Triton fused-MoE,
+    weight-only experts on Hopper), else fitted."""
     if f.trtllm_moe:
         return params.trtllm_moe_layer_overhead_us
     if triton_moe_path(f, gpu):
         return params.triton_moe_layer_overhead_us
+    cc = gpu.cc_major_minor
+    if f.expert_weight_only and gpu.vendor.lower() == "nvidia" and cc is not None and cc[0] == 9:
+        return params.marlin_moe_layer_overhead_us  # measured on an H200 (params.py), a GPU kernel's time
     return params.moe_layer_overhead_us * family_overhead
 
 

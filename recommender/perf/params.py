@@ -85,6 +85,16 @@ class PerfParams:
         39.61 / 73.18 us at 1 / 4, fixed 26.9 us at 0.74 of 8 TB/s (vllm-project/vllm#31448); Qwen3-Next-80B FP8 TP4
         on H100 29.45 us at 1 (10 experts, 7.9 MB), fixed 25.6-26.2 us at 0.61-0.74 (vllm-project/vllm#44830).
         Not scaled by the family's overhead multiplier (a GPU kernel's time, measured on each family).
+    marlin_moe_layer_overhead_us: the same for the weight-only experts' kernels (MXFP4, INT4/INT8: Marlin's fused MoE,
+        or OpenAI's triton_kernels for gpt-oss without VLLM_MXFP4_USE_MARLIN) on Hopper (`_moe_layer_overhead_us` in
+        costs.py), in place of the fitted moe_layer_overhead_us x the family's multiplier (84 us on Hopper). Not fitted:
+        50, the sum of published parts. vLLM's Marlin MoE GEMMs at one token under CUDA-graph replay on an H200, W4A16
+        H2688 / I2048, 128 experts, top-8: 27.0 us gate-up and 19.9 us down (inclusionAI/humming#57), minus their eight
+        experts' 68 MB at the model's own H200 stream rate for these experts (4.8 TB/s x 0.95 x 0.71, 21 us): 26 us; plus
+        vLLM's `moe_align_block_size`, which fused_marlin_moe calls once a layer: 20-27 us a call on an H100
+        (vllm-project/vllm#55225), 24. Top-k, activation and the final sum (a few us each) are not counted. Set 14's
+        async H100 runs at TP8 imply about 55 us (FIELD-FINDINGS, 'Fourteenth blind set'). Other families keep the
+        fitted figure (no measurement here).
     seq_overhead_us: per scheduled sequence and step: input/output processing, detokenization, streaming.
         Fitted (rows of vLLM 0.10+ only) as a cost in series with the step. V1 before 0.10 measures none in series:
         1.5B-14B models at 30-60 running sequences decode 26-54% faster than that (set 5, vLLM 0.8.5 on H100 PCIe and
@@ -147,6 +157,7 @@ class PerfParams:
     layer_overhead_us: float = 0.85
     moe_layer_overhead_us: float = 100.0
     triton_moe_layer_overhead_us: float = 26.0
+    marlin_moe_layer_overhead_us: float = 50.0
     seq_overhead_us: float = 65.0
     request_overhead_ms: float = 3.5
     request_latency_ms: float = 38.0
