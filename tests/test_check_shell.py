@@ -341,3 +341,85 @@ def test_a_docker_run_of_a_script_it_bind_mounts_runs_that_script(tmp_path: Path
     unmounted = MOUNTED_START.replace('-v "$STARTUP_SCRIPT:/startup.sh"', "-v /data:/data")
     (tmp_path / "scripts" / "start.sh").write_text(unmounted)
     assert load_inputs((str(tmp_path / "scripts" / "start.sh"),)).found == []
+
+
+# dataandai/aibrix-tenant-gateway scripts/aws-danger/lib.sh and 04-install-aibrix-platform.sh (2026), shortened: a
+# sourced function renders the repository's .yaml.tpl with Python's string.Template over the environment
+RENDER_LIB = """#!/usr/bin/env bash
+render_template() {
+  local template="$1"
+  local output="$2"
+  python - "$template" "$output" <<'PY'
+from pathlib import Path
+from string import Template
+import os
+import sys
+src = Path(sys.argv[1]).read_text(encoding="utf-8")
+Path(sys.argv[2]).write_text(Template(src).substitute(os.environ), encoding="utf-8")
+PY
+}
+"""
+RENDER_INSTALL = """#!/usr/bin/env bash
+ROOT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT_DIR/scripts/lib.sh"
+: "${MODEL_ID:=deepseek-ai/DeepSeek-R1-Distill-Llama-8B}"
+: "${MAX_MODEL_LEN:=12288}"
+export MODEL_ID MAX_MODEL_LEN
+RENDERED="$ROOT_DIR/.rendered.yaml"
+render_template "$ROOT_DIR/k8s/model.yaml.tpl" "$RENDERED"
+kubectl apply -f "$RENDERED"
+"""
+RENDER_TEMPLATE = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: model}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm-openai
+          image: vllm/vllm-openai:v0.11.0
+          command: [vllm, serve, --model, "${MODEL_ID}", --max-model-len, "${MAX_MODEL_LEN}"]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+@pytest.mark.parametrize(
+    "install",
+    [
+        RENDER_INSTALL,
+        # GNU gettext's envsubst, the same rendering
+        RENDER_INSTALL.replace('render_template "$ROOT_DIR/k8s/model.yaml.tpl" "$RENDERED"',
+                               'envsubst < "$ROOT_DIR/k8s/model.yaml.tpl" > "$RENDERED"'),
+    ],
+)  # fmt: skip
+def test_a_manifest_a_script_renders_from_a_template_and_applies_is_read(tmp_path: Path, install: str) -> None:
+    """A function the script sources is run where it is called, with its arguments as $1...; the file it renders
+    from the repository's template with the script's variables is what `kubectl apply -f` reads."""
+    files = {
+        ".git/HEAD": "x\n",
+        "scripts/lib.sh": RENDER_LIB,
+        "scripts/install.sh": install,
+        "k8s/model.yaml.tpl": RENDER_TEMPLATE,
+    }
+    write_files(tmp_path, files)
+    (found,) = load_inputs((str(tmp_path / "scripts" / "install.sh"),)).found
+    assert found.argv[2:] == ("--model", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "--max-model-len", "12288")
+    assert found.gpus_per_pod == 1 and found.unresolved == ()
+
+
+def test_a_function_runs_where_it_is_called_and_an_uncalled_one_still_shows_its_server() -> None:
+    script = (
+        'serve() {\n  vllm serve "$1" --tensor-parallel-size "${2:-1}"\n}\n'
+        "serve Qwen/Qwen3-8B 2\n"
+        "other() {\n  vllm serve Qwen/Qwen3-0.6B\n}\n"
+    )
+    commands = [c.words for c in shell.run_script(script) if c.words[:1] == ("vllm",)]
+    assert commands == [
+        ("vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"),
+        ("vllm", "serve", "Qwen/Qwen3-0.6B"),
+    ]
+    # a function calling itself is run a bounded number of times
+    looping = "f() {\n  f\n  f\n}\nf\nvllm serve Qwen/Qwen3-8B\n"
+    assert [c.words for c in shell.run_script(looping) if c.words[:1] == ("vllm",)] == [
+        ("vllm", "serve", "Qwen/Qwen3-8B")
+    ]

@@ -34,7 +34,9 @@ from recommender.check.shell_expansion import (
     outside_words,
     written_to,
 )
+from recommender.check.shell_functions import MAX_CALLS, Functions, function_end, function_name
 from recommender.check.shell_split import Segment, command_substitutions, split_commands
+from recommender.check.shell_templates import read_from, rendered
 
 _ARRAY = re.compile(  # ARR=(a "b c"), local ARR=(...), ARR+=(d): a bash array, set or appended to
     rf"^(?:(?:local|declare|typeset|readonly|export)\s+(?:-[a-z]+\s+)*)?({VARIABLE_NAME})(\+?)=\((.*)\)$", re.S
@@ -101,12 +103,12 @@ def run_script(
         runner.arrays["@"] = list(args[1:])
         runner.scope.update({str(k): a for k, a in enumerate(args)})
     if origin is None:
-        return runner.run(split_commands(script))
+        return runner.run_all(split_commands(script))
     runner.read_file, runner.files_left = origin.read, origin.files_left
     runner.arrays["BASH_SOURCE"] = [origin.path]
     runner.scope["BASH_SOURCE"] = origin.path
     runner.scope.setdefault("0", origin.path)
-    return [_checkout_unknown(cmd, origin.root) for cmd in runner.run(split_commands(script))]
+    return [_checkout_unknown(cmd, origin.root) for cmd in runner.run_all(split_commands(script))]
 
 
 def _checkout_unknown(cmd: Command, root: str) -> Command:
@@ -119,7 +121,7 @@ def _checkout_unknown(cmd: Command, root: str) -> Command:
     return replace(cmd, words=words, unresolved=(*cmd.unresolved, REPOSITORY))
 
 
-class _Runner(Branches):
+class _Runner(Branches, Functions):
     def __init__(self, scope: dict[str, str]) -> None:
         self.scope = scope
         self.unknown: set[str] = set()
@@ -135,13 +137,25 @@ class _Runner(Branches):
         self.files_left = [_MAX_FILES_READ]  # shared with the runners of the scripts this one runs
         self.outside: set[str] = set()  # names holding the empty default of a variable set outside (`X="${X:-}"`)
         self.cwd: str | None = None  # where `cd` moved the shell (Command.cwd)
+        self.functions: dict[str, list[Segment]] = {}  # the bodies of the functions defined so far, by name
+        self.called: set[str] = set()
+        self.calls_left = [MAX_CALLS]  # shared with the runners of its command substitutions
+        self.depth = 0  # how deep in function calls
         self.out: list[Command] = []
 
     def run(self, segments: list[Segment]) -> list[Command]:
         previous: Segment | None = None
-        for seg in segments:
+        i = 0
+        while i < len(segments):
+            seg = segments[i]
+            name = function_name(seg.text) if self.active else None
+            end = function_end(segments, i) if name else None
+            if name and end is not None:  # a definition: its body runs where the function is called
+                self.functions[name] = segments[i + 1 : end]
+                i, previous = end + 1, None
+                continue
             self._segment(seg, previous)
-            previous = seg
+            previous, i = seg, i + 1
         return self.out
 
     def _words(self, text: str) -> tuple[list[Word], list[str]]:
@@ -225,7 +239,8 @@ class _Runner(Branches):
                 self._record(name, value)
                 self.scope[name] = value
             return
-        self._command(words, local, unresolved, seg, previous, written_to(scanned))
+        source = read_from([(w.text, w.bare) for w in scanned])
+        self._command(words, local, unresolved, seg, previous, (source, written_to(scanned)))
 
     def _command(
         self,
@@ -234,14 +249,22 @@ class _Runner(Branches):
         unresolved: list[str],
         seg: Segment,
         previous: Segment | None,
-        target: str | None,
+        redirected: tuple[str | None, str | None],
     ) -> None:
-        """A simple command the script runs, `local` its own assignments, `target` the file its output goes to."""
+        """A simple command the script runs, `local` its own assignments, `redirected` the files its input comes
+        from and its output goes to."""
         unresolved += outside_words(words)
         argv, more = strip_prefixes([w.text for w in words])
         local.update(more)
         stdin = self._stdin(seg, previous, unresolved)
-        argv, stdin = self._files(argv, stdin, target)
+        if self._call(argv):
+            return
+        argv, stdin = self._files(argv, stdin, redirected[1])
+        sources = self.arrays.get("BASH_SOURCE") or []
+        if self.read_file is not None and sources:  # a template it renders with its variables (shell_templates)
+            here = self.cwd or posixpath.dirname(sources[0])
+            made = rendered(argv, stdin, *redirected, {**self.scope, **local}, self.read_file, here)
+            self.files.update([made] if made else [])
         if self._execute(argv, {**self.scope, **local}):
             return
         env = {**self.scope, **local}
@@ -290,6 +313,7 @@ class _Runner(Branches):
             sub = _Runner(dict(self.scope))
             sub.unknown, sub.soft, sub.options = set(self.unknown), set(self.soft), set(self.options)
             sub.arrays, sub.outside = {k: list(v) for k, v in self.arrays.items()}, set(self.outside)
+            sub.functions, sub.called, sub.calls_left = self.functions, self.called, self.calls_left
             self.out += sub.run(split_commands(inner))
 
     def _builtin(self, words: list[Word]) -> bool:
@@ -336,7 +360,7 @@ class _Runner(Branches):
         child.cwd = self.cwd  # a child process starts in its parent's folder
         child.arrays.update({"BASH_SOURCE": [target], "@": list(hit[1])})
         child.scope.update({"BASH_SOURCE": target, "0": target, **{str(k): a for k, a in enumerate(hit[1], 1)}})
-        self.out += [replace(c, through=(target, *c.through)) for c in child.run(split_commands(text))]
+        self.out += [replace(c, through=(target, *c.through)) for c in child.run_all(split_commands(text))]
         return True
 
     def _may_read_another(self) -> bool:
