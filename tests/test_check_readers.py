@@ -954,3 +954,37 @@ def test_a_makefile_expanding_exponentially_ends_in_bounded_work(tmp_path: Path)
     assert sum(len(" ".join(f.argv)) for f in found) < 1_200_000
     assert all(f.unresolved for f in found)  # what is past the work stays unresolved: not evaluated, no guess
     assert expand("$(V0)", {"V0": "$(V1)$(V1)", "V1": "x"}) == "xx"  # an ordinary Makefile is unchanged
+
+
+# dataandai/aibrix-tenant-gateway k8s/aibrix/full-stack/base-model-deployment.yaml.tpl (2026), shortened: a manifest
+# envsubst (or a script's string.Template) renders, one line of it only a placeholder for a YAML fragment
+ENVSUBST_TPL = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: "${SERVED_MODEL_NAME}", namespace: "${AIBRIX_MODEL_NAMESPACE}"}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm-openai
+          image: ${VLLM_IMAGE}
+          command: [vllm, serve, --model, "${MODEL_ID}", --max-model-len, "${MAX_MODEL_LEN}"]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+      volumes:
+        - name: model-cache
+          ${MODEL_CACHE_VOLUME_SPEC}
+"""
+
+
+def test_an_envsubst_template_is_read_as_the_manifest_it_renders(tmp_path: Path) -> None:
+    """A .tpl whose placeholders are all envsubst's `${NAME}` is the manifest, each of them unresolved (a line that
+    is only one is a fragment the renderer inserts, left out); `{{ }}` or `{name}` templates are still refused."""
+    (tmp_path / "model.yaml.tpl").write_text(ENVSUBST_TPL)
+    (found,) = load_inputs((str(tmp_path / "model.yaml.tpl"),)).found
+    assert found.gpus_per_pod == 1 and found.argv[2:] == (
+        "--model",
+        "${MODEL_ID}",
+        "--max-model-len",
+        "${MAX_MODEL_LEN}",
+    )
+    (tmp_path / "go.yaml.tpl").write_text(ENVSUBST_TPL.replace("${VLLM_IMAGE}", "{{ .Values.image }}"))
+    invoke(["check", str(tmp_path / "go.yaml.tpl")], exit_code=2)

@@ -54,6 +54,9 @@ MENTIONS_VLLM = re.compile(r"""\bvllm\b["',\s]+serve\b|vllm\.entrypoints\.""")
 # a line that is only a `{name}` placeholder (Python str.format / SkyPilot-style templates filled by a program)
 _FORMAT_PLACEHOLDER_LINE = re.compile(r"^\s*\{[A-Za-z_][A-Za-z0-9_]*\}\s*$", re.M)
 _TEMPLATE_SUFFIXES = (".tpl", ".tmpl", ".j2", ".jinja", ".jinja2")
+# a template of other syntax than envsubst's `${NAME}`: Go/Jinja `{{ }}` / `{% %}`, Python's str.format `{name}`
+_OTHER_PLACEHOLDERS = re.compile(r"\{\{|\{%|(?<!\$)\{[A-Za-z_]\w*\}")
+_LONE_PLACEHOLDER = re.compile(r"^[ \t]*\$\{[A-Za-z_]\w*\}[ \t]*$", re.M)
 _SCRIPT_START = re.compile(r"^(vllm|exec|#!|python|docker|podman|CUDA_VISIBLE|export|srun|sudo|nohup|uv )")
 
 
@@ -174,6 +177,10 @@ def read_text(
     added to `problems` while the others are read; `beside` reads the files a compose service builds from;
     `render_release` renders a GitOps release whose chart is at hand (None: not rendered); `shared`, KServe objects of the
     other files of a checked folder; `unread` says why `beside` gave no text for a file a compose file names)."""
+    if suffix in (".tpl", ".tmpl") and "${" in text and not _OTHER_PLACEHOLDERS.search(text):
+        # a manifest envsubst renders: read as one, its ${NAME}s unresolved; a line that is only a placeholder is a
+        # fragment the renderer inserts there (`${MODEL_CACHE_VOLUME_SPEC}` under a volume), not YAML yet: left out
+        text, suffix = _LONE_PLACEHOLDER.sub("", text), ".yaml"
     not_yaml = _read_not_yaml(text, source, suffix, beside, origin)
     if not_yaml is not None:
         return not_yaml
