@@ -262,8 +262,9 @@ def _docker_hits(cmd: shell.Command, origin: shell.Origin | None = None) -> list
     if run is None:
         return []
     named = re.fullmatch(r"\$\{?(\w+)\}?", run.image)
-    if named and named.group(1) in cmd.env:  # known only in part (`image="vllm/vllm-openai-cpu:$tag"`): it names it
-        run = replace(run, image=str(cmd.env[named.group(1)]))
+    variables = cmd.env if cmd.variables is None else cmd.variables  # the shell's, exported or not
+    if named and named.group(1) in variables:  # known only in part (`image="vllm/vllm-openai-cpu:$tag"`): it names it
+        run = replace(run, image=str(variables[named.group(1)]))
     if run.entrypoint is not None:  # --entrypoint replaces the image's: the words after the image are its args
         program = [*run.entrypoint.split(), *run.args]
         mounted = _mounted_script_hits(run, program, cmd, origin)

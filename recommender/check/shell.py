@@ -23,6 +23,7 @@ from recommender.check.launchers import strip_prefixes
 from recommender.check.script_units import STARTED, units_started
 from recommender.check.shell_branches import Branches
 from recommender.check.shell_conditions import arithmetic, evaluate_test
+from recommender.check.shell_environment import INHERITED, allexport, environment, export_marks
 from recommender.check.shell_exec import executed_file, runs_in_a_shell
 from recommender.check.shell_expansion import (
     ASSIGNMENT,
@@ -46,8 +47,9 @@ _TESTS = ("[", "[[", "test")
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """One simple command: its words after expansion, the variables set just for it, what stayed unknown, and the
-    here-document it reads (its own, or the one `cat` pipes into it)."""
+    """One simple command: its words after expansion, the environment it starts with (the exported variables and
+    those set just for it), what stayed unknown, and the here-document it reads (its own, or the one `cat` pipes
+    into it)."""
 
     words: tuple[str, ...]
     env: Mapping[str, str]
@@ -56,6 +58,8 @@ class Command:
     files: Mapping[str, str] | None = None  # the files the script has written by then (a unit's EnvironmentFile=)
     through: tuple[str, ...] = ()  # the script files run (`./x.sh`) on the way to this command, outermost first
     cwd: str | None = None  # the folder the script's `cd` moved to (its path here); None: where the script runs
+    # the shell's variables, exported or not (`env` is the command's environment: shell_environment); None: `env`
+    variables: Mapping[str, str] | None = None
 
 
 # `NODE_RANK="$2"` (an option loop), `model=$1`, `X=$OPTARG`: a variable the script's arguments may set. Its value
@@ -124,6 +128,8 @@ def _checkout_unknown(cmd: Command, root: str) -> Command:
 class _Runner(Branches, Functions):
     def __init__(self, scope: dict[str, str]) -> None:
         self.scope = scope
+        self.exported = set(scope) | INHERITED  # the names a child process gets (shell_environment)
+        self.allexport = False  # `set -a`: every variable assigned is exported
         self.unknown: set[str] = set()
         self.soft: set[str] = set()
         self.options: set[str] = set()  # names the script's arguments may set (_FROM_ARGUMENT)
@@ -238,6 +244,7 @@ class _Runner(Branches, Functions):
             for name, value in local.items():  # a bare assignment sets a shell variable
                 self._record(name, value)
                 self.scope[name] = value
+                self.exported |= {name} if self.allexport else set()
             return
         source = read_from([(w.text, w.bare) for w in scanned])
         self._command(words, local, unresolved, seg, previous, (source, written_to(scanned)))
@@ -261,14 +268,17 @@ class _Runner(Branches, Functions):
             return
         argv, stdin = self._files(argv, stdin, redirected[1])
         sources = self.arrays.get("BASH_SOURCE") or []
-        if self.read_file is not None and sources:  # a template it renders with its variables (shell_templates)
+        env = environment(self.scope, self.exported, local)
+        if self.read_file is not None and sources:  # a template it renders with its environment (shell_templates)
             here = self.cwd or posixpath.dirname(sources[0])
-            made = rendered(argv, stdin, *redirected, {**self.scope, **local}, self.read_file, here)
+            made = rendered(argv, stdin, *redirected, env, self.read_file, here)
             self.files.update([made] if made else [])
-        if self._execute(argv, {**self.scope, **local}):
+        if self._execute(argv, env):
             return
-        env = {**self.scope, **local}
-        self.out.append(Command(tuple(argv), env, tuple(dict.fromkeys(unresolved)), stdin, cwd=self.cwd))
+        variables = {**self.scope, **local}
+        self.out.append(
+            Command(tuple(argv), env, tuple(dict.fromkeys(unresolved)), stdin, cwd=self.cwd, variables=variables)
+        )
         self._started_units(argv)
 
     def _started_units(self, argv: list[str]) -> None:
@@ -311,6 +321,7 @@ class _Runner(Branches, Functions):
             return
         for inner in command_substitutions(text):
             sub = _Runner(dict(self.scope))
+            sub.exported, sub.allexport = set(self.exported), self.allexport
             sub.unknown, sub.soft, sub.options = set(self.unknown), set(self.soft), set(self.options)
             sub.arrays, sub.outside = {k: list(v) for k, v in self.arrays.items()}, set(self.outside)
             sub.functions, sub.called, sub.calls_left = self.functions, self.called, self.calls_left
@@ -321,12 +332,16 @@ class _Runner(Branches, Functions):
         argv = [w.text for w in words]
         if argv[0] in ("source", ".") and len(argv) > 1 and not words[1].unresolved:
             return self._source(argv[1], argv[2:])
+        state = allexport(argv) if argv[0] == "set" else None
+        self.allexport = self.allexport if state is None else state
         if argv[0] == "set" and "--" in argv:  # `set -- serve "$MODEL" ...`: the positional parameters, for "$@"
             self._set_positional(argv[argv.index("--") + 1 :])
             return True
         if argv[0] in ("export", "declare", "local", "readonly", "typeset"):
             for w in words[1:]:
                 self._assign(w, global_=True)
+            marked, unmarked = export_marks(argv)
+            self.exported = (self.exported | marked) - unmarked
             return True
         if argv[0] == "cd":  # still a command of its own (read by nothing else); a `$(cd ...)` runs in a subshell
             self._cd([w.text for w in words[1:] if not w.text.startswith("-") or w.text == "-"], words[1:])
@@ -344,8 +359,8 @@ class _Runner(Branches, Functions):
 
     def _execute(self, argv: list[str], env: dict[str, str]) -> bool:
         """A script file of the repository the command runs (shell_exec): its commands, run by a shell of their own
-        with the arguments as $1..., the file's path as $0; it gets the caller's variables (exported or not: not
-        told apart here). A relative path from the folder of the file running it. False (an ordinary command)
+        with the arguments as $1..., the file's path as $0; it gets the caller's environment (`env`: its exported
+        variables, shell_environment). A relative path from the folder of the file running it. False (an ordinary command)
         when the file is not read here: outside the files run_script's origin reads, not a shell script, too deep."""
         hit = executed_file(argv)
         sources = self.arrays.get("BASH_SOURCE") or []
@@ -466,6 +481,7 @@ class _Runner(Branches, Functions):
             return
         if global_ or into is None:
             self._record(name, m.group(2))
+            self.exported |= {name} if self.allexport else set()
         (self.scope if global_ or into is None else into)[name] = m.group(2)
         empty_outside = m.group(2) == "" and bool(word.empty_from)
         for flag, names in (
