@@ -129,6 +129,12 @@ CACHED_PROMPTS = {
     ),
     **dict.fromkeys(("X002", "X003", "X004"), "re-sends the 200 seed-0 prompts the earlier qps runs already served"),
     "Y007": "the 4 req/s run re-sent cached prompts",
+    **dict.fromkeys(
+        (*(f"N{i:03d}" for i in range(2, 7)), *(f"N{i:03d}" for i in range(8, 15))),
+        "TheBuccaneer's runs on one server re-send the same seeded prompts with prefix caching on (a longer profile "
+        "starts with a shorter one's tokens): only N001 and N007 ran cold (FIELD-FINDINGS, 'cached prompts in "
+        "TheBuccaneer's runs')",
+    ),
 }
 # Held out of the fit, by model x GPU: the fidelity report's honest errors are measured on these. One of each
 # kind the fit also sees (a dense and an MoE model on Ampere and on Hopper, FP8, a PCIe card, a closed loop), so
