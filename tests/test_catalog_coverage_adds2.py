@@ -67,3 +67,36 @@ def test_laguna_s_2_1_weights_are_the_recipes_sizes() -> None:
         assert abs(sizes[rid] / recipe - 1) < 0.03, (rid, sizes[rid])
     assert sizes[""] / 4 < sizes["-INT4"] < sizes["-NVFP4"]
     assert "not known" in (load_model("poolside/Laguna-S-2.1-INT4").reconstructed or "")  # type: ignore[union-attr]
+
+
+def test_ling_mini_2_0_by_hand_is_the_cards_16_26b_and_789m_active() -> None:
+    """inclusionAI/Ling-mini-2.0 (vllm bailing_moe.py, BailingMoeV2ForCausalLM): 20 layers of h = 2048, each a fused
+    query_key_value (16 query + 2 x 4 KV heads of 128, no bias), a dense output, q/k RMSNorms over head_dim and two
+    RMSNorms; layer 0 a gated MLP of 5120, layers 1-19 a router (256 x h, plus its 256 expert biases), 256 experts
+    of 512 and one shared expert of 512; an untied 157,184-row embedding and head and a final norm. Its card:
+    '16B total parameters, but only 1.4B are activated per input token (non-embedding 789M)'; the Ling-V2 model
+    table: 16.26B total, 1.43B activated."""
+    h, d, vocab, experts, e = 2048, 128, 157184, 256, 512
+    attn = h * (16 + 8) * d + 16 * d * h + 2 * d + 2 * h
+    moe_layer = attn + h * experts + experts + experts * 3 * h * e + 3 * h * e
+    total = attn + 3 * h * 5120 + 19 * moe_layer + 2 * vocab * h + h
+    active_non_embedding = total - 2 * vocab * h - 19 * (experts - 8) * 3 * h * e
+    spec = resolve_model("inclusionAI/Ling-mini-2.0")
+    assert spec.params is not None and spec.params.total == total
+    assert spec.family == "Bailing MoE (Ling / Ring)" and reconstructed("inclusionAI/Ling-mini-2.0")
+    assert round(total / GB, 2) == 16.26 and round(active_non_embedding / 1e6) == 789
+    assert round((active_non_embedding + 2 * vocab * h) / GB, 2) == 1.43
+
+
+def test_ling_lite_1_5_by_hand_from_its_own_config() -> None:
+    """inclusionAI/Ling-lite-1.5 (vllm bailing_moe.py, BailingMoeForCausalLM, its own config.json): 28 MoE layers of
+    h = 2048, a fused query_key_value (16 + 2 x 4 heads of 128), a dense output, no q/k norms, a router (64 x h, no
+    expert bias), 64 experts of 1408 and a shared MLP of 2 x 1408; an untied 126,464-row vocabulary: 16.8B in all,
+    2.75B active (6 of 64 experts)."""
+    h, d, vocab, experts, e = 2048, 128, 126464, 64, 1408
+    layer = h * 24 * d + 16 * d * h + 2 * h + h * experts + experts * 3 * h * e + 3 * h * 2 * e
+    total = 28 * layer + 2 * vocab * h + h
+    spec = resolve_model("inclusionAI/Ling-lite-1.5")
+    assert spec.params is not None and spec.params.total == total == 16_801_974_272
+    assert not spec.approximate and round(total / GB, 1) == 16.8
+    assert round((total - 28 * (experts - 6) * 3 * h * e) / GB, 2) == 2.75

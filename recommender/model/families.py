@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from recommender.model.family_keys import (
+    bailing_moe_keys,
     cohere2_moe_keys,
     cohere_keys,
     deepseek_v4_keys,
@@ -224,6 +225,11 @@ FAMILIES: dict[str, Family] = {
     "ernie4_5": replace(LLAMA, name="ERNIE 4.5 (dense)", source="vllm/model_executor/models/ernie45.py"),
     "ernie4_5_moe": Family(
         "ERNIE 4.5 MoE", "vllm/model_executor/models/ernie45_moe.py", score_bias=True, adapt=ernie45_moe_keys
+    ),
+    # Ling / Ring (inclusionAI): BailingMoeForCausalLM and BailingMoeV2ForCausalLM, both model_type "bailing_moe"
+    **dict.fromkeys(
+        ("bailing_moe", "bailing_moe_v2"),
+        Family("Bailing MoE (Ling / Ring)", "vllm/model_executor/models/bailing_moe.py", adapt=bailing_moe_keys),
     ),
     # Hunyuan-A13B (HunYuanMoEV1ForCausalLM): q/k norms per head, experts with a shared MLP on every layer
     "hunyuan_v1_moe": Family("HunYuan MoE V1", "vllm/model_executor/models/hunyuan_v1.py", adapt=hunyuan_v1_keys),

@@ -194,6 +194,23 @@ def step3p5_keys(c: Mapping[str, Any]) -> Adapted:
     return Adapted(keys, fam)
 
 
+def bailing_moe_keys(c: Mapping[str, Any]) -> Adapted:
+    """vllm/model_executor/models/bailing_moe.py (Ling / Ring: BailingMoeForCausalLM, BailingMoeV2ForCausalLM): a fused
+    query_key_value biased when use_bias or use_qkv_bias, a dense output biased when use_bias, query_layernorm /
+    key_layernorm RMSNorms over head_dim when use_qk_norm, and the router's expert_bias when
+    moe_router_enable_expert_bias; the shared MLP is num_shared_experts x (moe_shared_expert_intermediate_size or
+    moe_intermediate_size) wide, the first first_k_dense_replace layers dense."""
+    use_bias = c.get("use_bias") is True
+    fam: dict[str, Any] = {
+        "qkv_bias": use_bias or c.get("use_qkv_bias") is True,
+        "o_bias": use_bias,
+        "mlp_bias": use_bias,
+        "qk_norm": c.get("use_qk_norm") is True,
+        "score_bias": c.get("moe_router_enable_expert_bias") is True,
+    }
+    return Adapted({}, fam)
+
+
 def ernie45_moe_keys(c: Mapping[str, Any]) -> Adapted:
     """vllm/model_executor/models/ernie45_moe.py: moe_num_experts routed experts of moe_intermediate_size, top
     moe_k, a shared MLP of moe_intermediate_size x moe_num_shared_experts, a gate without bias plus an
