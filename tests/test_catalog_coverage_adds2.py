@@ -100,3 +100,28 @@ def test_ling_lite_1_5_by_hand_from_its_own_config() -> None:
     assert spec.params is not None and spec.params.total == total == 16_801_974_272
     assert not spec.approximate and round(total / GB, 1) == 16.8
     assert round((total - 28 * (experts - 6) * 3 * h * e) / GB, 2) == 2.75
+
+
+@pytest.mark.parametrize(
+    ("release", "base", "stated_b"),
+    [
+        # Qwen3Guard cards: 'models of three sizes (0.6B, 4B, and 8B)', 'built upon Qwen3'
+        ("Qwen/Qwen3Guard-Gen-0.6B", "Qwen/Qwen3-0.6B", "0.6"),
+        ("Qwen/Qwen3Guard-Gen-4B", "Qwen/Qwen3-4B", "4"),
+        ("Qwen/Qwen3Guard-Gen-8B", "Qwen/Qwen3-8B", "8"),
+        # the xLAM-2 table: 8B (Llama 3.1 base); featherless' page: 3.1 billion parameters, 32k context
+        ("Salesforce/Llama-xLAM-2-8b-fc-r", "meta-llama/Llama-3.1-8B-Instruct", "8"),
+        ("Salesforce/xLAM-2-3b-fc-r", "Qwen/Qwen2.5-3B-Instruct", "3.1"),
+        # the Phi-4-mini-reasoning card: 3.8B parameters, 200,064-token vocabulary, 128K context
+        ("microsoft/Phi-4-mini-reasoning", "microsoft/Phi-4-mini-instruct", "3.8"),
+    ],
+)
+def test_fine_tunes_reconstructed_as_their_base_network(release: str, base: str, stated_b: str) -> None:
+    """Fine-tunes whose own config.json was not found, reconstructed as the bundled base their publishers name: the
+    same parameter count and context as the base, the size their pages state, and said to be reconstructed."""
+    spec, ref = resolve_model(release), resolve_model(base)
+    assert spec.params is not None and ref.params is not None
+    assert spec.params.total == ref.params.total and spec.max_model_len == ref.max_model_len
+    decimals = len(stated_b.partition(".")[2])
+    assert f"{spec.params.total / GB:.{decimals}f}" == stated_b
+    assert reconstructed(release) and not reconstructed(base)
