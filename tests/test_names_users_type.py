@@ -115,3 +115,44 @@ def test_a_mig_profile_alone_is_a_mig_slice(gpu: str) -> None:
     """'1g.10gb' was an unknown GPU with 'closest: a10g, a10', 'MIG 3g.40gb' 'names no GPU model'."""
     err = invoke(["explain", "Qwen/Qwen3-8B", "--gpu", gpu], exit_code=2).stderr
     assert "is a MIG slice: its memory is a fraction of the card's; give --gpu-memory-gib" in err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-8B -tp 2 --max-model-len 8192",
+        "nohup vllm serve Qwen/Qwen3-8B -tp 2 --max-model-len 8192 > vllm.log 2>&1 &",
+        "uv run vllm serve Qwen/Qwen3-8B -tp 2 --max-model-len 8192",
+        "$ vllm serve Qwen/Qwen3-8B -tp 2 --max-model-len 8192",
+    ],
+)
+def test_a_pasted_command_with_what_a_shell_puts_first_is_read_as_check_reads_it(command: str) -> None:
+    """Quoted, these were 'model ... is not a local directory, a catalog entry or a hub id'; after `--`, 'two models
+    given: CUDA_VISIBLE_DEVICES=0,1 and the command's Qwen/Qwen3-8B' (check read them all)."""
+    quoted = invoke(["explain", "--gpu", "h100", command]).stdout
+    assert "TP=2 PP=1 DP=1 (2 GPUs)" in quoted and "max_model_len 8,192" in quoted
+    if not command.startswith("$"):
+        words = command.split(" > ")[0].split()
+        after = invoke(["explain", "--gpu", "h100", "--", *words]).stdout
+        assert "TP=2 PP=1 DP=1 (2 GPUs)" in after and "max_model_len 8,192" in after
+
+
+def test_explain_applies_the_environment_of_a_pasted_command_as_check_does() -> None:
+    """`VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve M --max-model-len 65536`: check passed it (vLLM only warns), explain
+    said 'vLLM FAILS at startup' with the error the variable lifts."""
+    command = "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve Qwen/Qwen3-8B --max-model-len 65536"
+    out = invoke(["explain", "--gpu", "h100", command]).stdout
+    assert "note: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, so vLLM only warns: max_model_len 65536" in out
+    assert "Verdict: vLLM starts" in out
+    doc = json.loads(invoke(["explain", "--gpu", "h100", command, "--format", "json"]).stdout)
+    assert doc["verdict"] == "starts" and doc["errors"] == [] and len(doc["environment_notes"]) == 1
+    assert "PASS" in invoke(["check", "--gpu", "h100", command]).stdout
+    # without the variable both fail
+    plain = command.split(" ", 1)[1]
+    assert "Verdict: vLLM FAILS at startup" in invoke(["explain", "--gpu", "h100", plain]).stdout
+    invoke(["check", "--gpu", "h100", plain], exit_code=1)
+
+
+def test_explain_reads_vllm_use_v1_from_a_pasted_command() -> None:
+    out = invoke(["explain", "--gpu", "h100", "--vllm-version", "0.8.5", "VLLM_USE_V1=0 vllm serve Qwen/Qwen3-8B"])
+    assert "note: VLLM_USE_V1=0: vLLM 0.8.5 runs the V0 engine" in out.stdout

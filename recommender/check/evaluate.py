@@ -14,7 +14,7 @@ from recommender.hardware import Gpu
 from recommender.memory import mamba_seqs, unified
 from recommender.memory.budget import Explanation, explain
 from recommender.memory.engine import V0_REMOVED_IN, EngineFlags, VllmVersion
-from recommender.memory.startup_issues import IssueKind
+from recommender.memory.startup_issues import IssueKind, StartupIssue
 from recommender.model.spec import ModelSpec
 from recommender.quoting import quoted
 from recommender.serve_args import parse_serve_argv
@@ -402,16 +402,20 @@ def startup_verdict(e: Explanation, vllm_env: VllmEnv) -> StartupVerdict:
     starts = True
     for issue in e.issues:
         if issue.kind is IssueKind.MAX_LEN_ABOVE_MODEL and vllm_env.allow_long_max_model_len:
-            warnings.append(
-                f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, so vLLM only warns: max_model_len {issue.requested} is "
-                f"above the model's {issue.max_len} (positions past it give NaN with RoPE, out-of-bounds errors "
-                "with absolute positions)"
-            )
+            warnings.append(allowed_long_warning(issue))
             continue
         starts = starts and not issue.fatal
         fatal = issue.fatal or issue.kind is IssueKind.WARMUP_HEADROOM or issue.kind.at_risk
         (failures if fatal else warnings).append(issue.message)
     return StartupVerdict(tuple(failures), tuple(warnings), starts)
+
+
+def allowed_long_warning(issue: StartupIssue) -> str:
+    """What vLLM does instead of the too-long max_model_len error when VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set."""
+    return (
+        f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, so vLLM only warns: max_model_len {issue.requested} is above the "
+        f"model's {issue.max_len} (positions past it give NaN with RoPE, out-of-bounds errors with absolute positions)"
+    )
 
 
 def _promise_failures(e: Explanation, slo: Slo, replicas: int, *, starts: bool) -> list[str]:

@@ -10,6 +10,7 @@ import click
 from click.core import ParameterSource
 
 from recommender.catalog import load_gpus
+from recommender.check.evaluate import VllmEnv
 from recommender.cli import params
 from recommender.cli.engine_options import engine_flag_options, engine_flags
 from recommender.cli.gpu_option import named_gpu
@@ -26,6 +27,7 @@ from recommender.cli.log_input import (
 from recommender.cli.output import format_choice
 from recommender.cli.pasted import image_release, parsed, pasted_command
 from recommender.cli.report_options import deliver, output_option, plot_option
+from recommender.cli.server_env import applied, pasted_env, with_engine_choice
 from recommender.documents import explanation_json
 from recommender.errors import FlagError, InputError, PlanError
 from recommender.gpu_names import given_card
@@ -293,22 +295,29 @@ def explain(
     hw, gpu_source = _hardware(gpu, gpu_memory_gib, logged, log_file)
     free = free_bytes(free_memory_gib, hw)
     spec = resolve_model(model, revision=revision)
-    result = explain_budget(spec, hw, flags, version, free_bytes=free, draft=draft_spec(flags))
+    env = pasted_env(model_arg, serve, version) if log_file is None else VllmEnv()
+    flags = with_engine_choice(flags, env)
+    result = explain_budget(
+        spec, hw, flags, version, free_bytes=free, draft=draft_spec(flags), estimate_cudagraphs=env.estimate_cudagraphs
+    )
+    result, env_notes = applied(result, env)
     from recommender.report.explain import explain_report
 
     fixes = _fixes(spec, hw, flags, version, result, free)
+    notes = (*spec.notes, *env_notes)
     where = f"{log_file}; GPU {gpu_source}"
     compared = (compare_with_log(result, logged), logged, where) if logged is not None else None
 
     def document() -> dict[str, Any]:
         doc = _explain_document(result, fixes)
         doc |= {"log": comparison_json(*compared)} if compared else {}
+        doc |= {"environment_notes": list(env_notes)} if env_notes else {}
         return {**doc, **({"model_notes": list(spec.notes)} if spec.notes else {})}
 
     def text() -> str:
         fix = [f"  fix: {', '.join(fixes)}"] if fixes else []
         log = ["", render_comparison(compared[0], where)] if compared else []
-        return "".join(f"note: {n}\n" for n in spec.notes) + "\n".join([render_table(result), *fix, *log])
+        return "".join(f"note: {n}\n" for n in notes) + "\n".join([render_table(result), *fix, *log])
 
     deliver(
         fmt,
@@ -316,7 +325,7 @@ def explain(
         plot=plot,
         table=text,
         document=document,
-        report=lambda: explain_report(result, flags, model, notes=spec.notes),
+        report=lambda: explain_report(result, flags, model, notes=notes),
         force=force,
     )
 

@@ -41,16 +41,35 @@ def pasted_command(model_arg: str | None, serve: tuple[str, ...]) -> Pasted | No
     """The whole command given, if any: quoted as one argument, after `--` (click hands its first word to MODEL),
     or after `--` behind MODEL; None for MODEL with vLLM flags after `--` (`explain M -- --max-model-len 8k`)."""
     if not serve and model_arg and any(ch.isspace() for ch in model_arg.strip()):
-        words = _words(model_arg)
-        return Pasted(read_server(model_arg)) if starts_a_command(words) or words[:1] == ["serve"] else None
+        text = _without_prompt(model_arg)
+        words = _words(text)
+        starts = starts_a_command(words) or words[:1] == ["serve"] or _runs_a_server(text)
+        return Pasted(read_server(text)) if starts else None
     if model_arg is None or model_arg == "serve" or starts_a_command([model_arg, *serve]):
         words = ([model_arg] if model_arg else []) + list(serve)
         if not words:
             return None
         return Pasted(read_server(shlex.join(["vllm", *words] if words[0] == "serve" else words)))
+    if model_arg and serve and _runs_a_server(line := shlex.join([model_arg, *serve])):
+        return Pasted(read_server(line))  # variables or a wrapper first: `CUDA_VISIBLE_DEVICES=0 vllm serve`, `nohup`
     if serve and starts_a_command(serve):
         return Pasted(read_server(shlex.join(serve)), model_arg)
     return None
+
+
+def _without_prompt(text: str) -> str:
+    """A command copied with the shell prompt that documentation prints before it (`$ vllm serve ...`)."""
+    stripped = text.lstrip()
+    return stripped[1:].lstrip() if stripped.startswith("$") and stripped[1:2].isspace() else text
+
+
+def _runs_a_server(text: str) -> bool:
+    """Whether check's reader finds a vLLM server in the line, behind what a shell puts first: variables
+    (`CUDA_VISIBLE_DEVICES=0,1 vllm serve ...`), `nohup`, `env`, `time`, `uv run`, ... (check/commands.py)."""
+    try:
+        return bool(read_command(text, "<argument>"))
+    except ValueError:  # an unclosed quote: read_server says so in one line
+        return False
 
 
 def image_release(model_arg: str | None, serve: tuple[str, ...]) -> str | None:
