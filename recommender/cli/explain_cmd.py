@@ -297,10 +297,7 @@ def explain(
     spec = resolve_model(model, revision=revision)
     env = pasted_env(model_arg, serve, version) if log_file is None else VllmEnv()
     flags = with_engine_choice(flags, env)
-    result = explain_budget(
-        spec, hw, flags, version, free_bytes=free, draft=draft_spec(flags), estimate_cudagraphs=env.estimate_cudagraphs
-    )
-    result, env_notes = applied(result, env)
+    result, env_notes = _explained(spec, hw, flags, version, free, env)
     from recommender.report.explain import explain_report
 
     fixes = _fixes(spec, hw, flags, version, result, free)
@@ -328,6 +325,16 @@ def explain(
         report=lambda: explain_report(result, flags, model, notes=notes),
         force=force,
     )
+
+
+def _explained(
+    spec: ModelSpec, hw: Gpu, flags: EngineFlags, version: VllmVersion, free: int | None, env: VllmEnv
+) -> tuple[Explanation, tuple[str, ...]]:
+    """The startup under the pasted command's environment, and the notes saying what the environment changed."""
+    result = explain_budget(
+        spec, hw, flags, version, free_bytes=free, draft=draft_spec(flags), estimate_cudagraphs=env.estimate_cudagraphs
+    )
+    return applied(result, env)
 
 
 def _fixes(
