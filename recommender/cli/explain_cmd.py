@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -45,6 +45,9 @@ from recommender.sources.resolve import resolve_model
 from recommender.startup_log import LoggedStartup
 from recommender.units import GiB
 from recommender.vllm_flags import default_flag_table
+
+if TYPE_CHECKING:
+    from recommender.report.structure import Report
 
 
 def _bar(e: Explanation, width: int = 60) -> list[str]:
@@ -298,8 +301,6 @@ def explain(
     env = pasted_env(model_arg, serve, version) if log_file is None else VllmEnv()
     flags = with_engine_choice(flags, env)
     result, env_notes = _explained(spec, hw, flags, version, free, env)
-    from recommender.report.explain import explain_report
-
     fixes = _fixes(spec, hw, flags, version, result, free)
     notes = (*spec.notes, *env_notes)
     where = f"{log_file}; GPU {gpu_source}"
@@ -307,8 +308,7 @@ def explain(
 
     def document() -> dict[str, Any]:
         doc = _explain_document(result, fixes)
-        doc |= {"log": comparison_json(*compared)} if compared else {}
-        doc |= {"environment_notes": list(env_notes)} if env_notes else {}
+        doc |= ({"log": comparison_json(*compared)} if compared else {}) | {"environment_notes": list(env_notes)}
         return {**doc, **({"model_notes": list(spec.notes)} if spec.notes else {})}
 
     def text() -> str:
@@ -322,9 +322,15 @@ def explain(
         plot=plot,
         table=text,
         document=document,
-        report=lambda: explain_report(result, flags, model, notes=notes),
+        report=lambda: _report(result, flags, model, notes),
         force=force,
     )
+
+
+def _report(result: Explanation, flags: EngineFlags, model: str, notes: tuple[str, ...]) -> Report:
+    from recommender.report.explain import explain_report  # the report's modules load only when one is asked for
+
+    return explain_report(result, flags, model, notes=notes)
 
 
 def _explained(
