@@ -125,3 +125,13 @@ def test_fine_tunes_reconstructed_as_their_base_network(release: str, base: str,
     decimals = len(stated_b.partition(".")[2])
     assert f"{spec.params.total / GB:.{decimals}f}" == stated_b
     assert reconstructed(release) and not reconstructed(base)
+
+
+def test_nemotron_3_super_base_is_the_recipes_pre_rl_checkpoint_of_the_same_network() -> None:
+    """The Nemotron-3-Super recipe lists NVIDIA-Nemotron-3-Super-120B-A12B-Base-BF16 as its 'Pre-RL base checkpoint
+    (BF16)' variant with the default BF16 variant's 298 GB floor: reconstructed as that network (about 120B)."""
+    base = resolve_model("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-Base-BF16")
+    post = resolve_model("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16")
+    assert base.params is not None and post.params is not None
+    assert base.params.total == post.params.total and round(base.params.total / GB, -1) == 120
+    assert base.quant is None and reconstructed(base.name)
