@@ -130,9 +130,10 @@ def test_explain_takes_model_and_then_the_whole_command() -> None:
 @pytest.mark.parametrize("towers", [["--language-model-only"], ["--limit-mm-per-prompt", '{"image": 0, "video": 0}']])
 def test_check_and_explain_read_the_flags_that_leave_the_towers_unloaded(towers: list[str]) -> None:
     """Qwen2.5-VL-7B on an L4 at 8k: without its vision tower (vLLM 0.33 skips loading and profiling it) the KV
-    cache holds 84,928 tokens instead of 34,624 (the L4 at its deviceQuery total, 22,518 MiB); check rebuilt the
+    cache holds 83,216 tokens instead of 32,896 (the L4 at its deviceQuery total, 22,518 MiB; the MRotaryEmbedding's
+    4 x max_position cos/sin cache counted since field16, 34,624 and 84,928 before); check rebuilt the
     command without these flags and explain dropped them, so both judged the tower as loaded."""
     serve = ["--", "vllm", "serve", "Qwen/Qwen2.5-VL-7B-Instruct", "--max-model-len", "8192"]
     for cmd in (["explain", "--gpu", "l4"], ["check", "--gpu", "l4"]):
-        assert "34,624" in invoke([*cmd, *serve]).stdout
-        assert "84,928" in invoke([*cmd, *serve, *towers]).stdout
+        assert "32,896" in invoke([*cmd, *serve]).stdout
+        assert "83,216" in invoke([*cmd, *serve, *towers]).stdout

@@ -32,9 +32,10 @@ def test_an_over_long_prompt_is_said() -> None:
 
 
 def test_the_extrapolation_divides_what_several_engines_hold_by_all_their_gpus() -> None:
-    """Qwen3.6-27B-FP8 on 8 x H100 at 1,000 x 8,192 tokens: the nearest option is 2 engines of TP 4 holding 816
-    (408 each, the Mamba state blocks' cap). 816 on 8 GPUs is 102 a GPU, so 1,000 requests need about 10 GPUs, not
+    """Qwen3.6-27B-FP8 on 8 x H100 at 1,000 x 8,192 tokens: the nearest option is 2 engines of TP 4 holding 814
+    (407 each, the Mamba state blocks' cap; 816 before the MRotaryEmbedding's 4 x cache was counted). 814 on 8 GPUs
+    is about 102 a GPU, so 1,000 requests need about 10 GPUs, not
     the 5 it printed when the two engines' figure was divided by one engine's 4 GPUs (more than the 8 it rejected)."""
     args = ["recommend", "--model", "Qwen/Qwen3.6-27B-FP8", "--gpu", "h100", "--gpus-per-node", "8"]
     err = invoke([*args, "--concurrency", "1000", "--context", "8192"], exit_code=3).stderr
-    assert "2 engines on 8 GPUs hold 816, below 1,000; at that rate 1,000 requests need about 10 GPUs" in err
+    assert "2 engines on 8 GPUs hold 814, below 1,000; at that rate 1,000 requests need about 10 GPUs" in err

@@ -180,10 +180,14 @@ def runs_v0_engine(version: VllmVersion, gpu: Gpu, architecture: str, use_v1: bo
 # _set_default_args_v1, as vLLM's pull requests changed them): V1 became the default in 0.8.0 with 8192 batched
 # tokens on H100/H200 by device name (#12369) and 1024 sequences everywhere; 0.8.4 kept 1024 sequences only on
 # H100/H200 (#16158, "many people have run into OOM"); 0.8.5 chose by device memory, >= 70 GiB (#17073); 0.9.0 left
-# the A100 on the small tier (#17885). The release that added the >= 160 GiB tier is not known here: from 0.10.
+# the A100 on the small tier (#17885). The >= 160 GiB tier ("for GPUs like B200/B300 with >= 160GB memory", 16384
+# batched tokens for the API server) came in 0.28.0: the 0.25.0 and 0.27.0 wheels' get_batch_defaults start at the
+# >= 70 GiB tier (arg_utils.py lines 2426 and 2544), the 0.29.0 wheel's at `device_memory >= 160 * GiB_bytes` (line
+# 2698), and a committed study note reads it at tag v0.28.0, lines 2582-2591, its prior top tier at v0.27.0 lines
+# 2544-2549 (code index id 69027517413).
 # Calibration record C066 (Qwen3-235B-A22B-FP8 on H100s, vLLM 0.9.2) shows the 1024-request sampler warm-up.
 BY_NAME_FROM, SEQS_BY_NAME_FROM, BY_MEMORY_FROM = VllmVersion(0, 8), VllmVersion(0, 8, 4), VllmVersion(0, 8, 5)
-A100_SMALL_FROM, LARGEST_TIER_FROM = VllmVersion(0, 9), VllmVersion(0, 10)
+A100_SMALL_FROM, LARGEST_TIER_FROM = VllmVersion(0, 9), VllmVersion(0, 28)
 
 
 def batch_defaults(gpu: Gpu, version: VllmVersion) -> tuple[int, int]:
