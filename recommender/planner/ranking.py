@@ -47,6 +47,13 @@ def weights_too_big(evaluated: Sequence[Evaluation], what: str, hw: Hardware) ->
     x = smallest.explanation
     st = x.stage
     usable = x.requested_bytes - st.activation_peak - st.non_torch - st.cudagraph
+    if usable <= 0:  # the overheads alone fill the budget: no GPU count leaves room for a weight
+        overheads = f"{st.activation_peak / GiB:.2f} + {st.non_torch / GiB:.2f} + {st.cudagraph / GiB:.2f} GiB"
+        return (
+            f"no configuration serves {what} on {hw.total_gpus} x {hw.gpu.name}: its {x.requested_bytes / GiB:.2f} GiB "
+            f"budget per GPU (at --gpu-memory-utilization {x.utilization:g}) does not hold vLLM's own activation peak, non-torch memory and CUDA graphs ({overheads}) "
+            "beside any weights, so no number of these GPUs serves it: plan for a card with more memory"
+        )
     shards = st.weights * smallest.candidate.tp * smallest.candidate.pp
     at_least = -(-shards // max(usable, 1))
     nodes = -(-at_least // hw.gpus_per_node)

@@ -1,6 +1,7 @@
-"""Model and GPU names as users type them that are not a model or one card: GGUF checkpoints, LoRA adapter
+"""What users type that is not a plain model, card or command, through the CLI: GGUF checkpoints, LoRA adapter
 folders, deployment files given where a model goes, `org/name:tag`, a GPU with its count, an instance type, a bare
-MIG profile. Each is one line that says what it is and what to give instead (exit 2), through the CLI."""
+MIG profile, a pasted command behind variables or `nohup` (and its environment), a card too small for anything.
+Each is read as the rest of the tool reads it, or refused in one line that says what to give instead."""
 
 from __future__ import annotations
 
@@ -156,3 +157,15 @@ def test_explain_applies_the_environment_of_a_pasted_command_as_check_does() -> 
 def test_explain_reads_vllm_use_v1_from_a_pasted_command() -> None:
     out = invoke(["explain", "--gpu", "h100", "--vllm-version", "0.8.5", "VLLM_USE_V1=0 vllm serve Qwen/Qwen3-8B"])
     assert "note: VLLM_USE_V1=0: vLLM 0.8.5 runs the V0 engine" in out.stdout
+
+
+def test_a_card_too_small_for_vllms_own_overheads_names_no_gpu_count() -> None:
+    """A 0.5 GiB card: 'the weights alone need at least 6,186,680,320 such GPUs; try --gpus-per-node 8 --nodes
+    773335040' (a division by a budget that holds nothing beside the overheads)."""
+    args = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu-memory-gib", "0.5", "--concurrency", "10"]
+    err = invoke(args, exit_code=3).stderr
+    assert "does not hold vLLM's own activation peak, non-torch memory and CUDA graphs" in err
+    assert "no number of these GPUs serves it" in err and "--nodes" not in err
+    # a card that holds them still gets the count of GPUs and nodes the weights need
+    big = ["recommend", "--model", "meta-llama/Llama-3.1-405B-Instruct", "--gpu", "t4", "--concurrency", "1"]
+    assert "try --gpus-per-node 8 --nodes" in invoke(big, exit_code=3).stderr
