@@ -423,3 +423,16 @@ def test_a_function_runs_where_it_is_called_and_an_uncalled_one_still_shows_its_
     assert [c.words for c in shell.run_script(looping) if c.words[:1] == ("vllm",)] == [
         ("vllm", "serve", "Qwen/Qwen3-8B")
     ]
+
+
+def test_a_function_reached_along_two_undecided_branches_starts_one_server() -> None:
+    # WangTaeBong/mai-vllm-serving docker_run.sh's shape: `case "$1"` arms `start)` and `restart)` both call
+    # start_container (restart through restart_container); one run takes one arm, so one server
+    script = (
+        "start_container() {\n  vllm serve Qwen/Qwen3-8B\n}\n"
+        "restart_container() {\n  start_container\n}\n"
+        'case "$1" in\n  start) start_container ;;\n  restart) restart_container ;;\nesac\n'
+    )
+    assert [c.words for c in shell.run_script(script) if c.words[:1] == ("vllm",)] == [
+        ("vllm", "serve", "Qwen/Qwen3-8B")
+    ]

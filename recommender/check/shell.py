@@ -18,6 +18,7 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from recommender.check.launchers import strip_prefixes
 from recommender.check.script_units import STARTED, units_started
@@ -145,6 +146,7 @@ class _Runner(Branches, Functions):
         self.cwd: str | None = None  # where `cd` moved the shell (Command.cwd)
         self.functions: dict[str, list[Segment]] = {}  # the bodies of the functions defined so far, by name
         self.called: set[str] = set()
+        self.emitted: dict[str, set[tuple[Any, ...]]] = {}
         self.calls_left = [MAX_CALLS]  # shared with the runners of its command substitutions
         self.depth = 0  # how deep in function calls
         self.out: list[Command] = []
@@ -325,6 +327,7 @@ class _Runner(Branches, Functions):
             sub.unknown, sub.soft, sub.options = set(self.unknown), set(self.soft), set(self.options)
             sub.arrays, sub.outside = {k: list(v) for k, v in self.arrays.items()}, set(self.outside)
             sub.functions, sub.called, sub.calls_left = self.functions, self.called, self.calls_left
+            sub.emitted = self.emitted
             self.out += sub.run(split_commands(inner))
 
     def _builtin(self, words: list[Word]) -> bool:

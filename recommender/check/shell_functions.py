@@ -56,6 +56,7 @@ class Functions:
     arrays: dict[str, list[str]]
     functions: dict[str, list[Segment]]
     called: set[str]
+    emitted: dict[str, set[tuple[Any, ...]]]  # what each function's calls gave: (words, stdin, cwd)
     calls_left: list[int]
     depth: int
     out: list[Any]
@@ -87,10 +88,17 @@ class Functions:
         unknown = "@" in self.unknown
         self._set_positional(argv[1:])
         self.depth += 1
+        start = len(self.out)
         try:
             self.run(body)
         finally:
             self.depth -= 1
+        # a function reached twice along branches not decided here (`start)` and `restart)` arms both calling
+        # start_container) starts one server, not two: a command it already gave, word for word, is not repeated
+        seen = self.emitted.setdefault(argv[0], set())
+        fresh = [c for c in self.out[start:] if (c.words, c.stdin, c.cwd) not in seen]
+        seen.update((c.words, c.stdin, c.cwd) for c in fresh)
+        self.out[start:] = fresh
         for k in [k for k in self.scope if k.isdigit() and k != "0"]:
             del self.scope[k]
         self.scope.update(saved[0])
