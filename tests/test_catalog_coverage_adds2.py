@@ -135,3 +135,32 @@ def test_nemotron_3_super_base_is_the_recipes_pre_rl_checkpoint_of_the_same_netw
     assert base.params is not None and post.params is not None
     assert base.params.total == post.params.total and round(base.params.total / GB, -1) == 120
     assert base.quant is None and reconstructed(base.name)
+
+
+def test_internvl3_1b_by_hand_from_its_printed_config_and_module_tree() -> None:
+    """OpenGVLab/InternVL3-1B (vllm intern_vit.py + internvl.py), as its printed module tree lays it out: InternViT-300M
+    (a biased 14 x 14 Conv2d patch embedding, a class embedding and 32^2 + 1 positions of 1024; 24 blocks of biased
+    qkv 1024 -> 3072, proj, fc1 1024 -> 4096, fc2, two LayerNorms and the ls1 / ls2 layer scales), mlp1 (LayerNorm
+    over the 2 x 2 pixel-shuffled 4096, Linear 4096 -> 896, Linear 896 -> 896, both biased) and a Qwen2 language
+    model of 24 layers of 896 (14 / 2 heads of 64, biased q/k/v, MLP 4864) with an untied 151,674-row vocabulary.
+    The InternVL 2.5 report's tables: InternViT-300M '0.3B', InternVL2.5-1B (the same parts) '0.9B'."""
+    h, i, d, vocab, ffn = 1024, 4096, 896, 151674, 4864
+    tower = (3 * 14 * 14 * h + h) + (32 * 32 + 2) * h + 24 * (3 * h * (h + 1) + h * h + h + 2 * h * i + i + h + 6 * h)
+    projector = 2 * 4 * h + (4 * h * d + d) + (d * d + d)
+    layer = (d * d + d) + 2 * (d * 128 + 128) + d * d + 3 * d * ffn + 2 * d
+    total = tower + projector + 24 * layer + 2 * vocab * d + d
+    spec = resolve_model("OpenGVLab/InternVL3-1B-hf")
+    assert spec.params is not None and spec.params.total == total == 938_193_024
+    assert round(tower / GB, 1) == 0.3 and spec.vision is not None and spec.vision.depth == 24
+    assert resolve_model("OpenGVLab/InternVL2_5-1B").params.total == total  # type: ignore[union-attr]
+
+
+def test_internvl2_5_4b_is_the_reports_3_7b() -> None:
+    """OpenGVLab/InternVL2_5-4B (reconstructed): the report's Table 2 puts InternViT-300M-448px-V2.5 before
+    Qwen2.5-3B-Instruct for 3.7B in all; InternVL's Qwen2.5 language models keep 151,674 rows and an untied head (as
+    InternVL3-1B's file has them): Qwen2.5-3B tied counts 3.09B, so only the untied head reaches the report's 3.7B."""
+    spec = resolve_model("OpenGVLab/InternVL2_5-4B")
+    llm = resolve_model("Qwen/Qwen2.5-3B-Instruct")
+    assert spec.params is not None and llm.params is not None and llm.params.lm_head == 0
+    assert spec.params.lm_head == spec.params.embedding == 151674 * 2048
+    assert round(spec.params.total / GB, 1) == 3.7 and reconstructed("OpenGVLab/InternVL2_5-4B")

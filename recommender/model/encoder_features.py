@@ -28,6 +28,8 @@ def vision_spec(config: Mapping[str, Any], text_hidden: int) -> VisionSpec | Non
         return _qwen_vl_vision(v, str(top_type), text_hidden)
     if top_type in GLM4V_TOWERS:
         return _glm4v_vision(v, text_hidden)
+    if v.text("model_type") == INTERN_VIT:
+        return _intern_vit(v, config, text_hidden)
     if not (v.has("depth") or v.has("num_hidden_layers")) or not v.has("hidden_size") or not v.has("intermediate_size"):
         return None
     depth = v.first_int(("depth", "num_hidden_layers"), 0, bound=MAX_VISION_DEPTH)
@@ -167,6 +169,49 @@ def _glm4v_vision(v: ConfigValues, text_hidden: int) -> VisionSpec:
         projector_hidden=v.get_int("intermediate_size"),
         out_hidden=out_hidden,
         style="glm4v",
+    )
+
+
+# InternVL 1.5-3.5 (InternVLChatModel, vllm/model_executor/models/intern_vit.py + internvl.py): the InternViT tower
+# and the mlp1 projector; transformers-free InternVisionConfig defaults for the keys a vision_config omits
+INTERN_VIT = "intern_vit_6b"
+INTERN_VIT_IMAGE, INTERN_VIT_PATCH, INTERN_VIT_DOWNSAMPLE = 224, 14, 0.5
+
+
+def _intern_vit(v: ConfigValues, config: Mapping[str, Any], text_hidden: int) -> VisionSpec:
+    """InternVisionModel: a biased Conv2d patch embedding, a class embedding and (image_size / patch)^2 + 1 learned
+    positions; blocks of qkv (biased when qkv_bias), proj, fc1 / fc2 (biased), norm1 / norm2 (LayerNorm, or RMSNorm
+    when norm_type is rms_norm), the ls1 / ls2 layer scales and, when qk_normalization, RMSNorms over the whole q and
+    k; then mlp1: LayerNorm over the pixel-shuffled width (hidden / downsample_ratio^2), Linear to the language
+    model's width, GELU, Linear. vLLM keeps the layers up to select_layer (-1: all)."""
+    depth = v.get_int("num_hidden_layers", bound=MAX_VISION_DEPTH)
+    select = config.get("select_layer", -1)
+    if isinstance(select, int) and not isinstance(select, bool) and select < -1:
+        depth = max(1, depth + select + 1)
+    hidden = v.get_int("hidden_size", bound=MAX_HIDDEN)
+    patch = v.get_int("patch_size", INTERN_VIT_PATCH)
+    side = v.get_int("image_size", INTERN_VIT_IMAGE) // patch
+    ratio = config.get("downsample_ratio", INTERN_VIT_DOWNSAMPLE)
+    shuffle = round(1 / ratio) if isinstance(ratio, (int, float)) and 0 < ratio <= 1 else 2
+    extra = 2 * hidden  # ls1, ls2
+    if v.text("norm_type") == "rms_norm":
+        extra -= 2 * hidden  # two RMSNorms: no bias
+    if v.raw("qk_normalization") is True:
+        extra += 2 * hidden  # q_norm, k_norm RMSNorms over num_heads x head_dim
+    if v.raw("qkv_bias") is False:
+        extra -= 3 * hidden
+    projector_in = hidden * shuffle * shuffle
+    return VisionSpec(
+        depth=depth,
+        hidden=hidden,
+        intermediate=v.get_int("intermediate_size"),
+        patch_params=v.get_int("num_channels", DEFAULT_CHANNELS) * patch * patch * hidden + hidden,
+        positions=side * side + 2,  # the class token's position and the class embedding, each `hidden` wide
+        projector_in=projector_in,
+        projector_hidden=text_hidden,
+        out_hidden=text_hidden,
+        merger_norm=2 * projector_in,
+        block_extra=extra,
     )
 
 

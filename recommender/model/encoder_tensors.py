@@ -52,7 +52,7 @@ def vision_tensors(s: ModelSpec) -> list[Tensor]:
             Tensor(f"{p}.attn.proj", "vision", h, h, "row", None, linear=False),
             Tensor(f"{p}.mlp.fc1", "vision", i, h + 1, "column", None, linear=False),
             Tensor(f"{p}.mlp.fc2", "vision", h, i, "row", None, linear=False),
-            Tensor(f"{p}.biases_norms", "vision", 6 * h, 1, "replicated", None, linear=False),
+            Tensor(f"{p}.biases_norms", "vision", 6 * h + v.block_extra, 1, "replicated", None, linear=False),
         ]
     if v.merger_norm:
         out.append(Tensor("visual.merger.norm", "vision", v.merger_norm, 1, "replicated", None, linear=False))

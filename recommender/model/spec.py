@@ -137,6 +137,9 @@ class VisionSpec:
     head_dim: int = 0  # gemma4: q/k norms of this width
     merger_norm: int = 0  # parameters of the merger's norm (Qwen3-VL / Qwen3.5: LayerNorm over the ViT width)
     deepstack: int = 0  # Qwen3-VL deepstack_visual_indexes: extra mergers, each normed over the merged width
+    # parameters each "vit" block holds beyond its biased qkv/proj/fc1/fc2 and two LayerNorms (InternViT: the ls1 / ls2
+    # layer scales and q/k norms, less the biases RMSNorms or a bias-free qkv do not have)
+    block_extra: int = 0
 
 
 @dataclass(frozen=True, slots=True)
