@@ -169,3 +169,22 @@ def test_a_card_too_small_for_vllms_own_overheads_names_no_gpu_count() -> None:
     # a card that holds them still gets the count of GPUs and nodes the weights need
     big = ["recommend", "--model", "meta-llama/Llama-3.1-405B-Instruct", "--gpu", "t4", "--concurrency", "1"]
     assert "try --gpus-per-node 8 --nodes" in invoke(big, exit_code=3).stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "starts"),
+    [("r.json", "["), ("r.yaml", "- file:"), ("r.html", "<!DOCTYPE html>"), ("r.md", "### "), ("r.txt", "input")],
+)
+def test_check_writes_o_file_in_the_format_its_name_says(tmp_path: Path, name: str, starts: str) -> None:
+    """`check deploy/ -o report.json` wrote the text table into report.json (and report.html, report.md alike)."""
+    out = tmp_path / name
+    invoke(["check", "--gpu", "l4", "vllm serve Qwen/Qwen3-8B --max-model-len 8192", "-o", str(out)])
+    assert out.read_text().startswith(starts)
+
+
+def test_an_explicit_format_wins_over_the_o_file_name(tmp_path: Path) -> None:
+    out = tmp_path / "e.json"
+    invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "l4", "--format", "yaml", "-o", str(out)])
+    assert out.read_text().startswith("model: Qwen/Qwen3-8B")
+    invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "l4", "-o", str(tmp_path / "e2.json")])
+    assert json.loads((tmp_path / "e2.json").read_text())["model"] == "Qwen/Qwen3-8B"

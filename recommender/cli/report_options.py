@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from recommender.cli.output import dumps
 from recommender.errors import InputError
@@ -105,6 +106,7 @@ def deliver(
 ) -> None:
     """Print (or write to -o FILE) the output in `fmt`, and draw --plot; each form is computed only if asked.
     Without `force`, a file (-o or --plot) that differs from the new output is refused, as `render` refuses."""
+    fmt = file_format(fmt, output, markdown=markdown is not None)
     built = report() if fmt == "html" or plot is not None else None
     keep = not force
     with plotted(plot, built, keep_changed=keep):
@@ -119,6 +121,29 @@ def deliver(
         else:
             text = dumps(document(), fmt)
         put(text, output, force=force)
+
+
+# -o FILE's suffix names the format when --format is left at its default: `-o report.json` is JSON, not a table
+FILE_FORMATS = {
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".html": "html",
+    ".htm": "html",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "table",
+}
+
+
+def file_format(fmt: str, output: Path | None, *, markdown: bool) -> str:
+    """`fmt` when --format was given (or nothing is written to a file), else the format -o FILE's suffix names
+    (markdown only where the command writes it), else `fmt`."""
+    ctx = click.get_current_context(silent=True)
+    if output is None or ctx is None or ctx.get_parameter_source("fmt") is not ParameterSource.DEFAULT:
+        return fmt
+    named = FILE_FORMATS.get(output.suffix.lower())
+    return fmt if named is None or (named == "markdown" and not markdown) else named
 
 
 def put(text: str, output: Path | None, *, force: bool) -> None:
