@@ -445,7 +445,7 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         gpu_memory_utilization=r.get("gpu_memory_utilization"),
         max_model_len=r.get("max_model_len"),
         max_num_seqs=r.get("max_num_seqs"),
-        max_num_batched_tokens=r.get("max_num_batched_tokens"),
+        max_num_batched_tokens=record_batched_tokens(r),
         enforce_eager=bool(r.get("enforce_eager")),
         enable_chunked_prefill=record_chunked_prefill(r),
         enable_prefix_caching=record_prefix_caching(r),
@@ -464,6 +464,21 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         max_cudagraph_capture_size=record_max_capture_size(r),
         **record_lora(r),
     )
+
+
+# the scheduler's own line, "Chunked prefill is enabled with max_num_batched_tokens=8192" (vllm/config/scheduler.py),
+# prints the batched tokens the engine runs with, whatever chose them (the flag, or the defaults of the entry point:
+# the LLM class gets 8,192 where `vllm serve` gets 2,048 below 70 GiB, engine/arg_utils.py get_batch_defaults)
+SCHEDULER_TOKENS = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
+
+
+def record_batched_tokens(r: dict[str, Any]) -> int | None:
+    """--max-num-batched-tokens as the record gives it, else as the scheduler's line quoted in `raw` prints it, else
+    None (vLLM's default for the release, the GPU and `vllm serve`)."""
+    if r.get("max_num_batched_tokens"):
+        return int(r["max_num_batched_tokens"])
+    m = SCHEDULER_TOKENS.search(str(r.get("raw") or ""))
+    return int(m.group(1)) if m else None
 
 
 # --limit-mm-per-prompt as the record's command passes it (`--limit-mm-per-prompt '{"image":0,"video":0}'`, the older

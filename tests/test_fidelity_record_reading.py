@@ -136,3 +136,15 @@ def test_the_desktop_rtx_3050_6gb_is_its_own_card() -> None:
     assert card is not None and card.key == "rtx3050-6gb"
     assert record_gpu({"gpu": "NVIDIA GeForce RTX 3050"}).key == "rtx3050"  # type: ignore[union-attr]
     assert record_gpu({"gpu": "NVIDIA GeForce RTX 3050 6GB Laptop GPU"}).key == "rtx3050-6gb-laptop"  # type: ignore[union-attr]
+
+
+def test_the_scheduler_line_gives_the_batched_tokens_a_record_leaves_unset() -> None:
+    """field16 X020 ran llava-v1.6-mistral-7b through the LLM class, whose default on a 16 GB card is 8,192 batched
+    tokens where `vllm serve` takes 2,048; its log quotes "Chunked prefill is enabled with max_num_batched_tokens=8192"
+    and the record leaves the flag unset, so the harness takes the scheduler's figure. A record's own value wins."""
+    from benchmarks.fidelity import FIELD16, record_batched_tokens
+
+    x020 = next(r for r in load_records(*FIELD16) if r["id"] == "X020")
+    assert x020["max_num_batched_tokens"] is None and record_batched_tokens(x020) == 8192
+    assert record_batched_tokens({"max_num_batched_tokens": 4096, "raw": "max_num_batched_tokens=8192"}) == 4096
+    assert record_batched_tokens({"raw": "Model loading took 2 GiB"}) is None
