@@ -293,3 +293,94 @@ def test_llama_stacks_compose_model_by_compose_precedence(
     found = load_inputs((str(tmp_path / ("run.sh" if script else "compose.yaml")),)).found
     (vllm,) = [f for f in found if f.resource == "service/vllm-inference"]
     assert parse_serve_argv(list(vllm.argv)).model == model
+
+
+# LSvalbar/custom-ai at 186e2c3fc636eb9a967caf0939a5143bb812b528: bundle/scripts/start-vllm.sh (whole), the first
+# lines of bundle/scripts/prepare-host-layout.sh (the mkdir/echo lines left out), bundle/compose/vllm/docker-compose.yml
+# (its networks left out) and bundle/compose/vllm/.env (whole; committed)
+CUSTOM_AI = {
+    ".git/HEAD": "ref: refs/heads/main\n",
+    "bundle/scripts/start-vllm.sh": """#!/usr/bin/env bash
+set -euo pipefail
+
+ROOT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT_DIR/scripts/prepare-host-layout.sh"
+
+( cd "$ROOT_DIR/compose/vllm" && docker compose -f docker-compose.yml up -d )
+""",
+    "bundle/scripts/prepare-host-layout.sh": """#!/usr/bin/env bash
+set -euo pipefail
+
+HOST_DATA_ROOT="${HOST_DATA_ROOT:-$HOME/data/forstar}"
+HOST_LOG_ROOT="${HOST_LOG_ROOT:-/var/log/forstar}"
+
+export HOST_DATA_ROOT HOST_LOG_ROOT
+""",
+    "bundle/compose/vllm/docker-compose.yml": """services:
+  vllm:
+    image: ${VLLM_IMAGE}
+    container_name: vllm
+    runtime: nvidia
+    environment:
+      - NVIDIA_VISIBLE_DEVICES=all
+      - NVIDIA_DRIVER_CAPABILITIES=compute,utility
+    ports:
+      - "${VLLM_PORT:-8000}:8000"
+    volumes:
+      - ${MODEL_ROOT}:/models
+      - ${HOST_LOG_ROOT:-/var/log/forstar}/vllm:/var/log/vllm
+    command:
+      - --model
+      - ${MODEL_PATH}
+      - --served-model-name
+      - ${MODEL_NAME}
+      - --host
+      - 0.0.0.0
+      - --port
+      - "8000"
+      - --gpu-memory-utilization
+      - ${GPU_MEMORY_UTILIZATION}
+      - --max-model-len
+      - ${MAX_MODEL_LEN}
+      - --swap-space
+      - ${SWAP_SPACE_GB}
+      - --cpu-offload-gb
+      - ${CPU_OFFLOAD_GB}
+""",
+    "bundle/compose/vllm/.env": """VLLM_IMAGE=forstar/vllm-openai:offline
+HOST_DATA_ROOT=/home/ubuntu/data/forstar
+HOST_LOG_ROOT=/var/log/forstar
+
+# Model paths inside container (mounted from MODEL_ROOT)
+MODEL_ROOT=/opt/models
+MODEL_PATH=/models/Qwen3-XXB
+MODEL_NAME=Qwen3-XXB
+
+# Memory / performance tuning
+GPU_MEMORY_UTILIZATION=0.90
+MAX_MODEL_LEN=8192
+SWAP_SPACE_GB=16
+CPU_OFFLOAD_GB=8
+
+# Host port
+VLLM_PORT=8000
+""",
+}
+
+
+def test_custom_ais_script_runs_compose_in_a_subshell_that_moved_to_its_folder(tmp_path: Path) -> None:
+    # `( cd "$ROOT_DIR/compose/vllm" && docker compose ... up -d )`: a subshell group (bash(1), Compound Commands)
+    # was read as the commands `( cd ...` and `docker ... )`, so the script started no server; its `cd` moves the
+    # compose project (the .env beside the compose file), and ends with the group
+    write_files(tmp_path, CUSTOM_AI)
+    script = tmp_path / "bundle" / "scripts" / "start-vllm.sh"
+    (found,) = load_inputs((str(script),)).found
+    assert found.source == f"{script} [docker compose up]"
+    assert found.argv[2:4] == ("--model", "/models/Qwen3-XXB") and found.unresolved == ()
+    cmd = parse_serve_argv(list(found.argv))
+    assert (cmd.values["max_model_len"], cmd.values["gpu_memory_utilization"]) == (8192, 0.9)
+    # the folder: the compose file is read once, as the script runs it
+    loaded = load_inputs((str(tmp_path / "bundle"),))
+    assert [f.source for f in loaded.found] == [f"{tmp_path}/bundle/scripts/start-vllm.sh [docker compose up]"]
+    compose = tmp_path / "bundle" / "compose" / "vllm" / "docker-compose.yml"
+    assert f"{compose}: read as run by {script}" in loaded.notes

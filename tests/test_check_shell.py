@@ -436,3 +436,20 @@ def test_a_function_reached_along_two_undecided_branches_starts_one_server() -> 
     assert [c.words for c in shell.run_script(script) if c.words[:1] == ("vllm",)] == [
         ("vllm", "serve", "Qwen/Qwen3-8B")
     ]
+
+
+def test_a_subshell_group_keeps_what_it_sets_to_itself() -> None:
+    # bash(1), Compound Commands: `( list )` runs in a subshell; its assignments, exports and `cd` end with it
+    origin = shell.Origin("/repo/run.sh", "/repo", lambda _: None)
+    cmds = shell.run_script(
+        "( cd /srv/a && X=1 && export Y=2 && first )\n(\n  cd /srv/b\n  second\n) > log 2>&1 &\nthird $X\n",
+        origin=origin,
+    )
+    assert [(c.words, c.cwd) for c in cmds] == [
+        (("cd", "/srv/a"), "/srv/a"), (("first",), "/srv/a"), (("cd", "/srv/b"), "/srv/b"), (("second",), "/srv/b"),
+        (("third", "$X"), None),
+    ]  # fmt: skip
+    assert dict(cmds[1].env) == {"Y": "2"} and dict(cmds[-1].env) == {}
+    # a case pattern's `)` and `$((...))` are not groups
+    cmds = shell.run_script('case "$1" in\n  start)\n    vllm serve m ;;\nesac\necho $((1 + 2))\n', args=["s", "start"])
+    assert [c.words for c in cmds] == [("vllm", "serve", "m"), ("echo", "3")]

@@ -37,8 +37,9 @@ from recommender.check.shell_expansion import (
     written_to,
 )
 from recommender.check.shell_functions import MAX_CALLS, Functions, function_end, function_name
+from recommender.check.shell_groups import Subshells, groups
 from recommender.check.shell_split import Segment, command_substitutions, split_commands
-from recommender.check.shell_templates import read_from, rendered
+from recommender.check.shell_templates import read_from, rendered, written_files
 
 _ARRAY = re.compile(  # ARR=(a "b c"), local ARR=(...), ARR+=(d): a bash array, set or appended to
     rf"^(?:(?:local|declare|typeset|readonly|export)\s+(?:-[a-z]+\s+)*)?({VARIABLE_NAME})(\+?)=\((.*)\)$", re.S
@@ -126,7 +127,7 @@ def _checkout_unknown(cmd: Command, root: str) -> Command:
     return replace(cmd, words=words, unresolved=(*cmd.unresolved, REPOSITORY))
 
 
-class _Runner(Branches, Functions):
+class _Runner(Branches, Functions, Subshells):
     def __init__(self, scope: dict[str, str]) -> None:
         self.scope = scope
         self.exported = set(scope) | INHERITED  # the names a child process gets (shell_environment)
@@ -149,13 +150,17 @@ class _Runner(Branches, Functions):
         self.emitted: dict[str, set[tuple[Any, ...]]] = {}
         self.calls_left = [MAX_CALLS]  # shared with the runners of its command substitutions
         self.depth = 0  # how deep in function calls
+        self.subshells = []  # the state to put back when each `( list )` entered ends (shell_groups)
         self.out: list[Command] = []
 
     def run(self, segments: list[Segment]) -> list[Command]:
         previous: Segment | None = None
-        i = 0
+        i, segments = 0, groups(segments)
         while i < len(segments):
             seg = segments[i]
+            if not (self.cases and self.cases[-1].expecting) and self._subshell(seg.text):
+                previous, i = seg, i + 1
+                continue
             name = function_name(seg.text) if self.active else None
             end = function_end(segments, i) if name else None
             if name and end is not None:  # a definition: its body runs where the function is called
@@ -268,7 +273,7 @@ class _Runner(Branches, Functions):
         stdin = self._stdin(seg, previous, unresolved)
         if self._call(argv):
             return
-        argv, stdin = self._files(argv, stdin, redirected[1])
+        argv, stdin = written_files(argv, stdin, redirected[1], self.files)
         sources = self.arrays.get("BASH_SOURCE") or []
         env = environment(self.scope, self.exported, local)
         if self.read_file is not None and sources:  # a template it renders with its environment (shell_templates)
@@ -290,21 +295,6 @@ class _Runner(Branches, Functions):
             if path not in self.units:
                 self.units.add(path)
                 self.out.append(Command((*STARTED, path), dict(self.scope), (), text, dict(self.files)))
-
-    def _files(self, argv: list[str], stdin: str | None, target: str | None) -> tuple[list[str], str | None]:
-        """A here-document the script writes to a file (`cat > F <<EOF`, `tee F <<EOF`) is that file's text when a
-        later `kubectl apply -f F` reads it: the command is then read as `kubectl apply -f -` of that text."""
-        head = argv[0].rsplit("/", 1)[-1] if argv else ""
-        if head in ("cat", "tee") and stdin is not None:
-            written = target if head == "cat" else next((a for a in reversed(argv[1:]) if not a.startswith("-")), None)
-            if written:
-                self.files[written] = stdin
-            return argv, stdin
-        if head in ("kubectl", "oc") and any(w in ("apply", "create") for w in argv[1:3]):
-            for k, word in enumerate(argv[:-1]):
-                if word in ("-f", "--filename") and argv[k + 1] in self.files:
-                    return [*argv[: k + 1], "-", *argv[k + 2 :]], self.files[argv[k + 1]]
-        return argv, stdin
 
     def _keyword_then_array(self, seg: Segment, previous: Segment | None) -> bool:
         """`then ARR+=(x)` on one line: the keyword, then the array assignment (True when read so)."""

@@ -3,7 +3,7 @@
 program given on stdin, `python - TEMPLATE FILE <<EOF`, that fills `string.Template(...).substitute(os.environ)`
 (or safe_substitute; `$$` is a dollar there) from its first argument into its second. The rendered text is what a
 later `kubectl apply -f FILE` reads. A variable the script does not set is kept as written (reported unresolved
-where it reaches a server)."""
+where it reaches a server). So is a file it writes from a here-document (`cat > FILE <<EOF`, written_files)."""
 
 from __future__ import annotations
 
@@ -58,3 +58,22 @@ def substitute(text: str, env: Mapping[str, str], *, dollars: bool) -> str:
         return str(env[name]) if name in env else m.group(0)
 
     return _VARIABLE.sub(one, text)
+
+
+def written_files(
+    argv: list[str], stdin: str | None, target: str | None, files: dict[str, str]
+) -> tuple[list[str], str | None]:
+    """A here-document the script writes to a file (`cat > F <<EOF`, `tee F <<EOF`) is that file's text (kept in
+    `files`) when a later `kubectl apply -f F` reads it: the command is then read as `kubectl apply -f -` of that
+    text. `target`: the file the command's output goes to."""
+    head = argv[0].rsplit("/", 1)[-1] if argv else ""
+    if head in ("cat", "tee") and stdin is not None:
+        written = target if head == "cat" else next((a for a in reversed(argv[1:]) if not a.startswith("-")), None)
+        if written:
+            files[written] = stdin
+        return argv, stdin
+    if head in ("kubectl", "oc") and any(w in ("apply", "create") for w in argv[1:3]):
+        for k, word in enumerate(argv[:-1]):
+            if word in ("-f", "--filename") and argv[k + 1] in files:
+                return [*argv[: k + 1], "-", *argv[k + 2 :]], files[argv[k + 1]]
+    return argv, stdin
