@@ -164,3 +164,11 @@ def test_internvl2_5_4b_is_the_reports_3_7b() -> None:
     assert spec.params is not None and llm.params is not None and llm.params.lm_head == 0
     assert spec.params.lm_head == spec.params.embedding == 151674 * 2048
     assert round(spec.params.total / GB, 1) == 3.7 and reconstructed("OpenGVLab/InternVL2_5-4B")
+
+
+def test_dots_llm1_inst_is_its_base_network() -> None:
+    """rednote-hilab/dots.llm1.inst (reconstructed): its card names dots.llm1.base as base_model and gives it the same
+    '14B activated and 142B total parameters'; the base's own config.json counts 142.77B."""
+    inst, base = resolve_model("rednote-hilab/dots.llm1.inst"), resolve_model("rednote-hilab/dots.llm1.base")
+    assert inst.params is not None and base.params is not None and inst.params.total == base.params.total
+    assert int(inst.params.total / GB) == 142 and reconstructed(inst.name) and not reconstructed(base.name)
