@@ -188,3 +188,12 @@ def test_an_explicit_format_wins_over_the_o_file_name(tmp_path: Path) -> None:
     assert out.read_text().startswith("model: Qwen/Qwen3-8B")
     invoke(["explain", "Qwen/Qwen3-8B", "--gpu", "l4", "-o", str(tmp_path / "e2.json")])
     assert json.loads((tmp_path / "e2.json").read_text())["model"] == "Qwen/Qwen3-8B"
+
+
+def test_render_reads_a_plan_piped_from_recommend() -> None:
+    """`recommend ... --format json | render - --emit command` was 'cannot read -: No such file or directory'."""
+    plan = invoke(["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "l4", "--concurrency", "4", "--format", "json"])
+    out = invoke(["render", "-", "--emit", "command"], input=plan.stdout).stdout
+    assert "exec vllm serve Qwen/Qwen3-8B " in out and "--max-num-seqs 4" in out
+    err = invoke(["render", "-"], exit_code=2, input="").stderr
+    assert err == "Error: <stdin> is not a vllm-plan plan document (apiVersion vllm-plan/v1, kind Plan)\n"

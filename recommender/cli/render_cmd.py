@@ -113,19 +113,24 @@ def emit_artifacts(
 
 
 def load_plan(path: Path) -> Plan:
-    """Read and validate a plan document (YAML or JSON) written by `recommend`."""
+    """Read and validate a plan document (YAML or JSON) written by `recommend`; `-` reads it from stdin
+    (`vllm-plan recommend ... --format yaml | vllm-plan render - --emit k8s`)."""
+    name = "<stdin>" if str(path) == "-" else str(path)
     try:
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_PLAN_CHARS * 4 + 1)
+        if name == "<stdin>":
+            raw = click.get_binary_stream("stdin").read(MAX_PLAN_CHARS * 4 + 1)
+        else:
+            with path.open("rb") as fh:
+                raw = fh.read(MAX_PLAN_CHARS * 4 + 1)
     except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+        raise InputError(f"cannot read {name}: {exc.strerror}") from exc
     if len(raw) > MAX_PLAN_CHARS * 4:
-        raise InputError(f"{path}: larger than {MAX_PLAN_CHARS >> 20} MiB, not a plan document")
+        raise InputError(f"{name}: larger than {MAX_PLAN_CHARS >> 20} MiB, not a plan document")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}), not a plan document") from exc
-    return plan_from_text(text, str(path))
+        raise InputError(f"{name}: not UTF-8 text (byte {exc.start}), not a plan document") from exc
+    return plan_from_text(text, name)
 
 
 @click.command()
@@ -133,7 +138,7 @@ def load_plan(path: Path) -> Plan:
 @click.option("--emit", default="all", show_default=True, help=EMIT_HELP)
 @render_options
 def render(plan_file: Path, emit: str, output_dir: Path | None, force: bool, **kw: Any) -> None:
-    """Render deployment artifacts from a saved plan (`recommend --format yaml > plan.yaml`).
+    """Render deployment artifacts from a saved plan (`recommend --format yaml > plan.yaml`; `-` for stdin).
 
     \b
     Examples:
