@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -118,7 +119,7 @@ def load_plan(path: Path) -> Plan:
     name = "<stdin>" if str(path) == "-" else str(path)
     try:
         if name == "<stdin>":
-            raw = click.get_binary_stream("stdin").read(MAX_PLAN_CHARS * 4 + 1)
+            raw = sys.stdin.buffer.read(MAX_PLAN_CHARS * 4 + 1)
         else:
             with path.open("rb") as fh:
                 raw = fh.read(MAX_PLAN_CHARS * 4 + 1)
