@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 
 from recommender.check.images import devices_seen
 
+# the options of `docker run` (docs.docker.com/reference/cli/docker/container/run) and of `podman run` (podman-run(1))
+# that take a value as the next word: the first word after the options that is not such a value is the image
 _VALUE_OPTIONS = frozenset({
     "-v", "--volume", "-p", "--publish", "-e", "--env", "--name", "--gpus", "--ipc", "--shm-size", "--runtime",
     "--network", "--net", "--network-alias", "--pid", "--cap-add", "--cap-drop", "--env-file", "--ulimit",
@@ -25,7 +27,19 @@ _VALUE_OPTIONS = frozenset({
     "--stop-signal", "--stop-timeout", "--cidfile", "--cgroup-parent", "--cgroupns", "--ip", "--ip6", "--link",
     "--expose", "--mac-address", "--oom-score-adj", "--pids-limit", "--storage-opt", "--sysctl", "--userns",
     "--uts", "--volume-driver", "--isolation", "--annotation", "--attach", "-a", "--detach-keys", "--domainname",
-    "--device-cgroup-rule", "--blkio-weight", "--kernel-memory",
+    "--device-cgroup-rule", "--blkio-weight", "--kernel-memory", "--blkio-weight-device", "--cpu-period",
+    "--cpu-quota", "--cpu-rt-period", "--cpu-rt-runtime", "--device-read-bps", "--device-read-iops",
+    "--device-write-bps", "--device-write-iops", "--memory-swappiness", "--health-start-interval",
+    "--link-local-ip", "--cpu-count", "--cpu-percent", "--io-maxbandwidth", "--io-maxiops",
+    # podman-run(1)'s own: `--pod NAME` puts the container in a pod (`podman run -d --pod "$POD" ... IMAGE`)
+    "--pod", "--pod-id-file", "--secret", "--arch", "--os", "--variant", "--authfile",
+    "--decryption-key", "--cgroup-conf", "--cgroups", "--chrootdirs", "--conmon-pidfile", "--env-merge",
+    "--gidmap", "--uidmap", "--subgidname", "--subuidname", "--group-entry", "--passwd-entry", "--hostuser",
+    "--init-path", "--image-volume", "--personality", "--pidfile", "--preserve-fds", "--rdt-class", "--requires",
+    "--retry", "--retry-delay", "--sdnotify", "--seccomp-policy", "--shm-size-systemd", "--timeout", "--tz",
+    "--umask", "--unsetenv", "--health-on-failure", "--health-log-destination", "--health-max-log-count",
+    "--health-max-log-size", "--health-startup-cmd", "--health-startup-interval", "--health-startup-retries",
+    "--health-startup-success", "--health-startup-timeout",
 })  # fmt: skip
 
 
