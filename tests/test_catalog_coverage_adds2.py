@@ -172,3 +172,13 @@ def test_dots_llm1_inst_is_its_base_network() -> None:
     inst, base = resolve_model("rednote-hilab/dots.llm1.inst"), resolve_model("rednote-hilab/dots.llm1.base")
     assert inst.params is not None and base.params is not None and inst.params.total == base.params.total
     assert int(inst.params.total / GB) == 142 and reconstructed(inst.name) and not reconstructed(base.name)
+
+
+def test_qwen3_reranker_seq_cls_is_the_published_parameter_count() -> None:
+    """tomaarsen/Qwen3-Reranker-0.6B-seq-cls (reconstructed): a benchmark run on it prints '595,777,536 trainable
+    parameters'. Qwen3-0.6B counts 596,049,920 with 151,936 tied rows of 1024; the conversion keeps the tokenizer's
+    151,669 rows and a one-label score head (1 x 1024, no bias): 596,049,920 - 267 x 1024 + 1024."""
+    spec, base = resolve_model("tomaarsen/Qwen3-Reranker-0.6B-seq-cls"), resolve_model("Qwen/Qwen3-0.6B")
+    assert spec.params is not None and base.params is not None
+    assert spec.params.total == base.params.total - 267 * 1024 + 1024 == 595_777_536
+    assert spec.pooling and reconstructed(spec.name)
