@@ -34,3 +34,57 @@ def test_podmans_pod_option_takes_a_value_and_the_image_follows_it(tmp_path: Pat
     # without --pod's value the pod's name was the image and nothing ran vLLM
     (found,) = found_in(write_file(tmp_path, "pod.sh", POD_SH.replace("--pod", "--pod-id-file")))
     assert engine_settings(found)["model"] == "/model"
+
+
+# llm-on-gke/vllm-inference vllm-deploy-lws-deepseek.yaml (round 27): an image in an Artifact Registry project whose ID
+# ends in `-tpu`, on pods requesting NVIDIA GPUs on H100 nodes
+LWS = """apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm-dps
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        nodeSelector:
+          cloud.google.com/gke-accelerator: nvidia-h100-80gb
+        containers:
+          - name: vllm-leader
+            image: us-east1-docker.pkg.dev/northam-ce-mlai-tpu/gke-llm/vllm-lws:latest
+            command:
+              - sh
+              - -c
+              - "/vllm-workspace/ray_init.sh leader --ray_cluster_size=$(LWS_GROUP_SIZE);
+                python3 -m vllm.entrypoints.openai.api_server --port 8080 --model /models --tensor-parallel-size 8 --pipeline-parallel-size 2 --trust_remote_code"
+            resources:
+              limits:
+                nvidia.com/gpu: "8"
+    workerTemplate:
+      spec:
+        nodeSelector:
+          cloud.google.com/gke-accelerator: nvidia-h100-80gb
+        containers:
+          - name: vllm-worker
+            image: us-east1-docker.pkg.dev/northam-ce-mlai-tpu/gke-llm/vllm-lws:latest
+            command:
+              - sh
+              - -c
+              - "/vllm-workspace/ray_init.sh worker --ray_address=$(LWS_LEADER_ADDRESS)"
+            resources:
+              limits:
+                nvidia.com/gpu: "8"
+"""
+
+
+def test_a_google_cloud_project_id_says_nothing_of_the_images_platform(tmp_path: Path) -> None:
+    """LOCATION-docker.pkg.dev/PROJECT-ID/REPOSITORY/IMAGE and gcr.io/PROJECT-ID/IMAGE (Google Cloud's registries) name
+    the account's project first: its ID is the owner's choice, so a platform word in it is not the image's build."""
+    (found,) = found_in(write_file(tmp_path, "lws.yaml", LWS))
+    assert found.not_evaluable is None and found.gpus_total == 16
+    assert engine_settings(found)["pipeline_parallel_size"] == 2
+    # the image's own name (or tag) still says its build, in any project
+    tpu = LWS.replace("gke-llm/vllm-lws:latest", "gke-llm/vllm-tpu:latest")
+    (found,) = found_in(write_file(tmp_path, "lws.yaml", tpu))
+    assert found.not_evaluable is not None and "TPU" in found.not_evaluable

@@ -75,9 +75,15 @@ def has_vllms_entrypoint(image: str) -> bool:
     return path == "vllm/vllm-openai"
 
 
+# Google Cloud's registries name the account's project first: LOCATION-docker.pkg.dev/PROJECT-ID/REPOSITORY/IMAGE
+# (Artifact Registry) and [REGION.]gcr.io/PROJECT-ID/IMAGE (Container Registry), cloud.google.com/artifact-registry/
+# docs/docker/names; a project ID is its owner's choice (`northam-ce-mlai-tpu`), not a word about the image's build
+_GCP_PROJECT = re.compile(r"^((?:[a-z0-9-]+-docker\.pkg\.dev|(?:[a-z]+\.)?gcr\.io)/)[^/]+/")
+
+
 def other_platform(image: str) -> str | None:
     """Why a vLLM image does not run on NVIDIA GPUs (vllm-tpu, opea/vllm-gaudi, vllm-cpu, rocm/vllm), or None."""
-    name = image.split("@", 1)[0].lower()
+    name = _GCP_PROJECT.sub(r"\1", image.split("@", 1)[0].lower())
     words = set(re.split(r"[/:._-]+", name))
     hit = next((w for w in _PLATFORM_WORDS if w in words or f"vllm-{w}" in name), None)
     if hit is None and re.match(r"^(docker\.io/)?intel/vllm[:@]", name + ":"):
