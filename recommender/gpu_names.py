@@ -303,7 +303,22 @@ def _by_offload_arch(query: str, arch: str, catalog: Sequence[Gpu], memory_mib: 
     )
 
 
+# Accelerators vLLM runs through other platforms than CUDA and ROCm (Intel XPU, Gaudi/HPU, TPU, AWS Neuron, Ascend
+# NPU): their memory accounting is not modelled, so no catalog card is "close" to them.
+_OTHER_PLATFORM = re.compile(
+    r"(?<![a-z0-9])(intel|arc|gaudi\d*|habana|hl-?\d+|tpu|v\d+[ep]|trainium\d*|trn\d|inferentia\d*|inf\d|neuron|ascend|npu)"
+    r"(?![a-z0-9])",
+    re.I,
+)
+
+
 def _unknown(query: str, wanted: GpuName, catalog: Sequence[Gpu]) -> UnknownGpuError:
+    other = _OTHER_PLATFORM.search(query)
+    if other:
+        return UnknownGpuError(
+            f"GPU {quoted(query)} ({other.group(1)}) runs vLLM through another platform than CUDA or ROCm: vllm-plan "
+            "models NVIDIA and AMD GPUs only (run `vllm-plan gpus` for the list)"
+        )
     choices = {n.model: g.key for g in catalog for n in _names(g)}
     close = difflib.get_close_matches(wanted.model, list(choices), n=5, cutoff=0.5)
     hint = ", ".join(dict.fromkeys(choices[c] for c in close))

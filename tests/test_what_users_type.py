@@ -197,3 +197,11 @@ def test_render_reads_a_plan_piped_from_recommend() -> None:
     assert "exec vllm serve Qwen/Qwen3-8B " in out and "--max-num-seqs 4" in out
     err = invoke(["render", "-"], exit_code=2, input="").stderr
     assert err == "Error: <stdin> is not a vllm-plan plan document (apiVersion vllm-plan/v1, kind Plan)\n"
+
+
+@pytest.mark.parametrize("gpu", ["Intel(R) Arc(TM) A770 Graphics", "Gaudi2", "HL-225", "TPU v5e", "trn1"])
+def test_an_accelerator_of_another_platform_is_named_as_such(gpu: str) -> None:
+    """Was 'unknown GPU ...; closest: radeon-8060s, radeon-8050s' for an Intel Arc, 'closest: a2' for a Gaudi2."""
+    err = invoke(["explain", "Qwen/Qwen3-0.6B", "--gpu", gpu], exit_code=2).stderr
+    assert "runs vLLM through another platform than CUDA or ROCm: vllm-plan models NVIDIA and AMD GPUs only" in err
+    assert "closest" not in err
