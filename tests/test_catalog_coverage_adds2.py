@@ -183,3 +183,23 @@ def test_qwen3_reranker_seq_cls_is_the_published_parameter_count() -> None:
     assert spec.params is not None and base.params is not None
     assert spec.params.total == base.params.total - 267 * 1024 + 1024 == 595_777_536
     assert spec.pooling and reconstructed(spec.name)
+
+
+@pytest.mark.parametrize("version", ["4.5V", "4.6V"])
+def test_glm_v_fp8_releases_are_their_bf16_network_in_fp8(version: str) -> None:
+    """zai-org/GLM-4.5V-FP8 and GLM-4.6V-FP8 (reconstructed): the recipes' 'Native FP8 checkpoint' variants (128 GB
+    floor against the BF16 default's 257): the BF16 network with the FP8 scheme of zai-org's GLM-4.5 releases, the
+    vision tower kept at 16 bits, so the weights are just over half the BF16 checkpoint's."""
+    flags = EngineFlags(max_model_len=8192, tensor_parallel_size=1)
+    fp8, bf16 = resolve_model(f"zai-org/GLM-{version}-FP8"), resolve_model(f"zai-org/GLM-{version}")
+    assert fp8.quant is not None and (fp8.quant.method, fp8.quant.bits) == ("fp8", 8)
+    assert fp8.params is not None and bf16.params is not None and fp8.params.total == bf16.params.total
+    ratio = explain(fp8, H100, flags, V033).stage.weights / explain(bf16, H100, flags, V033).stage.weights
+    assert 0.5 < ratio < 0.53 and f"zai-org/GLM-{version}-FP8" in load_model(f"zai-org/GLM-{version}").variants  # type: ignore[union-attr]
+
+
+def test_minicpm_v_2_fork_resolves_to_the_official_checkpoint() -> None:
+    """HwwwH/MiniCPM-V-2: the fork vLLM's documentation serves in place of openbmb/MiniCPM-V-2 (a mirror alias)."""
+    spec, official = resolve_model("HwwwH/MiniCPM-V-2"), resolve_model("openbmb/MiniCPM-V-2")
+    assert spec.params is not None and official.params is not None and spec.params.total == official.params.total
+    assert spec.name == "HwwwH/MiniCPM-V-2" and any("mirror" in n or "openbmb/MiniCPM-V-2" in n for n in spec.notes)
