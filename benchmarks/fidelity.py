@@ -18,6 +18,7 @@
     python benchmarks/fidelity.py --records field14    # round 14 (U*), 2026 releases, big cards, TP and MoE, blind
     python benchmarks/fidelity.py --records field15    # round 15 (W*), 2026 notes and guides, AMD and small cards, blind
     python benchmarks/fidelity.py --records field16    # round 16 (X*), 2026 notes, logs, an issue; Blackwell, Thor, blind
+    python benchmarks/fidelity.py --records field17    # round 17 (Y*), 2026 notes and guides (zh/ja/ko/de); H100 TP 4, MI300X, blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -79,6 +80,7 @@ FIELD13 = (DATA / "vllm_startup_logs_field13.jsonl",)
 FIELD14 = (DATA / "vllm_startup_logs_field14.jsonl",)
 FIELD15 = (DATA / "vllm_startup_logs_field15.jsonl",)
 FIELD16 = (DATA / "vllm_startup_logs_field16.jsonl",)
+FIELD17 = (DATA / "vllm_startup_logs_field17.jsonl",)
 RECORD_SETS = {
     "calibration": DEFAULT,
     "field": FIELD,
@@ -97,6 +99,7 @@ RECORD_SETS = {
     "field14": FIELD14,
     "field15": FIELD15,
     "field16": FIELD16,
+    "field17": FIELD17,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 # the --quantization methods a record passes through: those vLLM can also apply to a 16-bit checkpoint at load
@@ -717,11 +720,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2' ... 'field16' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field17' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 17))),
+        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 18))),
         help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")
