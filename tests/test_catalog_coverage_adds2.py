@@ -203,3 +203,16 @@ def test_minicpm_v_2_fork_resolves_to_the_official_checkpoint() -> None:
     spec, official = resolve_model("HwwwH/MiniCPM-V-2"), resolve_model("openbmb/MiniCPM-V-2")
     assert spec.params is not None and official.params is not None and spec.params.total == official.params.total
     assert spec.name == "HwwwH/MiniCPM-V-2" and any("mirror" in n or "openbmb/MiniCPM-V-2" in n for n in spec.notes)
+
+
+def test_apertus_70b_by_hand_is_the_cards_70b() -> None:
+    """swiss-ai/Apertus-70B-Instruct-2509 (reconstructed; vllm apertus.py): 80 layers of h = 8192, q/k/v/o for 64 query
+    and 8 KV heads of 128 without bias, q/k RMSNorms over the head, an up -> xIELU -> down MLP of 43008 (no gate; xIELU's
+    two scalars a layer not counted), two RMSNorms; an untied 131,072-row vocabulary. The card: 'a 70B and 8B
+    parameter language model'."""
+    h, f, vocab, kv = 8192, 43008, 131072, 8 * 128
+    layer = 2 * h * h + 2 * h * kv + 2 * 128 + 2 * h * f + 2 * h
+    total = 80 * layer + 2 * vocab * h + h
+    spec = resolve_model("swiss-ai/Apertus-70B-Instruct-2509")
+    assert spec.params is not None and spec.params.total == total
+    assert round(total / GB) == 71 and int(total / GB) == 70 and reconstructed(spec.name)
