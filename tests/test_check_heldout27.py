@@ -88,3 +88,42 @@ def test_a_google_cloud_project_id_says_nothing_of_the_images_platform(tmp_path:
     tpu = LWS.replace("gke-llm/vllm-lws:latest", "gke-llm/vllm-tpu:latest")
     (found,) = found_in(write_file(tmp_path, "lws.yaml", tpu))
     assert found.not_evaluable is not None and "TPU" in found.not_evaluable
+
+
+# jose-d/hpc-llm-launcher scripts/sbatch-vllm-serve.sh (round 27): vLLM's CLI is a venv's path, or, when that is not
+# executable, the `vllm` PATH finds; either way the command runs vLLM's CLI
+SBATCH = """#!/usr/bin/env bash
+set -euo pipefail
+MODEL_ID="${MODEL_ID:-mistralai/Mistral-Large-3-675B-Instruct-2512-NVFP4}"
+VLLM_EXEC="${VLLM_EXEC:-./.venv/bin/vllm}"
+GPU_MEMORY_UTILIZATION="${GPU_MEMORY_UTILIZATION:-0.92}"
+if [[ ! -x "$VLLM_EXEC" ]] && command -v vllm >/dev/null 2>&1; then
+  VLLM_EXEC="$(command -v vllm)"
+fi
+"$VLLM_EXEC" serve "$MODEL_ID" --gpu-memory-utilization "$GPU_MEMORY_UTILIZATION" &
+VLLM_PID=$!
+wait "$VLLM_PID"
+"""
+
+
+def test_a_program_found_on_path_or_by_its_path_is_that_program(tmp_path: Path) -> None:
+    (found,) = found_in(write_file(tmp_path, "sbatch-vllm-serve.sh", SBATCH))
+    settings = engine_settings(found)
+    assert settings["model"] == "mistralai/Mistral-Large-3-675B-Instruct-2512-NVFP4"
+    assert settings["gpu_memory_utilization"] == 0.92 and found.unresolved == ()
+    # `$(which NAME)` alike, and an interpreter named so runs vLLM's module
+    which = '#!/bin/bash\nPY="$(which python3 2>/dev/null)"\n$PY -m vllm.entrypoints.openai.api_server --model org/m\n'
+    (found,) = found_in(write_file(tmp_path, "serve.sh", which))
+    assert engine_settings(found)["model"] == "org/m"
+
+
+def test_paths_that_only_share_a_last_component_stay_unknown(tmp_path: Path) -> None:
+    """Two model folders of one name are not one model: only a program (vLLM's CLI, a Python interpreter) named by
+    PATH or by a path is the same whichever branch ran."""
+    script = """#!/bin/bash
+MODEL=/data/models/Qwen3-8B
+if [ -d /scratch/models/Qwen3-8B ]; then MODEL=/scratch/models/Qwen3-8B; fi
+vllm serve "$MODEL" --max-model-len 4096
+"""
+    (found,) = found_in(write_file(tmp_path, "serve.sh", script))
+    assert found.argv[2] == "$MODEL" and found.unresolved == ("$MODEL",)

@@ -8,6 +8,7 @@ after it (unless the branch the script takes without arguments gives it a value:
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -17,6 +18,7 @@ from recommender.check.shell_conditions import combine, combine_or, either, nega
 from recommender.check.shell_expansion import Word
 from recommender.check.shell_split import Segment
 
+_PROGRAM = re.compile(r"^(vllm|python(\d(\.\d+)?)?)$")  # what a command headed by a variable may run vLLM with
 _KEYWORDS = {"then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "{", "}", "!"}
 
 
@@ -197,7 +199,21 @@ class Branches:
             if not frame.has_else:
                 values.add(before)
             if len(values) > 1 and not self._take_default(frame, name, before) and not self._appended(frame, name):
-                self.unknown.add(name)
+                if not self._same_program(name, values, before):
+                    self.unknown.add(name)
+
+    def _same_program(self, name: str, values: set[str | None], before: str | None) -> bool:
+        """A variable every branch leaves naming one program, vLLM's CLI or a Python interpreter, either as PATH finds
+        it (`VLLM_EXEC="$(command -v vllm)"`) or by a path to it (`./.venv/bin/vllm`): the command it heads runs that
+        program whichever branch ran (the value before the `if` is kept, a path or the name)."""
+        words = [v for v in values if v is not None]
+        if name in self.unknown or len(words) != len(values) or any(not v or re.search(r"[\s\0$`]", v) for v in words):
+            return False
+        bases = {posixpath.basename(v) for v in words}
+        if len(bases) != 1 or not _PROGRAM.match(bases.pop()):
+            return False
+        self.scope[name] = before if before is not None else sorted(words)[0]
+        return True
 
     def _appended(self, frame: _Frame, name: str) -> bool:
         """An array the undecided branches only append to (`if [ -n "$TASK" ]; then ARGS+=(--runner "$TASK"); fi`):

@@ -49,6 +49,18 @@ _WHOLE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', re.S)  # a word that
 _UNKNOWN_WHOLE = re.compile(r"^(\$\(.*\)|`[^`]*`|\$\{[^}]*\}|\$[A-Za-z_]\w*|<[^<>]+>)$", re.S)  # nothing known
 
 
+# `command -v NAME` (POSIX: the pathname of the utility the shell's PATH search finds), `which NAME`, `type -P NAME`
+_ON_PATH = re.compile(r"(?:command\s+-v|which|type\s+-[pP])\s+([A-Za-z_][\w.+-]*)")
+
+
+def _found_on_path(body: str) -> str | None:
+    """The output of `$(command -v NAME)` / `$(which NAME)` / `$(type -P NAME)`: where PATH finds program NAME, a
+    folder not known here; the word NAME runs that same program (the shell's own PATH search), so it stands for it.
+    None for any other command."""
+    m = _ON_PATH.fullmatch(_QUIET.sub("", body).strip())
+    return m.group(1) if m else None
+
+
 @dataclass
 class Word:
     text: str = ""
@@ -259,6 +271,9 @@ class Expander:
             path = self._path_of(text[i + 2 : j])
             if path is not None:
                 return path, j + 1
+            found = _found_on_path(text[i + 2 : j])
+            if found is not None:
+                return found, j + 1
             printed = self._here_document_of(text[i + 2 : j], unresolved)
             if printed is not None:
                 return printed, j + 1
