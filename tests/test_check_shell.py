@@ -306,6 +306,24 @@ def test_two_scripts_that_run_each_other_keep_both_readings(tmp_path: Path) -> N
     assert "read as run by" not in result.stderr
 
 
+@pytest.mark.parametrize("run", ["./{}", "source {}"])
+def test_a_ring_of_scripts_longer_than_the_nesting_depth_keeps_every_reading(tmp_path: Path, run: str) -> None:
+    # hostile input (benchmarks/fuzz.py's kind `reading`): ten scripts each running (or sourcing) the next in a ring;
+    # each was dropped as "read as run by" the one before it (the ring is longer than the 4 levels followed, so it
+    # was not seen as one), and the folder had no server at all (exit 2). A ring no other file enters keeps its
+    # readings; a script that enters it reads it as run by it
+    (tmp_path / ".git").mkdir()
+    for i in range(10):
+        (tmp_path / f"s{i}.sh").write_text(
+            f"#!/bin/bash\n{run.format(f's{(i + 1) % 10}.sh')}\nvllm serve Qwen/Qwen3-8B\n"
+        )
+    assert {f.source for f in load_inputs((str(tmp_path),)).found} == {f"{tmp_path}/s{i}.sh" for i in range(10)}
+    (tmp_path / "start.sh").write_text(f"#!/bin/bash\n{run.format('s0.sh')}\n")
+    loaded = load_inputs((str(tmp_path),))
+    assert f"{tmp_path}/s0.sh: read as run by {tmp_path}/start.sh" in loaded.notes
+    assert f"{tmp_path}/start.sh" in {f.source for f in loaded.found}
+
+
 # ZengboJamesWang/dgx-spark-vllm-qwen3.6-35b-a3b-dflash scripts/start.sh and startup.sh (2026), shortened
 MOUNTED_START = """#!/bin/bash
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
