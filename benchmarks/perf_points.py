@@ -62,6 +62,10 @@ HELDOUT_13 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points
 # Ids R...: a fourteenth blind set (gpt-oss-120b TP8/TP4/TP2 on H100 SXM, vLLM 0.15.1, InferenceX's power-sweep runs of issue
 # #828 at 4-64 in flight and 1k/1k, 1k/8k and 8k/1k lengths), measured the same way.
 HELDOUT_14 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_14.jsonl"
+# Ids U...: a fifteenth blind set (DeepSeek-R1 TP8 on 8 x MI300X and 8 x H200 with vLLM 0.7, dstack's sweep of 4-128 in
+# flight; Llama-3.1-405B-FP8 TP8 on 8 x H100 with a vLLM 0.6 nightly, ShareGPT at 16-1,000 req/s under five flag sets),
+# measured the same way.
+HELDOUT_15 = Path(__file__).resolve().parent / "data" / "perf" / "heldout_points_15.jsonl"
 
 GPU_KEYS = {
     "A100-80GB": "a100-80gb",
@@ -90,6 +94,9 @@ SAME_ARCHITECTURE = {
     "Qwen/Qwen3-30B-A3B-Instruct-2507": "Qwen/Qwen3-30B-A3B-Thinking-2507",
     # profiles/aliases.yaml: the Llama 3.1 Instruct configs equal their base configs except eos_token_id.
     "meta-llama/Llama-3.1-405B-Instruct": "meta-llama/Meta-Llama-3.1-405B",
+    # Meta's FP8 releases of the 405B base and Instruct models: the same config and fbgemm_fp8 quantization (layers 0
+    # and 125 and every self_attn kept in BF16, transformers' quantize_fp8_llama.py), eos_token_id aside.
+    "meta-llama/Llama-3.1-405B-FP8": "meta-llama/Llama-3.1-405B-Instruct-FP8",
 }
 EXCLUDED = {
     **dict.fromkeys(
@@ -367,7 +374,7 @@ def _use(row: dict[str, Any], model: str, gpu: str, catalog: str | None) -> tupl
         return "excluded", "lengths not stated"
     if catalog is None:
         return "excluded", f"{model} is not in the catalog"
-    if row["id"][0] in "FJKMNQRSTVWXYZ":  # field points and the second to fourteenth blind sets: never fitted on
+    if row["id"][0] in "FJKMNQRSTUVWXYZ":  # field points and the second to fifteenth blind sets: never fitted on
         return "field", ""
     return ("holdout" if (model, gpu) in HOLDOUT_GROUPS else "fit"), ""
 

@@ -19,6 +19,7 @@ from benchmarks.perf_points import (
     HELDOUT_12,
     HELDOUT_13,
     HELDOUT_14,
+    HELDOUT_15,
     HOLDOUT_GROUPS,
     _random_lengths,
     points,
@@ -570,6 +571,50 @@ def test_fourteenth_blind_set_is_new_points_of_combinations_the_fit_never_saw() 
     assert (r029.flags.max_num_seqs, r053.flags.tensor_parallel_size, r053.flags.max_model_len) == (4, 8, 10240)
     assert r015.version.minor == 13 and r015.async_scheduling
     assert set(r015.measured) == {"ttft", "tpot", "throughput"}
+
+
+def test_fifteenth_blind_set_is_new_runs_of_models_other_than_gpt_oss_on_nvidia() -> None:
+    blind = points((HELDOUT_15,))
+    assert len(blind) >= 20
+    fitted = {p.group for p in points()}
+    earlier = {
+        (p.source, p.load.max_concurrency, p.load.output_len, p.load.request_rate, p.flags.max_num_seqs)
+        for p in points((FIELD, HELDOUT_4, HELDOUT_12, HELDOUT_13, HELDOUT_14))
+    }
+    for p in blind:
+        assert p.id.startswith("U"), p.id
+        assert p.use == "field", (p.id, p.reason)
+        assert p.group not in fitted, (p.id, p.group)
+        assert p.model != "openai/gpt-oss-120b", p.id
+        key = (p.source, p.load.max_concurrency, p.load.output_len, p.load.request_rate, p.flags.max_num_seqs)
+        assert key not in earlier, p.id  # set 4 took the MI300X rows at 8 and 64 in flight (T034, T035) only
+    by = {p.id: p for p in blind}
+    # dstack's DeepSeek-R1 sweep: SGLang's client sends ignore_eos, exact 3,200 / 800 tokens, 500 prompts
+    u001, u008 = by["U001"], by["U008"]
+    assert (u001.gpu, u001.flags.tensor_parallel_size, u001.flags.max_model_len) == ("mi300x", 8, 32768)
+    assert (u008.gpu, u008.flags.max_model_len, u008.version.minor, u008.version.patch) == ("h200", None, 7, 4)
+    assert (u001.load.input_len, u001.load.output_len, u001.load.num_prompts, u001.load.max_concurrency) == (3200, 800, 500, 4)
+    assert (u001.load.jitter, u001.load.max_output) == (0.0, None)
+    assert u001.measured == pytest.approx({"ttft": 1259.24, "tpot": 46.2, "throughput": 83.82})
+    assert by["U007"].load.output_len == 6400
+    # dstack's Llama-3.1-405B-FP8 flag sweep on 8 x H100: ShareGPT at a request rate, flags from the row's columns
+    u017, u026 = by["U017"], by["U026"]
+    assert u017.catalog_model == "meta-llama/Llama-3.1-405B-Instruct-FP8"
+    assert (u017.gpu, u017.flags.max_model_len, u017.flags.max_num_batched_tokens, u017.flags.max_num_seqs) == (
+        "h100-sxm",
+        91680,
+        512,
+        512,
+    )
+    assert (u026.flags.max_num_seqs, u017.chunked_prefill, u017.load.dataset, u017.load.request_rate) == (
+        128,
+        True,
+        "sharegpt",
+        16.0,
+    )
+    assert u017.load.max_concurrency is None and not u017.load.rescaled_arrivals
+    assert u017.load.input_len == pytest.approx(215.196)
+    assert u017.measured == pytest.approx({"ttft": 1486.39, "tpot": 106.54, "throughput": 1198.89})
 
 
 def test_only_runs_stated_to_re_send_every_prompt_are_read_as_cached() -> None:
