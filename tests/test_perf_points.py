@@ -593,7 +593,12 @@ def test_fifteenth_blind_set_is_new_runs_of_models_other_than_gpt_oss_on_nvidia(
     u001, u008 = by["U001"], by["U008"]
     assert (u001.gpu, u001.flags.tensor_parallel_size, u001.flags.max_model_len) == ("mi300x", 8, 32768)
     assert (u008.gpu, u008.flags.max_model_len, u008.version.minor, u008.version.patch) == ("h200", None, 7, 4)
-    assert (u001.load.input_len, u001.load.output_len, u001.load.num_prompts, u001.load.max_concurrency) == (3200, 800, 500, 4)
+    assert (u001.load.input_len, u001.load.output_len, u001.load.num_prompts, u001.load.max_concurrency) == (
+        3200,
+        800,
+        500,
+        4,
+    )
     assert (u001.load.jitter, u001.load.max_output) == (0.0, None)
     assert u001.measured == pytest.approx({"ttft": 1259.24, "tpot": 46.2, "throughput": 83.82})
     assert by["U007"].load.output_len == 6400
