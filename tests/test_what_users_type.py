@@ -205,3 +205,24 @@ def test_an_accelerator_of_another_platform_is_named_as_such(gpu: str) -> None:
     err = invoke(["explain", "Qwen/Qwen3-0.6B", "--gpu", gpu], exit_code=2).stderr
     assert "runs vLLM through another platform than CUDA or ROCm: vllm-plan models NVIDIA and AMD GPUs only" in err
     assert "closest" not in err
+
+
+def test_a_setting_from_the_environment_or_project_file_is_named_in_its_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stale `export VLLM_PLAN_GPU=bogus` gave "unknown GPU 'bogus'", a GPU the user never typed on the line."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("VLLM_PLAN_GPU", "bogus")
+    err = invoke(["recommend", "--model", "Qwen/Qwen3-8B", "--concurrency", "4"], exit_code=2).stderr
+    assert err.startswith("Error: VLLM_PLAN_GPU: unknown GPU 'bogus'")
+    assert invoke(["explain", "Qwen/Qwen3-8B"], exit_code=2).stderr.startswith("Error: VLLM_PLAN_GPU: unknown GPU")
+    invoke(["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "l4", "--concurrency", "4"])  # the option wins
+    monkeypatch.delenv("VLLM_PLAN_GPU")
+    (tmp_path / "vllm-plan.yaml").write_text("gpu: l4\nmodel: nope/missing\n")
+    err = invoke(["recommend", "--concurrency", "4"], exit_code=4).stderr  # the hub's exit code is kept
+    assert err.startswith(f"Error: {tmp_path / 'vllm-plan.yaml'}: model: cannot fetch nope/missing")
+    err = invoke(["perf", "--input-len", "10", "--output-len", "10"], exit_code=4).stderr
+    assert err.startswith(f"Error: {tmp_path / 'vllm-plan.yaml'}: model: cannot fetch nope/missing")
+    # a model given on the line is not the file's
+    err = invoke(["explain", "nope/other"], exit_code=4).stderr
+    assert err.startswith("Error: cannot fetch nope/other")

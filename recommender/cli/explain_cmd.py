@@ -28,6 +28,7 @@ from recommender.cli.output import format_choice
 from recommender.cli.pasted import image_release, parsed, pasted_command
 from recommender.cli.report_options import deliver, output_option, plot_option
 from recommender.cli.server_env import applied, pasted_env, with_engine_choice
+from recommender.cli.setting_origin import origin_of, said_from
 from recommender.documents import explanation_json
 from recommender.errors import FlagError, InputError, PlanError
 from recommender.gpu_names import given_card
@@ -225,14 +226,16 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
     (VLLM_PLAN_GPU, else `gpu:` in ./vllm-plan.yaml), so explain and perf judge the same hardware."""
     if gpu_memory_gib is not None:
         return given_card(gpu, gpu_memory_gib, load_gpus())
-    if not gpu:
-        gpu = project_setting("gpu")
+    if gpu:
+        return named_gpu(gpu)
+    gpu = project_setting("gpu")
     if not gpu:
         raise InputError(
             "no GPU given: pass --gpu NAME (see `vllm-plan gpus`) or --gpu-memory-gib N, set VLLM_PLAN_GPU, or add "
             "`gpu:` to ./vllm-plan.yaml"
         )
-    return named_gpu(gpu)
+    with said_from(origin_of("gpu")):
+        return named_gpu(gpu)
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
@@ -297,7 +300,8 @@ def explain(
     model, flags, version, logged = _request(model_arg, serve, model_opt, flag_values, vllm_version, log_file)
     hw, gpu_source = _hardware(gpu, gpu_memory_gib, logged, log_file)
     free = free_bytes(free_memory_gib, hw)
-    spec = resolve_model(model, revision=revision)
+    with said_from(origin_of("model") if model_arg is None and model_opt is None and not serve else None):
+        spec = resolve_model(model, revision=revision)
     env = pasted_env(model_arg, serve, version) if log_file is None else VllmEnv()
     flags = with_engine_choice(flags, env)
     result, env_notes = _explained(spec, hw, flags, version, free, env)

@@ -19,6 +19,7 @@ from recommender.cli.explain_cmd import (
 from recommender.cli.output import dumps, format_choice, table
 from recommender.cli.pasted import image_release
 from recommender.cli.report_options import deliver, output_option, plot_option, put
+from recommender.cli.setting_origin import origin_of, said_from
 from recommender.errors import InputError
 from recommender.hardware import Gpu
 from recommender.memory.engine import EngineFlags, VllmVersion
@@ -240,6 +241,7 @@ def perf(
         _compare_alone(input_len is not None or output_len is not None or bool(sweep_text), fmt, plot)
         put(_compare_output(compare_path, model_ref, engine, dataset_name, params, fmt), output, force=force)
         return
+    origin = None if model_ref else origin_of("model")
     model_ref = model_ref or project_setting("model")
     if not model_ref:
         raise InputError(NO_MODEL)
@@ -250,7 +252,9 @@ def perf(
     load = _client_load(input_len, output_len, num_prompts, max_concurrency, arrivals, dataset_name, seed, vllm_version)
     load.validate()
     report_wanted = fmt == "html" or plot is not None  # a report draws the curve around a single point too
-    prediction = _predict(resolve_model(model_ref), engine, load, params, sweep_text, report_wanted)
+    with said_from(origin):
+        model = resolve_model(model_ref)
+    prediction = _predict(model, engine, load, params, sweep_text, report_wanted)
     _print_prediction(prediction, fmt, output, plot, force)
 
 

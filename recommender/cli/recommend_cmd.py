@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,7 @@ from recommender.cli.explain_cmd import free_bytes, render_table, resolve_hardwa
 from recommender.cli.output import format_choice, table
 from recommender.cli.render_cmd import EMIT_HELP, emit_artifacts, options_from, render_options
 from recommender.cli.report_options import deliver, plot_option, plotted
+from recommender.cli.setting_origin import origin_of, said_from
 from recommender.documents import Plan, dump, plan_from_data, plan_of
 from recommender.documents.performance import service_plan_of, verdict_text
 from recommender.errors import InfeasibleError, InputError
@@ -259,7 +260,9 @@ def recommend(
     dataset = options.pop("dataset_name")
     fmt_given = click.get_current_context().get_parameter_source("fmt") != ParameterSource.DEFAULT
     file_fmt = output_file_format(output_dir, fmt, fmt_given) if output_dir and not emit_spec else None
-    request = planning_request(merge_settings(options, config), dataset, min_context, no_quantization, no_fp8_kv)
+    origins = {key: origin_of(key, config) for key in ("model", "gpu") if options.get(key) in (None, "")}
+    settings = merge_settings(options, config)
+    request = planning_request(settings, dataset, min_context, no_quantization, no_fp8_kv, origins)
     outcome = latency_plan(request) if request.service is not None else memory_plan(request)
     if emit_spec or (output_dir and file_fmt is None):  # artifacts (with --format html, report.html beside them)
         _emit(outcome, emit_spec, opts, output_dir, force, fmt, plot)
@@ -324,22 +327,31 @@ class PlanOutcome:
 
 
 def planning_request(
-    s: dict[str, Any], dataset: str, min_context: int, no_quantization: bool, no_fp8_kv: bool
+    s: dict[str, Any],
+    dataset: str,
+    min_context: int,
+    no_quantization: bool,
+    no_fp8_kv: bool,
+    origins: Mapping[str, str | None] | None = None,
 ) -> PlanningRequest:
-    """The merged settings resolved: the model and its variants, the hardware, the targets and the policy."""
+    """The merged settings resolved: the model and its variants, the hardware, the targets and the policy (an error
+    about the model or the GPU names the environment variable or project file it came from, `origins`)."""
+    origins = origins or {}
     model_ref = require(s, "model")
     if no_quantization and s.get("quantization"):
         raise InputError(f"--quantization {s['quantization']} and --no-quantization contradict each other: give one")
     if s.get("gpu_memory_gib") is None:
         require(s, "gpu")
-    gpu = resolve_hardware(s.get("gpu"), s.get("gpu_memory_gib"))
+    with said_from(origins.get("gpu")):
+        gpu = resolve_hardware(s.get("gpu"), s.get("gpu_memory_gib"))
     hw = Hardware(
         gpu,
         gpus_per_node=s.get("gpus_per_node") or 1,
         nodes=s.get("nodes") or 1,
         free_bytes=free_bytes(s.get("free_memory_gib"), gpu),
     )
-    model = resolve_model(model_ref)
+    with said_from(origins.get("model")):
+        model = resolve_model(model_ref)
     match = find_model(model.name)
     entry = match.entry if match and match.same_model else None  # a base model's variants are not the instruct's
     variants = tuple(resolve_model(v) for v in entry.variants) if entry else ()
