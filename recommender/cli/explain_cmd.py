@@ -300,8 +300,7 @@ def explain(
     model, flags, version, logged = _request(model_arg, serve, model_opt, flag_values, vllm_version, log_file)
     hw, gpu_source = _hardware(gpu, gpu_memory_gib, logged, log_file)
     free = free_bytes(free_memory_gib, hw)
-    with said_from(origin_of("model") if model_arg is None and model_opt is None and not serve else None):
-        spec = resolve_model(model, revision=revision)
+    spec = _resolved(model, revision, from_settings=model_arg is None and model_opt is None and not serve)
     env = pasted_env(model_arg, serve, version) if log_file is None else VllmEnv()
     flags = with_engine_choice(flags, env)
     result, env_notes = _explained(spec, hw, flags, version, free, env)
@@ -329,6 +328,12 @@ def explain(
         report=lambda: _report(result, flags, model, notes),
         force=force,
     )
+
+
+def _resolved(model: str, revision: str | None, *, from_settings: bool) -> ModelSpec:
+    """The model; when it came from VLLM_PLAN_MODEL or the project file, an error about it says so."""
+    with said_from(origin_of("model") if from_settings else None):
+        return resolve_model(model, revision=revision)
 
 
 def _report(result: Explanation, flags: EngineFlags, model: str, notes: tuple[str, ...]) -> Report:

@@ -241,8 +241,7 @@ def perf(
         _compare_alone(input_len is not None or output_len is not None or bool(sweep_text), fmt, plot)
         put(_compare_output(compare_path, model_ref, engine, dataset_name, params, fmt), output, force=force)
         return
-    origin = None if model_ref else origin_of("model")
-    model_ref = model_ref or project_setting("model")
+    origin, model_ref = (None, model_ref) if model_ref else (origin_of("model"), project_setting("model"))
     if not model_ref:
         raise InputError(NO_MODEL)
     if input_len is None or output_len is None:
@@ -252,10 +251,14 @@ def perf(
     load = _client_load(input_len, output_len, num_prompts, max_concurrency, arrivals, dataset_name, seed, vllm_version)
     load.validate()
     report_wanted = fmt == "html" or plot is not None  # a report draws the curve around a single point too
-    with said_from(origin):
-        model = resolve_model(model_ref)
-    prediction = _predict(model, engine, load, params, sweep_text, report_wanted)
+    prediction = _predict(_model(model_ref, origin), engine, load, params, sweep_text, report_wanted)
     _print_prediction(prediction, fmt, output, plot, force)
+
+
+def _model(model_ref: str, origin: str | None) -> ModelSpec:
+    """The model; when it came from VLLM_PLAN_MODEL or the project file (`origin`), an error about it says so."""
+    with said_from(origin):
+        return resolve_model(model_ref)
 
 
 @dataclass(frozen=True, slots=True)
