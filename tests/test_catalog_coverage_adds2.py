@@ -115,6 +115,11 @@ def test_ling_lite_1_5_by_hand_from_its_own_config() -> None:
         ("Salesforce/xLAM-2-3b-fc-r", "Qwen/Qwen2.5-3B-Instruct", "3.1"),
         # the Phi-4-mini-reasoning card: 3.8B parameters, 200,064-token vocabulary, 128K context
         ("microsoft/Phi-4-mini-reasoning", "microsoft/Phi-4-mini-instruct", "3.8"),
+        # the TranslateGemma recipe: 'based on the Gemma 3 family', 4B and 27B; Infomaniak-AI's re-uploads of them
+        ("google/translategemma-4b-it", "google/gemma-3-4b-it", "4"),
+        ("google/translategemma-27b-it", "google/gemma-3-27b-it", "27"),
+        ("Infomaniak-AI/vllm-translategemma-4b-it", "google/gemma-3-4b-it", "4"),
+        ("Infomaniak-AI/vllm-translategemma-27b-it", "google/gemma-3-27b-it", "27"),
     ],
 )
 def test_fine_tunes_reconstructed_as_their_base_network(release: str, base: str, stated_b: str) -> None:
