@@ -37,6 +37,7 @@ def _env(script: str) -> dict[str, str]:
         ("set -o allexport\nA=1\nset +o allexport\nB=2", {"A": "1"}),
         ("set -euo pipefail\nA=1", {}),
         ("PATH=/opt/venv/bin:/usr/bin", {"PATH": "/opt/venv/bin:/usr/bin"}),  # inherited from the environment
+        ("CUDA_VISIBLE_DEVICES=0,1", {"CUDA_VISIBLE_DEVICES": "0,1"}),  # exported by the GPU job / container
     ],
 )
 def test_only_exported_variables_reach_a_command(script: str, env: dict[str, str]) -> None:

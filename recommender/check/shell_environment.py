@@ -17,8 +17,15 @@ from collections.abc import Mapping
 from recommender.check.shell_expansion import VARIABLE_NAME
 
 # what a login shell starts with from its environment (environ(7)): exported, so a plain assignment to one of them
-# (`PATH=$VENV/bin:$PATH`) reaches the programs the script starts
-INHERITED = frozenset({"PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "LANG", "TERM"})
+# (`PATH=$VENV/bin:$PATH`) reaches the programs the script starts. The GPU selection variables too: where a script
+# runs on GPUs they come exported from the job or container (Slurm sets CUDA_VISIBLE_DEVICES in a GPU job's
+# environment, sbatch(1) / gres.conf; ROCm containers and schedulers the HIP_ / ROCR_ ones), so a plain
+# `CUDA_VISIBLE_DEVICES=0,1` line reassigns an exported variable there, as its author means; a gate that dropped it
+# would judge the deployment on every GPU of the node.
+INHERITED = frozenset(
+    {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "LANG", "TERM"}
+    | {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}
+)
 _NAME = re.compile(rf"({VARIABLE_NAME})(?:\+?=|$)", re.S)
 
 
