@@ -226,3 +226,17 @@ def test_a_setting_from_the_environment_or_project_file_is_named_in_its_error(
     # a model given on the line is not the file's
     err = invoke(["explain", "nope/other"], exit_code=4).stderr
     assert err.startswith("Error: cannot fetch nope/other")
+
+
+def test_a_provider_accelerator_label_is_read_by_its_table() -> None:
+    """`--gpu nvidia-tesla-a100` (GKE's and EKS's accelerator value) was read by the name rules as `a100`, the 80 GB
+    card, where GKE's value is the 40 GB one: a plan with twice the memory the node has."""
+    err = invoke(["explain", "Qwen/Qwen3-0.6B", "--gpu", "nvidia-tesla-a100"], exit_code=2).stderr
+    assert "accelerator label value for a100-40gb or a100-80gb" in err
+    label = "cloud.google.com/gke-accelerator=nvidia-tesla-a100"
+    doc = json.loads(invoke(["explain", "Qwen/Qwen3-0.6B", "--gpu", label, "--format", "json"]).stdout)
+    assert doc["gpu"] == "NVIDIA A100-SXM4-40GB"
+    # the documented defaults stay: `a100` is the 80 GB card, a provider value naming one card is that card
+    for gpu, name in [("a100", "NVIDIA A100-SXM4-80GB"), ("nvidia-l4", "NVIDIA L4"), ("nvidia-tesla-t4", "Tesla T4")]:
+        doc = json.loads(invoke(["explain", "Qwen/Qwen3-0.6B", "--gpu", gpu, "--format", "json"]).stdout)
+        assert doc["gpu"] == name
