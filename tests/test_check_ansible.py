@@ -74,3 +74,10 @@ def test_a_playbook_that_starts_no_vllm_says_so(tmp_path: Path) -> None:
     path.write_text(plain)
     result = invoke(["check", str(path)], exit_code=2)
     assert "Traceback" not in result.output
+
+
+def test_a_hostile_play_s_variables_render_within_a_budget() -> None:
+    """Variables that each name the next eight times (v0 -> 8 x v1 -> ... -> v12) would take 8^10 substitutions within
+    the nesting depth; the rendering stops at its reference budget and leaves the reference unresolved, without taking them."""
+    variables = {f"v{i}": f"{{{{ v{i + 1} }}}}" * 8 for i in range(12)} | {"v12": "x"}
+    assert render("vllm serve {{ v0 }}", variables) == "vllm serve ${v0}"

@@ -25,6 +25,10 @@ _NESTED = ("block", "rescue", "always")
 _JINJA = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.S)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MAX_RENDER = 10  # `{{ a }}` -> `{{ b }}` -> ...: nesting deeper than this is not rendered (a loop of vars)
+# one text's rendering fills at most this many references and grows to at most this many characters: a hostile play
+# whose variables each name the next eight times would otherwise take 8^10 substitutions within the nesting depth
+_MAX_REFERENCES = 2_000
+_MAX_CHARS = 1_000_000
 
 
 def is_playbook(doc: Any) -> bool:
@@ -75,16 +79,23 @@ def _command_line(task: Mapping[str, Any]) -> str | None:
     return None
 
 
-def render(text: str, variables: Mapping[str, Any], depth: int = 0) -> str:
+def render(text: str, variables: Mapping[str, Any]) -> str:
     """`{{ name }}` with a play variable whose value is a literal (rendered in turn); other expressions `${first
-    identifier}`, left for the reading to report unresolved."""
+    identifier}`, left for the reading to report unresolved. Past the reference or size budget the rest is left
+    unresolved the same way."""
+    budget = [_MAX_REFERENCES]
+    return _render(text, variables, 0, budget)
 
+
+def _render(text: str, variables: Mapping[str, Any], depth: int, budget: list[int]) -> str:
     def one(match: re.Match[str]) -> str:
         expr = match.group(1)
         value = variables.get(expr) if _IDENTIFIER.fullmatch(expr) else None
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool) and depth < _MAX_RENDER:
-            done = render(str(value), variables, depth + 1)
-            if "${" not in done or "${" in str(value):
+        budget[0] -= 1
+        literal = isinstance(value, (str, int, float)) and not isinstance(value, bool)
+        if literal and depth < _MAX_RENDER and budget[0] > 0 and len(str(value)) <= _MAX_CHARS:
+            done = _render(str(value), variables, depth + 1, budget)
+            if ("${" not in done or "${" in str(value)) and len(done) <= _MAX_CHARS:
                 return done
         first = _IDENTIFIER.search(expr)
         return "${" + (first.group(0) if first else "expression") + "}"
