@@ -221,3 +221,15 @@ def test_apertus_70b_by_hand_is_the_cards_70b() -> None:
     spec = resolve_model("swiss-ai/Apertus-70B-Instruct-2509")
     assert spec.params is not None and spec.params.total == total
     assert round(total / GB) == 71 and int(total / GB) == 70 and reconstructed(spec.name)
+
+
+@pytest.mark.parametrize("task", ["", "-retrieval", "-text-matching", "-classification", "-clustering"])
+def test_jina_embeddings_v5_small_is_qwen3_0_6b_base_pooled(task: str) -> None:
+    """jinaai/jina-embeddings-v5-text-small and its four adapter-merged siblings (reconstructed): the recipe's
+    '677M, Qwen3-0.6B-Base' embedding model served as JinaEmbeddingsV5Model with the pooling runner; the network is
+    Qwen3-0.6B-Base's (0.6B, tied), the base repository's LoRA adapters (the rest of the 677M) merged at start-up."""
+    spec = resolve_model(f"jinaai/jina-embeddings-v5-text-small{task}")
+    ref = resolve_model("Qwen/Qwen3-Embedding-0.6B")
+    assert spec.params is not None and ref.params is not None and spec.params.total == ref.params.total
+    assert spec.pooling and round(spec.params.total / GB, 1) == 0.6 and spec.params.total < 677_000_000
+    assert spec.max_model_len == 32768 and reconstructed(spec.name)
