@@ -21,6 +21,7 @@ from benchmarks.perf_points import (
     HELDOUT_14,
     HELDOUT_15,
     HOLDOUT_GROUPS,
+    Point,
     _random_lengths,
     points,
 )
@@ -577,17 +578,26 @@ def test_fifteenth_blind_set_is_new_runs_of_models_other_than_gpt_oss_on_nvidia(
     blind = points((HELDOUT_15,))
     assert len(blind) >= 20
     fitted = {p.group for p in points()}
-    earlier = {
-        (p.source, p.load.max_concurrency, p.load.output_len, p.load.request_rate, p.flags.max_num_seqs)
-        for p in points((FIELD, HELDOUT_4, HELDOUT_12, HELDOUT_13, HELDOUT_14))
-    }
+
+    def run(p: Point) -> tuple[object, ...]:  # one run of a source: its GPU, load and flags (the requested length)
+        return (
+            p.source,
+            p.gpu,
+            p.load.max_concurrency,
+            round(p.load.output_len, -2),
+            p.load.request_rate,
+            p.flags.max_num_seqs,
+            p.flags.max_num_batched_tokens,
+        )
+
+    earlier = {run(p) for p in points((FIELD, HELDOUT_4, HELDOUT_12, HELDOUT_13, HELDOUT_14))}
     for p in blind:
         assert p.id.startswith("U"), p.id
         assert p.use == "field", (p.id, p.reason)
         assert p.group not in fitted, (p.id, p.group)
         assert p.model != "openai/gpt-oss-120b", p.id
-        key = (p.source, p.load.max_concurrency, p.load.output_len, p.load.request_rate, p.flags.max_num_seqs)
-        assert key not in earlier, p.id  # set 4 took the MI300X rows at 8 and 64 in flight (T034, T035) only
+        # set 4 took the rows at 8 and 64 in flight, 800 out, on both GPUs (T034-T037)
+        assert run(p) not in earlier, p.id
     by = {p.id: p for p in blind}
     # dstack's DeepSeek-R1 sweep: SGLang's client sends ignore_eos, exact 3,200 / 800 tokens, 500 prompts
     u001, u008 = by["U001"], by["U008"]
