@@ -41,6 +41,9 @@ _NOISE_WORDS = frozenset({"nvidia", "amd", "geforce", "tesla", "instinct", "oam"
 # GPU-...)") and `--query-gpu=name,memory.total --format=csv,noheader` ("NVIDIA A100-SXM4-80GB, 81920 MiB").
 _SMI_LIST = re.compile(r"^\s*GPU\s+\d+:\s*(.+?)\s*\(UUID:[^)]*\)\s*$", re.I)
 _SMI_CSV = re.compile(r"^\s*([^,]+?)\s*,\s*(\d{3,7})\s*MiB\s*$", re.I)
+# The lines AMD's tools print it in: `rocm-smi --showproductname` ("GPU[0]  : Card Series:  AMD Instinct MI300X OAM")
+# and `amd-smi static` ("MARKET_NAME: AMD Instinct MI300X").
+_AMD_SMI = re.compile(r"^\s*(?:GPU\[\d+\]\s*:\s*Card Series|MARKET_NAME|PRODUCT_NAME)\s*:\s*(.+?)\s*$", re.I)
 # NVIDIA vGPU type names: `<board>-<framebuffer GiB><series>`, series Q (virtual workstation), C (compute), B (virtual
 # PC), A (virtual applications) (NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types for Supported GPUs"; the
 # size is the type's framebuffer in GiB, as vSphere's VgpuProfileInfo.fbSizeInGib and NVML's
@@ -275,6 +278,9 @@ def _smi_line(query: str, memory_mib: int | None) -> tuple[str, int | None]:
     listed = _SMI_LIST.match(query)
     if listed:
         return listed.group(1), memory_mib
+    amd = _AMD_SMI.match(query)
+    if amd:
+        return amd.group(1), memory_mib
     csv = _SMI_CSV.match(query)
     if csv:
         return csv.group(1), memory_mib if memory_mib is not None else int(csv.group(2))

@@ -240,3 +240,13 @@ def test_a_provider_accelerator_label_is_read_by_its_table() -> None:
     for gpu, name in [("a100", "NVIDIA A100-SXM4-80GB"), ("nvidia-l4", "NVIDIA L4"), ("nvidia-tesla-t4", "Tesla T4")]:
         doc = json.loads(invoke(["explain", "Qwen/Qwen3-0.6B", "--gpu", gpu, "--format", "json"]).stdout)
         assert doc["gpu"] == name
+
+
+@pytest.mark.parametrize(
+    "line", ["GPU[0]\t\t: Card Series: \t\tAMD Instinct MI300X OAM", "MARKET_NAME: AMD Instinct MI300X"]
+)
+def test_a_whole_rocm_smi_or_amd_smi_line_names_its_card(line: str) -> None:
+    """README: --gpu takes the name rocm-smi prints; its line pasted whole was 'unknown GPU ...; closest: mi300x'
+    (nvidia-smi's lines were read)."""
+    doc = json.loads(invoke(["explain", "Qwen/Qwen3-0.6B", "--gpu", line, "--format", "json"]).stdout)
+    assert doc["gpu"] == "AMD Instinct MI300X"
