@@ -233,3 +233,11 @@ def test_jina_embeddings_v5_small_is_qwen3_0_6b_base_pooled(task: str) -> None:
     assert spec.params is not None and ref.params is not None and spec.params.total == ref.params.total
     assert spec.pooling and round(spec.params.total / GB, 1) == 0.6 and spec.params.total < 677_000_000
     assert spec.max_model_len == 32768 and reconstructed(spec.name)
+
+
+def test_lfm2_5_jp_202606_is_the_1_2b_jp_network() -> None:
+    """LiquidAI/LFM2.5-1.2B-JP-202606 (reconstructed): the LFM2.5 recipe lists it beside LFM2.5 1.2B JP at the same
+    1.2B, GPU floor and 32K context; its network is that release's (LFM2-1.2B's, 1,170,340,608 parameters)."""
+    spec, jp = resolve_model("LiquidAI/LFM2.5-1.2B-JP-202606"), resolve_model("LiquidAI/LFM2.5-1.2B-JP")
+    assert spec.params is not None and jp.params is not None and spec.params.total == jp.params.total
+    assert round(spec.params.total / GB, 1) == 1.2 and reconstructed(spec.name)
