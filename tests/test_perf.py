@@ -733,3 +733,14 @@ def test_compass_search_refines_every_knob_while_another_still_moves() -> None:
 
     result = compass_search(objective, start, knobs, max_evaluations=80)
     assert result.params.seq_overhead_us == pytest.approx(110.0, rel=0.03)
+
+
+def test_a_burst_is_admitted_together_after_the_api_servers_work() -> None:
+    """The API server shares its event loop among the requests it admits (frontend.py): 8 prompts sent at once with
+    1 ms of server work each all reach the engine at 8 ms and are prefilled in one 10 ms step: every first token at
+    18 ms. One at a time they would have entered at 1..8 ms: the first alone in a step (11 ms), the others in the
+    next (21 ms)."""
+    c = replace(_synthetic(), request_overhead=0.001, request_latency=0.0)
+    r = predict_engine(c, Load(100, 2, num_prompts=8, jitter=0))
+    assert (r.ttft.mean, r.ttft.median, r.ttft.p99) == pytest.approx((18.0, 18.0, 18.0))
+    assert r.duration_s == pytest.approx(0.028)  # then one decode step for the second token

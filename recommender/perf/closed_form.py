@@ -36,7 +36,8 @@ def _steps(
     Decode steps of n tokens; every request's prompt is computed in chunks next to n - 1 decodes, and in steady
     state n / output prompts start per step, so TPOT is the decode step plus that share of the chunks' extra time.
     `together` prompts arrive at once (a closed loop and a burst start in waves: fixed lengths keep them in step;
-    Poisson arrivals come one by one): the mean one waits for half of the others' chunks before its own.
+    Poisson arrivals come one by one): the mean one waits for half of the others' chunks before its own, and the
+    API server admits them together once it has done the work of all of them (frontend.py).
     """
     decodes = max(1, round(n))
     ctx = n * (prompt + output / 2)
@@ -65,7 +66,8 @@ def _steps(
     ahead = max(0.0, together - 1) / 2 * prompt  # prompt tokens of the same wave computed before this one's
     steps = math.ceil((ahead + prompt) / room)
     prefill = steps * (with_chunk(room).total if ahead else mixed.total)
-    ttft = c.request_latency + c.request_overhead + tpot / 2 + prefill
+    # the API server admits prompts that arrive together round robin: all of them after the whole wave's work
+    ttft = c.request_latency + together * c.request_overhead + tpot / 2 + prefill
     return dec, tpot, ttft
 
 

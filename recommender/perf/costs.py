@@ -51,7 +51,7 @@ class EngineCosts:
     step_overhead: float  # CPU seconds per step: scheduler, input preparation, launch
     seq_overhead: float  # CPU seconds per scheduled sequence and step
     async_scheduling: bool  # the CPU part overlaps the GPU part (vLLM --async-scheduling)
-    request_overhead: float  # seconds per request at the API server, one request at a time
+    request_overhead: float  # seconds of the API server per request, shared round robin (frontend.py)
     request_latency: float  # seconds every request waits before the engine sees it, in parallel
     pool: KvPool
     max_num_seqs: int

@@ -29,6 +29,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from recommender.perf.costs import EngineCosts
+from recommender.perf.frontend import Frontend
 from recommender.perf.load import Requests
 from recommender.perf.step import (
     Parts,
@@ -108,10 +109,9 @@ class _Engine:
         self.running: dict[int, None] = {}
         self.partial: dict[int, None] = {}
         self.waiting: deque[int] = deque()
-        self.entering: deque[tuple[float, int]] = deque()
+        self.front = Frontend(c.request_overhead, c.request_latency)
         self.next_send = 0
         self.inflight = 0
-        self.server_free = 0.0  # when the API server is done with the requests sent so far
         self.itl: list[tuple[float, float, float]] = []
         self.busy = [0.0, 0.0, 0.0, 0.0, 0.0]
         self.preemptions = 0
@@ -133,22 +133,19 @@ class _Engine:
 
     # --- client ------------------------------------------------------------------------------------------
     def dispatch(self, now: float) -> None:
-        """Send requests while the client's concurrency cap allows; the API server admits them one at a time."""
+        """Send requests while the client's concurrency cap allows; the API server admits them (frontend.py)."""
         arrival = self.r.arrival
-        over, latency = self.c.request_overhead, self.c.request_latency
         while self.next_send < self.n and self.inflight < self.cap:
             i = self.next_send
             sent = max(arrival[i], now)
             self.send[i] = sent
-            self.server_free = max(sent, self.server_free) + over
-            self.entering.append((self.server_free + latency, i))
+            self.front.arrive(sent, i)
             self.need[i] = self.r.prompt[i]
             self.next_send += 1
             self.inflight += 1
 
     def admit_entered(self) -> None:
-        while self.entering and self.entering[0][0] <= self.t:
-            self.waiting.append(self.entering.popleft()[1])
+        self.waiting.extend(self.front.entered(self.t))
 
     # --- decode set --------------------------------------------------------------------------------------
     def start_decoding(self, i: int) -> None:
@@ -382,8 +379,9 @@ class _Engine:
         if fixed is None:
             fixed = self.fixed[n_dec] = decode_fixed_parts(self.c, n_dec)
         first, last = decode_parts(self.c, n_dec, ctx0, ctx0 + n_dec * (k - 1), fixed)
-        if not self.waiting and self.entering and k > 1:
-            j = steps_to_reach(first[0], (last[0] - first[0]) / (k - 1), self.entering[0][0] - self.t)
+        entry = self.front.next_entry()
+        if not self.waiting and entry is not None and k > 1:
+            j = steps_to_reach(first[0], (last[0] - first[0]) / (k - 1), entry - self.t)
             if j < k:
                 last = interpolate_parts(first, last, (j - 1) / (k - 1))
                 k = j
@@ -416,9 +414,10 @@ class _Engine:
 
     def wait_for_arrival(self) -> None:
         """Nothing can run: move the clock to the next request's arrival."""
-        if not self.entering:  # a prompt the empty pool cannot hold: vLLM refuses it at startup; never reached
+        entry = self.front.next_entry()
+        if entry is None:  # a prompt the empty pool cannot hold: vLLM refuses it at startup; never reached
             raise RuntimeError("replay stalled: a waiting request can never be admitted")
-        self.t = max(self.t, self.entering[0][0])
+        self.t = max(self.t, entry)
 
     def v0_step(self) -> None:
         """One V0 scheduling decision: a prefill-only step when a waiting prompt can be admitted (the running
@@ -442,7 +441,7 @@ class _Engine:
                 return
             self.admit_entered()
             if not self.running and not self.waiting:
-                self.t = max(self.t, self.entering[0][0])
+                self.wait_for_arrival()
                 continue
             if c.v0_prefill_first:
                 self.v0_step()
