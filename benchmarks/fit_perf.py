@@ -2,13 +2,16 @@
 
     python benchmarks/fit_perf.py [--max-evaluations N] [--dry-run] [--warm]
     python benchmarks/fit_perf.py --cross-validate source|family [--max-evaluations N]
+    python benchmarks/fit_perf.py --only KNOB[,KNOB...] [--max-evaluations N]
 
 Fits only on the points `benchmarks/perf_points.py` marks "fit"; the held-out model x GPU combinations are
 predicted with the fitted constants and reported (and by `benchmarks/perf_fidelity.py`), never fitted on.
 The loss is a Huber loss of log(predicted / measured) over mean TTFT, mean TPOT and output throughput. Reproducible:
 the same data and starting values give the same constants. `--cross-validate` checks that the held-out figures are
 not an accident of one split: it leaves each publisher (or GPU family) of the fit points out in turn, refits on the
-rest and reports the errors on the points left out.
+rest and reports the errors on the points left out. `--only` refits the named knobs alone from profiles/perf.yaml,
+every other constant fixed, and prints them with the loss (writes nothing: a rule that changes one part of the model
+is refitted where it acts without moving the constants fitted before it).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.perf_points import points
 from benchmarks.perf_run import Prepared, predicted_metrics, prepare
 from recommender.console import run_script
-from recommender.perf.fit import FitResult, Knob, compass_search, huber, log_error
+from recommender.perf.fit import FitResult, Knob, compass_search, get_value, huber, log_error, set_value
 from recommender.perf.params import PerfParams, gpu_family
 from recommender.perf_profile import bundled_params, read_ceiling, sustained_gemm
 from recommender.resources import profiles_dir
@@ -91,7 +94,14 @@ def main() -> int:
         help="leave one source / GPU family of the fit points out at a time: refit on the rest (from the code "
         "defaults), predict the left-out points, print their errors; writes nothing",
     )
+    ap.add_argument(
+        "--only",
+        metavar="KNOBS",
+        help="refit these knobs alone (comma-separated, name=start to start elsewhere), from profiles/perf.yaml",
+    )
     args = ap.parse_args()
+    if args.only:
+        return refit_only(args.only.split(","), args.max_evaluations)
     if args.errors_only:
         return write_errors()
     if args.cross_validate:
@@ -126,8 +136,37 @@ def _prepared() -> list[Prepared]:
     return out
 
 
-def fit(prepared: list[Prepared], start: PerfParams, max_evaluations: int, *, verbose: bool = True) -> FitResult:
-    """Compass search of the knobs on `prepared` (two worker processes forked with the points)."""
+def refit_only(knobs: list[str], max_evaluations: int) -> int:
+    """Refit the knobs alone from the bundled constants (`name=value` starts it there instead); print them and the
+    loss (writes nothing)."""
+    by_name = {k.name: k for k in KNOBS}
+    start = bundled_params()
+    names = []
+    for item in knobs:
+        name, _, value = item.partition("=")
+        if name not in by_name:
+            raise SystemExit(f"unknown knob {name!r}; knobs: {', '.join(by_name)}")
+        names.append(name)
+        if value:
+            start = set_value(start, name, float(value))
+    prepared = _prepared()
+    print(f"refitting {', '.join(names)} alone on {len(prepared)} points marked 'fit'")
+    result = fit(prepared, start, max_evaluations, knobs=tuple(by_name[n] for n in names))
+    print(f"loss {result.start_loss:.5f} -> {result.loss:.5f} in {result.evaluations} evaluations")
+    for n in names:
+        print(f"  {n}: {get_value(result.params, n):.4g}")
+    return 0
+
+
+def fit(
+    prepared: list[Prepared],
+    start: PerfParams,
+    max_evaluations: int,
+    *,
+    verbose: bool = True,
+    knobs: tuple[Knob, ...] = KNOBS,
+) -> FitResult:
+    """Compass search of `knobs` on `prepared` (two worker processes forked with the points)."""
     _PREPARED[:] = prepared
     t0 = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(2) as pool:
@@ -147,7 +186,7 @@ def fit(prepared: list[Prepared], start: PerfParams, max_evaluations: int, *, ve
             if verbose:
                 print(f"  {evals:4d} evaluations, loss {loss:.4f} ({time.perf_counter() - t0:.0f} s)", flush=True)
 
-        return compass_search(objective, start, KNOBS, max_evaluations=max_evaluations, progress=progress)
+        return compass_search(objective, start, knobs, max_evaluations=max_evaluations, progress=progress)
 
 
 def _source_owner(prep: Prepared) -> str:
