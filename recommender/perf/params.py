@@ -102,8 +102,8 @@ class PerfParams:
         +14% / +26% in series, +4% / -2% overlapped): there the share runs beside the engine core (step.py).
     request_overhead_ms: per request on the API server's event loop (validation, chat template, tokenization,
         admission), shared round robin among the requests being admitted (frontend.py): a burst of N reaches the
-        engine together after N x this. Fitted alone under that rule (2.25 against the bundled 3.5 served one at a
-        time; fit loss 0.0790 -> 0.0718). The runs' own figure is host-, template- and endpoint-dependent: a burst's
+        engine together after N x this. Fitted alone under that rule (`fit_perf.py --only request_overhead_ms`: 2.25-2.36
+        at one loss, 0.0743, against 0.0816 for the bundled 3.5 served one at a time). The runs' own figure is host-, template- and endpoint-dependent: a burst's
         first tokens start at 2 x mean - p99 TTFT, 1.6-2.3 ms a request for gpt-oss (harmony, Rust) on gpustack's
         chat client, 5-17 ms for Jinja templates (Qwen3, GLM, DeepSeek) there, 2.2 ms on /v1/completions (N016).
     request_latency_ms: fixed latency every request adds to its TTFT (HTTP, queues, detokenization), in parallel.
