@@ -127,3 +127,32 @@ vllm serve "$MODEL" --max-model-len 4096
 """
     (found,) = found_in(write_file(tmp_path, "serve.sh", script))
     assert found.argv[2] == "$MODEL" and found.unresolved == ("$MODEL",)
+
+
+# vincentdxu/spark-vllm-compose worker1/compose-minimax-m2.1.worker.ray.yaml (swept after round 27): a Ray worker of
+# a vLLM cluster on eugr/spark-vllm-docker's locally built `vllm-node` image, whose head's `command: vllm serve ...`
+# shows its entrypoint runs the command it is given
+RAY_WORKER = """services:
+  vllm:
+    image: vllm-node
+    network_mode: host
+    environment:
+      - RAY_NODE_IP_ADDRESS=${NODE_IP_ADDRESS}
+    command: >
+      ray start --block
+        --disable-usage-stats
+        --address=${HEAD_IP}:6379
+"""
+
+
+def test_a_command_running_another_program_on_an_image_named_after_vllm_is_not_vllms_arguments(
+    tmp_path: Path,
+) -> None:
+    assert found_in(write_file(tmp_path, "compose.yaml", RAY_WORKER)) == []
+    python = RAY_WORKER.replace("ray start --block", "python -m mai_vllm_serving.server")
+    assert found_in(write_file(tmp_path, "compose.yaml", python)) == []
+    # the image's arguments (a model and flags) are still vLLM's server's, and vLLM's own image keeps its entrypoint
+    (found,) = found_in(write_file(tmp_path, "compose.yaml", RAY_WORKER.replace("ray start --block", "org/m")))
+    assert found.argv[:3] == ("vllm", "serve", "org/m")
+    (found,) = found_in(write_file(tmp_path, "compose.yaml", RAY_WORKER.replace("vllm-node", "vllm/vllm-openai")))
+    assert found.argv[:3] == ("vllm", "serve", "ray")

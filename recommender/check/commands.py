@@ -37,6 +37,13 @@ _PYTHON = re.compile(r"^python(\d(\.\d+)?)?$")
 # from Python code (vllm.scripts re-exports vllm.entrypoints.cli.main.main); the words after the code are its argv
 _CLI_MAIN_CODE = re.compile(r"from\s+vllm\.(?:scripts|entrypoints\.cli\.main)\s+import\s+main\b.*\bmain\(\)", re.S)
 _SHELLS = ("sh", "bash", "dash", "ash", "zsh")
+# programs a container's command runs that are not arguments of vLLM's server: an image only named after vLLM (not
+# vllm/vllm-openai, whose ENTRYPOINT is known) with `command: ray start --block` (a Ray worker of a vLLM cluster on
+# eugr/spark-vllm-docker's `vllm-node`) runs Ray, as `vllm serve ...` there runs vLLM: its entrypoint execs the command
+_OTHER_PROGRAMS = frozenset({
+    "ray", "sleep", "tail", "jupyter", "jupyter-lab", "uvicorn", "gunicorn", "torchrun", "accelerate", "deepspeed",
+    "huggingface-cli", "hf", "nvidia-smi", "echo", "cat", "true", "env", "printenv", "pip", "pip3", "uv",
+})  # fmt: skip
 # `--device hpu` (older vLLM releases): a device vLLM's CUDA memory model does not describe
 _OTHER_DEVICES = ("cpu", "hpu", "xpu", "tpu", "neuron", "openvino")
 
@@ -200,6 +207,8 @@ def find_in_words(
             hits = find_in_script(words[script_index], env, args, platform)
             return [h for h in hits if isinstance(h, Hit)]
     if image is not None and (vllm_entrypoint if vllm_entrypoint is not None else is_vllm_image(image)):
+        if vllm_entrypoint is None and (_PYTHON.match(head) or head in _OTHER_PROGRAMS):
+            return []  # an image only named after vLLM, its command another program (`ray start --block`)
         if not words and image_cmd_placeholder(image) and calls_a_server(env):
             return []  # an image named after vLLM, run as it is, configured with a server to call: a client of one
         args = words[1:] if head == "serve" else words
