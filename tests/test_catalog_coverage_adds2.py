@@ -241,3 +241,13 @@ def test_lfm2_5_jp_202606_is_the_1_2b_jp_network() -> None:
     spec, jp = resolve_model("LiquidAI/LFM2.5-1.2B-JP-202606"), resolve_model("LiquidAI/LFM2.5-1.2B-JP")
     assert spec.params is not None and jp.params is not None and spec.params.total == jp.params.total
     assert round(spec.params.total / GB, 1) == 1.2 and reconstructed(spec.name)
+
+
+def test_deepseek_v4_pro_0813_is_the_previews_architecture() -> None:
+    """deepseek-ai/DeepSeek-V4-Pro-0813 (reconstructed): the recipe's 'same architecture with the fused DSpark draft
+    module attached' release of the bundled preview: the same network and FP8 block (the DSpark module not modelled,
+    which the entry says)."""
+    spec, preview = resolve_model("deepseek-ai/DeepSeek-V4-Pro-0813"), resolve_model("deepseek-ai/DeepSeek-V4-Pro")
+    assert spec.params is not None and preview.params is not None and spec.params.total == preview.params.total
+    assert spec.quant is not None and preview.quant is not None and spec.quant.label == preview.quant.label
+    assert reconstructed(spec.name) and any("DSpark" in reason for reason in spec.approximate)
