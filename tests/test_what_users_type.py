@@ -250,3 +250,20 @@ def test_a_whole_rocm_smi_or_amd_smi_line_names_its_card(line: str) -> None:
     (nvidia-smi's lines were read)."""
     doc = json.loads(invoke(["explain", "Qwen/Qwen3-0.6B", "--gpu", line, "--format", "json"]).stdout)
     assert doc["gpu"] == "AMD Instinct MI300X"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--model", "Qwen/Qwen3-8B", "Qwen/Qwen3-4B"],
+        ["--model", "Qwen/Qwen3-8B", "--", "vllm", "serve", "Qwen/Qwen3-4B"],
+        ["--model", "Qwen/Qwen3-8B", "vllm serve Qwen/Qwen3-4B"],
+    ],
+)
+def test_two_different_models_are_refused_with_model_too(args: list[str]) -> None:
+    """`explain --model A B` and `--model A -- vllm serve B` explained A and dropped B without a word (`explain A
+    -- vllm serve B` was already refused)."""
+    err = invoke(["explain", "--gpu", "l4", *args], exit_code=2).stderr
+    assert err == "Error: two models given: --model Qwen/Qwen3-8B and Qwen/Qwen3-4B; give the model once\n"
+    same = [a.replace("Qwen3-4B", "Qwen3-8B") for a in args]
+    assert invoke(["explain", "--gpu", "l4", *same]).stdout.startswith("Qwen/Qwen3-8B on NVIDIA L4")

@@ -472,5 +472,10 @@ def serve_values(
         values.update(cmd.values)
         values.update({g.spec.dest: bool(g.value) for g in cmd.given if g.spec.dest == "async_scheduling"})
         model = model_opt or cmd.model or before
+        given = cmd.model or before
+    else:
+        given = model_arg
+    if model_opt and given and given != model_opt:  # `--model A B`, `--model A -- vllm serve B`
+        raise InputError(f"two models given: --model {model_opt} and {given}; give the model once")
     values.update({name: raw for name, raw in flag_values.items() if raw is not None})
     return model, values
