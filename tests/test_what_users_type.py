@@ -267,3 +267,15 @@ def test_two_different_models_are_refused_with_model_too(args: list[str]) -> Non
     assert err == "Error: two models given: --model Qwen/Qwen3-8B and Qwen/Qwen3-4B; give the model once\n"
     same = [a.replace("Qwen3-4B", "Qwen3-8B") for a in args]
     assert invoke(["explain", "--gpu", "l4", *same]).stdout.startswith("Qwen/Qwen3-8B on NVIDIA L4")
+
+
+def test_a_quantization_the_model_has_not_lists_those_it_has() -> None:
+    """'no weights option matches --quantization gptq' named nothing to pick instead; `FP8` (as vLLM's logs write
+    it) matched nothing either."""
+    args = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "h100", "--concurrency", "8", "--quantization"]
+    err = invoke([*args, "gptq"], exit_code=2).stderr
+    assert err == (
+        "Error: no weights option matches --quantization gptq (for Qwen/Qwen3-8B on NVIDIA H100 80GB HBM3: "
+        "awq, bfloat16, fp8)\n"
+    )
+    assert "AWQ 4-bit" in invoke([*args, "AWQ"]).stdout

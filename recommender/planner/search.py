@@ -10,7 +10,7 @@ from recommender.memory.engine import VllmVersion
 from recommender.model.spec import ModelSpec
 from recommender.planner.evaluation import evaluate_candidate, filled
 from recommender.planner.ranking import nearest, ranking_key
-from recommender.planner.space import candidates, gpu_budgets, kv_dtypes, weight_options
+from recommender.planner.space import candidates, gpu_budgets, kv_dtypes, no_option_matches, weight_options
 from recommender.planner.types import NEAR_LOSSLESS_RANK, Evaluation, Hardware, PlanResult, SearchPolicy, Target
 
 DEFAULT_POLICY = SearchPolicy()
@@ -48,7 +48,11 @@ def plan(
         model, variants, hw.gpu, allow_quantization=policy.allow_quantization, only=policy.only_quantization
     )
     if not options:
-        raise InputError(f"no weights option matches --quantization {policy.only_quantization}")
+        raise InputError(
+            no_option_matches(
+                policy.only_quantization or "", model, variants, hw.gpu, allow_quantization=policy.allow_quantization
+            )
+        )
     space = candidates(options, model, hw, kv_dtypes(hw.gpu, allow_fp8=policy.allow_fp8_kv))
     results = [evaluate_candidate(c, target, hw, version) for c in space]
     feasible = [e for e in results if isinstance(e, Evaluation) and e.feasible]

@@ -30,7 +30,7 @@ from recommender.perf.predict import costs_for, predict_engine
 from recommender.planner.evaluation import evaluate_candidate
 from recommender.planner.ranking import weights_too_big
 from recommender.planner.service_types import SEATS, Miss, ServiceObjective, ServiceOption, ServicePlan, ServiceTarget
-from recommender.planner.space import candidates, gpu_budgets, kv_dtypes, weight_options
+from recommender.planner.space import candidates, gpu_budgets, kv_dtypes, no_option_matches, weight_options
 from recommender.planner.types import Evaluation, Hardware, SearchPolicy, Target, Verdict
 
 DEFAULT_POLICY = SearchPolicy()
@@ -51,7 +51,11 @@ def _engines(
         model, variants, hw.gpu, allow_quantization=policy.allow_quantization, only=policy.only_quantization
     )
     if not options:
-        raise InputError(f"no weights option matches --quantization {policy.only_quantization}")
+        raise InputError(
+            no_option_matches(
+                policy.only_quantization or "", model, variants, hw.gpu, allow_quantization=policy.allow_quantization
+            )
+        )
     space = candidates(options, model, hw, kv_dtypes(hw.gpu, allow_fp8=policy.allow_fp8_kv))
     memory_target = Target(concurrency=None, context=target.input_len + target.output_len)
     engines: list[Evaluation] = []

@@ -53,12 +53,32 @@ def weight_options(
     out = []
     for model, flag in options:
         rank, label = precision_of(model, flag, gpu)
-        native = model.dtype if model.quant is None and flag is None else ""  # `bfloat16` names the T4's float16 too
-        names = (label.lower(), native, flag or "", model.quant.method if model.quant else "")
-        if only is not None and only not in names:
+        if only is not None and only.lower() not in _names(model, flag, label):
             continue
         out.append(WeightOption(model, flag, label, rank, provenance_of(base, model, flag)))
     return out
+
+
+def _names(model: ModelSpec, flag: str | None, label: str) -> tuple[str, ...]:
+    """What `--quantization` may say to pick this option: its label, the native dtype, the online flag, the
+    checkpoint's method."""
+    native = model.dtype if model.quant is None and flag is None else ""  # `bfloat16` names the T4's float16 too
+    return (label.lower(), native, flag or "", model.quant.method if model.quant else "")
+
+
+def no_option_matches(
+    only: str, base: ModelSpec, variants: Sequence[ModelSpec], gpu: Gpu, *, allow_quantization: bool
+) -> str:
+    """The error for a --quantization no option has, listing the names the options answer to."""
+    names = sorted(
+        {
+            n
+            for o in weight_options(base, variants, gpu, allow_quantization=allow_quantization)
+            for n in _names(o.model, o.quantization_flag, o.label)[1:]
+            if n
+        }
+    )
+    return f"no weights option matches --quantization {only} (for {base.name} on {gpu.name}: {', '.join(names)})"
 
 
 def provenance_of(base: ModelSpec, model: ModelSpec, quantization_flag: str | None) -> int:
