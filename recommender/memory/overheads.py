@@ -57,6 +57,17 @@ MOE_WORKSPACE_BYTES = 2
 # expert parallelism the experts are sharded over DP x TP ranks (FusedMoEParallelConfig's flattened TP).
 MOE_CHUNK_TOKENS = 32_768
 MOE_CHUNKED_UNTIL = (0, 14)
+# From 0.14 the Triton experts run through the modular kernel (vLLM pull request 31052, "[MoE Refactor][9/N] Use
+# modular kernel for unquantized Triton MoE", merged 2025-12-20; the FP8 and INT8 Triton paths are TritonExperts'
+# subclasses). TritonExperts.workspace_shapes asks for two buffers at once: workspace1 = (M, topk, max(N // 2, K)),
+# which holds the activated half (intermediate_cache2), and workspace2 = (M, topk, max(N, K)), which holds the gate-up
+# output and then the down output (intermediate_cache1 and 3); N = 2 x the expert width, K = hidden. So the profile
+# holds M x top_k x (max(N/2, K) + max(N, K)) where the monolithic fused_experts_impl above held one cache13. The
+# fine-grained experts show it: Qwen3-235B-A22B-Instruct-2507-FP8 at TP 4 with expert parallelism on vLLM 0.20, whose
+# per-GPU prefill activation a benchmark report measures at 12.78 GiB with 65,536 batched tokens and 4.08 with 8,192
+# (field17 Y012, Y013: KV +103.8 % and +23.9 % with one cache, +7 % with both). Other expert kernels (Marlin's
+# weight-only MoE, the FP4 kernels) keep the one-cache term.
+MOE_MODULAR_FROM = (0, 14)
 # Before 0.8.0 fused_experts_impl allocated the gate-up output intermediate_cache1 [M, top_k, N] and the down output
 # intermediate_cache3 [M, top_k, H] as two tensors (fused_moe.py of v0.7.0-v0.7.3: three torch.empty calls); 0.8.0
 # carves both out of one cache13 of M x top_k x max(N, H) (v0.8.0 fused_moe.py), the shape the fit above holds. So the
@@ -128,15 +139,27 @@ def sampler_bytes_per_logit(
 
 
 def moe_workspace_bytes(
-    s: ModelSpec, tokens: int, tp: int, expert_parallel: bool, *, dp: int = 1, version: tuple[int, int] = (0, 33)
+    s: ModelSpec,
+    tokens: int,
+    tp: int,
+    expert_parallel: bool,
+    *,
+    dp: int = 1,
+    version: tuple[int, int] = (0, 33),
+    triton_experts: bool = False,
 ) -> int:
     """The fused-MoE intermediate cache of the profiling run on one GPU (0 for a dense model), and with data
-    parallelism the gathered input of all DP ranks' tokens (MOE_CHUNK_TOKENS above)."""
+    parallelism the gathered input of all DP ranks' tokens (MOE_CHUNK_TOKENS above). `triton_experts`: the experts
+    run vLLM's Triton kernel (16-bit or 8-bit weights), whose modular form holds two workspaces (MOE_MODULAR_FROM)."""
     if s.moe is None or not s.is_moe:
         return 0
     shard = 1 if expert_parallel else tp * dp
     up = 2 * s.moe.expert_intermediate // shard
-    width = max(up, s.hidden_size) if version >= MOE_SHARED_CACHE_FROM else up + s.hidden_size
+    h = s.hidden_size
+    if triton_experts and version >= MOE_MODULAR_FROM:
+        width = max(up // 2, h) + max(up, h)
+    else:
+        width = max(up, h) if version >= MOE_SHARED_CACHE_FROM else up + h
     gathered = tokens * dp
     experts_tokens = min(gathered, MOE_CHUNK_TOKENS) if version <= MOE_CHUNKED_UNTIL else gathered
     dispatch = gathered * s.hidden_size * 2 if dp > 1 else 0
@@ -190,6 +213,7 @@ def activation_peak_bytes(
     last_stage: bool,
     version: tuple[int, int] = (0, 33),
     moe_kernel_without_workspace: bool = False,
+    triton_experts: bool = False,
     expert_parallel: bool = False,
     v0: bool | None = None,
     encoder: EncoderPass | None = None,
@@ -205,12 +229,17 @@ def activation_peak_bytes(
     The dense part does not shrink with TP: the logs show the same peak at TP=1, 2 and 4 (C020, C029, C030).
     `moe_kernel_without_workspace`: the experts run on a kernel without the fused-MoE intermediate cache (the OAI
     triton_kernels MXFP4 path: gpt-oss-20b logs the same 2.87 GiB peak at TP=1 and TP=2 on v0.19.0, llm-d-planner
-    sweep, where the workspace term would add 0.35 and 0.18 GiB).
+    sweep, where the workspace term would add 0.35 and 0.18 GiB). `triton_experts`: they run vLLM's Triton kernel
+    (moe_workspace_bytes).
     `v2_runner`: Model Runner V2 runs the model, whose profiled sampler holds `logits_bytes` a logit (the model dtype;
     sampler_bytes_per_logit).
     """
     t = max_num_batched_tokens
-    moe = 0 if moe_kernel_without_workspace else moe_workspace_bytes(s, t, tp, expert_parallel, dp=dp, version=version)
+    moe = (
+        0
+        if moe_kernel_without_workspace
+        else moe_workspace_bytes(s, t, tp, expert_parallel, dp=dp, version=version, triton_experts=triton_experts)
+    )
     sampler = 0.0
     if last_stage and not s.pooling:  # a pooling model's profile runs the pooler, not the sampler (model/pooling.py)
         num_reqs = min(max_num_seqs, t)

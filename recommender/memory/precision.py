@@ -40,6 +40,16 @@ class Precision:
         """The OAI triton_kernels MoE path (gpt-oss on Hopper): no fused-MoE workspace, its own warm-up reserve."""
         return self.mxfp4 is not None and self.mxfp4.backend == "triton-hopper"
 
+    @property
+    def triton_experts(self) -> bool:
+        """The routed experts run vLLM's Triton fused-MoE kernel: 16-bit weights, or 8-bit ones (FP8, INT8 w8a8)
+        stored as the rest of the checkpoint (memory/overheads.py moe_workspace_bytes)."""
+        q = self.quant
+        if q is None:
+            return True
+        eight_bit = q.method in ("fp8", "modelopt-fp8") or (q.method == "compressed-tensors" and q.bits == 8)
+        return eight_bit and q.expert_method is None
+
 
 def compute_capability_floor(version: VllmVersion) -> tuple[int, int]:
     """vLLM's documented floor; vLLM's Python has no check of its own: its compiled kernels (and PyTorch's wheels)

@@ -158,6 +158,8 @@ def activation_bytes(
             last_stage=k == pp - 1,
             version=v,
             moe_kernel_without_workspace=precision.mxfp4_triton,
+            # FP8 experts on a card without FP8 tensor cores (Ampere) run Marlin's weight-only MoE, not Triton's
+            triton_experts=precision.triton_experts and (precision.quant is None or gpu.fp8),
             expert_parallel=flags.enable_expert_parallel,
             v0=v0,
             encoder=None if v0 or k else encoder,
