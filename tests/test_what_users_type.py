@@ -279,3 +279,11 @@ def test_a_quantization_the_model_has_not_lists_those_it_has() -> None:
         "awq, bfloat16, fp8)\n"
     )
     assert "AWQ 4-bit" in invoke([*args, "AWQ"]).stdout
+
+
+def test_perf_sweep_and_max_concurrency_are_not_given_together() -> None:
+    """`--sweep 1,2,4 --max-concurrency 8` printed 'at most 8 in flight' above a curve over 1, 2 and 4."""
+    args = ["perf", "Qwen/Qwen3-8B", "--gpu", "h100", "--input-len", "100", "--output-len", "10", "--sweep", "1,2"]
+    err = invoke([*args, "--max-concurrency", "8"], exit_code=2).stderr
+    assert err == "Error: --sweep gives the concurrencies of the curve: drop --max-concurrency (or --sweep)\n"
+    assert "at most" not in invoke(args).stdout

@@ -244,8 +244,7 @@ def perf(
     origin, model_ref = (None, model_ref) if model_ref else (origin_of("model"), project_setting("model"))
     if not model_ref:
         raise InputError(NO_MODEL)
-    if input_len is None or output_len is None:
-        raise InputError("--input-len and --output-len are required (tokens per request)")
+    input_len, output_len = _require_load(input_len, output_len, sweep_text, max_concurrency)
     rate = _rate(request_rate)
     arrivals = (rate, burstiness)
     load = _client_load(input_len, output_len, num_prompts, max_concurrency, arrivals, dataset_name, seed, vllm_version)
@@ -253,6 +252,18 @@ def perf(
     report_wanted = fmt == "html" or plot is not None  # a report draws the curve around a single point too
     prediction = _predict(_model(model_ref, origin), engine, load, params, sweep_text, report_wanted)
     _print_prediction(prediction, fmt, output, plot, force)
+
+
+def _require_load(
+    input_len: int | None, output_len: int | None, sweep_text: str | None, max_concurrency: int | None
+) -> tuple[int, int]:
+    """The lengths a prediction needs, and one concurrency option: --sweep's curve or --max-concurrency's point (the
+    header said "at most N in flight" above a curve over other concurrencies)."""
+    if input_len is None or output_len is None:
+        raise InputError("--input-len and --output-len are required (tokens per request)")
+    if sweep_text is not None and max_concurrency is not None:
+        raise InputError("--sweep gives the concurrencies of the curve: drop --max-concurrency (or --sweep)")
+    return input_len, output_len
 
 
 def _model(model_ref: str, origin: str | None) -> ModelSpec:
