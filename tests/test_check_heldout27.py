@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .check_support import engine_settings, found_in, write_file
+from .check_support import engine_settings, found_in, serves, write_file
 
 # OLAF-OSS/gemma4-vllm pod.sh (round 27): podman's own `--pod NAME` takes a value (podman-run(1)), so the image is the
 # first word after it that is no option's value, not the pod's name
@@ -156,3 +156,34 @@ def test_a_command_running_another_program_on_an_image_named_after_vllm_is_not_v
     assert found.argv[:3] == ("vllm", "serve", "org/m")
     (found,) = found_in(write_file(tmp_path, "compose.yaml", RAY_WORKER.replace("vllm-node", "vllm/vllm-openai")))
     assert found.argv[:3] == ("vllm", "serve", "ray")
+
+
+# surajssd/llm-k8s configs/deepseek-v2.5-lmcache/k8s/lws.yaml (round 27), its leader's `sh -c` script: the Ray head
+# starts, then `sleep inf` never returns, so the `vllm serve` after it never runs (the pod waits for a shell)
+LEADER = """set -x;
+bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader --ray_cluster_size=$LWS_GROUP_SIZE;
+sleep inf;
+vllm serve deepseek-ai/DeepSeek-V2.5 --port 8000 --tensor-parallel-size 8 --pipeline-parallel-size 2;
+sleep inf;
+python3 -m vllm.entrypoints.openai.api_server --port 8000 --model deepseek-ai/DeepSeek-V2.5
+"""
+
+
+def test_nothing_after_a_command_that_never_returns_or_exits_runs() -> None:
+    assert serves(LEADER) == []
+    assert serves(LEADER.replace("sleep inf;", "tail -f /dev/null;")) == []
+    assert serves("exit 0\nvllm serve org/m\n") == []
+    # in the background it does not block; the server started before it runs
+    assert len(serves("sleep infinity &\nvllm serve org/m\n")) == 1
+    assert len(serves("vllm serve org/m &\nsleep infinity\nvllm serve org/n\n")) == 1
+
+
+def test_an_exit_the_script_may_not_reach_does_not_end_it() -> None:
+    for script in (
+        'die() { echo "$*" >&2; exit 1; }\n[ -n "$MODEL" ] || die need MODEL\nvllm serve org/m\n',
+        '[ -n "$MODEL" ] || { echo need MODEL; exit 1; }\nvllm serve org/m\n',
+        'if [ -z "$MODEL" ]; then\n  exit 1\nfi\nvllm serve org/m\n',
+        "for m in a b; do\n  exit 0\ndone\nvllm serve org/m\n",
+        '[ -z "$MODEL" ] && exit 1\nvllm serve org/m\n',
+    ):
+        assert len(serves(script)) == 1, script

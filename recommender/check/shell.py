@@ -25,7 +25,7 @@ from recommender.check.script_units import STARTED, units_started
 from recommender.check.shell_branches import Branches
 from recommender.check.shell_conditions import arithmetic, evaluate_test
 from recommender.check.shell_environment import INHERITED, allexport, environment, export_marks
-from recommender.check.shell_exec import executed_file, runs_in_a_shell
+from recommender.check.shell_exec import brace_balance, ends_the_script, executed_file, runs_in_a_shell
 from recommender.check.shell_expansion import (
     ASSIGNMENT,
     UNKNOWN_PART,
@@ -152,12 +152,17 @@ class _Runner(Branches, Functions, Subshells):
         self.depth = 0  # how deep in function calls
         self.subshells = []  # the state to put back when each `( list )` entered ends (shell_groups)
         self.out: list[Command] = []
+        self.halted = False  # an `exit` or a `sleep infinity` the script certainly reaches: nothing after it runs
+        self.next_op = ""  # the operator after the command being read (`&`: it runs in the background)
+        self.braces = 0  # `{` groups open: a command in one may not run (`cond || { echo; exit 1; }`)
 
     def run(self, segments: list[Segment]) -> list[Command]:
         previous: Segment | None = None
         i, segments = 0, groups(segments)
-        while i < len(segments):
+        while i < len(segments) and not self.halted:
             seg = segments[i]
+            self.next_op = segments[i + 1].op if i + 1 < len(segments) else ""
+            self.braces = max(0, self.braces + brace_balance(seg.text))  # `{ ...; exit 1; }`, `die() { ...; }`
             if not (self.cases and self.cases[-1].expecting) and self._subshell(seg.text):
                 previous, i = seg, i + 1
                 continue
@@ -281,6 +286,9 @@ class _Runner(Branches, Functions, Subshells):
             made = rendered(argv, stdin, *redirected, env, self.read_file, here)
             self.files.update([made] if made else [])
         if self._execute(argv, env):
+            return
+        if ends_the_script(argv, seg.op) and not (self.frames or self.cases or self.depth or self.braces):
+            self.halted = self.next_op != "&"
             return
         variables = {**self.scope, **local}
         self.out.append(

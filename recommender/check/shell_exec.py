@@ -31,3 +31,28 @@ def runs_in_a_shell(text: str) -> bool:
     """Whether the kernel would hand the file to a shell: a `#!` line naming one, or none at all."""
     shebang = _SHEBANG.match(text)
     return not text.startswith("#!") or (shebang is not None and shebang.group(1) in _SHELLS)
+
+
+def ends_the_script(argv: list[str], op: str) -> bool:
+    """A command after which the script runs nothing more, where it runs in the foreground: `exit [N]` (bash(1),
+    SHELL BUILTIN COMMANDS), or one that never returns - `sleep infinity` / `sleep inf` (GNU sleep(1)), `tail -f
+    /dev/null` - as a container's script keeps it alive, or a debugging pod waits for a shell to be opened in it.
+    `op`, the operator before it: after `&&`, `||` or `|` it depends on the command before (not known here)."""
+    if op in ("&&", "||", "|"):
+        return False
+    if argv[:1] == ["exit"] and len(argv) <= 2:
+        return True
+    if argv[:1] == ["sleep"] and len(argv) == 2 and argv[1].lower() in ("inf", "infinity"):
+        return True
+    return argv[:1] == ["tail"] and len(argv) == 3 and argv[1] in ("-f", "-F") and argv[2] == "/dev/null"
+
+
+_BRACE_OPEN = re.compile(r"(?:^|[\s;&|])\{(?=\s|$)")
+_BRACE_CLOSE = re.compile(r"(?:^|[\s;&|])\}(?=[\s;&|)]|$)")
+
+
+def brace_balance(text: str) -> int:
+    """The `{` groups and loop bodies (`do`) a command's text opens (a word `{`, not `${`) less those it closes (a
+    word `}`, `done`): a command in one may not run, or run more than once."""
+    loop = 1 if re.match(r"do\b", text) else -1 if re.match(r"done\b", text) else 0
+    return loop + len(_BRACE_OPEN.findall(text)) - len(_BRACE_CLOSE.findall(text))

@@ -60,6 +60,7 @@ class Functions:
     calls_left: list[int]
     depth: int
     out: list[Any]
+    halted: bool
 
     if TYPE_CHECKING:  # the runner's, used here
 
@@ -71,7 +72,8 @@ class Functions:
         """A whole script; then the body of each function it defines and never calls, as if run where it stands
         (its arguments unknown): a script of functions called from elsewhere still shows what they start."""
         self.run(segments)
-        for name in uncalled_first(self.functions):  # those no other function calls first: they call the rest
+        uncalled = [] if self.halted else uncalled_first(self.functions)  # a script that ended runs none of them
+        for name in uncalled:  # those no other function calls first: they call the rest
             if name not in self.called:
                 self.called.add(name)
                 self.run(self.functions[name])

@@ -146,12 +146,12 @@ def _array_words(text: str, i: int) -> tuple[int, str]:
 def _operator(text: str, i: int, before: str) -> tuple[str, int]:
     """The control operator at text[i] (`;`, a newline, `|`, `&`, `&&`, `||`, `;;`) and the index of its last
     character. `before`: the operator that opened an empty segment ending here; `;;` then a newline or `;` stays
-    `;;` (the next case arm follows)."""
+    `;;` (the next case arm follows), and `&` then a newline stays `&` (the command before ran in the background)."""
     op = text[i]
     if text.startswith(("&&", "||", ";;"), i):
         op = text[i : i + 2]
         i += 1
-    return (";;" if before == ";;" and op in ("\n", ";") else op), i
+    return (before if (before, op) in ((";;", "\n"), (";;", ";"), ("&", "\n")) else op), i
 
 
 def _read_heredocs(text: str, i: int, pending: list[tuple[int, str, bool, bool]], out: list[Segment]) -> int:
