@@ -38,6 +38,9 @@ weights) leaves 69.40 GiB where they leave 70.42. `profile_growth` is that least
 models' growth, up to U006's 9.0 GiB with `--safetensors-load-strategy prefetch`, is not modelled), so no DGX Spark
 log is predicted with less KV than it had but field14 U011, a patched build whose summary terms do not add up
 (FIELD14-FINDINGS.md).
+KV-ERRORS.md 'unified' tabulates every GB10 record: the growth rises with the weights one GPU loads (1.0 GiB + ~7 %
+on the launches with one engine), and depends on whether the boot's checkpoint read and compile were cold; measured
+on branch gb10-growth, not landed (the co-tenant X005 and U011 move the wrong way).
 """
 
 from __future__ import annotations
