@@ -287,3 +287,14 @@ def test_perf_sweep_and_max_concurrency_are_not_given_together() -> None:
     err = invoke([*args, "--max-concurrency", "8"], exit_code=2).stderr
     assert err == "Error: --sweep gives the concurrencies of the curve: drop --max-concurrency (or --sweep)\n"
     assert "at most" not in invoke(args).stdout
+
+
+def test_a_listing_pattern_does_not_cut_a_number() -> None:
+    """`models qwen3` listed DeepSeek-R1-Distill-Qwen-32B (squeezed, 'qwen32b' holds 'qwen3'); `gpus a100` would list
+    an RTX A1000 alike."""
+    out = invoke(["models", "qwen3"]).stdout
+    assert "Qwen/Qwen3-8B" in out and "DeepSeek-R1-Distill-Qwen-32B" not in out
+    assert "meta-llama/Llama-3.1-8B-Instruct" in invoke(["models", "llama3"]).stdout
+    assert "Qwen/Qwen2.5-7B-Instruct" in invoke(["models", "qwen2"]).stdout  # 2 of 2.5: a decimal, not cut
+    keys = [line.split()[0] for line in invoke(["gpus", "a100"]).stdout.splitlines()[2:] if line.strip()]
+    assert all(k.startswith("a100") for k in keys[:-1]), keys

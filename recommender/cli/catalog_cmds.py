@@ -21,12 +21,30 @@ def _squeezed(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
+def _holds(name: str, wanted: str) -> bool:
+    """Whether `name` holds the squeezed `wanted` (case, spaces, dashes, dots and underscores ignored) without
+    cutting a number: `qwen3` is in Qwen3-8B, not in Qwen-32B (3 of 32); `a100` is not in RTX A1000."""
+    low = name.lower()
+    at = [i for i, ch in enumerate(low) if ch.isalnum()]
+    squeezed = "".join(low[i] for i in at)
+    start = squeezed.find(wanted)
+    while wanted and start != -1:
+        after, before = at[start + len(wanted) - 1] + 1, at[start] - 1
+        cut_after = wanted[-1].isdigit() and after < len(low) and low[after].isdigit()
+        cut_before = wanted[0].isdigit() and before >= 0 and low[before].isdigit()
+        if not (cut_after or cut_before):
+            return True
+        start = squeezed.find(wanted, start + 1)
+    return not wanted
+
+
 def matching(pattern: str | None, what: str, items: list[T], names: Callable[[T], Iterable[str]]) -> list[T]:
-    """The items one of whose names holds `pattern` (case, spaces, dashes and underscores ignored)."""
+    """The items one of whose names holds `pattern` (case, spaces, dashes and underscores ignored; a number is
+    not cut: `qwen3` does not match Qwen-32B)."""
     if pattern is None:
         return items
     wanted = _squeezed(pattern)
-    found = [i for i in items if any(wanted in _squeezed(n) for n in names(i))]
+    found = [i for i in items if any(_holds(n, wanted) for n in names(i))]
     if not found:
         raise InputError(f"no catalog {what} matches {pattern!r} (run `vllm-plan {what}s` for them all)")
     return found
