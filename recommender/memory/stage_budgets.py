@@ -170,7 +170,7 @@ def stage_budgets(
         if not v0:  # the V1 proposer's per-token buffers, allocated before the profiling run
             act += spec_decode.proposer_buffer_bytes(on_stage, limits.max_num_batched_tokens, precision.dtype_bytes)
         nt = overheads.non_torch_bytes(tp=tp, nvlink=gpu.nvlink, version=v, multicast=gpu.nvswitch_multicast, v0=v0)
-        nt += unified.profile_growth(gpu)  # an integrated device's snapshot sees the host's memory (memory/unified.py)
+        nt += unified.profile_growth(gpu, w)  # the host's growth on an integrated device (memory/unified.py)
         if profiler_counts_whole_device(version, v0=v0):
             nt += budget.total - budget.free  # other processes' memory (the context: see PROFILER_COUNTS_DEVICE_UNTIL)
         cg = graph_estimate(model, gpu, (flags, limits), version, len(layers), graphs=graphs, v0=v0)

@@ -31,16 +31,17 @@ memory (psutil from 0.11.1; before it torch.cuda.mem_get_info, which there is th
 P001). So whatever the host gains between init_device's snapshot and the end of the profiling run (the engine
 process's own host allocations while it loads, compiles and profiles, and any other process) is charged to non-torch
 memory and taken from the KV cache, where a discrete card's snapshot never sees host memory. The DGX Spark logs that
-print their available KV (field sets' U016, G015, G040, P001, R013, Q017, U002, U007, U006) hold 1.0 to 9.0 GiB less
-than the discrete-card terms leave (Q006, with LoRA, 11.4; U011 is the exception below), and the smallest model the
-least: Qwen3-0.6B at 0.27.1 (field14 U016, its "consumed memory (weights + non-torch)" 3.35 GiB against 1.12 of
-weights) leaves 69.40 GiB where they leave 70.42. `profile_growth` is that least figure, 1.0 GiB: a floor (the larger
-models' growth, up to U006's 9.0 GiB with `--safetensors-load-strategy prefetch`, is not modelled), so no DGX Spark
-log is predicted with less KV than it had but field14 U011, a patched build whose summary terms do not add up
-(FIELD14-FINDINGS.md).
-KV-ERRORS.md 'unified' tabulates every GB10 record: the growth rises with the weights one GPU loads (1.0 GiB + ~7 %
-on the launches with one engine), and depends on whether the boot's checkpoint read and compile were cold; measured
-on branch gb10-growth, not landed (the co-tenant X005 and U011 move the wrong way).
+print their available KV hold 1.0 to 3.2 GiB more non-KV memory than the discrete-card terms leave, and the more the
+larger the weights one GPU loads (KV-ERRORS.md 'unified', the gap with the discrete terms alone): Qwen3-0.6B 1.02
+GiB (field14 U016, 1.12 GiB of weights, 0.27.1), gpt-oss-20b 1.75 (field2 G015, 13.7), Gemma-4-26B NVFP4 2.12 (G040,
+15.9), Qwen3.6-35B-A3B NVFP4 3.02 (field10 Q017, 21.9), Qwen3.6-35B-A3B BF16 at TP 2 3.19 (field14 U002, 32.9 per
+node). `profile_growth` is `floor` plus `per_weight` of the stage's weights: 1.0 GiB + 7 % of them, the least-squares
+line through those five (intercept 1.01 GiB, slope 0.074; U016 alone set the old 1.0 GiB floor). What in the host
+grows with the weights is not in vLLM's source (its loader reads safetensors through mmap, whose page cache psutil
+counts as available); the records that do not follow the line are explained apart: 0.11.0's MemFree counts the
+checkpoint's page cache (P001 / R013), a second engine beside X005, U011's patched build, MTP drafters and hybrid
+activations (W003, U006 / U007). How much a boot shows also depends on whether its checkpoint read and compile were
+cold (NVIDIA/xr-ai#462, eugr/spark-vllm-docker#286). Jetson has no figure here.
 """
 
 from __future__ import annotations
@@ -55,15 +56,17 @@ from recommender.units import GiB, format_gib
 
 @dataclass(frozen=True, slots=True)
 class HostReserve:
-    """Memory an integrated GPU's host holds at vLLM's startup: at least `reserve`, often up to `safe`; and at least
-    `profile_growth` more by the end of the profiling run, which vLLM charges to non-torch memory."""
+    """Memory an integrated GPU's host holds at vLLM's startup: at least `reserve`, often up to `safe`; and by the end
+    of the profiling run `floor` plus `per_weight` of the weights one GPU loads more, which vLLM charges to non-torch
+    memory."""
 
     reserve: int
     safe: int
-    profile_growth: int
+    floor: int
+    per_weight: float
 
 
-RESERVES = {"gb10": HostReserve(reserve=12 * GiB, safe=16 * GiB, profile_growth=1 * GiB)}
+RESERVES = {"gb10": HostReserve(reserve=12 * GiB, safe=16 * GiB, floor=1 * GiB, per_weight=0.07)}
 
 
 def host_reserve(gpu: Gpu) -> HostReserve | None:
@@ -80,10 +83,11 @@ def startup_free(gpu: Gpu) -> int:
     return gpu.total_bytes - (held.reserve if held else 0)
 
 
-def profile_growth(gpu: Gpu) -> int:
-    """Host memory vLLM's profile of an integrated device charges to non-torch memory (0 for a discrete card)."""
+def profile_growth(gpu: Gpu, weights: int) -> int:
+    """Host memory vLLM's profile of an integrated device charges to non-torch memory beside `weights` bytes loaded
+    on the GPU (0 for a discrete card)."""
     held = host_reserve(gpu)
-    return held.profile_growth if held else 0
+    return held.floor + int(held.per_weight * weights) if held else 0
 
 
 def max_utilization(gpu: Gpu) -> float | None:
