@@ -194,8 +194,10 @@ def quantized_bytes(q: QuantSpec, rows: int, cols: int, method: str | None = Non
         return n // 2 + n // 16 + 8
     if m == "mxfp4":
         return n // 2 + n // 32
-    if m == "MXFP8":  # ModelOpt MIXED_PRECISION layers: float8 weight, one uint8 (e8m0) scale per 32 inputs
-        return n + rows * cdiv(cols, 32)  # kMxfp8StaticScale, GroupShape(1, 32) (quant_utils.py)
+    if m in ("MXFP8", "mxfp8"):  # ModelOpt MXFP8 (whole model or MIXED_PRECISION layers): float8 weight, one
+        return n + rows * cdiv(cols, 32)  # uint8 (e8m0) scale per 32 inputs: kMxfp8StaticScale, GroupShape(1, 32)
+    if m == "ocp-mx":  # Quark OCP MX: fp4 2 a byte / fp6 4 in 3 bytes, uint8 e8m0 scale [N, K // 32] (quark_ocp_mx.py)
+        return rows * (cols * q.bits // 8) + rows * (cols // 32)
     if m == "bitsandbytes" and q.bits == 8:
         return n + rows * 4  # LLM.int8(): int8 weight and one float32 scale (SCB) per output row
     if m == "bitsandbytes":

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from recommender.errors import FlagError, ModelConfigError, UnsupportedArchitectureError
+from recommender.model.quark import quark_quant
 from recommender.model.spec import ModelSpec, QuantSpec
 
 # --quantization names vLLM accepts for the same checkpoint formats this module reads.
@@ -18,9 +19,10 @@ _QUANT_ALIASES = {
     "modelopt": "fp8",
     "modelopt_fp4": "nvfp4",
     "fbgemm_fp8": "fp8",
+    "modelopt_mxfp8": "mxfp8",
 }
 # Methods that name a checkpoint family rather than one format: any checkpoint of theirs matches.
-_FAMILY_METHODS = ("compressed-tensors", "modelopt", "mxfp4", "modelopt_fp4")
+_FAMILY_METHODS = ("compressed-tensors", "modelopt", "mxfp4", "modelopt_fp4", "quark")
 
 
 def online_quant(method: str) -> QuantSpec:
@@ -302,6 +304,11 @@ def _compressed_tensors(qc: Mapping[str, Any]) -> QuantSpec:
 
 
 def _modelopt(q: Mapping[str, Any]) -> QuantSpec:
+    """ModelOpt: an hf_quant_config.json `quantization` block, or the same keys in config.json's
+    quantization_config (top level, or nested under `quantization` as vLLM's ModelOpt configs also read it)."""
+    nested = q.get("quantization")
+    if isinstance(nested, Mapping) and not q.get("quant_algo"):
+        q = nested
     algo = str(q.get("quant_algo", "")).upper()
     keep = _str_tuple(q.get("exclude_modules")) + _str_tuple(q.get("ignore"))
     kv_fp8 = str(q.get("kv_cache_quant_algo", "")).upper() == "FP8"
@@ -324,6 +331,8 @@ def _modelopt(q: Mapping[str, Any]) -> QuantSpec:
             kv_cache_fp8=kv_fp8,
             label="NVFP4 (ModelOpt)",
         )
+    if algo == "MXFP8":
+        return _mxfp8(keep, kv_fp8, "ModelOpt")
     if algo == "MIXED_PRECISION":
         mixed = _mixed_layers(q.get("quantized_layers"))
         return QuantSpec(
@@ -337,6 +346,21 @@ def _modelopt(q: Mapping[str, Any]) -> QuantSpec:
             label="ModelOpt mixed NVFP4/FP8",
         )
     raise UnsupportedArchitectureError(f"ModelOpt quant_algo {algo or '(none)'!r} is not modelled")
+
+
+def _mxfp8(keep: tuple[str, ...], kv_fp8: bool, producer: str) -> QuantSpec:
+    """ModelOptMxFp8Config (modelopt.py): every linear and the routed experts in float8_e4m3 with one uint8 e8m0
+    scale per 32 inputs (ModelOptMxFp8LinearMethod / ModelOptMxFp8FusedMoE.create_weights, MXFP8_BLOCK_SIZE 32);
+    `exclude_modules` stay 16-bit; activations are quantized at run time (no input scales)."""
+    return QuantSpec("mxfp8", 8, group_size=32, keep_unquantized=keep, kv_cache_fp8=kv_fp8, label=f"MXFP8 ({producer})")
+
+
+def _mxfp8_checkpoint(qc: Mapping[str, Any]) -> QuantSpec:
+    """MiniMax-style `quant_method: mxfp8` checkpoints: ModelOptMxFp8Config.from_config normalizes them to the
+    ModelOpt MXFP8 schema (`ignored_layers` as exclude_modules, kv_cache_quant_algo kept), the same bytes on disk."""
+    keep = _str_tuple(qc.get("ignored_layers")) + _str_tuple(qc.get("modules_to_not_convert"))
+    kv_fp8 = str(qc.get("kv_cache_quant_algo") or "").upper() == "FP8"
+    return replace(_mxfp8(keep, kv_fp8, "MXFP8 checkpoint"), checkpoint_format="modelopt")
 
 
 # The per-layer algorithms of MIXED_PRECISION whose bytes memory/weights.py counts (vLLM 0.33 has more: block FP8
@@ -373,4 +397,6 @@ _READERS: dict[str, Callable[[Mapping[str, Any]], QuantSpec]] = {
     "modelopt_fp4": _modelopt,
     "bitsandbytes": _bitsandbytes,
     "auto-round": _auto_round,
+    "quark": quark_quant,
+    "mxfp8": _mxfp8_checkpoint,
 }

@@ -164,7 +164,8 @@ class AudioSpec:
 class QuantSpec:
     """Weight quantization as declared by the checkpoint (or requested online).
 
-    `method`: fp8 | gptq | awq | compressed-tensors | nvfp4 | mxfp4 | modelopt-fp8 | bitsandbytes.
+    `method`: fp8 | gptq | awq | int8 | nvfp4 | mxfp4 (experts only) | ocp-mx (Quark MXFP4 / MXFP6, every
+    linear) | mxfp8 | modelopt-mixed | bitsandbytes | experts_int8.
     `bits`: bits per quantized weight; `group_size`: elements sharing one scale (-1 = per channel,
     0 = per tensor); `block`: 2-D block scales (DeepSeek FP8 128x128).
     """

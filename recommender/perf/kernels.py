@@ -34,6 +34,10 @@ def compute_kind(quant: QuantSpec | None, gpu: Gpu) -> str:
         return "int8"
     if method == "nvfp4":
         return "fp4" if gpu.fp4 else "w-only"
+    if method == "ocp-mx":  # Quark MXFP4 / MXFP6: native MX GEMMs where the card has FP4, else dequantized
+        return "fp4" if gpu.fp4 else "w-only"
+    if method == "mxfp8":
+        return "fp8" if gpu.fp8 else "w-only"
     if method == "modelopt-mixed":  # FP8 and NVFP4 layers: the FP8 ones compute in FP8 where the card has it
         return "fp4" if gpu.fp4 else ("fp8" if gpu.fp8 else "w-only")
     return "bf16"
