@@ -60,7 +60,7 @@ from recommender.memory.explanation import StageBudget
 from recommender.memory.precision import gpu_refusal
 from recommender.memory.startup_issues import IssueKind
 from recommender.sources.resolve import resolve_model
-from recommender.units import GiB
+from recommender.units import GiB, MiB
 
 DATA = Path(__file__).resolve().parent / "data" / "calibration"
 DEFAULT = (DATA / "vllm_startup_logs.jsonl", DATA / "vllm_startup_logs_added.jsonl")
@@ -431,7 +431,25 @@ def _gpu(r: dict[str, Any]) -> tuple[Gpu, bool] | None:
     if card is None:
         return None
     total = r.get("gpu_total_gib")
-    return (replace(card, total_bytes=int(total * GiB)) if total else card), named
+    if total:
+        return replace(card, total_bytes=int(total * GiB)), named
+    if card.smi_total_mib and on_windows(r):
+        return replace(card, total_bytes=card.smi_total_mib * MiB), named
+    return card, named
+
+
+# Under WSL2 (and native Windows) the CUDA device total is nvidia-smi's, to a few MiB, where Linux's driver keeps
+# back more (the RTX 5090: 32,607 MiB by nvidia-smi, 31.36-31.4 GiB in vLLM's logs on Linux): an RTX 4080 under WSL2
+# prints 15.99 GiB of 16,376 MiB (calibration C000), an RTX 4090 23.99 of 24,564 (field14 U017), torch reads an RTX
+# 5060 Ti's as 15.9 GiB of 16,311 (field17 Y020) and an RTX 5080's as 16,302 MiB of 16,303 on a Windows host
+# (profiles/gpus/rtx5080.yaml). The catalog holds the Linux total; a record whose card runs under WSL takes the
+# card's nvidia-smi total when the catalog has it and the log prints none.
+WINDOWS = re.compile(r"\bWSL2?\b|Windows 1[01]")
+
+
+def on_windows(r: dict[str, Any]) -> bool:
+    """The record's card runs under WSL2 or Windows, as its GPU field, flags, notes or log excerpt say."""
+    return any(WINDOWS.search(str(r.get(k) or "")) for k in ("gpu", "other_flags", "notes", "raw", "source"))
 
 
 def record_flags(r: dict[str, Any]) -> EngineFlags:
