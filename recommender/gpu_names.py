@@ -10,7 +10,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from recommender.errors import UnknownGpuError
-from recommender.hardware import Gpu, custom_gpu, modified_card, unified_share, vgpu_type, with_given_total
+from recommender.hardware import (
+    Gpu,
+    custom_gpu,
+    mig_slice,
+    modified_card,
+    unified_share,
+    vgpu_type,
+    with_given_total,
+)
 from recommender.quoting import quoted
 from recommender.units import GiB
 
@@ -19,15 +27,33 @@ _GIVEN_TOTAL_KEY = re.compile(r"(?P<key>[a-z0-9.-]+)-(?P<gib>\d+(?:\.\d+)?)gib")
 
 def given_card(name: str | None, memory_gib: float, catalog: Sequence[Gpu]) -> Gpu:
     """`--gpu-memory-gib N`, with `--gpu NAME` naming the chip when the catalog knows it (the total also picks
-    between cards of one name); an unknown or MIG name is a custom card called that."""
-    if name:
+    between cards of one name; a MIG instance's board, `NVIDIA A100-SXM4-80GB MIG 3g.40gb` as torch names it, is
+    its chip); an unknown name is a custom card called that."""
+    if not name:
+        return custom_gpu(memory_gib)
+    for written in (name, _board_of_mig(name)):
         try:
-            card = resolve_gpu(name, catalog, memory_mib=int(memory_gib * 1024))
+            card = resolve_gpu(written, catalog, memory_mib=int(memory_gib * 1024)) if written else None
         except UnknownGpuError:
             card = None
         if card is not None:
-            return with_given_total(card, memory_gib)
-    return custom_gpu(memory_gib, name=name or "custom")
+            return with_given_total(_instance(card, name) if written != name else card, memory_gib)
+    return custom_gpu(memory_gib, name=name)
+
+
+def _instance(board: Gpu, name: str) -> Gpu:
+    """The MIG instance `name` names on `board` (no NVLink between instances), or the board when no profile says."""
+    profile = _MIG_PROFILE.search(name.lower())
+    try:
+        return mig_slice(board, profile.group(0)) if profile else board
+    except UnknownGpuError:
+        return board
+
+
+def _board_of_mig(name: str) -> str | None:
+    """The board a MIG instance's name starts with (`NVIDIA A100-SXM4-80GB MIG 3g.40gb`), else None."""
+    mig = _MIG_START.search(name)
+    return (name[: mig.start()].strip(" -_") or None) if mig else None
 
 
 _MEMORY = re.compile(r"(?<![a-z0-9])(\d+(?:\.\d+)?)\s*(?:gib|gb|g)(?![a-z0-9])")
@@ -56,6 +82,7 @@ _ALTERNATIVES = re.compile(r"\s*/\s*")
 # A MIG profile as nvidia-smi, the device plugin's resources and GFD print it (`1g.10gb`, `3g.40gb`, `1g.10gb+me`),
 # also without the word MIG: `<compute slices>g.<memory>gb`.
 _MIG_PROFILE = re.compile(r"(?<![a-z0-9])\d+g\.\d+gb(?:\+me)?(?![a-z0-9])")
+_MIG_START = re.compile(r"(?<![a-z0-9])(?:mig|\d+g\.\d+gb)(?![a-z0-9])", re.I)
 # A count written with the card, as people write a machine (`h100x8`, `8xH100`, `8 x A100`, Modal's `H100:8`).
 _COUNTED = (
     re.compile(r"^\s*(?P<count>\d{1,3})\s*[x*\u00d7]\s*(?P<card>\S.*?)\s*$", re.I),

@@ -298,3 +298,15 @@ def test_a_listing_pattern_does_not_cut_a_number() -> None:
     assert "Qwen/Qwen2.5-7B-Instruct" in invoke(["models", "qwen2"]).stdout  # 2 of 2.5: a decimal, not cut
     keys = [line.split()[0] for line in invoke(["gpus", "a100"]).stdout.splitlines()[2:] if line.strip()]
     assert all(k.startswith("a100") for k in keys[:-1]), keys
+
+
+def test_a_mig_instance_with_its_total_keeps_its_boards_chip() -> None:
+    """`--gpu 'NVIDIA A100-SXM4-80GB MIG 3g.40gb' --gpu-memory-gib 39.5` (torch's name of the instance, the total it
+    prints) was a custom card of compute capability 8.0 and no vendor; now the A100's chip, one instance of it."""
+    args = ["explain", "Qwen/Qwen3-0.6B", "--gpu-memory-gib", "19.5", "--format", "json", "--gpu"]
+    doc = json.loads(invoke([*args, "NVIDIA H100 80GB HBM3 MIG 2g.20gb"]).stdout)
+    assert doc["gpu"] == "NVIDIA H100 80GB HBM3 MIG 2g.20gb (19.5 GiB)" and doc["gpu_total_gib"] == 19.5
+    assert json.loads(invoke([*args, "bogus MIG 1g.5gb"]).stdout)["gpu"] == "bogus MIG 1g.5gb (19.5 GiB)"
+    # the FP8 the H100's chip runs (a custom card of capability 8.0 has none)
+    fp8 = json.loads(invoke([*args, "NVIDIA H100 80GB HBM3 MIG 2g.20gb", "--quantization", "fp8"]).stdout)
+    assert "FP8" in fp8["quantization"] or "fp8" in fp8["quantization"]
