@@ -310,3 +310,12 @@ def test_a_mig_instance_with_its_total_keeps_its_boards_chip() -> None:
     # the FP8 the H100's chip runs (a custom card of capability 8.0 has none)
     fp8 = json.loads(invoke([*args, "NVIDIA H100 80GB HBM3 MIG 2g.20gb", "--quantization", "fp8"]).stdout)
     assert "FP8" in fp8["quantization"] or "fp8" in fp8["quantization"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_recommend_emit_with_a_document_format_is_refused(fmt: str) -> None:
+    """`recommend --emit command --format json` printed the script and dropped --format without a word."""
+    args = ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "l4", "--concurrency", "4", "--emit", "command"]
+    err = invoke([*args, "--format", fmt], exit_code=2).stderr
+    assert err.startswith(f"Error: --emit prints the artifacts (with -o DIR, plan.yaml beside them), --format {fmt}")
+    assert invoke(args).stdout.startswith("#!/bin/sh")

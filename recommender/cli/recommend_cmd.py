@@ -259,6 +259,11 @@ def recommend(
     opts = options_from(options)  # the rendering options, consumed
     dataset = options.pop("dataset_name")
     fmt_given = click.get_current_context().get_parameter_source("fmt") != ParameterSource.DEFAULT
+    if emit_spec and fmt in ("json", "yaml"):  # it printed the artifacts and dropped the format without a word
+        raise InputError(
+            f"--emit prints the artifacts (with -o DIR, plan.yaml beside them), --format {fmt} the plan document: "
+            "give one of them"
+        )
     file_fmt = output_file_format(output_dir, fmt, fmt_given) if output_dir and not emit_spec else None
     origins = {key: origin_of(key, config) for key in ("model", "gpu") if options.get(key) in (None, "")}
     settings = merge_settings(options, config)
