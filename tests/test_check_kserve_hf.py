@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from recommender.check.load import read_text
 from recommender.check.run import engine_summary
+from recommender.cli import cli
 from recommender.serve_args import parse_serve_argv
 
 from .conftest import invoke
@@ -270,3 +273,39 @@ def test_llm_inference_service_prefill_workload_is_a_server() -> None:
     assert prefill.argv == ("vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct", "--tensor-parallel-size", "2")
     assert prefill.gpus_per_pod == 2
     assert len(read_text(_LLMISVC_PREFILL.split("  prefill:")[0], "llmisvc.yaml")) == 1
+
+
+_LLMISVC_NODES = """apiVersion: serving.kserve.io/v1alpha2
+kind: LLMInferenceService
+metadata: {name: qwen3-coder, namespace: ai-serving}
+spec:
+  model:
+    uri: hf://Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8
+    name: Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8
+  template:
+    containers:
+    - name: main
+      env:
+      - name: VLLM_ADDITIONAL_ARGS
+        value: >-
+          --max-model-len 32768
+          --gpu-memory-utilization 0.90
+      resources:
+        limits:
+          nvidia.com/gpu: "1"
+    nodeSelector:
+      node.kubernetes.io/instance-type: g6e.2xlarge
+"""
+
+
+def test_llm_inference_service_template_node_selector_names_the_gpu(tmp_path: Path) -> None:
+    """An LLMInferenceService's `template` is the pod's spec (corev1.PodSpec), so its nodeSelector picks the nodes:
+    an AWS g6e.2xlarge is one L40S. Excerpt of nirjhar17/synapxe-opencode-demo llminferenceservice.yaml (round 28),
+    read before as no GPU type."""
+    (found,) = read_text(_LLMISVC_NODES, "llmisvc.yaml")
+    assert found.node_labels == {"node.kubernetes.io/instance-type": "g6e.2xlarge"}
+    assert found.argv[:3] == ("vllm", "serve", "Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8")
+    path = tmp_path / "llmisvc.yaml"
+    path.write_text(_LLMISVC_NODES, encoding="utf-8")
+    (result,) = json.loads(CliRunner().invoke(cli, ["check", str(path), "--format", "json"]).stdout)
+    assert result["gpu"] == "NVIDIA L40S"
