@@ -365,8 +365,8 @@ def _llm_workload(
         args = [_mounted_model(w, model) for w in _eval_words(main)]
         return container_found(doc, where, template, {}, {**main, "command": argv, "args": args}, source, index)
     gpus, _ = gpu_count(main.get("resources"))
-    found = Found(source, resource_name(doc, index), tuple(argv), gpus_per_pod=gpus, container="main", env=env)
-    return [replace(found, node_labels=node_labels(template))]  # the template is the pod's spec (corev1.PodSpec)
+    server = Found(source, resource_name(doc, index), tuple(argv), gpus_per_pod=gpus, container="main", env=env)
+    return [replace(server, node_labels=node_labels(template))]  # the template is the pod's spec (corev1.PodSpec)
 
 
 def _eval_words(main: Mapping[str, Any]) -> list[str]:
