@@ -319,3 +319,31 @@ def test_recommend_emit_with_a_document_format_is_refused(fmt: str) -> None:
     err = invoke([*args, "--format", fmt], exit_code=2).stderr
     assert err.startswith(f"Error: --emit prints the artifacts (with -o DIR, plan.yaml beside them), --format {fmt}")
     assert invoke(args).stdout.startswith("#!/bin/sh")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", ""],
+        ["check", "--gpu", "l4", ""],
+        ["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "l4", "--concurrency", "4", "-o", ""],
+        ["render", ""],
+        ["explain", "Qwen/Qwen3-8B", "--gpu", "l4", "-o", ""],
+        ["explain", "--log", "", "--gpu", "l4"],
+        ["perf", "--compare", "", "--gpu", "l4"],
+    ],
+)
+def test_an_empty_file_or_folder_name_is_refused(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`check "$DIR"` / `-o "$OUT"` with the variable unset read '' as '.': check judged the whole working directory
+    (exit 0 when it passed), recommend -o wrote its artifacts into it."""
+    monkeypatch.chdir(tmp_path)
+    err = invoke(args, exit_code=2).stderr
+    assert "an empty" in err and "(an unset shell variable?)" in err
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_an_empty_word_inside_a_checked_command_is_still_read() -> None:
+    result = invoke(["check", "--gpu", "h100", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--api-key", ""])
+    assert "PASS" in result.stdout

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from recommender.cli import params
 from recommender.cli.bench_inputs import engine_setup, read_result_file, result_model, serve_flag_options
 from recommender.cli.explain_cmd import release_setting
 from recommender.cli.output import emit, format_option
@@ -19,7 +20,7 @@ from recommender.serve_argv_builder import build_serve_argv
 
 
 @click.command("calibrate")
-@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="RESULT.json...")
+@click.argument("results", nargs=-1, required=True, type=params.path(), metavar="RESULT.json...")
 @click.option("--model", "model_opt", help="Model served in the runs (default: each file's model_id).")
 @serve_flag_options
 @click.option("--dataset-name", type=click.Choice(DATASETS), default="random", show_default=True)

@@ -159,7 +159,7 @@ def result_json(r: ServerResult) -> dict[str, Any]:
 )
 @click.option(
     "--chart",
-    type=click.Path(path_type=Path),
+    type=params.path(),
     help="Helm chart folder: render it with helm (INPUTs are its values files, one release each) and check that.",
 )
 @format_choice("html", "markdown")
@@ -242,6 +242,8 @@ def _command_inputs(inputs: tuple[str, ...]) -> tuple[str, ...]:
     one command, as in explain (check/commands.py starts_a_command)."""
     if len(inputs) > 1 and starts_a_command(inputs):
         return (shlex.join(inputs),)
+    if any(not item.strip() for item in inputs):  # `check "$DIR"` with DIR unset: not the working directory
+        raise InputError("an empty input (an unset shell variable?): give a file, a folder, a command or -")
     return inputs
 
 

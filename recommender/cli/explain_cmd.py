@@ -261,7 +261,7 @@ def resolve_hardware(gpu: str | None, gpu_memory_gib: float | None) -> Gpu:
 @click.option(
     "--log",
     "log_file",
-    type=click.Path(path_type=Path),
+    type=params.path(),
     help="A vLLM server log (- for stdin): explain the startup it shows (model, flags, release, GPU) and compare "
     "its figures.",
 )

@@ -7,6 +7,7 @@ nan`, `--gpus-per-node 0` are refused, not computed); token counts take vLLM's h
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -56,3 +57,18 @@ TOKENS = Value(values.TOKENS)
 MAX_MODEL_LEN = Value(values.MAX_MODEL_LEN)
 BATCHED_TOKENS = Value(values.BATCHED_TOKENS)
 KV_BYTES = Value(values.KV_BYTES)
+
+
+class NamedPath(click.Path):
+    """click.Path that refuses an empty name: `-o "$OUT"` or `check "$DIR"` with the variable unset read as `.`, the
+    working directory (files written into it, a whole repository checked in place of one folder)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty name (an unset shell variable?): give a file or folder", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def path(*, dir_okay: bool = True) -> NamedPath:
+    """The path type of every file or folder option: a `pathlib.Path`, never from an empty name."""
+    return NamedPath(dir_okay=dir_okay, path_type=Path)

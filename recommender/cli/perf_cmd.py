@@ -190,7 +190,7 @@ def _compare(
 @click.option("--dataset-name", type=click.Choice(DATASETS), default="random", show_default=True)
 @click.option("--seed", type=params.SEED, default=0, show_default=True)
 @click.option("--sweep", "sweep_text", help="Concurrencies to sweep, e.g. 1,2,4,8,16 (a curve).")
-@click.option("--compare", "compare_path", type=click.Path(path_type=Path), help="A `vllm bench serve` result file.")
+@click.option("--compare", "compare_path", type=params.path(), help="A `vllm bench serve` result file.")
 @format_choice("html")
 @output_option
 @plot_option

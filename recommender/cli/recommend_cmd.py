@@ -226,7 +226,7 @@ def _predicted(sp: ServicePlan, doc: Plan) -> list[str]:
 @click.option(
     "--config",
     "config",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=params.path(dir_okay=False),
     help="Project file (default ./vllm-plan.yaml).",
 )
 @click.option("--emit", "emit_spec", help=EMIT_HELP + " With -o, plan.yaml is written beside them.")

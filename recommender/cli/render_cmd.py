@@ -29,7 +29,7 @@ def render_options(func: F) -> F:
             click.option(
                 "-o",
                 "--output-dir",
-                type=click.Path(path_type=Path),
+                type=params.path(),
                 help="Write the files into this folder (atomically) instead of printing them. recommend without "
                 "--emit: a FILE.yaml, .json, .html or .txt receives the plan itself in that format.",
             ),
@@ -135,7 +135,7 @@ def load_plan(path: Path) -> Plan:
 
 
 @click.command()
-@click.argument("plan_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("plan_file", type=params.path(dir_okay=False))
 @click.option("--emit", default="all", show_default=True, help=EMIT_HELP)
 @render_options
 def render(plan_file: Path, emit: str, output_dir: Path | None, force: bool, **kw: Any) -> None:

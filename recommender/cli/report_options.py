@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from click.core import ParameterSource
 
+from recommender.cli import params
 from recommender.cli.output import dumps
 from recommender.errors import InputError
 
@@ -47,7 +48,7 @@ def output_option(func: F) -> F:
     return click.option(
         "-o",
         "--output",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=params.path(dir_okay=False),
         help="Write the output to FILE (atomically) instead of printing it; an existing FILE that differs from the "
         "new output is refused unless --force.",
     )(func)
@@ -55,7 +56,7 @@ def output_option(func: F) -> F:
 
 plot_option = click.option(
     "--plot",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=params.path(dir_okay=False),
     callback=_plot_path,
     metavar="FILE.svg|FILE.png",
     help="Also draw the report's charts into an image (PNG needs `pip install 'vllm-plan[plot]'`).",
