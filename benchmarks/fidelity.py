@@ -483,8 +483,21 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         use_v1=record_engine_is_v1(r),
         speculative_config=record_speculative(r),
         max_cudagraph_capture_size=record_max_capture_size(r),
+        llm_class=record_llm_class(r),
         **record_lora(r),
     )
+
+
+# the offline LLM class as the record's launch shows it: `LLM(...)`, `vllm bench latency|throughput` (which build an
+# LLM), the older benchmark scripts, or the collector's words
+LLM_CLASS = re.compile(
+    r"(?<![A-Za-z])LLM\(|vllm bench (?:latency|throughput)|benchmark_(?:latency|throughput)|\bLLM class\b"
+)
+
+
+def record_llm_class(r: dict[str, Any]) -> bool:
+    """The record's engine is the offline LLM class (its batch defaults, memory/engine.py LLM_CLASS_TOKENS)."""
+    return any(LLM_CLASS.search(str(r.get(k) or "")) for k in ("other_flags", "source_type"))
 
 
 # the scheduler's own line, "Chunked prefill is enabled with max_num_batched_tokens=8192" (vllm/config/scheduler.py),

@@ -39,6 +39,16 @@ def test_batch_defaults_by_release(key: str, version: str, expected: tuple[int, 
     assert batch_defaults(GPUS[key], VllmVersion.parse(version)) == expected
 
 
+def test_the_offline_llm_class_batches_more_tokens() -> None:
+    """get_batch_defaults' LLM_CLASS column: 8,192 where the API server gets 2,048, 16,384 where it gets 8,192; the
+    same sequences; V0 (before 0.8) and the >= 160 GiB tier keep the API server's figures."""
+    v = VllmVersion.parse
+    assert batch_defaults(GPUS["rtx5090"], v("0.20.0"), llm_class=True) == (256, 8192)
+    assert batch_defaults(GPUS["h100-sxm"], v("0.20.0"), llm_class=True) == (1024, 16384)
+    assert batch_defaults(GPUS["h100-sxm"], v("0.7.3"), llm_class=True) == (256, 2048)
+    assert batch_defaults(GPUS["b200"], v("0.33.0"), llm_class=True) == (1024, 16384)
+
+
 def test_which_engine_runs() -> None:
     v = VllmVersion.parse
     t4, a100 = GPUS["t4"], GPUS["a100-80gb"]

@@ -190,8 +190,23 @@ BY_NAME_FROM, SEQS_BY_NAME_FROM, BY_MEMORY_FROM = VllmVersion(0, 8), VllmVersion
 A100_SMALL_FROM, LARGEST_TIER_FROM = VllmVersion(0, 9), VllmVersion(0, 28)
 
 
-def batch_defaults(gpu: Gpu, version: VllmVersion) -> tuple[int, int]:
-    """(max_num_seqs, max_num_batched_tokens) for the OpenAI API server (engine/arg_utils.py:get_batch_defaults)."""
+# The offline LLM class (`LLM(...)`, `vllm bench latency|throughput`) gets the same sequences and more batched tokens in
+# every tier get_batch_defaults has (engine/arg_utils.py, 0.8.5 ... 0.27: {LLM_CLASS: 16384, OPENAI_API_SERVER: 8192}
+# for >= 70 GiB, {LLM_CLASS: 8192, OPENAI_API_SERVER: 2048} below; _set_default_args_v1 of 0.8.0 had the same pairs by
+# device name). The >= 160 GiB tier's LLM-class figure is not read: the API server's is kept there.
+LLM_CLASS_TOKENS = {2048: 8192, 8192: 16384}
+
+
+def batch_defaults(gpu: Gpu, version: VllmVersion, *, llm_class: bool = False) -> tuple[int, int]:
+    """(max_num_seqs, max_num_batched_tokens) for the OpenAI API server (engine/arg_utils.py:get_batch_defaults), or
+    for the offline LLM class (`llm_class`, LLM_CLASS_TOKENS)."""
+    seqs, tokens = _api_batch_defaults(gpu, version)
+    if llm_class and version >= BY_NAME_FROM:
+        return seqs, LLM_CLASS_TOKENS.get(tokens, tokens)
+    return seqs, tokens
+
+
+def _api_batch_defaults(gpu: Gpu, version: VllmVersion) -> tuple[int, int]:
     if version < BY_NAME_FROM:
         return 256, 2048
     if version < BY_MEMORY_FROM:
@@ -254,6 +269,8 @@ class EngineFlags:
     optimization_level: str | None = None
     cudagraph_capture_sizes: tuple[int, ...] | None = None
     max_cudagraph_capture_size: int | None = None
+    # the engine is the offline LLM class (`LLM(...)`, `vllm bench latency`), not `vllm serve`: its batch defaults
+    llm_class: bool = False
 
     def capture_request(self) -> CaptureRequest:
         """The capture sizes, maximum and cudagraph_mode the launch asks for (memory/capture_config.py)."""
