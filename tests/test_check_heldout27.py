@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .check_support import engine_settings, found_in, serves, write_file
+import pytest
+
+from recommender.check.inputs import load_inputs
+
+from .check_support import engine_settings, found_in, serves, write_file, write_files
 
 # OLAF-OSS/gemma4-vllm pod.sh (round 27): podman's own `--pod NAME` takes a value (podman-run(1)), so the image is the
 # first word after it that is no option's value, not the pod's name
@@ -187,3 +191,60 @@ def test_an_exit_the_script_may_not_reach_does_not_end_it() -> None:
         '[ -z "$MODEL" ] && exit 1\nvllm serve org/m\n',
     ):
         assert len(serves(script)) == 1, script
+
+
+# benhurjoel/vllm-deployment-ocp-helm (round 27's repository): the chart is charts/vllm-hf, and examples/*-values.yaml
+# beside it are its values for one model each (`helm install R charts/vllm-hf -f examples/qwen3-6-35b-a3b-values.yaml`);
+# likewise surajssd/llm-k8s's configs/<model>/values.yaml for configs/chart. Excerpts, the chart cut to what it reads.
+CHART = {
+    "charts/vllm-hf/Chart.yaml": "apiVersion: v2\nname: vllm-hf\nversion: 0.1.1\n",
+    "charts/vllm-hf/values.yaml": (
+        "image:\n  repository: vllm/vllm-openai\n  tag: v0.8.5\nmodel:\n  repoId: TinyLlama/TinyLlama-1.1B-Chat-v1.0\n"
+        "vllm:\n  tensorParallelSize: 1\n  maxModelLen: ''\nresources:\n  limits:\n    nvidia.com/gpu: '1'\n"
+    ),
+    "charts/vllm-hf/templates/deployment.yaml": """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-vllm-hf
+spec:
+  selector:
+    matchLabels: {app: vllm}
+  template:
+    metadata:
+      labels: {app: vllm}
+    spec:
+      containers:
+        - name: vllm
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+          args:
+            - --model
+            - {{ .Values.model.repoId | quote }}
+            - --tensor-parallel-size
+            - {{ .Values.vllm.tensorParallelSize | quote }}
+            {{- if .Values.vllm.maxModelLen }}
+            - --max-model-len
+            - {{ .Values.vllm.maxModelLen | quote }}
+            {{- end }}
+          resources:
+            {{- toYaml .Values.resources | nindent 12 }}
+""",
+    "examples/qwen3-6-35b-a3b-values.yaml": (
+        "model:\n  repoId: Qwen/Qwen3.6-35B-A3B\nimage:\n  repository: vllm/vllm-openai\n  tag: v0.19.0\n"
+        'vllm:\n  tensorParallelSize: 1\n  maxModelLen: "262144"\n'
+    ),
+}
+
+
+def test_values_kept_outside_their_charts_folder_are_rendered_with_that_chart(tmp_path: Path) -> None:
+    from recommender.check import helm_charts
+
+    if helm_charts.find_helm() is None:
+        pytest.skip("helm is not installed")
+    write_files(tmp_path, CHART)
+    (found,) = found_in(tmp_path / "examples/qwen3-6-35b-a3b-values.yaml")
+    settings = engine_settings(found)
+    assert (settings["model"], settings["max_model_len"], found.gpus_per_pod) == ("Qwen/Qwen3.6-35B-A3B", 262144, 1)
+    # a key the chart's values.yaml does not have: not that chart's values, not read as them
+    write_files(tmp_path, {"examples/other.yaml": "model:\n  repoId: org/m\nreplicas: 2\n"})
+    loaded = load_inputs((str(tmp_path / "examples/other.yaml"),))
+    assert loaded.found == [] and "vllm-hf" not in " ".join(loaded.problems)

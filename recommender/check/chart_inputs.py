@@ -61,6 +61,16 @@ def load_chart_file(path: Path, out: Loaded) -> None:
         out.problems.append(f"{path}: no vLLM server in what chart {chart} renders (helm template)")
 
 
+def load_values_file(chart: Path, path: Path, out: Loaded) -> None:
+    """A values file kept outside its chart's folder (helm_charts.values_chart): the chart rendered with it."""
+    helm = helm_charts.find_helm()
+    assert helm is not None
+    before, problems = len(out.found), len(out.problems)
+    render_chart(chart, [path], helm, out, str(path))
+    if len(out.found) == before and len(out.problems) == problems:
+        out.problems.append(f"{path}: no vLLM server in what chart {chart} renders with it (helm template)")
+
+
 def render_chart(chart: Path, values: list[Path], helm: str, out: Loaded, shown: str) -> None:
     """The chart rendered with these values files; when helm cannot render it for want of dependencies not vendored
     under charts/, the servers its merged values hold for a chart check knows (production-stack's values under its

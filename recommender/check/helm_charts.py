@@ -97,6 +97,37 @@ def overlays(chart: Path) -> list[Path]:
     )
 
 
+def values_chart(path: Path, levels: int = 3) -> Path | None:
+    """The one chart of the repository a values file kept outside any chart's folder is for (`helm install R
+    charts/vllm-hf -f examples/qwen-values.yaml`): every top-level key of the file is a key of that chart's own
+    values.yaml (a chart's values are its values.yaml's keys, helm.sh/docs/chart_template_guide/values_files). The
+    charts are looked for beside the file and in each folder above it, two levels down, up to `levels` folders or
+    the repository's root (a .git folder); the nearest folder holding a chart decides, and two matching charts
+    there are no answer."""
+    keys = _top_keys(path) if path.suffix in (".yaml", ".yml") else None
+    if not keys or chart_of(path) is not None:
+        return None
+    for base in [path.parent, *path.parent.parents][: levels + 1]:
+        found = sorted({c for c in [*base.glob("*/Chart.yaml"), *base.glob("*/*/Chart.yaml")] if is_chart(c.parent)})
+        matching = [c.parent for c in found if keys <= (_top_keys(c.parent / "values.yaml") or set())]
+        if found:
+            return matching[0] if len(matching) == 1 else None
+        if (base / ".git").exists():
+            return None
+    return None
+
+
+def _top_keys(path: Path) -> set[str] | None:
+    """The top-level keys of a YAML mapping file (None when it is not one, or is not readable)."""
+    try:
+        if path.stat().st_size > 1_000_000:
+            return None
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError):
+        return None
+    return {str(k) for k in data} if isinstance(data, dict) and data else None
+
+
 def local_chart(origin: Path, relative: str, levels: int = 8) -> Path | None:
     """The chart a GitOps source names by its path in the repository (Argo CD's `path`), looked up from the folder
     of the file that names it and each folder above it (the repository's root is not known); never outside them."""

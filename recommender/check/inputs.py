@@ -25,7 +25,7 @@ from recommender.check import (
     kserve_runtimes,
     shell,
 )
-from recommender.check.chart_inputs import NO_HELM, load_chart_file, read_rendered, render_chart
+from recommender.check.chart_inputs import NO_HELM, load_chart_file, load_values_file, read_rendered, render_chart
 from recommender.check.found import Found
 from recommender.check.images import pinned_release
 from recommender.check.kustomize import kustomize_config_maps
@@ -232,7 +232,16 @@ def _load_input(item: str, out: Loaded, given: list[Path], stdin_text: str | Non
         load_chart_file(path, out)
     elif path_kind(path) == "file":
         given.append(path)
-        got = load_file(path, item, out.problems)
+        try:
+            problems = len(out.problems)
+            got = load_file(path, item, out.problems)
+        except InputError:
+            if not _read_as_values(path, out):
+                raise
+            return
+        if not got and _read_as_values(path, out):
+            del out.problems[problems:]  # what reading it alone said, before its chart was found
+            return
         if not got:
             out.problems.append(f"{item}: {_nothing_found(path)}")
         out.found += got
@@ -243,6 +252,16 @@ def _load_input(item: str, out: Loaded, given: list[Path], stdin_text: str | Non
         out.found += got
     else:
         out.problems.append(_unread(item, path))
+
+
+def _read_as_values(path: Path, out: Loaded) -> bool:
+    """A file no reader took that is the values of a chart of its repository kept outside the chart's folder
+    (helm_charts.values_chart): the chart rendered with it. A chart check knows keeps its own reading first."""
+    chart = helm_charts.values_chart(path)
+    if chart is None or helm_charts.find_helm() is None:
+        return False
+    load_values_file(chart, path, out)
+    return True
 
 
 def _container_run(item: str) -> bool:
