@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import invoke
+from .conftest import HF_CONFIGS, invoke
 
 GGUF_NAMES = [
     # a file name as llama.cpp and the GGUF publishers write it, local or not
@@ -347,3 +347,20 @@ def test_an_empty_file_or_folder_name_is_refused(
 def test_an_empty_word_inside_a_checked_command_is_still_read() -> None:
     result = invoke(["check", "--gpu", "h100", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--api-key", ""])
     assert "PASS" in result.stdout
+
+
+def test_a_folder_of_gguf_files_says_gguf_and_a_local_folder_named_gguf_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A llama.cpp download (GGUF files, no config.json) said only 'has no config.json'."""
+    monkeypatch.chdir(tmp_path)
+    gguf = tmp_path / "qwen-gguf"
+    gguf.mkdir()
+    (gguf / "qwen3-8b-q4_k_m.gguf").write_bytes(b"GGUF\x03\x00\x00\x00")
+    err = invoke(["show", str(gguf)], exit_code=2).stderr
+    assert "holds GGUF files ('qwen3-8b-q4_k_m.gguf', ...) and no config.json" in err
+    # a local folder whose name ends in -GGUF but holds a config.json is read as any local model
+    named = tmp_path / "Qwen3-0.6B-GGUF"
+    named.mkdir()
+    named.joinpath("config.json").write_text((HF_CONFIGS / "Qwen--Qwen3-0.6B" / "config.json").read_text())
+    assert "architecture: Qwen3ForCausalLM" in invoke(["show", "Qwen3-0.6B-GGUF"]).stdout

@@ -8,7 +8,7 @@ from typing import Any
 from recommender.errors import ModelConfigError, UnknownModelError
 from recommender.quoting import clipped
 from recommender.safe_load import path_kind
-from recommender.sources.not_models import adapter_error, deployment_file_error
+from recommender.sources.not_models import adapter_error, deployment_file_error, gguf_folder_error
 from recommender.sources.safetensors import CheckpointSummary, summarize
 
 MAX_CONFIG_BYTES = 64 << 20  # config.json and the index: the largest real ones are a few MiB
@@ -31,8 +31,12 @@ def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, Check
     elif kind == "dir":
         config_path, folder = path / "config.json", path
         if path_kind(config_path) == "missing":
-            raise adapter_error(path) or UnknownModelError(
-                f"{clipped(str(path))} has no config.json; give a model directory or a config.json file"
+            raise (
+                adapter_error(path)
+                or gguf_folder_error(path)
+                or UnknownModelError(
+                    f"{clipped(str(path))} has no config.json; give a model directory or a config.json file"
+                )
             )
     else:
         raise UnknownModelError(f"{clipped(str(path))} does not exist")

@@ -63,6 +63,18 @@ def gguf_error(ref: str, close_hint: Callable[[str], str]) -> UnknownModelError:
     )
 
 
+def gguf_folder_error(folder: Path) -> UnknownModelError | None:
+    """A folder of GGUF files and no config.json (a llama.cpp download): the GGUF line, else None."""
+    files = sorted(p.name for p in folder.glob("*.gguf"))[:1] if path_kind(folder) == "dir" else []
+    if not files:
+        return None
+    return UnknownModelError(
+        f"{quoted(str(folder))} holds GGUF files ({quoted(files[0])}, ...) and no config.json: vllm-plan sizes "
+        "safetensors checkpoints from their config.json, and GGUF's llama.cpp block formats are not modelled; plan "
+        "the model it was converted from"
+    )
+
+
 def adapter_error(folder: Path) -> UnknownModelError | None:
     """A PEFT LoRA adapter folder (adapter_config.json, no config.json): the base model and the flags that serve it."""
     path = folder / "adapter_config.json"

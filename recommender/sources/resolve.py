@@ -169,7 +169,8 @@ _TAGGED = re.compile(r"^[^/:\s]+/[^/:\s]+:[^/\s]*$")  # `org/name:tag`, as Docke
 
 def _refuse_non_model(ref: str) -> None:
     """A GGUF checkpoint, or `org/name:tag`, refused in one line that says what to give instead."""
-    if (gguf_name(ref) and find_model(ref) is None) or gguf_file(Path(ref).expanduser()):
+    path = Path(ref).expanduser()
+    if gguf_file(path) or (gguf_name(ref) and find_model(ref) is None and path_kind(path) == "missing"):
         raise gguf_error(ref, _converted_from)
     if _TAGGED.match(ref) and path_kind(Path(ref)) == "missing":
         name, _, tag = ref.partition(":")
