@@ -18,6 +18,7 @@ from recommender.memory.budget import explain
 from recommender.memory.engine import EngineFlags, VllmVersion
 from recommender.memory.weights import Parallel, tensor_bytes
 from recommender.model.quant import parse_quant, resolve_quant
+from recommender.model.quark import layer_scheme
 from recommender.model.spec import ModelSpec
 from recommender.model.tensors import model_tensors
 from recommender.sources.resolve import resolve_model
@@ -134,11 +135,34 @@ def test_quark_matches_any_quantization_flag_of_its_family(tmp_path: Path) -> No
     assert resolve_quant(spec, "quark") is spec.quant
 
 
-def test_quark_other_layer_schemes_are_counted_at_the_global_one() -> None:
-    qc = quark(MX, None)
-    qc["layer_quant_config"] = {"*self_attn*": {"weight": dict(FP8, qscheme="per_channel"), "input_tensors": None}}
-    q = parse_quant(qc)
-    assert q is not None and q.method == "ocp-mx" and "1 layer_quant_config scheme(s)" in q.label
+def test_quark_layer_quant_config_gives_attention_its_own_scheme(tmp_path: Path) -> None:
+    # AMD's "-AttnFP8" / mixed exports: MXFP4 globally, `*self_attn*` FP8 per-channel (ptpc_fp8). vLLM takes the
+    # first matching layer_quant_config pattern (fnmatch), a fused qkv_proj by its shards (_find_matched_config).
+    # q [256, 256] per-channel FP8: 65,536 + 256 x 4 = 66,560; k / v [128, 256]: 32,768 + 512 = 33,280 each;
+    # o_proj 66,560; gate_up_proj stays MXFP4: 1024 x 128 + 1024 x 8 = 139,264; down 256 x 256 + 256 x 16 = 69,632.
+    qc = quark(MX, dict(MX, is_dynamic=True))
+    ptpc = {
+        "weight": dict(FP8, qscheme="per_channel"),
+        "input_tensors": dict(FP8, qscheme="per_channel", is_dynamic=True),
+    }
+    qc["layer_quant_config"] = {"*self_attn*": ptpc}
+    spec = _model(tmp_path, qc)
+    q = spec.quant
+    assert q is not None and q.method == "ocp-mx" and "fp8-channel by layer_quant_config" in q.label
+    got = _layer(spec, 0)
+    assert (got["q_proj"], got["k_proj"], got["v_proj"], got["o_proj"]) == (66_560, 33_280, 33_280, 66_560)
+    assert (got["gate_up_proj"], got["down_proj"]) == (139_264, 69_632)
+
+
+def test_quark_layer_scheme_lookup_follows_vllm() -> None:
+    mixed = (("*mlp.experts*", "ocp-mx4"), ("model.layers.0.mlp.down_proj", "fp8-channel"), ("*gate_proj", "int8"))
+    # routed experts: the FusedMoE prefix (model.layers.3.mlp.experts) is what vLLM matches
+    assert layer_scheme(mixed, "model.layers.3.mlp.experts.w13", (), experts=True) == "ocp-mx4"
+    # a pattern without `*` is matched as `name in pattern`: the exact name, not another layer's
+    assert layer_scheme(mixed, "model.layers.0.mlp.down_proj", (), experts=False) == "fp8-channel"
+    assert layer_scheme(mixed, "model.layers.1.mlp.down_proj", (), experts=False) is None
+    # a fused module by its first shard
+    assert layer_scheme(mixed, "model.layers.1.mlp.gate_up_proj", ("gate_proj", "up_proj"), experts=False) == "int8"
 
 
 @pytest.mark.parametrize(

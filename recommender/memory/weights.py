@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from recommender.memory.mxfp4 import Mxfp4Layout
 from recommender.model.checkpoint_map import inventory_of
+from recommender.model.quark import layer_scheme
 from recommender.model.spec import ModelSpec, QuantSpec
 from recommender.model.tensor import Tensor
 from recommender.model.tensors import model_tensors, padded_vocab
@@ -196,8 +197,8 @@ def quantized_bytes(q: QuantSpec, rows: int, cols: int, method: str | None = Non
         return n // 2 + n // 32
     if m in ("MXFP8", "mxfp8"):  # ModelOpt MXFP8 (whole model or MIXED_PRECISION layers): float8 weight, one
         return n + rows * cdiv(cols, 32)  # uint8 (e8m0) scale per 32 inputs: kMxfp8StaticScale, GroupShape(1, 32)
-    if m == "ocp-mx":  # Quark OCP MX: fp4 2 a byte / fp6 4 in 3 bytes, uint8 e8m0 scale [N, K // 32] (quark_ocp_mx.py)
-        return rows * (cols * q.bits // 8) + rows * (cols // 32)
+    if m.startswith(("ocp-mx", "fp8-")):
+        return _quark_bytes(m, rows, cols, q.bits)
     if m == "bitsandbytes" and q.bits == 8:
         return n + rows * 4  # LLM.int8(): int8 weight and one float32 scale (SCB) per output row
     if m == "bitsandbytes":
@@ -207,6 +208,17 @@ def quantized_bytes(q: QuantSpec, rows: int, cols: int, method: str | None = Non
         absmax = blocks + cdiv(blocks, 256) * 4 if q.double_quant else blocks * 4
         return n * q.bits // 8 + absmax
     raise ValueError(f"unknown quantization method {m}")
+
+
+def _quark_bytes(method: str, rows: int, cols: int, bits: int) -> int:
+    """Quark's schemes (model/quark.py scheme_key): OCP MX packs fp4 two to a byte / fp6 four to three bytes with a
+    uint8 e8m0 scale [N, K // 32] (quark_ocp_mx.py create_weights); a layer_quant_config FP8 layer has float32
+    per-channel row scales, or one tensor scale (and an input scale when static)."""
+    if method.startswith("ocp-mx"):
+        width = int(method[-1]) if method != "ocp-mx" else bits
+        return rows * (cols * width // 8) + rows * (cols // 32)
+    scales = rows * 4 if method == "fp8-channel" else 4 + (4 if method.endswith("static") else 0)
+    return rows * cols + scales
 
 
 def _mxfp4_expert_bytes(s: ModelSpec, t: Tensor, par: Parallel, dtype_bytes: int, layout: Mxfp4Layout) -> int:
@@ -264,6 +276,9 @@ def tensor_bytes(
     if quant.method in ("mxfp4", "experts_int8") and t.group != "experts":
         return plain
     method: str | None = quant.expert_method if t.group == "experts" else None
+    if quant.checkpoint_format == "quark" and quant.mixed:
+        leaf = t.module.rsplit(".", 1)[-1]
+        method = layer_scheme(quant.mixed, t.module, FUSED_SHARDS.get(leaf, ()), t.group == "experts")
     if quant.method == "modelopt-mixed":
         method = _mixed_algo(quant, t)
         if method is None:

@@ -113,6 +113,50 @@ def _scheme(weight: Any, inputs: Any) -> QuantSpec:
     )
 
 
+def scheme_key(spec: QuantSpec) -> str:
+    """The per-layer byte rule of a scheme (memory/weights.py quantized_bytes): FP8 per-tensor (static or dynamic
+    inputs) or per-channel, INT8, OCP MX of 4 or 6 bits, NVFP4."""
+    if spec.method == "fp8":
+        return (
+            "fp8-channel" if spec.group_size == -1 else "fp8-tensor" + ("-static" if spec.static_input_scales else "")
+        )
+    if spec.method == "ocp-mx":
+        return f"ocp-mx{spec.bits}"
+    return spec.method
+
+
+def _layer_schemes(layers: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """`layer_quant_config` in its order as (pattern, scheme key); entries without a weight spec (a KV-cache output
+    spec alone) fall through to the global scheme."""
+    return tuple(
+        (name, scheme_key(_scheme(cfg["weight"], cfg.get("input_tensors"))))
+        for name, cfg in layers.items()
+        if cfg.get("weight") is not None
+    )
+
+
+def _pattern_matches(name: str, pattern: str) -> bool:
+    """quark.py _find_matched_config: fnmatch when the pattern has a `*`, else `name in pattern`."""
+    return fnmatchcase(name, pattern) if "*" in pattern else name in pattern
+
+
+def layer_scheme(mixed: tuple[tuple[str, str], ...], module: str, fused: tuple[str, ...], experts: bool) -> str | None:
+    """The scheme key `layer_quant_config` gives this module, or None (the global scheme). A fused module takes its
+    shards' (vLLM requires them to agree, the first is read); routed experts are looked up by their parent (the
+    FusedMoE prefix) and, failing that, by an expert projection under it (the FusedMoE fallback probes)."""
+    parent = module.rpartition(".")[0]
+    if experts:
+        probes = (f"{parent}{sub}.{p}" for sub in (".0", "") for p in ("down_proj", "gate_proj", "up_proj"))
+        names = [parent, *probes]
+    else:
+        names = [f"{parent}.{fused[0]}" if fused else module]
+    for name in names:
+        key = next((k for pattern, k in mixed if _pattern_matches(name, pattern)), None)
+        if key is not None:
+            return key
+    return None
+
+
 def _kv_scales(export: Mapping[str, Any], layers: Mapping[str, Any]) -> bool:
     """Whether the checkpoint ships FP8 KV-cache scales: QuarkConfig.from_config finds the `kv_cache_group`
     patterns in layer_quant_config and QuarkKVCacheMethod accepts only fp8_e4m3 per_tensor output tensors."""
@@ -135,9 +179,9 @@ def _kv_scales(export: Mapping[str, Any], layers: Mapping[str, Any]) -> bool:
 
 
 def quark_quant(qc: Mapping[str, Any]) -> QuantSpec:
-    """QuantSpec of a Quark `quantization_config`: the global scheme, `exclude` kept 16-bit, FP8 KV scales noted.
-    `layer_quant_config` entries that name another weight scheme than the global one are counted at the global
-    one (the label says how many); entries that only carry the KV cache's output spec change nothing."""
+    """QuantSpec of a Quark `quantization_config`: the global scheme, `exclude` kept 16-bit, FP8 KV scales noted,
+    and `layer_quant_config` as (pattern, scheme) pairs in `mixed` when one names another scheme than the global one
+    (memory/weights.py resolves each module as _find_matched_config does); `layer_type_quant_config` is not read."""
     export = _spec(qc.get("export"))
     if export is None:
         raise ModelConfigError("The export key should be included in the configurations of Quark quantized model")
@@ -147,10 +191,11 @@ def quark_quant(qc: Mapping[str, Any]) -> QuantSpec:
         raise ModelConfigError("Quark quantization_config needs a global_quant_config and layer configs as objects")
     kv_scales = _kv_scales(export, layers)
     spec = _scheme(glob.get("weight"), glob.get("input_tensors"))
-    others = sorted(name for name, cfg in layers.items() if cfg.get("weight") not in (None, glob.get("weight")))
+    mixed = _layer_schemes(layers)
     label = spec.label
+    others = sorted({key for _, key in mixed} - {scheme_key(spec)})
     if others:
-        label += f", {len(others)} layer_quant_config scheme(s) counted at the global one"
+        label += f", {' / '.join(others)} by layer_quant_config"
     if kv_scales:
         label += ", FP8 KV scales (cache fp8 only with --kv-cache-dtype fp8)"
     return QuantSpec(
@@ -159,6 +204,7 @@ def quark_quant(qc: Mapping[str, Any]) -> QuantSpec:
         group_size=spec.group_size,
         keep_unquantized=_names(qc.get("exclude"), "exclude"),
         static_input_scales=spec.static_input_scales,
+        mixed=mixed if others else (),
         checkpoint_format="quark",
         label=label,
     )
