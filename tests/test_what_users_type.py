@@ -364,3 +364,16 @@ def test_a_folder_of_gguf_files_says_gguf_and_a_local_folder_named_gguf_is_read(
     named.mkdir()
     named.joinpath("config.json").write_text((HF_CONFIGS / "Qwen--Qwen3-0.6B" / "config.json").read_text())
     assert "architecture: Qwen3ForCausalLM" in invoke(["show", "Qwen3-0.6B-GGUF"]).stdout
+
+
+def test_calibrate_takes_the_servers_command_after_its_result_files(tmp_path: Path) -> None:
+    """`calibrate r.json --gpu l40s -- vllm serve M -dp 4` (as perf takes a command) read `vllm`, `serve`, ... as
+    result files: 'vllm: cannot read it: No such file or directory'."""
+    result = Path(__file__).parent / "data" / "bench_results" / "nerdalert-llama-3.2-3b-4xl40s-10qps.json"
+    base = ["calibrate", str(result), "--gpu", "l40s", "--dry-run"]
+    by_options = invoke([*base, "-dp", "4"]).stdout
+    serve = ["vllm", "serve", "meta-llama/Llama-3.2-3B-Instruct", "-dp", "4"]
+    assert invoke([*base, "--", *serve]).stdout == by_options
+    assert invoke([*base, " ".join(serve)]).stdout == by_options
+    err = invoke(["calibrate", "--gpu", "l40s", "--", *serve], exit_code=2).stderr
+    assert "give the result files before the command" in err

@@ -8,11 +8,14 @@ from typing import Any
 
 import click
 
+from recommender.check.commands import starts_a_command
 from recommender.cli import params
 from recommender.cli.bench_inputs import engine_setup, read_result_file, result_model, serve_flag_options
-from recommender.cli.explain_cmd import release_setting
+from recommender.cli.explain_cmd import release_setting, serve_values
 from recommender.cli.output import emit, format_option
+from recommender.cli.pasted import pasted_command
 from recommender.errors import InputError
+from recommender.memory.engine import VllmVersion
 from recommender.perf.calibrate import calibrate_gpu
 from recommender.perf.load import DATASETS
 from recommender.perf_profile import load_params, local_profile_path, save_local
@@ -46,6 +49,7 @@ def calibrate(
     Every file must come from the same `vllm serve` flags, given here as for `perf`.
     """
     del no_local_calibration  # calibration always starts from the bundled constants
+    results, model_opt, flag_values = _with_command(results, model_opt, flag_values, vllm_version)
     engine = engine_setup(flag_values, gpu, gpu_memory_gib, release_setting(vllm_version), async_scheduling)
     flags, hw = engine.flags, engine.gpu
     runs = [r for path in results for r in read_result_file(path, dataset_name, engine.version)]
@@ -75,3 +79,24 @@ def calibrate(
         click.echo(f"  wrote {doc['written_to']}" if "written_to" in doc else "  dry run: nothing written")
     else:
         emit(doc, fmt)
+
+
+def _with_command(
+    results: Sequence[Path], model_opt: str | None, flag_values: dict[str, Any], vllm_version: str
+) -> tuple[Sequence[Path], str | None, dict[str, Any]]:
+    """The result files, and the server's command when one follows them after `--` (`calibrate r.json --gpu l40s --
+    vllm serve M -dp 4`, as `perf` takes it): its model and flags (the options win). Without it, the words of the
+    command were read as result files ('vllm: cannot read it')."""
+    words = [str(r) for r in results]
+    start = next((i for i in range(len(words)) if starts_a_command(words[i:])), None)
+    quoted = words[-1] if pasted_command(words[-1], ()) is not None else None  # the command as one argument
+    if start is None and quoted is None:
+        return results, model_opt, flag_values
+    start = len(words) - 1 if start is None else start
+    if start == 0:
+        raise InputError("give the result files before the command: calibrate RESULT.json... --gpu G -- vllm serve ...")
+    version = VllmVersion.parse(release_setting(vllm_version))
+    model_arg, serve = (quoted, ()) if quoted is not None else (None, tuple(words[start:]))
+    model, values = serve_values(model_arg, serve, model_opt, flag_values, version)
+    values.pop("async_scheduling", None)
+    return results[:start], model, values
