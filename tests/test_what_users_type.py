@@ -366,7 +366,7 @@ def test_a_folder_of_gguf_files_says_gguf_and_a_local_folder_named_gguf_is_read(
     assert "architecture: Qwen3ForCausalLM" in invoke(["show", "Qwen3-0.6B-GGUF"]).stdout
 
 
-def test_calibrate_takes_the_servers_command_after_its_result_files(tmp_path: Path) -> None:
+def test_calibrate_takes_the_servers_command_after_its_result_files() -> None:
     """`calibrate r.json --gpu l40s -- vllm serve M -dp 4` (as perf takes a command) read `vllm`, `serve`, ... as
     result files: 'vllm: cannot read it: No such file or directory'."""
     result = Path(__file__).parent / "data" / "bench_results" / "nerdalert-llama-3.2-3b-4xl40s-10qps.json"
