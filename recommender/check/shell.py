@@ -23,8 +23,9 @@ from typing import Any
 from recommender.check.launchers import strip_prefixes
 from recommender.check.script_units import STARTED, units_started
 from recommender.check.shell_branches import Branches
-from recommender.check.shell_conditions import arithmetic, evaluate_test
+from recommender.check.shell_conditions import arithmetic, evaluate_test, files_present
 from recommender.check.shell_environment import INHERITED, allexport, environment, export_marks
+from recommender.check.shell_eval import Evals
 from recommender.check.shell_exec import brace_balance, ends_the_script, executed_file, runs_in_a_shell
 from recommender.check.shell_expansion import (
     ASSIGNMENT,
@@ -110,7 +111,7 @@ def run_script(
         runner.scope.update({str(k): a for k, a in enumerate(args)})
     if origin is None:
         return runner.run_all(split_commands(script))
-    runner.read_file, runner.files_left = origin.read, origin.files_left
+    runner.read_file, runner.files_left, runner.root = origin.read, origin.files_left, origin.root
     runner.arrays["BASH_SOURCE"] = [origin.path]
     runner.scope["BASH_SOURCE"] = origin.path
     runner.scope.setdefault("0", origin.path)
@@ -127,7 +128,7 @@ def _checkout_unknown(cmd: Command, root: str) -> Command:
     return replace(cmd, words=words, unresolved=(*cmd.unresolved, REPOSITORY))
 
 
-class _Runner(Branches, Functions, Subshells):
+class _Runner(Branches, Functions, Subshells, Evals):
     def __init__(self, scope: dict[str, str]) -> None:
         self.scope = scope
         self.exported = set(scope) | INHERITED  # the names a child process gets (shell_environment)
@@ -141,6 +142,7 @@ class _Runner(Branches, Functions, Subshells):
         self.files: dict[str, str] = {}  # the text of the files the script writes from a here-document
         self.units: set[str] = set()  # the unit files it wrote that it starts (systemctl), each read once
         self.read_file: Callable[[str], str | None] | None = None  # the files `source` reads (run_script's origin)
+        self.root = ""  # the folder of the script's repository (run_script's origin)
         self.sourcing = 0  # how deep in sourced files
         self.files_left = [_MAX_FILES_READ]  # shared with the runners of the scripts this one runs
         self.outside: set[str] = set()  # names holding the empty default of a variable set outside (`X="${X:-}"`)
@@ -209,19 +211,11 @@ class _Runner(Branches, Functions, Subshells):
         return evaluate_test(self._files_present([(w.text, not (w.unresolved or soft)) for w in scanned]))
 
     def _files_present(self, words: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
-        """`-f FILE` / `-e` / `-r` / `-s` on a file of the script's repository that `source` would read is true
-        (`[[ -f "$COMMON_SETUP" ]] && source "$COMMON_SETUP"`): written as the test `-n 1`."""
+        """File tests decided from the script's repository (shell_conditions.files_present)."""
         sources = self.arrays.get("BASH_SOURCE") or []
         if self.read_file is None or not sources:
             return words
-        out = list(words)
-        for k in range(len(out) - 1):
-            (op, _), (path, known) = out[k], out[k + 1]
-            if op in ("-f", "-e", "-r", "-s") and known and path:
-                target = posixpath.normpath(posixpath.join(posixpath.dirname(sources[0]), path))
-                if self.read_file(target) is not None:
-                    out[k], out[k + 1] = ("-n", True), ("1", True)
-        return out
+        return files_present(words, sources[0], self.root, self.read_file)
 
     def _segment(self, seg: Segment, previous: Segment | None) -> None:
         if self.cases and (self.cases[-1].expecting or seg.op == ";;" or re.match(r"esac\b", seg.text)):
@@ -333,6 +327,8 @@ class _Runner(Branches, Functions, Subshells):
         argv = [w.text for w in words]
         if argv[0] in ("source", ".") and len(argv) > 1 and not words[1].unresolved:
             return self._source(argv[1], argv[2:])
+        if argv[0] == "eval":  # its arguments, joined, are a command line of this shell (shell_eval)
+            return self._eval(argv[1:])
         state = allexport(argv) if argv[0] == "set" else None
         self.allexport = self.allexport if state is None else state
         if argv[0] == "set" and "--" in argv:  # `set -- serve "$MODEL" ...`: the positional parameters, for "$@"
@@ -373,6 +369,7 @@ class _Runner(Branches, Functions, Subshells):
             return False
         child = _Runner(dict(env))
         child.read_file, child.sourcing, child.files_left = self.read_file, self.sourcing + 1, self.files_left
+        child.root = self.root
         child.cwd = self.cwd  # a child process starts in its parent's folder
         child.arrays.update({"BASH_SOURCE": [target], "@": list(hit[1])})
         child.scope.update({"BASH_SOURCE": target, "0": target, **{str(k): a for k, a in enumerate(hit[1], 1)}})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import operator
+import posixpath
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -164,3 +165,26 @@ def either(a: bool | None, b: bool | None) -> bool | None:
 def negated(a: bool | None) -> bool | None:
     """`! a` over a three-valued result."""
     return None if a is None else not a
+
+
+def files_present(
+    words: list[tuple[str, bool]], script: str, root: str, read: Callable[[str], str | None]
+) -> list[tuple[str, bool]]:
+    """`-f FILE` / `-e` / `-r` / `-s` decided from the script's repository, a relative FILE from the script's folder
+    (`script`): a file of the repository that `source` would read is there (`[[ -f "$COMMON_SETUP" ]] && source
+    "$COMMON_SETUP"`, the test written `-n 1`); an env file under the repository's folder (`root`) that it does not
+    hold (`.env`, `.env.local`, `vllm.env`: kept out of commits) is not, as `source .env` of it sets nothing here
+    (`[ -f "$ROOT/.env" ] && X=$(grep ^X= "$ROOT/.env" ...)`: the script's `${X:-default}` then holds). Other files
+    (a venv, a downloaded model) stay undecided."""
+    out = list(words)
+    for k in range(len(out) - 1):
+        (op, _), (path, known) = out[k], out[k + 1]
+        if op in ("-f", "-e", "-r", "-s") and known and path:
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(script), path))
+            name = posixpath.basename(target)
+            env_file = name == ".env" or name.startswith(".env.") or name.endswith(".env")
+            if read(target) is not None:
+                out[k], out[k + 1] = ("-n", True), ("1", True)
+            elif env_file and root and target.startswith(root.rstrip("/") + "/"):
+                out[k], out[k + 1] = ("-n", True), ("", True)
+    return out
