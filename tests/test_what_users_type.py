@@ -6,6 +6,7 @@ Each is read as the rest of the tool reads it, or refused in one line that says 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -377,3 +378,13 @@ def test_calibrate_takes_the_servers_command_after_its_result_files() -> None:
     assert invoke([*base, " ".join(serve)]).stdout == by_options
     err = invoke(["calibrate", "--gpu", "l40s", "--", *serve], exit_code=2).stderr
     assert "give the result files before the command" in err
+
+
+def test_a_fifo_or_device_is_refused_not_read(tmp_path: Path) -> None:
+    """`render FIFO` blocked forever in open() (no writer); `show /dev/zero` said '/dev/zero does not exist'."""
+    fifo = tmp_path / "plan.fifo"
+    os.mkfifo(fifo)
+    err = invoke(["render", str(fifo)], exit_code=2).stderr
+    assert "not a regular file (a device, FIFO or socket), not a plan document" in err
+    err = invoke(["show", str(fifo)], exit_code=2).stderr
+    assert "is not a regular file (a device, FIFO or socket)" in err

@@ -16,6 +16,7 @@ from recommender.documents.parse import MAX_PLAN_CHARS
 from recommender.errors import InputError
 from recommender.render.context import ARTIFACTS
 from recommender.render.options import RenderOptions
+from recommender.safe_load import path_kind
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -117,6 +118,8 @@ def load_plan(path: Path) -> Plan:
     """Read and validate a plan document (YAML or JSON) written by `recommend`; `-` reads it from stdin
     (`vllm-plan recommend ... --format yaml | vllm-plan render - --emit k8s`)."""
     name = "<stdin>" if str(path) == "-" else str(path)
+    if name != "<stdin>" and path_kind(path) == "other":  # a FIFO would block the read, /dev/zero never end
+        raise InputError(f"{name}: not a regular file (a device, FIFO or socket), not a plan document")
     try:
         if name == "<stdin>":
             raw = sys.stdin.buffer.read(MAX_PLAN_CHARS * 4 + 1)

@@ -38,6 +38,8 @@ def read_local(path: Path) -> tuple[dict[str, Any], dict[str, Any] | None, Check
                     f"{clipped(str(path))} has no config.json; give a model directory or a config.json file"
                 )
             )
+    elif kind == "other":  # a device, FIFO or socket: reading it could block or never end
+        raise UnknownModelError(f"{clipped(str(path))} is not a regular file (a device, FIFO or socket)")
     else:
         raise UnknownModelError(f"{clipped(str(path))} does not exist")
     try:
