@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from recommender.catalog import load_model
+from recommender.catalog import load_gpus, load_model
+from recommender.gpu_names import resolve_gpu
+from recommender.memory.engine import EngineFlags, VllmVersion
+from recommender.memory.precision import resolve_precision
 from recommender.memory.weights import Parallel, tensor_bytes
 from recommender.model.spec import ModelSpec
 from recommender.model.tensors import model_tensors
@@ -80,3 +83,18 @@ def test_minimax_m3_mxfp8_against_its_published_size() -> None:
     assert got["experts"] == got["attention"] == 1 + 1 / 32 and got["lm_head"] == 2.0
     total = sum(tensor_bytes(spec, t, Parallel(), 2, spec.quant) for t in model_tensors(spec) if t.loaded)
     assert 0.99 * 444e9 < total < 444e9
+
+
+def test_amd_mxfp4_experts_take_rocms_256_round_up() -> None:
+    # QuarkOCP_MX_MoEMethod.maybe_roundup_sizes -> mxfp4_round_up_hidden_size_and_intermediate_size: on ROCm the
+    # hidden size and the per-partition intermediate size round up to 256. MiniMax-M3 at TP 8: 3,072 / 8 = 384 -> 512.
+    # One layer's w13 on a GPU: 128 experts x [2 x 512, 6,144] at 0.5 + 1/32 byte = 128 x 3,342,336 = 427,819,008
+    # (unpadded 128 x [768, 6,144] = 320,864,256); w2 128 x [6,144, 512] = 128 x 1,671,168 = 213,909,504.
+    spec = resolve_model("amd/MiniMax-M3-MXFP4")
+    mi355 = resolve_gpu("mi355x", load_gpus())
+    precision = resolve_precision(spec, EngineFlags(tensor_parallel_size=8), mi355, VllmVersion(0, 33), [])
+    assert precision.mxfp4 is not None
+    layer = {t.module.rsplit(".", 1)[-1]: t for t in model_tensors(spec) if t.layer == 3 and t.group == "experts"}
+    got = {n: tensor_bytes(spec, layer[n], Parallel(tp=8), 2, spec.quant, precision.mxfp4) for n in ("w13", "w2")}
+    assert got == {"w13": 427_819_008, "w2": 213_909_504}
+    assert tensor_bytes(spec, layer["w13"], Parallel(tp=8), 2, spec.quant) == 320_864_256  # no layout: as packed

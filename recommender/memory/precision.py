@@ -181,6 +181,11 @@ def resolve_precision(
     mxfp4 = dsv4_expert_layout(model, quant, gpu, version)
     if quant is not None and quant.method == "mxfp4":
         mxfp4 = mxfp4_layout(gpu.vendor, gpu.cc_major_minor, (version.major, version.minor))
+    elif quant is not None and quant.method == "ocp-mx" and quant.bits == 4 and gpu.vendor.lower() == "amd":
+        # Quark MXFP4 experts: QuarkOCP_MX_MoEMethod.maybe_roundup_sizes takes the same MXFP4 backend round-up
+        # (fused_moe/oracle/mxfp4.py: ROCm pads hidden and per-partition intermediate to 256); on other vendors the
+        # backend Quark's W4A4 / W4A8 keys select is not read here, so the checkpoint's packing is counted
+        mxfp4 = mxfp4_layout(gpu.vendor, gpu.cc_major_minor, (version.major, version.minor))
     return Precision(dtype, dtype_bytes, quant, kv_dtype, kv_dtype_bytes(kv_dtype, dtype_bytes), mxfp4)
 
 

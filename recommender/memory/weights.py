@@ -243,6 +243,14 @@ def _mxfp4_expert_bytes(s: ModelSpec, t: Tensor, par: Parallel, dtype_bytes: int
     return experts * (up if name == "w13_bias" else h) * (layout.bias_bytes or dtype_bytes)
 
 
+def _quark_mx4_experts(quant: QuantSpec, t: Tensor) -> bool:
+    """Routed experts a Quark checkpoint stores in MXFP4 (the global scheme, or their layer_quant_config one)."""
+    if quant.checkpoint_format != "quark" or t.group != "experts":
+        return False
+    own = layer_scheme(quant.mixed, t.module, (), experts=True) if quant.mixed else None
+    return own == "ocp-mx4" or (own is None and quant.method == "ocp-mx" and quant.bits == 4)
+
+
 def tensor_bytes(
     s: ModelSpec,
     t: Tensor,
@@ -252,7 +260,9 @@ def tensor_bytes(
     mxfp4: Mxfp4Layout | None = None,
 ) -> int:
     """Bytes of one tensor on one rank (`mxfp4`: the MXFP4 MoE backend's layout, when known)."""
-    mxfp4_experts = quant is not None and "mxfp4" in (quant.method, quant.expert_method)
+    mxfp4_experts = quant is not None and (
+        "mxfp4" in (quant.method, quant.expert_method) or _quark_mx4_experts(quant, t)
+    )
     if mxfp4 is not None and mxfp4_experts and t.group == "experts":
         if t.module.rsplit(".", 1)[-1] in ("w13", "w2", "w13_bias", "w2_bias"):
             return _mxfp4_expert_bytes(s, t, par, dtype_bytes, mxfp4)
