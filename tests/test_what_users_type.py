@@ -388,3 +388,14 @@ def test_a_fifo_or_device_is_refused_not_read(tmp_path: Path) -> None:
     assert "not a regular file (a device, FIFO or socket), not a plan document" in err
     err = invoke(["show", str(fifo)], exit_code=2).stderr
     assert "is not a regular file (a device, FIFO or socket)" in err
+
+
+def test_calibrate_says_when_a_multiplier_stops_at_the_fits_bound() -> None:
+    """Three light-load runs left compute at x5.000, the search's upper bound, and the profile was written (and used
+    by every later `perf` on that GPU) without a word."""
+    files = sorted((Path(__file__).parent / "data" / "bench_results").glob("nerdalert-llama-3.2-3b-4xl40s-*.json"))
+    args = ["calibrate", *map(str, files), "--gpu", "l40s", "-dp", "4", "--dry-run"]
+    result = invoke(args)
+    assert "compute x5.000" in result.stdout
+    assert "note: compute stopped at the fit's bound (x0.2 or x5)" in result.stderr
+    assert json.loads(invoke([*args, "--format", "json"]).stdout)["at_bound"] == ["compute"]

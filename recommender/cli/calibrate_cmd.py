@@ -16,7 +16,7 @@ from recommender.cli.output import emit, format_option
 from recommender.cli.pasted import pasted_command
 from recommender.errors import InputError
 from recommender.memory.engine import VllmVersion
-from recommender.perf.calibrate import calibrate_gpu
+from recommender.perf.calibrate import MULTIPLIER_RANGE, calibrate_gpu
 from recommender.perf.load import DATASETS
 from recommender.perf_profile import load_params, local_profile_path, save_local
 from recommender.serve_argv_builder import build_serve_argv
@@ -59,6 +59,15 @@ def calibrate(
         cases, hw, flags, load_params(local=False), version=engine.version, async_scheduling=async_scheduling
     )
     doc = outcome.summary()
+    bounded = outcome.at_bounds()
+    if bounded:  # a multiplier at the search's end is not fitted: say so before it is written and used by perf
+        doc["at_bound"] = list(bounded)
+        click.echo(
+            f"note: {', '.join(bounded)} stopped at the fit's bound (x{MULTIPLIER_RANGE[0]:g} or "
+            f"x{MULTIPLIER_RANGE[1]:g}): the runs do not pin it (flags given here that the server did not run with, "
+            "such as -tp or -dp, or runs of one load only); check them, or use --dry-run",
+            err=True,
+        )
     if not dry_run:
         record = {"fitted_on": [r.origin for r in runs], "flags": build_serve_argv("MODEL", flags)[3:]}
         try:

@@ -25,6 +25,10 @@ from recommender.perf.predict import async_default, facts_for, predict_engine, s
 _MEASURED = {"ttft": "mean_ttft_ms", "tpot": "mean_tpot_ms", "throughput": "output_throughput"}
 
 
+MULTIPLIERS = ("bandwidth", "compute", "overhead")
+MULTIPLIER_RANGE = (0.2, 5.0)  # the search's bounds on each multiplier of the bundled constants
+
+
 @dataclass(frozen=True, slots=True)
 class Calibration:
     """The fitted multipliers and the median relative error before and after."""
@@ -34,6 +38,13 @@ class Calibration:
     error_before: float
     error_after: float
     runs: int
+
+    def at_bounds(self) -> tuple[str, ...]:
+        """The multipliers the fit left at an end of MULTIPLIER_RANGE: the runs do not pin them (too few runs of one
+        kind, or flags given here that the server did not run with)."""
+        low, high = MULTIPLIER_RANGE
+        values = {part: getattr(self.efficiency, part) for part in MULTIPLIERS}
+        return tuple(p for p, v in values.items() if v <= low * 1.001 or v >= high * 0.999)
 
     def summary(self) -> dict[str, object]:
         """A document for --format json/yaml."""
@@ -91,7 +102,7 @@ def calibrate_gpu(
         errs = _errors(prepared, gpu, p)
         return sum(huber(x) for x in errs) / max(1, len(errs))
 
-    knobs = [Knob(f"gpus.{key}.{part}", 0.2, 5.0) for part in ("bandwidth", "compute", "overhead")]
+    knobs = [Knob(f"gpus.{key}.{part}", *MULTIPLIER_RANGE) for part in MULTIPLIERS]
     start = params.with_local(key, Efficiency())
     fitted = compass_search(objective, start, knobs, step=0.3, min_step=0.04, max_evaluations=60)
     before = statistics.median(abs(x) for x in _errors(prepared, gpu, start))
