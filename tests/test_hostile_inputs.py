@@ -371,3 +371,13 @@ def test_a_huge_value_in_a_script_is_one_short_line(tmp_path: Path, line: str, s
     assert result.exit_code in (1, 4), result.output[:500]
     assert said in result.output and "(1,000,000 characters)" in result.output, result.output[:500]
     assert max(len(x) for x in result.output.splitlines()) < 600
+
+
+def test_a_yaml_file_nested_past_the_recursion_limit_is_one_line(tmp_path: Path) -> None:
+    """100,000 `[`: check's Helm-chart probe read the file's top keys with yaml.safe_load, which recursed past
+    Python's limit (exit 70, internal error); every YAML check reads now goes through safe_load's bounds."""
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("[" * 100_000 + "\n", encoding="utf-8")
+    result = invoke(["check", str(deep), "--gpu", "l4"], exit_code=2)
+    assert "deep.yaml" in result.stderr and "nested more than" in result.stderr
+    assert "internal error" not in result.stderr

@@ -119,11 +119,13 @@ def values_chart(path: Path, levels: int = 3) -> Path | None:
 
 def _top_keys(path: Path) -> set[str] | None:
     """The top-level keys of a YAML mapping file (None when it is not one, or is not readable)."""
+    from recommender.safe_load import load_yaml
+
     try:
         if path.stat().st_size > 1_000_000:
             return None
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError):
+        data = load_yaml(path.read_text(encoding="utf-8"))  # bounded: an untrusted file (depth, aliases, size)
+    except (OSError, UnicodeDecodeError, ValueError):
         return None
     return {str(k) for k in data} if isinstance(data, dict) and data else None
 

@@ -313,14 +313,14 @@ def unread_reason(serve: Mapping[str, Any], origin: shell.Origin | None) -> str:
 
 def _serve_configs(k8s: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any], Mapping[str, Any]]]:
     """(index, RayService, its parsed serveConfigV2) for each RayService of a manifest whose config is YAML."""
-    import yaml
+    from recommender.safe_load import load_yaml
 
     out: list[tuple[int, dict[str, Any], Mapping[str, Any]]] = []
     for index, doc in enumerate(k8s, 1):
         serve = as_mapping(doc.get("spec")).get("serveConfigV2") if doc.get("kind") == "RayService" else None
         try:
-            parsed = yaml.safe_load(serve) if isinstance(serve, str) else None
-        except yaml.YAMLError:
+            parsed = load_yaml(serve) if isinstance(serve, str) else None
+        except ValueError:  # UntrustedDocumentError
             continue  # reported where ray.serve.llm's applications are read
         if isinstance(parsed, dict):
             out.append((index, doc, parsed))
@@ -382,11 +382,11 @@ def serve_cli_apps(text: str, here: str, read: FileReader) -> list[Mapping[str, 
 
 
 def _yaml_mapping(text: str) -> Mapping[str, Any] | None:
-    import yaml
+    from recommender.safe_load import load_yaml
 
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError:
+        doc = load_yaml(text)
+    except ValueError:  # UntrustedDocumentError: malformed, too deep, an alias bomb
         return None
     return doc if isinstance(doc, dict) else None
 

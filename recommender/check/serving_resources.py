@@ -402,23 +402,24 @@ def unread_ray_apps(docs: list[dict[str, Any]]) -> list[str]:
 
 
 def yaml_safe_load(text: str) -> Any:
-    import yaml
+    """An embedded YAML text (a RayService's serveConfigV2), read with the untrusted-document bounds."""
+    from recommender.safe_load import load_yaml
 
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError("not YAML") from exc
+        return load_yaml(text)
+    except ValueError as exc:  # UntrustedDocumentError: malformed, too deep, an alias bomb
+        raise InputError(f"not YAML ({exc})") from None
 
 
 def read_ray_serve_llm(doc: dict[str, Any], source: str, index: int) -> list[Found]:
     """RayService running `ray.serve.llm` apps: each llm_config's model_source and engine_kwargs."""
-    import yaml
+    from recommender.safe_load import load_yaml
 
     spec = doc["spec"]
     try:
-        serve = yaml.safe_load(spec["serveConfigV2"])
-    except yaml.YAMLError as exc:
-        raise InputError(f"{source} ({resource_name(doc, index)}): serveConfigV2 is not YAML") from exc
+        serve = load_yaml(str(spec["serveConfigV2"]))
+    except ValueError as exc:  # UntrustedDocumentError: malformed, too deep, an alias bomb
+        raise InputError(f"{source} ({resource_name(doc, index)}): serveConfigV2 is not YAML ({exc})") from None
     total, pool, _ = group_gpus({"spec": as_mapping(spec.get("rayClusterConfig"))}, "headGroupSpec")
     return [
         replace(found, gpus_total=total, gpus_at_least=pool)
