@@ -248,3 +248,15 @@ def test_values_kept_outside_their_charts_folder_are_rendered_with_that_chart(tm
     write_files(tmp_path, {"examples/other.yaml": "model:\n  repoId: org/m\nreplicas: 2\n"})
     loaded = load_inputs((str(tmp_path / "examples/other.yaml"),))
     assert loaded.found == [] and "vllm-hf" not in " ".join(loaded.problems)
+
+
+def test_a_folder_run_renders_values_kept_outside_their_charts_folder_with_it(tmp_path: Path) -> None:
+    from recommender.check import helm_charts
+
+    if helm_charts.find_helm() is None:
+        pytest.skip("helm is not installed")
+    write_files(tmp_path, CHART)
+    models = sorted(str(engine_settings(f)["model"]) for f in load_inputs((str(tmp_path),)).found)
+    assert models == ["Qwen/Qwen3.6-35B-A3B", "TinyLlama/TinyLlama-1.1B-Chat-v1.0"]
+    # a folder run never looks above the folder checked for the chart
+    assert load_inputs((str(tmp_path / "examples"),)).found == []

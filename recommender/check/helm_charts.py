@@ -97,17 +97,19 @@ def overlays(chart: Path) -> list[Path]:
     )
 
 
-def values_chart(path: Path, levels: int = 3) -> Path | None:
+def values_chart(path: Path, levels: int = 3, root: Path | None = None) -> Path | None:
     """The one chart of the repository a values file kept outside any chart's folder is for (`helm install R
     charts/vllm-hf -f examples/qwen-values.yaml`): every top-level key of the file is a key of that chart's own
     values.yaml (a chart's values are its values.yaml's keys, helm.sh/docs/chart_template_guide/values_files). The
     charts are looked for beside the file and in each folder above it, two levels down, up to `levels` folders or
     the repository's root (a .git folder); the nearest folder holding a chart decides, and two matching charts
-    there are no answer."""
+    there are no answer. `root`: a folder checked, never looked above."""
     keys = _top_keys(path) if path.suffix in (".yaml", ".yml") else None
     if not keys or chart_of(path) is not None:
         return None
     for base in [path.parent, *path.parent.parents][: levels + 1]:
+        if root is not None and not base.is_relative_to(root):
+            return None
         found = sorted({c for c in [*base.glob("*/Chart.yaml"), *base.glob("*/*/Chart.yaml")] if is_chart(c.parent)})
         matching = [c.parent for c in found if keys <= (_top_keys(c.parent / "values.yaml") or set())]
         if found:

@@ -254,10 +254,11 @@ def _load_input(item: str, out: Loaded, given: list[Path], stdin_text: str | Non
         out.problems.append(_unread(item, path))
 
 
-def _read_as_values(path: Path, out: Loaded) -> bool:
+def _read_as_values(path: Path, out: Loaded, root: Path | None = None) -> bool:
     """A file no reader took that is the values of a chart of its repository kept outside the chart's folder
-    (helm_charts.values_chart): the chart rendered with it. A chart check knows keeps its own reading first."""
-    chart = helm_charts.values_chart(path)
+    (helm_charts.values_chart; in a folder run, a chart of that folder): the chart rendered with it. A chart check
+    knows keeps its own reading first."""
+    chart = helm_charts.values_chart(path, root=root)
     if chart is None or helm_charts.find_helm() is None:
         return False
     load_values_file(chart, path, out)
@@ -322,19 +323,7 @@ def _load_dir(path: Path, out: Loaded) -> None:
                 out.notes.append(f"skipped {f}: {python_kind(text)}: not read")
     kserve = kserve_objects(files)
     for f in files:
-        shared = [d for other, docs in kserve.items() if other != f for d in docs]
-        try:
-            got = load_file(f, str(f), out.problems, shared, root=path)
-        except InputError as exc:
-            if f.suffix in (".yaml", ".yml", ".json", ".service") and not isinstance(exc, NotADeployment):
-                out.problems.append(naming(str(f), exc))
-            else:
-                out.notes.append(f"skipped {f}: {exc}")
-            continue
-        if got:
-            out.found += got
-        else:
-            out.notes.append(f"skipped {f}: no vLLM server in it")
+        _load_dir_file(f, path, [d for other, docs in kserve.items() if other != f for d in docs], out)
     out.found[before:], once = read_once(out.found[before:], _file_of(files))
     out.notes += once
     if len(out.found) == before:
@@ -342,6 +331,24 @@ def _load_dir(path: Path, out: Loaded) -> None:
         more = f" ({'; '.join(unread)})" if unread else ""
         charts_too = f" and {len(charts)} chart(s)" if charts and helm else ""
         out.problems.append(f"{path}: no vLLM server found in {len(files)} file(s){charts_too}{more}")
+
+
+def _load_dir_file(f: Path, folder: Path, shared: list[dict[str, Any]], out: Loaded) -> None:
+    """One file of a folder run: its servers, else why it was skipped (a problem for a manifest not read)."""
+    try:
+        got = load_file(f, str(f), out.problems, shared, root=folder)
+    except InputError as exc:
+        if _read_as_values(f, out, folder):
+            return
+        if f.suffix in (".yaml", ".yml", ".json", ".service") and not isinstance(exc, NotADeployment):
+            out.problems.append(naming(str(f), exc))
+        else:
+            out.notes.append(f"skipped {f}: {exc}")
+        return
+    if got:
+        out.found += got
+    else:
+        out.notes.append(f"skipped {f}: no vLLM server in it")
 
 
 def _file_of(files: list[Path]) -> Callable[[str], str | None]:
