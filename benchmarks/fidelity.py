@@ -19,6 +19,7 @@
     python benchmarks/fidelity.py --records field15    # round 15 (W*), 2026 notes and guides, AMD and small cards, blind
     python benchmarks/fidelity.py --records field16    # round 16 (X*), 2026 notes, logs, an issue; Blackwell, Thor, blind
     python benchmarks/fidelity.py --records field17    # round 17 (Y*), 2026 notes and guides (zh/ja/ko/de); H100 TP 4, MI300X, blind
+    python benchmarks/fidelity.py --records field18    # round 18 (Z*), 2026 notes (zh/ko/it), GB10, MI325X/MI350X, A100, blind
     python benchmarks/fidelity.py --records path/to/records.jsonl --quiet
 
 Prints, per record, predicted vs logged weights, available KV memory, KV tokens and the start/fail verdict, then
@@ -81,6 +82,7 @@ FIELD14 = (DATA / "vllm_startup_logs_field14.jsonl",)
 FIELD15 = (DATA / "vllm_startup_logs_field15.jsonl",)
 FIELD16 = (DATA / "vllm_startup_logs_field16.jsonl",)
 FIELD17 = (DATA / "vllm_startup_logs_field17.jsonl",)
+FIELD18 = (DATA / "vllm_startup_logs_field18.jsonl",)
 RECORD_SETS = {
     "calibration": DEFAULT,
     "field": FIELD,
@@ -100,6 +102,7 @@ RECORD_SETS = {
     "field15": FIELD15,
     "field16": FIELD16,
     "field17": FIELD17,
+    "field18": FIELD18,
 }
 KV_FP8 = ("fp8", "fp8_e4m3", "fp8_e5m2")
 # the --quantization methods a record passes through: those vLLM can also apply to a 16-bit checkpoint at load
@@ -751,11 +754,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--records",
         action="append",
         default=[],
-        help="'calibration', 'field', 'field2' ... 'field17' or a JSON-lines file (repeatable)",
+        help="'calibration', 'field', 'field2' ... 'field18' or a JSON-lines file (repeatable)",
     )
     parser.add_argument(
         "--split",
-        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 18))),
+        choices=("dev", "held-out", *(f"held-out-{n}" for n in range(2, 19))),
         help="only the records of this split",
     )
     parser.add_argument("--quiet", action="store_true", help="the summary only")

@@ -6,7 +6,7 @@ run vLLM, one annotated blog log), round 9 (P001-P015, held-out-9: logs committe
 round 10 (Q001-Q019, held-out-10: notes, reports and guides committed to GitHub, most cited by the code index's
 read_file id), round 11 (R001-R020, held-out-11), round 12 (S001-S020, held-out-12), round 13 (T001-T020, held-out-13),
 round 14 (U001-U020, held-out-14), round 15 (W001-W020, held-out-15), round 16 (X001-X021, held-out-16),
-round 17 (Y001-Y020, held-out-17).
+round 17 (Y001-Y020, held-out-17), round 18 (Z001-Z021, held-out-18).
 The figures each record's `raw`
 excerpt prints are checked against the record by tests/test_startup_log.py; each set's blind measurement is benchmarks/data/calibration/FIELDN-FINDINGS.md."""
 
@@ -27,6 +27,7 @@ from benchmarks.fidelity import (
     FIELD15,
     FIELD16,
     FIELD17,
+    FIELD18,
     RECORD_SETS,
     load_records,
     main,
@@ -374,3 +375,50 @@ def test_held_out_17_records_say_whether_vllm_started_and_on_what() -> None:
         assert r["gpu"] or r["gpu_total_gib"], r["id"]
         assert r["vllm_version"] or r["vllm_version_estimate"], r["id"]
     assert {r["status"].split()[0] for r in HELD_OUT_17} == {"ok", "failed"}
+
+
+HELD_OUT_18 = load_records(*FIELD18)
+
+
+def test_held_out_18_sources_are_new_and_quoted() -> None:
+    # round 18 (benchmarks/data/calibration/vllm_startup_logs_field18.jsonl, Z001-Z021): no source any other set used and
+    # no token count an earlier record holds; a source may give several boots (Z005-Z008, Z010-Z011, Z012-Z013,
+    # Z020-Z021), each its own configuration (model, utilisation, context, batched tokens)
+    earlier = [r for name, files in RECORD_SETS.items() if name != "field18" for r in load_records(*files)]
+    earlier_keys = {_source_key(r["source"]) for r in earlier}
+    ids = [r["id"] for r in HELD_OUT_18]
+    assert ids == [f"Z{i:03d}" for i in range(1, len(ids) + 1)] and len(ids) >= 20
+    boots = [
+        (
+            _source_key(r["source"]),
+            r["model"],
+            r["gpu_memory_utilization"],
+            r["max_model_len"],
+            r["max_num_batched_tokens"],
+        )
+        for r in HELD_OUT_18
+    ]
+    assert len(set(boots)) == len(boots)
+    for r in HELD_OUT_18:
+        assert r["source"].startswith(("https://github.com/", "GitHub-hosted ")), r["id"]
+        assert _source_key(r["source"]) not in earlier_keys, r["id"]
+        assert r["split"] == "held-out-18" and r["raw"] and r["source_type"], r["id"]
+    tokens = {r["kv_cache_tokens"] for r in earlier if r.get("kv_cache_tokens")}
+    for r in HELD_OUT_18:
+        assert not r.get("kv_cache_tokens") or r["kv_cache_tokens"] not in tokens, r["id"]
+
+
+def test_held_out_18_records_say_whether_vllm_started_and_on_what() -> None:
+    figures = ("weights_gib", "kv_available_gib", "kv_cache_tokens", "num_gpu_blocks", "max_concurrency")
+    for r in HELD_OUT_18:
+        assert re.match(r"(ok|failed)\b", r["status"]), r["id"]
+        assert r["status"].startswith("ok") or r["error"], r["id"]
+        assert r["status"].startswith("failed") or any(r[f] is not None for f in figures), r["id"]
+        assert r["gpu"] or r["gpu_total_gib"] or re.search(r"card is not named", r["notes"]), r["id"]
+        assert r["vllm_version"] or r["vllm_version_estimate"], r["id"]
+    assert {r["status"].split()[0] for r in HELD_OUT_18} == {"ok", "failed"}
+
+
+def test_held_out_18_is_selectable_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--records", "field18", "--split", "held-out-18", "--quiet"]) == 0
+    assert f"records: {len(HELD_OUT_18)};" in capsys.readouterr().out
