@@ -477,13 +477,16 @@ class _Runner(Branches, Functions, Subshells, Evals):
             # `-m) MODEL="$OPTARG"`, `--fast) FAST=true` in `case "$1"`: only when the script is given that option
             self.soft.add(name)
             return
+        target = self.scope if global_ or into is None else into
+        appended = word.text[len(name)] == "+"  # `cmd+=" --port $PORT"`: onto the value it holds
+        value = target.get(name, self.scope.get(name, "")) + m.group(2) if appended else m.group(2)
         if global_ or into is None:
-            self._record(name, m.group(2))
+            self._record(name, value)
             self.exported |= {name} if self.allexport else set()
-        (self.scope if global_ or into is None else into)[name] = m.group(2)
-        empty_outside = m.group(2) == "" and bool(word.empty_from)
+        target[name] = value
+        empty_outside = value == "" and bool(word.empty_from)
         for flag, names in (
-            (bool(word.unresolved), self.unknown),
+            (bool(word.unresolved) or (appended and name in self.unknown), self.unknown),
             (word.soft, self.soft),
             (empty_outside, self.outside),
         ):

@@ -16,7 +16,8 @@ from fnmatch import fnmatchcase
 from recommender.check.shell_conditions import arithmetic
 
 VARIABLE_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-ASSIGNMENT = re.compile(rf"^({VARIABLE_NAME})=(.*)$", re.S)
+# NAME=VALUE, and NAME+=VALUE: bash appends VALUE to the string NAME holds (bash(1), PARAMETERS: "the += operator")
+ASSIGNMENT = re.compile(rf"^({VARIABLE_NAME})\+?=(.*)$", re.S)
 PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*[^\s<>]>|<[A-Za-z_]>")
 _MAX_NESTING = 8  # ${A:-${B:-...}} levels read (scripts nest two or three)
 # "$@", "${@}", "${ARR[@]}": one word per item; so is the `set -u`-safe "${ARR[@]+"${ARR[@]}"}" (none when empty)

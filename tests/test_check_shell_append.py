@@ -1,0 +1,44 @@
+"""`NAME+=VALUE` in a launch script (round 29): bash appends VALUE to the string NAME holds (bash(1), PARAMETERS,
+"the += operator"); a command line grown that way and run by `bash -c "$cmd"` is read whole."""
+
+from __future__ import annotations
+
+from recommender.check.load import read_text
+
+# maynard242/vLLM-Tests launch_vllm.sh (round 29), shortened: the command line is a string grown with `+=`, an
+# append under a test the script's defaults decide, then run with `nohup bash -c "$cmd"`
+APPENDED = """#!/bin/bash
+MAX_MODEL_LEN=""
+GPU_MEMORY_UTILIZATION="0.9"
+TENSOR_PARALLEL_SIZE="1"
+TRUST_REMOTE_CODE="false"
+start_server() {
+    local cmd="python3 -m vllm.entrypoints.openai.api_server"
+    cmd+=" --model 'Qwen/Qwen2.5-7B-Instruct'"
+    cmd+=" --host 0.0.0.0"
+    [[ -n "$MAX_MODEL_LEN" ]] && cmd+=" --max-model-len $MAX_MODEL_LEN"
+    cmd+=" --gpu-memory-utilization $GPU_MEMORY_UTILIZATION"
+    cmd+=" --tensor-parallel-size $TENSOR_PARALLEL_SIZE"
+    [[ "$TRUST_REMOTE_CODE" == "true" ]] && cmd+=" --trust-remote-code"
+    nohup bash -c "$cmd" > /tmp/vllm.log 2>&1 &
+}
+start_server
+"""
+
+
+def test_appended_string_is_the_command_line() -> None:
+    (found,) = read_text(APPENDED, "launch_vllm.sh")
+    assert found.argv[2:] == (
+        "--model", "Qwen/Qwen2.5-7B-Instruct", "--host", "0.0.0.0", "--gpu-memory-utilization", "0.9",
+        "--tensor-parallel-size", "1",
+    )  # fmt: skip
+    assert found.unresolved == ()
+
+
+def test_append_to_an_unknown_value_stays_unknown() -> None:
+    script = '#!/bin/bash\nARGS="$(cat args.txt)"\nARGS+=" --max-model-len 4096"\nvllm serve m $ARGS\n'
+    (found,) = read_text(script, "run.sh")
+    assert found.unresolved  # what `cat` prints is not known here, with or without the append
+    # a plain assignment still replaces: `+=` only appends
+    (found,) = read_text('#!/bin/bash\nA="--port 1"\nA+=" --port 2"\nA="--port 3"\nvllm serve m $A\n', "run.sh")
+    assert found.argv == ("vllm", "serve", "m", "--port", "3")
