@@ -103,6 +103,18 @@ def request_shape(
     return in_flight, enabled and version.mamba_align_with_prefix_caching
 
 
+def mamba_align_checks(
+    model: ModelSpec, worst: StageBudget, limits: SchedulerLimits, prefix_caching: bool, issues: list[StartupIssue]
+) -> None:
+    """In Mamba cache "align" mode (prefix caching on a model with Mamba-style state: request_shape) vLLM asserts the
+    attention block, which _align_hybrid_block_size grew to the Mamba page, fits one step's token budget
+    (config/vllm.py: `assert block_size <= self.scheduler_config.max_num_batched_tokens`). field18 Z010:
+    Qwen3.5-122B-A10B-GPTQ-Int4, block 2,096 against the default 2,048, refused; Z011 with 4,096 started."""
+    mamba = any(kind in ("mamba", "linear_attention") for kind in model.layer_kinds)
+    if prefix_caching and model.is_hybrid and mamba and worst.layout.block_size > limits.max_num_batched_tokens:
+        issues.append(si.mamba_align_block(worst.layout.block_size, limits.max_num_batched_tokens))
+
+
 def pool_checks(
     target: tuple[ModelSpec, Gpu, int | None],
     worst: StageBudget,
@@ -234,6 +246,7 @@ def explain(
         return no_kv_explanation(model, gpu, flags, version, (precision, limits, budget), stages, issues, v0=v0)
     worst = tightest(stages)
     in_flight, prefix_caching = request_shape(model, flags, limits, pp, version)
+    mamba_align_checks(model, worst, limits, prefix_caching, issues)
     max_len = kv_admission(stages, worst, version, limits, in_flight, prefix_caching, issues)
     bpr = worst.blocks_per_request(max_len, in_flight, prefix_caching)
     conc_bpr = worst.concurrency_blocks(max_len, in_flight, prefix_caching)

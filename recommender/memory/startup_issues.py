@@ -43,6 +43,8 @@ class IssueKind(StrEnum):
     KV_ALLOCATION_OOM = "kv-cache-allocation-oom"  # needed = the fixed KV cache, available = free beside the weights
     WARMUP_OOM = "warmup-out-of-memory"  # needed = allocations after the KV cache, available = room for them
     MAMBA_BLOCKS = "max-num-seqs-above-mamba-blocks"  # count = max_num_seqs, requested = the pool's blocks
+    # Mamba cache "align" mode (prefix caching on a hybrid): count = the aligned attention block, requested = the budget
+    MAMBA_ALIGN_BLOCK = "mamba-align-block-above-batched-tokens"
     # no KV cache (encoder-only attention, memory/no_kv.py): needed = the warm-up's peak, available = free memory,
     # requested = max_num_batched_tokens
     NO_KV_WARMUP_OOM = "no-kv-warmup-out-of-memory"
@@ -244,6 +246,17 @@ def batched_below_seqs(batched: int, seqs: int) -> StartupIssue:
         IssueKind.BATCHED_BELOW_SEQS,
         f"max_num_batched_tokens ({batched}) must be greater than or equal to max_num_seqs ({seqs}).",
         count=seqs,
+        requested=batched,
+    )
+
+
+def mamba_align_block(block_size: int, batched: int) -> StartupIssue:
+    """config/vllm.py (VllmConfig.__post_init__, "Mamba cache align-mode constraints"): with mamba_cache_mode "align"
+    the attention block, grown to the Mamba page, must fit one scheduler step."""
+    return StartupIssue(
+        IssueKind.MAMBA_ALIGN_BLOCK,
+        f"In Mamba cache align mode, block_size ({block_size}) must be <= max_num_batched_tokens ({batched}).",
+        count=block_size,
         requested=batched,
     )
 
