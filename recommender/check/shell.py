@@ -284,6 +284,8 @@ class _Runner(Branches, Functions, Subshells, Evals):
         if ends_the_script(argv, seg.op) and not (self.frames or self.cases or self.depth or self.braces):
             self.halted = self.next_op != "&"
             return
+        if ends_the_script(argv, seg.op) and self.frames and self.frames[-1].branches and not self.braces:
+            self.frames[-1].exited.add(len(self.frames[-1].branches) - 1)  # `else ... exit 1`: see _close_if
         variables = {**self.scope, **local}
         self.out.append(
             Command(tuple(argv), env, tuple(dict.fromkeys(unresolved)), stdin, cwd=self.cwd, variables=variables)

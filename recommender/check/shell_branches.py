@@ -3,7 +3,8 @@ taken, skipped or undecided, and what a variable holds after an undecided one.
 
 A branch whose condition can be decided from the script's own variables is taken or skipped as the shell would;
 every branch of an undecidable one is read, and a variable its branches may leave with different values is unknown
-after it (unless the branch the script takes without arguments gives it a value: _take_default).
+after it (unless the branch the script takes without arguments gives it a value: _take_default). A branch that ends
+the script (`exit`) reaches nothing after the `fi`, so its values do not count.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
+from recommender.check.launchers import strip_prefixes
 from recommender.check.shell_conditions import combine, combine_or, either, negated
 from recommender.check.shell_expansion import Word
 from recommender.check.shell_split import Segment
@@ -37,6 +39,7 @@ class _Frame:
     arrays: set[str] = field(default_factory=set)  # which of them are bash arrays (their items joined by NUL)
     unknown_before: set[str] = field(default_factory=set)  # which of them were not known before the `if`
     has_else: bool = False
+    exited: set[int] = field(default_factory=set)  # read branches that end the script (`else echo ...; exit 1`)
     # The same `if` decided with the defaults that stand for the script's arguments (`${1:-nvfp4}`), as the shell
     # runs it without arguments: which read branch that takes (None: none), unless some condition stays unknown.
     by_default: list[tuple[str, bool | None]] = field(default_factory=list)
@@ -195,23 +198,48 @@ class Branches:
         if not frame.undecided:
             return
         for name, before in frame.before.items():
-            values = {b.get(name, before) for b in frame.branches}
+            # a branch that ends the script leaves nothing after `fi`: only the others reach the commands below it
+            values = {b.get(name, before) for k, b in enumerate(frame.branches) if k not in frame.exited}
             if not frame.has_else:
                 values.add(before)
-            if len(values) > 1 and not self._take_default(frame, name, before) and not self._appended(frame, name):
+            if len(values) == 1 and None not in values:  # the one value the branches going on give it
+                value = values.pop()
+                assert value is not None
+                if name in frame.arrays:
+                    self._restore(name, value)
+                else:
+                    self.scope[name] = value
+            elif len(values) > 1 and not self._take_default(frame, name, before) and not self._appended(frame, name):
                 if not self._same_program(name, values, before):
                     self.unknown.add(name)
+
+    def _restore(self, name: str, value: str) -> None:
+        self.arrays[name] = value.split("\0") if value else []
+        self.scope[name] = self.arrays[name][0] if self.arrays[name] else ""
 
     def _same_program(self, name: str, values: set[str | None], before: str | None) -> bool:
         """A variable every branch leaves naming one program, vLLM's CLI or a Python interpreter, either as PATH finds
         it (`VLLM_EXEC="$(command -v vllm)"`) or by a path to it (`./.venv/bin/vllm`): the command it heads runs that
         program whichever branch ran (the value before the `if` is kept, a path or the name)."""
         words = [v for v in values if v is not None]
-        if name in self.unknown or len(words) != len(values) or any(not v or re.search(r"[\s\0$`]", v) for v in words):
+        if name in self.unknown or len(words) != len(values) or not all(words):
             return False
-        bases = {posixpath.basename(v) for v in words}
-        if len(bases) != 1 or not _PROGRAM.match(bases.pop()):
+        if name in self.arrays:  # `VLLM_CMD=(uv run vllm)` / `(vllm)`: the program after its launcher (`uv run`)
+            heads = [strip_prefixes(v.split("\0"))[0] for v in words]
+            if any(len(h) != 1 for h in heads):
+                return False
+            programs = [h[0] for h in heads]
+        elif any(re.search(r"[\s\0$`]", v) for v in words):
             return False
+        else:
+            programs = words
+        bases = {posixpath.basename(v) for v in programs}
+        if len(bases) != 1 or any(re.search(r"[\s$`]", b) for b in bases) or not _PROGRAM.match(bases.pop()):
+            return False
+        if name in self.arrays:
+            plain = [v for v in words if "\0" not in v]  # a value that is the program alone, if a branch gives one
+            self._restore(name, sorted(plain or words)[0])
+            return True
         self.scope[name] = before if before is not None else sorted(words)[0]
         return True
 
