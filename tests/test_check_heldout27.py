@@ -260,3 +260,13 @@ def test_a_folder_run_renders_values_kept_outside_their_charts_folder_with_it(tm
     assert models == ["Qwen/Qwen3.6-35B-A3B", "TinyLlama/TinyLlama-1.1B-Chat-v1.0"]
     # a folder run never looks above the folder checked for the chart
     assert load_inputs((str(tmp_path / "examples"),)).found == []
+
+
+def test_one_plain_key_is_too_little_to_take_a_file_for_a_charts_values(tmp_path: Path) -> None:
+    from recommender.check import helm_charts
+
+    write_files(
+        tmp_path, {**CHART, "examples/config.yaml": "model: org/m\n", "examples/one.yaml": "model:\n  repoId: org/m\n"}
+    )
+    assert helm_charts.values_chart(tmp_path / "examples/config.yaml") is None
+    assert helm_charts.values_chart(tmp_path / "examples/one.yaml") == tmp_path / "charts/vllm-hf"

@@ -129,7 +129,11 @@ def _top_keys(path: Path) -> set[str] | None:
         data = load_yaml(path.read_text(encoding="utf-8"))  # bounded: an untrusted file (depth, aliases, size)
     except (OSError, UnicodeDecodeError, ValueError):
         return None
-    return {str(k) for k in data} if isinstance(data, dict) and data else None
+    if not isinstance(data, dict) or not data:
+        return None
+    # one key holding a plain value (`model: org/m`, a --config file) is too little to tell; a values file's one
+    # key holds a section (`apiKeySecret: {enabled: true, ...}`, `servingEngineSpec: {...}`)
+    return {str(k) for k in data} if len(data) > 1 or isinstance(next(iter(data.values())), dict) else None
 
 
 def local_chart(origin: Path, relative: str, levels: int = 8) -> Path | None:
