@@ -1,5 +1,7 @@
 """`NAME+=VALUE` in a launch script (round 29): bash appends VALUE to the string NAME holds (bash(1), PARAMETERS,
-"the += operator"); a command line grown that way and run by `bash -c "$cmd"` is read whole."""
+"the += operator"); a command line grown that way and run by `bash -c "$cmd"` is read whole. A model only the
+script's own `--model` option gives (empty otherwise) is unresolved, written directly (`vllm serve "$MODEL"`) or
+single-quoted into such a string (`cmd+=" --model '$MODEL'"`), not an empty model nor vLLM's default."""
 
 from __future__ import annotations
 
@@ -42,3 +44,32 @@ def test_append_to_an_unknown_value_stays_unknown() -> None:
     # a plain assignment still replaces: `+=` only appends
     (found,) = read_text('#!/bin/bash\nA="--port 1"\nA+=" --port 2"\nA="--port 3"\nvllm serve m $A\n', "run.sh")
     assert found.argv == ("vllm", "serve", "m", "--port", "3")
+
+
+# the same script's option loop: MODEL is empty unless `--model NAME` is given
+OPTION_LOOP = """#!/bin/bash
+DEFAULT_MODEL=""
+MODEL="$DEFAULT_MODEL"
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --model)
+            MODEL="$2"
+            shift 2
+            ;;
+        *)
+            shift
+            ;;
+    esac
+done
+"""
+
+
+def test_model_only_the_scripts_option_gives_is_unresolved() -> None:
+    quoted = APPENDED.replace("'Qwen/Qwen2.5-7B-Instruct'", "'$MODEL'").replace("#!/bin/bash\n", OPTION_LOOP)
+    (found,) = read_text(quoted, "launch_vllm.sh")
+    assert found.argv[2:4] == ("--model", "$MODEL") and found.unresolved == ("$MODEL",)
+    (found,) = read_text(OPTION_LOOP + 'vllm serve "$MODEL" --port 8000\n', "run.sh")
+    assert found.argv == ("vllm", "serve", "$MODEL", "--port", "8000") and found.unresolved == ("$MODEL",)
+    # a value the script itself gives stays as given
+    (found,) = read_text(OPTION_LOOP.replace('MODEL="$DEFAULT_MODEL"', "MODEL=m") + 'vllm serve "$MODEL"\n', "run.sh")
+    assert found.argv == ("vllm", "serve", "m") and found.unresolved == ()

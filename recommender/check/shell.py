@@ -27,20 +27,12 @@ from recommender.check.shell_conditions import arithmetic, evaluate_test, files_
 from recommender.check.shell_environment import INHERITED, allexport, environment, export_marks
 from recommender.check.shell_eval import Evals
 from recommender.check.shell_exec import brace_balance, ends_the_script, executed_file, runs_in_a_shell
-from recommender.check.shell_expansion import (
-    ASSIGNMENT,
-    UNKNOWN_PART,
-    VARIABLE_NAME,
-    Expander,
-    Word,
-    drop_redirections,
-    outside_words,
-    written_to,
-)
+from recommender.check.shell_expansion import ASSIGNMENT, UNKNOWN_PART, VARIABLE_NAME, Expander, Word
 from recommender.check.shell_functions import MAX_CALLS, Functions, function_end, function_name
 from recommender.check.shell_groups import Subshells, groups
 from recommender.check.shell_split import Segment, command_substitutions, split_commands
 from recommender.check.shell_templates import read_from, rendered, written_files
+from recommender.check.shell_words import drop_redirections, outside_words, written_to
 
 _ARRAY = re.compile(  # ARR=(a "b c"), local ARR=(...), ARR+=(d): a bash array, set or appended to
     rf"^(?:(?:local|declare|typeset|readonly|export)\s+(?:-[a-z]+\s+)*)?({VARIABLE_NAME})(\+?)=\((.*)\)$", re.S
@@ -182,7 +174,7 @@ class _Runner(Branches, Functions, Subshells, Evals):
         unresolved: list[str] = []
         words = [Word()]
         expander = Expander(
-            self.scope, self.unknown, self.soft | self.options, arrays=self.arrays, outside=self.outside
+            self.scope, self.unknown, self.soft | self.options, arrays=self.arrays, outside=self.outside | self.options
         )
         expander.scan(text, words, unresolved, split=True)
         for w in words:

@@ -399,9 +399,13 @@ class Expander:
                 buf, j = buf + text[j + 1], j + 2
             elif text[j] == "$":
                 before, empty = len(unresolved), len(self.empty_from)
+                start = j
                 value, j = self.dollar(text, j, unresolved)
                 word.unresolved += unresolved[before:]
                 word.empty_from += self.empty_from[empty:]
+                if _quoted_for_later(text, start, j, value, self.empty_from[empty:], word.text):
+                    # `cmd+=" --model '$MODEL'"`: the string holds `''$MODEL''`, which expands it when it runs
+                    value = f"'${self.empty_from[empty]}'"
                 buf += value
             else:
                 m = _PLAIN_QUOTED.match(text, j)
@@ -464,39 +468,9 @@ def closing_paren(text: str, j: int) -> int:
     return len(text) - 1
 
 
-_REDIRECT = re.compile(r"^(\d*|&)(>>?|<<-?|<|>&|<&)(.*)$", re.S)  # `<<` before `<`: `<< EOF` alone takes the next word
-
-
-def outside_words(words: list[Word]) -> list[str]:
-    """An empty argument only a variable set outside the file fills (`--model "$VLLM_MODEL"` after
-    `VLLM_MODEL="${VLLM_MODEL:-}"`) is left as written, as an unset variable is: its names, now unresolved."""
-    names = []
-    for w in words:
-        if w.text == "" and w.empty_from:
-            w.text = f"${w.empty_from[0]}"
-            names.append(w.text)
-    return names
-
-
-def written_to(words: list[Word]) -> str | None:
-    """The file a command's output goes to (`> F`, `>F`, `>> F`), when one does."""
-    for k, word in enumerate(words):
-        m = _REDIRECT.match(word.text) if word.bare else None
-        if m and m.group(1) in ("", "1") and m.group(2) in (">", ">>"):
-            return m.group(3) or (words[k + 1].text if k + 1 < len(words) else None)
-    return None
-
-
-def drop_redirections(words: list[Word]) -> list[Word]:
-    """`> log 2>&1`, `>/dev/null`, `< in`, `<<EOF` are not arguments of the command."""
-    out, skip = [], False
-    for word in words:
-        if skip:
-            skip = False
-            continue
-        m = _REDIRECT.match(word.text) if word.bare else None
-        if m and not PLACEHOLDER.match(word.text):
-            skip = m.group(3) == ""
-            continue
-        out.append(word)
-    return out
+def _quoted_for_later(text: str, start: int, end: int, value: str, empty_from: list[str], word: str) -> bool:
+    """An empty value only the script's options or its caller fill, single-quoted inside a command line a string
+    holds for a later `bash -c` / `eval` (`cmd+=" --model '$MODEL'"`): the empty argument it makes when the string
+    runs is that value, unresolved as it would be written directly (outside_words)."""
+    quoted = start > 0 and text[start - 1] == "'" and text[end : end + 1] == "'"
+    return value == "" and bool(empty_from) and quoted and bool(ASSIGNMENT.match(word))
