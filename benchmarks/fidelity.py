@@ -487,6 +487,7 @@ def record_flags(r: dict[str, Any]) -> EngineFlags:
         speculative_config=record_speculative(r),
         max_cudagraph_capture_size=record_max_capture_size(r),
         llm_class=record_llm_class(r),
+        engine_context=record_engine_context(r),
         **record_lora(r),
     )
 
@@ -501,6 +502,16 @@ LLM_CLASS = re.compile(
 def record_llm_class(r: dict[str, Any]) -> bool:
     """The record's engine is the offline LLM class (its batch defaults, memory/engine.py LLM_CLASS_TOKENS)."""
     return any(LLM_CLASS.search(str(r.get(k) or "")) for k in ("other_flags", "source_type"))
+
+
+# an engine built from (Async)EngineArgs directly, as the record's launch shows it (`AsyncEngineArgs(...)`,
+# `AsyncLLMEngine.from_engine_args`): SchedulerConfig's own batch defaults (memory/engine.py ENGINE_CONTEXT_DEFAULTS)
+ENGINE_CONTEXT = re.compile(r"\b(?:Async)?EngineArgs\(|AsyncLLMEngine\.from_engine_args")
+
+
+def record_engine_context(r: dict[str, Any]) -> bool:
+    """The record's engine is built from EngineArgs directly (UsageContext.ENGINE_CONTEXT), not `vllm serve` or LLM."""
+    return not record_llm_class(r) and bool(ENGINE_CONTEXT.search(str(r.get("other_flags") or "")))
 
 
 # the scheduler's own line, "Chunked prefill is enabled with max_num_batched_tokens=8192" (vllm/config/scheduler.py),

@@ -197,9 +197,21 @@ A100_SMALL_FROM, LARGEST_TIER_FROM = VllmVersion(0, 9), VllmVersion(0, 28)
 LLM_CLASS_TOKENS = {2048: 8192, 8192: 16384}
 
 
-def batch_defaults(gpu: Gpu, version: VllmVersion, *, llm_class: bool = False) -> tuple[int, int]:
-    """(max_num_seqs, max_num_batched_tokens) for the OpenAI API server (engine/arg_utils.py:get_batch_defaults), or
-    for the offline LLM class (`llm_class`, LLM_CLASS_TOKENS)."""
+# An engine built from EngineArgs / AsyncEngineArgs directly (AsyncLLMEngine.from_engine_args, UsageContext.
+# ENGINE_CONTEXT) has no entry in get_batch_defaults' tables, so SchedulerConfig's own class defaults hold
+# (config/scheduler.py DEFAULT_MAX_NUM_SEQS = 128, DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048). field18 Z010: AsyncEngineArgs
+# on a 96 GB RTX PRO 6000 (the API server's tier there is 8,192) asserted against max_num_batched_tokens (2048).
+ENGINE_CONTEXT_DEFAULTS = (128, 2048)
+
+
+def batch_defaults(
+    gpu: Gpu, version: VllmVersion, *, llm_class: bool = False, engine_context: bool = False
+) -> tuple[int, int]:
+    """(max_num_seqs, max_num_batched_tokens) for the OpenAI API server (engine/arg_utils.py:get_batch_defaults), for
+    the offline LLM class (`llm_class`, LLM_CLASS_TOKENS), or for an engine built from EngineArgs (`engine_context`,
+    ENGINE_CONTEXT_DEFAULTS)."""
+    if engine_context and version >= BY_NAME_FROM:
+        return ENGINE_CONTEXT_DEFAULTS
     seqs, tokens = _api_batch_defaults(gpu, version)
     if llm_class and version >= BY_NAME_FROM:
         return seqs, LLM_CLASS_TOKENS.get(tokens, tokens)
@@ -271,6 +283,9 @@ class EngineFlags:
     max_cudagraph_capture_size: int | None = None
     # the engine is the offline LLM class (`LLM(...)`, `vllm bench latency`), not `vllm serve`: its batch defaults
     llm_class: bool = False
+    # the engine is built from EngineArgs / AsyncEngineArgs directly (UsageContext.ENGINE_CONTEXT): SchedulerConfig's
+    # own defaults (ENGINE_CONTEXT_DEFAULTS)
+    engine_context: bool = False
 
     def capture_request(self) -> CaptureRequest:
         """The capture sizes, maximum and cudagraph_mode the launch asks for (memory/capture_config.py)."""

@@ -68,7 +68,9 @@ V1_BUDGET_CAPPED_FROM = VllmVersion(0, 11, 1)
 def v1_limits(flags: EngineFlags, gpu: Gpu, version: VllmVersion, max_len: int, auto_fit: bool) -> SchedulerLimits:
     """The V1 engine's defaults; without chunked prefill the default token budget covers the context
     (arg_utils.py: `max(model_config.max_model_len, self.max_num_batched_tokens)` when chunked prefill is off)."""
-    seqs_default, tokens_default = batch_defaults(gpu, version, llm_class=flags.llm_class)
+    seqs_default, tokens_default = batch_defaults(
+        gpu, version, llm_class=flags.llm_class, engine_context=flags.engine_context
+    )
     max_tokens = flags.max_num_batched_tokens or tokens_default
     max_seqs = flags.max_num_seqs or seqs_default
     if flags.max_num_batched_tokens is None:
