@@ -147,7 +147,9 @@ def test_qwen3_5_tower_profiled_whole_on_the_first_pipeline_stage() -> None:
     v = VllmVersion.parse("0.17.0")
     pp = explain(spec, a10, EngineFlags(pipeline_parallel_size=4, **common), v)  # type: ignore[arg-type]
     assert pp.stages[0].activation_peak == one.peak
-    assert all(st.activation_peak < one.peak // 4 for st in pp.stages[1:])
+    # the later stages run no tower: their peak is the text layers' own (0.43-0.53 GiB, the Triton experts' two
+    # workspaces counted from 0.14 since 9683e23), under half of stage 0's 1.92 GiB encoder pass
+    assert all(st.activation_peak < one.peak // 2 for st in pp.stages[1:])
     assert not pp.fits
     tp = explain(spec, a10, EngineFlags(tensor_parallel_size=4, **common), v)  # type: ignore[arg-type]
     assert tp.stage.activation_peak == four.peak and tp.fits

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from huggingface_hub import constants
 
 from .conftest import HF_CONFIGS, invoke
 
@@ -219,6 +220,8 @@ def test_a_setting_from_the_environment_or_project_file_is_named_in_its_error(
     assert invoke(["explain", "Qwen/Qwen3-8B"], exit_code=2).stderr.startswith("Error: VLLM_PLAN_GPU: unknown GPU")
     invoke(["recommend", "--model", "Qwen/Qwen3-8B", "--gpu", "l4", "--concurrency", "4"])  # the option wins
     monkeypatch.delenv("VLLM_PLAN_GPU")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)  # the hub as on a machine without network: not asked
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     (tmp_path / "vllm-plan.yaml").write_text("gpu: l4\nmodel: nope/missing\n")
     err = invoke(["recommend", "--concurrency", "4"], exit_code=4).stderr  # the hub's exit code is kept
     assert err.startswith(f"Error: {tmp_path / 'vllm-plan.yaml'}: model: cannot fetch nope/missing")
