@@ -50,6 +50,10 @@ def test_eval_keeps_what_is_set_outside_unresolved_and_ends() -> None:
     # an eval of itself is not followed for ever; the script's next command is still read
     (found,) = read_text("#!/bin/bash\nCMD='eval $CMD'\neval $CMD\nvllm serve m\n", "run.sh")
     assert found.argv == ("vllm", "serve", "m")
+    # nor one that fans out: ten evals of itself at each of the eight levels would be 10^8 readings
+    fan = 'eval "$A"; ' * 10
+    (found,) = read_text(f"#!/bin/bash\nA='{fan}'\neval \"$A\"\nvllm serve m\n", "run.sh")
+    assert found.argv == ("vllm", "serve", "m")
 
 
 # LeoJ1mmy/Rosettabox scripts/start_vllm.sh (round 28), shortened: values read from the repository's `.env` (not
