@@ -73,3 +73,26 @@ def test_model_only_the_scripts_option_gives_is_unresolved() -> None:
     # a value the script itself gives stays as given
     (found,) = read_text(OPTION_LOOP.replace('MODEL="$DEFAULT_MODEL"', "MODEL=m") + 'vllm serve "$MODEL"\n', "run.sh")
     assert found.argv == ("vllm", "serve", "m") and found.unresolved == ()
+
+
+# AlJ95/runpod-container scripts/start_vllm.sh (round 29), shortened: the command line holds values the container's
+# environment sets (unknown here) and is run unquoted, `exec $VLLM_CMD`: bash splits it at its blanks
+UNQUOTED_RUN = """#!/bin/bash
+set -e
+source .venv/bin/activate
+VLLM_CMD="vllm serve $VLLM_MODEL"
+VLLM_CMD+=" --host $HOST"
+VLLM_CMD+=" --gpu-memory-utilization $GPU_MEMORY_UTILIZATION"
+exec $VLLM_CMD
+"""
+
+
+def test_command_line_with_unknown_values_run_unquoted_is_split_at_its_blanks() -> None:
+    (found,) = read_text(UNQUOTED_RUN, "start_vllm.sh")
+    assert found.argv == (
+        "vllm", "serve", "$VLLM_MODEL", "--host", "$HOST", "--gpu-memory-utilization", "$GPU_MEMORY_UTILIZATION",
+    )  # fmt: skip
+    assert found.unresolved == ("$VLLM_CMD",)
+    # an unknown part with blanks inside it (`$(...)`, `${X:-a b}`) stays one word
+    (found,) = read_text('#!/bin/bash\nC="vllm serve $(cat model name) --port 1"\nexec $C\n', "run.sh")
+    assert found.argv == ("vllm", "serve", "$(cat model name)", "--port", "1")

@@ -424,14 +424,17 @@ class Expander:
             words[-1].text += value
             words[-1].started = True
             return i
-        if not split or missing or ASSIGNMENT.match(words[-1].text):
+        # a command line held with unknown parts (`C="vllm serve $MODEL --port 1"`, then `exec $C`) is split at its
+        # known blanks as bash splits it; each unknown part stays one word
+        around = bool(missing) and _UNKNOWN_WHOLE.match(value) is None and len(_split_around(value)) > 1
+        if not split or (missing and not around) or ASSIGNMENT.match(words[-1].text):
             # no word splitting in an assignment's value; an unknown value (a `$(...)` output, a placeholder, an
             # unset variable) stays one unknown word
             words[-1].text += value
             words[-1].started = True
             words[-1].unresolved += missing
             return i
-        parts = value.split()  # unquoted: the expansion is split into words
+        parts = _split_around(value) if around else value.split()  # unquoted: the expansion is split into words
         if not parts:
             return i
         if value[:1].isspace() and words[-1].started:
@@ -441,10 +444,28 @@ class Expander:
                 words.append(Word())
             words[-1].text += part
             words[-1].started = True
-            words[-1].unresolved += missing
+            words[-1].unresolved += missing if not around or UNKNOWN_PART.search(part) else []
         if value[-1:].isspace():
             words.append(Word())
         return i
+
+
+def _split_around(value: str) -> list[str]:
+    """`value` split at its blanks outside the unknown parts it keeps as written (`$(cmd a)`, `${X:-a b}`, `...`)."""
+    parts: list[str] = []
+    current, depth, tick = "", 0, False
+    for k, c in enumerate(value):
+        if c == "`":
+            tick = not tick
+        elif c in "({" and (value[k - 1 : k] == "$" or depth):
+            depth += 1
+        elif c in ")}" and depth:
+            depth -= 1
+        if c.isspace() and not depth and not tick:
+            parts, current = parts + ([current] if current else []), ""
+        else:
+            current += c
+    return parts + ([current] if current else [])
 
 
 def _closing_brace(text: str, j: int) -> int:
