@@ -227,6 +227,7 @@ def find_in_script(
     `args` are its $0 $1 ... when known; `platform` as in find_in_words; `origin` as in shell.run_script."""
     out: list[Hit | shell.Command] = []
     metal: str | None = None
+    kept: list[tuple[tuple[tuple[int, int], ...], Hit]] = []
     for cmd in shell.run_script(script, env, args, platform, origin):
         metal = metal or metal_venv(cmd.words, cmd.env)
         hits: list[Hit] = []
@@ -241,8 +242,32 @@ def find_in_script(
             out.append(cmd)  # read by the caller: a systemd unit it wrote and starts
         elif cmd.words and cmd.words[0].rsplit("/", 1)[-1] in _SHELLS:  # `apptainer exec IMG bash -lc "..."`
             hits = find_in_words(cmd.words, cmd.env, cmd.unresolved, None, platform=platform)
+        hits = [h for h in hits if not _found_in_another_branch(h, cmd.alternative, kept)]
+        kept += [(cmd.alternative, h) for h in hits]
         out += [replace(h, through=cmd.through) for h in hits] if cmd.through else hits
     return out
+
+
+def _found_in_another_branch(
+    hit: Hit, alternative: tuple[tuple[int, int], ...], kept: list[tuple[tuple[tuple[int, int], ...], Hit]]
+) -> bool:
+    """Whether the same server was found in another branch of an undecided `if`/`case` this one is in (`if command
+    -v vllm; then exec vllm serve M ...; else exec python -m vllm.entrypoints.openai.api_server --model M ...; fi`):
+    bash runs one branch, so one command line in two of them is one server, not two. The serve form's positional
+    model and the api_server's leading `--model` are the same words; anything else differing keeps both."""
+    line = _command_line(hit)
+    for where, other in kept:
+        apart = any(s == t and b != c for s, b in alternative for t, c in where)
+        if apart and _command_line(other) == line and (other.env, other.docker) == (hit.env, hit.docker):
+            return True
+    return False
+
+
+def _command_line(hit: Hit) -> tuple[str, ...]:
+    args = hit.argv[2:]
+    if hit.serve and args and not args[0].startswith("-"):  # `vllm serve M`: the model as the api_server takes it
+        return ("--model", *args)
+    return tuple(args)
 
 
 # vllm-project/vllm-metal's install.sh makes the venv `.venv-vllm-metal` (in $HOME, or in its checkout) and tells

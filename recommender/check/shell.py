@@ -55,6 +55,8 @@ class Command:
     cwd: str | None = None  # the folder the script's `cd` moved to (its path here); None: where the script runs
     # the shell's variables, exported or not (`env` is the command's environment: shell_environment); None: `env`
     variables: Mapping[str, str] | None = None
+    # the branches of undecided `if`s / `case`s it is in: (which one, which branch) each (Branches._alternative)
+    alternative: tuple[tuple[int, int], ...] = ()
 
 
 # `NODE_RANK="$2"` (an option loop), `model=$1`, `X=$OPTARG`: a variable the script's arguments may set. Its value
@@ -130,6 +132,7 @@ class _Runner(Branches, Functions, Subshells, Evals):
         self.options: set[str] = set()  # names the script's arguments may set (_FROM_ARGUMENT)
         self.frames = []
         self.cases = []
+        self.opened = 0
         self.arrays: dict[str, list[str]] = {}
         self.files: dict[str, str] = {}  # the text of the files the script writes from a here-document
         self.units: set[str] = set()  # the unit files it wrote that it starts (systemctl), each read once
@@ -279,9 +282,8 @@ class _Runner(Branches, Functions, Subshells, Evals):
         if ends_the_script(argv, seg.op) and self.frames and self.frames[-1].branches and not self.braces:
             self.frames[-1].exited.add(len(self.frames[-1].branches) - 1)  # `else ... exit 1`: see _close_if
         variables = {**self.scope, **local}
-        self.out.append(
-            Command(tuple(argv), env, tuple(dict.fromkeys(unresolved)), stdin, cwd=self.cwd, variables=variables)
-        )
+        cmd = Command(tuple(argv), env, tuple(dict.fromkeys(unresolved)), stdin, cwd=self.cwd, variables=variables)
+        self.out.append(replace(cmd, alternative=self._alternative()))
         self._started_units(argv)
 
     def _started_units(self, argv: list[str]) -> None:

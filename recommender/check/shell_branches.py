@@ -21,6 +21,7 @@ from recommender.check.shell_expansion import Word
 from recommender.check.shell_split import Segment
 
 _PROGRAM = re.compile(r"^(vllm|python(\d(\.\d+)?)?)$")  # what a command headed by a variable may run vLLM with
+_SPECIAL = set("123456789@*#")  # positional and special parameters: the script's arguments
 _KEYWORDS = {"then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "{", "}", "!"}
 
 
@@ -46,6 +47,8 @@ class _Frame:
     default_taken: bool | None = False
     default_branch: int | None = None
     default_known: bool = True
+    serial: int = 0  # which `if`/`case` of the script this is (Command.alternative)
+    on_arguments: bool = False  # a condition or subject names what the script's arguments set: its branches are modes
 
 
 @dataclass
@@ -71,6 +74,8 @@ class Branches:
     arrays: dict[str, list[str]]
     frames: list[_Frame]
     cases: list[_Case]
+    opened: int  # the `if`s and `case`s opened so far (each frame's serial)
+    options: set[str]  # names the script's arguments may set (shell._FROM_ARGUMENT)
 
     if TYPE_CHECKING:  # the runner's, used here
 
@@ -84,6 +89,25 @@ class Branches:
     def case_depth(self) -> int:
         return len(self.cases)
 
+    def _new_frame(self, *, in_condition: bool = True, state: bool | None = None) -> _Frame:
+        self.opened += 1
+        return _Frame(state=state, in_condition=in_condition, serial=self.opened)
+
+    def _alternative(self) -> tuple[tuple[int, int], ...]:
+        """Where the command being read sits among the branches of the undecided `if`s and `case`s around it: (which
+        one, which branch) for each. Commands in different branches of one of them are alternatives: bash runs one
+        branch of an `if` (the first whose condition holds) or of a `case` (the first arm that matches), bash(1),
+        Compound Commands."""
+        frames = [f for f in self.frames if f.state is None and f.branches and not f.on_arguments]
+        return tuple((f.serial, len(f.branches) - 1) for f in frames)
+
+    def _names_arguments(self, text: str) -> bool:
+        """Whether a condition or a `case` subject reads what the script's arguments give (`$1`, `"$@"`, a variable
+        an option loop sets): its branches are the script's modes, each a server of its own (shell.py _FROM_ARGUMENT),
+        where a condition on the machine (`command -v vllm`, a file test) picks how the same server is run."""
+        names = re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])", text)
+        return any(n in self.options or n in _SPECIAL for n in names)
+
     @property
     def active(self) -> bool:
         return all(f.state is not False for f in self.frames) and not any(f.in_condition for f in self.frames)
@@ -92,7 +116,8 @@ class Branches:
         """`case WORD in [PATTERN...]`: a known subject decides its arms as the shell would; each arm is a branch."""
         subject = words[1] if len(words) > 1 else Word()
         known = not (subject.unresolved or subject.soft) and self.active
-        self.frames.append(_Frame(in_condition=False, state=None if self.active else False))
+        self.frames.append(self._new_frame(in_condition=False, state=None if self.active else False))
+        self.frames[-1].on_arguments = subject.soft or self._names_arguments(seg.text.split(" in ", 1)[0])
         default = subject.text if not subject.unresolved and self.active else None
         on_argument = not known and bool(re.fullmatch(r"\$\{?[1-9]\}?", subject.text))
         self.cases.append(
@@ -183,6 +208,7 @@ class Branches:
                 continue
             break
         if self.frames and self.frames[-1].in_condition and words:
+            self.frames[-1].on_arguments = self.frames[-1].on_arguments or self._names_arguments(seg.text)
             self.frames[-1].condition.append((seg.op, self._condition(seg.text)))
             self.frames[-1].by_default.append((seg.op, self._condition(seg.text, defaults=True)))
             return None
@@ -283,10 +309,10 @@ class Branches:
 
     def _open_branch(self, head: str) -> None:
         if head == "if":
-            self.frames.append(_Frame())
+            self.frames.append(self._new_frame())
             return
         if not self.frames:
-            self.frames.append(_Frame())
+            self.frames.append(self._new_frame())
         frame = self.frames[-1]
         frame.in_condition, frame.condition, frame.by_default = True, [], []
 
